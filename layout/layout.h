@@ -1,0 +1,59 @@
+/*
+ * layout.h — how one tensor is spread over the mesh.
+ *
+ * A layout lists the tensor's dims in storage order (row-major, last dim
+ * fastest, on every rank) with their global sizes, and for each dim the
+ * mesh axes that split it, major first: a dim of size 64 split over
+ * [data, model] on a {data: 2, model: 2} mesh is cut into 4 blocks of 16,
+ * and the rank at (d, m) holds block 2*d + m.  Axes that split no dim
+ * replicate the tensor along them.  `partial` marks axes over which the
+ * shards are pending sums: the true tensor is the sum of the shards of the
+ * group over those axes.  Each axis appears at most once in a layout.
+ */
+#ifndef MRT_LAYOUT_H
+#define MRT_LAYOUT_H
+
+#include <stdint.h>
+
+#include "mesh.h"
+
+#define MRT_MAX_DIMS 12 /* dims of one tensor */
+
+/* Element types.  Shards are dense, row-major, of one type per spec. */
+typedef enum mrt_dtype { MRT_F32 = 0, MRT_F64, MRT_DTYPE_COUNT } mrt_dtype;
+/* 4 or 8. */
+int mrt_dtype_size(mrt_dtype t);
+/* "float32" or "float64". */
+const char *mrt_dtype_name(mrt_dtype t);
+
+typedef struct mrt_layout {
+    int ndims;
+    int dim[MRT_MAX_DIMS];      /* spec dim ids, storage order */
+    int64_t size[MRT_MAX_DIMS]; /* global sizes */
+    int naxes[MRT_MAX_DIMS];    /* how many axes split dim i */
+    int axes[MRT_MAX_DIMS][MRT_MAX_AXES]; /* those axes, major first */
+    unsigned partial;           /* axes of pending sums */
+} mrt_layout;
+
+/* Mask of the axes that split any dim. */
+unsigned mrt_layout_used_axes(const mrt_layout *l);
+/* Index (0..ndims) of spec dim id `dim` in l, or -1. */
+int mrt_layout_find_dim(const mrt_layout *l, int dim);
+/* Number of blocks dim i is cut into. */
+int64_t mrt_layout_parts(const mrt_layout *l, const mrt_mesh *m, int i);
+/* Local extents of every dim (the same on every rank). */
+void mrt_layout_shard_shape(const mrt_layout *l, const mrt_mesh *m,
+                            int64_t local[]);
+/* Elements in one shard. */
+int64_t mrt_layout_shard_count(const mrt_layout *l, const mrt_mesh *m);
+/* Global offset of the shard held by the rank at coords, per dim. */
+void mrt_layout_shard_offset(const mrt_layout *l, const mrt_mesh *m,
+                             const int64_t coords[], int64_t off[]);
+/* 1 if a and b are the same distribution (dims, sizes, axes, partial). */
+int mrt_layout_equal(const mrt_layout *a, const mrt_layout *b);
+/* Appends a readable form like "[batch/data, d_ff/model+data] partial(model)"
+ * to buf, using dim names from names[dim id]. */
+char *mrt_layout_str(const mrt_layout *l, const mrt_mesh *m,
+                     char *const *dim_names, char *buf, int size);
+
+#endif

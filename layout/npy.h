@@ -1,0 +1,41 @@
+/*
+ * npy.h — reading and writing NumPy .npy files (format versions 1.0, 2.0
+ * and 3.0 on read; 1.0 on write): little-endian float32 ('<f4') and
+ * float64 ('<f8'), C order, up to MRT_MAX_DIMS dims.
+ *
+ * Errors carry the .npy path as `file` and no position (line 0); a caller
+ * that knows where the file was named (the spec's `init: {file: ...}`)
+ * re-positions the message there.
+ */
+#ifndef MRT_NPY_H
+#define MRT_NPY_H
+
+#include <stdint.h>
+
+#include "layout.h"
+#include "meshrt.h"
+
+typedef struct mrt_npy_header {
+    mrt_dtype dtype;
+    int ndims;
+    int64_t shape[MRT_MAX_DIMS];
+    int64_t count;       /* product of shape (1 for a 0-d array) */
+    long data_offset;    /* where the data starts in the file */
+} mrt_npy_header;
+
+/* Reads and checks the header only (type, order, shape, that the file is
+ * long enough for the data). */
+mrt_status mrt_npy_read_header(const char *path, mrt_npy_header *h,
+                               mrt_error *err);
+/* Reads header and data.  On success *data is a malloc'd buffer of
+ * h->count elements of h->dtype that the caller frees. */
+mrt_status mrt_npy_read(const char *path, mrt_npy_header *h, void **data,
+                        mrt_error *err);
+/* Writes data (count = product of shape) as a .npy file, atomically: to a
+ * temporary file in the same folder, then rename(2) over path.  Nothing is
+ * left at path (or next to it) on failure. */
+mrt_status mrt_npy_write(const char *path, mrt_dtype t, int ndims,
+                         const int64_t shape[], const void *data,
+                         mrt_error *err);
+
+#endif

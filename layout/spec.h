@@ -1,0 +1,102 @@
+/*
+ * spec.h — a parsed and validated spec (the YAML file of docs/spec.md).
+ *
+ * mrt_spec_load (layout/spec_parse.c) reads the YAML with libyaml's
+ * document API, resolves every name (dims, mesh axes, tensors) and checks
+ * everything that can be checked before planning: shapes, layouts (no axis
+ * twice, sizes divisible by their axes), sizes that overflow, init files.
+ * Every entity keeps the position (1-based line, column) of the YAML node
+ * it came from, so later passes can still point at the line.
+ *
+ * Tensors are numbered inputs first (in file order), then op outputs in op
+ * order; op i makes tensor `out`.  Every tensor has a resolved home
+ * layout: its own `layout:` (or its op's) when given, else the global
+ * rules applied to its dims.
+ */
+#ifndef MRT_SPEC_H
+#define MRT_SPEC_H
+
+#include <limits.h>
+#include <stdint.h>
+
+#include "layout.h"
+#include "meshrt.h"
+
+typedef struct mrt_mark {
+    int line, column; /* 1-based; 0 = unknown */
+} mrt_mark;
+
+/* One layout rule: dim -> axes (major first), and where it was written. */
+typedef struct mrt_rule {
+    int naxes; /* 0: no rule (replicated) */
+    int axes[MRT_MAX_AXES];
+    mrt_mark mark;
+} mrt_rule;
+
+typedef enum mrt_init_kind {
+    MRT_INIT_NONE = 0, /* produced by an op */
+    MRT_INIT_RANDOM,   /* uniform in [-1, 1), a function of (seed, index) */
+    MRT_INIT_FILL,     /* every element = fill */
+    MRT_INIT_FILE,     /* a .npy file */
+    MRT_INIT_KIND_COUNT
+} mrt_init_kind;
+
+typedef struct mrt_spec_tensor {
+    char name[MRT_NAME_MAX];
+    mrt_mark mark;          /* the tensor's key (or the op's `out`) */
+    mrt_layout layout;      /* home layout; dims in `shape:` order */
+    mrt_mark split_mark[MRT_MAX_DIMS]; /* rule that split dim i, if any */
+    mrt_mark shape_mark;    /* the `shape:` node */
+    mrt_init_kind init;
+    uint64_t seed;          /* RANDOM: `random: N`, default FNV-1a of name */
+    double fill;            /* FILL */
+    char file[PATH_MAX];    /* FILE: resolved against the spec's folder */
+    mrt_mark init_mark;
+    int producer;           /* op index, or -1 for an input */
+} mrt_spec_tensor;
+
+typedef enum mrt_op_kind { MRT_OP_EINSUM = 0, MRT_OP_KIND_COUNT } mrt_op_kind;
+
+typedef struct mrt_spec_op {
+    mrt_op_kind kind;
+    mrt_mark mark; /* the op's mapping node */
+    int nin;       /* 1 or 2 */
+    int in[2];     /* tensor ids */
+    mrt_mark in_mark[2];
+    int out;       /* tensor id */
+} mrt_spec_op;
+
+struct mrt_spec {
+    char path[PATH_MAX]; /* as given by the user, for error messages */
+    char dir[PATH_MAX];  /* folder of the spec, for relative file paths */
+    mrt_mesh mesh;
+    mrt_mark mesh_mark;
+    mrt_dtype dtype;
+
+    int ndims;           /* named dims */
+    char (*dim_name)[MRT_NAME_MAX];
+    char **dim_names;    /* dim_names[i] == dim_name[i], for mrt_layout_str */
+    int64_t *dim_size;
+    mrt_mark *dim_mark;
+    mrt_rule *rule;      /* global layout rules, indexed by dim id */
+
+    int ntensors;
+    mrt_spec_tensor *tensor;
+    int nops;
+    mrt_spec_op *op;
+    int noutputs;
+    int *output;         /* tensor ids */
+};
+
+/* Tensor id by name, or -1. */
+int mrt_spec_find_tensor(const mrt_spec *s, const char *name);
+/* Dim id by name, or -1. */
+int mrt_spec_find_dim(const mrt_spec *s, const char *name);
+
+/* Records an error at a position (the first error wins: does nothing if
+ * err already holds one).  Returns code.  A NULL err is allowed. */
+mrt_status mrt_error_set(mrt_error *err, mrt_status code, const char *file,
+                         mrt_mark at, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+#endif

@@ -1,0 +1,2 @@
+/* placeholder: not written yet */
+typedef int mrt_placeholder_t;

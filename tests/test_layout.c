@@ -1,0 +1,2 @@
+/* placeholder: not written yet */
+int main(void) { return 77; }
