@@ -1,2 +1,28 @@
-/* placeholder: not written yet */
-typedef int mrt_placeholder_t;
+/*
+ * cmd_plan.c — `meshrt plan SPEC [--mesh ...] [--json]`: the plan, with
+ * no MPI, for a mesh of any size.
+ */
+#include <stdio.h>
+
+#include "cli.h"
+
+int mrt_cli_plan(const mrt_cli_args *a)
+{
+    mrt_error err = {0};
+    mrt_spec *spec = NULL;
+    mrt_plan *plan = NULL;
+    mrt_status st = mrt_spec_load(a->spec, a->mesh, &spec, &err);
+    if (st == MRT_OK)
+        st = mrt_plan_create(spec, &plan, &err);
+    if (st == MRT_OK) {
+        if (a->json)
+            mrt_plan_print_json(plan, stdout);
+        else
+            mrt_plan_print(plan, stdout);
+    } else {
+        mrt_cli_print_error(&err);
+    }
+    mrt_plan_destroy(plan);
+    mrt_spec_destroy(spec);
+    return mrt_cli_exit_code(st);
+}

@@ -1,2 +1,43 @@
-/* placeholder: not written yet */
-typedef int mrt_placeholder_t;
+/*
+ * main.c — `meshrt COMMAND SPEC [OPTIONS]`: picks the subcommand.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || strcmp(argv[1], "--help") == 0 ||
+        strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+        mrt_cli_usage(argc > 2 ? argv[2] : NULL, argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("meshrt 0.1.0\n");
+        return 0;
+    }
+    mrt_cli_args a = {.cmd = argv[1]};
+    int (*cmd)(const mrt_cli_args *) = NULL;
+    if (strcmp(a.cmd, "check") == 0)
+        cmd = mrt_cli_check;
+    else if (strcmp(a.cmd, "plan") == 0)
+        cmd = mrt_cli_plan;
+    else if (strcmp(a.cmd, "run") == 0)
+        cmd = mrt_cli_run;
+    if (!cmd) {
+        fprintf(stderr, "meshrt: error: unknown command '%s' (commands: "
+                        "check, plan, run; see meshrt --help)\n", a.cmd);
+        return 2;
+    }
+    mrt_error err = {0};
+    if (mrt_cli_parse(argc - 1, argv + 1, &a, &err) != MRT_OK) {
+        mrt_cli_print_error(&err);
+        return 2;
+    }
+    if (a.help) {
+        mrt_cli_usage(a.cmd, stdout);
+        return 0;
+    }
+    return cmd(&a);
+}

@@ -1,2 +1,141 @@
-/* placeholder: not written yet */
-typedef int mrt_placeholder_t;
+/*
+ * plan_json.c — the plan as one JSON object, for scripts and tests.
+ *
+ * { "spec", "mesh": {axis: size}, "ranks", "dtype",
+ *   "inputs": [{"name", "layout", "shard"}],
+ *   "ops": [{"out", "layout", "kernel": {"M","N","K","batch"}, "flops",
+ *            "comm_bytes", "collectives": [{"kind", "tensor", "axes",
+ *            "group", "bytes"}], "steps": [...every step...]}],
+ *   "totals": {"comm_bytes", "flops", "collectives"} }
+ * Byte counts are per rank: what each rank hands to MPI.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "plan.h"
+
+static void json_string(const char *s, FILE *f)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+static void json_layout(const mrt_plan *p, const mrt_layout *l, FILE *f)
+{
+    char buf[512];
+    json_string(mrt_layout_str(l, &p->mesh, p->dim_names, buf, sizeof buf), f);
+}
+
+static void json_shard(const mrt_value *v, FILE *f)
+{
+    fputc('[', f);
+    for (int i = 0; i < v->layout.ndims; i++)
+        fprintf(f, "%s%" PRId64, i ? ", " : "", v->local[i]);
+    fputc(']', f);
+}
+
+static void json_axes(const mrt_plan *p, unsigned mask, FILE *f)
+{
+    fputc('[', f);
+    int n = 0;
+    for (int a = 0; a < p->mesh.naxes; a++)
+        if (mask & (1u << a)) {
+            fputs(n++ ? ", " : "", f);
+            json_string(p->mesh.name[a], f);
+        }
+    fputc(']', f);
+}
+
+static void json_step(const mrt_plan *p, const mrt_step *s, FILE *f)
+{
+    fprintf(f, "{\"kind\": \"%s\", \"tensor\": ", mrt_step_kind_name(s->kind));
+    json_string(p->tensor_name[p->value[s->in].tensor], f);
+    fputs(", \"axes\": ", f);
+    json_axes(p, s->axes, f);
+    fprintf(f, ", \"group\": %" PRId64 ", \"bytes\": %" PRId64 ", \"from\": ",
+            s->group, s->bytes);
+    json_layout(p, &p->value[s->in].layout, f);
+    fputs(", \"to\": ", f);
+    json_layout(p, &p->value[s->out].layout, f);
+    fputc('}', f);
+}
+
+static void json_op(const mrt_plan *p, int i, FILE *f)
+{
+    const mrt_plan_op *o = &p->op[i];
+    const mrt_value *res = &p->value[o->out_value];
+    fputs("    {\"out\": ", f);
+    json_string(p->tensor_name[res->tensor], f);
+    fputs(", \"layout\": ", f);
+    json_layout(p, &res->layout, f);
+    fputs(", \"shard\": ", f);
+    json_shard(res, f);
+    for (int k = o->first_step; k < o->first_step + o->nsteps; k++) {
+        const mrt_step *s = &p->step[k];
+        if (s->kind != MRT_STEP_EINSUM)
+            continue;
+        fprintf(f, ", \"kernel\": {\"M\": %" PRId64 ", \"N\": %" PRId64
+                   ", \"K\": %" PRId64 ", \"batch\": %" PRId64 "}",
+                s->cls.size[MRT_IDX_M], s->cls.size[MRT_IDX_N],
+                s->cls.size[MRT_IDX_K], s->cls.size[MRT_IDX_BATCH]);
+    }
+    fprintf(f, ", \"flops\": %.17g, \"comm_bytes\": %" PRId64
+               ",\n     \"collectives\": [",
+            o->flops, o->comm_bytes);
+    int n = 0;
+    for (int k = o->first_step; k < o->first_step + o->nsteps; k++)
+        if (mrt_step_is_collective(p->step[k].kind)) {
+            fputs(n++ ? ",\n       " : "\n       ", f);
+            json_step(p, &p->step[k], f);
+        }
+    fputs("],\n     \"steps\": [", f);
+    for (int k = o->first_step; k < o->first_step + o->nsteps; k++) {
+        fputs(k > o->first_step ? ",\n       " : "\n       ", f);
+        json_step(p, &p->step[k], f);
+    }
+    fputs("]}", f);
+}
+
+void mrt_plan_print_json(const mrt_plan *p, FILE *f)
+{
+    fputs("{\"spec\": ", f);
+    json_string(p->spec_path, f);
+    fputs(", \"mesh\": {", f);
+    for (int a = 0; a < p->mesh.naxes; a++) {
+        fputs(a ? ", " : "", f);
+        json_string(p->mesh.name[a], f);
+        fprintf(f, ": %" PRId64, p->mesh.size[a]);
+    }
+    fprintf(f, "}, \"ranks\": %" PRId64 ", \"dtype\": \"%s\",\n \"inputs\": [",
+            p->mesh.nranks, mrt_dtype_name(p->dtype));
+    for (int t = 0; t < p->ninputs; t++) {
+        const mrt_value *v = &p->value[p->tensor_value[t]];
+        fputs(t ? ",\n    {\"name\": " : "\n    {\"name\": ", f);
+        json_string(p->tensor_name[t], f);
+        fputs(", \"layout\": ", f);
+        json_layout(p, &v->layout, f);
+        fputs(", \"shard\": ", f);
+        json_shard(v, f);
+        fputc('}', f);
+    }
+    fputs("],\n \"ops\": [\n", f);
+    int64_t ncoll = 0;
+    for (int i = 0; i < p->nops; i++) {
+        json_op(p, i, f);
+        fputs(i + 1 < p->nops ? ",\n" : "\n", f);
+    }
+    for (int k = 0; k < p->nsteps; k++)
+        ncoll += mrt_step_is_collective(p->step[k].kind);
+    fprintf(f, " ],\n \"totals\": {\"comm_bytes\": %" PRId64
+               ", \"flops\": %.17g, \"collectives\": %" PRId64 "}}\n",
+            p->comm_bytes, p->flops, ncoll);
+}

@@ -1,2 +1,133 @@
-/* placeholder: not written yet */
-typedef int mrt_placeholder_t;
+/*
+ * relayout.c — moving a tensor from one layout to another, one mesh axis
+ * at a time.
+ *
+ * For each dim, the axes that split it in both layouts form a common
+ * prefix; axes after the prefix must go, the target's remaining axes must
+ * come, in order (only the minor end of a split can change without
+ * reshuffling the blocks).  The moves, cheapest first:
+ *   slice           a free axis is appended to a dim that is ready for it
+ *                   (local, no communication: less data for what follows)
+ *   reduce-scatter  a pending sum over axis a, where a dim is ready for a
+ *   all-reduce      the pending sums no dim of the target wants, in one
+ *                   collective over all their axes (Mesh-TensorFlow)
+ *   all-to-all      axis a leaves the minor end of one dim for another dim
+ *                   that is ready for it
+ *   all-gather      axis a leaves the minor end of a dim
+ * "Ready" means the dim holds exactly its common prefix plus the target
+ * axes already added, and a is the next one.  Each move frees or places
+ * one axis, so the loop ends; when it does the value has the target
+ * layout.  Pending sums that a target dim wants wait until that dim is
+ * ready and become a reduce-scatter (never an all-reduce and a slice).
+ */
+#include <assert.h>
+
+#include "plan.h"
+
+typedef struct relayout {
+    mrt_plan *p;
+    int op;
+    int cur;               /* current value */
+    mrt_layout l;          /* its layout */
+    const mrt_layout *to;
+} relayout;
+
+static int common_prefix(const mrt_layout *a, const mrt_layout *b, int i)
+{
+    int n = 0;
+    while (n < a->naxes[i] && n < b->naxes[i] && a->axes[i][n] == b->axes[i][n])
+        n++;
+    return n;
+}
+
+/* The axis dim i is ready to receive next, or -1. */
+static int ready_for(const relayout *r, int i)
+{
+    int n = r->l.naxes[i];
+    if (common_prefix(&r->l, r->to, i) != n || n >= r->to->naxes[i])
+        return -1;
+    return r->to->axes[i][n];
+}
+
+/* Emits one step on the current value; the new layout is r->l. */
+static int emit(relayout *r, mrt_step_kind kind, int dim, int dim2,
+                unsigned axes)
+{
+    int v = mrt_plan_add_value(r->p, r->p->value[r->cur].tensor, &r->l);
+    if (v < 0)
+        return -1;
+    mrt_step s = {.kind = kind, .op = r->op, .in = r->cur, .in2 = -1,
+                  .out = v, .dim = dim, .dim2 = dim2, .axes = axes};
+    if (mrt_plan_add_step(r->p, &s) < 0)
+        return -1;
+    r->cur = v;
+    return 0;
+}
+
+static void append_axis(mrt_layout *l, int i, int a)
+{
+    l->axes[i][l->naxes[i]++] = a;
+}
+
+/* One move of the kinds above, cheapest first: 1 if it emitted a step,
+ * 0 if the layout is final, -1 when out of memory. */
+static int one_move(relayout *r)
+{
+    mrt_layout *l = &r->l;
+    unsigned busy = mrt_layout_used_axes(l) | l->partial;
+    unsigned wanted = mrt_layout_used_axes(r->to);
+
+    for (int i = 0; i < l->ndims; i++) {
+        int a = ready_for(r, i);
+        if (a >= 0 && !(busy & (1u << a))) {
+            append_axis(l, i, a);
+            return emit(r, MRT_STEP_SLICE, i, -1, 1u << a) ? -1 : 1;
+        }
+    }
+    for (int i = 0; i < l->ndims; i++) {
+        int a = ready_for(r, i);
+        if (a >= 0 && (l->partial & (1u << a))) {
+            append_axis(l, i, a);
+            l->partial &= ~(1u << a);
+            return emit(r, MRT_STEP_REDUCE_SCATTER, i, -1, 1u << a) ? -1 : 1;
+        }
+    }
+    if (l->partial & ~wanted) {
+        unsigned axes = l->partial & ~wanted;
+        l->partial &= wanted;
+        return emit(r, MRT_STEP_ALLREDUCE, -1, -1, axes) ? -1 : 1;
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < l->ndims; i++) {
+            if (l->naxes[i] == common_prefix(l, r->to, i))
+                continue;
+            int a = l->axes[i][l->naxes[i] - 1];
+            for (int j = 0; pass == 0 && j < l->ndims; j++) {
+                if (j != i && ready_for(r, j) == a) {
+                    l->naxes[i]--;
+                    append_axis(l, j, a);
+                    return emit(r, MRT_STEP_ALLTOALL, i, j, 1u << a) ? -1 : 1;
+                }
+            }
+            if (pass == 1) {
+                l->naxes[i]--;
+                return emit(r, MRT_STEP_ALLGATHER, i, -1, 1u << a) ? -1 : 1;
+            }
+        }
+    }
+    return 0;
+}
+
+int mrt_relayout_emit(mrt_plan *p, int op, int from, const mrt_layout *to)
+{
+    relayout r = {.p = p, .op = op, .cur = from, .l = p->value[from].layout,
+                  .to = to};
+    assert(r.l.ndims == to->ndims && to->partial == 0);
+    int moved;
+    while ((moved = one_move(&r)) > 0)
+        ;
+    if (moved < 0)
+        return -1;
+    assert(mrt_layout_equal(&r.l, to));
+    return r.cur;
+}

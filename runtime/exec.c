@@ -1,2 +1,237 @@
-/* placeholder: not written yet */
-typedef int mrt_placeholder_t;
+/*
+ * exec.c — the executor: walks the plan's steps in order, one small
+ * function per step kind.  Buffers for every value, the packing scratch
+ * and the kernel workspace are allocated once, in mrt_exec_create, and
+ * reused by every run.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel.h"
+#include "runtime.h"
+
+static size_t value_bytes(const mrt_plan *p, int v)
+{
+    return (size_t)p->value[v].count * (size_t)p->elsize;
+}
+
+static mrt_kview kview(const mrt_exec *e, int v)
+{
+    const mrt_value *val = &e->plan->value[v];
+    return (mrt_kview){.ndims = val->layout.ndims, .dim = val->layout.dim,
+                       .ext = val->local, .data = e->buf[v]};
+}
+
+/* Scratch bytes a step needs for packing. */
+static size_t scratch_bytes(const mrt_plan *p, const mrt_step *s)
+{
+    switch (s->kind) {
+    case MRT_STEP_ALLGATHER: return value_bytes(p, s->out);
+    case MRT_STEP_ALLTOALL: return 2 * value_bytes(p, s->in);
+    case MRT_STEP_REDUCE_SCATTER: return value_bytes(p, s->in);
+    default: return 0;
+    }
+}
+
+mrt_status mrt_exec_create(const mrt_plan *p, mrt_comm *comm,
+                           mrt_exec **out, mrt_error *err)
+{
+    mrt_exec *e = calloc(1, sizeof *e);
+    *out = NULL;
+    if (!e)
+        goto nomem;
+    e->plan = p;
+    e->comm = comm;
+    e->buf = calloc((size_t)p->nvalues + 1, sizeof *e->buf);
+    e->step_time = calloc((size_t)p->nsteps + 1, sizeof *e->step_time);
+    e->step_bytes = calloc((size_t)p->nsteps + 1, sizeof *e->step_bytes);
+    if (!e->buf || !e->step_time || !e->step_bytes)
+        goto nomem;
+    for (int v = 0; v < p->nvalues; v++)
+        if (!(e->buf[v] = calloc(1, value_bytes(p, v))))
+            goto nomem;
+    size_t scratch = 0, kws = 0;
+    for (int k = 0; k < p->nsteps; k++) {
+        const mrt_step *s = &p->step[k];
+        size_t b = scratch_bytes(p, s);
+        scratch = b > scratch ? b : scratch;
+        if (s->kind == MRT_STEP_EINSUM) {
+            mrt_kview a = kview(e, s->in), c = kview(e, s->out);
+            mrt_kview bv = s->in2 >= 0 ? kview(e, s->in2) : a;
+            b = mrt_kernel_einsum_workspace(p->dtype, &a,
+                                            s->in2 >= 0 ? &bv : NULL, &c);
+            kws = b > kws ? b : kws;
+        }
+    }
+    e->scratch = malloc(scratch + 64);
+    e->kws = malloc(kws + 64);
+    if (!e->scratch || !e->kws)
+        goto nomem;
+    *out = e;
+    return MRT_OK;
+nomem:
+    mrt_exec_destroy(e);
+    return mrt_error_set(err, MRT_E_NOMEM, "", (mrt_mark){0},
+                         "out of memory allocating shard buffers");
+}
+
+void mrt_exec_destroy(mrt_exec *e)
+{
+    if (!e)
+        return;
+    if (e->buf)
+        for (int v = 0; v < e->plan->nvalues; v++)
+            free(e->buf[v]);
+    free(e->buf);
+    free(e->scratch);
+    free(e->kws);
+    free(e->step_time);
+    free(e->step_bytes);
+    free(e);
+}
+
+static int64_t my_coord(const mrt_exec *e, unsigned axes)
+{
+    return mrt_mesh_group_index(&e->plan->mesh, axes, e->comm->coords);
+}
+
+static int do_einsum(mrt_exec *e, const mrt_step *s)
+{
+    mrt_kview a = kview(e, s->in), c = kview(e, s->out);
+    mrt_kview b = s->in2 >= 0 ? kview(e, s->in2) : a;
+    mrt_kernel_einsum(e->plan->dtype, &a, s->in2 >= 0 ? &b : NULL, &c,
+                      e->kws);
+    return MPI_SUCCESS;
+}
+
+static int do_slice(mrt_exec *e, const mrt_step *s)
+{
+    const mrt_value *in = &e->plan->value[s->in], *out = &e->plan->value[s->out];
+    int64_t soff[MRT_MAX_DIMS] = {0}, doff[MRT_MAX_DIMS] = {0};
+    soff[s->dim] = my_coord(e, s->axes) * out->local[s->dim];
+    mrt_block_copy(in->layout.ndims, out->local, e->buf[s->out], out->local,
+                   doff, e->buf[s->in], in->local, soff,
+                   (size_t)e->plan->elsize);
+    return MPI_SUCCESS;
+}
+
+/* Leading dims before `dim` of extent 1: blocks along dim are then
+ * contiguous and MPI can write them in place. */
+static int outermost(const mrt_value *v, int dim)
+{
+    for (int i = 0; i < dim; i++)
+        if (v->local[i] != 1)
+            return 0;
+    return 1;
+}
+
+static int do_allgather(mrt_exec *e, const mrt_step *s)
+{
+    const mrt_plan *p = e->plan;
+    const mrt_value *in = &p->value[s->in], *out = &p->value[s->out];
+    if (outermost(in, s->dim))
+        return mrt_comm_allgather(e->comm, s->axes, e->buf[s->in],
+                                  e->buf[s->out], in->count, p->dtype);
+    int rc = mrt_comm_allgather(e->comm, s->axes, e->buf[s->in], e->scratch,
+                                in->count, p->dtype);
+    int64_t zero[MRT_MAX_DIMS] = {0}, doff[MRT_MAX_DIMS] = {0};
+    for (int64_t j = 0; j < s->group; j++) {
+        doff[s->dim] = j * in->local[s->dim];
+        mrt_block_copy(in->layout.ndims, in->local, e->buf[s->out],
+                       out->local, doff,
+                       (char *)e->scratch + j * in->count * p->elsize,
+                       in->local, zero, (size_t)p->elsize);
+    }
+    return rc;
+}
+
+/* Splits buffer `src` (extents ext) along dim into g contiguous chunks. */
+static void pack_chunks(const mrt_plan *p, int n, const int64_t ext[],
+                        int dim, int64_t g, const void *src, void *dst)
+{
+    int64_t chunk[MRT_MAX_DIMS], zero[MRT_MAX_DIMS] = {0},
+                                 soff[MRT_MAX_DIMS] = {0};
+    int64_t count = 1;
+    for (int i = 0; i < n; i++) {
+        chunk[i] = i == dim ? ext[i] / g : ext[i];
+        count *= chunk[i];
+    }
+    for (int64_t j = 0; j < g; j++) {
+        soff[dim] = j * chunk[dim];
+        mrt_block_copy(n, chunk, (char *)dst + j * count * p->elsize, chunk,
+                       zero, src, ext, soff, (size_t)p->elsize);
+    }
+}
+
+static int do_alltoall(mrt_exec *e, const mrt_step *s)
+{
+    const mrt_plan *p = e->plan;
+    const mrt_value *in = &p->value[s->in], *out = &p->value[s->out];
+    int n = in->layout.ndims;
+    char *send = e->scratch, *recv = send + in->count * p->elsize;
+    pack_chunks(p, n, in->local, s->dim2, s->group, e->buf[s->in], send);
+    int64_t per = in->count / s->group;
+    int rc = mrt_comm_alltoall(e->comm, s->axes, send, recv, per, p->dtype);
+    /* Chunk j came from the rank holding block j of dim. */
+    int64_t chunk[MRT_MAX_DIMS], zero[MRT_MAX_DIMS] = {0},
+                                 doff[MRT_MAX_DIMS] = {0};
+    for (int i = 0; i < n; i++)
+        chunk[i] = i == s->dim2 ? out->local[i] : in->local[i];
+    for (int64_t j = 0; j < s->group; j++) {
+        doff[s->dim] = j * in->local[s->dim];
+        mrt_block_copy(n, chunk, e->buf[s->out], out->local, doff,
+                       recv + j * per * p->elsize, chunk, zero,
+                       (size_t)p->elsize);
+    }
+    return rc;
+}
+
+static int do_reduce_scatter(mrt_exec *e, const mrt_step *s)
+{
+    const mrt_plan *p = e->plan;
+    const mrt_value *in = &p->value[s->in], *out = &p->value[s->out];
+    const void *send = e->buf[s->in];
+    if (!outermost(in, s->dim)) {
+        pack_chunks(p, in->layout.ndims, in->local, s->dim, s->group,
+                    e->buf[s->in], e->scratch);
+        send = e->scratch;
+    }
+    return mrt_comm_reduce_scatter(e->comm, s->axes, send, e->buf[s->out],
+                                   out->count, p->dtype);
+}
+
+static int do_step(mrt_exec *e, const mrt_step *s)
+{
+    switch (s->kind) {
+    case MRT_STEP_EINSUM: return do_einsum(e, s);
+    case MRT_STEP_SLICE: return do_slice(e, s);
+    case MRT_STEP_ALLGATHER: return do_allgather(e, s);
+    case MRT_STEP_ALLTOALL: return do_alltoall(e, s);
+    case MRT_STEP_ALLREDUCE:
+        return mrt_comm_allreduce(e->comm, s->axes, e->buf[s->in],
+                                  e->buf[s->out], e->plan->value[s->in].count,
+                                  e->plan->dtype);
+    case MRT_STEP_REDUCE_SCATTER: return do_reduce_scatter(e, s);
+    case MRT_STEP_KIND_COUNT: break;
+    }
+    return MPI_ERR_OTHER;
+}
+
+mrt_status mrt_exec_run(mrt_exec *e, mrt_error *err)
+{
+    const mrt_plan *p = e->plan;
+    for (int k = 0; k < p->nsteps; k++) {
+        const mrt_step *s = &p->step[k];
+        int64_t before = e->comm->ledger_bytes;
+        double t0 = MPI_Wtime();
+        int rc = do_step(e, s);
+        e->step_time[k] += MPI_Wtime() - t0;
+        e->step_bytes[k] = e->comm->ledger_bytes - before;
+        if (rc != MPI_SUCCESS)
+            return mrt_error_set(err, MRT_E_RUNTIME, "", (mrt_mark){0},
+                                 "%s of tensor '%s' failed (MPI error %d)",
+                                 mrt_step_kind_name(s->kind),
+                                 p->tensor_name[p->value[s->in].tensor], rc);
+    }
+    return MRT_OK;
+}

@@ -1,0 +1,125 @@
+/*
+ * spec_parse.h — private to the spec parser (layout/spec_*.c), not part of
+ * the contract in spec.h.
+ *
+ * mrt_spec_load (spec_parse.c) loads the YAML document and walks it in a
+ * fixed order of passes: mesh, dtype, dims (spec_parse.c), global layout
+ * rules (spec_layout.c), tensors (spec_tensors.c), ops and outputs
+ * (spec_ops.c).  Each pass reads the nodes it owns, resolves names
+ * against what the earlier passes built, and stops at the first problem
+ * with an MRT_E_SPEC error at the offending node.  The helpers below
+ * (spec_yaml.c) turn libyaml nodes into checked names and numbers, so
+ * every pass words its errors the same way.
+ */
+#ifndef MRT_SPEC_PARSE_H
+#define MRT_SPEC_PARSE_H
+
+#include <stddef.h>
+#include <yaml.h>
+
+#include "spec.h"
+
+typedef struct mrt_spec_parser {
+    yaml_document_t *doc;
+    mrt_spec *spec; /* being filled; its path names the file in errors */
+    mrt_error *err; /* may be NULL */
+    int tensor_cap; /* room in spec->tensor (inputs + op outputs) */
+} mrt_spec_parser;
+
+/* Longest user text quoted in a message, and a buffer that holds it. */
+#define MRT_SPEC_QUOTE_MAX 60
+#define MRT_SPEC_LIST_MAX 200 /* longest list of valid names in a message */
+
+/* ---- spec_yaml.c: nodes, errors, names and numbers ---------------- */
+
+/* The 1-based position of n ({0, 0} for NULL). */
+mrt_mark mrt_spec_mark(const yaml_node_t *n);
+/* The node at index (1-based, as in pairs and items), or NULL. */
+yaml_node_t *mrt_spec_node(const mrt_spec_parser *p, int index);
+/* The text of a scalar without embedded NULs, else NULL. */
+const char *mrt_spec_str(const yaml_node_t *n);
+/* 1 if n is a scalar that YAML reads as null: empty, ~ or null. */
+int mrt_spec_is_null(const yaml_node_t *n);
+/* Records an MRT_E_SPEC error at n.  Returns MRT_E_SPEC. */
+mrt_status mrt_spec_fail(const mrt_spec_parser *p, const yaml_node_t *n,
+                         const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Records MRT_E_NOMEM (no position).  Returns MRT_E_NOMEM. */
+mrt_status mrt_spec_nomem(const mrt_spec_parser *p);
+/* What n is, for "got ...": "a mapping", "a sequence", "nothing", "'4'",
+ * "the string '4'" (quoted scalars). */
+const char *mrt_spec_what(const yaml_node_t *n, char *buf, size_t size);
+/* The scalar text of n shortened to MRT_SPEC_QUOTE_MAX characters. */
+const char *mrt_spec_quote(const yaml_node_t *n, char *buf, size_t size);
+/* Checks that n has the type; else "expected a mapping for FOR, got X". */
+mrt_status mrt_spec_expect(const mrt_spec_parser *p, const yaml_node_t *n,
+                           yaml_node_type_t type, const char *for_what);
+/* Checks the keys of mapping map: scalars, each once, and (if valid is
+ * not NULL) each one of the NULL-terminated valid list.  `in` names the
+ * mapping in messages ("tensor 'x'"). */
+mrt_status mrt_spec_check_keys(const mrt_spec_parser *p,
+                               const yaml_node_t *map,
+                               const char *const *valid, const char *in);
+/* The value of key in a mapping whose keys were checked, or NULL. */
+yaml_node_t *mrt_spec_get(const mrt_spec_parser *p, const yaml_node_t *map,
+                          const char *key);
+/* Number of pairs of a mapping or items of a sequence (0 otherwise). */
+int mrt_spec_count(const yaml_node_t *n);
+/* A name ([A-Za-z_][A-Za-z0-9_]*, shorter than MRT_NAME_MAX) from scalar
+ * n into out.  kind ("mesh axis", "dim", "tensor") words the errors. */
+mrt_status mrt_spec_name(const mrt_spec_parser *p, const yaml_node_t *n,
+                         const char *kind, char out[MRT_NAME_MAX]);
+/* 1 if s (length len) is a valid name. */
+int mrt_spec_name_ok(const char *s, size_t len);
+/* A positive int64 from plain scalar n; `what` is "the size of dim 'x'". */
+mrt_status mrt_spec_size(const mrt_spec_parser *p, const yaml_node_t *n,
+                         const char *what, int64_t *out);
+/* An integer in [0, UINT64_MAX] from plain scalar n. */
+mrt_status mrt_spec_uint(const mrt_spec_parser *p, const yaml_node_t *n,
+                         const char *what, uint64_t *out);
+/* A finite number from plain scalar n. */
+mrt_status mrt_spec_number(const mrt_spec_parser *p, const yaml_node_t *n,
+                           const char *what, double *out);
+/* Parses decimal digits s[0..len): 0 ok, 1 not an integer, 2 overflow. */
+int mrt_spec_parse_u64(const char *s, size_t len, uint64_t *out);
+/* Joins n names found at first, first + stride, ... as "a, b, c" (or
+ * "none"), shortened with ", ..." to fit. */
+const char *mrt_spec_join(char *buf, size_t size, const char *first,
+                          size_t stride, int n);
+
+/* ---- spec_layout.c: layout rules and home layouts ----------------- */
+
+/* Parses a layout mapping (dim -> axis | [axis, ...]) into rules[dim id]
+ * (zeroed by the caller).  shape is NULL for the global rules, else the
+ * layout being resolved, whose dims the mapping may only name.  `of`
+ * names the mapping in messages ("'layout'", "the layout of tensor 'x'"). */
+mrt_status mrt_spec_parse_rules(mrt_spec_parser *p, const yaml_node_t *map,
+                                const mrt_layout *shape, const char *of,
+                                mrt_rule rules[]);
+/* Fills t->layout's axes from own (a `layout:` mapping, or NULL for the
+ * global rules) once t->layout's dims and sizes are set, and checks that
+ * no axis splits two dims and that every split is even. */
+mrt_status mrt_spec_resolve_layout(mrt_spec_parser *p, mrt_spec_tensor *t,
+                                   const yaml_node_t *own,
+                                   const yaml_node_t *shape_node);
+/* Writes "[batch, d_model]" for the dims of l. */
+const char *mrt_spec_shape_str(const mrt_spec *s, const mrt_layout *l,
+                               char *buf, size_t size);
+
+/* ---- spec_tensors.c: shapes, inputs and their init ---------------- */
+
+/* Parses a `shape:` sequence into t->layout's dims and sizes and checks
+ * the element count. */
+mrt_status mrt_spec_parse_shape(mrt_spec_parser *p, const yaml_node_t *n,
+                                mrt_spec_tensor *t);
+/* The `tensors:` mapping: appends one tensor per entry. */
+mrt_status mrt_spec_parse_tensors(mrt_spec_parser *p, const yaml_node_t *map);
+
+/* ---- spec_ops.c: ops and outputs ---------------------------------- */
+
+/* The `ops:` sequence: appends one op and its output tensor per item. */
+mrt_status mrt_spec_parse_ops(mrt_spec_parser *p, const yaml_node_t *seq);
+/* The `outputs:` sequence, or NULL for the last op's output. */
+mrt_status mrt_spec_parse_outputs(mrt_spec_parser *p, const yaml_node_t *seq);
+
+#endif

@@ -1,0 +1,94 @@
+/*
+ * runtime.h — the executor's internal pieces.  runtime/ is the only part
+ * of meshrt that calls MPI.
+ *
+ *   comm.c      sub-communicators of the mesh (one per set of axes, made
+ *               once) and the thin collective layer that keeps the ledger
+ *               of bytes handed to MPI
+ *   block.c     copying rectangular blocks between row-major arrays
+ *   exec.c      walking a plan: one case per step kind
+ *   shard.c     filling input shards, gathering shards into a full tensor
+ *   reference.c the unsharded recomputation used by --verify
+ *   run.c       mrt_run: all of the above, timed and reported
+ */
+#ifndef MRT_RUNTIME_H
+#define MRT_RUNTIME_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "plan.h"
+#include "spec.h"
+
+/* ---- comm.c ---- */
+typedef struct mrt_comm {
+    MPI_Comm world;
+    int rank, size;
+    mrt_mesh mesh;
+    int64_t coords[MRT_MAX_AXES];
+    MPI_Comm group[1u << MRT_MAX_AXES]; /* by axis mask; MPI_COMM_NULL
+                                          until made */
+    int64_t ledger_bytes;  /* bytes handed to MPI collectives so far */
+    int64_t ledger_calls;
+} mrt_comm;
+
+/* Makes the sub-communicators for every axis set the plan uses (a
+ * collective call on world).  The caller owns *out. */
+mrt_status mrt_comm_create(const mrt_plan *plan, MPI_Comm world,
+                           mrt_comm **out, mrt_error *err);
+void mrt_comm_destroy(mrt_comm *c);
+/* The collectives; count is elements; each adds the bytes of its send
+ * buffer to the ledger.  Return MPI's error code. */
+int mrt_comm_allreduce(mrt_comm *c, unsigned axes, const void *in,
+                       void *out, int64_t count, mrt_dtype t);
+int mrt_comm_allgather(mrt_comm *c, unsigned axes, const void *in,
+                       void *out, int64_t count, mrt_dtype t);
+int mrt_comm_alltoall(mrt_comm *c, unsigned axes, const void *in,
+                      void *out, int64_t count_per_rank, mrt_dtype t);
+int mrt_comm_reduce_scatter(mrt_comm *c, unsigned axes, const void *in,
+                            void *out, int64_t count_per_rank, mrt_dtype t);
+
+/* ---- block.c ---- */
+/* Copies a block of extents ext[0..n) from src (row-major, extents
+ * sext, block starting at soff) to dst (extents dext, at doff). */
+void mrt_block_copy(int n, const int64_t ext[], void *dst,
+                    const int64_t dext[], const int64_t doff[],
+                    const void *src, const int64_t sext[],
+                    const int64_t soff[], size_t elsize);
+
+/* ---- exec.c ---- */
+typedef struct mrt_exec {
+    const mrt_plan *plan;
+    mrt_comm *comm;
+    void **buf;            /* [nvalues] shard buffers */
+    void *scratch;         /* packing space for collectives */
+    void *kws;             /* kernel workspace */
+    double *step_time;     /* [nsteps] seconds, summed over runs */
+    int64_t *step_bytes;   /* [nsteps] bytes handed to MPI, last run */
+} mrt_exec;
+
+mrt_status mrt_exec_create(const mrt_plan *plan, mrt_comm *comm,
+                           mrt_exec **out, mrt_error *err);
+void mrt_exec_destroy(mrt_exec *e);
+/* Runs every step once. */
+mrt_status mrt_exec_run(mrt_exec *e, mrt_error *err);
+
+/* ---- shard.c ---- */
+/* Fills buf with this rank's shard (layout l, rank coords) of input
+ * tensor t.  A NULL coords and an unsplit layout give the full tensor. */
+mrt_status mrt_shard_init(const mrt_spec *s, int t, const mrt_layout *l,
+                          const mrt_mesh *m, const int64_t coords[],
+                          void *buf, mrt_error *err);
+/* Gathers the shards of value v into a full tensor on rank 0: *full is a
+ * new buffer there (the caller frees it), NULL elsewhere. */
+mrt_status mrt_shard_gather(mrt_exec *e, int v, void **full,
+                            mrt_error *err);
+
+/* ---- reference.c ---- */
+/* Recomputes the whole spec unsharded on this rank; out[i] is a new full
+ * buffer for spec output i (the caller frees each and the array). */
+mrt_status mrt_reference_run(const mrt_spec *s, void ***out,
+                             mrt_error *err);
+
+#endif
