@@ -83,7 +83,7 @@ mrt_status mrt_cli_parse(int argc, char **argv, mrt_cli_args *a,
     optind = 1;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         char *end;
         switch (c) {
         case 'm': a->mesh = optarg; break;

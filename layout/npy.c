@@ -1,2 +1,594 @@
-/* placeholder: not written yet */
-typedef int mrt_placeholder_t;
+/*
+ * npy.c — NumPy .npy files: read versions 1.0, 2.0 and 3.0, write 1.0;
+ * little-endian float32 / float64 in C order only.
+ *
+ * A .npy file is the magic "\x93NUMPY", two version bytes, the header
+ * length (2 bytes little-endian in 1.0, 4 bytes in 2.0 and 3.0), then a
+ * Python dict literal such as
+ *   {'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }
+ * padded with spaces and a newline, then the raw data.  Files come from
+ * users, so nothing in them is trusted: every malformation (bad magic,
+ * truncation, missing or unknown keys, other dtypes, Fortran order, too
+ * many dims, overflowing sizes, data shorter than the shape) is an
+ * MRT_E_IO error with the file's path and no position, never a crash.
+ * The header dict is parsed by a tiny recursive-descent reader that knows
+ * only the literals numpy writes: strings, True/False and tuples of ints.
+ *
+ * Writes go to PATH.tmp.PID in the same folder and are renamed over PATH
+ * once complete and synced, so readers never see half a file; the
+ * temporary file is removed on every failure.  The header is padded so
+ * the data starts at a multiple of 64 bytes, as numpy >= 1.14 does.
+ */
+#include "npy.h"
+
+#include <assert.h>
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "spec.h"
+
+#define NPY_MAGIC "\x93NUMPY"
+#define NPY_MAGIC_LEN 6
+#define NPY_HEADER_MAX (1L << 20) /* no sane header dict is larger */
+#define NPY_ALIGN 64
+
+static const mrt_mark no_mark = {0, 0};
+
+/* Records an MRT_E_IO error about the file at path. */
+static mrt_status npy_error(mrt_error *err, const char *path,
+                            const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static mrt_status npy_error(mrt_error *err, const char *path,
+                            const char *fmt, ...)
+{
+    char msg[sizeof err->message];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return mrt_error_set(err, MRT_E_IO, path, no_mark, "%s", msg);
+}
+
+static int host_is_big_endian(void)
+{
+    const uint16_t one = 1;
+    unsigned char first;
+    memcpy(&first, &one, 1);
+    return first == 0;
+}
+
+/* Reverses the bytes of each of count elements of esize bytes. */
+static void swap_bytes(void *p, size_t count, int esize)
+{
+    unsigned char *b = p;
+    for (size_t i = 0; i < count; i++, b += esize)
+        for (int lo = 0, hi = esize - 1; lo < hi; lo++, hi--) {
+            unsigned char t = b[lo];
+            b[lo] = b[hi];
+            b[hi] = t;
+        }
+}
+
+/* ---- the header dict ------------------------------------------------ */
+
+typedef struct hdr_parser {
+    const char *p, *end;
+    const char *path;
+    mrt_error *err;
+} hdr_parser;
+
+static void skip_space(hdr_parser *hp)
+{
+    while (hp->p < hp->end && isspace((unsigned char)*hp->p))
+        hp->p++;
+}
+
+/* Consumes ch (after spaces) if it is next; returns whether it was. */
+static int accept(hdr_parser *hp, char ch)
+{
+    skip_space(hp);
+    if (hp->p < hp->end && *hp->p == ch) {
+        hp->p++;
+        return 1;
+    }
+    return 0;
+}
+
+/* A quoted string (either quote) into buf; what names it for messages. */
+static mrt_status parse_string(hdr_parser *hp, const char *what, char *buf,
+                               size_t size)
+{
+    skip_space(hp);
+    if (hp->p >= hp->end || (*hp->p != '\'' && *hp->p != '"'))
+        return npy_error(hp->err, hp->path,
+                         "malformed header: expected a quoted string for %s",
+                         what);
+    char quote = *hp->p++;
+    size_t n = 0;
+    while (hp->p < hp->end && *hp->p != quote) {
+        if (n + 1 >= size)
+            return npy_error(hp->err, hp->path,
+                             "malformed header: %s is too long", what);
+        buf[n++] = *hp->p++;
+    }
+    if (hp->p >= hp->end)
+        return npy_error(hp->err, hp->path,
+                         "malformed header: unterminated string in %s", what);
+    hp->p++;
+    buf[n] = '\0';
+    return MRT_OK;
+}
+
+static mrt_status parse_bool(hdr_parser *hp, int *v)
+{
+    skip_space(hp);
+    size_t left = (size_t)(hp->end - hp->p);
+    if (left >= 4 && !memcmp(hp->p, "True", 4)) {
+        hp->p += 4;
+        *v = 1;
+    } else if (left >= 5 && !memcmp(hp->p, "False", 5)) {
+        hp->p += 5;
+        *v = 0;
+    } else {
+        return npy_error(hp->err, hp->path,
+                         "malformed header: 'fortran_order' must be True "
+                         "or False");
+    }
+    return MRT_OK;
+}
+
+/* A non-negative int literal (Python 2 numpy wrote a trailing L). */
+static mrt_status parse_int(hdr_parser *hp, int64_t *v)
+{
+    skip_space(hp);
+    if (hp->p >= hp->end || !isdigit((unsigned char)*hp->p))
+        return npy_error(hp->err, hp->path,
+                         "malformed header: 'shape' must be a tuple of "
+                         "non-negative integers");
+    int64_t x = 0;
+    while (hp->p < hp->end && isdigit((unsigned char)*hp->p)) {
+        int d = *hp->p++ - '0';
+        if (x > (INT64_MAX - d) / 10)
+            return npy_error(hp->err, hp->path,
+                             "header: a 'shape' entry is too large");
+        x = 10 * x + d;
+    }
+    if (hp->p < hp->end && (*hp->p == 'L' || *hp->p == 'l'))
+        hp->p++;
+    *v = x;
+    return MRT_OK;
+}
+
+/* '(' [int {',' int} [',']] ')' */
+static mrt_status parse_shape(hdr_parser *hp, mrt_npy_header *h)
+{
+    if (!accept(hp, '('))
+        return npy_error(hp->err, hp->path,
+                         "malformed header: 'shape' must be a tuple");
+    h->ndims = 0;
+    for (;;) {
+        if (accept(hp, ')'))
+            return MRT_OK;
+        int64_t v = 0;
+        mrt_status st = parse_int(hp, &v);
+        if (st)
+            return st;
+        if (h->ndims == MRT_MAX_DIMS)
+            return npy_error(hp->err, hp->path,
+                             "the array has more than %d dims (meshrt "
+                             "supports at most %d)",
+                             MRT_MAX_DIMS, MRT_MAX_DIMS);
+        h->shape[h->ndims++] = v;
+        if (accept(hp, ','))
+            continue;
+        if (accept(hp, ')'))
+            return MRT_OK;
+        return npy_error(hp->err, hp->path,
+                         "malformed header: expected ',' or ')' in 'shape'");
+    }
+}
+
+enum { KEY_DESCR = 1, KEY_FORTRAN = 2, KEY_SHAPE = 4 };
+
+/* One "'key': value" entry; *seen collects the keys met so far. */
+static mrt_status parse_entry(hdr_parser *hp, mrt_npy_header *h,
+                              char *descr, size_t dsize, int *fortran,
+                              unsigned *seen)
+{
+    char key[32];
+    mrt_status st = parse_string(hp, "a key", key, sizeof key);
+    if (st)
+        return st;
+    if (!accept(hp, ':'))
+        return npy_error(hp->err, hp->path,
+                         "malformed header: expected ':' after '%s'", key);
+    unsigned bit = !strcmp(key, "descr")           ? KEY_DESCR
+                   : !strcmp(key, "fortran_order") ? KEY_FORTRAN
+                   : !strcmp(key, "shape")         ? KEY_SHAPE
+                                                   : 0;
+    if (!bit)
+        return npy_error(hp->err, hp->path,
+                         "unexpected key '%s' in the header (expected "
+                         "'descr', 'fortran_order' and 'shape')",
+                         key);
+    if (*seen & bit)
+        return npy_error(hp->err, hp->path,
+                         "key '%s' appears twice in the header", key);
+    *seen |= bit;
+    if (bit == KEY_DESCR)
+        return parse_string(hp, "'descr'", descr, dsize);
+    if (bit == KEY_FORTRAN)
+        return parse_bool(hp, fortran);
+    return parse_shape(hp, h);
+}
+
+/* Checks the values once the dict is read. */
+static mrt_status check_dict(hdr_parser *hp, mrt_npy_header *h,
+                             const char *descr, int fortran, unsigned seen)
+{
+    static const char *const names[] = {"descr", "fortran_order", "shape"};
+    for (int i = 0; i < 3; i++)
+        if (!(seen & (1u << i)))
+            return npy_error(hp->err, hp->path,
+                             "the header has no '%s' key", names[i]);
+    if (!strcmp(descr, "<f4"))
+        h->dtype = MRT_F32;
+    else if (!strcmp(descr, "<f8"))
+        h->dtype = MRT_F64;
+    else if (!strcmp(descr, ">f4") || !strcmp(descr, ">f8"))
+        return npy_error(hp->err, hp->path,
+                         "big-endian data ('%s') is not supported (save "
+                         "it as '<%s')",
+                         descr, descr + 1);
+    else
+        return npy_error(hp->err, hp->path,
+                         "unsupported dtype '%s' (meshrt reads '<f4' "
+                         "(float32) and '<f8' (float64))",
+                         descr);
+    if (fortran)
+        return npy_error(hp->err, hp->path,
+                         "the array is in Fortran order (meshrt reads C "
+                         "order only: save np.ascontiguousarray(x))");
+    return MRT_OK;
+}
+
+static mrt_status parse_dict(hdr_parser *hp, mrt_npy_header *h)
+{
+    char descr[32] = "";
+    int fortran = 0;
+    unsigned seen = 0;
+    if (!accept(hp, '{'))
+        return npy_error(hp->err, hp->path,
+                         "malformed header: expected a dict starting "
+                         "with '{'");
+    while (!accept(hp, '}')) {
+        mrt_status st =
+            parse_entry(hp, h, descr, sizeof descr, &fortran, &seen);
+        if (st)
+            return st;
+        if (!accept(hp, ',')) {
+            if (!accept(hp, '}'))
+                return npy_error(hp->err, hp->path,
+                                 "malformed header: expected ',' or '}'");
+            break;
+        }
+    }
+    skip_space(hp);
+    if (hp->p != hp->end)
+        return npy_error(hp->err, hp->path,
+                         "malformed header: unexpected text after the dict");
+    return check_dict(hp, h, descr, fortran, seen);
+}
+
+/* Element count and byte size of the shape, with overflow checks. */
+static mrt_status shape_count(const char *path, mrt_npy_header *h,
+                              mrt_error *err)
+{
+    int64_t esize = mrt_dtype_size(h->dtype), count = 1;
+    for (int i = 0; i < h->ndims; i++) {
+        if (h->shape[i] && count > INT64_MAX / esize / h->shape[i])
+            return npy_error(err, path, "the array is too large (shape "
+                                        "overflows 64-bit byte counts)");
+        count *= h->shape[i];
+    }
+    h->count = count;
+    return MRT_OK;
+}
+
+/* ---- reading -------------------------------------------------------- */
+
+static uint32_t read_le(const unsigned char *b, int n)
+{
+    uint32_t v = 0;
+    for (int i = n - 1; i >= 0; i--)
+        v = v << 8 | b[i];
+    return v;
+}
+
+/* Reads magic, version and header length; *hlen and *prefix are set. */
+static mrt_status read_prefix(FILE *f, const char *path, int64_t fsize,
+                              long *prefix, uint32_t *hlen, mrt_error *err)
+{
+    unsigned char b[12];
+    if (fsize < 10 || fread(b, 1, 8, f) != 8)
+        return npy_error(err, path, "not a .npy file (too short: %lld bytes)",
+                         (long long)fsize);
+    if (memcmp(b, NPY_MAGIC, NPY_MAGIC_LEN))
+        return npy_error(err, path,
+                         "not a .npy file (bad magic string: it must "
+                         "start with \\x93NUMPY)");
+    int major = b[6], minor = b[7];
+    if ((major != 1 && major != 2 && major != 3) || minor != 0)
+        return npy_error(err, path,
+                         "unsupported .npy format version %d.%d (meshrt "
+                         "reads 1.0, 2.0 and 3.0)",
+                         major, minor);
+    int lsize = major == 1 ? 2 : 4;
+    if (fsize < 8 + lsize || fread(b + 8, 1, (size_t)lsize, f) !=
+                                 (size_t)lsize)
+        return npy_error(err, path, "truncated header (the file ends "
+                                    "inside the header length)");
+    *hlen = read_le(b + 8, lsize);
+    *prefix = 8 + lsize;
+    if (*hlen > NPY_HEADER_MAX)
+        return npy_error(err, path, "header of %lu bytes is too long",
+                         (unsigned long)*hlen);
+    if ((int64_t)*prefix + *hlen > fsize)
+        return npy_error(err, path,
+                         "truncated header (the header is %lu bytes but "
+                         "the file ends after %lld)",
+                         (unsigned long)*hlen,
+                         (long long)(fsize - *prefix));
+    return MRT_OK;
+}
+
+static mrt_status read_header_fp(FILE *f, const char *path, int64_t fsize,
+                                 mrt_npy_header *h, mrt_error *err)
+{
+    long prefix = 0;
+    uint32_t hlen = 0;
+    mrt_status st = read_prefix(f, path, fsize, &prefix, &hlen, err);
+    if (st)
+        return st;
+    char *text = malloc((size_t)hlen + 1);
+    if (!text)
+        return mrt_error_set(err, MRT_E_NOMEM, path, no_mark,
+                             "out of memory reading the header");
+    if (fread(text, 1, hlen, f) != hlen) {
+        free(text);
+        return npy_error(err, path, "cannot read the header: %s",
+                         ferror(f) ? strerror(errno) : "short read");
+    }
+    text[hlen] = '\0';
+    hdr_parser hp = {text, text + hlen, path, err};
+    mrt_npy_header tmp = {0};
+    st = parse_dict(&hp, &tmp);
+    free(text);
+    if (!st)
+        st = shape_count(path, &tmp, err);
+    if (st)
+        return st;
+    tmp.data_offset = prefix + (long)hlen;
+    int64_t need = tmp.count * mrt_dtype_size(tmp.dtype);
+    if (fsize - tmp.data_offset < need)
+        return npy_error(err, path,
+                         "the data is shorter than the shape says (%lld "
+                         "bytes expected, %lld present)",
+                         (long long)need,
+                         (long long)(fsize - tmp.data_offset));
+    *h = tmp;
+    return MRT_OK;
+}
+
+/* Opens path for reading and finds its size; *f is NULL on failure. */
+static mrt_status open_read(const char *path, FILE **f, int64_t *fsize,
+                            mrt_error *err)
+{
+    struct stat sb;
+    *f = fopen(path, "rb");
+    if (!*f)
+        return npy_error(err, path, "cannot open for reading: %s",
+                         strerror(errno));
+    if (fstat(fileno(*f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        fclose(*f);
+        *f = NULL;
+        return npy_error(err, path, "not a regular file");
+    }
+    *fsize = (int64_t)sb.st_size;
+    return MRT_OK;
+}
+
+mrt_status mrt_npy_read_header(const char *path, mrt_npy_header *h,
+                               mrt_error *err)
+{
+    FILE *f;
+    int64_t fsize;
+    mrt_status st = open_read(path, &f, &fsize, err);
+    if (st)
+        return st;
+    st = read_header_fp(f, path, fsize, h, err);
+    fclose(f);
+    return st;
+}
+
+mrt_status mrt_npy_read(const char *path, mrt_npy_header *h, void **data,
+                        mrt_error *err)
+{
+    FILE *f;
+    int64_t fsize;
+    *data = NULL;
+    mrt_status st = open_read(path, &f, &fsize, err);
+    if (st)
+        return st;
+    st = read_header_fp(f, path, fsize, h, err);
+    if (st)
+        goto fail;
+    int esize = mrt_dtype_size(h->dtype);
+    size_t bytes = (size_t)h->count * (size_t)esize;
+    *data = malloc(bytes ? bytes : 1);
+    if (!*data) {
+        st = mrt_error_set(err, MRT_E_NOMEM, path, no_mark,
+                           "out of memory: %zu bytes for the data", bytes);
+        goto fail;
+    }
+    if (fseek(f, h->data_offset, SEEK_SET) != 0 ||
+        fread(*data, 1, bytes, f) != bytes) {
+        st = npy_error(err, path, "cannot read the data: %s",
+                       ferror(f) ? strerror(errno) : "short read");
+        goto fail;
+    }
+    if (host_is_big_endian())
+        swap_bytes(*data, (size_t)h->count, esize);
+    fclose(f);
+    return MRT_OK;
+fail:
+    free(*data);
+    *data = NULL;
+    fclose(f);
+    return st;
+}
+
+/* ---- writing -------------------------------------------------------- */
+
+/* The padded version 1.0 header (magic to newline) into buf; returns its
+ * length, a multiple of NPY_ALIGN. */
+static size_t format_header(char *buf, size_t size, mrt_dtype t, int ndims,
+                            const int64_t shape[])
+{
+    char dims[MRT_MAX_DIMS * 24 + 8] = "";
+    size_t n = 0;
+    for (int i = 0; i < ndims; i++)
+        n += (size_t)snprintf(dims + n, sizeof dims - n, "%s%lld",
+                              i ? ", " : "", (long long)shape[i]);
+    if (ndims == 1)
+        snprintf(dims + n, sizeof dims - n, ",");
+    char dict[sizeof dims + 80];
+    int dlen = snprintf(dict, sizeof dict,
+                        "{'descr': '%s', 'fortran_order': False, "
+                        "'shape': (%s), }",
+                        t == MRT_F64 ? "<f8" : "<f4", dims);
+    size_t total = 10 + (size_t)dlen + 1;
+    total = (total + NPY_ALIGN - 1) / NPY_ALIGN * NPY_ALIGN;
+    size_t hlen = total - 10;
+    assert(total <= size && hlen <= 0xffff);
+    memcpy(buf, NPY_MAGIC "\x01\x00", 8);
+    buf[8] = (char)(hlen & 0xff);
+    buf[9] = (char)(hlen >> 8);
+    memcpy(buf + 10, dict, (size_t)dlen);
+    memset(buf + 10 + dlen, ' ', total - 10 - (size_t)dlen - 1);
+    buf[total - 1] = '\n';
+    return total;
+}
+
+/* write(2) until done, retrying short writes and EINTR. */
+static int write_all(int fd, const void *p, size_t n)
+{
+    const char *c = p;
+    while (n > 0) {
+        ssize_t w = write(fd, c, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        c += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* The data in little-endian order (swapped in chunks on big-endian). */
+static int write_data(int fd, const void *data, size_t count, int esize)
+{
+    if (!host_is_big_endian())
+        return write_all(fd, data, count * (size_t)esize);
+    unsigned char chunk[4096];
+    const unsigned char *p = data;
+    size_t per = sizeof chunk / (size_t)esize;
+    for (size_t done = 0; done < count; done += per) {
+        size_t k = count - done < per ? count - done : per;
+        memcpy(chunk, p + done * (size_t)esize, k * (size_t)esize);
+        swap_bytes(chunk, k, esize);
+        if (write_all(fd, chunk, k * (size_t)esize))
+            return -1;
+    }
+    return 0;
+}
+
+static mrt_status check_write_args(const char *path, mrt_dtype t, int ndims,
+                                   const int64_t shape[], const void *data,
+                                   int64_t *count, mrt_error *err)
+{
+    if (t != MRT_F32 && t != MRT_F64)
+        return mrt_error_set(err, MRT_E_USAGE, path, no_mark,
+                             "cannot write dtype %d", (int)t);
+    if (ndims < 0 || ndims > MRT_MAX_DIMS)
+        return mrt_error_set(err, MRT_E_USAGE, path, no_mark,
+                             "cannot write %d dims (at most %d)", ndims,
+                             MRT_MAX_DIMS);
+    mrt_npy_header h = {.dtype = t, .ndims = ndims};
+    for (int i = 0; i < ndims; i++) {
+        if (shape[i] < 0)
+            return mrt_error_set(err, MRT_E_USAGE, path, no_mark,
+                                 "negative extent %lld in dim %d",
+                                 (long long)shape[i], i);
+        h.shape[i] = shape[i];
+    }
+    mrt_status st = shape_count(path, &h, err);
+    if (!st && h.count > 0 && !data)
+        st = mrt_error_set(err, MRT_E_USAGE, path, no_mark,
+                           "no data to write");
+    *count = h.count;
+    return st;
+}
+
+mrt_status mrt_npy_write(const char *path, mrt_dtype t, int ndims,
+                         const int64_t shape[], const void *data,
+                         mrt_error *err)
+{
+    int64_t count = 0;
+    mrt_status st = check_write_args(path, t, ndims, shape, data, &count,
+                                     err);
+    if (st)
+        return st;
+    char tmp[PATH_MAX];
+    int n = snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    if (n < 0 || (size_t)n >= sizeof tmp)
+        return npy_error(err, path, "path too long");
+    char head[1024];
+    size_t hlen = format_header(head, sizeof head, t, ndims, shape);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0)
+        return npy_error(err, path, "cannot create '%s': %s", tmp,
+                         strerror(errno));
+    if (write_all(fd, head, hlen) ||
+        write_data(fd, data, (size_t)count, mrt_dtype_size(t)) ||
+        fsync(fd) != 0) {
+        st = npy_error(err, path, "cannot write '%s': %s", tmp,
+                       strerror(errno));
+        close(fd);
+        goto fail;
+    }
+    if (close(fd) != 0) {
+        st = npy_error(err, path, "cannot write '%s': %s", tmp,
+                       strerror(errno));
+        goto fail;
+    }
+    if (rename(tmp, path) != 0) {
+        st = npy_error(err, path, "cannot rename '%s' to it: %s", tmp,
+                       strerror(errno));
+        goto fail;
+    }
+    return MRT_OK;
+fail:
+    unlink(tmp);
+    return st;
+}

@@ -1,2 +1,395 @@
-/* placeholder: not written yet */
-typedef int mrt_placeholder_t;
+/*
+ * spec_parse.c — mrt_spec_load: reads the spec file, loads it with
+ * libyaml's document API (so every node keeps its position), checks the
+ * top-level keys and runs the passes in a fixed order — mesh, dtype,
+ * dims, layout, tensors, ops, outputs — whatever order the file uses.
+ * The mesh, dtype and dims passes live here; the others in spec_layout.c,
+ * spec_tensors.c and spec_ops.c.
+ *
+ * Errors: a missing file is MRT_E_IO with no position; malformed YAML is
+ * MRT_E_SYNTAX at libyaml's problem mark; a bad --mesh string is
+ * MRT_E_USAGE with no file; everything else is MRT_E_SPEC at the node.
+ * The parser and document are freed on every path, and *out is set only
+ * on success.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spec_parse.h"
+
+#define MRT_SPEC_FILE_MAX (64L << 20) /* a spec is text; refuse anything huge */
+
+static const mrt_mark no_mark = {0, 0};
+
+static const char *const top_keys[] = {"mesh",    "dtype", "dims",
+                                       "layout",  "tensors", "ops",
+                                       "outputs", NULL};
+static const char *const required_keys[] = {"mesh", "dims", "tensors", "ops",
+                                            NULL};
+
+/* ---- the file and the YAML document ------------------------------- */
+
+static mrt_status set_paths(mrt_spec *s, const char *path, mrt_error *err)
+{
+    size_t len = strlen(path);
+    if (len >= sizeof s->path)
+        return mrt_error_set(err, MRT_E_IO, path, no_mark,
+                             "cannot open spec: path too long");
+    memcpy(s->path, path, len + 1);
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        strcpy(s->dir, ".");
+    else if (slash == path)
+        strcpy(s->dir, "/");
+    else
+        snprintf(s->dir, sizeof s->dir, "%.*s", (int)(slash - path), path);
+    return MRT_OK;
+}
+
+static mrt_status read_file(const char *path, char **text, size_t *len,
+                            mrt_error *err)
+{
+    mrt_status st = MRT_OK;
+    size_t cap = 0, n = 0;
+    char *buf = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return mrt_error_set(err, MRT_E_IO, path, no_mark,
+                             "cannot open spec: %s", strerror(errno));
+    for (size_t got = 1; got > 0; n += got) {
+        if (n == cap) {
+            int too_big = cap >= MRT_SPEC_FILE_MAX;
+            cap = cap ? 2 * cap : 4096;
+            char *grown = too_big ? NULL : realloc(buf, cap);
+            if (!grown) {
+                st = mrt_error_set(err, too_big ? MRT_E_IO : MRT_E_NOMEM,
+                                   path, no_mark, "cannot read spec: %s",
+                                   too_big ? "file too large" : "out of memory");
+                goto done;
+            }
+            buf = grown;
+        }
+        got = fread(buf + n, 1, cap - n, f);
+    }
+    if (ferror(f))
+        st = mrt_error_set(err, MRT_E_IO, path, no_mark,
+                           "cannot read spec: %s", strerror(errno));
+done:
+    fclose(f);
+    if (st) {
+        free(buf);
+        return st;
+    }
+    *text = buf;
+    *len = n;
+    return MRT_OK;
+}
+
+static mrt_status yaml_failure(const yaml_parser_t *y, const char *path,
+                               mrt_error *err)
+{
+    mrt_mark at = {(int)y->problem_mark.line + 1,
+                   (int)y->problem_mark.column + 1};
+    const char *problem = y->problem ? y->problem : "malformed YAML";
+    if (y->error == YAML_MEMORY_ERROR)
+        return mrt_error_set(err, MRT_E_NOMEM, path, no_mark, "out of memory");
+    if (y->error == YAML_READER_ERROR)
+        return mrt_error_set(err, MRT_E_SYNTAX, path, at,
+                             "%s (at byte %zu)", problem, y->problem_offset);
+    if (y->context)
+        return mrt_error_set(err, MRT_E_SYNTAX, path, at, "%s (%s that starts "
+                             "at %d:%d)", problem, y->context,
+                             (int)y->context_mark.line + 1,
+                             (int)y->context_mark.column + 1);
+    return mrt_error_set(err, MRT_E_SYNTAX, path, at, "%s", problem);
+}
+
+/* Loads the first document into doc (which the caller deletes on
+ * success) and checks that no second one follows. */
+static mrt_status load_document(yaml_parser_t *y, const char *path,
+                                yaml_document_t *doc, mrt_error *err)
+{
+    yaml_document_t extra;
+    if (!yaml_parser_load(y, doc))
+        return yaml_failure(y, path, err);
+    if (!yaml_document_get_root_node(doc))
+        return MRT_OK; /* empty: the caller reports it */
+    if (!yaml_parser_load(y, &extra)) {
+        yaml_document_delete(doc);
+        return yaml_failure(y, path, err);
+    }
+    yaml_node_t *root = yaml_document_get_root_node(&extra);
+    mrt_mark at = {root ? (int)root->start_mark.line + 1 : 0,
+                   root ? (int)root->start_mark.column + 1 : 0};
+    yaml_document_delete(&extra);
+    if (!root)
+        return MRT_OK;
+    yaml_document_delete(doc);
+    return mrt_error_set(err, MRT_E_SPEC, path, at,
+                         "a spec is one YAML document, but a second one "
+                         "starts here");
+}
+
+/* ---- mesh ---------------------------------------------------------- */
+
+/* s without leading and trailing blanks (cut in place). */
+static char *trim(char *s)
+{
+    s += strspn(s, " \t");
+    size_t n = strlen(s);
+    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+        s[--n] = '\0';
+    return s;
+}
+
+/* Adds one "AXIS=SIZE" (text[0..n)) of a --mesh string to m; else
+ * returns 0 and says why. */
+static int override_item(const char *text, size_t n, mrt_mesh *m, char *why,
+                         size_t size)
+{
+    char item[128];
+    uint64_t v = 0;
+    snprintf(item, sizeof item, "%.*s", (int)(n < 127 ? n : 127), text);
+    char *eq = strchr(item, '=');
+    if (!eq)
+        return snprintf(why, size, "'%s' is not AXIS=SIZE", trim(item)), 0;
+    *eq = '\0';
+    char *name = trim(item), *num = trim(eq + 1);
+    if (!mrt_spec_name_ok(name, strlen(name)))
+        return snprintf(why, size, "'%.70s' is not a valid axis name", name),
+               0;
+    if (mrt_spec_parse_u64(num, strlen(num), &v) || v == 0 || v > INT_MAX)
+        return snprintf(why, size, "the size of axis '%s' must be a positive "
+                        "integer, got '%.30s'", name, num), 0;
+    if (mrt_mesh_find_axis(m, name) >= 0)
+        return snprintf(why, size, "axis '%s' is given twice", name), 0;
+    if (m->naxes == MRT_MAX_AXES)
+        return snprintf(why, size, "more than %d axes", MRT_MAX_AXES), 0;
+    if ((int64_t)v > INT_MAX / m->nranks)
+        return snprintf(why, size, "more than %d ranks", INT_MAX), 0;
+    strcpy(m->name[m->naxes], name);
+    m->size[m->naxes++] = (int64_t)v;
+    m->nranks *= (int64_t)v;
+    return 1;
+}
+
+/* The mesh of a --mesh string like "data=4,model=2" (blanks allowed). */
+static mrt_status parse_override(const char *s, mrt_mesh *m, mrt_error *err)
+{
+    char why[256] = "expected AXIS=SIZE[,AXIS=SIZE...]";
+    memset(m, 0, sizeof *m);
+    m->nranks = 1;
+    for (const char *p = s; *s;) {
+        size_t n = strcspn(p, ",");
+        if (!override_item(p, n, m, why, sizeof why))
+            break;
+        if (!p[n])
+            return MRT_OK;
+        p += n + 1;
+    }
+    return mrt_error_set(err, MRT_E_USAGE, "", no_mark,
+                         "invalid --mesh '%.100s': %s", s, why);
+}
+
+static mrt_status parse_mesh(mrt_spec_parser *p, const yaml_node_t *map)
+{
+    mrt_mesh *m = &p->spec->mesh;
+    char what[MRT_NAME_MAX + 32];
+    mrt_status st = mrt_spec_expect(p, map, YAML_MAPPING_NODE, "'mesh'");
+    if (!st)
+        st = mrt_spec_check_keys(p, map, NULL, "'mesh'");
+    if (st)
+        return st;
+    p->spec->mesh_mark = mrt_spec_mark(map);
+    m->nranks = 1;
+    for (yaml_node_pair_t *pr = map->data.mapping.pairs.start;
+         pr < map->data.mapping.pairs.top; pr++) {
+        const yaml_node_t *k = mrt_spec_node(p, pr->key);
+        const yaml_node_t *v = mrt_spec_node(p, pr->value);
+        if (m->naxes == MRT_MAX_AXES)
+            return mrt_spec_fail(p, k, "too many mesh axes (at most %d)",
+                                 MRT_MAX_AXES);
+        st = mrt_spec_name(p, k, "mesh axis", m->name[m->naxes]);
+        snprintf(what, sizeof what, "the size of mesh axis '%s'",
+                 m->name[m->naxes]);
+        if (!st)
+            st = mrt_spec_size(p, v, what, &m->size[m->naxes]);
+        if (st)
+            return st;
+        if (m->size[m->naxes] > INT_MAX / m->nranks)
+            return mrt_spec_fail(p, v, "the mesh has too many ranks: more "
+                                 "than %d (the most MPI can number)", INT_MAX);
+        m->nranks *= m->size[m->naxes++];
+    }
+    return MRT_OK;
+}
+
+/* ---- dtype and dims ------------------------------------------------ */
+
+static mrt_status parse_dtype(mrt_spec_parser *p, const yaml_node_t *n)
+{
+    char q[MRT_SPEC_QUOTE_MAX + 32];
+    p->spec->dtype = MRT_F32;
+    if (!n)
+        return MRT_OK;
+    for (int t = 0; t < MRT_DTYPE_COUNT; t++)
+        if (mrt_spec_str(n) && !strcmp(mrt_spec_str(n), mrt_dtype_name(t))) {
+            p->spec->dtype = (mrt_dtype)t;
+            return MRT_OK;
+        }
+    return mrt_spec_fail(p, n, "unknown dtype %s (expected: float32, float64)",
+                         mrt_spec_what(n, q, sizeof q));
+}
+
+static mrt_status parse_dims(mrt_spec_parser *p, const yaml_node_t *map)
+{
+    mrt_spec *s = p->spec;
+    char what[MRT_NAME_MAX + 32];
+    mrt_status st = mrt_spec_expect(p, map, YAML_MAPPING_NODE, "'dims'");
+    if (!st)
+        st = mrt_spec_check_keys(p, map, NULL, "'dims'");
+    if (st)
+        return st;
+    size_t n = (size_t)mrt_spec_count(map) + 1;
+    s->dim_name = calloc(n, sizeof *s->dim_name);
+    s->dim_names = calloc(n, sizeof *s->dim_names);
+    s->dim_size = calloc(n, sizeof *s->dim_size);
+    s->dim_mark = calloc(n, sizeof *s->dim_mark);
+    s->rule = calloc(n, sizeof *s->rule);
+    if (!s->dim_name || !s->dim_names || !s->dim_size || !s->dim_mark ||
+        !s->rule)
+        return mrt_spec_nomem(p);
+    for (yaml_node_pair_t *pr = map->data.mapping.pairs.start;
+         pr < map->data.mapping.pairs.top; pr++) {
+        int d = s->ndims;
+        const yaml_node_t *k = mrt_spec_node(p, pr->key);
+        st = mrt_spec_name(p, k, "dim", s->dim_name[d]);
+        snprintf(what, sizeof what, "the size of dim '%s'", s->dim_name[d]);
+        if (!st)
+            st = mrt_spec_size(p, mrt_spec_node(p, pr->value), what,
+                               &s->dim_size[d]);
+        if (st)
+            return st;
+        s->dim_names[d] = s->dim_name[d];
+        s->dim_mark[d] = mrt_spec_mark(k);
+        s->ndims++;
+    }
+    return MRT_OK;
+}
+
+/* ---- the whole document ------------------------------------------- */
+
+static mrt_status check_top(mrt_spec_parser *p, const yaml_node_t *root)
+{
+    char what[MRT_SPEC_QUOTE_MAX + 32];
+    if (!root)
+        return mrt_error_set(p->err, MRT_E_SPEC, p->spec->path,
+                             (mrt_mark){1, 1}, "the spec is empty (it needs "
+                             "the keys mesh, dims, tensors, ops)");
+    if (root->type != YAML_MAPPING_NODE)
+        return mrt_spec_fail(p, root, "expected a mapping at the top of the "
+                             "spec, got %s", mrt_spec_what(root, what,
+                                                           sizeof what));
+    mrt_status st = mrt_spec_check_keys(p, root, top_keys, "the spec");
+    for (int i = 0; !st && required_keys[i]; i++)
+        if (!mrt_spec_get(p, root, required_keys[i]))
+            st = mrt_spec_fail(p, root, "missing key '%s' (a spec needs: "
+                               "mesh, dims, tensors, ops)", required_keys[i]);
+    return st;
+}
+
+static mrt_status alloc_tensors(mrt_spec_parser *p, const yaml_node_t *root)
+{
+    const yaml_node_t *tensors = mrt_spec_get(p, root, "tensors");
+    const yaml_node_t *ops = mrt_spec_get(p, root, "ops");
+    int nin = tensors && tensors->type == YAML_MAPPING_NODE
+                  ? mrt_spec_count(tensors) : 0;
+    int nops = ops && ops->type == YAML_SEQUENCE_NODE ? mrt_spec_count(ops)
+                                                      : 0;
+    p->tensor_cap = nin + nops;
+    p->spec->tensor = calloc((size_t)p->tensor_cap + 1, sizeof *p->spec->tensor);
+    p->spec->op = calloc((size_t)nops + 1, sizeof *p->spec->op);
+    return p->spec->tensor && p->spec->op ? MRT_OK : mrt_spec_nomem(p);
+}
+
+static mrt_status parse_root(mrt_spec_parser *p, const yaml_node_t *root,
+                             const mrt_mesh *mesh_override)
+{
+    mrt_status st = check_top(p, root);
+    if (!st)
+        st = parse_mesh(p, mrt_spec_get(p, root, "mesh"));
+    if (!st && mesh_override) {
+        p->spec->mesh = *mesh_override;
+        p->mesh_overridden = 1;
+    }
+    if (!st)
+        st = parse_dtype(p, mrt_spec_get(p, root, "dtype"));
+    if (!st)
+        st = parse_dims(p, mrt_spec_get(p, root, "dims"));
+    if (!st && mrt_spec_get(p, root, "layout"))
+        st = mrt_spec_parse_rules(p, mrt_spec_get(p, root, "layout"), NULL,
+                                  "'layout'", p->spec->rule);
+    if (!st)
+        st = alloc_tensors(p, root);
+    if (!st)
+        st = mrt_spec_parse_tensors(p, mrt_spec_get(p, root, "tensors"));
+    if (!st)
+        st = mrt_spec_parse_ops(p, mrt_spec_get(p, root, "ops"));
+    if (!st)
+        st = mrt_spec_parse_outputs(p, mrt_spec_get(p, root, "outputs"));
+    return st;
+}
+
+mrt_status mrt_spec_load(const char *path, const char *mesh_override,
+                         mrt_spec **out, mrt_error *err)
+{
+    mrt_mesh override;
+    mrt_spec *s = NULL;
+    char *text = NULL;
+    size_t len = 0;
+    yaml_parser_t y;
+    yaml_document_t doc;
+    int have_parser = 0, have_doc = 0;
+    mrt_status st;
+
+    if (out)
+        *out = NULL;
+    if (!path || !out)
+        return mrt_error_set(err, MRT_E_USAGE, "", no_mark,
+                             "mrt_spec_load needs a path and an out pointer");
+    if (mesh_override && (st = parse_override(mesh_override, &override, err)))
+        return st;
+    if (!(s = calloc(1, sizeof *s)))
+        return mrt_error_set(err, MRT_E_NOMEM, path, no_mark, "out of memory");
+    if ((st = set_paths(s, path, err)) || (st = read_file(path, &text, &len,
+                                                          err)))
+        goto fail;
+    if (!(have_parser = yaml_parser_initialize(&y))) {
+        st = mrt_error_set(err, MRT_E_NOMEM, path, no_mark, "out of memory");
+        goto fail;
+    }
+    yaml_parser_set_input_string(&y, (const unsigned char *)text, len);
+    if ((st = load_document(&y, path, &doc, err)))
+        goto fail;
+    have_doc = 1;
+    mrt_spec_parser p = {&doc, s, err, 0, 0};
+    if ((st = parse_root(&p, yaml_document_get_root_node(&doc),
+                         mesh_override ? &override : NULL)))
+        goto fail;
+    yaml_document_delete(&doc);
+    yaml_parser_delete(&y);
+    free(text);
+    *out = s;
+    return MRT_OK;
+fail:
+    if (have_doc)
+        yaml_document_delete(&doc);
+    if (have_parser)
+        yaml_parser_delete(&y);
+    free(text);
+    mrt_spec_destroy(s);
+    return st;
+}

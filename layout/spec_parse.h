@@ -24,6 +24,7 @@ typedef struct mrt_spec_parser {
     mrt_spec *spec; /* being filled; its path names the file in errors */
     mrt_error *err; /* may be NULL */
     int tensor_cap; /* room in spec->tensor (inputs + op outputs) */
+    int mesh_overridden; /* the mesh came from --mesh, not the file */
 } mrt_spec_parser;
 
 /* Longest user text quoted in a message, and a buffer that holds it. */

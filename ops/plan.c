@@ -15,6 +15,7 @@ static const char *const step_kind_names[] = {
     [MRT_STEP_ALLTOALL] = "alltoall",
     [MRT_STEP_ALLREDUCE] = "allreduce",
     [MRT_STEP_REDUCE_SCATTER] = "reduce_scatter",
+    [MRT_STEP_PERMUTE] = "alltoall",
 };
 _Static_assert(sizeof step_kind_names / sizeof step_kind_names[0] ==
                    MRT_STEP_KIND_COUNT,

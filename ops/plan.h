@@ -17,6 +17,11 @@
  *                   end of `dim2`
  *   ALLREDUCE       resolves the pending sum over `axes`
  *   REDUCE_SCATTER  resolves the pending sum over axis into a split of dim
+ *   PERMUTE         reorders the nesting of the axes that split `dim`
+ *                   (e.g. [data, model] -> [model, data]): every rank
+ *                   sends its whole shard to one rank of the group over
+ *                   `axes` (an MPI_Alltoallv with one peer; reported as
+ *                   an alltoall)
  * `bytes` is what each rank hands to the MPI call: the element count of
  * the send buffer times the element size (the whole local input value in
  * every kind of collective).
@@ -39,11 +44,12 @@ typedef enum mrt_step_kind {
     MRT_STEP_ALLTOALL,
     MRT_STEP_ALLREDUCE,
     MRT_STEP_REDUCE_SCATTER,
+    MRT_STEP_PERMUTE,
     MRT_STEP_KIND_COUNT
 } mrt_step_kind;
 
 /* "einsum", "slice", "allgather", "alltoall", "allreduce",
- * "reduce_scatter". */
+ * "reduce_scatter" (PERMUTE is named "alltoall": that is its MPI call). */
 const char *mrt_step_kind_name(mrt_step_kind k);
 /* 1 for the kinds that call MPI. */
 int mrt_step_is_collective(mrt_step_kind k);

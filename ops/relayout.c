@@ -11,6 +11,9 @@
  *   reduce-scatter  a pending sum over axis a, where a dim is ready for a
  *   all-reduce      the pending sums no dim of the target wants, in one
  *                   collective over all their axes (Mesh-TensorFlow)
+ *   permute         a dim keeps the same axes beyond its common prefix but
+ *                   in another nesting order: one exchange of whole shards
+ *                   over those axes (gathering them would cost far more)
  *   all-to-all      axis a leaves the minor end of one dim for another dim
  *                   that is ready for it
  *   all-gather      axis a leaves the minor end of a dim
@@ -64,6 +67,22 @@ static int emit(relayout *r, mrt_step_kind kind, int dim, int dim2,
     return 0;
 }
 
+/* The axes of dim i beyond its common prefix, if the target has the same
+ * ones in another order (0 otherwise). */
+static unsigned reordered_axes(const relayout *r, int i)
+{
+    const mrt_layout *l = &r->l;
+    int n = common_prefix(l, r->to, i);
+    if (n == l->naxes[i] || l->naxes[i] != r->to->naxes[i])
+        return 0;
+    unsigned have = 0, want = 0;
+    for (int j = n; j < l->naxes[i]; j++) {
+        have |= 1u << l->axes[i][j];
+        want |= 1u << r->to->axes[i][j];
+    }
+    return have == want ? have : 0;
+}
+
 static void append_axis(mrt_layout *l, int i, int a)
 {
     l->axes[i][l->naxes[i]++] = a;
@@ -96,6 +115,14 @@ static int one_move(relayout *r)
         unsigned axes = l->partial & ~wanted;
         l->partial &= wanted;
         return emit(r, MRT_STEP_ALLREDUCE, -1, -1, axes) ? -1 : 1;
+    }
+    for (int i = 0; i < l->ndims; i++) {
+        unsigned axes = reordered_axes(r, i);
+        if (axes) {
+            for (int j = 0; j < r->to->naxes[i]; j++)
+                l->axes[i][j] = r->to->axes[i][j];
+            return emit(r, MRT_STEP_PERMUTE, i, -1, axes) ? -1 : 1;
+        }
     }
     for (int pass = 0; pass < 2; pass++) {
         for (int i = 0; i < l->ndims; i++) {

@@ -119,3 +119,22 @@ int mrt_comm_reduce_scatter(mrt_comm *c, unsigned axes, const void *in,
     return MPI_Reduce_scatter_block(in, out, (int)count_per_rank,
                                     mpi_type(t), MPI_SUM, c->group[axes]);
 }
+
+int mrt_comm_exchange(mrt_comm *c, unsigned axes, const void *in, void *out,
+                      int64_t count, int dest, int src, mrt_dtype t)
+{
+    CHECK_COUNT(count);
+    int p;
+    MPI_Comm_size(c->group[axes], &p);
+    int *counts = calloc(4 * (size_t)p, sizeof *counts);
+    if (!counts)
+        return MPI_ERR_NO_MEM;
+    int *scount = counts, *rcount = counts + p, *displ = counts + 2 * p;
+    scount[dest] = (int)count;
+    rcount[src] = (int)count;
+    ledger(c, count, t);
+    int rc = MPI_Alltoallv(in, scount, displ, mpi_type(t), out, rcount, displ,
+                           mpi_type(t), c->group[axes]);
+    free(counts);
+    return rc;
+}

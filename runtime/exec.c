@@ -200,6 +200,52 @@ static int do_reduce_scatter(mrt_exec *e, const mrt_step *s)
                                    out->count, p->dtype);
 }
 
+/* Block number of the rank at coords along the axes list[from..n). */
+static int64_t block_of(const mrt_mesh *m, const int *list, int from, int n,
+                        const int64_t coords[])
+{
+    int64_t b = 0;
+    for (int j = from; j < n; j++)
+        b = b * m->size[list[j]] + coords[list[j]];
+    return b;
+}
+
+/* The coordinates holding block b along list[from..n), other axes as c. */
+static void coords_of(const mrt_mesh *m, const int *list, int from, int n,
+                      int64_t b, int64_t c[])
+{
+    for (int j = n - 1; j >= from; j--) {
+        c[list[j]] = b % m->size[list[j]];
+        b /= m->size[list[j]];
+    }
+}
+
+/* Reordered nesting: my block goes to the rank that holds it under the
+ * new order; I receive the block the new order gives me from the rank
+ * that holds it under the old one. */
+static int do_permute(mrt_exec *e, const mrt_step *s)
+{
+    const mrt_plan *p = e->plan;
+    const mrt_mesh *m = &p->mesh;
+    const mrt_layout *from = &p->value[s->in].layout,
+                     *to = &p->value[s->out].layout;
+    int d = s->dim, n = from->naxes[d], k = 0;
+    while (from->axes[d][k] == to->axes[d][k])
+        k++;
+    int64_t dc[MRT_MAX_AXES], sc[MRT_MAX_AXES];
+    memcpy(dc, e->comm->coords, sizeof dc);
+    memcpy(sc, e->comm->coords, sizeof sc);
+    coords_of(m, to->axes[d], k, n,
+              block_of(m, from->axes[d], k, n, e->comm->coords), dc);
+    coords_of(m, from->axes[d], k, n,
+              block_of(m, to->axes[d], k, n, e->comm->coords), sc);
+    return mrt_comm_exchange(e->comm, s->axes, e->buf[s->in], e->buf[s->out],
+                             p->value[s->in].count,
+                             (int)mrt_mesh_group_index(m, s->axes, dc),
+                             (int)mrt_mesh_group_index(m, s->axes, sc),
+                             p->dtype);
+}
+
 static int do_step(mrt_exec *e, const mrt_step *s)
 {
     switch (s->kind) {
@@ -212,6 +258,7 @@ static int do_step(mrt_exec *e, const mrt_step *s)
                                   e->buf[s->out], e->plan->value[s->in].count,
                                   e->plan->dtype);
     case MRT_STEP_REDUCE_SCATTER: return do_reduce_scatter(e, s);
+    case MRT_STEP_PERMUTE: return do_permute(e, s);
     case MRT_STEP_KIND_COUNT: break;
     }
     return MPI_ERR_OTHER;

@@ -46,6 +46,10 @@ int mrt_comm_allgather(mrt_comm *c, unsigned axes, const void *in,
                        void *out, int64_t count, mrt_dtype t);
 int mrt_comm_alltoall(mrt_comm *c, unsigned axes, const void *in,
                       void *out, int64_t count_per_rank, mrt_dtype t);
+/* Sends the whole buffer to group member dest and receives count
+ * elements from member src (an MPI_Alltoallv with one peer each way). */
+int mrt_comm_exchange(mrt_comm *c, unsigned axes, const void *in, void *out,
+                      int64_t count, int dest, int src, mrt_dtype t);
 int mrt_comm_reduce_scatter(mrt_comm *c, unsigned axes, const void *in,
                             void *out, int64_t count_per_rank, mrt_dtype t);
 

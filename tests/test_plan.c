@@ -1,2 +1,236 @@
-/* placeholder: not written yet */
-int main(void) { return 77; }
+/*
+ * test_plan.c — the planner's choices on hand-worked cases: which steps,
+ * which collectives on which axes, how many bytes per rank.  Each case is
+ * a small spec; the expected figures are worked out in the comments.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "plan.h"
+#include "spec.h"
+
+static mrt_spec *spec;
+static mrt_plan *plan;
+
+/* Loads YAML text (with an optional --mesh override) and plans it. */
+static void plan_text(const char *yaml, const char *mesh)
+{
+    char path[] = "/tmp/mrt_test_plan_XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, yaml, strlen(yaml)), (ssize_t)strlen(yaml));
+    close(fd);
+    mrt_error err = {0};
+    mrt_status st = mrt_spec_load(path, mesh, &spec, &err);
+    unlink(path);
+    if (st != MRT_OK)
+        ck_abort_msg("spec: %d:%d: %s", err.line, err.column, err.message);
+    st = mrt_plan_create(spec, &plan, &err);
+    if (st != MRT_OK)
+        ck_abort_msg("plan: %s", err.message);
+}
+
+static void teardown(void)
+{
+    mrt_plan_destroy(plan);
+    mrt_spec_destroy(spec);
+    plan = NULL;
+    spec = NULL;
+}
+
+/* The steps of op i as a string like "slice einsum allreduce". */
+static const char *op_steps(int i)
+{
+    static char buf[256];
+    buf[0] = '\0';
+    const mrt_plan_op *o = &plan->op[i];
+    for (int k = o->first_step; k < o->first_step + o->nsteps; k++) {
+        if (buf[0])
+            strcat(buf, " ");
+        strcat(buf, mrt_step_kind_name(plan->step[k].kind));
+    }
+    return buf;
+}
+
+static const mrt_step *op_step(int i, int k)
+{
+    return &plan->step[plan->op[i].first_step + k];
+}
+
+#define MLP_HEAD                                                             \
+    "mesh: {data: 2, model: 2}\n"                                            \
+    "dims: {batch: 64, d_model: 128, d_ff: 512}\n"                           \
+    "layout: {batch: data, d_ff: model}\n"                                   \
+    "tensors:\n"                                                             \
+    "  x:  {shape: [batch, d_model]}\n"                                      \
+    "  w1: {shape: [d_model, d_ff]}\n"                                       \
+    "  w2: {shape: [d_ff, d_model]}\n"                                       \
+    "ops:\n"                                                                 \
+    "  - {op: einsum, in: [x, w1], out: h, shape: [batch, d_ff]}\n"
+
+START_TEST(global_rules_give_mesh_tensorflow_lowering)
+{
+    /* h = x.w1 splits nothing it sums: no communication.  y = h.w2 sums
+     * d_ff, split over model: one all-reduce over model of y's shard,
+     * 64/2 x 128 floats = 16384 bytes. */
+    plan_text(MLP_HEAD
+              "  - {op: einsum, in: [h, w2], out: y, shape: [batch, d_model]}\n",
+              NULL);
+    ck_assert_str_eq(op_steps(0), "einsum");
+    ck_assert_str_eq(op_steps(1), "einsum allreduce");
+    const mrt_step *s = op_step(1, 1);
+    ck_assert_uint_eq(s->axes, 1u << 1);
+    ck_assert_int_eq(s->group, 2);
+    ck_assert_int_eq(s->bytes, 32 * 128 * 4);
+    ck_assert_int_eq(mrt_plan_comm_bytes(plan), 16384);
+    /* flops per rank: 2 * 32 * 256 * 128 for each einsum */
+    ck_assert_double_eq(plan->op[0].flops, 2.0 * 32 * 256 * 128);
+    ck_assert_int_eq(op_step(0, 0)->cls.size[MRT_IDX_M], 32);
+    ck_assert_int_eq(op_step(0, 0)->cls.size[MRT_IDX_N], 256);
+    ck_assert_int_eq(op_step(0, 0)->cls.size[MRT_IDX_K], 128);
+}
+END_TEST
+
+START_TEST(pending_sum_into_a_split_becomes_reduce_scatter)
+{
+    /* y's layout splits batch over [data, model]: the pending sum over
+     * model is reduce-scattered along batch, same bytes handed to MPI as
+     * the all-reduce (the shard of the partial y), half the result. */
+    plan_text(MLP_HEAD "  - {op: einsum, in: [h, w2], out: y, shape: [batch, "
+                       "d_model], layout: {batch: [data, model]}}\n",
+              NULL);
+    ck_assert_str_eq(op_steps(1), "einsum reduce_scatter");
+    const mrt_step *s = op_step(1, 1);
+    ck_assert_uint_eq(s->axes, 1u << 1);
+    ck_assert_int_eq(s->dim, 0);
+    ck_assert_int_eq(s->bytes, 32 * 128 * 4);
+    ck_assert_int_eq(plan->value[s->out].local[0], 16);
+}
+END_TEST
+
+START_TEST(sum_over_two_axes_is_one_allreduce)
+{
+    /* k split over [data, model]: one all-reduce over both axes (group 4)
+     * of the 8 x 6 float64 result. */
+    plan_text("mesh: {data: 2, model: 2}\ndtype: float64\n"
+              "dims: {m: 8, k: 16, n: 6}\nlayout: {k: [data, model]}\n"
+              "tensors: {a: {shape: [m, k]}, b: {shape: [k, n]}}\n"
+              "ops: [{op: einsum, in: [a, b], out: c, shape: [m, n]}]\n",
+              NULL);
+    ck_assert_str_eq(op_steps(0), "einsum allreduce");
+    ck_assert_uint_eq(op_step(0, 1)->axes, 3u);
+    ck_assert_int_eq(op_step(0, 1)->group, 4);
+    ck_assert_int_eq(op_step(0, 1)->bytes, 8 * 6 * 8);
+}
+END_TEST
+
+START_TEST(moving_a_split_between_dims_is_alltoall)
+{
+    /* w arrives split on n over model, but k (summed) sits on model in a:
+     * the summed dim keeps its split, so w's split moves from n to k on
+     * the same axis: one all-to-all of w's 16 x 3 shard. */
+    plan_text("mesh: {model: 2}\ndims: {m: 4, k: 16, n: 6}\n"
+              "layout: {k: model}\n"
+              "tensors:\n  a: {shape: [m, k]}\n"
+              "  w: {shape: [k, n], layout: {n: model}}\n"
+              "ops: [{op: einsum, in: [a, w], out: c, shape: [m, n]}]\n",
+              NULL);
+    ck_assert_str_eq(op_steps(0), "alltoall einsum allreduce");
+    const mrt_step *s = op_step(0, 0);
+    ck_assert_int_eq(s->dim, 1);  /* from n ... */
+    ck_assert_int_eq(s->dim2, 0); /* ... to k */
+    ck_assert_int_eq(s->bytes, 16 * 3 * 4);
+}
+END_TEST
+
+START_TEST(gather_and_slice)
+{
+    /* c is replicated: x's batch split must go before the kernel (an
+     * all-gather of its 4 x 8 shard); then c2 wants batch split again,
+     * which is a local slice of c (no bytes). */
+    plan_text("mesh: {data: 2}\ndims: {batch: 8, k: 8, n: 4}\n"
+              "layout: {batch: data}\n"
+              "tensors: {x: {shape: [batch, k]}, w: {shape: [k, n]}}\n"
+              "ops:\n"
+              "  - {op: einsum, in: [x, w], out: c, shape: [batch, n], layout: {}}\n"
+              "  - {op: einsum, in: [c], out: c2, shape: [n, batch]}\n",
+              NULL);
+    ck_assert_str_eq(op_steps(0), "allgather einsum");
+    ck_assert_int_eq(op_step(0, 0)->bytes, 4 * 8 * 4);
+    ck_assert_str_eq(op_steps(1), "slice einsum");
+    ck_assert_int_eq(op_step(1, 0)->bytes, 0);
+    ck_assert_int_eq(plan->op[1].comm_bytes, 0);
+}
+END_TEST
+
+START_TEST(plans_for_a_huge_mesh_without_mpi)
+{
+    /* 1024 ranks: k over model (32): all-reduce of the 2 x 64 shard. */
+    plan_text("mesh: {data: 32, model: 32}\ndims: {b: 64, k: 1024, n: 64}\n"
+              "layout: {b: data, k: model}\n"
+              "tensors: {x: {shape: [b, k]}, w: {shape: [k, n]}}\n"
+              "ops: [{op: einsum, in: [x, w], out: y, shape: [b, n]}]\n",
+              NULL);
+    ck_assert_int_eq(plan->mesh.nranks, 1024);
+    ck_assert_str_eq(op_steps(0), "einsum allreduce");
+    ck_assert_int_eq(op_step(0, 1)->group, 32);
+    ck_assert_int_eq(op_step(0, 1)->bytes, 2 * 64 * 4);
+}
+END_TEST
+
+START_TEST(mesh_override_changes_the_plan)
+{
+    /* The same spec on a 4x1 mesh: model has one rank, so the sum over it
+     * needs no collective at all. */
+    plan_text(MLP_HEAD
+              "  - {op: einsum, in: [h, w2], out: y, shape: [batch, d_model]}\n",
+              "data=4,model=1");
+    ck_assert_str_eq(op_steps(1), "einsum");
+    ck_assert_int_eq(mrt_plan_comm_bytes(plan), 0);
+}
+END_TEST
+
+START_TEST(swapped_nesting_moves_through_one_axis)
+{
+    /* [b/data+model] -> [b/model+data]: same axes, other nesting: one
+     * exchange of whole 2 x 4 shards over both axes, never a gather. */
+    plan_text("mesh: {data: 2, model: 2}\ndims: {b: 8, n: 4}\n"
+              "layout: {b: [data, model]}\n"
+              "tensors: {x: {shape: [b, n]}}\n"
+              "ops: [{op: einsum, in: [x], out: y, shape: [b, n], "
+              "layout: {b: [model, data]}}]\n",
+              NULL);
+    ck_assert_str_eq(op_steps(0), "alltoall einsum");
+    ck_assert_int_eq(op_step(0, 0)->kind, MRT_STEP_PERMUTE);
+    ck_assert_uint_eq(op_step(0, 0)->axes, 3u);
+    ck_assert_int_eq(op_step(0, 0)->bytes, 2 * 4 * 4);
+    const mrt_value *res = &plan->value[plan->op[0].out_value];
+    ck_assert_int_eq(res->layout.naxes[0], 2);
+    ck_assert_int_eq(res->layout.axes[0][0], 1);
+    ck_assert_int_eq(res->layout.axes[0][1], 0);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("plan");
+    TCase *tc = tcase_create("plan");
+    tcase_add_checked_fixture(tc, NULL, teardown);
+    tcase_add_test(tc, global_rules_give_mesh_tensorflow_lowering);
+    tcase_add_test(tc, pending_sum_into_a_split_becomes_reduce_scatter);
+    tcase_add_test(tc, sum_over_two_axes_is_one_allreduce);
+    tcase_add_test(tc, moving_a_split_between_dims_is_alltoall);
+    tcase_add_test(tc, gather_and_slice);
+    tcase_add_test(tc, plans_for_a_huge_mesh_without_mpi);
+    tcase_add_test(tc, mesh_override_changes_the_plan);
+    tcase_add_test(tc, swapped_nesting_moves_through_one_axis);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

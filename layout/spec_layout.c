@@ -1,0 +1,224 @@
+/*
+ * spec_layout.c — layout rules (dim -> mesh axes) and the home layout of
+ * every tensor.
+ *
+ * A rule maps one dim to an axis or to a sequence of axes, major first.
+ * The global rules (top-level `layout:`) apply to every tensor that has
+ * no `layout:` of its own; a tensor's (or op's) own mapping replaces them
+ * entirely, and the dims it does not name are replicated.  As in
+ * Mesh-TensorFlow, two different dims may map to the same axis in the
+ * global rules, as long as no tensor has both: a layout uses each axis at
+ * most once.  Every split must be even.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spec_parse.h"
+
+const char *mrt_spec_shape_str(const mrt_spec *s, const mrt_layout *l,
+                               char *buf, size_t size)
+{
+    size_t n = (size_t)snprintf(buf, size, "[");
+    for (int i = 0; i < l->ndims && n < size; i++)
+        n += (size_t)snprintf(buf + n, size - n, "%s%s", i ? ", " : "",
+                              s->dim_name[l->dim[i]]);
+    if (n < size)
+        snprintf(buf + n, size - n, "]");
+    return buf;
+}
+
+/* "d_ff: model" or "d_ff: [data, model]". */
+static const char *rule_str(const mrt_spec *s, int dim, const mrt_rule *r,
+                            char *buf, size_t size)
+{
+    size_t n = (size_t)snprintf(buf, size, "%s: %s", s->dim_name[dim],
+                                r->naxes == 1 ? "" : "[");
+    for (int j = 0; j < r->naxes && n < size; j++)
+        n += (size_t)snprintf(buf + n, size - n, "%s%s", j ? ", " : "",
+                              s->mesh.name[r->axes[j]]);
+    if (r->naxes != 1 && n < size)
+        snprintf(buf + n, size - n, "]");
+    return buf;
+}
+
+/* One axis of a rule (scalar node a) appended to r. */
+static mrt_status rule_axis(mrt_spec_parser *p, const yaml_node_t *a,
+                            const char *dim, mrt_rule *r)
+{
+    const mrt_mesh *m = &p->spec->mesh;
+    char q[MRT_SPEC_QUOTE_MAX + 32], list[MRT_SPEC_LIST_MAX];
+    const char *name = mrt_spec_str(a);
+    int axis = name ? mrt_mesh_find_axis(m, name) : -1;
+    if (!a || a->type != YAML_SCALAR_NODE || mrt_spec_is_null(a))
+        return mrt_spec_fail(p, a, "expected a mesh axis in the rule for dim "
+                             "'%s', got %s", dim, mrt_spec_what(a, q,
+                                                                sizeof q));
+    if (axis < 0)
+        return mrt_spec_fail(p, a, "unknown mesh axis '%s' (the mesh%s has: "
+                             "%s)", mrt_spec_quote(a, q, sizeof q),
+                             p->mesh_overridden ? " given by --mesh" : "",
+                             mrt_spec_join(list, sizeof list, m->name[0],
+                                           sizeof m->name[0], m->naxes));
+    for (int j = 0; j < r->naxes; j++)
+        if (r->axes[j] == axis)
+            return mrt_spec_fail(p, a, "mesh axis '%s' appears twice in the "
+                                 "rule for dim '%s'", name, dim);
+    r->axes[r->naxes++] = axis; /* < MRT_MAX_AXES: axes are distinct */
+    return MRT_OK;
+}
+
+/* The value of one rule: an axis or a sequence of axes. */
+static mrt_status parse_rule(mrt_spec_parser *p, const yaml_node_t *v,
+                             const char *dim, mrt_rule *r)
+{
+    char what[MRT_SPEC_QUOTE_MAX + 32];
+    mrt_status st = MRT_OK;
+    r->naxes = 0;
+    r->mark = mrt_spec_mark(v);
+    if (v && v->type == YAML_SEQUENCE_NODE) {
+        for (yaml_node_item_t *it = v->data.sequence.items.start;
+             !st && it < v->data.sequence.items.top; it++)
+            st = rule_axis(p, mrt_spec_node(p, *it), dim, r);
+        return st;
+    }
+    if (v && v->type == YAML_SCALAR_NODE && !mrt_spec_is_null(v))
+        return rule_axis(p, v, dim, r);
+    return mrt_spec_fail(p, v, "expected a mesh axis or a sequence of mesh "
+                         "axes for dim '%s', got %s", dim,
+                         mrt_spec_what(v, what, sizeof what));
+}
+
+/* The dim id named by key k of a layout mapping, checked against shape. */
+static mrt_status rule_dim(mrt_spec_parser *p, const yaml_node_t *k,
+                           const mrt_layout *shape, const char *of, int *dim)
+{
+    const mrt_spec *s = p->spec;
+    char q[MRT_SPEC_QUOTE_MAX + 8], list[MRT_SPEC_LIST_MAX];
+    const char *name = mrt_spec_str(k);
+    *dim = name ? mrt_spec_find_dim(s, name) : -1;
+    if (*dim < 0)
+        return mrt_spec_fail(p, k, "unknown dim '%s' in %s (the dims are: %s)",
+                             mrt_spec_quote(k, q, sizeof q), of,
+                             mrt_spec_join(list, sizeof list, s->dim_name[0],
+                                           sizeof s->dim_name[0], s->ndims));
+    if (shape && mrt_layout_find_dim(shape, *dim) < 0)
+        return mrt_spec_fail(p, k, "%s names dim '%s', which is not in its "
+                             "shape %s", of, name,
+                             mrt_spec_shape_str(s, shape, list, sizeof list));
+    return MRT_OK;
+}
+
+mrt_status mrt_spec_parse_rules(mrt_spec_parser *p, const yaml_node_t *map,
+                                const mrt_layout *shape, const char *of,
+                                mrt_rule rules[])
+{
+    mrt_status st = mrt_spec_expect(p, map, YAML_MAPPING_NODE, of);
+    if (!st)
+        st = mrt_spec_check_keys(p, map, NULL, of);
+    for (yaml_node_pair_t *pr = st ? NULL : map->data.mapping.pairs.start;
+         pr && pr < map->data.mapping.pairs.top; pr++) {
+        int dim;
+        st = rule_dim(p, mrt_spec_node(p, pr->key), shape, of, &dim);
+        if (!st)
+            st = parse_rule(p, mrt_spec_node(p, pr->value),
+                            p->spec->dim_name[dim], &rules[dim]);
+        if (st)
+            break;
+    }
+    return st;
+}
+
+/* "4 = data(2) x model(2), the mesh axes that split" */
+static const char *parts_str(const mrt_mesh *m, const mrt_layout *l, int i,
+                             char *buf, size_t size)
+{
+    size_t n = (size_t)snprintf(buf, size, "%lld =",
+                                (long long)mrt_layout_parts(l, m, i));
+    for (int j = 0; j < l->naxes[i] && n < size; j++)
+        n += (size_t)snprintf(buf + n, size - n, "%s %s(%lld)", j ? " x" : "",
+                              m->name[l->axes[i][j]],
+                              (long long)m->size[l->axes[i][j]]);
+    if (n < size)
+        snprintf(buf + n, size - n, ", the mesh %s that split%s",
+                 l->naxes[i] > 1 ? "axes" : "axis",
+                 l->naxes[i] > 1 ? "" : "s");
+    return buf;
+}
+
+static mrt_status check_even(mrt_spec_parser *p, const mrt_spec_tensor *t)
+{
+    const mrt_spec *s = p->spec;
+    const mrt_layout *l = &t->layout;
+    char parts[MRT_SPEC_LIST_MAX * 2];
+    for (int i = 0; i < l->ndims; i++) {
+        if (l->size[i] % mrt_layout_parts(l, &s->mesh, i) == 0)
+            continue;
+        return mrt_error_set(p->err, MRT_E_SPEC, s->path, t->split_mark[i],
+                             "dim '%s' (size %lld) is not divisible by %s it "
+                             "in tensor '%s' (uneven splits are not supported "
+                             "yet)", s->dim_name[l->dim[i]],
+                             (long long)l->size[i],
+                             parts_str(&s->mesh, l, i, parts, sizeof parts),
+                             t->name);
+    }
+    return MRT_OK;
+}
+
+/* Copies rules[dim] into dim i of t, refusing an axis already used. */
+static mrt_status apply_rule(mrt_spec_parser *p, mrt_spec_tensor *t, int i,
+                             const mrt_rule rules[], const yaml_node_t *own,
+                             const yaml_node_t *shape_node, int owner[])
+{
+    const mrt_spec *s = p->spec;
+    const mrt_rule *r = &rules[t->layout.dim[i]];
+    char a[MRT_SPEC_LIST_MAX], b[MRT_SPEC_LIST_MAX];
+    for (int j = 0; j < r->naxes; j++) {
+        int axis = r->axes[j], prev = owner[axis];
+        if (prev >= 0) {
+            int pd = t->layout.dim[prev];
+            mrt_mark at = own ? r->mark : mrt_spec_mark(shape_node);
+            return mrt_error_set(p->err, MRT_E_SPEC, s->path, at,
+                                 "tensor '%s' would split mesh axis '%s' "
+                                 "twice: %s and %s%s", t->name,
+                                 s->mesh.name[axis],
+                                 rule_str(s, pd, &rules[pd], a, sizeof a),
+                                 rule_str(s, t->layout.dim[i], r, b, sizeof b),
+                                 own ? "" : " (give it its own layout:)");
+        }
+        owner[axis] = i;
+        t->layout.axes[i][j] = axis;
+    }
+    t->layout.naxes[i] = r->naxes;
+    if (r->naxes)
+        t->split_mark[i] = r->mark;
+    return MRT_OK;
+}
+
+mrt_status mrt_spec_resolve_layout(mrt_spec_parser *p, mrt_spec_tensor *t,
+                                   const yaml_node_t *own,
+                                   const yaml_node_t *shape_node)
+{
+    const mrt_spec *s = p->spec;
+    const mrt_rule *rules = s->rule;
+    mrt_rule *own_rules = NULL;
+    int owner[MRT_MAX_AXES];
+    char of[MRT_NAME_MAX + 32];
+    mrt_status st = MRT_OK;
+    t->layout.partial = 0;
+    if (own) {
+        if (!(own_rules = calloc((size_t)s->ndims + 1, sizeof *own_rules)))
+            return mrt_spec_nomem(p);
+        snprintf(of, sizeof of, "the layout of tensor '%s'", t->name);
+        st = mrt_spec_parse_rules(p, own, &t->layout, of, own_rules);
+        rules = own_rules;
+    }
+    for (int a = 0; a < MRT_MAX_AXES; a++)
+        owner[a] = -1;
+    for (int i = 0; !st && i < t->layout.ndims; i++)
+        st = apply_rule(p, t, i, rules, own, shape_node, owner);
+    if (!st)
+        st = check_even(p, t);
+    free(own_rules);
+    return st;
+}

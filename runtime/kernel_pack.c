@@ -1,0 +1,171 @@
+/*
+ * kernel_pack.c — strided copy-and-sum, the data movement of the local
+ * einsum kernel: permuting an operand into the workspace, summing away
+ * dims that only one input has, and permuting a result into C.
+ *
+ * The loop nest is chosen for the cache, not for the index order: dims of
+ * extent 1 are dropped, the rest are sorted so that the dim with the
+ * smallest stride (the contiguous dim of the source or of the destination)
+ * is innermost, with ties going to the destination's contiguous dim, and
+ * neighbouring loops whose strides fold in both source and destination
+ * are merged, so a dense copy becomes one memcpy.  The odometer over the
+ * outer loops works in bytes and is type-free; only the inner loops are
+ * typed, picked from a table by dtype.  A sum first zeroes the elements
+ * it will accumulate into, then adds in the same cache-friendly order.
+ */
+#include "kernel_pack.h"
+
+#include <assert.h>
+#include <string.h>
+
+typedef struct loopnest {
+    int nd; /* outermost first */
+    int64_t ext[MRT_MAX_DIMS], ss[MRT_MAX_DIMS], ds[MRT_MAX_DIMS];
+} loopnest;
+
+/* ---- typed inner loops ---------------------------------------------- */
+
+typedef void inner_fn(int64_t n, const void *src, int64_t si, void *dst,
+                      int64_t di);
+
+#define DEFINE_INNER(T, SUF)                                                 \
+    static void set_##SUF(int64_t n, const void *src, int64_t si,          \
+                          void *dst, int64_t di)                           \
+    {                                                                       \
+        const T *restrict s = src;                                          \
+        T *restrict d = dst;                                                \
+        if (si == 1 && di == 1)                                             \
+            memcpy(d, s, (size_t)n * sizeof(T));                            \
+        else                                                                \
+            for (int64_t i = 0; i < n; i++)                                 \
+                d[i * di] = s[i * si];                                      \
+    }                                                                       \
+    static void add_##SUF(int64_t n, const void *src, int64_t si,          \
+                          void *dst, int64_t di)                           \
+    {                                                                       \
+        const T *restrict s = src;                                          \
+        T *restrict d = dst;                                                \
+        if (di == 0) {                                                      \
+            T acc = d[0];                                                   \
+            for (int64_t i = 0; i < n; i++)                                 \
+                acc += s[i * si];                                           \
+            d[0] = acc;                                                     \
+        } else {                                                            \
+            for (int64_t i = 0; i < n; i++)                                 \
+                d[i * di] += s[i * si];                                     \
+        }                                                                   \
+    }                                                                       \
+    static void zero_##SUF(int64_t n, const void *src, int64_t si,         \
+                           void *dst, int64_t di)                          \
+    {                                                                       \
+        T *restrict d = dst;                                                \
+        for (int64_t i = 0; i < n; i++)                                     \
+            d[i * di] = 0;                                                  \
+    }
+
+DEFINE_INNER(float, f32)
+DEFINE_INNER(double, f64)
+
+enum { MODE_SET, MODE_ADD, MODE_ZERO, MODE_COUNT };
+
+static inner_fn *const inner_table[MRT_DTYPE_COUNT][MODE_COUNT] = {
+    [MRT_F32] = {set_f32, add_f32, zero_f32},
+    [MRT_F64] = {set_f64, add_f64, zero_f64},
+};
+
+/* ---- the loop nest -------------------------------------------------- */
+
+/* Cache order: a loop is "outer" if its smallest nonzero stride is
+ * larger; ties put the smaller destination stride inside. */
+static int outer_than(const loopnest *L, int i, int j)
+{
+    int64_t ki = L->ds[i] && L->ds[i] < L->ss[i] ? L->ds[i] : L->ss[i];
+    int64_t kj = L->ds[j] && L->ds[j] < L->ss[j] ? L->ds[j] : L->ss[j];
+    return ki != kj ? ki > kj : L->ds[i] > L->ds[j];
+}
+
+static void swap_loops(loopnest *L, int i, int j)
+{
+    int64_t t;
+    t = L->ext[i], L->ext[i] = L->ext[j], L->ext[j] = t;
+    t = L->ss[i], L->ss[i] = L->ss[j], L->ss[j] = t;
+    t = L->ds[i], L->ds[i] = L->ds[j], L->ds[j] = t;
+}
+
+/* Builds the nest over the dims of extent > 1; with summed == 0 the dims
+ * with ds == 0 are left out too (the zeroing pass). */
+static void build(loopnest *L, int nd, const int64_t ext[],
+                  const int64_t ss[], const int64_t ds[], int summed)
+{
+    L->nd = 0;
+    for (int i = 0; i < nd; i++) {
+        if (ext[i] == 1 || (!summed && ds[i] == 0))
+            continue;
+        L->ext[L->nd] = ext[i];
+        L->ss[L->nd] = ss[i];
+        L->ds[L->nd] = ds[i];
+        L->nd++;
+    }
+    for (int i = 1; i < L->nd; i++) /* insertion sort, outer first */
+        for (int j = i; j > 0 && outer_than(L, j, j - 1); j--)
+            swap_loops(L, j, j - 1);
+    int n = 0; /* merge loops that fold in both source and destination */
+    for (int i = 1; i < L->nd; i++) {
+        if (L->ss[n] == L->ss[i] * L->ext[i] &&
+            L->ds[n] == L->ds[i] * L->ext[i]) {
+            L->ext[n] *= L->ext[i];
+            L->ss[n] = L->ss[i];
+            L->ds[n] = L->ds[i];
+        } else {
+            n++;
+            L->ext[n] = L->ext[i], L->ss[n] = L->ss[i], L->ds[n] = L->ds[i];
+        }
+    }
+    L->nd = L->nd ? n + 1 : 0;
+    if (L->nd == 0) { /* a single element */
+        L->nd = 1;
+        L->ext[0] = 1, L->ss[0] = 0, L->ds[0] = 0;
+    }
+}
+
+/* Runs f over the innermost loop for every index of the outer ones.
+ * Offsets are kept in bytes, never as out-of-range pointers. */
+static void run(const loopnest *L, int es, const char *src, char *dst,
+                inner_fn *f)
+{
+    int64_t idx[MRT_MAX_DIMS] = {0}, so = 0, dof = 0;
+    int in = L->nd - 1;
+    for (;;) {
+        f(L->ext[in], src + so, L->ss[in], dst + dof, L->ds[in]);
+        int j = in - 1;
+        for (; j >= 0; j--) {
+            so += L->ss[j] * es;
+            dof += L->ds[j] * es;
+            if (++idx[j] < L->ext[j])
+                break;
+            so -= L->ss[j] * L->ext[j] * es;
+            dof -= L->ds[j] * L->ext[j] * es;
+            idx[j] = 0;
+        }
+        if (j < 0)
+            return;
+    }
+}
+
+void mrt_kernel_pack(mrt_dtype t, int nd, const int64_t ext[],
+                     const void *src, const int64_t ss[], void *dst,
+                     const int64_t ds[])
+{
+    assert(nd >= 0 && nd <= MRT_MAX_DIMS);
+    assert(t >= 0 && t < MRT_DTYPE_COUNT);
+    int es = mrt_dtype_size(t), sums = 0;
+    for (int i = 0; i < nd; i++)
+        sums |= ext[i] > 1 && ds[i] == 0;
+    loopnest L;
+    if (sums) {
+        build(&L, nd, ext, ss, ds, 0);
+        run(&L, es, src, dst, inner_table[t][MODE_ZERO]);
+    }
+    build(&L, nd, ext, ss, ds, 1);
+    run(&L, es, src, dst, inner_table[t][sums ? MODE_ADD : MODE_SET]);
+}
