@@ -35,7 +35,8 @@ static unsigned summed_axes(const mrt_plan *p, const mrt_spec_op *o,
         for (int i = 0; i < in->ndims; i++)
             if (mrt_layout_find_dim(out, in->dim[i]) < 0)
                 for (int j = 0; j < e->naxes[in->dim[i]]; j++)
-                    mask |= 1u << e->axes[in->dim[i]][j];
+                    if (p->mesh.size[e->axes[in->dim[i]][j]] > 1)
+                        mask |= 1u << e->axes[in->dim[i]][j];
     }
     return mask;
 }

@@ -22,6 +22,7 @@
  * one axis, so the loop ends; when it does the value has the target
  * layout.  Pending sums that a target dim wants wait until that dim is
  * ready and become a reduce-scatter (never an all-reduce and a slice).
+ * Axes of size 1 are ignored throughout: moving along them moves nothing.
  */
 #include <assert.h>
 
@@ -145,16 +146,38 @@ static int one_move(relayout *r)
     return 0;
 }
 
+/* l without the axes of size 1: they split nothing and sum nothing, and
+ * a collective over a group of one rank is no collective. */
+static mrt_layout without_unit_axes(const mrt_layout *l, const mrt_mesh *m)
+{
+    mrt_layout n = *l;
+    for (int i = 0; i < n.ndims; i++) {
+        n.naxes[i] = 0;
+        for (int j = 0; j < l->naxes[i]; j++)
+            if (m->size[l->axes[i][j]] > 1)
+                n.axes[i][n.naxes[i]++] = l->axes[i][j];
+    }
+    for (int a = 0; a < m->naxes; a++)
+        if (m->size[a] == 1)
+            n.partial &= ~(1u << a);
+    return n;
+}
+
 int mrt_relayout_emit(mrt_plan *p, int op, int from, const mrt_layout *to)
 {
-    relayout r = {.p = p, .op = op, .cur = from, .l = p->value[from].layout,
-                  .to = to};
+    mrt_layout target = without_unit_axes(to, &p->mesh);
+    relayout r = {.p = p, .op = op, .cur = from,
+                  .l = without_unit_axes(&p->value[from].layout, &p->mesh),
+                  .to = &target};
     assert(r.l.ndims == to->ndims && to->partial == 0);
     int moved;
     while ((moved = one_move(&r)) > 0)
         ;
     if (moved < 0)
         return -1;
-    assert(mrt_layout_equal(&r.l, to));
+    assert(mrt_layout_equal(&r.l, &target));
+    /* A value made here shows the layout as the user wrote it. */
+    if (r.cur != from)
+        p->value[r.cur].layout = *to;
     return r.cur;
 }

@@ -59,14 +59,17 @@ static mrt_status check_world(const mrt_spec *s, const mrt_plan *p,
     int size;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (size != p->mesh.nranks) {
-        char axes[256];
+        char mesh[512];
+        int n = 0;
+        for (int a = 0; a < p->mesh.naxes; a++)
+            n += snprintf(mesh + n, sizeof mesh - (size_t)n, "%s%s=%" PRId64,
+                          a ? "," : "", p->mesh.name[a], p->mesh.size[a]);
         return mrt_error_set(
             err, MRT_E_MESH, s->path, s->mesh_mark,
-            "the mesh (%s) has %" PRId64 " ranks but mpirun started %d "
-            "(run with -n %" PRId64 ", or pick a mesh of %d ranks with --mesh)",
-            mrt_mesh_axes_str(&p->mesh, (1u << p->mesh.naxes) - 1, axes,
-                              sizeof axes),
-            p->mesh.nranks, size, p->mesh.nranks, size);
+            "the mesh %s has %" PRId64 " ranks but mpirun started %d "
+            "(run with -n %" PRId64 ", or choose a mesh of %d ranks with "
+            "--mesh)",
+            mesh, p->mesh.nranks, size, p->mesh.nranks, size);
     }
     uint64_t h = plan_hash(p), lo, hi;
     MPI_Allreduce(&h, &lo, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);

@@ -7,7 +7,7 @@ np=$1; shift
 if [ -n "${MESHRT_MPIRUN:-}" ]; then
     read -r -a cmd <<<"$MESHRT_MPIRUN"
 else
-    cmd=(mpirun --oversubscribe --mca btl_vader_single_copy_mechanism none)
+    cmd=(mpirun --quiet --oversubscribe --mca btl_vader_single_copy_mechanism none)
     [ "$(id -u)" = 0 ] && cmd+=(--allow-run-as-root)
 fi
 exec "${cmd[@]}" -n "$np" "$@"

@@ -1,0 +1,808 @@
+/*
+ * mpi_random.c — randomized end-to-end test of the planner and executor
+ * on however many MPI ranks it is started with.
+ *
+ * Every rank generates the same cases from a fixed seed: a random mesh of
+ * exactly P ranks (1-3 axes), random named dims, global layout rules, a
+ * program of 1-3 einsums (one and two inputs; batch, free, contracted and
+ * one-input-summed dims in random orders; later ops may read earlier
+ * outputs), per-tensor and per-op layouts on some tensors, a random dtype.
+ * Each case is written as YAML to /tmp/mrt_random_<pid>_<rank>.yaml,
+ * loaded, planned and run with verification on (mrt_run compares with the
+ * unsharded reference and checks the bytes handed to MPI against the
+ * plan).  The generator predicts whether the spec is valid (no axis twice
+ * in a tensor, every split even); a case it predicts invalid must be
+ * rejected by the loader, and one it predicts valid must load and run.
+ * A fixed list of hand-picked cases follows, run on every mesh {a, b, c}
+ * of P ranks.
+ *
+ * The ranks agree on every outcome before counting it (MPI_Allreduce), so
+ * no rank leaves early and all exit with the same status: 0 when nothing
+ * failed and at least 70% of the random cases were accepted.  A failing
+ * case's YAML is printed by rank 0.  If the library crashes, the spec that
+ * crashed it is left in rank 0's temp file.
+ *
+ * Usage: mpi_random [--seed S] [--cases N] [--case K] [--verbose]
+ *   --case K  runs random case K only (same seed), to reproduce a failure.
+ */
+#include <mpi.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "meshrt.h"
+
+#define G_AXES 3   /* mesh axes at most */
+#define G_POOL 7   /* named dims at most */
+#define G_TD 5     /* dims per einsum (and so per tensor) at most */
+#define G_OPS 3
+#define G_TENSORS (3 * G_OPS + 1)
+
+static const char *const axis_names[G_AXES] = {"a", "b", "c"};
+static const char *const dim_names[G_POOL] = {"i", "j", "k", "l",
+                                              "p", "q", "r"};
+
+/* ---- random numbers (splitmix64: the same stream on every rank) ---- */
+
+typedef struct rng {
+    uint64_t s;
+} rng;
+
+static uint64_t rng_next(rng *r)
+{
+    uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static int rnd(rng *r, int n) /* uniform in [0, n) */
+{
+    return (int)(rng_next(r) % (uint64_t)n);
+}
+
+static int chance(rng *r, double p)
+{
+    return (double)(rng_next(r) >> 11) * 0x1.0p-53 < p;
+}
+
+static void shuffle(rng *r, int *v, int n)
+{
+    for (int i = n - 1; i > 0; i--) {
+        int j = rnd(r, i + 1), t = v[i];
+        v[i] = v[j];
+        v[j] = t;
+    }
+}
+
+/* ---- a text buffer ------------------------------------------------- */
+
+typedef struct sbuf {
+    char s[16384];
+    size_t n;
+} sbuf;
+
+static void put(sbuf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void put(sbuf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(b->s + b->n, sizeof b->s - b->n, fmt, ap);
+    va_end(ap);
+    if (k > 0)
+        b->n += (size_t)k < sizeof b->s - b->n ? (size_t)k
+                                                : sizeof b->s - b->n - 1;
+}
+
+/* ---- the generated case -------------------------------------------- */
+
+typedef struct g_rule {
+    int n;             /* axes that split the dim (0: replicated) */
+    int ax[G_AXES];    /* major first */
+    int seq;           /* write a single axis as [a] */
+} g_rule;
+
+typedef struct g_tensor {
+    char name[8];
+    int nd, dim[G_TD];    /* pool dim ids, storage order */
+    int own;              /* has its own layout: (or its op's) */
+    g_rule rule[G_TD];    /* that layout, by position */
+    int init;             /* 0 default, 1 {random: seed}, 2 {fill: fill} */
+    int seed;
+    double fill;
+    int op;               /* producing op, or -1 for an input */
+} g_tensor;
+
+typedef struct g_case {
+    int naxes, axsize[G_AXES];
+    int f64;
+    int npool, size[G_POOL];
+    g_rule global[G_POOL];
+    int nt;
+    g_tensor t[G_TENSORS];
+    int nops, nin[G_OPS], in[G_OPS][2], out[G_OPS];
+    int nout, output[G_TENSORS], write_outputs;
+} g_case;
+
+static const g_rule *rule_of(const g_case *c, const g_tensor *t, int i)
+{
+    return t->own ? &t->rule[i] : &c->global[t->dim[i]];
+}
+
+/* A mesh of P ranks: P's prime factors dealt to 1-3 axes at random. */
+static void gen_mesh(g_case *c, rng *r, int P)
+{
+    c->naxes = 1 + rnd(r, G_AXES);
+    for (int a = 0; a < c->naxes; a++)
+        c->axsize[a] = 1;
+    int n = P;
+    for (int f = 2; n > 1; f++)
+        while (n % f == 0) {
+            c->axsize[rnd(r, c->naxes)] *= f;
+            n /= f;
+        }
+}
+
+/* A random rule of 1 or 2 distinct axes not in `used`; n = 0 when no
+ * axis is free. */
+static g_rule gen_rule(const g_case *c, rng *r, unsigned used, int max2)
+{
+    g_rule g = {0};
+    int free_ax[G_AXES], nfree = 0;
+    for (int a = 0; a < c->naxes; a++)
+        if (!(used & (1u << a)))
+            free_ax[nfree++] = a;
+    shuffle(r, free_ax, nfree);
+    g.n = nfree >= 2 && max2 && chance(r, 0.3) ? 2 : nfree > 0;
+    for (int j = 0; j < g.n; j++)
+        g.ax[j] = free_ax[j];
+    g.seq = g.n == 1 && chance(r, 0.15);
+    return g;
+}
+
+/* Global rules: about 40% replicated, 40% one axis, 20% two; two dims
+ * may share an axis (a tensor holding both is then invalid). */
+static void gen_global(g_case *c, rng *r)
+{
+    for (int d = 0; d < c->npool; d++) {
+        int k = rnd(r, 10);
+        c->global[d] = k < 4 ? (g_rule){0} : gen_rule(c, r, 0, k >= 8);
+    }
+}
+
+/* An own layout that uses no axis twice. */
+static void gen_own(const g_case *c, rng *r, g_tensor *t)
+{
+    unsigned used = 0;
+    int order[G_TD];
+    for (int i = 0; i < t->nd; i++)
+        order[i] = i;
+    shuffle(r, order, t->nd);
+    t->own = 1;
+    for (int k = 0; k < t->nd; k++) {
+        int i = order[k];
+        t->rule[i] = chance(r, 0.45) ? gen_rule(c, r, used, 1) : (g_rule){0};
+        for (int j = 0; j < t->rule[i].n; j++)
+            used |= 1u << t->rule[i].ax[j];
+    }
+}
+
+static int add_tensor(g_case *c, rng *r, int op, const int *dims, int nd)
+{
+    g_tensor *t = &c->t[c->nt];
+    memset(t, 0, sizeof *t);
+    t->op = op;
+    t->nd = nd;
+    memcpy(t->dim, dims, sizeof(int) * (size_t)nd);
+    shuffle(r, t->dim, nd);
+    if (op >= 0) {
+        snprintf(t->name, sizeof t->name, "y%d", op);
+    } else {
+        int nin = 0;
+        for (int k = 0; k < c->nt; k++)
+            nin += c->t[k].op < 0;
+        snprintf(t->name, sizeof t->name, "x%d", nin);
+        int k = rnd(r, 10);
+        t->init = k < 7 ? 0 : k < 9 ? 1 : 2;
+        t->seed = rnd(r, 1000);
+        t->fill = (double)(rnd(r, 9) - 4) * 0.25;
+    }
+    if (chance(r, op >= 0 ? 0.35 : 0.3))
+        gen_own(c, r, t);
+    return c->nt++;
+}
+
+/* n distinct pool dims not in `not` (a mask), into out; returns count. */
+static int pick_dims(const g_case *c, rng *r, int n, unsigned not, int *out)
+{
+    int all[G_POOL], k = 0;
+    for (int d = 0; d < c->npool; d++)
+        if (!(not & (1u << d)))
+            all[k++] = d;
+    shuffle(r, all, k);
+    n = n < k ? n : k;
+    memcpy(out, all, sizeof(int) * (size_t)n);
+    return n;
+}
+
+static unsigned dim_mask(const g_tensor *t)
+{
+    unsigned m = 0;
+    for (int i = 0; i < t->nd; i++)
+        m |= 1u << t->dim[i];
+    return m;
+}
+
+static int popcount(unsigned m)
+{
+    int n = 0;
+    for (; m; m &= m - 1)
+        n++;
+    return n;
+}
+
+/* An existing tensor: usually the latest op output. */
+static int pick_existing(const g_case *c, rng *r, int op)
+{
+    if (op > 0 && chance(r, 0.7))
+        return c->out[op - 1];
+    return rnd(r, c->nt);
+}
+
+/* The dims of a new partner for existing tensor e: some of e's dims
+ * (batch or contracted) plus up to 2 of its own (free or summed). */
+static int partner_dims(const g_case *c, rng *r, const g_tensor *e, int *d)
+{
+    int n = 0;
+    for (int i = 0; i < e->nd; i++)
+        if (chance(r, 0.55))
+            d[n++] = e->dim[i];
+    int room = G_TD - e->nd;
+    int extra = rnd(r, (room < 2 ? room : 2) + 1);
+    n += pick_dims(c, r, extra, dim_mask(e), d + n);
+    if (n == 0)
+        d[n++] = e->dim[rnd(r, e->nd)];
+    return n;
+}
+
+/* Two new inputs over 2-5 pool dims, each dim in A, in B, or in both. */
+static void two_new(g_case *c, rng *r, int *a, int *b)
+{
+    int u[G_TD], nu = pick_dims(c, r, 2 + rnd(r, G_TD - 1), 0, u);
+    int da[G_TD], db[G_TD], na = 0, nb = 0;
+    for (int i = 0; i < nu; i++) {
+        int k = rnd(r, 10);
+        if (k < 3 || k >= 6)
+            da[na++] = u[i];
+        if (k >= 3)
+            db[nb++] = u[i];
+    }
+    if (na == 0)
+        da[na++] = u[0];
+    if (nb == 0)
+        db[nb++] = u[nu - 1];
+    *a = add_tensor(c, r, -1, da, na);
+    *b = add_tensor(c, r, -1, db, nb);
+}
+
+static void gen_inputs(g_case *c, rng *r, int op, int nin, int in[2])
+{
+    int d[G_TD], n;
+    in[0] = in[1] = -1;
+    if (c->nt > 0 && chance(r, op > 0 ? 0.6 : 0.3))
+        in[0] = pick_existing(c, r, op);
+    if (nin == 1) {
+        if (in[0] < 0)
+            in[0] = add_tensor(c, r, -1, d, pick_dims(c, r, 1 + rnd(r, 4), 0,
+                                                      d));
+        return;
+    }
+    if (in[0] < 0) {
+        two_new(c, r, &in[0], &in[1]);
+        return;
+    }
+    for (int tries = 0; tries < 3 && in[1] < 0 && chance(r, 0.35); tries++) {
+        int e = rnd(r, c->nt);
+        if (popcount(dim_mask(&c->t[e]) | dim_mask(&c->t[in[0]])) <= G_TD)
+            in[1] = e;
+    }
+    if (in[1] < 0) {
+        n = partner_dims(c, r, &c->t[in[0]], d);
+        in[1] = add_tensor(c, r, -1, d, n);
+    }
+    if (chance(r, 0.5)) {
+        int t = in[0];
+        in[0] = in[1];
+        in[1] = t;
+    }
+}
+
+static void gen_op(g_case *c, rng *r, int op)
+{
+    int nin = chance(r, 0.65) ? 2 : 1;
+    gen_inputs(c, r, op, nin, c->in[op]);
+    c->nin[op] = nin;
+    unsigned u = 0;
+    for (int k = 0; k < nin; k++)
+        u |= dim_mask(&c->t[c->in[op][k]]);
+    int d[G_TD], n = 0, all[G_TD], na = 0;
+    for (int x = 0; x < G_POOL; x++)
+        if (u & (1u << x)) {
+            all[na++] = x;
+            if (chance(r, 0.55))
+                d[n++] = x;
+        }
+    if (n == 0)
+        d[n++] = all[rnd(r, na)];
+    c->out[op] = add_tensor(c, r, op, d, n);
+}
+
+/* Tensors whose global layout uses an axis twice mostly get their own. */
+static int axis_clash(const g_case *c, const g_tensor *t)
+{
+    unsigned used = 0;
+    for (int i = 0; i < t->nd; i++) {
+        const g_rule *g = rule_of(c, t, i);
+        for (int j = 0; j < g->n; j++) {
+            if (used & (1u << g->ax[j]))
+                return 1;
+            used |= 1u << g->ax[j];
+        }
+    }
+    return 0;
+}
+
+static int64_t split_parts(const g_case *c, const g_rule *g)
+{
+    int64_t p = 1;
+    for (int j = 0; j < g->n; j++)
+        p *= c->axsize[g->ax[j]];
+    return p;
+}
+
+static int64_t lcm(int64_t a, int64_t b)
+{
+    int64_t x = a, y = b;
+    while (y) {
+        int64_t t = x % y;
+        x = y;
+        y = t;
+    }
+    return a / x * b;
+}
+
+/* Sizes: multiples of every split of the dim (so most layouts are even),
+ * at most 12; now and then any size from 1 to 12. */
+static void gen_sizes(g_case *c, rng *r)
+{
+    int64_t unit[G_POOL];
+    for (int d = 0; d < c->npool; d++)
+        unit[d] = 1;
+    for (int k = 0; k < c->nt; k++)
+        for (int i = 0; i < c->t[k].nd; i++)
+            unit[c->t[k].dim[i]] = lcm(unit[c->t[k].dim[i]],
+                                       split_parts(c, rule_of(c, &c->t[k], i)));
+    for (int d = 0; d < c->npool; d++) {
+        int64_t most = 12 / unit[d];
+        if (chance(r, 0.04) || most < 1)
+            c->size[d] = 1 + rnd(r, 12);
+        else if (unit[d] == 1)
+            c->size[d] = 1 + rnd(r, 8);
+        else
+            c->size[d] = (int)(unit[d] * (1 + rnd(r, most < 3 ? (int)most : 3)));
+    }
+}
+
+static void gen_outputs(g_case *c, rng *r)
+{
+    c->nout = 0;
+    for (int k = 0; k < c->nt; k++) {
+        const g_tensor *t = &c->t[k];
+        if (k == c->out[c->nops - 1] || (t->op >= 0 && chance(r, 0.4)) ||
+            (t->op < 0 && chance(r, 0.05)))
+            c->output[c->nout++] = k;
+    }
+    c->write_outputs = c->nout > 1 || chance(r, 0.7);
+}
+
+static void gen_case(g_case *c, uint64_t seed, int P)
+{
+    rng r = {seed};
+    memset(c, 0, sizeof *c);
+    gen_mesh(c, &r, P);
+    c->f64 = chance(&r, 0.5);
+    c->npool = 3 + rnd(&r, G_POOL - 2);
+    gen_global(c, &r);
+    c->nops = 1 + rnd(&r, G_OPS);
+    for (int op = 0; op < c->nops; op++)
+        gen_op(c, &r, op);
+    for (int k = 0; k < c->nt; k++)
+        if (axis_clash(c, &c->t[k]) && chance(&r, 0.75))
+            gen_own(c, &r, &c->t[k]);
+    gen_sizes(c, &r);
+    gen_outputs(c, &r);
+}
+
+/* What the loader must decide: no axis twice in a tensor, even splits. */
+static int predict_valid(const g_case *c)
+{
+    for (int k = 0; k < c->nt; k++) {
+        const g_tensor *t = &c->t[k];
+        if (axis_clash(c, t))
+            return 0;
+        for (int i = 0; i < t->nd; i++)
+            if (c->size[t->dim[i]] % split_parts(c, rule_of(c, t, i)))
+                return 0;
+    }
+    return 1;
+}
+
+/* ---- writing the YAML ---------------------------------------------- */
+
+static void put_rule(sbuf *b, const g_rule *g)
+{
+    if (g->n == 1 && !g->seq) {
+        put(b, "%s", axis_names[g->ax[0]]);
+        return;
+    }
+    put(b, "[");
+    for (int j = 0; j < g->n; j++)
+        put(b, "%s%s", j ? ", " : "", axis_names[g->ax[j]]);
+    put(b, "]");
+}
+
+static void put_own_layout(sbuf *b, const g_tensor *t)
+{
+    int first = 1;
+    put(b, ", layout: {");
+    for (int i = 0; i < t->nd; i++) {
+        if (!t->rule[i].n)
+            continue;
+        put(b, "%s%s: ", first ? "" : ", ", dim_names[t->dim[i]]);
+        put_rule(b, &t->rule[i]);
+        first = 0;
+    }
+    put(b, "}");
+}
+
+static void put_shape(sbuf *b, const g_tensor *t)
+{
+    put(b, "shape: [");
+    for (int i = 0; i < t->nd; i++)
+        put(b, "%s%s", i ? ", " : "", dim_names[t->dim[i]]);
+    put(b, "]");
+}
+
+static void put_header(sbuf *b, const g_case *c)
+{
+    put(b, "mesh: {");
+    for (int a = 0; a < c->naxes; a++)
+        put(b, "%s%s: %d", a ? ", " : "", axis_names[a], c->axsize[a]);
+    put(b, "}\ndtype: %s\ndims: {", c->f64 ? "float64" : "float32");
+    for (int d = 0; d < c->npool; d++)
+        put(b, "%s%s: %d", d ? ", " : "", dim_names[d], c->size[d]);
+    put(b, "}\n");
+    int first = 1;
+    for (int d = 0; d < c->npool; d++) {
+        if (!c->global[d].n)
+            continue;
+        put(b, "%s%s: ", first ? "layout: {" : ", ", dim_names[d]);
+        put_rule(b, &c->global[d]);
+        first = 0;
+    }
+    if (!first)
+        put(b, "}\n");
+}
+
+static void write_yaml(const g_case *c, sbuf *b)
+{
+    b->n = 0;
+    put_header(b, c);
+    put(b, "tensors:\n");
+    for (int k = 0; k < c->nt; k++) {
+        const g_tensor *t = &c->t[k];
+        if (t->op >= 0)
+            continue;
+        put(b, "  %s: {", t->name);
+        put_shape(b, t);
+        if (t->own)
+            put_own_layout(b, t);
+        if (t->init == 1)
+            put(b, ", init: {random: %d}", t->seed);
+        if (t->init == 2)
+            put(b, ", init: {fill: %g}", t->fill);
+        put(b, "}\n");
+    }
+    put(b, "ops:\n");
+    for (int op = 0; op < c->nops; op++) {
+        const g_tensor *t = &c->t[c->out[op]];
+        put(b, "  - {op: einsum, in: [%s", c->t[c->in[op][0]].name);
+        if (c->nin[op] == 2)
+            put(b, ", %s", c->t[c->in[op][1]].name);
+        put(b, "], out: %s, ", t->name);
+        put_shape(b, t);
+        if (t->own)
+            put_own_layout(b, t);
+        put(b, "}\n");
+    }
+    if (c->write_outputs) {
+        put(b, "outputs: [");
+        for (int k = 0; k < c->nout; k++)
+            put(b, "%s%s", k ? ", " : "", c->t[c->output[k]].name);
+        put(b, "]\n");
+    }
+}
+
+/* ---- hand-picked cases (mesh {a, b, c} prepended) ------------------- */
+
+static const struct tricky {
+    const char *name, *body;
+} tricky[] = {
+    {"nesting [a, b] -> [b, a]",
+     "dtype: float64\n"
+     "dims: {i: 12, j: 5, k: 3}\n"
+     "tensors:\n"
+     "  x: {shape: [i, k], layout: {i: [a, b]}}\n"
+     "  w: {shape: [k, j], layout: {}}\n"
+     "ops:\n"
+     "  - {op: einsum, in: [x], out: xt, shape: [k, i], layout: {i: [b, a]}}\n"
+     "  - {op: einsum, in: [x, w], out: y, shape: [i, j], layout: {i: [b, a]}}\n"
+     "outputs: [xt, y]\n"},
+    {"reduce-scatter onto the contracted dim's axis",
+     "dtype: float32\n"
+     "dims: {i: 12, j: 12, k: 12}\n"
+     "layout: {k: a}\n"
+     "tensors:\n"
+     "  x: {shape: [i, k]}\n"
+     "  w: {shape: [k, j], layout: {k: a, j: b}}\n"
+     "ops:\n"
+     "  - {op: einsum, in: [x, w], out: y, shape: [i, j], layout: {i: a, j: b}}\n"
+     "  - {op: einsum, in: [x, w], out: z, shape: [j, i], layout: {j: [a, b]}}\n"
+     "outputs: [y, z]\n"},
+    {"all-to-all: input splits another dim on the exec axis",
+     "dtype: float64\n"
+     "dims: {i: 12, j: 12, k: 5}\n"
+     "layout: {i: a}\n"
+     "tensors:\n"
+     "  x: {shape: [i, j, k], layout: {j: a}}\n"
+     "  w: {shape: [k, j], layout: {}}\n"
+     "ops:\n"
+     "  - {op: einsum, in: [x, w], out: y, shape: [i, j]}\n"
+     "  - {op: einsum, in: [y], out: yt, shape: [j, i], layout: {j: a, i: b}}\n"
+     "outputs: [y, yt]\n"},
+    {"one-input einsum summing a split dim",
+     "dtype: float32\n"
+     "dims: {i: 12, s: 12, t: 3}\n"
+     "tensors:\n"
+     "  x: {shape: [s, i, t], layout: {s: [a, b], i: c}}\n"
+     "ops:\n"
+     "  - {op: einsum, in: [x], out: r, shape: [i], layout: {i: c}}\n"
+     "  - {op: einsum, in: [x], out: q, shape: [t, i], layout: {i: [c, a]}}\n"
+     "outputs: [r, q]\n"},
+    {"replicated work: axes used by no dim",
+     "dtype: float64\n"
+     "dims: {i: 12, j: 4, k: 6}\n"
+     "layout: {i: a}\n"
+     "tensors:\n"
+     "  x: {shape: [i, k]}\n"
+     "  w: {shape: [k, j]}\n"
+     "ops:\n"
+     "  - {op: einsum, in: [x, w], out: y, shape: [j, i]}\n"
+     "  - {op: einsum, in: [y], out: z, shape: [j], layout: {}}\n"
+     "outputs: [y, z]\n"},
+    {"axis on a dim only one input has, summed",
+     "dtype: float64\n"
+     "dims: {i: 12, s: 12, k: 12, j: 12}\n"
+     "layout: {i: a}\n"
+     "tensors:\n"
+     "  x: {shape: [s, i, k], layout: {s: b, i: a, k: c}}\n"
+     "  w: {shape: [j, k], layout: {k: b}}\n"
+     "ops:\n"
+     "  - {op: einsum, in: [x, w], out: y, shape: [i, j]}\n"
+     "  - {op: einsum, in: [x, w], out: z, shape: [j, i], layout: {i: a, j: b}}\n"
+     "outputs: [y, z]\n"},
+    {"same tensor twice, sums reduce-scattered over two axes",
+     "dtype: float64\n"
+     "dims: {i: 12, j: 12}\n"
+     "tensors:\n"
+     "  x: {shape: [i, j], layout: {i: [b, a]}}\n"
+     "ops:\n"
+     "  - {op: einsum, in: [x, x], out: g, shape: [j], layout: {j: [a, b]}}\n"
+     "outputs: [g]\n"},
+};
+
+/* ---- running one spec on every rank --------------------------------- */
+
+typedef struct runner {
+    int rank;
+    char path[128];
+    FILE *sink;      /* the report goes here (/dev/null) */
+    int verbose;
+    int failed, rejected, run;
+} runner;
+
+/* 1 on every rank if v is 1 on every rank. */
+static int all(int v)
+{
+    int r;
+    MPI_Allreduce(&v, &r, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+    return r;
+}
+
+/* 1 on every rank if every rank has the same v. */
+static int same(int v)
+{
+    int lo, hi;
+    MPI_Allreduce(&v, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&v, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return lo == hi;
+}
+
+static void fail(runner *R, const char *label, const char *yaml,
+                 const char *what, const mrt_error *e)
+{
+    char msg[1024] = "";
+    if (e)
+        mrt_error_format(e, msg, sizeof msg);
+    R->failed++;
+    if (R->rank == 0) {
+        printf("FAIL %s: %s%s%s (%s)\n--- spec ---\n%s------------\n", label,
+               what, e ? ": " : "", msg,
+               e ? mrt_status_name(e->code) : "-", yaml);
+        fflush(stdout);
+    }
+}
+
+static int write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return 0;
+    int ok = fputs(text, f) >= 0;
+    return fclose(f) == 0 && ok;
+}
+
+static uint64_t fnv(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+/* Plans and runs a loaded spec; the spec stays the caller's. */
+static void plan_and_run(runner *R, const char *label, const char *yaml,
+                         const mrt_spec *spec)
+{
+    mrt_error err = {0};
+    mrt_plan *plan = NULL;
+    mrt_status st = mrt_plan_create(spec, &plan, &err);
+    if (!all(st == MRT_OK)) {
+        fail(R, label, yaml, same(st) ? "plan failed" :
+             "plan failed on some ranks only", &err);
+        mrt_plan_destroy(plan);
+        return;
+    }
+    mrt_run_options opt = {.verify = 1, .report = R->sink};
+    st = mrt_run(spec, plan, &opt, &err);
+    int agreed = same(st);
+    R->run++;
+    if (!all(st == MRT_OK) || !agreed)
+        fail(R, label, yaml, agreed ? "run failed" :
+             "run returned different statuses on different ranks", &err);
+    mrt_plan_destroy(plan);
+}
+
+/* expect: 1 must be valid, 0 must be rejected by the loader. */
+static void run_spec(runner *R, const char *label, const char *yaml,
+                     int expect)
+{
+    mrt_error err = {0};
+    mrt_spec *spec = NULL;
+    if (R->verbose && R->rank == 0) {
+        printf("--- %s (%s)\n%s", label, expect ? "valid" : "invalid", yaml);
+        fflush(stdout);
+    }
+    if (!same((int)(fnv(yaml) >> 33))) {
+        fail(R, label, yaml, "the ranks generated different specs", NULL);
+        return;
+    }
+    if (!all(write_file(R->path, yaml))) {
+        fail(R, label, yaml, "cannot write the temp file", NULL);
+        return;
+    }
+    mrt_status st = mrt_spec_load(R->path, NULL, &spec, &err);
+    if (!same(st))
+        fail(R, label, yaml, "the ranks disagree on loading the spec", &err);
+    else if (st != MRT_OK && expect)
+        fail(R, label, yaml, "a valid spec was rejected", &err);
+    else if (st != MRT_OK)
+        R->rejected++;
+    else if (!expect)
+        fail(R, label, yaml, "an invalid spec was accepted", NULL);
+    else
+        plan_and_run(R, label, yaml, spec);
+    mrt_spec_destroy(spec);
+}
+
+static void run_tricky(runner *R, int P)
+{
+    sbuf b;
+    for (size_t t = 0; t < sizeof tricky / sizeof tricky[0]; t++)
+        for (int x = 1; x <= P; x++)
+            for (int y = 1; y <= P / x; y++) {
+                if (P % (x * y))
+                    continue;
+                char label[160];
+                b.n = 0;
+                put(&b, "mesh: {a: %d, b: %d, c: %d}\n%s", x, y, P / (x * y),
+                    tricky[t].body);
+                snprintf(label, sizeof label, "tricky '%s' on {a: %d, b: %d, "
+                         "c: %d}", tricky[t].name, x, y, P / (x * y));
+                run_spec(R, label, b.s, 1);
+            }
+}
+
+int main(int argc, char **argv)
+{
+    uint64_t seed = 20240611;
+    int ncases = 50, only = -1, rank, P;
+    runner R = {0};
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &P);
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--seed") && i + 1 < argc)
+            seed = strtoull(argv[++i], NULL, 0);
+        else if (!strcmp(argv[i], "--cases") && i + 1 < argc)
+            ncases = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--case") && i + 1 < argc)
+            only = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--verbose"))
+            R.verbose = 1;
+    }
+    R.rank = rank;
+    R.sink = fopen("/dev/null", "w");
+    snprintf(R.path, sizeof R.path, "/tmp/mrt_random_%ld_%d.yaml",
+             (long)getpid(), rank);
+    double t0 = MPI_Wtime();
+
+    int cases = 0;
+    sbuf b;
+    for (int k = only >= 0 ? only : 0; k < (only >= 0 ? only + 1 : ncases);
+         k++) {
+        g_case c;
+        char label[64];
+        rng mix = {seed ^ ((uint64_t)k << 32) ^ (uint64_t)P};
+        gen_case(&c, rng_next(&mix), P);
+        write_yaml(&c, &b);
+        snprintf(label, sizeof label, "random case %d (seed %llu)", k,
+                 (unsigned long long)seed);
+        run_spec(&R, label, b.s, predict_valid(&c));
+        cases++;
+    }
+    int random_failed = R.failed, random_rejected = R.rejected;
+    if (only < 0)
+        run_tricky(&R, P);
+    unlink(R.path);
+    if (R.sink)
+        fclose(R.sink);
+
+    int accepted_ok = cases == 0 || random_rejected * 10 <= cases * 3;
+    double secs = MPI_Wtime() - t0;
+    if (rank == 0) {
+        printf("random: %d cases, %d rejected, %d failed at %d ranks\n", cases,
+               random_rejected, random_failed, P);
+        printf("tricky: %d failed\n", R.failed - random_failed);
+        printf("%d runs in %.1f s%s\n", R.run, secs,
+               accepted_ok ? "" : "; FAIL: over 30% of random cases were "
+                                  "rejected (the generator needs tuning)");
+    }
+    int status = R.failed == 0 && accepted_ok ? 0 : 1;
+    MPI_Finalize();
+    return status;
+}
