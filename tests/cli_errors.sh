@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# cli_errors.sh MESHRT — bad input through the command line: every bad
+# spec gives exactly one line on stderr, the spec's FILE:LINE:COL, and
+# exit status 2, from `check`, `plan` and from `run` at 1, 2 and 3 ranks
+# (no hang, no crash, one line however many ranks); a wrong rank count
+# and bad usage likewise.
+set -uo pipefail
+meshrt=$1
+here=$(dirname "$0")
+fail=0
+err=$(mktemp)
+trap 'rm -f "$err"' EXIT
+
+# expect STATUS LINES REGEX CMD... : exit status, stderr line count, text.
+expect() {
+    local status=$1 lines=$2 regex=$3; shift 3
+    timeout 60 "$@" >/dev/null 2>"$err"
+    local got=$?
+    local n; n=$(wc -l <"$err")
+    if [ "$got" != "$status" ] || [ "$n" != "$lines" ] ||
+       { [ "$lines" != 0 ] && ! grep -Eq -e "$regex" "$err"; }; then
+        echo "FAIL: $* -> status $got (want $status), $n stderr lines (want $lines):"
+        cat "$err"; fail=1
+    fi
+}
+
+for spec in "$here"/specs/bad/*.yaml; do
+    case $spec in *mesh_override*) continue ;; esac   # need --mesh, below
+    want=$(cat "${spec%.yaml}.err")
+    expect 2 1 "^$(printf '%s' "${want%%:*}" | sed 's/[.]/[.]/g'):[0-9]+:[0-9]+: error: " "$meshrt" check "$spec"
+    expect 2 1 ": error: " "$meshrt" plan "$spec"
+done
+for spec in "$here"/specs/bad/layout_unknown_axis.yaml "$here"/specs/bad/empty.yaml \
+            "$here"/specs/bad/init_npy_missing.yaml "$here"/specs/bad/layout_axis_twice_in_tensor.yaml; do
+    for np in 1 2 3; do
+        expect 2 1 "^[^ ]+\.yaml:[0-9]+:[0-9]+: error: " "$here/mpirun.sh" "$np" "$meshrt" run "$spec"
+    done
+done
+expect 2 1 "no such file|No such file" "$meshrt" check /nonexistent/spec.yaml
+expect 2 1 "cannot open|No such file" "$here/mpirun.sh" 2 "$meshrt" run /nonexistent/spec.yaml
+expect 2 1 "mlp.yaml:[0-9]+:[0-9]+: error: the mesh .* has 4 ranks but mpirun started 3" \
+    "$here/mpirun.sh" 3 "$meshrt" run "$here/../examples/mlp.yaml"
+expect 2 1 "invalid --mesh" "$meshrt" plan "$here/../examples/mlp.yaml" --mesh data=0
+expect 2 1 "not divisible" "$meshrt" plan "$here/../examples/mlp.yaml" --mesh data=3,model=1
+expect 2 1 "unknown or incomplete option" "$meshrt" plan "$here/../examples/mlp.yaml" --bogus
+expect 2 1 "missing SPEC" "$meshrt" run
+expect 2 1 "only valid for 'run'" "$meshrt" plan "$here/../examples/mlp.yaml" --verify
+expect 2 1 "--repeat needs" "$meshrt" run "$here/../examples/mlp.yaml" --repeat 0
+expect 2 1 "unknown command" "$meshrt" frobnicate x.yaml
+expect 0 0 "" "$meshrt" plan --help
+[ $fail = 0 ] && echo "cli errors: all ok"
+exit $fail
