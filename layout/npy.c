@@ -113,18 +113,17 @@ static mrt_status parse_string(hdr_parser *hp, const char *what, char *buf,
                          "malformed header: expected a quoted string for %s",
                          what);
     char quote = *hp->p++;
-    size_t n = 0;
-    while (hp->p < hp->end && *hp->p != quote) {
-        if (n + 1 >= size)
-            return npy_error(hp->err, hp->path,
-                             "malformed header: %s is too long", what);
-        buf[n++] = *hp->p++;
-    }
-    if (hp->p >= hp->end)
+    const char *close = memchr(hp->p, quote, (size_t)(hp->end - hp->p));
+    if (!close)
         return npy_error(hp->err, hp->path,
                          "malformed header: unterminated string in %s", what);
-    hp->p++;
+    size_t n = (size_t)(close - hp->p);
+    if (n >= size)
+        return npy_error(hp->err, hp->path,
+                         "malformed header: %s is too long", what);
+    memcpy(buf, hp->p, n);
     buf[n] = '\0';
+    hp->p = close + 1;
     return MRT_OK;
 }
 

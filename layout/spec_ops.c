@@ -30,7 +30,7 @@ static int later_maker(const mrt_spec_parser *p, const yaml_node_t *seq,
 {
     int count = mrt_spec_count(seq);
     for (int i = after + 1; i < count; i++) {
-        const yaml_node_t *n = mrt_spec_node(p, seq->data.sequence.items.start[i]);
+        const yaml_node_t *n = mrt_spec_item(p, seq, i);
         const char *out = n && n->type == YAML_MAPPING_NODE
                               ? mrt_spec_str(mrt_spec_get(p, n, "out")) : NULL;
         if (out && !strcmp(out, name))
@@ -80,8 +80,7 @@ static mrt_status op_inputs(mrt_spec_parser *p, const yaml_node_t *seq, int i,
                              "or 2)", i + 1, count);
     p->spec->op[i].nin = count;
     for (int j = 0; !st && j < count; j++)
-        st = op_input(p, seq, i, mrt_spec_node(p, n->data.sequence.items.start[j]),
-                      j);
+        st = op_input(p, seq, i, mrt_spec_item(p, n, j), j);
     return st;
 }
 
@@ -125,7 +124,7 @@ static mrt_status check_dims_known(mrt_spec_parser *p, int i,
             snprintf(ins[j], sizeof ins[j], "%s: %s", in->name,
                      mrt_spec_shape_str(s, &in->layout, shape, sizeof shape));
         }
-        return mrt_spec_fail(p, mrt_spec_node(p, sh->data.sequence.items.start[d]),
+        return mrt_spec_fail(p, mrt_spec_item(p, sh, d),
                              "dim '%s' of '%s' is %s (%s%s%s)",
                              s->dim_name[t->layout.dim[d]], t->name,
                              op->nin == 2 ? "in neither input"
@@ -194,8 +193,7 @@ mrt_status mrt_spec_parse_ops(mrt_spec_parser *p, const yaml_node_t *seq)
         return mrt_spec_fail(p, seq, "'ops' is empty (a spec needs at least "
                              "one op)");
     for (int i = 0; !st && i < count; i++)
-        st = parse_op(p, seq, i,
-                      mrt_spec_node(p, seq->data.sequence.items.start[i]));
+        st = parse_op(p, seq, i, mrt_spec_item(p, seq, i));
     return st;
 }
 
@@ -243,6 +241,6 @@ mrt_status mrt_spec_parse_outputs(mrt_spec_parser *p, const yaml_node_t *seq)
         return MRT_OK;
     }
     for (int j = 0; !st && j < count; j++)
-        st = output(p, mrt_spec_node(p, seq->data.sequence.items.start[j]), j);
+        st = output(p, mrt_spec_item(p, seq, j), j);
     return st;
 }

@@ -21,6 +21,7 @@
 #include "spec_parse.h"
 
 #define MRT_SPEC_FILE_MAX (64L << 20) /* a spec is text; refuse anything huge */
+#define MRT_SPEC_DEPTH_MAX 64          /* a spec needs about 5 levels */
 
 static const mrt_mark no_mark = {0, 0};
 
@@ -67,7 +68,8 @@ static mrt_status read_file(const char *path, char **text, size_t *len,
             if (!grown) {
                 st = mrt_error_set(err, too_big ? MRT_E_IO : MRT_E_NOMEM,
                                    path, no_mark, "cannot read spec: %s",
-                                   too_big ? "file too large" : "out of memory");
+                                   too_big ? "file too large"
+                                           : "out of memory");
                 goto done;
             }
             buf = grown;
@@ -88,8 +90,20 @@ done:
     return MRT_OK;
 }
 
+/* The 1-based position of byte offset in text (libyaml gives reader
+ * errors, such as bad UTF-8, an offset but no mark). */
+static mrt_mark offset_mark(const char *text, size_t len, size_t offset)
+{
+    mrt_mark at = {1, 1};
+    for (size_t i = 0; i < offset && i < len; i++) {
+        at.column = text[i] == '\n' ? 1 : at.column + 1;
+        at.line += text[i] == '\n';
+    }
+    return at;
+}
+
 static mrt_status yaml_failure(const yaml_parser_t *y, const char *path,
-                               mrt_error *err)
+                               const char *text, size_t len, mrt_error *err)
 {
     mrt_mark at = {(int)y->problem_mark.line + 1,
                    (int)y->problem_mark.column + 1};
@@ -97,7 +111,8 @@ static mrt_status yaml_failure(const yaml_parser_t *y, const char *path,
     if (y->error == YAML_MEMORY_ERROR)
         return mrt_error_set(err, MRT_E_NOMEM, path, no_mark, "out of memory");
     if (y->error == YAML_READER_ERROR)
-        return mrt_error_set(err, MRT_E_SYNTAX, path, at,
+        return mrt_error_set(err, MRT_E_SYNTAX, path,
+                             offset_mark(text, len, y->problem_offset),
                              "%s (at byte %zu)", problem, y->problem_offset);
     if (y->context)
         return mrt_error_set(err, MRT_E_SYNTAX, path, at, "%s (%s that starts "
@@ -107,19 +122,48 @@ static mrt_status yaml_failure(const yaml_parser_t *y, const char *path,
     return mrt_error_set(err, MRT_E_SYNTAX, path, at, "%s", problem);
 }
 
+/* libyaml's scanner slows down quadratically with nesting depth (a
+ * 400 kB file of brackets takes minutes), so refuse deep nesting with a
+ * quick pass over the events before building the document. */
+static mrt_status check_depth(yaml_parser_t *y, const char *path,
+                              const char *text, size_t len, mrt_error *err)
+{
+    yaml_event_t e;
+    int depth = 0;
+    for (;;) {
+        if (!yaml_parser_parse(y, &e))
+            return yaml_failure(y, path, text, len, err);
+        yaml_event_type_t type = e.type;
+        mrt_mark at = {(int)e.start_mark.line + 1,
+                       (int)e.start_mark.column + 1};
+        yaml_event_delete(&e);
+        if (type == YAML_STREAM_END_EVENT)
+            return MRT_OK;
+        if (type == YAML_SEQUENCE_START_EVENT ||
+            type == YAML_MAPPING_START_EVENT)
+            depth++;
+        if (type == YAML_SEQUENCE_END_EVENT || type == YAML_MAPPING_END_EVENT)
+            depth--;
+        if (depth > MRT_SPEC_DEPTH_MAX)
+            return mrt_error_set(err, MRT_E_SPEC, path, at, "the spec nests "
+                                 "deeper than %d levels", MRT_SPEC_DEPTH_MAX);
+    }
+}
+
 /* Loads the first document into doc (which the caller deletes on
  * success) and checks that no second one follows. */
 static mrt_status load_document(yaml_parser_t *y, const char *path,
+                                const char *text, size_t len,
                                 yaml_document_t *doc, mrt_error *err)
 {
     yaml_document_t extra;
     if (!yaml_parser_load(y, doc))
-        return yaml_failure(y, path, err);
+        return yaml_failure(y, path, text, len, err);
     if (!yaml_document_get_root_node(doc))
         return MRT_OK; /* empty: the caller reports it */
     if (!yaml_parser_load(y, &extra)) {
         yaml_document_delete(doc);
-        return yaml_failure(y, path, err);
+        return yaml_failure(y, path, text, len, err);
     }
     yaml_node_t *root = yaml_document_get_root_node(&extra);
     mrt_mark at = {root ? (int)root->start_mark.line + 1 : 0,
@@ -240,8 +284,11 @@ static mrt_status parse_dtype(mrt_spec_parser *p, const yaml_node_t *n)
             p->spec->dtype = (mrt_dtype)t;
             return MRT_OK;
         }
-    return mrt_spec_fail(p, n, "unknown dtype %s (expected: float32, float64)",
-                         mrt_spec_what(n, q, sizeof q));
+    if (!mrt_spec_str(n) || mrt_spec_is_null(n))
+        return mrt_spec_fail(p, n, "expected float32 or float64 for 'dtype', "
+                             "got %s", mrt_spec_what(n, q, sizeof q));
+    return mrt_spec_fail(p, n, "unknown dtype '%s' (expected: float32, "
+                         "float64)", mrt_spec_quote(n, q, sizeof q));
 }
 
 static mrt_status parse_dims(mrt_spec_parser *p, const yaml_node_t *map)
@@ -310,7 +357,8 @@ static mrt_status alloc_tensors(mrt_spec_parser *p, const yaml_node_t *root)
     int nops = ops && ops->type == YAML_SEQUENCE_NODE ? mrt_spec_count(ops)
                                                       : 0;
     p->tensor_cap = nin + nops;
-    p->spec->tensor = calloc((size_t)p->tensor_cap + 1, sizeof *p->spec->tensor);
+    p->spec->tensor = calloc((size_t)p->tensor_cap + 1,
+                             sizeof *p->spec->tensor);
     p->spec->op = calloc((size_t)nops + 1, sizeof *p->spec->op);
     return p->spec->tensor && p->spec->op ? MRT_OK : mrt_spec_nomem(p);
 }
@@ -343,6 +391,25 @@ static mrt_status parse_root(mrt_spec_parser *p, const yaml_node_t *root,
     return st;
 }
 
+/* Parses text into doc (which the caller deletes on success): a quick
+ * pass for the nesting depth, then the document. */
+static mrt_status load_yaml(const char *path, const char *text, size_t len,
+                            yaml_document_t *doc, mrt_error *err)
+{
+    yaml_parser_t y;
+    mrt_status st = MRT_OK;
+    for (int pass = 0; !st && pass < 2; pass++) {
+        if (!yaml_parser_initialize(&y))
+            return mrt_error_set(err, MRT_E_NOMEM, path, no_mark,
+                                 "out of memory");
+        yaml_parser_set_input_string(&y, (const unsigned char *)text, len);
+        st = pass ? load_document(&y, path, text, len, doc, err)
+                  : check_depth(&y, path, text, len, err);
+        yaml_parser_delete(&y);
+    }
+    return st;
+}
+
 mrt_status mrt_spec_load(const char *path, const char *mesh_override,
                          mrt_spec **out, mrt_error *err)
 {
@@ -350,9 +417,8 @@ mrt_status mrt_spec_load(const char *path, const char *mesh_override,
     mrt_spec *s = NULL;
     char *text = NULL;
     size_t len = 0;
-    yaml_parser_t y;
     yaml_document_t doc;
-    int have_parser = 0, have_doc = 0;
+    int have_doc = 0;
     mrt_status st;
 
     if (out)
@@ -364,15 +430,9 @@ mrt_status mrt_spec_load(const char *path, const char *mesh_override,
         return st;
     if (!(s = calloc(1, sizeof *s)))
         return mrt_error_set(err, MRT_E_NOMEM, path, no_mark, "out of memory");
-    if ((st = set_paths(s, path, err)) || (st = read_file(path, &text, &len,
-                                                          err)))
-        goto fail;
-    if (!(have_parser = yaml_parser_initialize(&y))) {
-        st = mrt_error_set(err, MRT_E_NOMEM, path, no_mark, "out of memory");
-        goto fail;
-    }
-    yaml_parser_set_input_string(&y, (const unsigned char *)text, len);
-    if ((st = load_document(&y, path, &doc, err)))
+    if ((st = set_paths(s, path, err)) ||
+        (st = read_file(path, &text, &len, err)) ||
+        (st = load_yaml(path, text, len, &doc, err)))
         goto fail;
     have_doc = 1;
     mrt_spec_parser p = {&doc, s, err, 0, 0};
@@ -380,15 +440,12 @@ mrt_status mrt_spec_load(const char *path, const char *mesh_override,
                          mesh_override ? &override : NULL)))
         goto fail;
     yaml_document_delete(&doc);
-    yaml_parser_delete(&y);
     free(text);
     *out = s;
     return MRT_OK;
 fail:
     if (have_doc)
         yaml_document_delete(&doc);
-    if (have_parser)
-        yaml_parser_delete(&y);
     free(text);
     mrt_spec_destroy(s);
     return st;

@@ -33,6 +33,9 @@ typedef struct mrt_spec_parser {
 
 /* ---- spec_yaml.c: nodes, errors, names and numbers ---------------- */
 
+/* Item i (from 0) of sequence seq. */
+yaml_node_t *mrt_spec_item(const mrt_spec_parser *p, const yaml_node_t *seq,
+                           int i);
 /* The 1-based position of n ({0, 0} for NULL). */
 mrt_mark mrt_spec_mark(const yaml_node_t *n);
 /* The node at index (1-based, as in pairs and items), or NULL. */

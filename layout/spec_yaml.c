@@ -31,6 +31,12 @@ yaml_node_t *mrt_spec_node(const mrt_spec_parser *p, int index)
     return yaml_document_get_node(p->doc, index);
 }
 
+yaml_node_t *mrt_spec_item(const mrt_spec_parser *p, const yaml_node_t *seq,
+                           int i)
+{
+    return mrt_spec_node(p, seq->data.sequence.items.start[i]);
+}
+
 const char *mrt_spec_str(const yaml_node_t *n)
 {
     if (!n || n->type != YAML_SCALAR_NODE)
@@ -114,7 +120,8 @@ mrt_status mrt_spec_expect(const mrt_spec_parser *p, const yaml_node_t *n,
                            yaml_node_type_t type, const char *for_what)
 {
     char what[MRT_SPEC_QUOTE_MAX + 32];
-    if (n && n->type == type && !(type == YAML_SCALAR_NODE && mrt_spec_is_null(n)))
+    if (n && n->type == type &&
+        !(type == YAML_SCALAR_NODE && mrt_spec_is_null(n)))
         return MRT_OK;
     return mrt_spec_fail(p, n, "expected %s for %s, got %s", type_name(type),
                          for_what, mrt_spec_what(n, what, sizeof what));
@@ -301,7 +308,8 @@ mrt_status mrt_spec_number(const mrt_spec_parser *p, const yaml_node_t *n,
 {
     char q[MRT_SPEC_QUOTE_MAX + 32];
     if (n && n->type == YAML_SCALAR_NODE &&
-        n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && !mrt_spec_is_null(n)) {
+        n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+        !mrt_spec_is_null(n)) {
         const char *s = (const char *)n->data.scalar.value;
         char *end;
         errno = 0;

@@ -19,6 +19,8 @@
 #include "init.h"
 #include "kernel.h"
 
+#include <blis.h> /* bli_finalize: frees BLIS's pools before exit */
+
 /* ---- einsum strings ------------------------------------------------- */
 
 typedef struct tview {
@@ -257,6 +259,11 @@ START_TEST(permuted_output)
     check_both("bik,bkj->ibj", "b3i5k4j6");
     /* M = (i, l) split around N in C: C is computed in the workspace. */
     ck_assert_uint_gt(check_both("ilk,kj->ijl", "i3l4k5j6"), 0);
+    ck_assert_uint_eq(check_both("ilk,kj->ijl", "i33l35k5j34"),
+                      33 * 35 * 34 * sizeof(double));
+    /* A packed with a transpose: its M = (i, l) is split by K */
+    ck_assert_uint_eq(check_both("ikl,kj->ilj", "i33l35k36j3"),
+                      33 * 35 * 36 * sizeof(double));
 }
 END_TEST
 
@@ -269,6 +276,11 @@ START_TEST(one_input)
     ck_assert_uint_eq(check_both("ijk->ki", "i4j5k6"), 0);
     ck_assert_uint_eq(check_both("ij->ij", "i7j9"), 0);
     ck_assert_uint_eq(check_both("ijk->j", "i40j3k50"), 0);
+    /* big enough for the tiled transpose, with and without sums */
+    check_both("ij->ji", "i40j70");
+    check_both("ijk->kji", "i33j5k40");
+    check_both("ijk->ki", "i40j3k50");
+    check_both("ijk->kj", "i3j40k50");
 }
 END_TEST
 
@@ -494,5 +506,8 @@ int main(void)
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
+    /* Without this, valgrind reports BLIS's packing pools as "possibly
+     * lost" (BLIS keeps only aligned pointers into them). */
+    bli_finalize();
     return failed ? 1 : 0;
 }
