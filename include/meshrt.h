@@ -78,7 +78,7 @@ MRT_API mrt_status mrt_plan_create(const mrt_spec *spec, mrt_plan **out,
 MRT_API void mrt_plan_destroy(mrt_plan *plan);
 /* Human-readable plan; deterministic, so it can be golden-tested. */
 MRT_API void mrt_plan_print(const mrt_plan *plan, FILE *f);
-/* The same as one JSON object (see docs/spec.md for its fields). */
+/* The same as one JSON object (see docs/plan.md for its fields). */
 MRT_API void mrt_plan_print_json(const mrt_plan *plan, FILE *f);
 /* Bytes per rank handed to MPI by the whole plan, and flops per rank. */
 MRT_API int64_t mrt_plan_comm_bytes(const mrt_plan *plan);

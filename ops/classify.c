@@ -15,8 +15,9 @@
 #include "spec.h"
 
 static const char *const class_names[] = {
-    [MRT_IDX_BATCH] = "batch", [MRT_IDX_M] = "M",         [MRT_IDX_N] = "N",
-    [MRT_IDX_K] = "K",         [MRT_IDX_SUM_A] = "sum_a", [MRT_IDX_SUM_B] = "sum_b",
+    [MRT_IDX_BATCH] = "batch", [MRT_IDX_M] = "M",
+    [MRT_IDX_N] = "N",         [MRT_IDX_K] = "K",
+    [MRT_IDX_SUM_A] = "sum_a", [MRT_IDX_SUM_B] = "sum_b",
 };
 _Static_assert(sizeof class_names / sizeof class_names[0] ==
                    MRT_IDX_CLASS_COUNT,
@@ -121,6 +122,7 @@ mrt_status mrt_einsum_classify(const mrt_kview *a, const mrt_kview *b,
     memset(&k, 0, sizeof k);
     for (int cl = 0; cl < MRT_IDX_CLASS_COUNT; cl++)
         k.size[cl] = 1;
+    k.ninputs = b ? 2 : 1;
     mrt_status st = check_operand(a, "input A", err);
     if (!st && b)
         st = check_operand(b, "input B", err);
@@ -152,5 +154,6 @@ double mrt_einsum_flops(const mrt_einsum_class *k)
     /* Summing s elements into one takes s - 1 adds. */
     double adds_a = batch * m * kk * ((double)k->size[MRT_IDX_SUM_A] - 1);
     double adds_b = batch * kk * n * ((double)k->size[MRT_IDX_SUM_B] - 1);
-    return 2 * batch * m * n * kk + adds_a + adds_b;
+    double product = k->ninputs == 2 ? 2 * batch * m * n * kk : 0;
+    return product + adds_a + adds_b;
 }

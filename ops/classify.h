@@ -41,6 +41,7 @@ typedef enum mrt_idx_class {
 } mrt_idx_class;
 
 typedef struct mrt_einsum_class {
+    int ninputs;                                      /* 1 or 2 */
     int n[MRT_IDX_CLASS_COUNT];                       /* dims per class */
     int dim[MRT_IDX_CLASS_COUNT][MRT_MAX_EINSUM_DIMS]; /* spec dim ids */
     int64_t ext[MRT_IDX_CLASS_COUNT][MRT_MAX_EINSUM_DIMS];
@@ -55,8 +56,9 @@ const char *mrt_idx_class_name(mrt_idx_class c);
 mrt_status mrt_einsum_classify(const mrt_kview *a, const mrt_kview *b,
                                const mrt_kview *c, mrt_einsum_class *out,
                                mrt_error *err);
-/* Flops of the local product: 2 * batch * M * N * K, plus one add per
- * element summed away in sum_a / sum_b. */
+/* Flops of the local product: 2 * batch * M * N * K with two inputs (none
+ * with one: a permutation is no arithmetic), plus the adds that sum away
+ * sum_a / sum_b (s - 1 adds for s elements). */
 double mrt_einsum_flops(const mrt_einsum_class *k);
 
 #endif

@@ -19,6 +19,7 @@
  *       other operand sharing the group, when that one is in place too
  *       (both must enumerate, say, K = (b, c) the same way); and
  *   (3) it is an input with no dims to sum away.
+ * Dims of extent 1 are ignored throughout, so [m][1][k] still folds.
  * Any operand may be copied instead: an input is packed (permuted, and
  * reduced over its sum dims in the same pass) into the workspace as a
  * dense [batch][rows][cols] block, a copied C is computed there as
@@ -304,20 +305,20 @@ typedef struct kmat {
     int64_t bs[MRT_MAX_DIMS]; /* per batch dim */
 } kmat;
 
-static void gemm(mrt_dtype t, const kmat mt[NOPS], char *a, char *b,
-                 char *c)
+static void gemm(mrt_dtype t, const kmat mt[NOPS], void *a, void *b,
+                 void *c)
 {
     const kmat *A = &mt[OP_A], *B = &mt[OP_B], *C = &mt[OP_C];
     if (t == MRT_F64) {
         double one = 1, zero = 0;
         bli_dgemm(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, C->rows, C->cols,
-                  A->cols, &one, (double *)a, A->rs, A->cs, (double *)b,
-                  B->rs, B->cs, &zero, (double *)c, C->rs, C->cs);
+                  A->cols, &one, a, A->rs, A->cs, b, B->rs, B->cs, &zero,
+                  c, C->rs, C->cs);
     } else {
         float one = 1, zero = 0;
         bli_sgemm(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, C->rows, C->cols,
-                  A->cols, &one, (float *)a, A->rs, A->cs, (float *)b,
-                  B->rs, B->cs, &zero, (float *)c, C->rs, C->cs);
+                  A->cols, &one, a, A->rs, A->cs, b, B->rs, B->cs, &zero,
+                  c, C->rs, C->cs);
     }
 }
 

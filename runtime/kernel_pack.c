@@ -12,10 +12,11 @@
  * contiguous dim is not the innermost loop (a transpose), the two loops
  * run as 32 x 32 tiles, so each cache line fetched on either side is used
  * whole before it is evicted (measured on a 4000 x 4000 float
- * transpose: 15 times the time of a memcpy untiled, 4 times tiled).  The odometer over the
- * outer loops works in bytes and is type-free; only the inner loops are
- * typed, picked from a table by dtype.  A sum first zeroes the elements
- * it will accumulate into, then adds in the same cache-friendly order.
+ * transpose: 15 times the time of a memcpy untiled, 4 times tiled).
+ * The odometer over the outer loops works in bytes and is type-free; only
+ * the inner loops are typed, picked from a table by dtype.  A sum first
+ * zeroes the elements it will accumulate into, then adds in the same
+ * cache-friendly order.
  */
 #include "kernel_pack.h"
 

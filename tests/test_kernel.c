@@ -109,7 +109,7 @@ static int64_t offset(const tview *v, const int64_t idx[26])
 static void naive_einsum(mrt_dtype t, const tview *a, const tview *b,
                          const tview *c, double *ref, double *scale)
 {
-    int used[26] = {0}, ndim = 0, dims[26];
+    int used[26] = {0}, ndim = 0, dims[26] = {0};
     int64_t ext[26] = {0}, idx[26] = {0};
     const tview *ops[3] = {a, b, c};
     for (int o = 0; o < 3; o++)
