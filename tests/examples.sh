@@ -6,7 +6,7 @@ set -euo pipefail
 meshrt=$1
 here=$(dirname "$0")
 fail=0
-for spec in "$here"/../examples/*.yaml; do
+for spec in "$here"/../examples/*.yaml "$here"/specs/good/mlp.yaml; do
     axes=$(sed -n 's/^mesh: *{\(.*\)}.*/\1/p' "$spec" | tr -d ' ' | tr ',' '\n' | cut -d: -f1)
     a1=$(echo "$axes" | sed -n 1p); a2=$(echo "$axes" | sed -n 2p)
     for mesh in "$a1=1,$a2=1" "$a1=2,$a2=1" "$a1=1,$a2=2" "$a1=2,$a2=2" "$a1=4,$a2=1" "$a1=1,$a2=4"; do
@@ -32,4 +32,26 @@ for spec in "$here"/../examples/*.yaml; do
     done
 done
 rm -f /tmp/mrt_check.$$
+
+# --save writes each output whole, as a .npy file, on any rank count.
+save=$(mktemp -d)
+# A run that cannot start (3 does not divide heads) saves nothing.
+if "$here/mpirun.sh" 3 "$meshrt" run "$here/../examples/attention.yaml" \
+       --mesh data=1,model=3 --save "$save/bad" >/dev/null 2>&1 || [ -e "$save/bad" ]; then
+    :
+fi
+[ -e "$save/bad" ] && { echo "FAIL: a failed run created $save/bad"; fail=1; }
+"$here/mpirun.sh" 2 "$meshrt" run "$here/../examples/attention.yaml" --mesh data=2,model=1 \
+    --save "$save/out" >/dev/null || fail=1
+for t in s o; do
+    f="$save/out/$t.npy"
+    if [ ! -s "$f" ] || [ "$(head -c 6 "$f" | tail -c 5)" != "NUMPY" ]; then
+        echo "FAIL: --save did not write $f"; fail=1
+    fi
+done
+# float64 [4,4,16,16] and [16,4,4,8]: 8192 and 4096 bytes of data after the header
+[ "$(stat -c %s "$save/out/s.npy")" -gt 8192 ] && [ "$(stat -c %s "$save/out/o.npy")" -gt 4096 ] || {
+    echo "FAIL: saved files are too short"; fail=1; }
+ls "$save/out" | grep -q tmp && { echo "FAIL: temporary files left behind"; fail=1; }
+rm -rf "$save"
 exit $fail
