@@ -36,10 +36,9 @@ rm -f /tmp/mrt_check.$$
 # --save writes each output whole, as a .npy file, on any rank count.
 save=$(mktemp -d)
 # A run that cannot start (3 does not divide heads) saves nothing.
-if "$here/mpirun.sh" 3 "$meshrt" run "$here/../examples/attention.yaml" \
-       --mesh data=1,model=3 --save "$save/bad" >/dev/null 2>&1 || [ -e "$save/bad" ]; then
-    :
-fi
+"$here/mpirun.sh" 3 "$meshrt" run "$here/../examples/attention.yaml" \
+    --mesh data=1,model=3 --save "$save/bad" >/dev/null 2>&1 &&
+    { echo "FAIL: a run on an impossible mesh succeeded"; fail=1; }
 [ -e "$save/bad" ] && { echo "FAIL: a failed run created $save/bad"; fail=1; }
 "$here/mpirun.sh" 2 "$meshrt" run "$here/../examples/attention.yaml" --mesh data=2,model=1 \
     --save "$save/out" >/dev/null || fail=1
