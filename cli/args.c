@@ -122,6 +122,18 @@ mrt_status mrt_cli_parse(int argc, char **argv, mrt_cli_args *a,
     return MRT_OK;
 }
 
+mrt_status mrt_cli_load(const mrt_cli_args *a, mrt_spec **spec,
+                        mrt_plan **plan, mrt_error *err)
+{
+    *plan = NULL;
+    mrt_status st = mrt_spec_load(a->spec, a->mesh, spec, err);
+    if (st == MRT_OK && (st = mrt_plan_create(*spec, plan, err)) != MRT_OK) {
+        mrt_spec_destroy(*spec);
+        *spec = NULL;
+    }
+    return st;
+}
+
 int mrt_cli_exit_code(mrt_status st)
 {
     if (st == MRT_OK)

@@ -19,6 +19,10 @@ typedef struct mrt_cli_args {
 /* Parses argv after the subcommand name; fills err on bad usage. */
 mrt_status mrt_cli_parse(int argc, char **argv, mrt_cli_args *a,
                          mrt_error *err);
+/* Loads a->spec (with a->mesh) and plans it; on failure *spec and *plan
+ * are NULL and err says why.  The caller destroys both. */
+mrt_status mrt_cli_load(const mrt_cli_args *a, mrt_spec **spec,
+                        mrt_plan **plan, mrt_error *err);
 /* Exit status for a status code. */
 int mrt_cli_exit_code(mrt_status st);
 /* Prints the error as one line on stderr. */

@@ -36,9 +36,7 @@ int mrt_cli_check(const mrt_cli_args *a)
     mrt_error err = {0};
     mrt_spec *spec = NULL;
     mrt_plan *plan = NULL;
-    mrt_status st = mrt_spec_load(a->spec, a->mesh, &spec, &err);
-    if (st == MRT_OK)
-        st = mrt_plan_create(spec, &plan, &err);
+    mrt_status st = mrt_cli_load(a, &spec, &plan, &err);
     if (st != MRT_OK) {
         mrt_cli_print_error(&err);
         goto out;
