@@ -9,6 +9,13 @@
 #include "cli.h"
 #include "spec.h"
 
+#define PLANNER_OPTIONS                                                     \
+    "  --planner NAME     auto (default: cost-aware) or meshtf (exactly\n"      \
+    "                     Mesh-TensorFlow's lowering, global rules only)\n"     \
+    "  --profile FILE     machine profile for the cost model (default:\n"       \
+    "                     $MESHRT_PROFILE, ~/.config/meshrt/profile.yaml,\n"   \
+    "                     else built in)\n"
+
 static const char *const usage_overview =
     "usage: meshrt COMMAND SPEC [OPTIONS]\n"
     "\n"
@@ -27,16 +34,21 @@ static const char *const usage_check =
     "\n"
     "Validates SPEC and prints a summary: the mesh and, for every tensor,\n"
     "its layout and the shape of its shard on each rank.\n"
-    "  --mesh AXIS=N,...  replace the spec's mesh (e.g. --mesh data=4,model=1)\n";
+    "  --mesh AXIS=N,...  replace the spec's mesh (e.g. --mesh data=4,model=1)\n"
+    PLANNER_OPTIONS;
 
 static const char *const usage_plan =
-    "usage: meshrt plan SPEC [--mesh AXIS=N,...] [--json]\n"
+    "usage: meshrt plan SPEC [--mesh AXIS=N,...] [--json] [--explain]\n"
+    "                        [--planner auto|meshtf] [--profile FILE]\n"
     "\n"
     "Prints the plan for the spec's mesh (no MPI needed, any mesh size):\n"
     "for every op its local kernel (GEMM shape, flops per rank) and every\n"
-    "collective with its kind, mesh axes, group size and bytes per rank.\n"
+    "collective with its kind, mesh axes, group size, bytes per rank and\n"
+    "modeled cost; totals with the peak memory per rank.\n"
     "  --mesh AXIS=N,...  replace the spec's mesh\n"
-    "  --json             one JSON object instead of text\n";
+    "  --json             one JSON object instead of text\n"
+    "  --explain          also list the alternatives weighed for each op\n"
+    PLANNER_OPTIONS;
 
 static const char *const usage_run =
     "usage: mpirun -n P meshrt run SPEC [--mesh AXIS=N,...] [--verify]\n"
@@ -48,7 +60,8 @@ static const char *const usage_run =
     "  --verify           recompute unsharded on rank 0 and compare\n"
     "  --save DIR         write each output as DIR/NAME.npy\n"
     "  --repeat N         run N times; times are per run\n"
-    "  --json             report as one JSON object\n";
+    "  --json             report as one JSON object\n"
+    PLANNER_OPTIONS;
 
 void mrt_cli_usage(const char *cmd, FILE *f)
 {
@@ -78,6 +91,9 @@ mrt_status mrt_cli_parse(int argc, char **argv, mrt_cli_args *a,
         {"mesh", required_argument, 0, 'm'}, {"json", no_argument, 0, 'j'},
         {"verify", no_argument, 0, 'v'},     {"save", required_argument, 0, 's'},
         {"repeat", required_argument, 0, 'r'}, {"help", no_argument, 0, 'h'},
+        {"planner", required_argument, 0, 'P'},
+        {"profile", required_argument, 0, 'F'},
+        {"explain", no_argument, 0, 'E'},
         {0, 0, 0, 0}};
     int run = strcmp(a->cmd, "run") == 0, plan = strcmp(a->cmd, "plan") == 0;
     optind = 1;
@@ -87,6 +103,22 @@ mrt_status mrt_cli_parse(int argc, char **argv, mrt_cli_args *a,
         char *end;
         switch (c) {
         case 'm': a->mesh = optarg; break;
+        case 'F': a->plan.profile = optarg; break;
+        case 'P':
+            if (strcmp(optarg, "auto") == 0)
+                a->plan.planner = MRT_PLANNER_AUTO;
+            else if (strcmp(optarg, "meshtf") == 0)
+                a->plan.planner = MRT_PLANNER_MESHTF;
+            else
+                return usage_error(err, a->cmd, "unknown planner '%s' "
+                                   "(planners: auto, meshtf)", optarg);
+            break;
+        case 'E':
+            if (!plan)
+                return usage_error(err, a->cmd, "%s is only valid for 'plan'",
+                                   "--explain");
+            a->plan.explain = 1;
+            break;
         case 'h': a->help = 1; return MRT_OK;
         case 'j':
             if (!run && !plan)
@@ -127,7 +159,8 @@ mrt_status mrt_cli_load(const mrt_cli_args *a, mrt_spec **spec,
 {
     *plan = NULL;
     mrt_status st = mrt_spec_load(a->spec, a->mesh, spec, err);
-    if (st == MRT_OK && (st = mrt_plan_create(*spec, plan, err)) != MRT_OK) {
+    if (st == MRT_OK &&
+        (st = mrt_plan_create(*spec, &a->plan, plan, err)) != MRT_OK) {
         mrt_spec_destroy(*spec);
         *spec = NULL;
     }

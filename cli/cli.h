@@ -14,6 +14,7 @@ typedef struct mrt_cli_args {
     const char *mesh;  /* --mesh AXIS=N,... or NULL */
     int json, verify, repeat, help;
     const char *save;  /* --save DIR or NULL */
+    mrt_plan_options plan; /* --planner, --profile, --explain */
 } mrt_cli_args;
 
 /* Parses argv after the subcommand name; fills err on bad usage. */

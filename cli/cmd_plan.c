@@ -17,6 +17,10 @@ int mrt_cli_plan(const mrt_cli_args *a)
             mrt_plan_print_json(plan, stdout);
         else
             mrt_plan_print(plan, stdout);
+        if (a->plan.explain && !a->json) {
+            fputc('\n', stdout);
+            mrt_plan_print_explain(plan, stdout);
+        }
     } else {
         mrt_cli_print_error(&err);
     }

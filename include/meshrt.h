@@ -71,15 +71,50 @@ MRT_API void mrt_spec_destroy(mrt_spec *spec);
 
 typedef struct mrt_plan mrt_plan;
 
-/* Lowers every op of spec into local kernels and collectives.  The plan
- * does not borrow spec: it copies what it needs.  The caller owns *out. */
-MRT_API mrt_status mrt_plan_create(const mrt_spec *spec, mrt_plan **out,
-                                   mrt_error *err);
+/* How einsums are lowered. */
+typedef enum mrt_planner {
+    MRT_PLANNER_AUTO = 0, /* cost-aware: the cheapest execution layout per
+                             op, pending sums kept where that pays */
+    MRT_PLANNER_MESHTF,   /* Mesh-TensorFlow's lowering, exactly: global
+                             rules only, all-reduce, no search */
+    MRT_PLANNER_COUNT
+} mrt_planner;
+
+typedef struct mrt_plan_options {
+    mrt_planner planner;
+    const char *profile; /* machine profile file; NULL: the default file
+                            (see mrt_profile_default_path) when it exists,
+                            else the built-in profile */
+    int explain;         /* keep the alternatives weighed for each op */
+} mrt_plan_options;
+
+/* Lowers every op of spec into local kernels and collectives; opt may be
+ * NULL (auto planner, default profile).  The plan does not borrow spec:
+ * it copies what it needs.  The caller owns *out. */
+MRT_API mrt_status mrt_plan_create(const mrt_spec *spec,
+                                   const mrt_plan_options *opt,
+                                   mrt_plan **out, mrt_error *err);
 MRT_API void mrt_plan_destroy(mrt_plan *plan);
 /* Human-readable plan; deterministic, so it can be golden-tested. */
 MRT_API void mrt_plan_print(const mrt_plan *plan, FILE *f);
 /* The same as one JSON object (see docs/plan.md for its fields). */
 MRT_API void mrt_plan_print_json(const mrt_plan *plan, FILE *f);
+/* The alternatives weighed for each op (plan made with explain = 1). */
+MRT_API void mrt_plan_print_explain(const mrt_plan *plan, FILE *f);
+
+/* Totals per rank of the whole plan. */
+typedef struct mrt_plan_totals {
+    int64_t comm_bytes;  /* handed to MPI */
+    double wire_bytes;   /* sent on the wire (modeled) */
+    int64_t messages;    /* modeled */
+    int64_t collectives; /* MPI calls */
+    double flops;        /* local kernels */
+    double comm_time_s;  /* modeled */
+    double compute_time_s;
+    double time_s;       /* comm + compute, modeled */
+    int64_t peak_memory; /* bytes: live shards plus workspace, at peak */
+} mrt_plan_totals;
+MRT_API mrt_plan_totals mrt_plan_get_totals(const mrt_plan *plan);
 /* Bytes per rank handed to MPI by the whole plan, and flops per rank. */
 MRT_API int64_t mrt_plan_comm_bytes(const mrt_plan *plan);
 MRT_API double mrt_plan_flops(const mrt_plan *plan);

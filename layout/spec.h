@@ -86,6 +86,13 @@ struct mrt_spec {
     mrt_spec_op *op;
     int noutputs;
     int *output;         /* tensor ids */
+
+    /* `network:` — links per mesh axis, overriding the profile's. */
+    int nnet;
+    char net_axis[MRT_MAX_AXES][MRT_NAME_MAX];
+    double net_latency_s[MRT_MAX_AXES];
+    double net_bandwidth_Bps[MRT_MAX_AXES];
+    mrt_mark net_mark[MRT_MAX_AXES];
 };
 
 /* Tensor id by name, or -1. */

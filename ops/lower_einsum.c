@@ -3,7 +3,8 @@
  * execution layout, the local kernel on the shards, and the move of the
  * result (a pending sum over the axes of split summed dims) to the
  * output's home layout, which resolves the sums by all-reduce or
- * reduce-scatter (ops/relayout.c).
+ * reduce-scatter (ops/relayout.c).  Which lowering: choose.c's fixed
+ * rules, or search.c's cheapest.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,32 +13,29 @@
 
 /* The layout of a tensor with dims like `shape` under exec. */
 static mrt_layout under_exec(const mrt_layout *shape,
-                             const mrt_exec_layout *e)
+                             const mrt_exec_layout *e, unsigned partial)
 {
     mrt_layout l = *shape;
-    l.partial = 0;
+    l.partial = partial;
     for (int i = 0; i < l.ndims; i++) {
-        int d = l.dim[i];
-        l.naxes[i] = e->naxes[d];
-        for (int j = 0; j < e->naxes[d]; j++)
-            l.axes[i][j] = e->axes[d][j];
+        int x = mrt_exec_find(e, l.dim[i]);
+        l.naxes[i] = e->naxes[x];
+        for (int j = 0; j < e->naxes[x]; j++)
+            l.axes[i][j] = e->axes[x][j];
     }
     return l;
 }
 
-/* Axes of the exec layout on dims of the inputs that the output lacks. */
-static unsigned summed_axes(const mrt_plan *p, const mrt_spec_op *o,
-                            const mrt_layout *out, const mrt_exec_layout *e)
+/* Axes of the exec layout on dims of the op that the output lacks. */
+static unsigned summed_axes(const mrt_plan *p, const mrt_layout *out,
+                            const mrt_exec_layout *e)
 {
     unsigned mask = 0;
-    for (int k = 0; k < o->nin; k++) {
-        const mrt_layout *in = &p->value[p->tensor_value[o->in[k]]].layout;
-        for (int i = 0; i < in->ndims; i++)
-            if (mrt_layout_find_dim(out, in->dim[i]) < 0)
-                for (int j = 0; j < e->naxes[in->dim[i]]; j++)
-                    if (p->mesh.size[e->axes[in->dim[i]][j]] > 1)
-                        mask |= 1u << e->axes[in->dim[i]][j];
-    }
+    for (int i = 0; i < e->ndims; i++)
+        if (mrt_layout_find_dim(out, e->dim[i]) < 0)
+            for (int j = 0; j < e->naxes[i]; j++)
+                if (p->mesh.size[e->axes[i][j]] > 1)
+                    mask |= 1u << e->axes[i][j];
     return mask;
 }
 
@@ -68,51 +66,67 @@ static int emit_kernel(mrt_plan *p, const mrt_spec *s, int op,
     return mrt_plan_add_step(p, &k) < 0 ? -1 : v;
 }
 
-mrt_status mrt_lower_einsum(mrt_plan *p, const mrt_spec *s, int op,
-                            mrt_error *err)
+static mrt_status fail_at(mrt_plan *p, const mrt_spec *s, int op,
+                          mrt_status st, mrt_error *err)
 {
-    const mrt_spec_op *o = &s->op[op];
-    const mrt_layout *home = &s->tensor[o->out].layout;
-    mrt_status st = MRT_E_NOMEM;
-    mrt_exec_layout e = {.ndims = s->ndims};
-    e.naxes = calloc((size_t)s->ndims + 1, sizeof *e.naxes);
-    e.axes = calloc((size_t)s->ndims + 1, sizeof *e.axes);
-    if (!e.naxes || !e.axes)
-        goto fail;
-    mrt_choose_einsum_layout(p, s, op, &e);
-
-    int in[2];
-    for (int k = 0; k < o->nin; k++) {
-        const mrt_value *v = &p->value[p->tensor_value[o->in[k]]];
-        mrt_layout want = under_exec(&v->layout, &e);
-        in[k] = mrt_relayout_emit(p, op, p->tensor_value[o->in[k]], &want);
-        if (in[k] < 0)
-            goto fail;
-    }
-    mrt_layout res = under_exec(home, &e);
-    res.partial = summed_axes(p, o, home, &e);
-    st = MRT_E_NOMEM;
-    int r = emit_kernel(p, s, op, in, &res, err, &st);
-    if (r < 0)
-        goto fail;
-    st = MRT_E_NOMEM;
-    int fin = mrt_relayout_emit(p, op, r, home);
-    if (fin < 0)
-        goto fail;
-    p->tensor_value[o->out] = fin;
-    free(e.naxes);
-    free(e.axes);
-    return MRT_OK;
-fail:
-    free(e.naxes);
-    free(e.axes);
     if (st == MRT_E_NOMEM)
-        return mrt_error_set(err, MRT_E_NOMEM, s->path, o->mark,
+        return mrt_error_set(err, MRT_E_NOMEM, s->path, s->op[op].mark,
                              "out of memory while planning");
-    if (err && err->line == 0) {
-        err->line = o->mark.line;
-        err->column = o->mark.column;
+    if (err && err->line == 0) { /* classify's errors have no position */
+        err->line = s->op[op].mark.line;
+        err->column = s->op[op].mark.column;
         snprintf(err->file, sizeof err->file, "%.255s", s->path);
     }
+    (void)p;
     return st;
+}
+
+mrt_status mrt_lower_emit(mrt_plan *p, const mrt_spec *s, int op,
+                          const mrt_layout *home, const mrt_lowering *lw,
+                          int allreduce_only, mrt_error *err)
+{
+    const mrt_spec_op *o = &s->op[op];
+    mrt_status st = MRT_E_NOMEM;
+    int in[2];
+    unsigned kept = 0;
+    for (int k = 0; k < o->nin; k++) {
+        int from = p->tensor_value[o->in[k]];
+        mrt_layout want = under_exec(&p->value[from].layout, &lw->exec,
+                                     lw->keep_in[k]);
+        in[k] = mrt_relayout_emit(p, op, from, &want, allreduce_only);
+        if (in[k] < 0)
+            return fail_at(p, s, op, st, err);
+        kept |= lw->keep_in[k];
+    }
+    mrt_layout res = under_exec(home, &lw->exec, 0);
+    res.partial = summed_axes(p, home, &lw->exec) | kept;
+    int r = emit_kernel(p, s, op, in, &res, err, &st);
+    if (r < 0)
+        return fail_at(p, s, op, st, err);
+    mrt_layout target = *home;
+    target.partial = lw->keep_out;
+    int fin = mrt_relayout_emit(p, op, r, &target, allreduce_only);
+    if (fin < 0)
+        return fail_at(p, s, op, MRT_E_NOMEM, err);
+    p->tensor_value[o->out] = fin;
+    return MRT_OK;
+}
+
+mrt_status mrt_lower_einsum(mrt_plan *p, const mrt_spec *s, int op,
+                            const mrt_layout *home, mrt_strategy strategy,
+                            mrt_error *err)
+{
+    mrt_lowering lw = {0};
+    switch (strategy) {
+    case MRT_STRATEGY_MESHTF:
+        mrt_choose_meshtf(p, s, op, &lw.exec);
+        return mrt_lower_emit(p, s, op, home, &lw, 1, err);
+    case MRT_STRATEGY_RULES:
+        mrt_choose_rules(p, s, op, home, &lw.exec);
+        return mrt_lower_emit(p, s, op, home, &lw, 0, err);
+    case MRT_STRATEGY_SEARCH:
+    case MRT_STRATEGY_COUNT:
+        break;
+    }
+    return mrt_search_einsum(p, s, op, home, 0, err);
 }

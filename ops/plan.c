@@ -4,9 +4,11 @@
  */
 #include "plan.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *const step_kind_names[] = {
     [MRT_STEP_EINSUM] = "einsum",
@@ -22,6 +24,37 @@ _Static_assert(sizeof step_kind_names / sizeof step_kind_names[0] ==
                "one name per step kind");
 
 const char *mrt_step_kind_name(mrt_step_kind k) { return step_kind_names[k]; }
+
+/* The cost model's kind for each collective step kind. */
+static const mrt_coll step_coll[MRT_STEP_KIND_COUNT] = {
+    [MRT_STEP_ALLGATHER] = MRT_COLL_ALLGATHER,
+    [MRT_STEP_ALLTOALL] = MRT_COLL_ALLTOALL,
+    [MRT_STEP_ALLREDUCE] = MRT_COLL_ALLREDUCE,
+    [MRT_STEP_REDUCE_SCATTER] = MRT_COLL_REDUCE_SCATTER,
+    [MRT_STEP_PERMUTE] = MRT_COLL_PERMUTE,
+};
+
+mrt_plan_mark mrt_plan_get_mark(const mrt_plan *p)
+{
+    return (mrt_plan_mark){.nsteps = p->nsteps, .nvalues = p->nvalues,
+                           .comm_bytes = p->comm_bytes, .flops = p->flops};
+}
+
+void mrt_plan_rollback(mrt_plan *p, mrt_plan_mark m)
+{
+    p->nsteps = m.nsteps;
+    p->nvalues = m.nvalues;
+    p->comm_bytes = m.comm_bytes;
+    p->flops = m.flops;
+}
+
+double mrt_plan_time_since(const mrt_plan *p, mrt_plan_mark m)
+{
+    double t = 0;
+    for (int k = m.nsteps; k < p->nsteps; k++)
+        t += p->step[k].time_s;
+    return t;
+}
 
 int mrt_step_is_collective(mrt_step_kind k)
 {
@@ -69,13 +102,18 @@ int mrt_plan_add_step(mrt_plan *p, const mrt_step *s)
     if (mrt_step_is_collective(t->kind)) {
         t->group = mrt_mesh_group_size(&p->mesh, t->axes);
         t->bytes = p->value[t->in].count * p->elsize;
+        t->cost = mrt_cost_collective(&p->profile, &p->mesh,
+                                      step_coll[t->kind], t->axes, t->bytes,
+                                      p->elsize);
+        t->time_s = t->cost.time_s;
     } else if (t->kind == MRT_STEP_SLICE) {
         t->group = 1;
         t->bytes = 0;
+        t->time_s = mrt_cost_copy(&p->profile, (double)p->value[t->out].count *
+                                                   p->elsize);
+    } else {
+        t->time_s = mrt_cost_kernel(&p->profile, p->dtype, t->flops);
     }
-    p->value[t->in].last_use = p->nsteps;
-    if (t->in2 >= 0)
-        p->value[t->in2].last_use = p->nsteps;
     p->comm_bytes += t->bytes;
     p->flops += t->flops;
     return p->nsteps++;
@@ -95,6 +133,7 @@ void mrt_plan_destroy(mrt_plan *p)
     free(p->step);
     free(p->op);
     free(p->output);
+    free(p->alt);
     free(p);
 }
 
@@ -122,52 +161,176 @@ static mrt_status copy_names(mrt_plan *p, const mrt_spec *s)
     return MRT_OK;
 }
 
-mrt_status mrt_plan_create(const mrt_spec *s, mrt_plan **out,
-                           mrt_error *err)
+/* The profile: a named file, else the default file when there is one,
+ * else the built-in one; then the spec's `network:` links on top. */
+static mrt_status load_profile(mrt_plan *p, const mrt_spec *s,
+                               const char *path, mrt_error *err)
+{
+    char def[PATH_MAX];
+    mrt_profile_default(&p->profile);
+    if (!path && access(mrt_profile_default_path(def, sizeof def), R_OK) == 0)
+        path = def;
+    if (path) {
+        mrt_status st = mrt_profile_load(path, &p->profile, err);
+        if (st != MRT_OK)
+            return st;
+    }
+    for (int i = 0; i < s->nnet; i++)
+        mrt_profile_set_link(&p->profile, s->net_axis[i],
+                             (mrt_link){s->net_latency_s[i],
+                                        s->net_bandwidth_Bps[i]});
+    if (s->nnet) {
+        size_t n = strlen(p->profile.source);
+        snprintf(p->profile.source + n, sizeof p->profile.source - n,
+                 " + the spec's network:");
+    }
+    return MRT_OK;
+}
+
+/* Mesh-TensorFlow has no per-tensor layouts: every tensor takes the
+ * global rules, which must then be valid for it. */
+static mrt_status meshtf_home(const mrt_spec *s, int t, mrt_layout *l,
+                              mrt_error *err)
+{
+    const mrt_spec_tensor *st = &s->tensor[t];
+    unsigned used = 0;
+    *l = st->layout;
+    for (int i = 0; i < l->ndims; i++) {
+        const mrt_rule *r = &s->rule[l->dim[i]];
+        int64_t parts = 1;
+        l->naxes[i] = r->naxes;
+        for (int j = 0; j < r->naxes; j++) {
+            int a = r->axes[j];
+            if (used & (1u << a))
+                return mrt_error_set(
+                    err, MRT_E_SPEC, s->path, st->shape_mark,
+                    "--planner meshtf: the global rules split mesh axis "
+                    "'%s' twice in tensor '%s' (Mesh-TensorFlow has no "
+                    "per-tensor layouts)", s->mesh.name[a], st->name);
+            used |= 1u << a;
+            l->axes[i][j] = a;
+            parts *= s->mesh.size[a];
+        }
+        if (l->size[i] % parts)
+            return mrt_error_set(
+                err, MRT_E_SPEC, s->path, r->mark,
+                "--planner meshtf: dim '%s' (size %" PRId64 ") of tensor "
+                "'%s' is not divisible by %" PRId64 " under the global rules",
+                s->dim_name[l->dim[i]], l->size[i], st->name, parts);
+    }
+    return MRT_OK;
+}
+
+/* A result may leave its pending sums to its consumer only if exactly one
+ * later op reads it and it is not an output. */
+static int may_defer(const mrt_spec *s, int t)
+{
+    int readers = 0;
+    for (int k = 0; k < s->noutputs; k++)
+        if (s->output[k] == t)
+            return 0;
+    for (int i = 0; i < s->nops; i++)
+        for (int k = 0; k < s->op[i].nin; k++)
+            readers += s->op[i].in[k] == t;
+    return readers == 1;
+}
+
+mrt_status mrt_plan_create_with(const mrt_spec *s,
+                                const mrt_plan_options *opt,
+                                mrt_strategy strategy, mrt_plan **out,
+                                mrt_error *err)
 {
     *out = NULL;
     mrt_plan *p = calloc(1, sizeof *p);
-    if (!p)
-        return mrt_error_set(err, MRT_E_NOMEM, s->path, (mrt_mark){0},
-                             "out of memory while planning");
+    mrt_layout *home = calloc((size_t)s->ntensors + 1, sizeof *home);
+    mrt_status st = MRT_E_NOMEM;
+    if (!p || !home)
+        goto nomem;
     snprintf(p->spec_path, sizeof p->spec_path, "%s", s->path);
     p->mesh = s->mesh;
     p->dtype = s->dtype;
     p->elsize = mrt_dtype_size(s->dtype);
-    mrt_status st = copy_names(p, s);
-    if (st != MRT_OK)
+    p->planner = opt->planner;
+    p->explain = opt->explain && strategy == MRT_STRATEGY_SEARCH;
+    if ((st = copy_names(p, s)) != MRT_OK)
         goto nomem;
-    /* Inputs start in their home layouts. */
+    if ((st = load_profile(p, s, opt->profile, err)) != MRT_OK)
+        goto fail;
     for (int t = 0; t < s->ntensors; t++) {
+        home[t] = s->tensor[t].layout;
+        if (strategy == MRT_STRATEGY_MESHTF &&
+            (st = meshtf_home(s, t, &home[t], err)) != MRT_OK)
+            goto fail;
         p->tensor_value[t] = -1;
         if (s->tensor[t].producer >= 0)
             continue;
         p->ninputs = t + 1;
-        if ((p->tensor_value[t] =
-                 mrt_plan_add_value(p, t, &s->tensor[t].layout)) < 0)
+        if ((p->tensor_value[t] = mrt_plan_add_value(p, t, &home[t])) < 0)
             goto nomem;
     }
     for (int i = 0; i < s->nops; i++) {
+        int out_t = s->op[i].out;
         p->op[i].first_step = p->nsteps;
-        int64_t bytes0 = p->comm_bytes;
-        double flops0 = p->flops;
-        st = mrt_lower_einsum(p, s, i, err);
+        p->op[i].lower_bound_bytes = -1;
+        mrt_plan_mark m = mrt_plan_get_mark(p);
+        p->op[i].nin = s->op[i].nin;
+        for (int k = 0; k < s->op[i].nin; k++)
+            p->op[i].in_value[k] = p->tensor_value[s->op[i].in[k]];
+        st = strategy == MRT_STRATEGY_SEARCH
+                 ? mrt_search_einsum(p, s, i, &home[out_t],
+                                     may_defer(s, out_t), err)
+                 : mrt_lower_einsum(p, s, i, &home[out_t], strategy, err);
         if (st != MRT_OK)
             goto fail;
         p->op[i].nsteps = p->nsteps - p->op[i].first_step;
-        p->op[i].out_value = p->tensor_value[s->op[i].out];
-        p->op[i].comm_bytes = p->comm_bytes - bytes0;
-        p->op[i].flops = p->flops - flops0;
+        p->op[i].out_value = p->tensor_value[out_t];
+        p->op[i].comm_bytes = p->comm_bytes - m.comm_bytes;
+        p->op[i].flops = p->flops - m.flops;
     }
+    if ((st = mrt_plan_finish(p, err)) != MRT_OK)
+        goto fail;
+    free(home);
     *out = p;
     return MRT_OK;
 nomem:
     st = mrt_error_set(err, MRT_E_NOMEM, s->path, (mrt_mark){0},
                        "out of memory while planning");
 fail:
+    free(home);
     mrt_plan_destroy(p);
     return st;
 }
 
+mrt_status mrt_plan_create(const mrt_spec *s, const mrt_plan_options *opt,
+                           mrt_plan **out, mrt_error *err)
+{
+    mrt_plan_options defaults = {0};
+    if (!opt)
+        opt = &defaults;
+    if (opt->planner == MRT_PLANNER_MESHTF)
+        return mrt_plan_create_with(s, opt, MRT_STRATEGY_MESHTF, out, err);
+    /* auto: the search, unless the fixed rule happens to be cheaper over
+     * the whole program (the search is greedy, op by op). */
+    mrt_plan *searched = NULL, *ruled = NULL;
+    mrt_status st = mrt_plan_create_with(s, opt, MRT_STRATEGY_SEARCH, &searched, err);
+    if (st == MRT_OK)
+        st = mrt_plan_create_with(s, opt, MRT_STRATEGY_RULES, &ruled, err);
+    if (st != MRT_OK) {
+        mrt_plan_destroy(searched);
+        return st;
+    }
+    if (ruled->totals.time_s < searched->totals.time_s * (1 - 1e-9)) {
+        ruled->explain = searched->explain;
+        mrt_plan *t = searched;
+        searched = ruled;
+        ruled = t;
+        searched->fell_back = 1;
+    }
+    mrt_plan_destroy(ruled);
+    *out = searched;
+    return MRT_OK;
+}
+
 int64_t mrt_plan_comm_bytes(const mrt_plan *p) { return p->comm_bytes; }
 double mrt_plan_flops(const mrt_plan *p) { return p->flops; }
+mrt_plan_totals mrt_plan_get_totals(const mrt_plan *p) { return p->totals; }

@@ -33,6 +33,7 @@
 #include <stdint.h>
 
 #include "classify.h"
+#include "cost.h"
 #include "layout.h"
 #include "meshrt.h"
 #include "spec.h"
@@ -59,7 +60,11 @@ typedef struct mrt_value {
     mrt_layout layout;
     int64_t local[MRT_MAX_DIMS]; /* shard extents */
     int64_t count;     /* elements per shard */
-    int last_use;      /* index of the last step that reads it */
+    /* Filled by mrt_plan_finish: */
+    int def;           /* the step that makes it; -1 for an input */
+    int last_use;      /* the last step that reads it; nsteps for inputs
+                          and outputs, which live through the program */
+    int64_t offset;    /* where it lives in the run's arena, bytes */
 } mrt_value;
 
 typedef struct mrt_step {
@@ -73,13 +78,32 @@ typedef struct mrt_step {
     int64_t bytes;     /* per rank handed to MPI (0 for local steps) */
     double flops;      /* per rank (EINSUM) */
     mrt_einsum_class cls; /* EINSUM only */
+    mrt_comm_cost cost;   /* collectives: modeled wire bytes, messages */
+    double time_s;     /* modeled: collective, kernel or copy time */
+    int64_t workspace; /* scratch bytes the step needs while it runs */
 } mrt_step;
+
+/* One alternative weighed for an op (kept with explain). */
+typedef struct mrt_alt {
+    char exec[256];    /* the execution layout, e.g. "batch/data k/model" */
+    char keep[64];     /* pending sums left for the consumer, or "" */
+    double time_s, comm_time_s, kernel_time_s;
+    int64_t comm_bytes;
+    int nsteps;
+} mrt_alt;
 
 typedef struct mrt_plan_op {
     int first_step, nsteps; /* the op's steps, contiguous */
-    int out_value;          /* its result, in the output's home layout */
+    int out_value;          /* its result (home layout, or pending sums) */
     int64_t comm_bytes;
-    double flops;
+    double flops, time_s, comm_time_s;
+    int nin, in_value[2];     /* the inputs as the op found them */
+    double lower_bound_bytes; /* matmul-like ops: the communication lower
+                                 bound per rank; -1 when not applicable */
+    int bound_replicated;     /* an input started replicated, so the
+                                 bound (one copy of each operand) does
+                                 not bind this op */
+    int first_alt, nalts;     /* explain: alternatives, best first */
 } mrt_plan_op;
 
 struct mrt_plan {
@@ -101,36 +125,121 @@ struct mrt_plan {
     mrt_plan_op *op;
     int noutputs;
     int *output;              /* tensor ids */
-    int64_t comm_bytes;       /* totals per rank */
+    int64_t comm_bytes;       /* running totals per rank */
     double flops;
+    mrt_planner planner;
+    mrt_profile profile;
+    int explain;
+    int fell_back;            /* auto: the fixed rule beat the search */
+    int nalts, cap_alts;
+    mrt_alt *alt;
+    /* Filled by mrt_plan_finish: */
+    mrt_plan_totals totals;
+    int64_t axis_bytes[1u << MRT_MAX_AXES]; /* bytes by axis set */
+    int64_t arena_bytes;      /* the run's buffer for every value */
+    int64_t max_workspace;    /* the largest step workspace */
 };
+
+/* A point in the plan to come back to: candidates are emitted for real,
+ * costed, and rolled back. */
+typedef struct mrt_plan_mark {
+    int nsteps, nvalues;
+    int64_t comm_bytes;
+    double flops;
+} mrt_plan_mark;
+mrt_plan_mark mrt_plan_get_mark(const mrt_plan *p);
+void mrt_plan_rollback(mrt_plan *p, mrt_plan_mark m);
+/* Modeled seconds of the steps since m. */
+double mrt_plan_time_since(const mrt_plan *p, mrt_plan_mark m);
+/* 1 if the collective step must pack its data into the workspace. */
+int mrt_step_needs_packing(const mrt_plan *p, const mrt_step *s);
+/* Lifetimes, arena offsets, workspace, totals and per-axis bytes. */
+mrt_status mrt_plan_finish(mrt_plan *p, mrt_error *err);
 
 /* Appends a value with layout l (partial allowed) for tensor; returns its
  * id, or -1 when out of memory. */
 int mrt_plan_add_value(mrt_plan *p, int tensor, const mrt_layout *l);
-/* Appends a step (copied); fills bytes from the input value for
- * collectives and records last uses.  Returns its index or -1. */
+/* Appends a step (copied); fills its bytes (from the input value, for
+ * collectives) and its modeled cost.  Returns its index or -1. */
 int mrt_plan_add_step(mrt_plan *p, const mrt_step *s);
 
 /* Emits the steps that move value `from` to layout `to` (same dims, same
- * order; `to` has no partial sums).  Returns the id of the value in
- * layout `to` (== from when nothing moves), or -1 when out of memory. */
-int mrt_relayout_emit(mrt_plan *p, int op, int from, const mrt_layout *to);
+ * order).  to->partial must be a subset of from's pending sums: those stay
+ * pending, the others are resolved.  With `allreduce_only`, pending sums
+ * are all-reduced and then sliced, never reduce-scattered (Mesh-TF).
+ * Returns the id of the value in layout `to` (== from when nothing
+ * moves), or -1 when out of memory. */
+int mrt_relayout_emit(mrt_plan *p, int op, int from, const mrt_layout *to,
+                      int allreduce_only);
 
-/* The execution layout of an einsum: for each dim of the op (indexed by
- * spec dim id in exec->naxes/axes, sized spec->ndims), the mesh axes that
- * split it while the local kernel runs.  No axis twice. */
+/* The execution layout of an einsum: for each dim of the op, the mesh
+ * axes that split it while the local kernel runs.  No axis twice. */
 typedef struct mrt_exec_layout {
-    int ndims;                  /* == spec->ndims */
-    int *naxes;                 /* [ndims] */
-    int (*axes)[MRT_MAX_AXES];  /* [ndims] */
+    int ndims;
+    int dim[MRT_MAX_EINSUM_DIMS];    /* spec dim ids */
+    int64_t size[MRT_MAX_EINSUM_DIMS];
+    int naxes[MRT_MAX_EINSUM_DIMS];
+    int axes[MRT_MAX_EINSUM_DIMS][MRT_MAX_AXES];
 } mrt_exec_layout;
 
-/* Chooses the execution layout of op (see ops/choose.c for the rule). */
-void mrt_choose_einsum_layout(const mrt_plan *p, const mrt_spec *s, int op,
-                              mrt_exec_layout *exec);
-/* Lowers one einsum op: input moves, kernel, reduction, output move. */
+/* One way to lower an einsum: its execution layout, which pending sums
+ * of each input ride through the kernel (the product is linear in each
+ * input), and which pending sums of the result are left for its consumer
+ * instead of being resolved into the output's home layout. */
+typedef struct mrt_lowering {
+    mrt_exec_layout exec;
+    unsigned keep_in[2];
+    unsigned keep_out;
+} mrt_lowering;
+
+/* How the planner picks lowerings. */
+typedef enum mrt_strategy {
+    MRT_STRATEGY_RULES = 0, /* ops/choose.c's rule, reduce-scatter allowed */
+    MRT_STRATEGY_MESHTF,    /* global rules, all-reduce only */
+    MRT_STRATEGY_SEARCH,    /* every execution layout, costed (search.c) */
+    MRT_STRATEGY_COUNT
+} mrt_strategy;
+
+/* Plans every op of s with one fixed strategy (mrt_plan_create's auto
+ * planner runs SEARCH and RULES and keeps the cheaper). */
+mrt_status mrt_plan_create_with(const mrt_spec *s, const mrt_plan_options *opt,
+                                mrt_strategy strategy, mrt_plan **out,
+                                mrt_error *err);
+
+/* The op's dims (output dims, then the inputs' others), unsplit. */
+void mrt_exec_init(const mrt_plan *p, const mrt_spec *s, int op,
+                   mrt_exec_layout *e);
+/* Index of spec dim `dim` in e, or -1. */
+int mrt_exec_find(const mrt_exec_layout *e, int dim);
+/* "batch/data d_ff/model" */
+char *mrt_exec_str(const mrt_plan *p, const mrt_exec_layout *e, char *buf,
+                   int size);
+/* The rule (ops/choose.c): summed dims keep their inputs' split, output
+ * dims take their home layout's. */
+void mrt_choose_rules(const mrt_plan *p, const mrt_spec *s, int op,
+                      const mrt_layout *home, mrt_exec_layout *e);
+/* Mesh-TensorFlow: every dim takes its global rule. */
+void mrt_choose_meshtf(const mrt_plan *p, const mrt_spec *s, int op,
+                       mrt_exec_layout *e);
+/* Calls visit for every valid execution layout of the op's dims (each
+ * axis of size > 1 on at most one dim, in any order; sizes divisible),
+ * until visit returns nonzero (which is then returned). */
+int mrt_exec_enumerate(const mrt_plan *p, const mrt_exec_layout *dims,
+                       int (*visit)(void *ctx, const mrt_exec_layout *e),
+                       void *ctx);
+
+/* Emits one lowering of op: input moves, kernel, result move.  The
+ * op's output tensor then holds the new value. */
+mrt_status mrt_lower_emit(mrt_plan *p, const mrt_spec *s, int op,
+                          const mrt_layout *home, const mrt_lowering *lw,
+                          int allreduce_only, mrt_error *err);
+/* Lowers one einsum op with the given strategy. */
 mrt_status mrt_lower_einsum(mrt_plan *p, const mrt_spec *s, int op,
+                            const mrt_layout *home, mrt_strategy strategy,
                             mrt_error *err);
+/* SEARCH: tries every lowering (search.c), keeps the cheapest. */
+mrt_status mrt_search_einsum(mrt_plan *p, const mrt_spec *s, int op,
+                             const mrt_layout *home, int may_defer,
+                             mrt_error *err);
 
 #endif

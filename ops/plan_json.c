@@ -61,8 +61,11 @@ static void json_step(const mrt_plan *p, const mrt_step *s, FILE *f)
     json_string(p->tensor_name[p->value[s->in].tensor], f);
     fputs(", \"axes\": ", f);
     json_axes(p, s->axes, f);
-    fprintf(f, ", \"group\": %" PRId64 ", \"bytes\": %" PRId64 ", \"from\": ",
-            s->group, s->bytes);
+    fprintf(f, ", \"group\": %" PRId64 ", \"bytes\": %" PRId64
+               ", \"wire_bytes\": %.17g, \"messages\": %" PRId64
+               ", \"time_s\": %.6g, \"from\": ",
+            s->group, s->bytes, s->cost.wire_bytes, s->cost.messages,
+            s->time_s);
     json_layout(p, &p->value[s->in].layout, f);
     fputs(", \"to\": ", f);
     json_layout(p, &p->value[s->out].layout, f);
@@ -89,8 +92,12 @@ static void json_op(const mrt_plan *p, int i, FILE *f)
                 s->cls.size[MRT_IDX_K], s->cls.size[MRT_IDX_BATCH]);
     }
     fprintf(f, ", \"flops\": %.17g, \"comm_bytes\": %" PRId64
-               ",\n     \"collectives\": [",
-            o->flops, o->comm_bytes);
+               ", \"time_s\": %.6g, \"comm_time_s\": %.6g",
+            o->flops, o->comm_bytes, o->time_s, o->comm_time_s);
+    if (o->lower_bound_bytes >= 0)
+        fprintf(f, ", \"lower_bound_bytes\": %.17g, \"inputs_replicated\": %s",
+                o->lower_bound_bytes, o->bound_replicated ? "true" : "false");
+    fputs(",\n     \"collectives\": [", f);
     int n = 0;
     for (int k = o->first_step; k < o->first_step + o->nsteps; k++)
         if (mrt_step_is_collective(p->step[k].kind)) {
@@ -115,8 +122,12 @@ void mrt_plan_print_json(const mrt_plan *p, FILE *f)
         json_string(p->mesh.name[a], f);
         fprintf(f, ": %" PRId64, p->mesh.size[a]);
     }
-    fprintf(f, "}, \"ranks\": %" PRId64 ", \"dtype\": \"%s\",\n \"inputs\": [",
-            p->mesh.nranks, mrt_dtype_name(p->dtype));
+    fprintf(f, "}, \"ranks\": %" PRId64 ", \"dtype\": \"%s\", \"planner\": \"%s\""
+               ", \"profile\": ",
+            p->mesh.nranks, mrt_dtype_name(p->dtype),
+            p->planner == MRT_PLANNER_MESHTF ? "meshtf" : "auto");
+    json_string(p->profile.source, f);
+    fputs(",\n \"inputs\": [", f);
     for (int t = 0; t < p->ninputs; t++) {
         const mrt_value *v = &p->value[p->tensor_value[t]];
         fputs(t ? ",\n    {\"name\": " : "\n    {\"name\": ", f);
@@ -135,7 +146,22 @@ void mrt_plan_print_json(const mrt_plan *p, FILE *f)
     }
     for (int k = 0; k < p->nsteps; k++)
         ncoll += mrt_step_is_collective(p->step[k].kind);
+    const mrt_plan_totals *t = &p->totals;
     fprintf(f, " ],\n \"totals\": {\"comm_bytes\": %" PRId64
-               ", \"flops\": %.17g, \"collectives\": %" PRId64 "}}\n",
-            p->comm_bytes, p->flops, ncoll);
+               ", \"flops\": %.17g, \"collectives\": %" PRId64
+               ", \"wire_bytes\": %.17g, \"messages\": %" PRId64
+               ", \"time_s\": %.6g, \"comm_time_s\": %.6g"
+               ", \"compute_time_s\": %.6g, \"peak_memory\": %" PRId64
+               ",\n   \"comm_bytes_by_axis\": {",
+            t->comm_bytes, t->flops, ncoll, t->wire_bytes, t->messages,
+            t->time_s, t->comm_time_s, t->compute_time_s, t->peak_memory);
+    int n = 0;
+    char axes[256];
+    for (unsigned m = 1; m < (1u << p->mesh.naxes); m++)
+        if (p->axis_bytes[m]) {
+            fputs(n++ ? ", " : "", f);
+            json_string(mrt_mesh_axes_str(&p->mesh, m, axes, sizeof axes), f);
+            fprintf(f, ": %" PRId64, p->axis_bytes[m]);
+        }
+    fputs("}}}\n", f);
 }

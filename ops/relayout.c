@@ -23,6 +23,8 @@
  * layout.  Pending sums that a target dim wants wait until that dim is
  * ready and become a reduce-scatter (never an all-reduce and a slice).
  * Axes of size 1 are ignored throughout: moving along them moves nothing.
+ * Pending sums the target keeps are left alone; with allreduce_only
+ * (Mesh-TensorFlow), every sum resolved is all-reduced, then sliced.
  */
 #include <assert.h>
 
@@ -34,6 +36,7 @@ typedef struct relayout {
     int cur;               /* current value */
     mrt_layout l;          /* its layout */
     const mrt_layout *to;
+    int allreduce_only;    /* Mesh-TF: no reduce-scatter */
 } relayout;
 
 static int common_prefix(const mrt_layout *a, const mrt_layout *b, int i)
@@ -96,6 +99,7 @@ static int one_move(relayout *r)
     mrt_layout *l = &r->l;
     unsigned busy = mrt_layout_used_axes(l) | l->partial;
     unsigned wanted = mrt_layout_used_axes(r->to);
+    unsigned resolve = l->partial & ~r->to->partial;
 
     for (int i = 0; i < l->ndims; i++) {
         int a = ready_for(r, i);
@@ -104,18 +108,18 @@ static int one_move(relayout *r)
             return emit(r, MRT_STEP_SLICE, i, -1, 1u << a) ? -1 : 1;
         }
     }
-    for (int i = 0; i < l->ndims; i++) {
+    for (int i = 0; i < l->ndims && !r->allreduce_only; i++) {
         int a = ready_for(r, i);
-        if (a >= 0 && (l->partial & (1u << a))) {
+        if (a >= 0 && (resolve & (1u << a))) {
             append_axis(l, i, a);
             l->partial &= ~(1u << a);
             return emit(r, MRT_STEP_REDUCE_SCATTER, i, -1, 1u << a) ? -1 : 1;
         }
     }
-    if (l->partial & ~wanted) {
-        unsigned axes = l->partial & ~wanted;
-        l->partial &= wanted;
-        return emit(r, MRT_STEP_ALLREDUCE, -1, -1, axes) ? -1 : 1;
+    unsigned reduce = r->allreduce_only ? resolve : resolve & ~wanted;
+    if (reduce) {
+        l->partial &= ~reduce;
+        return emit(r, MRT_STEP_ALLREDUCE, -1, -1, reduce) ? -1 : 1;
     }
     for (int i = 0; i < l->ndims; i++) {
         unsigned axes = reordered_axes(r, i);
@@ -163,13 +167,16 @@ static mrt_layout without_unit_axes(const mrt_layout *l, const mrt_mesh *m)
     return n;
 }
 
-int mrt_relayout_emit(mrt_plan *p, int op, int from, const mrt_layout *to)
+int mrt_relayout_emit(mrt_plan *p, int op, int from, const mrt_layout *to,
+                      int allreduce_only)
 {
     mrt_layout target = without_unit_axes(to, &p->mesh);
     relayout r = {.p = p, .op = op, .cur = from,
                   .l = without_unit_axes(&p->value[from].layout, &p->mesh),
-                  .to = &target};
-    assert(r.l.ndims == to->ndims && to->partial == 0);
+                  .to = &target, .allreduce_only = allreduce_only};
+    assert(r.l.ndims == to->ndims);
+    assert((target.partial & ~r.l.partial) == 0);
+    assert((target.partial & mrt_layout_used_axes(&target)) == 0);
     int moved;
     while ((moved = one_move(&r)) > 0)
         ;

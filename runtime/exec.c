@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "kernel.h"
+#include "kernel_plan.h"
 #include "runtime.h"
 
 static size_t value_bytes(const mrt_plan *p, int v)
@@ -58,8 +59,8 @@ mrt_status mrt_exec_create(const mrt_plan *p, mrt_comm *comm,
         if (s->kind == MRT_STEP_EINSUM) {
             mrt_kview a = kview(e, s->in), c = kview(e, s->out);
             mrt_kview bv = s->in2 >= 0 ? kview(e, s->in2) : a;
-            b = mrt_kernel_einsum_workspace(p->dtype, &a,
-                                            s->in2 >= 0 ? &bv : NULL, &c);
+            b = mrt_einsum_workspace(p->dtype, &a, s->in2 >= 0 ? &bv : NULL,
+                                     &c);
             kws = b > kws ? b : kws;
         }
     }

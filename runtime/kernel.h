@@ -7,8 +7,9 @@
  * BLIS gemm per batch index (using BLIS's row and column strides where the
  * dims already sit right, a copy into the workspace only where they do
  * not), and writes C in its own dim order.  It never allocates: the
- * caller passes a workspace of at least mrt_kernel_einsum_workspace bytes.
- * C is overwritten (beta = 0).
+ * caller passes a workspace of at least mrt_einsum_workspace bytes
+ * (ops/kernel_plan.h, which also plans the copies and strides the kernel
+ * executes).  C is overwritten (beta = 0).
  */
 #ifndef MRT_KERNEL_H
 #define MRT_KERNEL_H
@@ -18,9 +19,6 @@
 #include "classify.h"
 #include "layout.h"
 
-/* Workspace bytes the kernel needs for these shapes (data ignored). */
-size_t mrt_kernel_einsum_workspace(mrt_dtype t, const mrt_kview *a,
-                                   const mrt_kview *b, const mrt_kview *c);
 /* b may be NULL (one-input einsum: permute and sum).  Shapes must have
  * been accepted by mrt_einsum_classify (asserted). */
 void mrt_kernel_einsum(mrt_dtype t, const mrt_kview *a, const mrt_kview *b,

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "kernel.h"
+#include "kernel_plan.h"
 #include "runtime.h"
 
 /* The tensor's layout with every split removed. */
@@ -39,7 +40,7 @@ static mrt_status run_op(const mrt_spec *s, int i, void **bufs)
     mrt_kview a = full_view(s, o->in[0], bufs), c = full_view(s, o->out, bufs);
     mrt_kview b = o->nin > 1 ? full_view(s, o->in[1], bufs) : a;
     const mrt_kview *bp = o->nin > 1 ? &b : NULL;
-    void *ws = malloc(mrt_kernel_einsum_workspace(s->dtype, &a, bp, &c) + 64);
+    void *ws = malloc(mrt_einsum_workspace(s->dtype, &a, bp, &c) + 64);
     if (!ws)
         return MRT_E_NOMEM;
     mrt_kernel_einsum(s->dtype, &a, bp, &c, ws);

@@ -18,6 +18,7 @@
 #include "classify.h"
 #include "init.h"
 #include "kernel.h"
+#include "kernel_plan.h"
 
 #include <blis.h> /* bli_finalize: frees BLIS's pools before exit */
 
@@ -144,7 +145,7 @@ static size_t run_kernel(mrt_dtype t, tview *a, tview *b, tview *c)
     for (int64_t i = 0; i < c->count; i++)
         put(t, c->data, i, NAN);
     kc = kv(c);
-    size_t ws = mrt_kernel_einsum_workspace(t, &ka, b ? &kb : NULL, &kc);
+    size_t ws = mrt_einsum_workspace(t, &ka, b ? &kb : NULL, &kc);
     void *w = ws ? malloc(ws) : NULL;
     ck_assert(!ws || w);
     mrt_kernel_einsum(t, &ka, b ? &kb : NULL, &kc, w);

@@ -14,8 +14,10 @@
 
 static mrt_spec *spec;
 static mrt_plan *plan;
+static mrt_strategy strategy = MRT_STRATEGY_COUNT; /* COUNT: auto */
 
-/* Loads YAML text (with an optional --mesh override) and plans it. */
+/* Loads YAML text (with an optional --mesh override) and plans it with
+ * `strategy` (or the auto planner). */
 static void plan_text(const char *yaml, const char *mesh)
 {
     char path[] = "/tmp/mrt_test_plan_XXXXXX";
@@ -28,7 +30,10 @@ static void plan_text(const char *yaml, const char *mesh)
     unlink(path);
     if (st != MRT_OK)
         ck_abort_msg("spec: %d:%d: %s", err.line, err.column, err.message);
-    st = mrt_plan_create(spec, &plan, &err);
+    mrt_plan_options opt = {0};
+    st = strategy == MRT_STRATEGY_COUNT
+             ? mrt_plan_create(spec, &opt, &plan, &err)
+             : mrt_plan_create_with(spec, &opt, strategy, &plan, &err);
     if (st != MRT_OK)
         ck_abort_msg("plan: %s", err.message);
 }
@@ -39,6 +44,19 @@ static void teardown(void)
     mrt_spec_destroy(spec);
     plan = NULL;
     spec = NULL;
+    strategy = MRT_STRATEGY_COUNT;
+}
+
+/* Plans yaml with the fixed rule, then with the auto planner: returns the
+ * rule's modeled time; `plan` is then auto's. */
+static double rules_then_auto(const char *yaml)
+{
+    strategy = MRT_STRATEGY_RULES;
+    plan_text(yaml, NULL);
+    double t = plan->totals.time_s;
+    teardown();
+    plan_text(yaml, NULL);
+    return t;
 }
 
 /* The steps of op i as a string like "slice einsum allreduce". */
@@ -127,17 +145,20 @@ START_TEST(sum_over_two_axes_is_one_allreduce)
 }
 END_TEST
 
+#define ALLTOALL_SPEC                                                        \
+    "mesh: {model: 2}\ndims: {m: 4, k: 16, n: 6}\n"                          \
+    "layout: {k: model}\n"                                                    \
+    "tensors:\n  a: {shape: [m, k]}\n"                                        \
+    "  w: {shape: [k, n], layout: {n: model}}\n"                              \
+    "ops: [{op: einsum, in: [a, w], out: c, shape: [m, n]}]\n"
+
 START_TEST(moving_a_split_between_dims_is_alltoall)
 {
-    /* w arrives split on n over model, but k (summed) sits on model in a:
-     * the summed dim keeps its split, so w's split moves from n to k on
-     * the same axis: one all-to-all of w's 16 x 3 shard. */
-    plan_text("mesh: {model: 2}\ndims: {m: 4, k: 16, n: 6}\n"
-              "layout: {k: model}\n"
-              "tensors:\n  a: {shape: [m, k]}\n"
-              "  w: {shape: [k, n], layout: {n: model}}\n"
-              "ops: [{op: einsum, in: [a, w], out: c, shape: [m, n]}]\n",
-              NULL);
+    /* The rule: w arrives split on n over model, but k (summed) sits on
+     * model in a, so w's split moves from n to k on the same axis: one
+     * all-to-all of w's 16 x 3 shard, then an all-reduce of c (4 x 6). */
+    strategy = MRT_STRATEGY_RULES;
+    plan_text(ALLTOALL_SPEC, NULL);
     ck_assert_str_eq(op_steps(0), "alltoall einsum allreduce");
     const mrt_step *s = op_step(0, 0);
     ck_assert_int_eq(s->dim, 1);  /* from n ... */
@@ -146,8 +167,21 @@ START_TEST(moving_a_split_between_dims_is_alltoall)
 }
 END_TEST
 
+START_TEST(auto_gathers_the_smaller_operands_instead)
+{
+    /* The search finds better: gather a (4 x 8 -> 4 x 16: 128 bytes on the
+     * wire), multiply with n still split, gather c (4 x 3: 48 bytes):
+     * 176 wire bytes in 2 messages against the rule's 96 + 96 in 3. */
+    double rule_time = rules_then_auto(ALLTOALL_SPEC);
+    ck_assert_str_eq(op_steps(0), "allgather einsum allgather");
+    ck_assert_double_eq_tol(plan->totals.wire_bytes, 176, 1e-9);
+    ck_assert(plan->totals.time_s < rule_time);
+}
+END_TEST
+
 START_TEST(gather_and_slice)
 {
+    strategy = MRT_STRATEGY_RULES;
     /* c is replicated: x's batch split must go before the kernel (an
      * all-gather of its 4 x 8 shard); then c2 wants batch split again,
      * which is a local slice of c (no bytes). */
@@ -163,6 +197,22 @@ START_TEST(gather_and_slice)
     ck_assert_str_eq(op_steps(1), "slice einsum");
     ck_assert_int_eq(op_step(1, 0)->bytes, 0);
     ck_assert_int_eq(plan->op[1].comm_bytes, 0);
+}
+END_TEST
+
+START_TEST(auto_moves_the_result_when_it_is_smaller)
+{
+    /* c (8 x 4) is smaller than x (8 x 8): the search multiplies with the
+     * batch split and gathers c instead of x. */
+    double rule_time = rules_then_auto(
+        "mesh: {data: 2}\ndims: {batch: 8, k: 8, n: 4}\n"
+        "layout: {batch: data}\n"
+        "tensors: {x: {shape: [batch, k]}, w: {shape: [k, n]}}\n"
+        "ops:\n"
+        "  - {op: einsum, in: [x, w], out: c, shape: [batch, n], layout: {}}\n");
+    ck_assert_str_eq(op_steps(0), "einsum allgather");
+    ck_assert_int_eq(op_step(0, 1)->bytes, 4 * 4 * 4);
+    ck_assert(plan->totals.time_s < rule_time);
 }
 END_TEST
 
@@ -197,6 +247,7 @@ START_TEST(swapped_nesting_moves_through_one_axis)
 {
     /* [b/data+model] -> [b/model+data]: same axes, other nesting: one
      * exchange of whole 2 x 4 shards over both axes, never a gather. */
+    strategy = MRT_STRATEGY_RULES;
     plan_text("mesh: {data: 2, model: 2}\ndims: {b: 8, n: 4}\n"
               "layout: {b: [data, model]}\n"
               "tensors: {x: {shape: [b, n]}}\n"
@@ -224,6 +275,8 @@ int main(void)
     tcase_add_test(tc, sum_over_two_axes_is_one_allreduce);
     tcase_add_test(tc, moving_a_split_between_dims_is_alltoall);
     tcase_add_test(tc, gather_and_slice);
+    tcase_add_test(tc, auto_gathers_the_smaller_operands_instead);
+    tcase_add_test(tc, auto_moves_the_result_when_it_is_smaller);
     tcase_add_test(tc, plans_for_a_huge_mesh_without_mpi);
     tcase_add_test(tc, mesh_override_changes_the_plan);
     tcase_add_test(tc, swapped_nesting_moves_through_one_axis);

@@ -1,0 +1,56 @@
+/*
+ * profile.h — a machine profile for the cost model: what a message costs
+ * on each mesh axis (latency and bandwidth) and how fast the local kernels
+ * run.  Profiles come from the built-in default, from a file written by
+ * `meshrt calibrate` (YAML, see docs/cost-model.md), and from a spec's
+ * `network:` block, which overrides the links of the axes it names.
+ */
+#ifndef MRT_PROFILE_H
+#define MRT_PROFILE_H
+
+#include <limits.h>
+
+#include "layout.h"
+#include "meshrt.h"
+#include "mesh.h"
+
+/* One link class: what a message costs on one mesh axis. */
+typedef struct mrt_link {
+    double latency_s;     /* alpha, seconds per message */
+    double bandwidth_Bps; /* bytes per second, 1/beta */
+} mrt_link;
+
+/* A machine: the links per named mesh axis and the local rates. */
+typedef struct mrt_profile {
+    char source[PATH_MAX];          /* "built-in default", a file, ... */
+    int naxes;                      /* links given per axis name */
+    char axis[MRT_MAX_AXES][MRT_NAME_MAX];
+    mrt_link link[MRT_MAX_AXES];
+    mrt_link fallback;              /* for axes not named above */
+    double gemm_flops[MRT_DTYPE_COUNT]; /* local GEMM rate, flop/s */
+    double reduce_flops;            /* elementwise add rate, flop/s */
+    double copy_Bps;                /* local copy rate, bytes/s */
+    char kernel[64];                /* BLIS kernel family, if measured */
+} mrt_profile;
+
+/* The profile used when nothing better is known: a shared-memory node
+ * (2 us, 5 GB/s per link; 20 GFLOP/s float32 and 10 float64 GEMM). */
+void mrt_profile_default(mrt_profile *p);
+/* Sets (or adds) the link of the axis called name. */
+void mrt_profile_set_link(mrt_profile *p, const char *name, mrt_link l);
+/* The link of axis a of mesh m (by name, else the fallback). */
+mrt_link mrt_profile_link(const mrt_profile *p, const mrt_mesh *m, int a);
+
+/* Reads a profile file (as written by mrt_profile_save) over *p, which
+ * should hold the default first: keys the file lacks keep their values.
+ * Errors carry the file's path and the position of the bad node. */
+mrt_status mrt_profile_load(const char *path, mrt_profile *p, mrt_error *err);
+/* Writes p as YAML to path, atomically (temporary file, then rename). */
+mrt_status mrt_profile_save(const char *path, const mrt_profile *p,
+                            mrt_error *err);
+/* The profile file used when none is named: $MESHRT_PROFILE if set, else
+ * $XDG_CONFIG_HOME/meshrt/profile.yaml (~/.config/...); writes it into buf.
+ * Returns buf. */
+char *mrt_profile_default_path(char *buf, int size);
+
+#endif

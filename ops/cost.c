@@ -1,0 +1,107 @@
+/*
+ * cost.c — the formulas of the cost model (see cost.h for the table).
+ */
+#include "cost.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The slowest link among the axes of a group. */
+static mrt_link group_link(const mrt_profile *p, const mrt_mesh *m,
+                           unsigned axes)
+{
+    mrt_link worst = {0, INFINITY};
+    for (int a = 0; a < m->naxes; a++) {
+        if (!(axes & (1u << a)))
+            continue;
+        mrt_link l = mrt_profile_link(p, m, a);
+        worst.latency_s = fmax(worst.latency_s, l.latency_s);
+        worst.bandwidth_Bps = fmin(worst.bandwidth_Bps, l.bandwidth_Bps);
+    }
+    return worst;
+}
+
+mrt_comm_cost mrt_cost_collective(const mrt_profile *p, const mrt_mesh *m,
+                                  mrt_coll kind, unsigned axes,
+                                  int64_t bytes, int elsize)
+{
+    mrt_comm_cost c = {0};
+    double g = (double)mrt_mesh_group_size(m, axes), n = (double)bytes;
+    if (g <= 1)
+        return c;
+    double share = (g - 1) / g;
+    int64_t lg = 0;
+    while ((1ll << lg) < (int64_t)g)
+        lg++;
+    switch (kind) {
+    case MRT_COLL_ALLREDUCE:
+        c.wire_bytes = 2 * share * n;
+        c.messages = 2 * lg;
+        c.flops = share * n / elsize;
+        break;
+    case MRT_COLL_ALLGATHER:
+        c.wire_bytes = (g - 1) * n;
+        c.messages = lg;
+        break;
+    case MRT_COLL_REDUCE_SCATTER:
+        c.wire_bytes = share * n;
+        c.messages = lg;
+        c.flops = share * n / elsize;
+        break;
+    case MRT_COLL_ALLTOALL:
+        c.wire_bytes = share * n;
+        c.messages = (int64_t)g - 1;
+        break;
+    case MRT_COLL_PERMUTE:
+        c.wire_bytes = n;
+        c.messages = 1;
+        break;
+    case MRT_COLL_COUNT:
+        break;
+    }
+    mrt_link l = group_link(p, m, axes);
+    c.time_s = l.latency_s * (double)c.messages +
+               c.wire_bytes / l.bandwidth_Bps + c.flops / p->reduce_flops;
+    return c;
+}
+
+double mrt_cost_kernel(const mrt_profile *p, mrt_dtype t, double flops)
+{
+    return flops / p->gemm_flops[t];
+}
+
+double mrt_cost_copy(const mrt_profile *p, double bytes)
+{
+    return bytes / p->copy_Bps;
+}
+
+double mrt_cost_matmul_lower_bound(double m, double n, double k,
+                                   double batch, double procs)
+{
+    if (batch > 1) {
+        if (procs <= batch)
+            return 0;
+        procs /= batch;
+    }
+    if (procs <= 1)
+        return 0;
+    /* Sort so that d1 >= d2 >= d3. */
+    double d[3] = {m, n, k};
+    for (int i = 0; i < 2; i++)
+        for (int j = i + 1; j < 3; j++)
+            if (d[j] > d[i]) {
+                double t = d[i];
+                d[i] = d[j];
+                d[j] = t;
+            }
+    double d1 = d[0], d2 = d[1], d3 = d[2], P = procs, w;
+    double owned = (d1 * d2 + d1 * d3 + d2 * d3) / P;
+    if (P <= d1 / d2)
+        w = d2 * d3 + (d1 * d2 + d1 * d3) / P; /* one large dim: 1D */
+    else if (P <= d1 * d2 / (d3 * d3))
+        w = 2 * sqrt(d1 * d2 * d3 * d3 / P) + d1 * d2 / P; /* 2D */
+    else
+        w = 3 * cbrt(d1 * d2 * d3 / P) * cbrt(d1 * d2 * d3 / P); /* 3D */
+    return fmax(0, w - owned);
+}

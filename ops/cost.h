@@ -1,0 +1,69 @@
+/*
+ * cost.h — the cost model: what a step costs in time, given a machine
+ * profile, and the lower bound a contraction cannot beat.
+ *
+ * Collectives (per rank; n = bytes handed to MPI, p = ranks in the group,
+ * L = ceil(log2 p)): bandwidth-optimal volumes (ring, or recursive halving
+ * and doubling: the same bytes) with the message counts of the recursive
+ * algorithms (Rabenseifner's all-reduce, recursive-doubling all-gather,
+ * recursive-halving reduce-scatter, pairwise all-to-all):
+ *   kind            wire bytes sent        messages    reduction flops
+ *   allreduce       2 (p-1)/p n            2 L         (p-1)/p n/e
+ *   allgather       (p-1) n                L           -
+ *   reduce_scatter  (p-1)/p n              L           (p-1)/p n/e
+ *   alltoall        (p-1)/p n              p-1         -
+ *   permute         n                      1           -
+ * (e = element size).  Time = alpha * messages + wire / bandwidth +
+ * flops / reduce rate, with alpha and bandwidth of the slowest mesh axis
+ * of the group (axes may differ: one inside a node, one across nodes).
+ * Local kernels: flops / GEMM rate; slices: bytes / copy rate.
+ */
+#ifndef MRT_COST_H
+#define MRT_COST_H
+
+#include <limits.h>
+#include <stdint.h>
+
+#include "layout.h"
+#include "mesh.h"
+#include "profile.h"
+
+typedef struct mrt_comm_cost {
+    double wire_bytes; /* bytes each rank sends on the wire */
+    int64_t messages;  /* messages each rank sends */
+    double flops;      /* reduction arithmetic per rank */
+    double time_s;     /* modeled */
+} mrt_comm_cost;
+
+/* Kinds the model knows, in the order of ops/plan.h's step kinds that
+ * call MPI. */
+typedef enum mrt_coll {
+    MRT_COLL_ALLREDUCE = 0,
+    MRT_COLL_ALLGATHER,
+    MRT_COLL_REDUCE_SCATTER,
+    MRT_COLL_ALLTOALL,
+    MRT_COLL_PERMUTE,
+    MRT_COLL_COUNT
+} mrt_coll;
+
+/* Cost of one collective handing `bytes` to MPI per rank over the group
+ * of mesh axes `axes`. */
+mrt_comm_cost mrt_cost_collective(const mrt_profile *p, const mrt_mesh *m,
+                                  mrt_coll kind, unsigned axes,
+                                  int64_t bytes, int elsize);
+/* Seconds for `flops` of local GEMM work in dtype t. */
+double mrt_cost_kernel(const mrt_profile *p, mrt_dtype t, double flops);
+/* Seconds to copy `bytes` locally. */
+double mrt_cost_copy(const mrt_profile *p, double bytes);
+
+/* The memory-independent lower bound on the words each processor must
+ * communicate for C[M,N] = A[M,K] B[K,N] on P processors with one copy of
+ * the data (Al Daas, Ballard, Grigori, Kumar, Rouse, 2022; the classical
+ * 3 (MNK/P)^(2/3) regime of Ballard et al. 2012 plus its 1D and 2D
+ * regimes).  With batch > 1, each of the batch products gets P / batch
+ * processors when P > batch (and the bound is 0 when P <= batch): see
+ * docs/cost-model.md.  Returns words (elements), >= 0. */
+double mrt_cost_matmul_lower_bound(double m, double n, double k,
+                                   double batch, double procs);
+
+#endif

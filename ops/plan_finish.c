@@ -1,0 +1,225 @@
+/*
+ * plan_finish.c — the last pass over a plan: lifetimes of the values,
+ * the workspace each step needs, where each value lives in the run's one
+ * arena, the peak memory per rank, the totals, and the communication
+ * lower bound of matmul-like ops.
+ *
+ * Memory model.  Inputs and outputs live through the whole program (a
+ * repeated run needs its inputs again); every other value lives from the
+ * step that makes it to the last step that reads it.  A step also needs
+ * its workspace while it runs (kernel packing, or packing for a
+ * collective).  The peak is the largest sum of live values plus the
+ * running step's workspace; the arena packs values by first fit over
+ * their lifetimes, so it can exceed the largest live sum a little.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel_plan.h"
+#include "plan.h"
+
+#define ARENA_ALIGN 64
+
+static int64_t value_bytes(const mrt_plan *p, int v)
+{
+    return p->value[v].count * p->elsize;
+}
+
+/* Dims before `dim` of extent 1: the group's blocks along dim are then
+ * contiguous, and a collective needs no packing. */
+int mrt_step_needs_packing(const mrt_plan *p, const mrt_step *s)
+{
+    const mrt_value *in = &p->value[s->in];
+    if (s->kind == MRT_STEP_ALLTOALL)
+        return 1;
+    if (s->kind != MRT_STEP_ALLGATHER && s->kind != MRT_STEP_REDUCE_SCATTER)
+        return 0;
+    for (int i = 0; i < s->dim; i++)
+        if (in->local[i] != 1)
+            return 1;
+    return 0;
+}
+
+static mrt_kview view_of(const mrt_value *v)
+{
+    return (mrt_kview){.ndims = v->layout.ndims, .dim = v->layout.dim,
+                       .ext = v->local, .data = NULL};
+}
+
+static int64_t step_workspace(const mrt_plan *p, const mrt_step *s)
+{
+    if (s->kind == MRT_STEP_EINSUM) {
+        mrt_kview a = view_of(&p->value[s->in]), c = view_of(&p->value[s->out]);
+        mrt_kview b = s->in2 >= 0 ? view_of(&p->value[s->in2]) : a;
+        return (int64_t)mrt_einsum_workspace(p->dtype, &a,
+                                             s->in2 >= 0 ? &b : NULL, &c);
+    }
+    if (!mrt_step_needs_packing(p, s))
+        return 0;
+    switch (s->kind) {
+    case MRT_STEP_ALLGATHER: return value_bytes(p, s->out);
+    case MRT_STEP_ALLTOALL: return 2 * value_bytes(p, s->in);
+    case MRT_STEP_REDUCE_SCATTER: return value_bytes(p, s->in);
+    default: return 0;
+    }
+}
+
+static void lifetimes(mrt_plan *p)
+{
+    for (int v = 0; v < p->nvalues; v++) {
+        p->value[v].def = -1;
+        p->value[v].last_use = -1;
+    }
+    for (int k = 0; k < p->nsteps; k++) {
+        const mrt_step *s = &p->step[k];
+        p->value[s->out].def = k;
+        p->value[s->in].last_use = k;
+        if (s->in2 >= 0)
+            p->value[s->in2].last_use = k;
+    }
+    for (int t = 0; t < p->ninputs; t++)
+        p->value[p->tensor_value[t]].last_use = p->nsteps;
+    for (int k = 0; k < p->noutputs; k++)
+        p->value[p->tensor_value[p->output[k]]].last_use = p->nsteps;
+    for (int v = 0; v < p->nvalues; v++) /* made, never read: dies at once */
+        if (p->value[v].last_use < p->value[v].def)
+            p->value[v].last_use = p->value[v].def;
+}
+
+/* First fit over lifetimes; values come in order of creation. */
+static mrt_status place(mrt_plan *p)
+{
+    int *active = malloc(((size_t)p->nvalues + 1) * sizeof *active);
+    int nactive = 0;
+    if (!active)
+        return MRT_E_NOMEM;
+    p->arena_bytes = 0;
+    for (int v = 0; v < p->nvalues; v++) {
+        mrt_value *val = &p->value[v];
+        int64_t size = (value_bytes(p, v) + ARENA_ALIGN - 1) /
+                       ARENA_ALIGN * ARENA_ALIGN;
+        int n = 0; /* drop the values dead before this one is made */
+        for (int i = 0; i < nactive; i++)
+            if (p->value[active[i]].last_use >= val->def)
+                active[n++] = active[i];
+        nactive = n;
+        int64_t at = 0; /* active is sorted by offset */
+        int pos = 0;
+        for (; pos < nactive; pos++) {
+            const mrt_value *o = &p->value[active[pos]];
+            if (o->offset - at >= size)
+                break;
+            int64_t end = o->offset + (value_bytes(p, active[pos]) +
+                                       ARENA_ALIGN - 1) / ARENA_ALIGN * ARENA_ALIGN;
+            at = end > at ? end : at;
+        }
+        val->offset = at;
+        memmove(active + pos + 1, active + pos,
+                (size_t)(nactive - pos) * sizeof *active);
+        active[pos] = v;
+        nactive++;
+        if (at + size > p->arena_bytes)
+            p->arena_bytes = at + size;
+    }
+    free(active);
+    return MRT_OK;
+}
+
+static int64_t peak_memory(const mrt_plan *p)
+{
+    int64_t *delta = calloc((size_t)p->nsteps + 2, sizeof *delta);
+    if (!delta)
+        return -1;
+    for (int v = 0; v < p->nvalues; v++) {
+        const mrt_value *val = &p->value[v];
+        delta[val->def < 0 ? 0 : val->def] += value_bytes(p, v);
+        delta[val->last_use + 1] -= value_bytes(p, v);
+    }
+    int64_t live = 0, peak = 0;
+    for (int k = 0; k <= p->nsteps; k++) {
+        live += delta[k];
+        int64_t ws = k < p->nsteps ? p->step[k].workspace : 0;
+        peak = live + ws > peak ? live + ws : peak;
+    }
+    free(delta);
+    return peak;
+}
+
+/* Words any plan must move per rank for a matmul-like op, in bytes. */
+static void lower_bound(mrt_plan *p, int i)
+{
+    const mrt_plan_op *o = &p->op[i];
+    for (int k = o->first_step; k < o->first_step + o->nsteps; k++) {
+        const mrt_step *s = &p->step[k];
+        if (s->kind != MRT_STEP_EINSUM || s->cls.ninputs != 2)
+            continue;
+        /* The global sizes of the classes: local sizes times the splits. */
+        mrt_kview a = {0}, b = {0}, c = {0};
+        const mrt_value *va = &p->value[s->in], *vb = &p->value[s->in2],
+                        *vc = &p->value[s->out];
+        a = (mrt_kview){va->layout.ndims, va->layout.dim, va->layout.size, 0};
+        b = (mrt_kview){vb->layout.ndims, vb->layout.dim, vb->layout.size, 0};
+        c = (mrt_kview){vc->layout.ndims, vc->layout.dim, vc->layout.size, 0};
+        mrt_einsum_class g;
+        if (mrt_einsum_classify(&a, &b, &c, &g, NULL) != MRT_OK)
+            return;
+        double words = mrt_cost_matmul_lower_bound(
+            (double)g.size[MRT_IDX_M], (double)g.size[MRT_IDX_N],
+            (double)g.size[MRT_IDX_K], (double)g.size[MRT_IDX_BATCH],
+            (double)p->mesh.nranks);
+        p->op[i].lower_bound_bytes = words * p->elsize;
+    }
+    unsigned all = 0;
+    for (int a = 0; a < p->mesh.naxes; a++)
+        if (p->mesh.size[a] > 1)
+            all |= 1u << a;
+    for (int k = 0; k < o->nin; k++)
+        if ((mrt_layout_used_axes(&p->value[o->in_value[k]].layout) & all) != all)
+            p->op[i].bound_replicated = 1;
+}
+
+static void totals(mrt_plan *p)
+{
+    mrt_plan_totals *t = &p->totals;
+    memset(t, 0, sizeof *t);
+    memset(p->axis_bytes, 0, sizeof p->axis_bytes);
+    for (int k = 0; k < p->nsteps; k++) {
+        const mrt_step *s = &p->step[k];
+        if (mrt_step_is_collective(s->kind)) {
+            t->comm_bytes += s->bytes;
+            t->wire_bytes += s->cost.wire_bytes;
+            t->messages += s->cost.messages;
+            t->collectives++;
+            t->comm_time_s += s->time_s;
+            p->axis_bytes[s->axes] += s->bytes;
+        } else {
+            t->compute_time_s += s->time_s;
+        }
+        t->flops += s->flops;
+        p->op[s->op].time_s += s->time_s;
+        if (mrt_step_is_collective(s->kind))
+            p->op[s->op].comm_time_s += s->time_s;
+    }
+    t->time_s = t->comm_time_s + t->compute_time_s;
+}
+
+mrt_status mrt_plan_finish(mrt_plan *p, mrt_error *err)
+{
+    lifetimes(p);
+    p->max_workspace = 0;
+    for (int k = 0; k < p->nsteps; k++) {
+        p->step[k].workspace = step_workspace(p, &p->step[k]);
+        if (p->step[k].workspace > p->max_workspace)
+            p->max_workspace = p->step[k].workspace;
+    }
+    for (int i = 0; i < p->nops; i++) {
+        p->op[i].time_s = p->op[i].comm_time_s = 0;
+        lower_bound(p, i);
+    }
+    totals(p);
+    p->totals.peak_memory = peak_memory(p);
+    if (place(p) != MRT_OK || p->totals.peak_memory < 0)
+        return mrt_error_set(err, MRT_E_NOMEM, p->spec_path, (mrt_mark){0},
+                             "out of memory while planning");
+    return MRT_OK;
+}

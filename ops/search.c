@@ -1,0 +1,254 @@
+/*
+ * search.c — the cost-aware choice of how to lower one einsum.
+ *
+ * Every execution layout of the op's dims is a candidate: each mesh axis
+ * (of size > 1) splits at most one dim or none, a dim split over several
+ * axes takes them in any order, and every split must be even.  For each
+ * one, and for each way of handling pending sums (an input's pending sum
+ * may ride through the kernel, since the product is linear in each input,
+ * when the layout does not use its axes; the result's pending sums may be
+ * left for its one consumer), the steps are emitted for real, costed with
+ * the cost model, and rolled back.  The cheapest by modeled time wins
+ * (ties: fewer bytes, then the order of enumeration, which starts from
+ * the unsplit layout), and is emitted again to stay.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan.h"
+
+/* ---- enumeration ---- */
+
+typedef struct enumerator {
+    const mrt_plan *p;
+    mrt_exec_layout cur;
+    int axes[MRT_MAX_AXES], naxes; /* the axes of size > 1 */
+    int (*visit)(void *, const mrt_exec_layout *);
+    void *ctx;
+} enumerator;
+
+static int divisible(const enumerator *en, const mrt_exec_layout *e)
+{
+    for (int i = 0; i < e->ndims; i++) {
+        int64_t parts = 1;
+        for (int j = 0; j < e->naxes[i]; j++)
+            parts *= en->p->mesh.size[e->axes[i][j]];
+        if (e->size[i] % parts)
+            return 0;
+    }
+    return 1;
+}
+
+/* Visits every order of the axes within each dim, from dim i on. */
+static int permute_dims(enumerator *en, int i)
+{
+    mrt_exec_layout *e = &en->cur;
+    if (i == e->ndims)
+        return en->visit(en->ctx, e);
+    int n = e->naxes[i];
+    if (n < 2)
+        return permute_dims(en, i + 1);
+    /* Heap's algorithm over e->axes[i][0..n), restored afterwards. */
+    int c[MRT_MAX_AXES] = {0}, saved[MRT_MAX_AXES], rc;
+    memcpy(saved, e->axes[i], sizeof saved);
+    if ((rc = permute_dims(en, i + 1)))
+        goto out;
+    for (int k = 1; k < n;) {
+        if (c[k] < k) {
+            int j = k % 2 ? c[k] : 0, t = e->axes[i][j];
+            e->axes[i][j] = e->axes[i][k];
+            e->axes[i][k] = t;
+            if ((rc = permute_dims(en, i + 1)))
+                goto out;
+            c[k]++;
+            k = 1;
+        } else {
+            c[k++] = 0;
+        }
+    }
+out:
+    memcpy(e->axes[i], saved, sizeof saved);
+    return rc;
+}
+
+/* Assigns axis number k (of en->axes) to no dim or to each dim in turn. */
+static int assign(enumerator *en, int k)
+{
+    mrt_exec_layout *e = &en->cur;
+    if (k == en->naxes)
+        return divisible(en, e) ? permute_dims(en, 0) : 0;
+    int rc = assign(en, k + 1);
+    for (int i = 0; i < e->ndims && !rc; i++) {
+        e->axes[i][e->naxes[i]++] = en->axes[k];
+        rc = assign(en, k + 1);
+        e->naxes[i]--;
+    }
+    return rc;
+}
+
+int mrt_exec_enumerate(const mrt_plan *p, const mrt_exec_layout *dims,
+                       int (*visit)(void *ctx, const mrt_exec_layout *e),
+                       void *ctx)
+{
+    enumerator en = {.p = p, .cur = *dims, .visit = visit, .ctx = ctx};
+    for (int i = 0; i < en.cur.ndims; i++)
+        en.cur.naxes[i] = 0;
+    for (int a = 0; a < p->mesh.naxes; a++)
+        if (p->mesh.size[a] > 1)
+            en.axes[en.naxes++] = a;
+    return assign(&en, 0);
+}
+
+/* ---- search ---- */
+
+typedef struct search {
+    mrt_plan *p;
+    const mrt_spec *s;
+    int op;
+    const mrt_layout *home;
+    int may_defer;
+    mrt_error *err;
+    mrt_status st;
+    int found;
+    mrt_lowering best;
+    double best_time;
+    int64_t best_bytes;
+    int first_alt;
+} search;
+
+static unsigned exec_axes(const mrt_exec_layout *e)
+{
+    unsigned m = 0;
+    for (int i = 0; i < e->ndims; i++)
+        for (int j = 0; j < e->naxes[i]; j++)
+            m |= 1u << e->axes[i][j];
+    return m;
+}
+
+static void record(search *sr, const mrt_lowering *lw, mrt_plan_mark m)
+{
+    mrt_plan *p = sr->p;
+    double t = 0, tc = 0, tk = 0;
+    for (int k = m.nsteps; k < p->nsteps; k++) {
+        t += p->step[k].time_s;
+        if (p->step[k].kind == MRT_STEP_EINSUM)
+            tk += p->step[k].time_s;
+        else
+            tc += p->step[k].time_s;
+    }
+    int64_t bytes = p->comm_bytes - m.comm_bytes;
+    if (!sr->found || t < sr->best_time * (1 - 1e-12) ||
+        (t <= sr->best_time * (1 + 1e-12) && bytes < sr->best_bytes)) {
+        sr->found = 1;
+        sr->best = *lw;
+        sr->best_time = t;
+        sr->best_bytes = bytes;
+    }
+    if (!p->explain)
+        return;
+    if (p->nalts == p->cap_alts) {
+        int ncap = p->cap_alts ? 2 * p->cap_alts : 64;
+        mrt_alt *na = realloc(p->alt, (size_t)ncap * sizeof *na);
+        if (!na)
+            return; /* explain is best effort; the plan is unaffected */
+        p->alt = na;
+        p->cap_alts = ncap;
+    }
+    mrt_alt *a = &p->alt[p->nalts++];
+    memset(a, 0, sizeof *a);
+    mrt_exec_str(p, &lw->exec, a->exec, sizeof a->exec);
+    if (lw->keep_out)
+        mrt_mesh_axes_str(&p->mesh, lw->keep_out, a->keep, sizeof a->keep);
+    a->time_s = t;
+    a->comm_time_s = tc;
+    a->kernel_time_s = tk;
+    a->comm_bytes = bytes;
+    a->nsteps = p->nsteps - m.nsteps;
+}
+
+/* Costs one lowering: emit, measure, roll back. */
+static int try_lowering(search *sr, const mrt_lowering *lw)
+{
+    mrt_plan_mark m = mrt_plan_get_mark(sr->p);
+    mrt_status st = mrt_lower_emit(sr->p, sr->s, sr->op, sr->home, lw, 0,
+                                   sr->err);
+    if (st != MRT_OK) {
+        sr->st = st;
+        return 1;
+    }
+    record(sr, lw, m);
+    mrt_plan_rollback(sr->p, m);
+    return 0;
+}
+
+static int visit(void *ctx, const mrt_exec_layout *e)
+{
+    search *sr = ctx;
+    const mrt_spec_op *o = &sr->s->op[sr->op];
+    unsigned used = exec_axes(e), pend[2] = {0, 0};
+    for (int k = 0; k < o->nin; k++)
+        pend[k] = sr->p->value[sr->p->tensor_value[o->in[k]]].layout.partial;
+    /* Options: each input's pending sum rides through or is resolved
+     * first; the result's sums are resolved or (if allowed) left. */
+    for (int opt = 0; opt < 8; opt++) {
+        mrt_lowering lw = {.exec = *e};
+        for (int k = 0; k < 2; k++)
+            if (opt & (1 << k)) {
+                if (!pend[k] || (pend[k] & used))
+                    goto next;
+                lw.keep_in[k] = pend[k];
+            }
+        if (lw.keep_in[0] & lw.keep_in[1])
+            continue;
+        if (opt & 4) {
+            if (!sr->may_defer)
+                continue;
+            unsigned res = lw.keep_in[0] | lw.keep_in[1];
+            for (int i = 0; i < e->ndims; i++)
+                if (mrt_layout_find_dim(sr->home, e->dim[i]) < 0)
+                    for (int j = 0; j < e->naxes[i]; j++)
+                        res |= 1u << e->axes[i][j];
+            for (int a = 0; a < sr->p->mesh.naxes; a++)
+                if (sr->p->mesh.size[a] == 1)
+                    res &= ~(1u << a);
+            lw.keep_out = res & ~mrt_layout_used_axes(sr->home);
+            if (!lw.keep_out)
+                continue;
+        }
+        if (try_lowering(sr, &lw))
+            return 1;
+    next:;
+    }
+    return 0;
+}
+
+static int by_time(const void *x, const void *y)
+{
+    const mrt_alt *a = x, *b = y;
+    if (a->time_s != b->time_s)
+        return a->time_s < b->time_s ? -1 : 1;
+    return (a->comm_bytes > b->comm_bytes) - (a->comm_bytes < b->comm_bytes);
+}
+
+mrt_status mrt_search_einsum(mrt_plan *p, const mrt_spec *s, int op,
+                             const mrt_layout *home, int may_defer,
+                             mrt_error *err)
+{
+    search sr = {.p = p, .s = s, .op = op, .home = home,
+                 .may_defer = may_defer, .err = err, .st = MRT_OK,
+                 .first_alt = p->nalts};
+    mrt_exec_layout dims;
+    mrt_exec_init(p, s, op, &dims);
+    mrt_exec_enumerate(p, &dims, visit, &sr);
+    if (sr.st != MRT_OK)
+        return sr.st;
+    if (p->explain) {
+        p->op[op].first_alt = sr.first_alt;
+        p->op[op].nalts = p->nalts - sr.first_alt;
+        qsort(p->alt + sr.first_alt, (size_t)p->op[op].nalts, sizeof *p->alt,
+              by_time);
+    }
+    /* The unsplit layout is always valid, so something was found. */
+    return mrt_lower_emit(p, s, op, home, &sr.best, 0, err);
+}
