@@ -53,7 +53,26 @@ typedef struct mrt_spec_tensor {
     char file[PATH_MAX];    /* FILE: resolved against the spec's folder */
     mrt_mark init_mark;
     int producer;           /* op index, or -1 for an input */
+    int own_layout;         /* its layout came from its own (or its op's)
+                               `layout:`, not from the global rules */
 } mrt_spec_tensor;
+
+/* `expect:` — budgets a plan must meet (plan and run exit 1 otherwise). */
+typedef struct mrt_budget {
+    int64_t comm_bytes_max;  /* bytes per rank handed to MPI; -1: none */
+    int64_t peak_memory_max; /* bytes per rank; -1: none */
+    mrt_mark mark;
+} mrt_budget;
+
+/* One named alternative of `layouts:`: global rules, and optionally a
+ * mesh of the same rank count. */
+typedef struct mrt_spec_layout {
+    char name[MRT_NAME_MAX];
+    mrt_mark mark;
+    mrt_rule *rule;   /* [ndims], indexed by dim id */
+    int has_mesh;
+    mrt_mesh mesh;
+} mrt_spec_layout;
 
 typedef enum mrt_op_kind { MRT_OP_EINSUM = 0, MRT_OP_KIND_COUNT } mrt_op_kind;
 
@@ -64,6 +83,7 @@ typedef struct mrt_spec_op {
     int in[2];     /* tensor ids */
     mrt_mark in_mark[2];
     int out;       /* tensor id */
+    mrt_budget expect; /* this op's budget (per op: its own steps) */
 } mrt_spec_op;
 
 struct mrt_spec {
@@ -87,6 +107,10 @@ struct mrt_spec {
     int noutputs;
     int *output;         /* tensor ids */
 
+    mrt_budget expect;   /* whole-program budget */
+    int nlayouts;        /* `layouts:` alternatives */
+    mrt_spec_layout *layouts;
+
     /* `network:` — links per mesh axis, overriding the profile's. */
     int nnet;
     char net_axis[MRT_MAX_AXES][MRT_NAME_MAX];
@@ -99,6 +123,19 @@ struct mrt_spec {
 int mrt_spec_find_tensor(const mrt_spec *s, const char *name);
 /* Dim id by name, or -1. */
 int mrt_spec_find_dim(const mrt_spec *s, const char *name);
+
+/* A new spec equal to s but with global rules `rules` ([s->ndims], by dim
+ * id) on `mesh` (NULL: s's mesh): every tensor without its own layout is
+ * re-resolved and checked as mrt_spec_load checks it (errors point at s's
+ * nodes).  Used by compare (one spec per alternative) and search.  The
+ * caller destroys *out.  Its `layouts:` list is empty. */
+mrt_status mrt_spec_derive(const mrt_spec *s, const mrt_rule *rules,
+                           const mrt_mesh *mesh, mrt_spec **out,
+                           mrt_error *err);
+/* The spec under alternative `name` of its `layouts:` block; an unknown
+ * name is an MRT_E_USAGE error listing the names. */
+mrt_status mrt_spec_select_layout(const mrt_spec *s, const char *name,
+                                  mrt_spec **out, mrt_error *err);
 
 /* Records an error at a position (the first error wins: does nothing if
  * err already holds one).  Returns code.  A NULL err is allowed. */

@@ -1,37 +1,21 @@
 /*
  * exec.c — the executor: walks the plan's steps in order, one small
- * function per step kind.  Buffers for every value, the packing scratch
- * and the kernel workspace are allocated once, in mrt_exec_create, and
- * reused by every run.
+ * function per step kind.  The arena that holds every value (at the
+ * offsets the planner chose) and the workspace of the running step are
+ * allocated once, in mrt_exec_create, and reused by every run.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "kernel.h"
-#include "kernel_plan.h"
 #include "runtime.h"
 
-static size_t value_bytes(const mrt_plan *p, int v)
-{
-    return (size_t)p->value[v].count * (size_t)p->elsize;
-}
 
 static mrt_kview kview(const mrt_exec *e, int v)
 {
     const mrt_value *val = &e->plan->value[v];
     return (mrt_kview){.ndims = val->layout.ndims, .dim = val->layout.dim,
                        .ext = val->local, .data = e->buf[v]};
-}
-
-/* Scratch bytes a step needs for packing. */
-static size_t scratch_bytes(const mrt_plan *p, const mrt_step *s)
-{
-    switch (s->kind) {
-    case MRT_STEP_ALLGATHER: return value_bytes(p, s->out);
-    case MRT_STEP_ALLTOALL: return 2 * value_bytes(p, s->in);
-    case MRT_STEP_REDUCE_SCATTER: return value_bytes(p, s->in);
-    default: return 0;
-    }
 }
 
 mrt_status mrt_exec_create(const mrt_plan *p, mrt_comm *comm,
@@ -46,46 +30,31 @@ mrt_status mrt_exec_create(const mrt_plan *p, mrt_comm *comm,
     e->buf = calloc((size_t)p->nvalues + 1, sizeof *e->buf);
     e->step_time = calloc((size_t)p->nsteps + 1, sizeof *e->step_time);
     e->step_bytes = calloc((size_t)p->nsteps + 1, sizeof *e->step_bytes);
-    if (!e->buf || !e->step_time || !e->step_bytes)
+    /* One arena for every value, at the offsets the planner gave them
+     * (values whose lifetimes do not overlap share bytes), and one
+     * workspace for the step that runs. */
+    e->arena = calloc(1, (size_t)p->arena_bytes + 64);
+    e->workspace = malloc((size_t)p->max_workspace + 64);
+    if (!e->buf || !e->step_time || !e->step_bytes || !e->arena ||
+        !e->workspace)
         goto nomem;
     for (int v = 0; v < p->nvalues; v++)
-        if (!(e->buf[v] = calloc(1, value_bytes(p, v))))
-            goto nomem;
-    size_t scratch = 0, kws = 0;
-    for (int k = 0; k < p->nsteps; k++) {
-        const mrt_step *s = &p->step[k];
-        size_t b = scratch_bytes(p, s);
-        scratch = b > scratch ? b : scratch;
-        if (s->kind == MRT_STEP_EINSUM) {
-            mrt_kview a = kview(e, s->in), c = kview(e, s->out);
-            mrt_kview bv = s->in2 >= 0 ? kview(e, s->in2) : a;
-            b = mrt_einsum_workspace(p->dtype, &a, s->in2 >= 0 ? &bv : NULL,
-                                     &c);
-            kws = b > kws ? b : kws;
-        }
-    }
-    e->scratch = malloc(scratch + 64);
-    e->kws = malloc(kws + 64);
-    if (!e->scratch || !e->kws)
-        goto nomem;
+        e->buf[v] = e->arena + p->value[v].offset;
     *out = e;
     return MRT_OK;
 nomem:
     mrt_exec_destroy(e);
     return mrt_error_set(err, MRT_E_NOMEM, "", (mrt_mark){0},
-                         "out of memory allocating shard buffers");
+                         "out of memory allocating the shard arena");
 }
 
 void mrt_exec_destroy(mrt_exec *e)
 {
     if (!e)
         return;
-    if (e->buf)
-        for (int v = 0; v < e->plan->nvalues; v++)
-            free(e->buf[v]);
     free(e->buf);
-    free(e->scratch);
-    free(e->kws);
+    free(e->arena);
+    free(e->workspace);
     free(e->step_time);
     free(e->step_bytes);
     free(e);
@@ -101,7 +70,7 @@ static int do_einsum(mrt_exec *e, const mrt_step *s)
     mrt_kview a = kview(e, s->in), c = kview(e, s->out);
     mrt_kview b = s->in2 >= 0 ? kview(e, s->in2) : a;
     mrt_kernel_einsum(e->plan->dtype, &a, s->in2 >= 0 ? &b : NULL, &c,
-                      e->kws);
+                      e->workspace);
     return MPI_SUCCESS;
 }
 
@@ -116,31 +85,21 @@ static int do_slice(mrt_exec *e, const mrt_step *s)
     return MPI_SUCCESS;
 }
 
-/* Leading dims before `dim` of extent 1: blocks along dim are then
- * contiguous and MPI can write them in place. */
-static int outermost(const mrt_value *v, int dim)
-{
-    for (int i = 0; i < dim; i++)
-        if (v->local[i] != 1)
-            return 0;
-    return 1;
-}
-
 static int do_allgather(mrt_exec *e, const mrt_step *s)
 {
     const mrt_plan *p = e->plan;
     const mrt_value *in = &p->value[s->in], *out = &p->value[s->out];
-    if (outermost(in, s->dim))
+    if (!mrt_step_needs_packing(p, s))
         return mrt_comm_allgather(e->comm, s->axes, e->buf[s->in],
                                   e->buf[s->out], in->count, p->dtype);
-    int rc = mrt_comm_allgather(e->comm, s->axes, e->buf[s->in], e->scratch,
+    int rc = mrt_comm_allgather(e->comm, s->axes, e->buf[s->in], e->workspace,
                                 in->count, p->dtype);
     int64_t zero[MRT_MAX_DIMS] = {0}, doff[MRT_MAX_DIMS] = {0};
     for (int64_t j = 0; j < s->group; j++) {
         doff[s->dim] = j * in->local[s->dim];
         mrt_block_copy(in->layout.ndims, in->local, e->buf[s->out],
                        out->local, doff,
-                       (char *)e->scratch + j * in->count * p->elsize,
+                       (char *)e->workspace + j * in->count * p->elsize,
                        in->local, zero, (size_t)p->elsize);
     }
     return rc;
@@ -169,7 +128,7 @@ static int do_alltoall(mrt_exec *e, const mrt_step *s)
     const mrt_plan *p = e->plan;
     const mrt_value *in = &p->value[s->in], *out = &p->value[s->out];
     int n = in->layout.ndims;
-    char *send = e->scratch, *recv = send + in->count * p->elsize;
+    char *send = e->workspace, *recv = send + in->count * p->elsize;
     pack_chunks(p, n, in->local, s->dim2, s->group, e->buf[s->in], send);
     int64_t per = in->count / s->group;
     int rc = mrt_comm_alltoall(e->comm, s->axes, send, recv, per, p->dtype);
@@ -192,10 +151,10 @@ static int do_reduce_scatter(mrt_exec *e, const mrt_step *s)
     const mrt_plan *p = e->plan;
     const mrt_value *in = &p->value[s->in], *out = &p->value[s->out];
     const void *send = e->buf[s->in];
-    if (!outermost(in, s->dim)) {
+    if (mrt_step_needs_packing(p, s)) {
         pack_chunks(p, in->layout.ndims, in->local, s->dim, s->group,
-                    e->buf[s->in], e->scratch);
-        send = e->scratch;
+                    e->buf[s->in], e->workspace);
+        send = e->workspace;
     }
     return mrt_comm_reduce_scatter(e->comm, s->axes, send, e->buf[s->out],
                                    out->count, p->dtype);

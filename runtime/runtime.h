@@ -65,9 +65,9 @@ void mrt_block_copy(int n, const int64_t ext[], void *dst,
 typedef struct mrt_exec {
     const mrt_plan *plan;
     mrt_comm *comm;
-    void **buf;            /* [nvalues] shard buffers */
-    void *scratch;         /* packing space for collectives */
-    void *kws;             /* kernel workspace */
+    void **buf;            /* [nvalues] shard buffers, in the arena */
+    char *arena;           /* every value, at the plan's offsets */
+    void *workspace;       /* the running step's kernel or packing space */
     double *step_time;     /* [nsteps] seconds, summed over runs */
     int64_t *step_bytes;   /* [nsteps] bytes handed to MPI, last run */
 } mrt_exec;
