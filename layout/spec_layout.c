@@ -29,24 +29,28 @@ const char *mrt_spec_shape_str(const mrt_spec *s, const mrt_layout *l,
 }
 
 /* "d_ff: model" or "d_ff: [data, model]". */
-static const char *rule_str(const mrt_spec *s, int dim, const mrt_rule *r,
-                            char *buf, size_t size)
+static const char *rule_str(const mrt_spec *s, const mrt_mesh *m, int dim,
+                            const mrt_rule *r, char *buf, size_t size)
 {
     size_t n = (size_t)snprintf(buf, size, "%s: %s", s->dim_name[dim],
                                 r->naxes == 1 ? "" : "[");
     for (int j = 0; j < r->naxes && n < size; j++)
         n += (size_t)snprintf(buf + n, size - n, "%s%s", j ? ", " : "",
-                              s->mesh.name[r->axes[j]]);
+                              m->name[r->axes[j]]);
     if (r->naxes != 1 && n < size)
         snprintf(buf + n, size - n, "]");
     return buf;
 }
 
-/* One axis of a rule (scalar node a) appended to r. */
+/* One axis of a rule (scalar node a) appended to r.  The axes are those
+ * of p->rule_mesh (a `layouts:` alternative's own mesh) when set. */
 static mrt_status rule_axis(mrt_spec_parser *p, const yaml_node_t *a,
                             const char *dim, mrt_rule *r)
 {
-    const mrt_mesh *m = &p->spec->mesh;
+    const mrt_mesh *m = p->rule_mesh ? p->rule_mesh : &p->spec->mesh;
+    const char *what = p->rule_mesh_what  ? p->rule_mesh_what
+                       : p->mesh_overridden ? "the mesh given by --mesh"
+                                            : "the mesh";
     char q[MRT_SPEC_QUOTE_MAX + 32], list[MRT_SPEC_LIST_MAX];
     const char *name = mrt_spec_str(a);
     int axis = name ? mrt_mesh_find_axis(m, name) : -1;
@@ -55,9 +59,8 @@ static mrt_status rule_axis(mrt_spec_parser *p, const yaml_node_t *a,
                              "'%s', got %s", dim, mrt_spec_what(a, q,
                                                                 sizeof q));
     if (axis < 0)
-        return mrt_spec_fail(p, a, "unknown mesh axis '%s' (the mesh%s has: "
-                             "%s)", mrt_spec_quote(a, q, sizeof q),
-                             p->mesh_overridden ? " given by --mesh" : "",
+        return mrt_spec_fail(p, a, "unknown mesh axis '%s' (%s has: %s)",
+                             mrt_spec_quote(a, q, sizeof q), what,
                              mrt_spec_join(list, sizeof list, m->name[0],
                                            sizeof m->name[0], m->naxes));
     for (int j = 0; j < r->naxes; j++)
@@ -109,6 +112,17 @@ static mrt_status rule_dim(mrt_spec_parser *p, const yaml_node_t *k,
     return MRT_OK;
 }
 
+mrt_status mrt_spec_parse_rule(mrt_spec_parser *p, const yaml_node_t *k,
+                               const yaml_node_t *v, const mrt_layout *shape,
+                               const char *of, mrt_rule rules[])
+{
+    int dim;
+    mrt_status st = rule_dim(p, k, shape, of, &dim);
+    if (!st)
+        st = parse_rule(p, v, p->spec->dim_name[dim], &rules[dim]);
+    return st;
+}
+
 mrt_status mrt_spec_parse_rules(mrt_spec_parser *p, const yaml_node_t *map,
                                 const mrt_layout *shape, const char *of,
                                 mrt_rule rules[])
@@ -117,15 +131,10 @@ mrt_status mrt_spec_parse_rules(mrt_spec_parser *p, const yaml_node_t *map,
     if (!st)
         st = mrt_spec_check_keys(p, map, NULL, of);
     for (yaml_node_pair_t *pr = st ? NULL : map->data.mapping.pairs.start;
-         pr && pr < map->data.mapping.pairs.top; pr++) {
-        int dim;
-        st = rule_dim(p, mrt_spec_node(p, pr->key), shape, of, &dim);
-        if (!st)
-            st = parse_rule(p, mrt_spec_node(p, pr->value),
-                            p->spec->dim_name[dim], &rules[dim]);
-        if (st)
-            break;
-    }
+         !st && pr < map->data.mapping.pairs.top; pr++)
+        st = mrt_spec_parse_rule(p, mrt_spec_node(p, pr->key),
+                                 mrt_spec_node(p, pr->value), shape, of,
+                                 rules);
     return st;
 }
 
@@ -146,79 +155,107 @@ static const char *parts_str(const mrt_mesh *m, const mrt_layout *l, int i,
     return buf;
 }
 
-static mrt_status check_even(mrt_spec_parser *p, const mrt_spec_tensor *t)
+/* "under layout 'dp', " while an alternative is checked, else "". */
+static const char *under(const mrt_spec_resolver *r, char *buf, size_t size)
 {
-    const mrt_spec *s = p->spec;
+    if (!r->alt)
+        return "";
+    snprintf(buf, size, "under layout '%s', ", r->alt);
+    return buf;
+}
+
+/* A rule's position, or the tensor's shape for rules made by a program
+ * (mrt_spec_derive's callers), which have none. */
+static mrt_mark rule_mark(const mrt_spec_tensor *t, mrt_mark at)
+{
+    return at.line > 0 ? at : t->shape_mark;
+}
+
+mrt_status mrt_spec_check_even(const mrt_spec_resolver *r,
+                               const mrt_spec_tensor *t)
+{
+    const mrt_spec *s = r->s;
     const mrt_layout *l = &t->layout;
-    char parts[MRT_SPEC_LIST_MAX * 2];
+    char parts[MRT_SPEC_LIST_MAX * 2], pre[MRT_NAME_MAX + 32];
     for (int i = 0; i < l->ndims; i++) {
-        if (l->size[i] % mrt_layout_parts(l, &s->mesh, i) == 0)
+        if (l->size[i] % mrt_layout_parts(l, r->mesh, i) == 0)
             continue;
-        return mrt_error_set(p->err, MRT_E_SPEC, s->path, t->split_mark[i],
-                             "dim '%s' (size %lld) is not divisible by %s it "
-                             "in tensor '%s' (uneven splits are not supported "
-                             "yet)", s->dim_name[l->dim[i]],
-                             (long long)l->size[i],
-                             parts_str(&s->mesh, l, i, parts, sizeof parts),
+        return mrt_error_set(r->err, MRT_E_SPEC, s->path,
+                             rule_mark(t, t->split_mark[i]),
+                             "%sdim '%s' (size %lld) is not divisible by %s "
+                             "it in tensor '%s' (uneven splits are not "
+                             "supported yet)", under(r, pre, sizeof pre),
+                             s->dim_name[l->dim[i]], (long long)l->size[i],
+                             parts_str(r->mesh, l, i, parts, sizeof parts),
                              t->name);
     }
     return MRT_OK;
 }
 
 /* Copies rules[dim] into dim i of t, refusing an axis already used. */
-static mrt_status apply_rule(mrt_spec_parser *p, mrt_spec_tensor *t, int i,
-                             const mrt_rule rules[], const yaml_node_t *own,
-                             const yaml_node_t *shape_node, int owner[])
+static mrt_status apply_rule(const mrt_spec_resolver *rs, mrt_spec_tensor *t,
+                             int i, const mrt_rule rules[], int own,
+                             int owner[])
 {
-    const mrt_spec *s = p->spec;
+    const mrt_spec *s = rs->s;
     const mrt_rule *r = &rules[t->layout.dim[i]];
-    char a[MRT_SPEC_LIST_MAX], b[MRT_SPEC_LIST_MAX];
+    char a[MRT_SPEC_LIST_MAX], b[MRT_SPEC_LIST_MAX], pre[MRT_NAME_MAX + 32];
     for (int j = 0; j < r->naxes; j++) {
         int axis = r->axes[j], prev = owner[axis];
         if (prev >= 0) {
             int pd = t->layout.dim[prev];
-            mrt_mark at = own ? r->mark : mrt_spec_mark(shape_node);
-            return mrt_error_set(p->err, MRT_E_SPEC, s->path, at,
-                                 "tensor '%s' would split mesh axis '%s' "
-                                 "twice: %s and %s%s", t->name,
-                                 s->mesh.name[axis],
-                                 rule_str(s, pd, &rules[pd], a, sizeof a),
-                                 rule_str(s, t->layout.dim[i], r, b, sizeof b),
+            mrt_mark at = own || rs->alt ? rule_mark(t, r->mark)
+                                         : t->shape_mark;
+            return mrt_error_set(rs->err, MRT_E_SPEC, s->path, at,
+                                 "%stensor '%s' would split mesh axis '%s' "
+                                 "twice: %s and %s%s",
+                                 under(rs, pre, sizeof pre), t->name,
+                                 rs->mesh->name[axis],
+                                 rule_str(s, rs->mesh, pd, &rules[pd], a,
+                                          sizeof a),
+                                 rule_str(s, rs->mesh, t->layout.dim[i], r,
+                                          b, sizeof b),
                                  own ? "" : " (give it its own layout:)");
         }
         owner[axis] = i;
         t->layout.axes[i][j] = axis;
     }
     t->layout.naxes[i] = r->naxes;
-    if (r->naxes)
-        t->split_mark[i] = r->mark;
+    t->split_mark[i] = r->naxes ? r->mark : (mrt_mark){0, 0};
     return MRT_OK;
 }
 
-mrt_status mrt_spec_resolve_layout(mrt_spec_parser *p, mrt_spec_tensor *t,
-                                   const yaml_node_t *own,
-                                   const yaml_node_t *shape_node)
+mrt_status mrt_spec_apply_rules(const mrt_spec_resolver *r,
+                                mrt_spec_tensor *t, const mrt_rule rules[],
+                                int own)
 {
-    const mrt_spec *s = p->spec;
-    const mrt_rule *rules = s->rule;
-    mrt_rule *own_rules = NULL;
     int owner[MRT_MAX_AXES];
-    char of[MRT_NAME_MAX + 32];
     mrt_status st = MRT_OK;
     t->layout.partial = 0;
-    if (own) {
-        if (!(own_rules = calloc((size_t)s->ndims + 1, sizeof *own_rules)))
-            return mrt_spec_nomem(p);
-        snprintf(of, sizeof of, "the layout of tensor '%s'", t->name);
-        st = mrt_spec_parse_rules(p, own, &t->layout, of, own_rules);
-        rules = own_rules;
-    }
     for (int a = 0; a < MRT_MAX_AXES; a++)
         owner[a] = -1;
     for (int i = 0; !st && i < t->layout.ndims; i++)
-        st = apply_rule(p, t, i, rules, own, shape_node, owner);
+        st = apply_rule(r, t, i, rules, own, owner);
+    return st ? st : mrt_spec_check_even(r, t);
+}
+
+mrt_status mrt_spec_resolve_layout(mrt_spec_parser *p, mrt_spec_tensor *t,
+                                   const yaml_node_t *own)
+{
+    const mrt_spec *s = p->spec;
+    const mrt_spec_resolver r = {s, &s->mesh, NULL, p->err};
+    mrt_rule *own_rules = NULL;
+    char of[MRT_NAME_MAX + 32];
+    mrt_status st = MRT_OK;
+    t->own_layout = own != NULL;
+    if (!own)
+        return mrt_spec_apply_rules(&r, t, s->rule, 0);
+    if (!(own_rules = calloc((size_t)s->ndims + 1, sizeof *own_rules)))
+        return mrt_spec_nomem(p);
+    snprintf(of, sizeof of, "the layout of tensor '%s'", t->name);
+    st = mrt_spec_parse_rules(p, own, &t->layout, of, own_rules);
     if (!st)
-        st = check_even(p, t);
+        st = mrt_spec_apply_rules(&r, t, own_rules, 1);
     free(own_rules);
     return st;
 }

@@ -6,8 +6,9 @@
  * numbered after the inputs in op order.  An einsum's output dims are
  * named in its `shape:`; each must come from an input (dims of the inputs
  * that the output leaves out are summed over).  Ops are numbered from 1
- * in messages, as a user counts them.  `outputs:` defaults to the last
- * op's output.
+ * in messages, as a user counts them.  An op may carry its own budget
+ * (`expect:`, parsed by spec_planning.c).  `outputs:` defaults to the
+ * last op's output.
  */
 #include <assert.h>
 #include <stdio.h>
@@ -16,8 +17,8 @@
 
 #include "spec_parse.h"
 
-static const char *const op_keys[] = {"op", "in", "out", "shape", "layout",
-                                      NULL};
+static const char *const op_keys[] = {"op",     "in",     "out", "shape",
+                                      "layout", "expect", NULL};
 static const char *const op_required[] = {"op", "in", "out", "shape", NULL};
 static const char *const op_names[] = {[MRT_OP_EINSUM] = "einsum"};
 _Static_assert(sizeof op_names / sizeof op_names[0] == MRT_OP_KIND_COUNT,
@@ -164,6 +165,8 @@ static mrt_status parse_op(mrt_spec_parser *p, const yaml_node_t *seq, int i,
                            const yaml_node_t *n)
 {
     mrt_spec *s = p->spec;
+    char of[48];
+    s->op[i].expect = (mrt_budget){-1, -1, {0, 0}};
     mrt_status st = op_kind(p, i, n);
     if (!st)
         st = op_inputs(p, seq, i, mrt_spec_get(p, n, "in"));
@@ -175,8 +178,13 @@ static mrt_status parse_op(mrt_spec_parser *p, const yaml_node_t *seq, int i,
     if ((st = op_output(p, i, mrt_spec_get(p, n, "out"), t)) ||
         (st = mrt_spec_parse_shape(p, shape, t)) ||
         (st = check_dims_known(p, i, t, shape)) ||
-        (st = mrt_spec_resolve_layout(p, t, mrt_spec_get(p, n, "layout"),
-                                      shape)))
+        (st = mrt_spec_resolve_layout(p, t,
+                                      mrt_spec_get(p, n, "layout"))))
+        return st;
+    snprintf(of, sizeof of, "the expect of op %d", i + 1);
+    if (mrt_spec_get(p, n, "expect") &&
+        (st = mrt_spec_parse_budget(p, mrt_spec_get(p, n, "expect"), of,
+                                    &s->op[i].expect)))
         return st;
     s->op[i].out = s->ntensors++;
     s->nops++;

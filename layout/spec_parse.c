@@ -2,9 +2,10 @@
  * spec_parse.c — mrt_spec_load: reads the spec file, loads it with
  * libyaml's document API (so every node keeps its position), checks the
  * top-level keys and runs the passes in a fixed order — mesh, dtype,
- * dims, layout, tensors, ops, outputs — whatever order the file uses.
- * The mesh, dtype and dims passes live here; the others in spec_layout.c,
- * spec_tensors.c and spec_ops.c.
+ * dims, layout, network, expect, tensors, ops, outputs, layouts —
+ * whatever order the file uses.  The mesh, dtype and dims passes live
+ * here; the others in spec_layout.c, spec_planning.c, spec_tensors.c,
+ * spec_ops.c and spec_alts.c.
  *
  * Errors: a missing file is MRT_E_IO with no position; malformed YAML is
  * MRT_E_SYNTAX at libyaml's problem mark; a bad --mesh string is
@@ -25,9 +26,10 @@
 
 static const mrt_mark no_mark = {0, 0};
 
-static const char *const top_keys[] = {"mesh",    "dtype", "dims",
-                                       "layout",  "tensors", "ops",
-                                       "outputs", NULL};
+/* In the order the passes check them (docs/spec.md's table). */
+static const char *const top_keys[] = {
+    "mesh",    "dtype", "dims",    "layout",  "network", "expect",
+    "tensors", "ops",   "outputs", "layouts", NULL};
 static const char *const required_keys[] = {"mesh", "dims", "tensors", "ops",
                                             NULL};
 
@@ -238,16 +240,16 @@ static mrt_status parse_override(const char *s, mrt_mesh *m, mrt_error *err)
                          "invalid --mesh '%.100s': %s", s, why);
 }
 
-static mrt_status parse_mesh(mrt_spec_parser *p, const yaml_node_t *map)
+mrt_status mrt_spec_parse_mesh(mrt_spec_parser *p, const yaml_node_t *map,
+                               const char *of, mrt_mesh *m)
 {
-    mrt_mesh *m = &p->spec->mesh;
     char what[MRT_NAME_MAX + 32];
-    mrt_status st = mrt_spec_expect(p, map, YAML_MAPPING_NODE, "'mesh'");
+    mrt_status st = mrt_spec_expect(p, map, YAML_MAPPING_NODE, of);
     if (!st)
-        st = mrt_spec_check_keys(p, map, NULL, "'mesh'");
+        st = mrt_spec_check_keys(p, map, NULL, of);
     if (st)
         return st;
-    p->spec->mesh_mark = mrt_spec_mark(map);
+    memset(m, 0, sizeof *m);
     m->nranks = 1;
     for (yaml_node_pair_t *pr = map->data.mapping.pairs.start;
          pr < map->data.mapping.pairs.top; pr++) {
@@ -366,9 +368,13 @@ static mrt_status alloc_tensors(mrt_spec_parser *p, const yaml_node_t *root)
 static mrt_status parse_root(mrt_spec_parser *p, const yaml_node_t *root,
                              const mrt_mesh *mesh_override)
 {
+    mrt_spec *s = p->spec;
     mrt_status st = check_top(p, root);
-    if (!st)
-        st = parse_mesh(p, mrt_spec_get(p, root, "mesh"));
+    if (!st) {
+        s->mesh_mark = mrt_spec_mark(mrt_spec_get(p, root, "mesh"));
+        st = mrt_spec_parse_mesh(p, mrt_spec_get(p, root, "mesh"), "'mesh'",
+                                 &s->mesh);
+    }
     if (!st && mesh_override) {
         p->spec->mesh = *mesh_override;
         p->mesh_overridden = 1;
@@ -380,6 +386,12 @@ static mrt_status parse_root(mrt_spec_parser *p, const yaml_node_t *root,
     if (!st && mrt_spec_get(p, root, "layout"))
         st = mrt_spec_parse_rules(p, mrt_spec_get(p, root, "layout"), NULL,
                                   "'layout'", p->spec->rule);
+    if (!st && mrt_spec_get(p, root, "network"))
+        st = mrt_spec_parse_network(p, mrt_spec_get(p, root, "network"));
+    s->expect = (mrt_budget){-1, -1, {0, 0}};
+    if (!st && mrt_spec_get(p, root, "expect"))
+        st = mrt_spec_parse_budget(p, mrt_spec_get(p, root, "expect"),
+                                   "'expect'", &s->expect);
     if (!st)
         st = alloc_tensors(p, root);
     if (!st)
@@ -388,6 +400,8 @@ static mrt_status parse_root(mrt_spec_parser *p, const yaml_node_t *root,
         st = mrt_spec_parse_ops(p, mrt_spec_get(p, root, "ops"));
     if (!st)
         st = mrt_spec_parse_outputs(p, mrt_spec_get(p, root, "outputs"));
+    if (!st && mrt_spec_get(p, root, "layouts"))
+        st = mrt_spec_parse_layouts(p, mrt_spec_get(p, root, "layouts"));
     return st;
 }
 
@@ -435,7 +449,7 @@ mrt_status mrt_spec_load(const char *path, const char *mesh_override,
         (st = load_yaml(path, text, len, &doc, err)))
         goto fail;
     have_doc = 1;
-    mrt_spec_parser p = {&doc, s, err, 0, 0};
+    mrt_spec_parser p = {&doc, s, err, 0, 0, NULL, NULL};
     if ((st = parse_root(&p, yaml_document_get_root_node(&doc),
                          mesh_override ? &override : NULL)))
         goto fail;

@@ -4,8 +4,9 @@
  *
  * mrt_spec_load (spec_parse.c) loads the YAML document and walks it in a
  * fixed order of passes: mesh, dtype, dims (spec_parse.c), global layout
- * rules (spec_layout.c), tensors (spec_tensors.c), ops and outputs
- * (spec_ops.c).  Each pass reads the nodes it owns, resolves names
+ * rules (spec_layout.c), network and expect (spec_planning.c), tensors
+ * (spec_tensors.c), ops and outputs (spec_ops.c), and last the `layouts:`
+ * alternatives (spec_alts.c), which are checked against every tensor.  Each pass reads the nodes it owns, resolves names
  * against what the earlier passes built, and stops at the first problem
  * with an MRT_E_SPEC error at the offending node.  The helpers below
  * (spec_yaml.c) turn libyaml nodes into checked names and numbers, so
@@ -25,6 +26,11 @@ typedef struct mrt_spec_parser {
     mrt_error *err; /* may be NULL */
     int tensor_cap; /* room in spec->tensor (inputs + op outputs) */
     int mesh_overridden; /* the mesh came from --mesh, not the file */
+    /* The mesh that layout rules name while a `layouts:` alternative with
+     * a mesh of its own is parsed, and how messages call it ("the mesh of
+     * layout 'dp'"); NULL: the spec's mesh. */
+    const mrt_mesh *rule_mesh;
+    const char *rule_mesh_what;
 } mrt_spec_parser;
 
 /* Longest user text quoted in a message, and a buffer that holds it. */
@@ -78,6 +84,12 @@ int mrt_spec_name_ok(const char *s, size_t len);
 /* A positive int64 from plain scalar n; `what` is "the size of dim 'x'". */
 mrt_status mrt_spec_size(const mrt_spec_parser *p, const yaml_node_t *n,
                          const char *what, int64_t *out);
+/* An integer in [0, INT64_MAX] from plain scalar n. */
+mrt_status mrt_spec_nonneg(const mrt_spec_parser *p, const yaml_node_t *n,
+                           const char *what, int64_t *out);
+/* A positive finite number from plain scalar n. */
+mrt_status mrt_spec_positive(const mrt_spec_parser *p, const yaml_node_t *n,
+                             const char *what, double *out);
 /* An integer in [0, UINT64_MAX] from plain scalar n. */
 mrt_status mrt_spec_uint(const mrt_spec_parser *p, const yaml_node_t *n,
                          const char *what, uint64_t *out);
@@ -91,6 +103,13 @@ int mrt_spec_parse_u64(const char *s, size_t len, uint64_t *out);
 const char *mrt_spec_join(char *buf, size_t size, const char *first,
                           size_t stride, int n);
 
+/* ---- spec_parse.c: the mesh --------------------------------------- */
+
+/* Parses a mesh mapping (axis -> size) into m; `of` names it in messages
+ * ("'mesh'", "the mesh of layout 'dp'"). */
+mrt_status mrt_spec_parse_mesh(mrt_spec_parser *p, const yaml_node_t *map,
+                               const char *of, mrt_mesh *m);
+
 /* ---- spec_layout.c: layout rules and home layouts ----------------- */
 
 /* Parses a layout mapping (dim -> axis | [axis, ...]) into rules[dim id]
@@ -100,15 +119,65 @@ const char *mrt_spec_join(char *buf, size_t size, const char *first,
 mrt_status mrt_spec_parse_rules(mrt_spec_parser *p, const yaml_node_t *map,
                                 const mrt_layout *shape, const char *of,
                                 mrt_rule rules[]);
+/* One pair of a layout mapping: key k (a dim) and value v (its axes). */
+mrt_status mrt_spec_parse_rule(mrt_spec_parser *p, const yaml_node_t *k,
+                               const yaml_node_t *v, const mrt_layout *shape,
+                               const char *of, mrt_rule rules[]);
 /* Fills t->layout's axes from own (a `layout:` mapping, or NULL for the
- * global rules) once t->layout's dims and sizes are set, and checks that
- * no axis splits two dims and that every split is even. */
+ * global rules) once t->layout's dims and sizes are set, sets
+ * t->own_layout, and checks that no axis splits two dims and that every
+ * split is even. */
 mrt_status mrt_spec_resolve_layout(mrt_spec_parser *p, mrt_spec_tensor *t,
-                                   const yaml_node_t *own,
-                                   const yaml_node_t *shape_node);
+                                   const yaml_node_t *own);
+
+/* What resolving a home layout needs besides the rules: shared by the
+ * loader and by mrt_spec_derive, so both word their errors the same. */
+typedef struct mrt_spec_resolver {
+    const mrt_spec *s;    /* dim names, and the path in errors */
+    const mrt_mesh *mesh; /* the mesh the rules' axis ids refer to */
+    const char *alt;      /* NULL, or the `layouts:` alternative being
+                             checked at load time: messages then start
+                             "under layout 'dp', " and point at its rules */
+    mrt_error *err;       /* may be NULL */
+} mrt_spec_resolver;
+
+/* Sets the axes of t->layout (dims and sizes set) from rules[dim id]:
+ * own says whether they are the tensor's own rules (errors at the rule)
+ * or global ones (errors at the tensor's shape, or at the rule of an
+ * alternative).  Checks that no axis splits two dims, then even splits. */
+mrt_status mrt_spec_apply_rules(const mrt_spec_resolver *r,
+                                mrt_spec_tensor *t, const mrt_rule rules[],
+                                int own);
+/* Checks that every split of t->layout is even on r->mesh. */
+mrt_status mrt_spec_check_even(const mrt_spec_resolver *r,
+                               const mrt_spec_tensor *t);
 /* Writes "[batch, d_model]" for the dims of l. */
 const char *mrt_spec_shape_str(const mrt_spec *s, const mrt_layout *l,
                                char *buf, size_t size);
+
+/* ---- spec_derive.c: home layouts under other rules ---------------- */
+
+/* Re-resolves every tensor of r->s into out[0..ntensors) (a copy of
+ * r->s->tensor, or NULL to check only): tensors without their own layout
+ * under rules, tensors with one kept, their axes moved by name onto
+ * r->mesh when it is not r->s's mesh. */
+mrt_status mrt_spec_rehome_all(const mrt_spec_resolver *r,
+                               const mrt_rule rules[], mrt_spec_tensor *out);
+
+/* ---- spec_planning.c: `network:` and `expect:` ------------------- */
+
+/* The `network:` mapping (axis -> {latency_us, bandwidth_GBps}). */
+mrt_status mrt_spec_parse_network(mrt_spec_parser *p, const yaml_node_t *map);
+/* An `expect:` mapping into b (both budgets -1 unless given); `of` names
+ * it in messages ("'expect'", "the expect of op 2"). */
+mrt_status mrt_spec_parse_budget(mrt_spec_parser *p, const yaml_node_t *map,
+                                 const char *of, mrt_budget *b);
+
+/* ---- spec_alts.c: the `layouts:` alternatives --------------------- */
+
+/* The `layouts:` mapping, once every tensor is resolved: each
+ * alternative is parsed and checked against every tensor. */
+mrt_status mrt_spec_parse_layouts(mrt_spec_parser *p, const yaml_node_t *map);
 
 /* ---- spec_tensors.c: shapes, inputs and their init ---------------- */
 

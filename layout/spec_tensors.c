@@ -206,8 +206,8 @@ static mrt_status parse_tensor(mrt_spec_parser *p, const yaml_node_t *k,
         return mrt_spec_fail(p, v, "tensor '%s' has no shape (add shape: "
                              "[dim, ...])", t->name);
     if ((st = mrt_spec_parse_shape(p, shape, t)) ||
-        (st = mrt_spec_resolve_layout(p, t, mrt_spec_get(p, v, "layout"),
-                                      shape)))
+        (st = mrt_spec_resolve_layout(p, t,
+                                      mrt_spec_get(p, v, "layout"))))
         return st;
     if (mrt_spec_get(p, v, "init"))
         st = parse_init(p, t, mrt_spec_get(p, v, "init"));

@@ -303,24 +303,55 @@ mrt_status mrt_spec_uint(const mrt_spec_parser *p, const yaml_node_t *n,
     return integer(p, n, what, "an integer >= 0", UINT64_MAX, out);
 }
 
+mrt_status mrt_spec_nonneg(const mrt_spec_parser *p, const yaml_node_t *n,
+                           const char *what, int64_t *out)
+{
+    uint64_t v = 0;
+    mrt_status st = integer(p, n, what, "an integer >= 0", INT64_MAX, &v);
+    if (!st)
+        *out = (int64_t)v;
+    return st;
+}
+
+/* 1 and the value if n is a plain scalar that reads as a finite number
+ * (decimal digits, sign, point and exponent only: no "inf", no hex). */
+static int finite_number(const yaml_node_t *n, double *out)
+{
+    if (!n || n->type != YAML_SCALAR_NODE ||
+        n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE ||
+        mrt_spec_is_null(n))
+        return 0;
+    const char *s = (const char *)n->data.scalar.value;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    int numeric = strspn(s, "+-0123456789.eE") == n->data.scalar.length;
+    if (!numeric || end != s + n->data.scalar.length || !isfinite(v))
+        return 0;
+    *out = v;
+    return 1;
+}
+
 mrt_status mrt_spec_number(const mrt_spec_parser *p, const yaml_node_t *n,
                            const char *what, double *out)
 {
     char q[MRT_SPEC_QUOTE_MAX + 32];
-    if (n && n->type == YAML_SCALAR_NODE &&
-        n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
-        !mrt_spec_is_null(n)) {
-        const char *s = (const char *)n->data.scalar.value;
-        char *end;
-        errno = 0;
-        double v = strtod(s, &end);
-        int numeric = strspn(s, "+-0123456789.eE") == n->data.scalar.length;
-        if (numeric && end == s + n->data.scalar.length && isfinite(v)) {
-            *out = v;
-            return MRT_OK;
-        }
-    }
+    if (finite_number(n, out))
+        return MRT_OK;
     return mrt_spec_fail(p, n, "%s must be a finite number, got %s", what,
+                         mrt_spec_what(n, q, sizeof q));
+}
+
+mrt_status mrt_spec_positive(const mrt_spec_parser *p, const yaml_node_t *n,
+                             const char *what, double *out)
+{
+    char q[MRT_SPEC_QUOTE_MAX + 32];
+    double v = 0;
+    if (finite_number(n, &v) && v > 0) {
+        *out = v;
+        return MRT_OK;
+    }
+    return mrt_spec_fail(p, n, "%s must be a positive number, got %s", what,
                          mrt_spec_what(n, q, sizeof q));
 }
 
