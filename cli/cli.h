@@ -6,33 +6,99 @@
 #ifndef MRT_CLI_H
 #define MRT_CLI_H
 
+#include <limits.h>
+#include <stdint.h>
+
 #include "meshrt.h"
 
 typedef struct mrt_cli_args {
-    const char *cmd;   /* "check", "plan", "run" */
-    const char *spec;
+    const char *cmd;   /* "check", "plan", "run", "calibrate" */
+    const char *spec;  /* NULL for calibrate */
     const char *mesh;  /* --mesh AXIS=N,... or NULL */
     int json, verify, repeat, help;
     const char *save;  /* --save DIR or NULL */
-    mrt_plan_options plan; /* --planner, --profile, --explain */
+    const char *layout; /* --layout NAME (a `layouts:` alternative) or NULL */
+    double replicated_share; /* check: --replicated-share (0.25) */
+    int64_t memory;    /* check: --memory BYTES; 0: the machine's */
+    mrt_plan_options plan; /* --planner, --profile FILE (run: --machine
+                              FILE), --explain */
+    int profile;       /* run --profile: modeled against measured */
+    const char *trace; /* run --trace FILE or NULL */
+    const char *out;   /* calibrate --out FILE or NULL */
+    int quick;         /* calibrate --quick */
+    const char *csv, *svg; /* compare: --csv FILE, --svg FILE, or NULL */
+    const char *json_file; /* compare, search: --json FILE, or NULL */
+    int64_t max_memory; /* search --max-memory BYTES; 0: no cap */
+    int top;           /* search --top K; 0: 5 */
+    int exhaustive;    /* search --exhaustive: no pruning */
 } mrt_cli_args;
 
 /* Parses argv after the subcommand name; fills err on bad usage. */
 mrt_status mrt_cli_parse(int argc, char **argv, mrt_cli_args *a,
                          mrt_error *err);
-/* Loads a->spec (with a->mesh) and plans it; on failure *spec and *plan
- * are NULL and err says why.  The caller destroys both. */
+/* Loads a->spec (with a->mesh, then under a->layout) and plans it; on
+ * failure *spec and *plan are NULL and err says why.  The caller
+ * destroys both. */
 mrt_status mrt_cli_load(const mrt_cli_args *a, mrt_spec **spec,
                         mrt_plan **plan, mrt_error *err);
+/* Checks the plan against the spec's `expect:` budgets (the whole
+ * program's and each op's).  Returns how many are exceeded; with print,
+ * writes one "SPEC:LINE:COL: error: ..." line each on stderr. */
+int mrt_cli_check_budgets(const mrt_spec *spec, const mrt_plan *plan,
+                          int print);
 /* Exit status for a status code. */
 int mrt_cli_exit_code(mrt_status st);
 /* Prints the error as one line on stderr. */
 void mrt_cli_print_error(const mrt_error *err);
+/* For commands under MPI: the lowest failing rank's status on every
+ * rank, its error printed by that rank only (cmd_run.c). */
+mrt_status mrt_cli_agree(mrt_status st, const mrt_error *err);
 /* Usage text of a subcommand (NULL: the overview) on f. */
 void mrt_cli_usage(const char *cmd, FILE *f);
 
 int mrt_cli_check(const mrt_cli_args *a);
 int mrt_cli_plan(const mrt_cli_args *a);
 int mrt_cli_run(const mrt_cli_args *a);
+int mrt_cli_calibrate(const mrt_cli_args *a);
+int mrt_cli_compare(const mrt_cli_args *a);
+int mrt_cli_search(const mrt_cli_args *a);
+
+/* Writes a file atomically: write(f, ctx) into a temporary file in the
+ * same folder, then renames it to path.  On any failure nothing is left
+ * behind and err says why (MRT_E_IO). */
+mrt_status mrt_cli_write_file(const char *path,
+                              void (*write)(FILE *f, const void *ctx),
+                              const void *ctx, mrt_error *err);
+
+/* "12.1 ms", "3.38 MiB": figures for people (report.c).  Return buf. */
+const char *mrt_cli_fmt_time(double seconds, char *buf, size_t size);
+const char *mrt_cli_fmt_bytes(double bytes, char *buf, size_t size);
+
+/* ---- compare: one row per partitioning (cmd_compare.c), written as
+ * text, CSV, JSON (report.c) and SVG (report_svg.c). */
+typedef struct mrt_cmp_row {
+    char name[64];       /* "spec", or the alternative's name */
+    char mesh[600];      /* "data=2,model=2" */
+    int ok;              /* planned; else error holds why not */
+    char error[1024];    /* one line */
+    mrt_plan_totals totals;
+    int64_t *axis_bytes; /* [ncols]: bytes per rank over each axis set */
+} mrt_cmp_row;
+
+typedef struct mrt_cmp_table {
+    const char *spec;    /* its path */
+    const char *planner; /* "auto" or "meshtf" */
+    char profile[PATH_MAX]; /* the cost model's profile, as plans name it */
+    int nrows;
+    mrt_cmp_row *row;
+    int ncols;
+    char (*col)[600];    /* axis-set names, e.g. "data,model" */
+    int fastest;         /* row index, or -1 when no row planned */
+} mrt_cmp_table;
+
+void mrt_cmp_print_text(const mrt_cmp_table *t, FILE *f);
+void mrt_cmp_write_csv(FILE *f, const void *table);
+void mrt_cmp_write_json(FILE *f, const void *table);
+void mrt_cmp_write_svg(FILE *f, const void *table);
 
 #endif

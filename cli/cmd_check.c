@@ -1,12 +1,127 @@
 /*
  * cmd_check.c — `meshrt check SPEC`: validates the spec (and that it
  * plans) and prints a one-screen summary of how every tensor is spread.
+ *
+ * It also warns, on stderr and without changing the exit status, about
+ * layouts that waste the mesh: an op whose local kernel runs whole on
+ * every rank of some axis (found from the plan's EINSUM step: no value it
+ * reads or writes is split, or a pending sum, over that axis), and a
+ * tensor kept replicated whose shard takes more than a share of a rank's
+ * memory.  Warnings read "SPEC:LINE:COL: warning: MESSAGE".
  */
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include "cli.h"
+#include "plan.h"
 #include "spec.h"
+
+static void warn(const mrt_spec *s, mrt_mark at, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void warn(const mrt_spec *s, mrt_mark at, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s:%d:%d: warning: ", s->path, at.line, at.column);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+/* Axes a layout splits, or over which it is a pending sum. */
+static unsigned axes_of(const mrt_layout *l)
+{
+    return mrt_layout_used_axes(l) | l->partial;
+}
+
+/* Mesh axes of size > 1. */
+static unsigned real_axes(const mrt_mesh *m)
+{
+    unsigned mask = 0;
+    for (int a = 0; a < m->naxes; a++)
+        if (m->size[a] > 1)
+            mask |= 1u << a;
+    return mask;
+}
+
+/* Op i duplicated along an axis: its kernel's inputs and output all
+ * whole along it, so every rank of the axis computes the same thing. */
+static void warn_duplicated_op(const mrt_spec *s, const mrt_plan *p, int i)
+{
+    const mrt_plan_op *op = &p->op[i];
+    for (int k = op->first_step; k < op->first_step + op->nsteps; k++) {
+        const mrt_step *st = &p->step[k];
+        if (st->kind != MRT_STEP_EINSUM)
+            continue;
+        unsigned used = axes_of(&p->value[st->in].layout) |
+                        axes_of(&p->value[st->out].layout);
+        if (st->in2 >= 0)
+            used |= axes_of(&p->value[st->in2].layout);
+        unsigned idle = real_axes(&p->mesh) & ~used;
+        for (int a = 0; a < p->mesh.naxes; a++)
+            if (idle & (1u << a))
+                warn(s, s->op[i].mark, "op %d (%s = einsum) computes the "
+                     "same result on the %" PRId64 " ranks of each '%s' "
+                     "group: none of its dims is split over '%s'", i + 1,
+                     s->tensor[s->op[i].out].name, p->mesh.size[a],
+                     p->mesh.name[a], p->mesh.name[a]);
+        return;
+    }
+}
+
+/* "'data', 'model'" (sep ", ") for the axes of mask. */
+static const char *axis_list(const mrt_mesh *m, unsigned mask,
+                             const char *sep, char *buf, size_t size)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (int a = 0; a < m->naxes && n < size; a++)
+        if (mask & (1u << a))
+            n += (size_t)snprintf(buf + n, size - n, "%s'%s'", n ? sep : "",
+                                  m->name[a]);
+    return buf;
+}
+
+/* Tensor t replicated over axes of size > 1 with a shard larger than
+ * share of memory. */
+static void warn_replicated(const mrt_spec *s, const mrt_spec_tensor *t,
+                            double share, int64_t memory)
+{
+    char all[MRT_MAX_AXES * (MRT_NAME_MAX + 8)], any[sizeof all];
+    unsigned rep = real_axes(&s->mesh) & ~mrt_layout_used_axes(&t->layout);
+    int64_t bytes = mrt_layout_shard_count(&t->layout, &s->mesh) *
+                    mrt_dtype_size(s->dtype);
+    if (!rep || memory <= 0 || (double)bytes <= share * (double)memory)
+        return;
+    warn(s, t->mark, "tensor '%s' is replicated over %s (%" PRId64 " copies "
+         "of each shard) and its shard of %" PRId64 " bytes is over %g%% of "
+         "a rank's memory (%" PRId64 " bytes): split one of its dims over "
+         "%s", t->name, axis_list(&s->mesh, rep, ", ", all, sizeof all),
+         mrt_mesh_group_size(&s->mesh, rep), bytes, share * 100, memory,
+         axis_list(&s->mesh, rep, " or ", any, sizeof any));
+}
+
+/* The memory of one rank: --memory, else this machine's. */
+static int64_t rank_memory(const mrt_cli_args *a)
+{
+    if (a->memory > 0)
+        return a->memory;
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? (int64_t)pages * page : 0;
+}
+
+static void print_warnings(const mrt_cli_args *a, const mrt_spec *s,
+                           const mrt_plan *p)
+{
+    int64_t memory = rank_memory(a);
+    for (int i = 0; i < s->nops && i < p->nops; i++)
+        warn_duplicated_op(s, p, i);
+    for (int t = 0; t < s->ntensors; t++)
+        warn_replicated(s, &s->tensor[t], a->replicated_share, memory);
+}
 
 static void print_tensor(const mrt_spec *s, const mrt_spec_tensor *t)
 {
@@ -41,7 +156,10 @@ int mrt_cli_check(const mrt_cli_args *a)
         mrt_cli_print_error(&err);
         goto out;
     }
-    printf("%s: ok\nmesh {", spec->path);
+    printf("%s: ok", spec->path);
+    if (a->layout)
+        printf(" (layout '%s')", a->layout);
+    printf("\nmesh {");
     for (int i = 0; i < spec->mesh.naxes; i++)
         printf("%s%s: %" PRId64, i ? ", " : "", spec->mesh.name[i],
                spec->mesh.size[i]);
@@ -53,6 +171,14 @@ int mrt_cli_check(const mrt_cli_args *a)
     printf("plan: %" PRId64 " bytes per rank handed to MPI, %.4g flops per "
            "rank (meshrt plan shows the steps)\n",
            mrt_plan_comm_bytes(plan), mrt_plan_flops(plan));
+    if (spec->nlayouts) {
+        printf("layouts:");
+        for (int i = 0; i < spec->nlayouts; i++)
+            printf("%s %s", i ? "," : "", spec->layouts[i].name);
+        printf("  (meshrt compare weighs them; --layout NAME picks one)\n");
+    }
+    fflush(stdout);
+    print_warnings(a, spec, plan);
 out:
     mrt_plan_destroy(plan);
     mrt_spec_destroy(spec);

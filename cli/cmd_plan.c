@@ -1,6 +1,8 @@
 /*
  * cmd_plan.c — `meshrt plan SPEC [--mesh ...] [--json]`: the plan, with
- * no MPI, for a mesh of any size.
+ * no MPI, for a mesh of any size.  The plan is printed even when it is
+ * over a budget of the spec's `expect:` (so the user sees why); the
+ * budget errors then go to stderr and the exit status is 1.
  */
 #include <stdio.h>
 
@@ -11,6 +13,7 @@ int mrt_cli_plan(const mrt_cli_args *a)
     mrt_error err = {0};
     mrt_spec *spec = NULL;
     mrt_plan *plan = NULL;
+    int over = 0;
     mrt_status st = mrt_cli_load(a, &spec, &plan, &err);
     if (st == MRT_OK) {
         if (a->json)
@@ -21,10 +24,12 @@ int mrt_cli_plan(const mrt_cli_args *a)
             fputc('\n', stdout);
             mrt_plan_print_explain(plan, stdout);
         }
+        fflush(stdout);
+        over = mrt_cli_check_budgets(spec, plan, 1);
     } else {
         mrt_cli_print_error(&err);
     }
     mrt_plan_destroy(plan);
     mrt_spec_destroy(spec);
-    return mrt_cli_exit_code(st);
+    return over ? 1 : mrt_cli_exit_code(st);
 }

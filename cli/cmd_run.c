@@ -2,7 +2,8 @@
  * cmd_run.c — `mpirun -n P meshrt run SPEC ...`: every rank loads and
  * plans the spec, the ranks agree on the outcome (so a bad spec gives one
  * error line from rank 0 and exit 2 on every rank, never a hang), then
- * mrt_run executes.
+ * checks the plan against the spec's `expect:` budgets (over budget: rank
+ * 0 says why, every rank exits 1 without running), then mrt_run executes.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -10,9 +11,7 @@
 #include "cli.h"
 #include "spec.h"
 
-/* The lowest failing rank's status, on every rank; its error printed by
- * that rank only. */
-static mrt_status agree_and_report(mrt_status st, const mrt_error *err)
+mrt_status mrt_cli_agree(mrt_status st, const mrt_error *err)
 {
     int rank, size, who;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -28,6 +27,18 @@ static mrt_status agree_and_report(mrt_status st, const mrt_error *err)
     return (mrt_status)code;
 }
 
+/* The number of exceeded budgets, the same on every rank (the plans are
+ * the same, but agreeing costs one allreduce and rules out a hang);
+ * rank 0 prints them. */
+static int over_budget(const mrt_spec *spec, const mrt_plan *plan)
+{
+    int rank, mine, most;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    mine = mrt_cli_check_budgets(spec, plan, rank == 0);
+    MPI_Allreduce(&mine, &most, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return most;
+}
+
 int mrt_cli_run(const mrt_cli_args *a)
 {
     MPI_Init(NULL, NULL);
@@ -35,10 +46,12 @@ int mrt_cli_run(const mrt_cli_args *a)
     mrt_spec *spec = NULL;
     mrt_plan *plan = NULL;
     mrt_status st = mrt_cli_load(a, &spec, &plan, &err);
-    st = agree_and_report(st, &err);
-    if (st == MRT_OK) {
+    st = mrt_cli_agree(st, &err);
+    int over = st == MRT_OK && over_budget(spec, plan);
+    if (st == MRT_OK && !over) {
         mrt_run_options opt = {.verify = a->verify, .save_dir = a->save,
-                               .repeat = a->repeat, .json = a->json};
+                               .repeat = a->repeat, .json = a->json,
+                               .profile = a->profile, .trace = a->trace};
         st = mrt_run(spec, plan, &opt, &err);
         int rank;
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -48,5 +61,5 @@ int mrt_cli_run(const mrt_cli_args *a)
     mrt_plan_destroy(plan);
     mrt_spec_destroy(spec);
     MPI_Finalize();
-    return mrt_cli_exit_code(st);
+    return over ? 1 : mrt_cli_exit_code(st);
 }

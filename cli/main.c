@@ -25,9 +25,15 @@ int main(int argc, char **argv)
         cmd = mrt_cli_plan;
     else if (strcmp(a.cmd, "run") == 0)
         cmd = mrt_cli_run;
+    else if (strcmp(a.cmd, "calibrate") == 0)
+        cmd = mrt_cli_calibrate;
+    else if (strcmp(a.cmd, "compare") == 0)
+        cmd = mrt_cli_compare;
+    else if (strcmp(a.cmd, "search") == 0)
+        cmd = mrt_cli_search;
     if (!cmd) {
         fprintf(stderr, "meshrt: error: unknown command '%s' (commands: "
-                        "check, plan, run; see meshrt --help)\n", a.cmd);
+                        "check, plan, run, calibrate, compare, search; see meshrt --help)\n", a.cmd);
         return 2;
     }
     mrt_error err = {0};

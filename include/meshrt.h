@@ -127,6 +127,11 @@ typedef struct mrt_run_options {
     int repeat;           /* 0 or 1: run once; N: time N runs */
     int json;             /* report as JSON instead of text */
     FILE *report;         /* where rank 0 writes its report (stdout if NULL) */
+    int profile;          /* also report each op and step: modeled against
+                             measured time, planned against measured
+                             bytes, GFLOP/s of the einsums */
+    const char *trace;    /* NULL, or write a Chrome trace-event JSON file
+                             of the last run here (one track per rank) */
 } mrt_run_options;
 
 /* Runs plan on MPI_COMM_WORLD (MPI must be initialised, and the world

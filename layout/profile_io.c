@@ -1,12 +1,62 @@
 /*
- * profile_io.c — reading and writing machine profile files.
- * (Being written: for now only the default path is known.)
+ * profile_io.c — reading and writing machine profile files: YAML, read
+ * with libyaml's document API so that every node keeps its position.
+ *
+ * The format, as `meshrt calibrate` writes it (docs/calibration.md):
+ *
+ *   # meshrt machine profile, written by `meshrt calibrate`
+ *   source: "calibrated on HOST with 4 ranks, 2026-11-29T20:30:00Z"
+ *   kernel: {family: "zen3", gflops_float32: 50.2, gflops_float64: 25.1}
+ *   reduce_gflops: 1.5
+ *   copy_GBps: 8
+ *   default: {latency_us: 2, bandwidth_GBps: 5}
+ *   axes:
+ *     data: {latency_us: 1.1, bandwidth_GBps: 6.2}
+ *   measured:            # informational, ignored by the loader
+ *     ...
+ *
+ * Units are the ones people quote (microseconds, GB/s = 1e9 bytes/s,
+ * GFLOP/s = 1e9 flop/s); mrt_profile keeps seconds, bytes/s and flop/s.
+ * Every key is optional: the loader reads over a profile the caller
+ * filled first (normally the built-in default), so what the file lacks
+ * keeps its value.  `default:` is applied before `axes:`, and an axis
+ * that names only one of its two keys takes the other from the default
+ * link.  Anything under `measured:` is skipped unread; any other
+ * unknown key is an error.  On error *p is left as it was.
+ *
+ * Errors: an unreadable file is MRT_E_IO (no position); malformed YAML
+ * is MRT_E_SYNTAX at libyaml's problem mark; YAML that is not a profile
+ * is MRT_E_SPEC at its node (1-based line:column, libyaml's marks are
+ * zero-based), worded as the spec loader words its errors.
+ *
+ * Saving is atomic: the text goes to a temporary file in the target's
+ * folder (made, with its parents, if missing: ~/.config/meshrt on a
+ * first calibration), which is then renamed over the target.  Numbers
+ * are written with the fewest digits (at most 15) that read back to the
+ * same double.
+ *
+ * Reading and writing stay in one file (about 600 lines, half of them
+ * the loader's error wording): the format is one contract, and a key
+ * added to one side must be added to the other.
  */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <yaml.h>
 
-#include "profile.h"
+#include "profile_io.h"
 #include "spec.h"
+
+#define PROFILE_FILE_MAX (1L << 20) /* a profile is a few hundred bytes */
+#define PROFILE_DEPTH_MAX 32        /* it needs 3 levels (plus measured:) */
+#define QUOTE_MAX 60                /* longest user text quoted back */
+
+static const mrt_mark no_mark = {0, 0};
 
 char *mrt_profile_default_path(char *buf, int size)
 {
@@ -23,17 +73,545 @@ char *mrt_profile_default_path(char *buf, int size)
     return buf;
 }
 
+/* ---- reading: nodes, positions and error wording ------------------ */
+
+typedef struct loader {
+    const char *path;
+    yaml_document_t *doc;
+    mrt_error *err;
+} loader;
+
+static mrt_mark mark_of(const yaml_node_t *n)
+{
+    if (!n)
+        return no_mark;
+    return (mrt_mark){(int)n->start_mark.line + 1,
+                      (int)n->start_mark.column + 1};
+}
+
+static yaml_node_t *node(const loader *ld, int index)
+{
+    return yaml_document_get_node(ld->doc, index);
+}
+
+/* Records an MRT_E_SPEC error at n.  Returns MRT_E_SPEC. */
+__attribute__((format(printf, 3, 4))) static mrt_status
+fail(const loader *ld, const yaml_node_t *n, const char *fmt, ...)
+{
+    char msg[sizeof ld->err->message];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return mrt_error_set(ld->err, MRT_E_SPEC, ld->path, mark_of(n), "%s",
+                         msg);
+}
+
+/* The text of a scalar without embedded NULs, else NULL. */
+static const char *text_of(const yaml_node_t *n)
+{
+    if (!n || n->type != YAML_SCALAR_NODE)
+        return NULL;
+    const char *s = (const char *)n->data.scalar.value;
+    return strlen(s) == n->data.scalar.length ? s : NULL;
+}
+
+static int is_null(const yaml_node_t *n)
+{
+    const char *s = text_of(n);
+    return !n || (s && n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+                  (!*s || !strcmp(s, "~") || !strcmp(s, "null") ||
+                   !strcmp(s, "Null") || !strcmp(s, "NULL")));
+}
+
+/* What n is, for "got ...". */
+static const char *what(const yaml_node_t *n, char *buf, size_t size)
+{
+    const char *s = text_of(n);
+    if (n && n->type == YAML_MAPPING_NODE)
+        snprintf(buf, size, "a mapping");
+    else if (n && n->type == YAML_SEQUENCE_NODE)
+        snprintf(buf, size, "a sequence");
+    else if (is_null(n) || !s)
+        snprintf(buf, size, "nothing");
+    else
+        snprintf(buf, size, "%s'%.*s%s'",
+                 n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE
+                     ? "" : "the string ",
+                 QUOTE_MAX, s, strlen(s) > QUOTE_MAX ? "..." : "");
+    return buf;
+}
+
+static mrt_status expect_mapping(const loader *ld, const yaml_node_t *n,
+                                 const char *for_what)
+{
+    char w[QUOTE_MAX + 32];
+    if (n && n->type == YAML_MAPPING_NODE)
+        return MRT_OK;
+    return fail(ld, n, "expected a mapping for %s, got %s", for_what,
+                what(n, w, sizeof w));
+}
+
+/* Checks the keys of mapping map: scalars, each once, and (valid not
+ * NULL) each in the NULL-terminated list.  `in` names map in messages. */
+static mrt_status check_keys(const loader *ld, const yaml_node_t *map,
+                             const char *const *valid, const char *in)
+{
+    char w[QUOTE_MAX + 32], list[256] = "";
+    for (int i = 0; valid && valid[i]; i++) {
+        size_t n = strlen(list);
+        snprintf(list + n, sizeof list - n, "%s%s", i ? ", " : "", valid[i]);
+    }
+    for (yaml_node_pair_t *pr = map->data.mapping.pairs.start;
+         pr < map->data.mapping.pairs.top; pr++) {
+        const yaml_node_t *k = node(ld, pr->key);
+        const char *name = text_of(k);
+        if (!name || is_null(k))
+            return fail(ld, k, "expected a name as a key in %s, got %s", in,
+                        what(k, w, sizeof w));
+        int ok = !valid;
+        for (int i = 0; valid && valid[i]; i++)
+            ok |= !strcmp(name, valid[i]);
+        if (!ok)
+            return fail(ld, k, "unknown key %s in %s (expected: %s)",
+                        what(k, w, sizeof w), in, list);
+        for (yaml_node_pair_t *e = map->data.mapping.pairs.start; e < pr;
+             e++) {
+            const yaml_node_t *first = node(ld, e->key);
+            if (text_of(first) && !strcmp(text_of(first), name)) {
+                mrt_mark at = mark_of(first);
+                return fail(ld, k, "duplicate key %s in %s (first at %d:%d)",
+                            what(k, w, sizeof w), in, at.line, at.column);
+            }
+        }
+    }
+    return MRT_OK;
+}
+
+/* The value of key in a mapping whose keys were checked, or NULL. */
+static yaml_node_t *get(const loader *ld, const yaml_node_t *map,
+                        const char *key)
+{
+    for (yaml_node_pair_t *pr = map->data.mapping.pairs.start;
+         pr < map->data.mapping.pairs.top; pr++) {
+        const char *k = text_of(node(ld, pr->key));
+        if (k && !strcmp(k, key))
+            return node(ld, pr->value);
+    }
+    return NULL;
+}
+
+/* A finite number from plain scalar n, > 0 (or >= 0 with zero_ok),
+ * times scale; *out is left alone when n is NULL (key absent). */
+static mrt_status number(const loader *ld, const yaml_node_t *n,
+                         const char *name, const char *in, int zero_ok,
+                         double scale, double *out)
+{
+    char w[QUOTE_MAX + 32];
+    const char *s = text_of(n);
+    if (!n)
+        return MRT_OK;
+    if (s && !is_null(n) && n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+        strspn(s, "+-0123456789.eE") == strlen(s)) {
+        char *end;
+        double v = strtod(s, &end);
+        if (*s && !*end && isfinite(v) && (v > 0 || (zero_ok && v == 0))) {
+            *out = v * scale;
+            return MRT_OK;
+        }
+    }
+    return fail(ld, n, "'%s' in %s must be a %s number, got %s", name, in,
+                zero_ok ? "finite, non-negative" : "finite, positive",
+                what(n, w, sizeof w));
+}
+
+/* ---- reading: the profile's parts --------------------------------- */
+
+static const char *const top_keys[] = {"source",  "kernel", "reduce_gflops",
+                                       "copy_GBps", "default", "axes",
+                                       "measured", NULL};
+static const char *const link_keys[] = {"latency_us", "bandwidth_GBps", NULL};
+static const char *const kernel_keys[] = {"family", "gflops_float32",
+                                          "gflops_float64", NULL};
+_Static_assert(MRT_DTYPE_COUNT == 2, "one gflops_ key per dtype");
+
+static mrt_status load_link(const loader *ld, const yaml_node_t *map,
+                            const char *in, mrt_link *l)
+{
+    mrt_status st = expect_mapping(ld, map, in);
+    if (!st)
+        st = check_keys(ld, map, link_keys, in);
+    if (!st)
+        st = number(ld, get(ld, map, "latency_us"), "latency_us", in, 1,
+                    1e-6, &l->latency_s);
+    if (!st)
+        st = number(ld, get(ld, map, "bandwidth_GBps"), "bandwidth_GBps", in,
+                    0, 1e9, &l->bandwidth_Bps);
+    return st;
+}
+
+static mrt_status load_kernel(const loader *ld, const yaml_node_t *map,
+                              mrt_profile *p)
+{
+    char w[QUOTE_MAX + 32];
+    mrt_status st = expect_mapping(ld, map, "'kernel'");
+    if (!st)
+        st = check_keys(ld, map, kernel_keys, "'kernel'");
+    if (!st)
+        st = number(ld, get(ld, map, "gflops_float32"), "gflops_float32",
+                    "'kernel'", 0, 1e9, &p->gemm_flops[MRT_F32]);
+    if (!st)
+        st = number(ld, get(ld, map, "gflops_float64"), "gflops_float64",
+                    "'kernel'", 0, 1e9, &p->gemm_flops[MRT_F64]);
+    const yaml_node_t *fam = get(ld, map, "family");
+    if (st || !fam)
+        return st;
+    const char *s = text_of(fam);
+    if (!s || is_null(fam) || strlen(s) >= sizeof p->kernel)
+        return fail(ld, fam, "'family' in 'kernel' must be a name shorter "
+                    "than %zu characters, got %s", sizeof p->kernel,
+                    what(fam, w, sizeof w));
+    snprintf(p->kernel, sizeof p->kernel, "%s", s);
+    return MRT_OK;
+}
+
+static int name_ok(const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n >= MRT_NAME_MAX || strspn(s, "abcdefghijklmnopqrstuvwxyz"
+                                              "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                              "_0123456789") != n)
+        return 0;
+    return !(s[0] >= '0' && s[0] <= '9');
+}
+
+static mrt_status load_axes(const loader *ld, const yaml_node_t *map,
+                            mrt_profile *p)
+{
+    char w[QUOTE_MAX + 32], in[MRT_NAME_MAX + 16];
+    mrt_status st = expect_mapping(ld, map, "'axes'");
+    if (!st)
+        st = check_keys(ld, map, NULL, "'axes'");
+    for (yaml_node_pair_t *pr = map->data.mapping.pairs.start;
+         !st && pr < map->data.mapping.pairs.top; pr++) {
+        const yaml_node_t *k = node(ld, pr->key);
+        const char *name = text_of(k);
+        if (!name_ok(name))
+            return fail(ld, k, "invalid mesh axis name %s (a name starts "
+                        "with a letter or '_' and has only letters, digits "
+                        "and '_', at most %d)", what(k, w, sizeof w),
+                        MRT_NAME_MAX - 1);
+        int i = 0;
+        while (i < p->naxes && strcmp(p->axis[i], name))
+            i++;
+        if (i == MRT_MAX_AXES)
+            return fail(ld, k, "too many axes in the profile (at most %d)",
+                        MRT_MAX_AXES);
+        mrt_link l = i < p->naxes ? p->link[i] : p->fallback;
+        snprintf(in, sizeof in, "axis '%s'", name);
+        if (!(st = load_link(ld, node(ld, pr->value), in, &l)))
+            mrt_profile_set_link(p, name, l);
+    }
+    return st;
+}
+
+static mrt_status load_root(const loader *ld, const yaml_node_t *root,
+                            mrt_profile *p)
+{
+    char w[QUOTE_MAX + 32];
+    if (!root)
+        return mrt_error_set(ld->err, MRT_E_SPEC, ld->path, (mrt_mark){1, 1},
+                             "the profile is empty (meshrt calibrate writes "
+                             "one)");
+    if (root->type != YAML_MAPPING_NODE)
+        return fail(ld, root, "expected a mapping at the top of the "
+                    "profile, got %s", what(root, w, sizeof w));
+    mrt_status st = check_keys(ld, root, top_keys, "the profile");
+    const yaml_node_t *n;
+    if (!st && (n = get(ld, root, "kernel")))
+        st = load_kernel(ld, n, p);
+    if (!st)
+        st = number(ld, get(ld, root, "reduce_gflops"), "reduce_gflops",
+                    "the profile", 0, 1e9, &p->reduce_flops);
+    if (!st)
+        st = number(ld, get(ld, root, "copy_GBps"), "copy_GBps",
+                    "the profile", 0, 1e9, &p->copy_Bps);
+    if (!st && (n = get(ld, root, "default")))
+        st = load_link(ld, n, "'default'", &p->fallback);
+    if (!st && (n = get(ld, root, "axes")))
+        st = load_axes(ld, n, p);
+    if (st)
+        return st;
+    n = get(ld, root, "source");
+    if (n && (!text_of(n) || is_null(n)))
+        return fail(ld, n, "'source' must be text, got %s",
+                    what(n, w, sizeof w));
+    if (n)
+        snprintf(p->source, sizeof p->source, "%s (%s)", ld->path,
+                 text_of(n));
+    else
+        snprintf(p->source, sizeof p->source, "%s", ld->path);
+    return MRT_OK;
+}
+
+/* ---- reading: the file and the YAML document ---------------------- */
+
+static mrt_status read_file(const char *path, char **text, size_t *len,
+                            mrt_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return mrt_error_set(err, MRT_E_IO, path, no_mark,
+                             "cannot open profile: %s", strerror(errno));
+    char *buf = malloc(PROFILE_FILE_MAX + 1);
+    size_t n = buf ? fread(buf, 1, PROFILE_FILE_MAX + 1, f) : 0;
+    mrt_status st = MRT_OK;
+    if (!buf)
+        st = mrt_error_set(err, MRT_E_NOMEM, path, no_mark, "out of memory");
+    else if (ferror(f))
+        st = mrt_error_set(err, MRT_E_IO, path, no_mark,
+                           "cannot read profile: %s", strerror(errno));
+    else if (n > PROFILE_FILE_MAX)
+        st = mrt_error_set(err, MRT_E_IO, path, no_mark,
+                           "cannot read profile: larger than %ld bytes",
+                           PROFILE_FILE_MAX);
+    fclose(f);
+    if (st) {
+        free(buf);
+        return st;
+    }
+    *text = buf;
+    *len = n;
+    return MRT_OK;
+}
+
+static mrt_status yaml_failure(const yaml_parser_t *y, const char *path,
+                               mrt_error *err)
+{
+    mrt_mark at = {(int)y->problem_mark.line + 1,
+                   (int)y->problem_mark.column + 1};
+    const char *problem = y->problem ? y->problem : "malformed YAML";
+    if (y->error == YAML_MEMORY_ERROR)
+        return mrt_error_set(err, MRT_E_NOMEM, path, no_mark, "out of memory");
+    if (y->error == YAML_READER_ERROR)
+        return mrt_error_set(err, MRT_E_SYNTAX, path, no_mark,
+                             "%s (at byte %zu)", problem, y->problem_offset);
+    if (y->context)
+        return mrt_error_set(err, MRT_E_SYNTAX, path, at, "%s (%s that "
+                             "starts at %d:%d)", problem, y->context,
+                             (int)y->context_mark.line + 1,
+                             (int)y->context_mark.column + 1);
+    return mrt_error_set(err, MRT_E_SYNTAX, path, at, "%s", problem);
+}
+
+/* A quick pass over the events: syntax, nesting depth (libyaml slows
+ * down quadratically with depth), and one document only. */
+static mrt_status check_events(yaml_parser_t *y, const char *path,
+                               mrt_error *err)
+{
+    yaml_event_t e;
+    int depth = 0, docs = 0;
+    for (;;) {
+        if (!yaml_parser_parse(y, &e))
+            return yaml_failure(y, path, err);
+        yaml_event_type_t type = e.type;
+        mrt_mark at = {(int)e.start_mark.line + 1,
+                       (int)e.start_mark.column + 1};
+        yaml_event_delete(&e);
+        if (type == YAML_STREAM_END_EVENT)
+            return MRT_OK;
+        depth += type == YAML_SEQUENCE_START_EVENT ||
+                 type == YAML_MAPPING_START_EVENT;
+        depth -= type == YAML_SEQUENCE_END_EVENT ||
+                 type == YAML_MAPPING_END_EVENT;
+        if (depth > PROFILE_DEPTH_MAX)
+            return mrt_error_set(err, MRT_E_SPEC, path, at, "the profile "
+                                 "nests deeper than %d levels",
+                                 PROFILE_DEPTH_MAX);
+        if (type == YAML_DOCUMENT_START_EVENT && ++docs > 1)
+            return mrt_error_set(err, MRT_E_SPEC, path, at, "a profile is "
+                                 "one YAML document, but a second one "
+                                 "starts here");
+    }
+}
+
+/* Parses text into doc (which the caller deletes on success). */
+static mrt_status load_yaml(const char *path, const char *text, size_t len,
+                            yaml_document_t *doc, mrt_error *err)
+{
+    yaml_parser_t y;
+    mrt_status st = MRT_OK;
+    for (int pass = 0; !st && pass < 2; pass++) {
+        if (!yaml_parser_initialize(&y))
+            return mrt_error_set(err, MRT_E_NOMEM, path, no_mark,
+                                 "out of memory");
+        yaml_parser_set_input_string(&y, (const unsigned char *)text, len);
+        if (pass == 0)
+            st = check_events(&y, path, err);
+        else if (!yaml_parser_load(&y, doc))
+            st = yaml_failure(&y, path, err);
+        yaml_parser_delete(&y);
+    }
+    return st;
+}
+
 mrt_status mrt_profile_load(const char *path, mrt_profile *p, mrt_error *err)
 {
-    (void)p;
-    return mrt_error_set(err, MRT_E_IO, path, (mrt_mark){0},
-                         "reading profiles is not implemented yet");
+    char *text = NULL;
+    size_t len = 0;
+    yaml_document_t doc;
+    mrt_profile next = *p; /* *p changes only on success */
+    mrt_status st = read_file(path, &text, &len, err);
+    if (st)
+        return st;
+    if ((st = load_yaml(path, text, len, &doc, err)))
+        goto out;
+    loader ld = {path, &doc, err};
+    st = load_root(&ld, yaml_document_get_root_node(&doc), &next);
+    yaml_document_delete(&doc);
+    if (!st)
+        *p = next;
+out:
+    free(text);
+    return st;
+}
+
+/* ---- writing ------------------------------------------------------ */
+
+/* v with the fewest significant digits (at most 15, which drops the
+ * noise of a unit conversion such as 0.491e-6 * 1e6) that read back as
+ * v, else v to 15 digits. */
+static const char *num(double v, char buf[32])
+{
+    if (v == floor(v) && fabs(v) < 1e15) /* "20", not "2e+01" */
+        return snprintf(buf, 32, "%.0f", v), buf;
+    for (int digits = 1; digits < 15; digits++) {
+        snprintf(buf, 32, "%.*g", digits, v);
+        if (strtod(buf, NULL) == v)
+            return buf;
+    }
+    snprintf(buf, 32, "%.15g", v);
+    return buf;
+}
+
+/* s as a YAML double-quoted scalar. */
+static void put_quoted(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20 || c == 0x7f)
+            fprintf(f, "\\x%02x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+static void put_link(FILE *f, const mrt_link *l)
+{
+    char a[32], b[32];
+    fprintf(f, "{latency_us: %s, bandwidth_GBps: %s}\n",
+            num(l->latency_s * 1e6, a), num(l->bandwidth_Bps / 1e9, b));
+}
+
+static void put_profile(FILE *f, const mrt_profile *p, const char *measured)
+{
+    char a[32], b[32];
+    fputs(measured ? "# meshrt machine profile, written by `meshrt "
+                     "calibrate`\n"
+                   : "# meshrt machine profile (docs/calibration.md)\n", f);
+    fputs("source: ", f);
+    put_quoted(f, p->source);
+    fputs("\nkernel: {", f);
+    if (p->kernel[0]) {
+        fputs("family: ", f);
+        put_quoted(f, p->kernel);
+        fputs(", ", f);
+    }
+    fprintf(f, "gflops_float32: %s, gflops_float64: %s}\n",
+            num(p->gemm_flops[MRT_F32] / 1e9, a),
+            num(p->gemm_flops[MRT_F64] / 1e9, b));
+    fprintf(f, "reduce_gflops: %s\ncopy_GBps: %s\ndefault: ",
+            num(p->reduce_flops / 1e9, a), num(p->copy_Bps / 1e9, b));
+    put_link(f, &p->fallback);
+    fputs(p->naxes ? "axes:\n" : "axes: {}\n", f);
+    for (int i = 0; i < p->naxes; i++) {
+        fprintf(f, "  %s: ", p->axis[i]);
+        put_link(f, &p->link[i]);
+    }
+    if (!measured)
+        return;
+    fputs("measured:            # informational, ignored by the loader\n", f);
+    for (const char *line = measured; *line;) {
+        size_t n = strcspn(line, "\n");
+        fprintf(f, "  %.*s\n", (int)n, line);
+        line += n + (line[n] == '\n');
+    }
+}
+
+/* Makes folder dir and its missing parents. */
+static int make_folders(const char *dir)
+{
+    char buf[PATH_MAX];
+    if (snprintf(buf, sizeof buf, "%s", dir) >= (int)sizeof buf) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    for (char *s = buf + 1;; s++) {
+        if (*s != '/' && *s)
+            continue;
+        char c = *s;
+        *s = '\0';
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+            return -1;
+        if (!(*s = c))
+            return 0;
+    }
+}
+
+mrt_status mrt_profile_save_measured(const char *path, const mrt_profile *p,
+                                     const char *measured, mrt_error *err)
+{
+    char dir[PATH_MAX], tmp[PATH_MAX + 16];
+    const char *slash = strrchr(path, '/');
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 0, path);
+    if (dir[0] && make_folders(dir) != 0)
+        return mrt_error_set(err, MRT_E_IO, path, no_mark, "cannot create "
+                             "the folder %s: %s", dir, strerror(errno));
+    /* Next to the target, so that rename stays on one file system. */
+    snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0)
+        return mrt_error_set(err, MRT_E_IO, path, no_mark, "cannot write "
+                             "profile: %s", strerror(errno));
+    mode_t mask = umask(0);
+    umask(mask);
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        close(fd);
+        goto fail;
+    }
+    put_profile(f, p, measured);
+    if (fchmod(fd, 0666 & ~mask) != 0 || fflush(f) != 0 || ferror(f) ||
+        fsync(fd) != 0) {
+        fclose(f);
+        goto fail;
+    }
+    if (fclose(f) != 0 || rename(tmp, path) != 0)
+        goto fail;
+    return MRT_OK;
+fail:;
+    int e = errno;
+    unlink(tmp);
+    return mrt_error_set(err, MRT_E_IO, path, no_mark, "cannot write "
+                         "profile: %s", strerror(e));
 }
 
 mrt_status mrt_profile_save(const char *path, const mrt_profile *p,
                             mrt_error *err)
 {
-    (void)p;
-    return mrt_error_set(err, MRT_E_IO, path, (mrt_mark){0},
-                         "writing profiles is not implemented yet");
+    return mrt_profile_save_measured(path, p, NULL, err);
 }

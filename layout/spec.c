@@ -2,7 +2,7 @@
  * spec.c — lookups in a loaded spec, and freeing it.
  *
  * A spec owns every array it points to (dims, rules, tensors, ops,
- * outputs); mrt_spec_destroy frees them all and accepts NULL and
+ * outputs, the `layouts:` alternatives and their rules); mrt_spec_destroy frees them all and accepts NULL and
  * half-built specs (the loader uses it on its error path).
  */
 #include <stdlib.h>
@@ -38,5 +38,8 @@ void mrt_spec_destroy(mrt_spec *spec)
     free(spec->tensor);
     free(spec->op);
     free(spec->output);
+    for (int i = 0; spec->layouts && i < spec->nlayouts; i++)
+        free(spec->layouts[i].rule);
+    free(spec->layouts);
     free(spec);
 }

@@ -301,6 +301,43 @@ fail:
     return st;
 }
 
+/* 1 if Mesh-TensorFlow's global-rules layouts are the spec's own, so its
+ * plan computes the same program and may compete. */
+static int meshtf_compatible(const mrt_spec *s)
+{
+    for (int t = 0; t < s->ntensors; t++) {
+        mrt_layout l;
+        if (meshtf_home(s, t, &l, NULL) != MRT_OK ||
+            !mrt_layout_equal(&l, &s->tensor[t].layout))
+            return 0;
+    }
+    return 1;
+}
+
+/* Keeps the cheaper of *best and *other (by modeled time; ties keep
+ * *best) and destroys the other. */
+static void keep_cheaper(mrt_plan **best, mrt_plan *other, int *switched)
+{
+    if (other && other->totals.time_s < (*best)->totals.time_s * (1 - 1e-9)) {
+        /* The alternatives the search weighed stay with the plan shown. */
+        mrt_plan *b = *best;
+        other->explain = b->explain;
+        other->alt = b->alt;
+        other->nalts = b->nalts;
+        other->cap_alts = b->cap_alts;
+        b->alt = NULL;
+        for (int i = 0; i < other->nops; i++) {
+            other->op[i].first_alt = b->op[i].first_alt;
+            other->op[i].nalts = b->op[i].nalts;
+        }
+        mrt_plan_destroy(b);
+        *best = other;
+        *switched = 1;
+    } else {
+        mrt_plan_destroy(other);
+    }
+}
+
 mrt_status mrt_plan_create(const mrt_spec *s, const mrt_plan_options *opt,
                            mrt_plan **out, mrt_error *err)
 {
@@ -309,25 +346,29 @@ mrt_status mrt_plan_create(const mrt_spec *s, const mrt_plan_options *opt,
         opt = &defaults;
     if (opt->planner == MRT_PLANNER_MESHTF)
         return mrt_plan_create_with(s, opt, MRT_STRATEGY_MESHTF, out, err);
-    /* auto: the search, unless the fixed rule happens to be cheaper over
-     * the whole program (the search is greedy, op by op). */
-    mrt_plan *searched = NULL, *ruled = NULL;
-    mrt_status st = mrt_plan_create_with(s, opt, MRT_STRATEGY_SEARCH, &searched, err);
+    /* auto: the search, unless a fixed lowering (the rule, or Mesh-TF's
+     * when it plans the same program) is cheaper over the whole program:
+     * the search is greedy, op by op. */
+    mrt_plan *best = NULL, *other = NULL;
+    int switched = 0;
+    mrt_status st = mrt_plan_create_with(s, opt, MRT_STRATEGY_SEARCH, &best,
+                                         err);
     if (st == MRT_OK)
-        st = mrt_plan_create_with(s, opt, MRT_STRATEGY_RULES, &ruled, err);
+        st = mrt_plan_create_with(s, opt, MRT_STRATEGY_RULES, &other, err);
     if (st != MRT_OK) {
-        mrt_plan_destroy(searched);
+        mrt_plan_destroy(best);
         return st;
     }
-    if (ruled->totals.time_s < searched->totals.time_s * (1 - 1e-9)) {
-        ruled->explain = searched->explain;
-        mrt_plan *t = searched;
-        searched = ruled;
-        ruled = t;
-        searched->fell_back = 1;
+    keep_cheaper(&best, other, &switched);
+    if (meshtf_compatible(s)) {
+        other = NULL;
+        if (mrt_plan_create_with(s, opt, MRT_STRATEGY_MESHTF, &other, NULL) ==
+            MRT_OK)
+            keep_cheaper(&best, other, &switched);
     }
-    mrt_plan_destroy(ruled);
-    *out = searched;
+    best->planner = MRT_PLANNER_AUTO;
+    best->fell_back = switched;
+    *out = best;
     return MRT_OK;
 }
 

@@ -2,7 +2,9 @@
  * run.c — mrt_run: set up the mesh on MPI, fill the input shards, walk
  * the plan (N times with --repeat), then report per-op times and the
  * bytes handed to MPI next to the plan's prediction, verify against the
- * unsharded reference and save outputs as asked.
+ * unsharded reference and save outputs as asked.  With --profile, every
+ * step's modeled time and bytes next to the measured ones; with --trace,
+ * the last run's steps as a Chrome trace (trace.c).
  *
  * Every rank returns the same status: after each phase that can fail on
  * one rank only, the ranks agree (the lowest failing rank's error is
@@ -15,9 +17,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "calibrate.h"
 #include "kernel.h"
 #include "npy.h"
 #include "runtime.h"
+#include "trace.h"
 
 /* All ranks end up with the first failing rank's status and error. */
 static mrt_status agree(MPI_Comm w, mrt_status st, mrt_error *err)
@@ -162,6 +166,139 @@ static void report_times(const mrt_spec *s, const mrt_exec *e,
                 total, measured, p->comm_bytes, bad ? "false" : "true");
 }
 
+/* ---- --profile ------------------------------------------------------ */
+
+/* What the run measured, on rank 0, per step and per op. */
+typedef struct measured {
+    const double *time;    /* [nsteps] seconds per run, slowest rank */
+    const double *differ;  /* [nsteps] ranks whose bytes differ from the
+                              plan (the ledger, last run) */
+    const double *op_time; /* [nops] seconds per run, slowest rank */
+} measured;
+
+/* Reduces the step timings and byte checks to rank 0; work has room for
+ * 2 (2 nsteps + nops) doubles.  Collective. */
+static measured measure_steps(const mrt_exec *e, int runs, double *work)
+{
+    const mrt_plan *p = e->plan;
+    int n = p->nsteps, nops = p->nops;
+    double *mine = work, *all = work + 2 * n + nops;
+    for (int k = 0; k < n; k++) {
+        mine[k] = e->step_time[k] / runs;
+        mine[n + k] = e->step_bytes[k] != p->step[k].bytes;
+    }
+    for (int i = 0; i < nops; i++) {
+        mine[2 * n + i] = 0;
+        for (int k = p->op[i].first_step;
+             k < p->op[i].first_step + p->op[i].nsteps; k++)
+            mine[2 * n + i] += mine[k];
+    }
+    MPI_Comm w = e->comm->world;
+    MPI_Reduce(mine, all, n, MPI_DOUBLE, MPI_MAX, 0, w);
+    MPI_Reduce(mine + n, all + n, n, MPI_DOUBLE, MPI_SUM, 0, w);
+    MPI_Reduce(mine + 2 * n, all + 2 * n, nops, MPI_DOUBLE, MPI_MAX, 0, w);
+    return (measured){all, all + n, all + 2 * n};
+}
+
+/* "1.23" or "-" when there is nothing to divide by. */
+static const char *ratio(double num, double den, char *buf, size_t size)
+{
+    if (den > 0 && num > 0)
+        snprintf(buf, size, "%.2f", num / den);
+    else
+        snprintf(buf, size, "-");
+    return buf;
+}
+
+static int op_bytes_equal(const mrt_exec *e, const measured *m, int i)
+{
+    const mrt_plan_op *o = &e->plan->op[i];
+    int bad = 0;
+    for (int k = o->first_step; k < o->first_step + o->nsteps; k++)
+        bad |= m->differ[k] != 0;
+    return !bad && op_bytes(e, i) == o->comm_bytes;
+}
+
+static void profile_step_text(const mrt_exec *e, const measured *m, int k,
+                              FILE *f)
+{
+    const mrt_plan *p = e->plan;
+    const mrt_step *s = &p->step[k];
+    char axes[256], r[16], gf[32] = "-";
+    if (s->kind == MRT_STEP_EINSUM && m->time[k] > 0)
+        snprintf(gf, sizeof gf, "%.2f", s->flops / m->time[k] / 1e9);
+    mrt_mesh_axes_str(&p->mesh, s->axes, axes, sizeof axes);
+    fprintf(f, "  %4d %3d %-15s %-10s %-12s %10.4f %11.4f %6s %13" PRId64
+               " %13" PRId64 " %-6s %8s\n",
+            k, s->op, mrt_step_kind_name(s->kind),
+            p->tensor_name[p->value[s->out].tensor], axes[0] ? axes : "-",
+            s->time_s * 1e3, m->time[k] * 1e3,
+            ratio(m->time[k], s->time_s, r, sizeof r), s->bytes,
+            e->step_bytes[k], m->differ[k] ? "DIFFER" : "equal", gf);
+}
+
+static void profile_text(const mrt_exec *e, const measured *m, FILE *f)
+{
+    const mrt_plan *p = e->plan;
+    char r[16];
+    fprintf(f, "profile: the plan's model against this run (time per run of "
+               "the slowest rank; bytes handed to MPI by every rank in the "
+               "last run); BLIS kernel %s\n  %4s %3s %-15s %-10s %-12s %10s "
+               "%11s %6s %13s %13s %-6s %8s\n",
+            mrt_blis_kernel_family(), "step", "op", "kind", "tensor", "axes",
+            "model ms", "measured ms", "ratio", "planned bytes",
+            "bytes to MPI", "ledger", "GFLOP/s");
+    for (int i = 0; i < p->nops; i++) {
+        const mrt_plan_op *o = &p->op[i];
+        for (int k = o->first_step; k < o->first_step + o->nsteps; k++)
+            profile_step_text(e, m, k, f);
+        fprintf(f, "  op %d (%s): model %.4f ms, measured %.4f ms (ratio %s);"
+                   " planned bytes %" PRId64 ", handed to MPI %" PRId64
+                   ": %s\n",
+                i, p->tensor_name[p->value[o->out_value].tensor],
+                o->time_s * 1e3, m->op_time[i] * 1e3,
+                ratio(m->op_time[i], o->time_s, r, sizeof r), o->comm_bytes,
+                op_bytes(e, i), op_bytes_equal(e, m, i) ? "equal" : "DIFFER");
+    }
+}
+
+static void profile_json(const mrt_exec *e, const measured *m, FILE *f)
+{
+    const mrt_plan *p = e->plan;
+    char axes[256];
+    fprintf(f, ", \"profile\": {\"blis_kernel\": \"%s\", \"steps\": [",
+            mrt_blis_kernel_family());
+    for (int k = 0; k < p->nsteps; k++) {
+        const mrt_step *s = &p->step[k];
+        fprintf(f, "%s{\"step\": %d, \"op\": %d, \"kind\": \"%s\", "
+                   "\"tensor\": \"%s\", \"axes\": \"%s\", \"group\": %"
+                   PRId64 ", \"model_s\": %.9g, \"measured_s\": %.9g, "
+                   "\"planned_bytes\": %" PRId64 ", \"bytes\": %" PRId64
+                   ", \"bytes_equal\": %s, \"flops\": %.9g, \"gflops\": ",
+                k ? ", " : "", k, s->op, mrt_step_kind_name(s->kind),
+                p->tensor_name[p->value[s->out].tensor],
+                mrt_mesh_axes_str(&p->mesh, s->axes, axes, sizeof axes),
+                s->group, s->time_s, m->time[k], s->bytes, e->step_bytes[k],
+                m->differ[k] ? "false" : "true", s->flops);
+        if (s->kind == MRT_STEP_EINSUM && m->time[k] > 0)
+            fprintf(f, "%.6g}", s->flops / m->time[k] / 1e9);
+        else
+            fputs("null}", f);
+    }
+    fputs("], \"ops\": [", f);
+    for (int i = 0; i < p->nops; i++) {
+        const mrt_plan_op *o = &p->op[i];
+        fprintf(f, "%s{\"op\": %d, \"out\": \"%s\", \"model_s\": %.9g, "
+                   "\"measured_s\": %.9g, \"planned_bytes\": %" PRId64
+                   ", \"bytes\": %" PRId64 ", \"bytes_equal\": %s}",
+                i ? ", " : "", i,
+                p->tensor_name[p->value[o->out_value].tensor], o->time_s,
+                m->op_time[i], o->comm_bytes, op_bytes(e, i),
+                op_bytes_equal(e, m, i) ? "true" : "false");
+    }
+    fputs("]}", f);
+}
+
 /* Max |x - r| / max |r| over the tensor. */
 static double rel_error(mrt_dtype t, const void *x, const void *r, int64_t n)
 {
@@ -278,14 +415,41 @@ mrt_status mrt_run(const mrt_spec *s, const mrt_plan *p,
         st = agree(MPI_COMM_WORLD, mrt_exec_create(p, comm, &e, err), err);
     if (st == MRT_OK)
         st = agree(MPI_COMM_WORLD, init_inputs(s, e, err), err);
+    /* --profile and --trace: room for the reductions and for the step
+     * times before the last run (the executor sums over runs). */
+    double *work = NULL, *last = NULL;
+    if (st == MRT_OK && (opt->profile || opt->trace)) {
+        work = calloc(5 * (size_t)p->nsteps + 2 * (size_t)p->nops + 1,
+                      sizeof *work);
+        last = work ? work + 4 * p->nsteps + 2 * p->nops : NULL;
+        st = agree(MPI_COMM_WORLD, work ? MRT_OK
+                   : mrt_error_set(err, MRT_E_NOMEM, "", (mrt_mark){0},
+                                   "out of memory"), err);
+    }
     int runs = opt->repeat > 1 ? opt->repeat : 1;
     for (int r = 0; r < runs && st == MRT_OK; r++) {
+        if (last && r == runs - 1)
+            memcpy(last, e->step_time, (size_t)p->nsteps * sizeof *last);
         MPI_Barrier(MPI_COMM_WORLD);
         st = agree(MPI_COMM_WORLD, mrt_exec_run(e, err), err);
     }
     int reported = st == MRT_OK;
     if (reported)
         report_times(s, e, opt, runs, f);
+    if (reported && opt->profile) {
+        measured m = measure_steps(e, runs, work);
+        if (comm->rank == 0 && opt->json)
+            profile_json(e, &m, f);
+        else if (comm->rank == 0)
+            profile_text(e, &m, f);
+    }
+    if (st == MRT_OK && opt->trace) {
+        for (int k = 0; k < p->nsteps; k++)
+            last[k] = e->step_time[k] - last[k];
+        st = agree(MPI_COMM_WORLD,
+                   mrt_trace_write(e, last, opt->trace, s->path, err), err);
+    }
+    free(work);
     if (st == MRT_OK && opt->verify)
         st = verify(s, e, opt, f, err);
     if (st == MRT_OK && opt->save_dir)

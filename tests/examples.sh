@@ -1,37 +1,57 @@
 #!/usr/bin/env bash
-# examples.sh MESHRT — every example under examples/ verified against the
-# unsharded reference at 1, 2 and 4 ranks (several meshes each), with the
-# bytes handed to MPI checked against `meshrt plan --json` on each run.
+# examples.sh MESHRT — every example under examples/ (and the spec with a
+# .npy input) verified against the unsharded reference at 1, 2 and 4 ranks
+# on several meshes, and every `layouts:` alternative on its own mesh, with
+# the bytes handed to MPI checked against `meshrt plan --json` each time.
 set -euo pipefail
 meshrt=$1
 here=$(dirname "$0")
 fail=0
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+# run SPEC NP ARGS...: verified run; bytes must equal the plan's.
+run() {
+    local spec=$1 np=$2; shift 2
+    local planned measured out
+    planned=$("$meshrt" plan "$spec" "$@" --json |
+              sed -n 's/.*"totals": {"comm_bytes": \([0-9]*\).*/\1/p')
+    if ! out=$("$here/mpirun.sh" "$np" "$meshrt" run "$spec" "$@" --verify --repeat 2 --json); then
+        echo "FAIL: $spec $* ($np ranks)"; echo "$out"; fail=1; return
+    fi
+    measured=$(echo "$out" | sed -n 's/.*"totals": {[^}]*"bytes": \([0-9]*\).*/\1/p')
+    if [ "$measured" != "$planned" ] || ! echo "$out" | grep -q '"bytes_match": true' ||
+       echo "$out" | grep -q '"ok": false'; then
+        echo "FAIL: $spec $*: planned $planned bytes, measured $measured"
+        echo "$out"; fail=1; return
+    fi
+    echo "ok: $spec $* ($np ranks, $measured bytes/rank)"
+}
+
 for spec in "$here"/../examples/*.yaml "$here"/specs/good/mlp.yaml; do
-    axes=$(sed -n 's/^mesh: *{\(.*\)}.*/\1/p' "$spec" | tr -d ' ' | tr ',' '\n' | cut -d: -f1)
-    a1=$(echo "$axes" | sed -n 1p); a2=$(echo "$axes" | sed -n 2p)
-    for mesh in "$a1=1,$a2=1" "$a1=2,$a2=1" "$a1=1,$a2=2" "$a1=2,$a2=2" "$a1=4,$a2=1" "$a1=1,$a2=4"; do
-        n1=$(echo "$mesh" | sed 's/^[^=]*=\([0-9]*\),.*/\1/')
-        n2=$(echo "$mesh" | sed 's/.*=\([0-9]*\)$/\1/')
-        np=$((n1 * n2))
+    mapfile -t axes < <(sed -n 's/^mesh: *{\(.*\)}.*/\1/p' "$spec" | tr -d ' ' |
+                        tr ',' '\n' | cut -d: -f1)
+    rest=""
+    for a in "${axes[@]:2}"; do rest="$rest,$a=1"; done
+    a1=${axes[0]}; a2=${axes[1]}
+    for sizes in "1 1" "2 1" "1 2" "2 2" "4 1" "1 4"; do
+        read -r n1 n2 <<<"$sizes"
+        mesh="$a1=$n1,$a2=$n2$rest"
         # Meshes that do not divide the example's dims are skipped only if
-        # `meshrt check` says so with exit status 2 and its one-line error.
-        if ! "$meshrt" check "$spec" --mesh "$mesh" >/dev/null 2>/tmp/mrt_check.$$; then
-            if grep -q "not divisible" /tmp/mrt_check.$$; then continue; fi
-            cat /tmp/mrt_check.$$; fail=1; continue
+        # `meshrt check` says exactly that, with exit status 2.
+        if ! "$meshrt" check "$spec" --mesh "$mesh" >/dev/null 2>"$log"; then
+            grep -q "not divisible" "$log" && continue
+            cat "$log"; fail=1; continue
         fi
-        planned=$("$meshrt" plan "$spec" --mesh "$mesh" --json | sed -n 's/.*"totals": {"comm_bytes": \([0-9]*\).*/\1/p')
-        out=$("$here/mpirun.sh" "$np" "$meshrt" run "$spec" --mesh "$mesh" --verify --repeat 2 --json) || {
-            echo "FAIL: $spec --mesh $mesh"; echo "$out"; fail=1; continue; }
-        measured=$(echo "$out" | sed -n 's/.*"totals": {[^}]*"bytes": \([0-9]*\).*/\1/p')
-        if [ "$measured" != "$planned" ] || ! echo "$out" | grep -q '"bytes_match": true' ||
-           echo "$out" | grep -q '"ok": false'; then
-            echo "FAIL: $spec --mesh $mesh: planned $planned bytes, measured $measured"
-            echo "$out"; fail=1; continue
-        fi
-        echo "ok: $spec --mesh $mesh ($np ranks, $measured bytes/rank)"
+        run "$spec" $((n1 * n2)) --mesh "$mesh"
+    done
+    # Every alternative of `layouts:`, on the spec's own mesh.
+    names=$("$meshrt" check "$spec" | sed -n 's/^layouts: \([^(]*\)(.*/\1/p' | tr -d ',')
+    ranks=$("$meshrt" check "$spec" | sed -n 's/.*} = \([0-9]*\) ranks.*/\1/p')
+    for name in $names; do
+        run "$spec" "$ranks" --layout "$name"
     done
 done
-rm -f /tmp/mrt_check.$$
 
 # --save writes each output whole, as a .npy file, on any rank count.
 save=$(mktemp -d)

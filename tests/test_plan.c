@@ -15,6 +15,7 @@
 static mrt_spec *spec;
 static mrt_plan *plan;
 static mrt_strategy strategy = MRT_STRATEGY_COUNT; /* COUNT: auto */
+static mrt_planner planner = MRT_PLANNER_AUTO;
 
 /* Loads YAML text (with an optional --mesh override) and plans it with
  * `strategy` (or the auto planner). */
@@ -30,7 +31,7 @@ static void plan_text(const char *yaml, const char *mesh)
     unlink(path);
     if (st != MRT_OK)
         ck_abort_msg("spec: %d:%d: %s", err.line, err.column, err.message);
-    mrt_plan_options opt = {0};
+    mrt_plan_options opt = {.planner = planner};
     st = strategy == MRT_STRATEGY_COUNT
              ? mrt_plan_create(spec, &opt, &plan, &err)
              : mrt_plan_create_with(spec, &opt, strategy, &plan, &err);
@@ -45,6 +46,7 @@ static void teardown(void)
     plan = NULL;
     spec = NULL;
     strategy = MRT_STRATEGY_COUNT;
+    planner = MRT_PLANNER_AUTO;
 }
 
 /* Plans yaml with the fixed rule, then with the auto planner: returns the
@@ -265,6 +267,83 @@ START_TEST(swapped_nesting_moves_through_one_axis)
 }
 END_TEST
 
+#define DEFERRED_SPEC                                                        \
+    "mesh: {data: 2, model: 2}\n"                                            \
+    "dims: {batch: 64, d: 512, f: 512, o: 8}\n"                               \
+    "layout: {batch: data, d: model}\n"                                       \
+    "tensors: {x: {shape: [batch, d]}, w1: {shape: [d, f]},"                  \
+    " w2: {shape: [f, o]}}\n"                                                 \
+    "ops:\n"                                                                 \
+    "  - {op: einsum, in: [x, w1], out: h, shape: [batch, f]}\n"              \
+    "  - {op: einsum, in: [h, w2], out: y, shape: [batch, o]}\n"
+
+START_TEST(meshtf_all_reduces_at_once)
+{
+    /* Mesh-TF: h = x.w1 sums d (split over model): all-reduce h's 32 x 512
+     * shard at once (65536 bytes); y = h.w2 then needs nothing. */
+    planner = MRT_PLANNER_MESHTF;
+    plan_text(DEFERRED_SPEC, NULL);
+    ck_assert_str_eq(op_steps(0), "einsum allreduce");
+    ck_assert_int_eq(op_step(0, 1)->bytes, 32 * 512 * 4);
+    ck_assert_str_eq(op_steps(1), "einsum");
+    ck_assert_int_eq(plan->totals.comm_bytes, 65536);
+}
+END_TEST
+
+START_TEST(auto_keeps_the_sum_pending_through_a_linear_consumer)
+{
+    /* The cost-aware planner leaves h's sum over model pending (the second
+     * einsum is linear in h, and w2 is not split over model) and
+     * all-reduces y's 32 x 8 shard instead: 1024 bytes, 64x fewer. */
+    plan_text(DEFERRED_SPEC, NULL);
+    ck_assert_str_eq(op_steps(0), "einsum");
+    ck_assert_uint_eq(plan->value[plan->op[0].out_value].layout.partial,
+                      1u << 1);
+    ck_assert_str_eq(op_steps(1), "einsum allreduce");
+    ck_assert_int_eq(plan->totals.comm_bytes, 32 * 8 * 4);
+    ck_assert_uint_eq(op_step(1, 1)->axes, 1u << 1);
+}
+END_TEST
+
+START_TEST(meshtf_ignores_per_tensor_layouts)
+{
+    /* y's own layout (batch over [data, model]) is not Mesh-TF's: it
+     * takes the global rules and all-reduces, where auto reduce-scatters
+     * (half the wire bytes of the all-reduce). */
+    const char *yaml = MLP_HEAD
+        "  - {op: einsum, in: [h, w2], out: y, shape: [batch, d_model], "
+        "layout: {batch: [data, model]}}\n";
+    planner = MRT_PLANNER_MESHTF;
+    plan_text(yaml, NULL);
+    ck_assert_str_eq(op_steps(1), "einsum allreduce");
+    double meshtf_wire = plan->totals.wire_bytes;
+    double meshtf_time = plan->totals.time_s;
+    teardown();
+    plan_text(yaml, NULL);
+    ck_assert_str_eq(op_steps(1), "einsum reduce_scatter");
+    ck_assert_double_eq_tol(plan->totals.wire_bytes, meshtf_wire / 2, 1e-9);
+    ck_assert(plan->totals.time_s < meshtf_time);
+}
+END_TEST
+
+START_TEST(memory_model_frees_after_last_use)
+{
+    /* Inputs x (32x128), w1 (128x256), w2 (256x128) live throughout; h
+     * (32x256) from op 0's kernel to op 1's; y's pending 32x128 from op
+     * 1's kernel to the reduce-scatter, which makes y (16x128), live to
+     * the end.  The peak is at op 1's kernel: inputs + h + pending y (no
+     * workspace: both products take their operands in place). */
+    plan_text(MLP_HEAD "  - {op: einsum, in: [h, w2], out: y, shape: [batch, "
+                       "d_model], layout: {batch: [data, model]}}\n",
+              NULL);
+    int64_t inputs = (32 * 128 + 128 * 256 + 256 * 128) * 4, y = 16 * 128 * 4;
+    int64_t h = 32 * 256 * 4, partial = 32 * 128 * 4;
+    ck_assert_int_eq(plan->totals.peak_memory, inputs + h + partial);
+    ck_assert_int_lt(y, h);
+    ck_assert_int_ge(plan->arena_bytes, plan->totals.peak_memory);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("plan");
@@ -280,6 +359,10 @@ int main(void)
     tcase_add_test(tc, plans_for_a_huge_mesh_without_mpi);
     tcase_add_test(tc, mesh_override_changes_the_plan);
     tcase_add_test(tc, swapped_nesting_moves_through_one_axis);
+    tcase_add_test(tc, meshtf_all_reduces_at_once);
+    tcase_add_test(tc, auto_keeps_the_sum_pending_through_a_linear_consumer);
+    tcase_add_test(tc, meshtf_ignores_per_tensor_layouts);
+    tcase_add_test(tc, memory_model_frees_after_last_use);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

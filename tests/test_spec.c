@@ -6,7 +6,7 @@
  * first line "# --mesh: VALUE" passes VALUE as the mesh override.  The
  * folder is listed with opendir, so adding a pair adds a test.
  * Positive tests load the specs in tests/specs/good and check resolved
- * fields.
+ * fields, and derive specs under other rules (`layouts:`, search).
  * A small fuzz pass truncates and mutates a good spec at every byte: the
  * loader must never crash and must always give a positioned error.
  *
@@ -376,6 +376,199 @@ START_TEST(override_replaces_mesh)
 }
 END_TEST
 
+/* ---- network:, expect:, layouts: and derived specs ------------------ */
+
+START_TEST(network_and_expect)
+{
+    mrt_spec *s = load_ok(GOOD_DIR "/alts.yaml", NULL);
+    ck_assert_int_eq(s->nnet, 2);
+    ck_assert_str_eq(s->net_axis[0], "data");
+    ck_assert_str_eq(s->net_axis[1], "model");
+    ck_assert(s->net_latency_s[0] == 2.5 * 1e-6);
+    ck_assert(s->net_bandwidth_Bps[0] == 12 * 1e9);
+    ck_assert(s->net_bandwidth_Bps[1] == 1e2 * 1e9);
+    ck_assert_int_eq(s->net_mark[1].line, 7);
+    ck_assert_int_eq(s->net_mark[1].column, 3);
+    ck_assert_int_eq(s->expect.comm_bytes_max, 4096);
+    ck_assert_int_eq(s->expect.peak_memory_max, -1);
+    ck_assert_int_eq(s->expect.mark.line, 8);
+    ck_assert_int_eq(s->expect.mark.column, 9);
+    ck_assert_int_eq(s->op[0].expect.comm_bytes_max, -1);
+    ck_assert_int_eq(s->op[0].expect.peak_memory_max, 100000);
+    ck_assert_int_eq(s->op[0].expect.mark.line, 14);
+    ck_assert_int_eq(s->op[1].expect.comm_bytes_max, -1);
+    ck_assert_int_eq(s->op[1].expect.peak_memory_max, -1);
+    mrt_spec_destroy(s);
+    /* Without the keys: no links, no budgets. */
+    s = load_ok(GOOD_DIR "/mlp.yaml", NULL);
+    ck_assert_int_eq(s->nnet, 0);
+    ck_assert_int_eq(s->expect.comm_bytes_max, -1);
+    ck_assert_int_eq(s->expect.peak_memory_max, -1);
+    for (int i = 0; i < s->nops; i++)
+        ck_assert_int_eq(s->op[i].expect.comm_bytes_max, -1);
+    ck_assert_int_eq(s->nlayouts, 0);
+    mrt_spec_destroy(s);
+}
+END_TEST
+
+START_TEST(own_layout_flag)
+{
+    mrt_spec *s = load_ok(GOOD_DIR "/mlp.yaml", NULL);
+    const char *own[] = {"w2", "y"}, *global[] = {"x", "w1", "b", "h"};
+    for (int i = 0; i < 2; i++)
+        ck_assert_int_eq(s->tensor[mrt_spec_find_tensor(s, own[i])].own_layout,
+                         1);
+    for (int i = 0; i < 4; i++)
+        ck_assert_int_eq(
+            s->tensor[mrt_spec_find_tensor(s, global[i])].own_layout, 0);
+    mrt_spec_destroy(s);
+}
+END_TEST
+
+START_TEST(layouts_parsed)
+{
+    mrt_spec *s = load_ok(GOOD_DIR "/alts.yaml", NULL);
+    ck_assert_int_eq(s->nlayouts, 3);
+    ck_assert_str_eq(s->layouts[0].name, "dp");
+    ck_assert_str_eq(s->layouts[2].name, "flat");
+    ck_assert_int_eq(s->layouts[0].mark.line, 17);
+    ck_assert_int_eq(s->layouts[0].has_mesh, 0);
+    ck_assert_int_eq(s->layouts[0].rule[0].naxes, 2);
+    ck_assert_int_eq(s->layouts[0].rule[2].naxes, 0);
+    ck_assert_int_eq(s->layouts[1].rule[0].naxes, 0);
+    ck_assert_int_eq(s->layouts[1].rule[2].axes[0], 1);
+    ck_assert_int_eq(s->layouts[2].has_mesh, 1);
+    ck_assert_str_eq(s->layouts[2].mesh.name[0], "model");
+    ck_assert_int_eq(s->layouts[2].mesh.nranks, 4);
+    /* Rules of an alternative with a mesh name that mesh's axes. */
+    ck_assert_int_eq(s->layouts[2].rule[2].axes[0], 0);
+    ck_assert_int_eq(s->layouts[2].rule[2].mark.line, 20);
+    mrt_spec_destroy(s);
+}
+END_TEST
+
+START_TEST(select_layout)
+{
+    mrt_spec *s = load_ok(GOOD_DIR "/alts.yaml", NULL), *d = NULL;
+    mrt_error err = {0};
+    ck_assert_int_eq(mrt_spec_select_layout(s, "dp", &d, &err), MRT_OK);
+    ck_assert_int_eq(d->nlayouts, 0);
+    ck_assert_ptr_null(d->layouts);
+    check_dim(d, "x", 0, "batch", "data+model");
+    check_dim(d, "h", 0, "batch", "data+model");
+    check_dim(d, "h", 1, "d_ff", "");
+    check_dim(d, "w2", 1, "d_model", "model"); /* its own layout stays */
+    ck_assert_int_eq(d->rule[0].naxes, 2);
+    ck_assert_int_eq(d->expect.comm_bytes_max, 4096);
+    ck_assert_int_eq(d->nnet, 2);
+    ck_assert_str_eq(d->path, s->path);
+    for (int i = 0; i < d->ndims; i++)
+        ck_assert_ptr_eq(d->dim_names[i], d->dim_name[i]);
+    /* The original is untouched. */
+    check_dim(s, "x", 0, "batch", "data");
+    mrt_spec_destroy(d);
+
+    ck_assert_int_eq(mrt_spec_select_layout(s, "flat", &d, &err), MRT_OK);
+    ck_assert_str_eq(d->mesh.name[0], "model");
+    ck_assert_int_eq(d->mesh.size[0], 4);
+    ck_assert_int_eq(d->mesh_mark.line, 19);
+    check_dim(d, "x", 0, "batch", "");
+    check_dim(d, "w1", 1, "d_ff", "model");
+    /* w2's own layout follows its axis by name onto the new mesh. */
+    check_dim(d, "w2", 1, "d_model", "model");
+    ck_assert_int_eq(d->tensor[2].layout.axes[1][0], 0);
+    mrt_spec_destroy(d);
+
+    ck_assert_int_eq(mrt_spec_select_layout(s, "tp", &d, &err), MRT_E_USAGE);
+    ck_assert_ptr_null(d);
+    ck_assert_str_eq(err.file, "");
+    ck_assert_int_eq(err.line, 0);
+    ck_assert_str_eq(err.message,
+                     "unknown layout 'tp' (the spec's layouts: dp, mp, flat)");
+    mrt_spec_destroy(s);
+
+    s = load_ok(GOOD_DIR "/mlp.yaml", NULL);
+    memset(&err, 0, sizeof err);
+    ck_assert_int_eq(mrt_spec_select_layout(s, "dp", &d, &err), MRT_E_USAGE);
+    ck_assert_str_eq(err.message, "unknown layout 'dp' (the spec has no "
+                                  "layouts: block)");
+    mrt_spec_destroy(s);
+}
+END_TEST
+
+/* Deriving under the spec's own rules changes nothing. */
+START_TEST(derive_same_rules)
+{
+    mrt_spec *s = load_ok(GOOD_DIR "/mlp.yaml", NULL), *d = NULL;
+    mrt_error err = {0};
+    ck_assert_int_eq(mrt_spec_derive(s, s->rule, NULL, &d, &err), MRT_OK);
+    ck_assert_int_eq(d->ntensors, s->ntensors);
+    for (int t = 0; t < s->ntensors; t++) {
+        ck_assert(mrt_layout_equal(&d->tensor[t].layout, &s->tensor[t].layout));
+        ck_assert_int_eq(d->tensor[t].split_mark[0].line,
+                         s->tensor[t].split_mark[0].line);
+    }
+    ck_assert_int_eq(d->noutputs, s->noutputs);
+    ck_assert_int_eq(d->output[0], s->output[0]);
+    ck_assert_int_eq(d->op[1].out, s->op[1].out);
+    mrt_spec_destroy(d);
+    mrt_spec_destroy(s);
+}
+END_TEST
+
+/* Rules made by a program have no positions: errors point at the
+ * tensor's shape, and read as the loader's. */
+START_TEST(derive_errors)
+{
+    mrt_spec *s = load_ok(GOOD_DIR "/mlp.yaml", NULL), *d = (mrt_spec *)1;
+    mrt_error err = {0};
+    mrt_rule rules[3] = {{0}};
+    rules[1].naxes = rules[2].naxes = 1;
+    rules[1].axes[0] = rules[2].axes[0] = 1; /* d_model, d_ff: model */
+    ck_assert_int_eq(mrt_spec_derive(s, rules, NULL, &d, &err), MRT_E_SPEC);
+    ck_assert_ptr_null(d);
+    ck_assert_str_eq(err.file, s->path);
+    ck_assert_int_eq(err.line, s->tensor[1].shape_mark.line);
+    ck_assert_int_eq(err.column, s->tensor[1].shape_mark.column);
+    ck_assert_str_eq(err.message, "tensor 'w1' would split mesh axis 'model' "
+                     "twice: d_model: model and d_ff: model (give it its own "
+                     "layout:)");
+
+    mrt_mesh m = s->mesh;
+    m.size[0] = 4, m.size[1] = 1;
+    memset(rules, 0, sizeof rules);
+    rules[2].naxes = 1;
+    rules[2].axes[0] = 0; /* d_ff: data, on data=4 */
+    memset(&err, 0, sizeof err);
+    ck_assert_int_eq(mrt_spec_derive(s, rules, &m, &d, &err), MRT_OK);
+    check_dim(d, "w1", 1, "d_ff", "data");
+    check_dim(d, "x", 0, "batch", "");
+    check_dim(d, "y", 0, "batch", "data+model"); /* its own layout */
+    mrt_spec_destroy(d);
+
+    m.size[0] = 3, m.nranks = 6;
+    ck_assert_int_eq(mrt_spec_derive(s, rules, &m, &d, &err), MRT_E_USAGE);
+    mrt_spec_destroy(s);
+}
+END_TEST
+
+/* Search derives many specs: each is independent and freed whole. */
+START_TEST(derive_many)
+{
+    mrt_spec *s = load_ok(GOOD_DIR "/alts.yaml", NULL);
+    for (int i = 0; i < 300; i++) {
+        mrt_spec *d = NULL;
+        const mrt_spec_layout *l = &s->layouts[i % s->nlayouts];
+        ck_assert_int_eq(mrt_spec_derive(s, l->rule,
+                                         l->has_mesh ? &l->mesh : NULL, &d,
+                                         NULL),
+                         MRT_OK);
+        mrt_spec_destroy(d);
+    }
+    mrt_spec_destroy(s);
+}
+END_TEST
+
 /* ---- robustness ----------------------------------------------------- */
 
 /* Loads text from a temporary file: it must load or fail with a
@@ -442,6 +635,15 @@ static Suite *spec_suite(void)
     tcase_add_test(good, shared_axis_in_rules);
     tcase_add_test(good, override_replaces_mesh);
     suite_add_tcase(s, good);
+    TCase *alts = tcase_create("alternatives");
+    tcase_add_test(alts, network_and_expect);
+    tcase_add_test(alts, own_layout_flag);
+    tcase_add_test(alts, layouts_parsed);
+    tcase_add_test(alts, select_layout);
+    tcase_add_test(alts, derive_same_rules);
+    tcase_add_test(alts, derive_errors);
+    tcase_add_test(alts, derive_many);
+    suite_add_tcase(s, alts);
     TCase *fuzz = tcase_create("fuzz");
     tcase_set_timeout(fuzz, 100);
     tcase_add_test(fuzz, fuzz_truncate_and_mutate);

@@ -1,0 +1,281 @@
+/*
+ * cmd_search.c — `meshrt search SPEC`: the best global layout rules for
+ * the program (ops/search_rules.c does the search), printed as the K
+ * fastest under the memory cap, the time-versus-memory Pareto front, the
+ * counts and the time it took, and the winner as a `layout:` block to
+ * paste into the spec.  --json FILE writes the same, atomically.
+ * Exit status: 0 when some layout fits, 1 when none fits the memory cap,
+ * 2 for bad input.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "plan.h"
+#include "search_rules.h"
+#include "spec.h"
+
+typedef struct search_out {
+    const mrt_cli_args *a;
+    const mrt_spec *spec;
+    const mrt_rules_report *r;
+    const char *profile;
+} search_out;
+
+static void print_mesh(const mrt_mesh *m, FILE *f)
+{
+    fputc('{', f);
+    for (int i = 0; i < m->naxes; i++)
+        fprintf(f, "%s%s: %" PRId64, i ? ", " : "", m->name[i], m->size[i]);
+    fprintf(f, "} (%" PRId64 " rank%s)", m->nranks, m->nranks == 1 ? "" : "s");
+}
+
+static void print_results(const search_out *o, const mrt_rules_result *res,
+                          int n, int numbered, FILE *f)
+{
+    char t[4][32], b[2][32], rules[2048];
+    fprintf(f, "  %s%-10s %-10s %-10s %11s %11s  %s\n", numbered ? " # " : "",
+            "time", "comm", "compute", "to MPI", "peak mem", "rules");
+    for (int i = 0; i < n; i++) {
+        const mrt_plan_totals *x = &res[i].totals;
+        if (numbered)
+            fprintf(f, "  %2d ", i + 1);
+        else
+            fputs("  ", f);
+        fprintf(f, "%-10s %-10s %-10s %11s %11s  %s\n",
+                mrt_cli_fmt_time(x->time_s, t[0], sizeof t[0]),
+                mrt_cli_fmt_time(x->comm_time_s, t[1], sizeof t[1]),
+                mrt_cli_fmt_time(x->compute_time_s, t[2], sizeof t[2]),
+                mrt_cli_fmt_bytes((double)x->comm_bytes, b[0], sizeof b[0]),
+                mrt_cli_fmt_bytes((double)x->peak_memory, b[1], sizeof b[1]),
+                mrt_rules_str(o->spec, res[i].rule, rules, sizeof rules));
+    }
+}
+
+static void print_counts(const search_out *o, FILE *f)
+{
+    const mrt_rules_report *r = o->r;
+    fprintf(f, "%" PRId64 " candidate%s: %" PRId64 " pruned by the time "
+               "bound, %" PRId64 " by the memory bound, %" PRId64
+               " planned (%" PRId64 " over the memory cap, %" PRId64
+               " invalid)\n",
+            r->enumerated, r->enumerated == 1 ? "" : "s", r->pruned_time,
+            r->pruned_memory, r->planned, r->over_memory, r->invalid);
+    fprintf(f, "searched in %.3f s (enumerating and bounding %.3f s, "
+               "planning %.3f s); every candidate was planned with the %s "
+               "planner, none screened by a cheaper one\n",
+            r->elapsed_seconds, r->bound_seconds, r->plan_seconds,
+            o->a->plan.planner == MRT_PLANNER_MESHTF ? "meshtf" : "auto");
+    if (r->invalid)
+        fprintf(f, "first invalid candidate: %s\n", r->first_error);
+}
+
+static void print_report(const search_out *o, FILE *f)
+{
+    const mrt_spec *s = o->spec;
+    const mrt_rules_report *r = o->r;
+    char buf[64], b2[64];
+    fprintf(f, "search %s on mesh ", s->path);
+    print_mesh(&s->mesh, f);
+    fprintf(f, ", %s\nplanner %s; costs modeled with the %s profile; "
+               "figures per rank\n",
+            mrt_dtype_name(s->dtype),
+            o->a->plan.planner == MRT_PLANNER_MESHTF ? "meshtf" : "auto",
+            o->profile);
+    fprintf(f, "dims searched (%d):", r->nsearched);
+    for (int d = 0, n = 0; d < s->ndims; d++)
+        if (o->a->plan.planner == MRT_PLANNER_MESHTF ||
+            mrt_rules_dim_searched(s, d))
+            fprintf(f, "%s %s", n++ ? "," : "", s->dim_name[d]);
+    if (o->a->max_memory > 0)
+        fprintf(f, "; memory cap %s per rank",
+                mrt_cli_fmt_bytes((double)o->a->max_memory, buf, sizeof buf));
+    fputc('\n', f);
+    print_counts(o, f);
+    if (r->has_spec)
+        fprintf(f, "the spec's own layout: rules: %s (peak memory %s)\n",
+                mrt_cli_fmt_time(r->spec_totals.time_s, buf, sizeof buf),
+                mrt_cli_fmt_bytes((double)r->spec_totals.peak_memory, b2,
+                                  sizeof b2));
+    if (!r->ntop) {
+        fputs("\nno candidate fits", f);
+        if (o->a->max_memory > 0)
+            fputs(" the memory cap", f);
+        fputs("\n", f);
+        return;
+    }
+    fprintf(f, "\nbest %d by modeled time:\n", r->ntop);
+    print_results(o, r->top, r->ntop, 1, f);
+    fprintf(f, "\ntime-versus-memory Pareto front (%d layout%s: none other "
+               "is both as fast and as small, and better in one):\n",
+            r->npareto, r->npareto == 1 ? "" : "s");
+    print_results(o, r->pareto, r->npareto, 0, f);
+    fprintf(f, "\nwinner: %s modeled",
+            mrt_cli_fmt_time(r->top[0].totals.time_s, buf, sizeof buf));
+    if (r->has_spec && r->top[0].totals.time_s > 0)
+        fprintf(f, " (%.2fx the speed of the spec's own rules)",
+                r->spec_totals.time_s / r->top[0].totals.time_s);
+    fputs("; paste into the spec in place of its layout: block", f);
+    if (o->a->mesh)
+        fprintf(f, " (for --mesh %s)", o->a->mesh);
+    fputs(":\n\n", f);
+    mrt_rules_print_yaml(s, r->top[0].rule, f);
+}
+
+/* ---- JSON ---- */
+
+static void json_string(const char *s, FILE *f)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+static void json_results(const search_out *o, const mrt_rules_result *res,
+                         int n, FILE *f)
+{
+    const mrt_spec *s = o->spec;
+    char buf[2048];
+    fputc('[', f);
+    for (int i = 0; i < n; i++) {
+        const mrt_plan_totals *x = &res[i].totals;
+        fputs(i ? ",\n   {\"rules\": {" : "\n   {\"rules\": {", f);
+        for (int d = 0, k = 0; d < s->ndims; d++) {
+            if (!res[i].rule[d].naxes)
+                continue;
+            fputs(k++ ? ", " : "", f);
+            json_string(s->dim_name[d], f);
+            fputs(": [", f);
+            for (int j = 0; j < res[i].rule[d].naxes; j++) {
+                fputs(j ? ", " : "", f);
+                json_string(s->mesh.name[res[i].rule[d].axes[j]], f);
+            }
+            fputc(']', f);
+        }
+        fputs("}, \"text\": ", f);
+        json_string(mrt_rules_str(s, res[i].rule, buf, sizeof buf), f);
+        fprintf(f, ",\n    \"time_s\": %.9g, \"comm_time_s\": %.9g, "
+                   "\"compute_time_s\": %.9g, \"bound_s\": %.9g, "
+                   "\"comm_bytes\": %" PRId64 ", \"wire_bytes\": %.17g, "
+                   "\"messages\": %" PRId64 ", \"peak_memory\": %" PRId64
+                   ", \"candidate\": %" PRId64 "}",
+                x->time_s, x->comm_time_s, x->compute_time_s, res[i].bound_s,
+                x->comm_bytes, x->wire_bytes, x->messages, x->peak_memory,
+                res[i].index);
+    }
+    fputs(n ? "\n  ]" : "]", f);
+}
+
+static void write_json(FILE *f, const void *ctx)
+{
+    const search_out *o = ctx;
+    const mrt_spec *s = o->spec;
+    const mrt_rules_report *r = o->r;
+    fputs("{\"spec\": ", f);
+    json_string(s->path, f);
+    fputs(", \"mesh\": {", f);
+    for (int a = 0; a < s->mesh.naxes; a++) {
+        fputs(a ? ", " : "", f);
+        json_string(s->mesh.name[a], f);
+        fprintf(f, ": %" PRId64, s->mesh.size[a]);
+    }
+    fprintf(f, "}, \"planner\": \"%s\", \"profile\": ",
+            o->a->plan.planner == MRT_PLANNER_MESHTF ? "meshtf" : "auto");
+    json_string(o->profile, f);
+    fprintf(f, ",\n \"max_memory\": %" PRId64 ", \"top_k\": %d"
+               ", \"exhaustive\": %s,\n \"candidates\": {\"enumerated\": %"
+               PRId64 ", \"pruned_by_time_bound\": %" PRId64
+               ", \"pruned_by_memory_bound\": %" PRId64 ", \"planned\": %"
+               PRId64 ", \"over_memory\": %" PRId64 ", \"invalid\": %" PRId64
+               "},\n \"seconds\": {\"bounds\": %.6f, \"planning\": %.6f"
+               ", \"total\": %.6f},\n \"spec_layout\": ",
+            o->a->max_memory, o->a->top > 0 ? o->a->top : 5,
+            o->a->exhaustive ? "true" : "false", r->enumerated,
+            r->pruned_time, r->pruned_memory, r->planned, r->over_memory,
+            r->invalid, r->bound_seconds, r->plan_seconds,
+            r->elapsed_seconds);
+    if (r->has_spec)
+        fprintf(f, "{\"time_s\": %.9g, \"peak_memory\": %" PRId64 "}",
+                r->spec_totals.time_s, r->spec_totals.peak_memory);
+    else
+        fputs("null", f);
+    fputs(",\n \"top\": ", f);
+    json_results(o, r->top, r->ntop, f);
+    fputs(",\n \"pareto\": ", f);
+    json_results(o, r->pareto, r->npareto, f);
+    fputs(",\n \"winner_layout\": ", f);
+    if (r->ntop) {
+        char *text = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&text, &len);
+        if (m) {
+            mrt_rules_print_yaml(s, r->top[0].rule, m);
+            fclose(m);
+        }
+        json_string(text ? text : "", f);
+        free(text);
+    } else {
+        fputs("null", f);
+    }
+    fputs("}\n", f);
+}
+
+/* The profile's name as the planner reports it. */
+static void profile_name(const mrt_spec *s, const mrt_plan_options *opt,
+                         char *buf, size_t size)
+{
+    mrt_plan *p = NULL;
+    snprintf(buf, size, "%s", opt->profile ? opt->profile : "default");
+    if (mrt_plan_create_with(s, opt, MRT_STRATEGY_RULES, &p, NULL) == MRT_OK)
+        snprintf(buf, size, "%s", p->profile.source);
+    mrt_plan_destroy(p);
+}
+
+int mrt_cli_search(const mrt_cli_args *a)
+{
+    mrt_error err = {0};
+    mrt_spec *spec = NULL;
+    mrt_rules_report *r = NULL;
+    mrt_status st = mrt_spec_load(a->spec, a->mesh, &spec, &err);
+    if (!st && a->layout) {
+        mrt_spec *chosen = NULL;
+        st = mrt_spec_select_layout(spec, a->layout, &chosen, &err);
+        mrt_spec_destroy(spec);
+        spec = chosen;
+    }
+    mrt_rules_options opt = {.plan = a->plan, .top = a->top,
+                             .max_memory = a->max_memory,
+                             .exhaustive = a->exhaustive};
+    opt.plan.explain = 0;
+    if (!st)
+        st = mrt_search_rules(spec, &opt, &r, &err);
+    if (st) {
+        mrt_cli_print_error(&err);
+        mrt_spec_destroy(spec);
+        return mrt_cli_exit_code(st);
+    }
+    char profile[PATH_MAX + 64];
+    profile_name(spec, &opt.plan, profile, sizeof profile);
+    search_out o = {a, spec, r, profile};
+    print_report(&o, stdout);
+    fflush(stdout);
+    int code = r->ntop ? 0 : 1;
+    if (a->json_file &&
+        mrt_cli_write_file(a->json_file, write_json, &o, &err) != MRT_OK) {
+        mrt_cli_print_error(&err);
+        code = 2;
+    }
+    mrt_rules_report_destroy(r);
+    mrt_spec_destroy(spec);
+    return code;
+}

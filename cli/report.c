@@ -1,0 +1,302 @@
+/*
+ * report.c — compare's table as aligned text, CSV and JSON, and the
+ * atomic file writer that compare's and search's report files go through
+ * (a reader never sees half a file, and a failed write leaves nothing).
+ * The SVG chart is in report_svg.c.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "spec.h"
+
+mrt_status mrt_cli_write_file(const char *path,
+                              void (*write)(FILE *f, const void *ctx),
+                              const void *ctx, mrt_error *err)
+{
+    char tmp[PATH_MAX];
+    int saved = ENAMETOOLONG;
+    if (snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path) >= (int)sizeof tmp)
+        goto fail;
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        saved = errno;
+        goto fail;
+    }
+    mode_t mask = umask(0); /* mkstemp makes 0600; give what open would */
+    umask(mask);
+    FILE *f = fdopen(fd, "w");
+    if (!f || fchmod(fd, 0666 & ~mask) != 0) {
+        saved = errno;
+        if (f)
+            fclose(f);
+        else
+            close(fd);
+        unlink(tmp);
+        goto fail;
+    }
+    write(f, ctx);
+    int bad = fflush(f) != 0 || ferror(f) || fsync(fd) != 0;
+    saved = errno ? errno : EIO;
+    if (fclose(f) != 0 && !bad) {
+        bad = 1;
+        saved = errno;
+    }
+    if (!bad && rename(tmp, path) != 0) {
+        bad = 1;
+        saved = errno;
+    }
+    if (!bad)
+        return MRT_OK;
+    unlink(tmp);
+fail:
+    return mrt_error_set(err, MRT_E_IO, path, (mrt_mark){0},
+                         "cannot write this file: %s", strerror(saved));
+}
+
+/* ---- readable figures ---- */
+
+const char *mrt_cli_fmt_time(double t, char *b, size_t n)
+{
+    if (t >= 1)
+        snprintf(b, n, "%.3g s", t);
+    else if (t >= 1e-3)
+        snprintf(b, n, "%.3g ms", t * 1e3);
+    else
+        snprintf(b, n, "%.3g us", t * 1e6);
+    return b;
+}
+
+const char *mrt_cli_fmt_bytes(double v, char *b, size_t n)
+{
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    while (v >= 1024 && u < 4) {
+        v /= 1024;
+        u++;
+    }
+    if (u == 0)
+        snprintf(b, n, "%.0f B", v);
+    else
+        snprintf(b, n, "%.3g %s", v, unit[u]);
+    return b;
+}
+
+/* ---- text ---- */
+
+#define CELL 640
+
+enum { C_MARK, C_NAME, C_MESH }; /* then the axis sets, then FIXED */
+static const char *const fixed_head[] = {"to MPI", "wire", "msgs", "comm",
+                                         "compute", "total", "peak mem"};
+#define NFIXED ((int)(sizeof fixed_head / sizeof fixed_head[0]))
+
+static void row_cells(const mrt_cmp_table *t, int r, char (*cell)[CELL])
+{
+    const mrt_cmp_row *row = &t->row[r];
+    const mrt_plan_totals *x = &row->totals;
+    snprintf(cell[C_MARK], CELL, "%s", r == t->fastest ? "*" : "");
+    snprintf(cell[C_NAME], CELL, "%s", row->name);
+    snprintf(cell[C_MESH], CELL, "%s", row->mesh);
+    for (int k = 0; k < t->ncols + NFIXED; k++)
+        cell[C_MESH + 1 + k][0] = '\0';
+    if (!row->ok)
+        return;
+    for (int k = 0; k < t->ncols; k++)
+        mrt_cli_fmt_bytes((double)row->axis_bytes[k], cell[C_MESH + 1 + k], CELL);
+    char (*f)[CELL] = cell + C_MESH + 1 + t->ncols;
+    mrt_cli_fmt_bytes((double)x->comm_bytes, f[0], CELL);
+    mrt_cli_fmt_bytes(x->wire_bytes, f[1], CELL);
+    snprintf(f[2], CELL, "%" PRId64, x->messages);
+    mrt_cli_fmt_time(x->comm_time_s, f[3], CELL);
+    mrt_cli_fmt_time(x->compute_time_s, f[4], CELL);
+    mrt_cli_fmt_time(x->time_s, f[5], CELL);
+    mrt_cli_fmt_bytes((double)x->peak_memory, f[6], CELL);
+}
+
+void mrt_cmp_print_text(const mrt_cmp_table *t, FILE *f)
+{
+    int ncell = C_MESH + 1 + t->ncols + NFIXED;
+    char (*cell)[CELL] = calloc((size_t)(t->nrows + 1) * (size_t)ncell, CELL);
+    int *width = calloc((size_t)ncell, sizeof *width);
+    if (!cell || !width) {
+        free(cell);
+        free(width);
+        fputs("meshrt: out of memory\n", f);
+        return;
+    }
+    snprintf(cell[C_NAME], CELL, "layout");
+    snprintf(cell[C_MESH], CELL, "mesh");
+    for (int k = 0; k < t->ncols; k++)
+        snprintf(cell[C_MESH + 1 + k], CELL, "%s", t->col[k]);
+    for (int k = 0; k < NFIXED; k++)
+        snprintf(cell[C_MESH + 1 + t->ncols + k], CELL, "%s", fixed_head[k]);
+    for (int r = 0; r < t->nrows; r++)
+        row_cells(t, r, cell + (size_t)(r + 1) * ncell);
+    for (int r = 0; r <= t->nrows; r++)
+        for (int k = 0; k < ncell; k++) {
+            int w = (int)strlen(cell[(size_t)r * ncell + k]);
+            width[k] = w > width[k] ? w : width[k];
+        }
+    fprintf(f, "%s: %d layout%s, planner %s, costs modeled with the %s "
+               "profile; figures per rank (bytes by the mesh axes they "
+               "cross)\n\n",
+            t->spec, t->nrows, t->nrows == 1 ? "" : "s", t->planner,
+            t->profile);
+    for (int r = 0; r <= t->nrows; r++) {
+        const char (*c)[CELL] = (const char (*)[CELL])cell + (size_t)r * ncell;
+        fprintf(f, "%-*s %-*s  %-*s", width[C_MARK], c[C_MARK],
+                width[C_NAME], c[C_NAME], width[C_MESH], c[C_MESH]);
+        if (r > 0 && !t->row[r - 1].ok) {
+            fprintf(f, "  %s\n", t->row[r - 1].error);
+            continue;
+        }
+        for (int k = C_MESH + 1; k < ncell; k++)
+            fprintf(f, "  %*s", width[k], c[k]);
+        fputc('\n', f);
+    }
+    if (t->fastest >= 0)
+        fprintf(f, "\n* fastest (modeled): %s, %s = communication %s + "
+                   "compute %s\n",
+                t->row[t->fastest].name,
+                mrt_cli_fmt_time(t->row[t->fastest].totals.time_s, cell[0], CELL),
+                mrt_cli_fmt_time(t->row[t->fastest].totals.comm_time_s, cell[1], CELL),
+                mrt_cli_fmt_time(t->row[t->fastest].totals.compute_time_s, cell[2],
+                         CELL));
+    else
+        fputs("\nno layout plans for this program\n", f);
+    free(cell);
+    free(width);
+}
+
+/* ---- CSV (RFC 4180: fields with commas or quotes are quoted) ---- */
+
+static void csv_field(const char *s, FILE *f, int last)
+{
+    if (strpbrk(s, ",\"\r\n")) {
+        fputc('"', f);
+        for (; *s; s++) {
+            if (*s == '"')
+                fputc('"', f);
+            fputc(*s, f);
+        }
+        fputc('"', f);
+    } else {
+        fputs(s, f);
+    }
+    fputs(last ? "\r\n" : ",", f);
+}
+
+void mrt_cmp_write_csv(FILE *f, const void *table)
+{
+    const mrt_cmp_table *t = table;
+    char buf[700];
+    csv_field("layout", f, 0);
+    csv_field("mesh", f, 0);
+    for (int k = 0; k < t->ncols; k++) {
+        snprintf(buf, sizeof buf, "bytes over %s", t->col[k]);
+        csv_field(buf, f, 0);
+    }
+    static const char *const head[] = {
+        "comm_bytes", "wire_bytes", "messages", "collectives",
+        "comm_time_s", "compute_time_s", "time_s", "peak_memory", "fastest"};
+    for (size_t k = 0; k < sizeof head / sizeof head[0]; k++)
+        csv_field(head[k], f, 0);
+    csv_field("error", f, 1);
+    for (int r = 0; r < t->nrows; r++) {
+        const mrt_cmp_row *row = &t->row[r];
+        const mrt_plan_totals *x = &row->totals;
+        csv_field(row->name, f, 0);
+        csv_field(row->mesh, f, 0);
+        if (!row->ok) {
+            for (size_t k = 0; k < (size_t)t->ncols + 9; k++)
+                fputc(',', f);
+            csv_field(row->error, f, 1);
+            continue;
+        }
+        for (int k = 0; k < t->ncols; k++)
+            fprintf(f, "%" PRId64 ",", row->axis_bytes[k]);
+        fprintf(f, "%" PRId64 ",%.17g,%" PRId64 ",%" PRId64
+                   ",%.9g,%.9g,%.9g,%" PRId64 ",%d,\r\n",
+                x->comm_bytes, x->wire_bytes, x->messages, x->collectives,
+                x->comm_time_s, x->compute_time_s, x->time_s,
+                x->peak_memory, r == t->fastest);
+    }
+}
+
+/* ---- JSON ---- */
+
+static void json_string(const char *s, FILE *f)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+void mrt_cmp_write_json(FILE *f, const void *table)
+{
+    const mrt_cmp_table *t = table;
+    fputs("{\"spec\": ", f);
+    json_string(t->spec, f);
+    fputs(", \"planner\": ", f);
+    json_string(t->planner, f);
+    fputs(", \"profile\": ", f);
+    json_string(t->profile, f);
+    fputs(",\n \"axis_sets\": [", f);
+    for (int k = 0; k < t->ncols; k++) {
+        fputs(k ? ", " : "", f);
+        json_string(t->col[k], f);
+    }
+    fputs("],\n \"fastest\": ", f);
+    if (t->fastest >= 0)
+        json_string(t->row[t->fastest].name, f);
+    else
+        fputs("null", f);
+    fputs(",\n \"layouts\": [", f);
+    for (int r = 0; r < t->nrows; r++) {
+        const mrt_cmp_row *row = &t->row[r];
+        const mrt_plan_totals *x = &row->totals;
+        fputs(r ? ",\n  {\"name\": " : "\n  {\"name\": ", f);
+        json_string(row->name, f);
+        fputs(", \"mesh\": ", f);
+        json_string(row->mesh, f);
+        if (!row->ok) {
+            fputs(", \"ok\": false, \"error\": ", f);
+            json_string(row->error, f);
+            fputc('}', f);
+            continue;
+        }
+        fprintf(f, ", \"ok\": true, \"fastest\": %s,\n   \"comm_bytes_by_axis\": {",
+                r == t->fastest ? "true" : "false");
+        int n = 0;
+        for (int k = 0; k < t->ncols; k++) {
+            if (!row->axis_bytes[k])
+                continue;
+            fputs(n++ ? ", " : "", f);
+            json_string(t->col[k], f);
+            fprintf(f, ": %" PRId64, row->axis_bytes[k]);
+        }
+        fprintf(f, "},\n   \"comm_bytes\": %" PRId64 ", \"wire_bytes\": %.17g"
+                   ", \"messages\": %" PRId64 ", \"collectives\": %" PRId64
+                   ", \"flops\": %.17g,\n   \"comm_time_s\": %.9g"
+                   ", \"compute_time_s\": %.9g, \"time_s\": %.9g"
+                   ", \"peak_memory\": %" PRId64 "}",
+                x->comm_bytes, x->wire_bytes, x->messages, x->collectives,
+                x->flops, x->comm_time_s, x->compute_time_s, x->time_s,
+                x->peak_memory);
+    }
+    fputs("\n ]}\n", f);
+}

@@ -1,0 +1,192 @@
+/*
+ * report_svg.c — compare's table as a chart a person reads at a glance:
+ * one horizontal bar per partitioning, its modeled communication time
+ * stacked with its compute time (two colours, a legend), the total and
+ * the layout's name beside it, and a time axis in readable units.
+ * Layouts that do not plan get their error in place of a bar.
+ *
+ * Plain SVG 1.1, self-contained: no scripts, no external fonts or
+ * styles, every text escaped; each bar segment has a <title> tooltip.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+#define WIDTH 800.0
+#define ROW 28.0
+#define BAR 16.0
+#define TOP 92.0
+#define RIGHT 130.0
+#define COMM_COLOUR "#d95f02"
+#define COMPUTE_COLOUR "#1b9e77"
+
+static void xml_text(const char *s, FILE *f, size_t max)
+{
+    size_t n = 0;
+    for (; *s && n < max; s++, n++) {
+        switch (*s) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        case '\'': fputs("&apos;", f); break;
+        default:
+            if ((unsigned char)*s >= 0x20 || *s == '\t')
+                fputc(*s, f);
+        }
+    }
+    if (*s)
+        fputs("...", f);
+}
+
+/* The unit that shows t (the axis's end) in numbers from 1 to 1000. */
+static void time_unit(double t, double *scale, const char **name)
+{
+    if (t >= 1) {
+        *scale = 1;
+        *name = "s";
+    } else if (t >= 1e-3) {
+        *scale = 1e3;
+        *name = "ms";
+    } else {
+        *scale = 1e6;
+        *name = "us";
+    }
+}
+
+static void fmt_time(double t, char *b, size_t n)
+{
+    double scale;
+    const char *unit;
+    time_unit(t, &scale, &unit);
+    snprintf(b, n, "%.3g %s", t * scale, unit);
+}
+
+/* A tick step of 1, 2 or 5 times a power of ten giving 4 to 10 ticks. */
+static double tick_step(double max)
+{
+    double raw = max / 5, p = pow(10, floor(log10(raw)));
+    if (raw <= p)
+        return p;
+    if (raw <= 2 * p)
+        return 2 * p;
+    if (raw <= 5 * p)
+        return 5 * p;
+    return 10 * p;
+}
+
+static void bar(FILE *f, double x, double y, double w, const char *colour,
+                const char *name, const char *what, double t)
+{
+    char buf[64];
+    fmt_time(t, buf, sizeof buf);
+    fprintf(f, "  <rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.0f\" "
+               "fill=\"%s\"><title>",
+            x, y, w, BAR, colour);
+    xml_text(name, f, 200);
+    fprintf(f, ": %s %s</title></rect>\n", what, buf);
+}
+
+static void legend(FILE *f, double x, double y)
+{
+    fprintf(f, "  <rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" "
+               "fill=\"%s\"/>\n"
+               "  <text x=\"%.1f\" y=\"%.1f\">communication (modeled)</text>\n"
+               "  <rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" "
+               "fill=\"%s\"/>\n"
+               "  <text x=\"%.1f\" y=\"%.1f\">compute (modeled)</text>\n",
+            x, y - 10, COMM_COLOUR, x + 18, y, x + 200, y - 10,
+            COMPUTE_COLOUR, x + 218, y);
+}
+
+void mrt_cmp_write_svg(FILE *f, const void *table)
+{
+    const mrt_cmp_table *t = table;
+    size_t longest = 6;
+    double max = 0;
+    for (int r = 0; r < t->nrows; r++) {
+        longest = strlen(t->row[r].name) > longest ? strlen(t->row[r].name)
+                                                   : longest;
+        if (t->row[r].ok)
+            max = fmax(max, t->row[r].totals.time_s);
+    }
+    double left = fmin(260, 24 + 7.5 * (double)longest);
+    double plot = WIDTH - left - RIGHT;
+    double axis_y = TOP + ROW * t->nrows + 6, height = axis_y + 56;
+    double step = max > 0 ? tick_step(max) : 1, end = max > 0 ? ceil(max / step - 1e-9) * step : 1;
+    double scale;
+    const char *unit;
+    time_unit(end, &scale, &unit);
+
+    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+               "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" "
+               "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+               "font-family=\"Helvetica, Arial, sans-serif\" font-size=\"12\">\n"
+               "  <title>Modeled time per rank of each layout of ",
+            WIDTH, height, WIDTH, height);
+    xml_text(t->spec, f, 300);
+    fputs("</title>\n  <desc>meshrt compare: one bar per layout, the modeled "
+          "communication time stacked with the modeled compute time.</desc>\n",
+          f);
+    fprintf(f, "  <rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" "
+               "fill=\"#ffffff\"/>\n"
+               "  <text x=\"16\" y=\"26\" font-size=\"16\" font-weight=\"bold\">"
+               "Modeled time per rank: ",
+            WIDTH, height);
+    xml_text(t->spec, f, 80);
+    fputs("</text>\n  <text x=\"16\" y=\"46\" fill=\"#555555\">planner ", f);
+    xml_text(t->planner, f, 20);
+    fputs(", ", f);
+    xml_text(t->profile, f, 80);
+    fputs(" profile; shorter is faster</text>\n", f);
+    legend(f, 16, 72);
+
+    /* Grid and axis. */
+    for (double v = 0; v <= end * (1 + 1e-9); v += step) {
+        double x = left + plot * v / end;
+        fprintf(f, "  <line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+                   "stroke=\"#dddddd\"/>\n"
+                   "  <text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" "
+                   "fill=\"#333333\">%.4g</text>\n",
+                x, TOP - 6, x, axis_y, x, axis_y + 16, v * scale);
+    }
+    fprintf(f, "  <line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+               "stroke=\"#333333\"/>\n"
+               "  <text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">"
+               "modeled time per rank (%s)</text>\n",
+            left, axis_y, left + plot, axis_y, left + plot / 2, axis_y + 38,
+            unit);
+
+    for (int r = 0; r < t->nrows; r++) {
+        const mrt_cmp_row *row = &t->row[r];
+        double y = TOP + ROW * r, mid = y + BAR / 2 + 4;
+        fprintf(f, "  <text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\"%s>",
+                left - 8, mid, r == t->fastest ? " font-weight=\"bold\"" : "");
+        xml_text(row->name, f, 40);
+        fputs("</text>\n", f);
+        if (!row->ok) {
+            fprintf(f, "  <text x=\"%.1f\" y=\"%.1f\" fill=\"#aa0000\" "
+                       "font-style=\"italic\">does not fit: ",
+                    left + 4, mid);
+            xml_text(row->error, f, 90);
+            fputs("</text>\n", f);
+            continue;
+        }
+        const mrt_plan_totals *x = &row->totals;
+        double wc = plot * x->comm_time_s / end;
+        double wk = plot * x->compute_time_s / end;
+        bar(f, left, y, wc, COMM_COLOUR, row->name, "communication",
+            x->comm_time_s);
+        bar(f, left + wc, y, wk, COMPUTE_COLOUR, row->name, "compute",
+            x->compute_time_s);
+        char total[64];
+        fmt_time(x->time_s, total, sizeof total);
+        fprintf(f, "  <text x=\"%.1f\" y=\"%.1f\"%s>%s%s</text>\n",
+                left + wc + wk + 6, mid,
+                r == t->fastest ? " font-weight=\"bold\"" : "", total,
+                r == t->fastest ? " (fastest)" : "");
+    }
+    fputs("</svg>\n", f);
+}

@@ -1,0 +1,193 @@
+/*
+ * spec_derive.c — a loaded spec under other global rules (and perhaps
+ * another mesh of the same rank count): mrt_spec_derive, which the
+ * planner's search calls thousands of times, and mrt_spec_select_layout,
+ * which picks a named `layouts:` alternative.
+ *
+ * No YAML is read again: the spec is copied (every array it owns, so
+ * mrt_spec_destroy frees the copy like any spec) and the home layout of
+ * every tensor that follows the global rules is resolved again by the
+ * loader's own code (mrt_spec_apply_rules), so errors read and point the
+ * same.  Tensors with their own layout keep it; on another mesh their
+ * axes are found again by name.  The cost is linear in the number of
+ * dims, tensors and ops.
+ */
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spec_parse.h"
+
+static const mrt_mark no_mark = {0, 0};
+
+static int same_mesh(const mrt_mesh *a, const mrt_mesh *b)
+{
+    if (a == b)
+        return 1;
+    if (a->naxes != b->naxes)
+        return 0;
+    for (int i = 0; i < a->naxes; i++)
+        if (a->size[i] != b->size[i] || strcmp(a->name[i], b->name[i]))
+            return 0;
+    return 1;
+}
+
+/* Moves the axes of t's own layout from r->s's mesh onto r->mesh by
+ * name (map: old axis id -> new, or -1), then checks the splits. */
+static mrt_status move_own_axes(const mrt_spec_resolver *r,
+                                mrt_spec_tensor *t, const int map[])
+{
+    const mrt_spec *s = r->s;
+    mrt_layout *l = &t->layout;
+    char list[MRT_SPEC_LIST_MAX], mesh[MRT_NAME_MAX + 32];
+    for (int i = 0; i < l->ndims; i++)
+        for (int j = 0; j < l->naxes[i]; j++) {
+            int old = l->axes[i][j];
+            if (map[old] >= 0) {
+                l->axes[i][j] = map[old];
+                continue;
+            }
+            if (r->alt)
+                snprintf(mesh, sizeof mesh, "the mesh of layout '%s'", r->alt);
+            else
+                snprintf(mesh, sizeof mesh, "the new mesh");
+            return mrt_error_set(
+                r->err, MRT_E_SPEC, s->path,
+                t->split_mark[i].line ? t->split_mark[i] : t->shape_mark,
+                "tensor '%s' splits dim '%s' over mesh axis '%s' in its own "
+                "layout, but %s has no axis '%s' (it has: %s)", t->name,
+                s->dim_name[l->dim[i]], s->mesh.name[old], mesh,
+                s->mesh.name[old],
+                mrt_spec_join(list, sizeof list, r->mesh->name[0],
+                              sizeof r->mesh->name[0], r->mesh->naxes));
+        }
+    return mrt_spec_check_even(r, t);
+}
+
+mrt_status mrt_spec_rehome_all(const mrt_spec_resolver *r,
+                               const mrt_rule rules[], mrt_spec_tensor *out)
+{
+    const mrt_spec *s = r->s;
+    int same = same_mesh(r->mesh, &s->mesh), map[MRT_MAX_AXES];
+    mrt_spec_tensor scratch;
+    for (int a = 0; a < s->mesh.naxes; a++)
+        map[a] = mrt_mesh_find_axis(r->mesh, s->mesh.name[a]);
+    for (int i = 0; i < s->ntensors; i++) {
+        mrt_spec_tensor *t = out ? &out[i] : &scratch;
+        mrt_status st = MRT_OK;
+        if (!out)
+            scratch = s->tensor[i];
+        if (!t->own_layout)
+            st = mrt_spec_apply_rules(r, t, rules, 0);
+        else if (!same)
+            st = move_own_axes(r, t, map);
+        if (st)
+            return st;
+    }
+    return MRT_OK;
+}
+
+/* A copy of array a of n elements of size `size` (room for at least one,
+ * so an empty array still gets a pointer), or NULL. */
+static void *dup_array(const void *a, size_t n, size_t size)
+{
+    void *c = calloc(n + 1, size);
+    if (c && n)
+        memcpy(c, a, n * size);
+    return c;
+}
+
+/* s with every array copied, and no `layouts:`; NULL when out of memory. */
+static mrt_spec *copy_spec(const mrt_spec *s)
+{
+    mrt_spec *c = malloc(sizeof *c);
+    if (!c)
+        return NULL;
+    *c = *s;
+    size_t nd = (size_t)s->ndims;
+    c->dim_name = dup_array(s->dim_name, nd, sizeof *s->dim_name);
+    c->dim_names = calloc(nd + 1, sizeof *c->dim_names);
+    c->dim_size = dup_array(s->dim_size, nd, sizeof *s->dim_size);
+    c->dim_mark = dup_array(s->dim_mark, nd, sizeof *s->dim_mark);
+    c->rule = calloc(nd + 1, sizeof *c->rule);
+    c->tensor = dup_array(s->tensor, (size_t)s->ntensors, sizeof *s->tensor);
+    c->op = dup_array(s->op, (size_t)s->nops, sizeof *s->op);
+    c->output = dup_array(s->output, (size_t)s->noutputs, sizeof *s->output);
+    c->nlayouts = 0;
+    c->layouts = NULL;
+    if (!c->dim_name || !c->dim_names || !c->dim_size || !c->dim_mark ||
+        !c->rule || !c->tensor || !c->op || !c->output) {
+        mrt_spec_destroy(c);
+        return NULL;
+    }
+    for (size_t i = 0; i < nd; i++)
+        c->dim_names[i] = c->dim_name[i];
+    return c;
+}
+
+mrt_status mrt_spec_derive(const mrt_spec *s, const mrt_rule *rules,
+                           const mrt_mesh *mesh, mrt_spec **out,
+                           mrt_error *err)
+{
+    if (out)
+        *out = NULL;
+    if (!s || !rules || !out)
+        return mrt_error_set(err, MRT_E_USAGE, "", no_mark, "mrt_spec_derive "
+                             "needs a spec, rules and an out pointer");
+    if (mesh && mesh->nranks != s->mesh.nranks)
+        return mrt_error_set(err, MRT_E_USAGE, "", no_mark, "mrt_spec_derive: "
+                             "a mesh of %lld ranks for a spec of %lld",
+                             (long long)mesh->nranks,
+                             (long long)s->mesh.nranks);
+    mrt_spec *c = copy_spec(s);
+    if (!c)
+        return mrt_error_set(err, MRT_E_NOMEM, s->path, no_mark,
+                             "out of memory");
+    if (mesh)
+        c->mesh = *mesh;
+    memcpy(c->rule, rules, (size_t)s->ndims * sizeof *rules);
+    for (int d = 0; d < s->ndims; d++)
+        for (int j = 0; j < rules[d].naxes; j++)
+            assert(rules[d].axes[j] >= 0 && rules[d].axes[j] < c->mesh.naxes);
+    const mrt_spec_resolver r = {s, &c->mesh, NULL, err};
+    mrt_status st = mrt_spec_rehome_all(&r, c->rule, c->tensor);
+    if (st) {
+        mrt_spec_destroy(c);
+        return st;
+    }
+    *out = c;
+    return MRT_OK;
+}
+
+mrt_status mrt_spec_select_layout(const mrt_spec *s, const char *name,
+                                  mrt_spec **out, mrt_error *err)
+{
+    char list[MRT_SPEC_LIST_MAX];
+    if (out)
+        *out = NULL;
+    if (!s || !name || !out)
+        return mrt_error_set(err, MRT_E_USAGE, "", no_mark,
+                             "mrt_spec_select_layout needs a spec, a name "
+                             "and an out pointer");
+    for (int i = 0; i < s->nlayouts; i++) {
+        const mrt_spec_layout *l = &s->layouts[i];
+        if (strcmp(l->name, name))
+            continue;
+        mrt_status st = mrt_spec_derive(s, l->rule,
+                                        l->has_mesh ? &l->mesh : NULL, out,
+                                        err);
+        if (!st && l->has_mesh)
+            (*out)->mesh_mark = l->mark;
+        return st;
+    }
+    if (s->nlayouts == 0)
+        return mrt_error_set(err, MRT_E_USAGE, "", no_mark,
+                             "unknown layout '%.100s' (the spec has no "
+                             "layouts: block)", name);
+    return mrt_error_set(err, MRT_E_USAGE, "", no_mark,
+                         "unknown layout '%.100s' (the spec's layouts: %s)",
+                         name,
+                         mrt_spec_join(list, sizeof list, s->layouts[0].name,
+                                       sizeof s->layouts[0], s->nlayouts));
+}

@@ -1,0 +1,75 @@
+/*
+ * calibrate.h — measuring the machine a run is on, for the cost model:
+ * what `mpirun -n P meshrt calibrate` does (docs/calibration.md).
+ *
+ * mrt_calibrate measures, on the ranks of `world` laid out as a mesh:
+ * per mesh axis of more than one rank, the latency and bandwidth between
+ * neighbours in the axis's groups (ping-pong); on every rank at once, as
+ * in a run, the local GEMM rate per dtype (BLIS, single-threaded), the
+ * reduction rate and the copy rate; and then every collective kind the
+ * model knows at a few sizes, timed next to what the model predicts with
+ * the links just measured.  The result is an mrt_profile ready for
+ * mrt_profile_save plus the figures behind it.
+ */
+#ifndef MRT_CALIBRATE_H
+#define MRT_CALIBRATE_H
+
+#include <mpi.h>
+#include <stdio.h>
+
+#include "cost.h"
+#include "profile.h"
+
+#define MRT_CALIB_SIZES 3 /* sizes per collective kind */
+#define MRT_CALIB_KINDS 4 /* allreduce, allgather, reduce_scatter, alltoall */
+
+/* The link of one mesh axis, as measured. */
+typedef struct mrt_calib_link {
+    int axis;          /* mesh axis index */
+    int64_t group;     /* ranks per group along it */
+    mrt_link link;     /* latency: median half round trip of 8 bytes;
+                          bandwidth: from 3 ping-pongs of several MiB */
+} mrt_calib_link;
+
+/* One collective: measured next to the model's prediction. */
+typedef struct mrt_calib_coll {
+    mrt_coll kind;
+    unsigned axes;     /* mesh axes of the group */
+    int64_t group;
+    int64_t bytes;     /* handed to MPI per rank (as in a plan step) */
+    double measured_s; /* median over repetitions of the slowest rank */
+    double model_s;    /* mrt_cost_collective with the measured profile */
+} mrt_calib_coll;
+
+typedef struct mrt_calibration {
+    mrt_profile profile; /* the result */
+    mrt_mesh mesh;
+    int ranks, quick;
+    char host[256];      /* rank 0's host name */
+    int hosts;           /* distinct host names among the ranks */
+    int gemm_n[MRT_DTYPE_COUNT]; /* square GEMM sizes timed */
+    int64_t reduce_elems, copy_bytes;
+    int nlinks;
+    mrt_calib_link link[MRT_MAX_AXES];
+    int ncoll;
+    mrt_calib_coll coll[(MRT_MAX_AXES + 1) * MRT_CALIB_KINDS *
+                        MRT_CALIB_SIZES];
+    double seconds;      /* the whole calibration */
+} mrt_calibration;
+
+/* Measures; collective over world, whose size must equal mesh->nranks.
+ * quick: smaller sizes and fewer repetitions (a few seconds, for
+ * tests).  Every rank returns the same status (errors are those of the
+ * lowest failing rank); *out is filled on every rank. */
+mrt_status mrt_calibrate(MPI_Comm world, const mrt_mesh *mesh, int quick,
+                         mrt_calibration *out, mrt_error *err);
+/* The figures as a table with model/measured ratios. */
+void mrt_calibration_print(const mrt_calibration *c, FILE *f);
+/* The figures as YAML lines for the profile's `measured:` block (see
+ * mrt_profile_save_measured); a new string the caller frees, or NULL
+ * when out of memory. */
+char *mrt_calibration_yaml(const mrt_calibration *c);
+/* The BLIS kernel family this process uses, e.g. "zen3" (static). */
+const char *mrt_blis_kernel_family(void);
+
+#endif

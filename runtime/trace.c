@@ -1,0 +1,181 @@
+/*
+ * trace.c — the Chrome trace-event file of `run --trace FILE`.
+ *
+ * Every rank ran the same steps of the same plan, so only the timings
+ * differ between ranks: those (one duration per step) and the host names
+ * are gathered to rank 0, which writes everything else from the plan.
+ * Times are MPI_Wtime on each rank, in microseconds from the barrier
+ * before the run: step k starts when step k-1 ends (the executor runs
+ * them back to back), so a rank that waits in a collective shows a long
+ * collective, and the ranks' tracks line up at the barrier.
+ *
+ * The file (pid 0, one tid per rank):
+ *   {"traceEvents": [
+ *     {"name": "process_name", "ph": "M", ...},      one per file
+ *     {"name": "thread_name", "ph": "M", "tid": R, ...}, one per rank
+ *     {"name": "allreduce y", "cat": "allreduce", "ph": "X", "pid": 0,
+ *      "tid": R, "ts": ..., "dur": ..., "args": {"step", "op", "bytes",
+ *      "axes", "group", "predicted_us"}},             one per step and rank
+ *   ], "displayTimeUnit": "ms", "otherData": {...}}
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "trace.h"
+
+#define HOST_MAX 64
+
+static void json_string(const char *s, FILE *f)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+/* "rank 3 (data=1, model=1) on HOST" */
+static void track_name(const mrt_plan *p, int rank, const char *host,
+                       char *buf, size_t size)
+{
+    int64_t c[MRT_MAX_AXES];
+    mrt_mesh_coords(&p->mesh, rank, c);
+    size_t n = (size_t)snprintf(buf, size, "rank %d (", rank);
+    for (int a = 0; a < p->mesh.naxes && n < size; a++)
+        n += (size_t)snprintf(buf + n, size - n, "%s%s=%" PRId64,
+                              a ? ", " : "", p->mesh.name[a], c[a]);
+    if (n < size)
+        snprintf(buf + n, size - n, ") on %s", host);
+}
+
+static void put_step(FILE *f, const mrt_plan *p, int k, int rank, double ts,
+                     double dur)
+{
+    const mrt_step *s = &p->step[k];
+    char name[2 * MRT_NAME_MAX], axes[256];
+    snprintf(name, sizeof name, "%s %s", mrt_step_kind_name(s->kind),
+             p->tensor_name[p->value[s->out].tensor]);
+    fputs(",\n  {\"name\": ", f);
+    json_string(name, f);
+    fprintf(f, ", \"cat\": \"%s\", \"ph\": \"X\", \"pid\": 0, \"tid\": %d, "
+               "\"ts\": %.3f, \"dur\": %.3f, \"args\": {\"step\": %d, "
+               "\"op\": %d, \"bytes\": %" PRId64 ", \"axes\": ",
+            mrt_step_kind_name(s->kind), rank, ts * 1e6, dur * 1e6, k, s->op,
+            s->bytes);
+    json_string(mrt_mesh_axes_str(&p->mesh, s->axes, axes, sizeof axes), f);
+    fprintf(f, ", \"group\": %" PRId64 ", \"predicted_us\": %.3f}}", s->group,
+            s->time_s * 1e6);
+}
+
+/* The whole file, from every rank's durations (rank-major). */
+static void put_trace(FILE *f, const mrt_plan *p, int ranks,
+                      const double *dur, const char *hosts,
+                      const char *title)
+{
+    char buf[512];
+    fputs("{\"traceEvents\": [\n  {\"name\": \"process_name\", \"ph\": "
+          "\"M\", \"pid\": 0, \"tid\": 0, \"args\": {\"name\": ", f);
+    snprintf(buf, sizeof buf, "meshrt run %s", title);
+    json_string(buf, f);
+    fputs("}}", f);
+    for (int r = 0; r < ranks; r++) {
+        track_name(p, r, hosts + (size_t)r * HOST_MAX, buf, sizeof buf);
+        fprintf(f, ",\n  {\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": "
+                   "0, \"tid\": %d, \"args\": {\"name\": ", r);
+        json_string(buf, f);
+        fprintf(f, "}},\n  {\"name\": \"thread_sort_index\", \"ph\": \"M\", "
+                   "\"pid\": 0, \"tid\": %d, \"args\": {\"sort_index\": %d}}",
+                r, r);
+    }
+    for (int r = 0; r < ranks; r++) {
+        double ts = 0;
+        for (int k = 0; k < p->nsteps; k++) {
+            double d = dur[(size_t)r * (size_t)p->nsteps + (size_t)k];
+            put_step(f, p, k, r, ts, d);
+            ts += d;
+        }
+    }
+    fputs("\n], \"displayTimeUnit\": \"ms\", \"otherData\": {\"spec\": ", f);
+    json_string(title, f);
+    fprintf(f, ", \"ranks\": %d, \"clock\": \"MPI_Wtime, microseconds from "
+               "the barrier before the run\"}}\n", ranks);
+}
+
+/* Writes the trace to a temporary file next to path, then renames it. */
+static mrt_status write_file(const char *path, const mrt_plan *p, int ranks,
+                             const double *dur, const char *hosts,
+                             const char *title, mrt_error *err)
+{
+    char tmp[PATH_MAX + 16];
+    snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0)
+        return mrt_error_set(err, MRT_E_IO, path, (mrt_mark){0},
+                             "cannot write the trace: %s", strerror(errno));
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        close(fd);
+        goto fail;
+    }
+    put_trace(f, p, ranks, dur, hosts, title);
+    mode_t mask = umask(0); /* mkstemp made it private: as fopen would */
+    umask(mask);
+    if (fchmod(fd, 0666 & ~mask) != 0 || fflush(f) != 0 || ferror(f)) {
+        fclose(f);
+        goto fail;
+    }
+    if (fclose(f) != 0 || rename(tmp, path) != 0)
+        goto fail;
+    return MRT_OK;
+fail:;
+    int e = errno;
+    unlink(tmp);
+    return mrt_error_set(err, MRT_E_IO, path, (mrt_mark){0},
+                         "cannot write the trace: %s", strerror(e));
+}
+
+mrt_status mrt_trace_write(const mrt_exec *e, const double *dur,
+                           const char *path, const char *title,
+                           mrt_error *err)
+{
+    const mrt_plan *p = e->plan;
+    int root = e->comm->rank == 0, ranks = e->comm->size;
+    char host[HOST_MAX] = "";
+    gethostname(host, sizeof host - 1);
+    /* Rank 0's buffers: if they cannot be had, the others still take
+     * part in the gathers (into nothing), so nobody hangs. */
+    double *all = NULL;
+    char *hosts = NULL;
+    int have = 1;
+    if (root) {
+        all = calloc((size_t)ranks * (size_t)p->nsteps + 1, sizeof *all);
+        hosts = calloc((size_t)ranks, HOST_MAX);
+        have = all && hosts;
+    }
+    MPI_Bcast(&have, 1, MPI_INT, 0, e->comm->world);
+    mrt_status st = MRT_OK;
+    if (have) {
+        MPI_Gather(dur, p->nsteps, MPI_DOUBLE, all, p->nsteps, MPI_DOUBLE, 0,
+                   e->comm->world);
+        MPI_Gather(host, HOST_MAX, MPI_CHAR, hosts, HOST_MAX, MPI_CHAR, 0,
+                   e->comm->world);
+        if (root)
+            st = write_file(path, p, ranks, all, hosts, title, err);
+    } else if (root) {
+        st = mrt_error_set(err, MRT_E_NOMEM, path, (mrt_mark){0},
+                           "out of memory for the trace");
+    }
+    free(all);
+    free(hosts);
+    return st;
+}

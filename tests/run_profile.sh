@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# run_profile.sh MESHRT — `run --profile` and `run --trace FILE` at 2 ranks
+# (the bytes handed to MPI equal the plan's for every step and op; the
+# trace is valid JSON with one event per step per rank), and
+# `calibrate --quick` at 2 ranks: the profile it writes loads in `plan`.
+set -uo pipefail
+meshrt=$1
+here=$(dirname "$0")
+spec="$here/../examples/mlp.yaml"
+mesh=data=1,model=2 # 2 ranks, with a collective
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+
+# ---- run --profile --trace -------------------------------------------
+nsteps=$("$meshrt" plan "$spec" --mesh $mesh --json | python3 -c '
+import json, sys
+print(sum(len(op["steps"]) for op in json.load(sys.stdin)["ops"]))')
+nops=$("$meshrt" plan "$spec" --mesh $mesh --json | python3 -c '
+import json, sys
+print(len(json.load(sys.stdin)["ops"]))')
+if ! "$here/mpirun.sh" 2 "$meshrt" run "$spec" --mesh $mesh --repeat 2 \
+        --profile --trace "$tmp/trace.json" >"$tmp/out" 2>"$tmp/err"; then
+    bad "run --profile --trace failed"; cat "$tmp/out" "$tmp/err"
+fi
+# One line per op ending in "equal" (planned bytes = bytes handed to MPI on
+# every rank), one line per step with "equal" in its ledger column.
+ops_equal=$(grep -cE '^  op [0-9]+ \(.*\): model .* handed to MPI [0-9]+: equal$' "$tmp/out")
+steps_equal=$(grep -cE '^ +[0-9]+ +[0-9]+ [a-z_]+ .* (equal) ' "$tmp/out")
+if [ "$ops_equal" != "$nops" ] || [ "$steps_equal" != "$nsteps" ] ||
+   grep -q DIFFER "$tmp/out" || ! grep -q '^profile: .*BLIS kernel [a-z0-9_]' "$tmp/out"; then
+    bad "profile table: $ops_equal of $nops ops and $steps_equal of $nsteps steps show equal bytes"
+    cat "$tmp/out"
+fi
+python3 - "$tmp/trace.json" "$nsteps" 2 <<'EOF' || bad "trace file"
+import json, sys
+path, nsteps, ranks = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+d = json.load(open(path))
+ev = [e for e in d["traceEvents"] if e["ph"] == "X"]
+assert len(ev) == nsteps * ranks, (len(ev), nsteps, ranks)
+for r in range(ranks):
+    mine = sorted((e for e in ev if e["tid"] == r), key=lambda e: e["ts"])
+    assert [e["args"]["step"] for e in mine] == list(range(nsteps)), mine
+    for e in mine:
+        assert e["pid"] == 0 and e["dur"] >= 0 and e["ts"] >= 0, e
+        assert e["name"].split()[0] == e["cat"], e
+        for key in ("bytes", "axes", "group", "op", "predicted_us"):
+            assert key in e["args"], (key, e)
+names = [e for e in d["traceEvents"] if e["name"] == "thread_name"]
+assert len(names) == ranks, names
+EOF
+ls "$tmp" | grep -q tmp && bad "a temporary trace file was left behind"
+
+# The same under --json: a "profile" object, bytes equal everywhere.
+"$here/mpirun.sh" 2 "$meshrt" run "$spec" --mesh $mesh --profile --json >"$tmp/json" ||
+    bad "run --profile --json failed"
+python3 - "$tmp/json" "$nsteps" <<'EOF' || { bad "--profile --json"; cat "$tmp/json"; }
+import json, sys
+d = json.load(open(sys.argv[1]))["profile"]
+assert len(d["steps"]) == int(sys.argv[2])
+assert all(s["bytes"] == s["planned_bytes"] and s["bytes_equal"] for s in d["steps"])
+assert all(o["bytes_equal"] for o in d["ops"])
+assert all(s["gflops"] > 0 for s in d["steps"] if s["kind"] == "einsum")
+EOF
+
+# A trace that cannot be written: one error line, exit status 2.
+"$here/mpirun.sh" 2 "$meshrt" run "$spec" --mesh $mesh \
+    --trace "$tmp/no/such/dir/t.json" >/dev/null 2>"$tmp/err"
+st=$?
+if [ $st != 2 ] || [ "$(wc -l <"$tmp/err")" != 1 ] || ! grep -q "cannot write the trace" "$tmp/err"; then
+    bad "unwritable trace: status $st"; cat "$tmp/err"
+fi
+
+# ---- calibrate --quick -----------------------------------------------
+start=$(date +%s)
+if ! "$here/mpirun.sh" 2 "$meshrt" calibrate --quick --out "$tmp/cal/profile.yaml" >"$tmp/out" 2>"$tmp/err"; then
+    bad "calibrate failed"; cat "$tmp/out" "$tmp/err"
+fi
+[ $(($(date +%s) - start)) -le 20 ] || bad "calibrate --quick took over 20 s"
+grep -q "wrote the machine profile to $tmp/cal/profile.yaml" "$tmp/out" || bad "calibrate did not say where"
+for kind in allreduce allgather reduce_scatter alltoall; do
+    grep -q "^  $kind " "$tmp/out" || bad "calibrate measured no $kind"
+done
+grep -q '^measured:' "$tmp/cal/profile.yaml" || bad "no measured: block"
+if ! "$meshrt" plan "$spec" --profile "$tmp/cal/profile.yaml" >"$tmp/plan" 2>"$tmp/err" ||
+   ! grep -q "costs modeled with the $tmp/cal/profile.yaml (calibrated on" "$tmp/plan"; then
+    bad "plan does not load the calibrated profile"; head -3 "$tmp/plan"; cat "$tmp/err"
+fi
+"$here/mpirun.sh" 2 "$meshrt" run "$spec" --mesh $mesh --machine "$tmp/cal/profile.yaml" \
+    >/dev/null || bad "run --machine FILE"
+# A mesh that does not fit: one line, exit status 2 on every rank.
+"$here/mpirun.sh" 2 "$meshrt" calibrate --quick --mesh data=3 --out "$tmp/x.yaml" >/dev/null 2>"$tmp/err"
+st=$?
+if [ $st != 2 ] || [ "$(wc -l <"$tmp/err")" != 1 ] || [ -e "$tmp/x.yaml" ]; then
+    bad "calibrate on a mesh of the wrong size: status $st"; cat "$tmp/err"
+fi
+
+[ $fail = 0 ] && echo "run --profile, --trace and calibrate: all ok"
+exit $fail

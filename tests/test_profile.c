@@ -1,0 +1,273 @@
+/*
+ * test_profile.c — machine profile files (layout/profile_io.c): a saved
+ * profile loads back to the same numbers, a file that names only some
+ * keys changes only those, `measured:` is skipped, bad files fail with
+ * one positioned error (checked word for word) and leave the profile as
+ * it was, a missing file is an i/o error, and saving creates missing
+ * folders and leaves no temporary file behind.
+ */
+#include <check.h>
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "profile_io.h"
+#include "spec.h"
+
+static char dir[64];
+
+static void make_dir(void)
+{
+    snprintf(dir, sizeof dir, "/tmp/mrt_profile_XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+static void remove_dir(const char *d)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", d);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+/* Writes text to dir/name; returns the path in buf. */
+static const char *write_file(const char *name, const char *text, char *buf,
+                              size_t size)
+{
+    snprintf(buf, size, "%s/%s", dir, name);
+    FILE *f = fopen(buf, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+    return buf;
+}
+
+static int close_to(double a, double b)
+{
+    return fabs(a - b) <= 1e-12 * fmax(fabs(a), fabs(b));
+}
+
+static void assert_same_numbers(const mrt_profile *a, const mrt_profile *b)
+{
+    ck_assert_int_eq(a->naxes, b->naxes);
+    for (int i = 0; i < a->naxes; i++) {
+        ck_assert_str_eq(a->axis[i], b->axis[i]);
+        ck_assert(close_to(a->link[i].latency_s, b->link[i].latency_s));
+        ck_assert(close_to(a->link[i].bandwidth_Bps, b->link[i].bandwidth_Bps));
+    }
+    ck_assert(close_to(a->fallback.latency_s, b->fallback.latency_s));
+    ck_assert(close_to(a->fallback.bandwidth_Bps, b->fallback.bandwidth_Bps));
+    for (int t = 0; t < MRT_DTYPE_COUNT; t++)
+        ck_assert(close_to(a->gemm_flops[t], b->gemm_flops[t]));
+    ck_assert(close_to(a->reduce_flops, b->reduce_flops));
+    ck_assert(close_to(a->copy_Bps, b->copy_Bps));
+    ck_assert_str_eq(a->kernel, b->kernel);
+}
+
+static mrt_profile sample(void)
+{
+    mrt_profile p;
+    mrt_profile_default(&p);
+    snprintf(p.source, sizeof p.source, "calibrated on \"box\"\\1 with 4 "
+             "ranks, 2026-11-29T20:30:00Z");
+    snprintf(p.kernel, sizeof p.kernel, "zen3");
+    p.gemm_flops[MRT_F32] = 50.2e9;
+    p.gemm_flops[MRT_F64] = 1.0 / 3.0 * 1e11;
+    p.reduce_flops = 1.5e9;
+    p.copy_Bps = 8e9;
+    p.fallback = (mrt_link){2.25e-6, 5.5e9};
+    mrt_profile_set_link(&p, "data", (mrt_link){1.1e-6, 6.2e9});
+    mrt_profile_set_link(&p, "model", (mrt_link){0, 1e12});
+    return p;
+}
+
+START_TEST(round_trip)
+{
+    make_dir();
+    char path[256], want[2 * PATH_MAX];
+    /* Folders that do not exist yet are made. */
+    snprintf(path, sizeof path, "%s/a/b/profile.yaml", dir);
+    mrt_profile p = sample(), q;
+    mrt_error err = {0};
+    ck_assert_int_eq(mrt_profile_save(path, &p, &err), MRT_OK);
+    mrt_profile_default(&q);
+    ck_assert_int_eq(mrt_profile_load(path, &q, &err), MRT_OK);
+    assert_same_numbers(&p, &q);
+    snprintf(want, sizeof want, "%s (%s)", path, p.source);
+    ck_assert_str_eq(q.source, want);
+    /* Saved again over itself, with a measured block: the same numbers,
+     * and only the profile in the folder. */
+    ck_assert_int_eq(mrt_profile_save_measured(path, &q, "ranks: 4\n"
+                     "allreduce:\n  - {bytes: 8, measured_us: 3}\n", &err),
+                     MRT_OK);
+    mrt_profile r;
+    mrt_profile_default(&r);
+    ck_assert_int_eq(mrt_profile_load(path, &r, &err), MRT_OK);
+    assert_same_numbers(&p, &r);
+    snprintf(path, sizeof path, "%s/a/b", dir);
+    DIR *d = opendir(path);
+    struct dirent *e;
+    int files = 0;
+    while ((e = readdir(d)))
+        if (e->d_name[0] != '.') {
+            ck_assert_str_eq(e->d_name, "profile.yaml");
+            files++;
+        }
+    closedir(d);
+    ck_assert_int_eq(files, 1);
+    remove_dir(dir);
+}
+END_TEST
+
+START_TEST(partial_files_keep_the_rest)
+{
+    make_dir();
+    char path[256];
+    mrt_error err = {0};
+    mrt_profile p, def;
+    mrt_profile_default(&def);
+    p = def;
+    write_file("p.yaml", "# only some keys\n"
+               "copy_GBps: 3\n"
+               "default: {latency_us: 7}\n"
+               "axes:\n"
+               "  data: {bandwidth_GBps: 2}\n"
+               "measured:\n"
+               "  anything: [1, {goes: here}]\n"
+               "  unknown_keys: too\n",
+               path, sizeof path);
+    ck_assert_int_eq(mrt_profile_load(path, &p, &err), MRT_OK);
+    ck_assert(close_to(p.copy_Bps, 3e9));
+    ck_assert(close_to(p.fallback.latency_s, 7e-6));
+    ck_assert(close_to(p.fallback.bandwidth_Bps, def.fallback.bandwidth_Bps));
+    ck_assert_int_eq(p.naxes, 1);
+    ck_assert(close_to(p.link[0].latency_s, 7e-6)); /* from default: */
+    ck_assert(close_to(p.link[0].bandwidth_Bps, 2e9));
+    ck_assert(close_to(p.gemm_flops[MRT_F32], def.gemm_flops[MRT_F32]));
+    ck_assert_str_eq(p.source, path);
+    remove_dir(dir);
+}
+END_TEST
+
+static const struct bad {
+    const char *text;
+    mrt_status code;
+    const char *error; /* after "PATH:" */
+} bad[] = {
+    {"source: x\nbogus: 1\n", MRT_E_SPEC,
+     "2:1: error: unknown key 'bogus' in the profile (expected: source, "
+     "kernel, reduce_gflops, copy_GBps, default, axes, measured)"},
+    {"default: {latency_us: fast}\n", MRT_E_SPEC,
+     "1:23: error: 'latency_us' in 'default' must be a finite, non-negative "
+     "number, got 'fast'"},
+    {"axes:\n  data: {latency_us: 1, bandwidth_GBps: 0}\n", MRT_E_SPEC,
+     "2:41: error: 'bandwidth_GBps' in axis 'data' must be a finite, "
+     "positive number, got '0'"},
+    {"copy_GBps: 1\ncopy_GBps: 2\n", MRT_E_SPEC,
+     "2:1: error: duplicate key 'copy_GBps' in the profile (first at 1:1)"},
+    {"- 1\n", MRT_E_SPEC,
+     "1:1: error: expected a mapping at the top of the profile, got a "
+     "sequence"},
+    {"", MRT_E_SPEC,
+     "1:1: error: the profile is empty (meshrt calibrate writes one)"},
+    {"# nothing\n", MRT_E_SPEC,
+     "1:1: error: the profile is empty (meshrt calibrate writes one)"},
+    {"kernel: {family: zen3, gflops: 5}\n", MRT_E_SPEC,
+     "1:24: error: unknown key 'gflops' in 'kernel' (expected: family, "
+     "gflops_float32, gflops_float64)"},
+    {"copy_GBps: \"8\"\n", MRT_E_SPEC,
+     "1:12: error: 'copy_GBps' in the profile must be a finite, positive "
+     "number, got the string '8'"},
+    {"copy_GBps: 1\n---\ncopy_GBps: 2\n", MRT_E_SPEC,
+     "2:1: error: a profile is one YAML document, but a second one starts "
+     "here"},
+    {"axes:\n  2d: {latency_us: 1}\n", MRT_E_SPEC,
+     "2:3: error: invalid mesh axis name '2d' (a name starts with a letter "
+     "or '_' and has only letters, digits and '_', at most 63)"},
+    {"axes: [data]\n", MRT_E_SPEC,
+     "1:7: error: expected a mapping for 'axes', got a sequence"},
+    {"source: [a]\n", MRT_E_SPEC,
+     "1:9: error: 'source' must be text, got a sequence"},
+    {"kernel: {family: zen3\n", MRT_E_SYNTAX,
+     "2:1: error: did not find expected ',' or '}' (while parsing a flow "
+     "mapping that starts at 1:9)"},
+};
+
+START_TEST(bad_files)
+{
+    make_dir();
+    char path[256], want[1024], got[1024];
+    mrt_profile def;
+    mrt_profile_default(&def);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        mrt_profile p = def;
+        mrt_error err = {0};
+        write_file("bad.yaml", bad[i].text, path, sizeof path);
+        mrt_status st = mrt_profile_load(path, &p, &err);
+        snprintf(want, sizeof want, "%s:%s", path, bad[i].error);
+        ck_assert_str_eq(mrt_error_format(&err, got, sizeof got), want);
+        ck_assert_int_eq(st, bad[i].code);
+        ck_assert_int_eq(err.code, bad[i].code);
+        assert_same_numbers(&p, &def); /* a failed load changes nothing */
+        ck_assert_str_eq(p.source, def.source);
+    }
+    remove_dir(dir);
+}
+END_TEST
+
+START_TEST(missing_file)
+{
+    mrt_profile p, def;
+    mrt_profile_default(&p);
+    def = p;
+    mrt_error err = {0};
+    ck_assert_int_eq(mrt_profile_load("/nonexistent/profile.yaml", &p, &err),
+                     MRT_E_IO);
+    ck_assert_str_eq(err.file, "/nonexistent/profile.yaml");
+    ck_assert_int_eq(err.line, 0);
+    ck_assert_str_eq(err.message,
+                     "cannot open profile: No such file or directory");
+    assert_same_numbers(&p, &def);
+    ck_assert_str_eq(p.source, def.source);
+    /* A folder that cannot be made: an i/o error, nothing written. */
+    mrt_error werr = {0};
+    ck_assert_int_eq(mrt_profile_save("/dev/null/x/profile.yaml", &p, &werr),
+                     MRT_E_IO);
+    ck_assert_ptr_nonnull(strstr(werr.message, "cannot create the folder"));
+}
+END_TEST
+
+START_TEST(default_path)
+{
+    char buf[256];
+    setenv("MESHRT_PROFILE", "/etc/p.yaml", 1);
+    ck_assert_str_eq(mrt_profile_default_path(buf, sizeof buf), "/etc/p.yaml");
+    unsetenv("MESHRT_PROFILE");
+    setenv("XDG_CONFIG_HOME", "/x", 1);
+    ck_assert_str_eq(mrt_profile_default_path(buf, sizeof buf),
+                     "/x/meshrt/profile.yaml");
+    unsetenv("XDG_CONFIG_HOME");
+    setenv("HOME", "/home/u", 1);
+    ck_assert_str_eq(mrt_profile_default_path(buf, sizeof buf),
+                     "/home/u/.config/meshrt/profile.yaml");
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("profile");
+    TCase *tc = tcase_create("profile");
+    tcase_add_test(tc, round_trip);
+    tcase_add_test(tc, partial_files_keep_the_rest);
+    tcase_add_test(tc, bad_files);
+    tcase_add_test(tc, missing_file);
+    tcase_add_test(tc, default_path);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
