@@ -258,9 +258,15 @@ mrt_status mrt_plan_create_with(const mrt_spec *s,
         goto fail;
     for (int t = 0; t < s->ntensors; t++) {
         home[t] = s->tensor[t].layout;
-        if (strategy == MRT_STRATEGY_MESHTF &&
-            (st = meshtf_home(s, t, &home[t], err)) != MRT_OK)
-            goto fail;
+        if (strategy == MRT_STRATEGY_MESHTF) {
+            if ((st = meshtf_home(s, t, &home[t], err)) != MRT_OK)
+                goto fail;
+            if (!mrt_layout_equal(&home[t], &s->tensor[t].layout)) {
+                size_t n = strlen(p->ignored);
+                snprintf(p->ignored + n, sizeof p->ignored - n, "%s%s",
+                         n ? ", " : "", s->tensor[t].name);
+            }
+        }
         p->tensor_value[t] = -1;
         if (s->tensor[t].producer >= 0)
             continue;

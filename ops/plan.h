@@ -131,6 +131,8 @@ struct mrt_plan {
     mrt_profile profile;
     int explain;
     int fell_back;            /* auto: the fixed rule beat the search */
+    char ignored[256];        /* meshtf: tensors whose own layouts it
+                                 replaced by the global rules */
     int nalts, cap_alts;
     mrt_alt *alt;
     /* Filled by mrt_plan_finish: */

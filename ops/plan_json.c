@@ -127,6 +127,8 @@ void mrt_plan_print_json(const mrt_plan *p, FILE *f)
             p->mesh.nranks, mrt_dtype_name(p->dtype),
             p->planner == MRT_PLANNER_MESHTF ? "meshtf" : "auto");
     json_string(p->profile.source, f);
+    fputs(", \"ignored_layouts\": ", f);
+    json_string(p->ignored, f);
     fputs(",\n \"inputs\": [", f);
     for (int t = 0; t < p->ninputs; t++) {
         const mrt_value *v = &p->value[p->tensor_value[t]];

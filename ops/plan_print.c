@@ -106,13 +106,17 @@ void mrt_plan_print(const mrt_plan *p, FILE *f)
 {
     fprintf(f, "plan for %s on mesh ", p->spec_path);
     print_mesh(&p->mesh, f);
-    fprintf(f, ", %s\nplanner %s%s; costs modeled with the %s profile\n"
-               "\ninputs (global layout, shard per rank):\n",
+    fprintf(f, ", %s\nplanner %s%s; costs modeled with the %s profile\n",
             mrt_dtype_name(p->dtype),
             p->planner == MRT_PLANNER_MESHTF ? "meshtf" : "auto",
             p->fell_back ? " (the fixed rule beat the search on this program)"
                          : "",
             p->profile.source);
+    if (p->ignored[0])
+        fprintf(f, "(meshtf has no per-tensor layouts: the global rules "
+                   "replace those of %s, so this plan computes them in "
+                   "other layouts than the spec asks)\n", p->ignored);
+    fprintf(f, "\ninputs (global layout, shard per rank):\n");
     for (int t = 0; t < p->ninputs; t++) {
         const mrt_value *val = &p->value[p->tensor_value[t]];
         fprintf(f, "  %-8s ", p->tensor_name[t]);

@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "meshrt.h"
+#include "plan.h"
 
 #define G_AXES 3   /* mesh axes at most */
 #define G_POOL 7   /* named dims at most */
@@ -715,9 +716,29 @@ static void plan_and_run_with(runner *R, const char *label, const char *yaml,
     mrt_plan_destroy(plan);
 }
 
+/* Where Mesh-TF plans the same program (no per-tensor layouts to
+ * replace), the cost-aware planner's modeled time is never above it. */
+static void check_planners(runner *R, const char *label, const char *yaml,
+                           const mrt_spec *spec)
+{
+    mrt_plan *a = NULL, *m = NULL;
+    mrt_plan_options oa = {.planner = MRT_PLANNER_AUTO};
+    mrt_plan_options om = {.planner = MRT_PLANNER_MESHTF};
+    int ok = 1;
+    if (mrt_plan_create(spec, &oa, &a, NULL) == MRT_OK &&
+        mrt_plan_create(spec, &om, &m, NULL) == MRT_OK && !m->ignored[0])
+        ok = a->totals.time_s <= m->totals.time_s * (1 + 1e-9);
+    if (!all(ok))
+        fail(R, label, yaml, "auto costs more than meshtf in the model",
+             NULL, NULL);
+    mrt_plan_destroy(a);
+    mrt_plan_destroy(m);
+}
+
 static void plan_and_run(runner *R, const char *label, const char *yaml,
                          const mrt_spec *spec)
 {
+    check_planners(R, label, yaml, spec);
     plan_and_run_with(R, label, yaml, spec, MRT_PLANNER_AUTO);
     plan_and_run_with(R, label, yaml, spec, MRT_PLANNER_MESHTF);
 }

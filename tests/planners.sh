@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# planners.sh MESHRT — on every example whose layouts Mesh-TensorFlow can
+# express (no per-tensor layouts for --planner meshtf to replace), the
+# cost-aware planner's modeled time is never above meshtf's; on the
+# examples made to show why, it is strictly below.
+set -euo pipefail
+meshrt=$1
+here=$(dirname "$0")
+fail=0
+strict=0
+for spec in "$here"/../examples/*.yaml; do
+    auto=$("$meshrt" plan "$spec" --json)
+    mtf=$("$meshrt" plan "$spec" --json --planner meshtf) || continue
+    verdict=$(python3 - "$auto" "$mtf" <<'PY'
+import json, sys
+a, m = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+if m["ignored_layouts"]:
+    print("skip"); sys.exit()
+ta, tm = a["totals"]["time_s"], m["totals"]["time_s"]
+print("worse" if ta > tm * (1 + 1e-9) else "cheaper" if ta < tm * (1 - 1e-9) else "equal",
+      "%.4g %.4g" % (ta, tm))
+PY
+)
+    echo "$(basename "$spec"): $verdict"
+    case $verdict in
+        worse*) fail=1 ;;
+        cheaper*) strict=$((strict + 1)) ;;
+    esac
+done
+[ "$strict" -ge 2 ] || { echo "FAIL: auto is strictly cheaper on only $strict examples"; fail=1; }
+exit $fail
