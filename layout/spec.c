@@ -5,17 +5,65 @@
  * outputs, the `layouts:` alternatives and their rules); mrt_spec_destroy frees them all and accepts NULL and
  * half-built specs (the loader uses it on its error path).
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "spec.h"
 
+static uint64_t name_hash(const char *name)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (; *name; name++)
+        h = (h ^ (unsigned char)*name) * 1099511628211ull;
+    return h;
+}
+
 int mrt_spec_find_tensor(const mrt_spec *s, const char *name)
 {
-    for (int i = 0; i < s->ntensors; i++)
-        if (strcmp(s->tensor[i].name, name) == 0)
-            return i;
-    return -1;
+    if (!s->hash_cap) { /* a spec built by hand, without the index */
+        for (int i = 0; i < s->ntensors; i++)
+            if (strcmp(s->tensor[i].name, name) == 0)
+                return i;
+        return -1;
+    }
+    unsigned mask = (unsigned)s->hash_cap - 1;
+    for (unsigned h = (unsigned)name_hash(name) & mask;; h = (h + 1) & mask) {
+        int id = s->tensor_hash[h] - 1;
+        if (id < 0)
+            return -1;
+        if (strcmp(s->tensor[id].name, name) == 0)
+            return id;
+    }
+}
+
+/* Puts id into a table of cap slots (a power of two). */
+static void hash_put(int *table, int cap, const mrt_spec *s, int id)
+{
+    unsigned mask = (unsigned)cap - 1;
+    unsigned h = (unsigned)name_hash(s->tensor[id].name) & mask;
+    while (table[h])
+        h = (h + 1) & mask;
+    table[h] = id + 1;
+}
+
+mrt_status mrt_spec_index_tensor(mrt_spec *s, int id)
+{
+    if (2 * (id + 1) > s->hash_cap) { /* grow and rehash */
+        int cap = s->hash_cap ? 2 * s->hash_cap : 64;
+        while (cap < 2 * (id + 1))
+            cap *= 2;
+        int *t = calloc((size_t)cap, sizeof *t);
+        if (!t)
+            return MRT_E_NOMEM;
+        for (int i = 0; i < id; i++)
+            hash_put(t, cap, s, i);
+        free(s->tensor_hash);
+        s->tensor_hash = t;
+        s->hash_cap = cap;
+    }
+    hash_put(s->tensor_hash, s->hash_cap, s, id);
+    return MRT_OK;
 }
 
 int mrt_spec_find_dim(const mrt_spec *s, const char *name)
@@ -36,6 +84,7 @@ void mrt_spec_destroy(mrt_spec *spec)
     free(spec->dim_mark);
     free(spec->rule);
     free(spec->tensor);
+    free(spec->tensor_hash);
     free(spec->op);
     free(spec->output);
     for (int i = 0; spec->layouts && i < spec->nlayouts; i++)

@@ -102,6 +102,8 @@ struct mrt_spec {
 
     int ntensors;
     mrt_spec_tensor *tensor;
+    int *tensor_hash;    /* name index: open addressing, id + 1, 0 empty */
+    int hash_cap;        /* a power of two, at least twice ntensors */
     int nops;
     mrt_spec_op *op;
     int noutputs;
@@ -119,8 +121,10 @@ struct mrt_spec {
     mrt_mark net_mark[MRT_MAX_AXES];
 };
 
-/* Tensor id by name, or -1. */
+/* Tensor id by name, or -1 (hashed: specs may have 10,000s of ops). */
 int mrt_spec_find_tensor(const mrt_spec *s, const char *name);
+/* Adds tensor id to the name index; call after appending a tensor. */
+mrt_status mrt_spec_index_tensor(mrt_spec *s, int id);
 /* Dim id by name, or -1. */
 int mrt_spec_find_dim(const mrt_spec *s, const char *name);
 

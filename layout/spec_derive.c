@@ -112,12 +112,16 @@ static mrt_spec *copy_spec(const mrt_spec *s)
     c->dim_mark = dup_array(s->dim_mark, nd, sizeof *s->dim_mark);
     c->rule = calloc(nd + 1, sizeof *c->rule);
     c->tensor = dup_array(s->tensor, (size_t)s->ntensors, sizeof *s->tensor);
+    c->tensor_hash = s->hash_cap ? dup_array(s->tensor_hash, (size_t)s->hash_cap,
+                                             sizeof *s->tensor_hash)
+                                 : NULL;
     c->op = dup_array(s->op, (size_t)s->nops, sizeof *s->op);
     c->output = dup_array(s->output, (size_t)s->noutputs, sizeof *s->output);
     c->nlayouts = 0;
     c->layouts = NULL;
     if (!c->dim_name || !c->dim_names || !c->dim_size || !c->dim_mark ||
-        !c->rule || !c->tensor || !c->op || !c->output) {
+        !c->rule || !c->tensor || !c->op || !c->output ||
+        (s->hash_cap && !c->tensor_hash)) {
         mrt_spec_destroy(c);
         return NULL;
     }

@@ -186,6 +186,8 @@ static mrt_status parse_op(mrt_spec_parser *p, const yaml_node_t *seq, int i,
         (st = mrt_spec_parse_budget(p, mrt_spec_get(p, n, "expect"), of,
                                     &s->op[i].expect)))
         return st;
+    if (mrt_spec_index_tensor(s, s->ntensors))
+        return mrt_spec_nomem(p);
     s->op[i].out = s->ntensors++;
     s->nops++;
     return MRT_OK;

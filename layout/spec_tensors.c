@@ -228,6 +228,8 @@ mrt_status mrt_spec_parse_tensors(mrt_spec_parser *p, const yaml_node_t *map)
                           &s->tensor[s->ntensors]);
         if (st)
             return st;
+        if (mrt_spec_index_tensor(s, s->ntensors))
+            return mrt_spec_nomem(p);
         s->ntensors++;
     }
     return st;

@@ -134,6 +134,7 @@ void mrt_plan_destroy(mrt_plan *p)
     free(p->op);
     free(p->output);
     free(p->alt);
+    mrt_search_memo_destroy(p->memo);
     free(p);
 }
 
@@ -222,17 +223,20 @@ static mrt_status meshtf_home(const mrt_spec *s, int t, mrt_layout *l,
 }
 
 /* A result may leave its pending sums to its consumer only if exactly one
- * later op reads it and it is not an output. */
-static int may_defer(const mrt_spec *s, int t)
+ * later op reads it and it is not an output: deferrable[t] says so. */
+static int *deferrable_tensors(const mrt_spec *s)
 {
-    int readers = 0;
-    for (int k = 0; k < s->noutputs; k++)
-        if (s->output[k] == t)
-            return 0;
+    int *readers = calloc((size_t)s->ntensors + 1, sizeof *readers);
+    if (!readers)
+        return NULL;
     for (int i = 0; i < s->nops; i++)
         for (int k = 0; k < s->op[i].nin; k++)
-            readers += s->op[i].in[k] == t;
-    return readers == 1;
+            readers[s->op[i].in[k]]++;
+    for (int k = 0; k < s->noutputs; k++)
+        readers[s->output[k]] = 0;
+    for (int t = 0; t < s->ntensors; t++)
+        readers[t] = readers[t] == 1;
+    return readers;
 }
 
 mrt_status mrt_plan_create_with(const mrt_spec *s,
@@ -243,8 +247,11 @@ mrt_status mrt_plan_create_with(const mrt_spec *s,
     *out = NULL;
     mrt_plan *p = calloc(1, sizeof *p);
     mrt_layout *home = calloc((size_t)s->ntensors + 1, sizeof *home);
+    int *deferrable = deferrable_tensors(s);
     mrt_status st = MRT_E_NOMEM;
-    if (!p || !home)
+    if (!p || !home || !deferrable)
+        goto nomem;
+    if (strategy == MRT_STRATEGY_SEARCH && !(p->memo = mrt_search_memo_create()))
         goto nomem;
     snprintf(p->spec_path, sizeof p->spec_path, "%s", s->path);
     p->mesh = s->mesh;
@@ -284,7 +291,7 @@ mrt_status mrt_plan_create_with(const mrt_spec *s,
             p->op[i].in_value[k] = p->tensor_value[s->op[i].in[k]];
         st = strategy == MRT_STRATEGY_SEARCH
                  ? mrt_search_einsum(p, s, i, &home[out_t],
-                                     may_defer(s, out_t), err)
+                                     deferrable[out_t], err)
                  : mrt_lower_einsum(p, s, i, &home[out_t], strategy, err);
         if (st != MRT_OK)
             goto fail;
@@ -296,6 +303,9 @@ mrt_status mrt_plan_create_with(const mrt_spec *s,
     if ((st = mrt_plan_finish(p, err)) != MRT_OK)
         goto fail;
     free(home);
+    free(deferrable);
+    mrt_search_memo_destroy(p->memo);
+    p->memo = NULL;
     *out = p;
     return MRT_OK;
 nomem:
@@ -303,6 +313,7 @@ nomem:
                        "out of memory while planning");
 fail:
     free(home);
+    free(deferrable);
     mrt_plan_destroy(p);
     return st;
 }

@@ -131,6 +131,8 @@ struct mrt_plan {
     mrt_profile profile;
     int explain;
     int fell_back;            /* auto: the fixed rule beat the search */
+    struct mrt_search_memo *memo; /* while planning: lowerings already
+                                     found for identical ops */
     char ignored[256];        /* meshtf: tensors whose own layouts it
                                  replaced by the global rules */
     int nalts, cap_alts;
@@ -239,6 +241,11 @@ mrt_status mrt_lower_emit(mrt_plan *p, const mrt_spec *s, int op,
 mrt_status mrt_lower_einsum(mrt_plan *p, const mrt_spec *s, int op,
                             const mrt_layout *home, mrt_strategy strategy,
                             mrt_error *err);
+/* The search's memory of ops already lowered: an op whose inputs sit in
+ * the same layouts as an earlier one's, with the same shapes and home,
+ * gets the same lowering without a new search (repeated layers). */
+struct mrt_search_memo *mrt_search_memo_create(void);
+void mrt_search_memo_destroy(struct mrt_search_memo *m);
 /* SEARCH: tries every lowering (search.c), keeps the cheapest. */
 mrt_status mrt_search_einsum(mrt_plan *p, const mrt_spec *s, int op,
                              const mrt_layout *home, int may_defer,

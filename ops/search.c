@@ -13,6 +13,7 @@
  * the unsplit layout), and is emitted again to stay.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -231,10 +232,132 @@ static int by_time(const void *x, const void *y)
     return (a->comm_bytes > b->comm_bytes) - (a->comm_bytes < b->comm_bytes);
 }
 
+/* ---- memo ---- */
+
+#define MEMO_KEY_MAX 512
+
+typedef struct memo_entry {
+    uint64_t hash;
+    int len;
+    int32_t key[MEMO_KEY_MAX];
+    mrt_lowering best;
+} memo_entry;
+
+struct mrt_search_memo {
+    memo_entry *e;
+    int n, cap; /* cap: a power of two; open addressing */
+};
+
+struct mrt_search_memo *mrt_search_memo_create(void)
+{
+    return calloc(1, sizeof(struct mrt_search_memo));
+}
+
+void mrt_search_memo_destroy(struct mrt_search_memo *m)
+{
+    if (m)
+        free(m->e);
+    free(m);
+}
+
+static void key_layout(int32_t *key, int *len, const mrt_layout *l)
+{
+    int n = *len;
+    key[n++] = l->ndims;
+    key[n++] = (int32_t)l->partial;
+    for (int i = 0; i < l->ndims; i++) {
+        key[n++] = l->dim[i];
+        key[n++] = (int32_t)(l->size[i] & 0x7fffffff);
+        key[n++] = (int32_t)(l->size[i] >> 31);
+        key[n++] = l->naxes[i];
+        for (int j = 0; j < l->naxes[i]; j++)
+            key[n++] = l->axes[i][j];
+    }
+    *len = n;
+}
+
+/* The op's situation, canonically: inputs' layouts, home, deferral. */
+static int make_key(const mrt_plan *p, const mrt_spec *s, int op,
+                    const mrt_layout *home, int may_defer, int32_t *key)
+{
+    int len = 0;
+    const mrt_spec_op *o = &s->op[op];
+    key[len++] = o->nin;
+    key[len++] = may_defer;
+    for (int k = 0; k < o->nin; k++)
+        key_layout(key, &len, &p->value[p->tensor_value[o->in[k]]].layout);
+    key_layout(key, &len, home);
+    return len;
+}
+
+static uint64_t key_hash(const int32_t *key, int len)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (int i = 0; i < len; i++)
+        h = (h ^ (uint32_t)key[i]) * 1099511628211ull;
+    return h;
+}
+
+static memo_entry *memo_find(struct mrt_search_memo *m, uint64_t h,
+                             const int32_t *key, int len)
+{
+    if (!m || !m->cap)
+        return NULL;
+    for (int i = (int)(h & (uint64_t)(m->cap - 1));; i = (i + 1) & (m->cap - 1)) {
+        memo_entry *e = &m->e[i];
+        if (!e->len)
+            return NULL;
+        if (e->hash == h && e->len == len &&
+            !memcmp(e->key, key, (size_t)len * sizeof *key))
+            return e;
+    }
+}
+
+static void memo_put(struct mrt_search_memo *m, uint64_t h,
+                     const int32_t *key, int len, const mrt_lowering *best)
+{
+    if (!m)
+        return;
+    if (2 * (m->n + 1) > m->cap) { /* grow; a failure just forgets */
+        int cap = m->cap ? 2 * m->cap : 64;
+        memo_entry *ne = calloc((size_t)cap, sizeof *ne);
+        if (!ne)
+            return;
+        for (int i = 0; i < m->cap; i++) {
+            if (!m->e[i].len)
+                continue;
+            int j = (int)(m->e[i].hash & (uint64_t)(cap - 1));
+            while (ne[j].len)
+                j = (j + 1) & (cap - 1);
+            ne[j] = m->e[i];
+        }
+        free(m->e);
+        m->e = ne;
+        m->cap = cap;
+    }
+    int i = (int)(h & (uint64_t)(m->cap - 1));
+    while (m->e[i].len)
+        i = (i + 1) & (m->cap - 1);
+    m->e[i] = (memo_entry){.hash = h, .len = len, .best = *best};
+    memcpy(m->e[i].key, key, (size_t)len * sizeof *key);
+    m->n++;
+}
+
 mrt_status mrt_search_einsum(mrt_plan *p, const mrt_spec *s, int op,
                              const mrt_layout *home, int may_defer,
                              mrt_error *err)
 {
+    int32_t key[MEMO_KEY_MAX];
+    int len = 0;
+    uint64_t h = 0;
+    /* The key fits: 2 + 3 layouts of at most 2 + 12 * (4 + 8) ints. */
+    if (!p->explain) {
+        len = make_key(p, s, op, home, may_defer, key);
+        h = key_hash(key, len);
+        memo_entry *e = memo_find(p->memo, h, key, len);
+        if (e)
+            return mrt_lower_emit(p, s, op, home, &e->best, 0, err);
+    }
     search sr = {.p = p, .s = s, .op = op, .home = home,
                  .may_defer = may_defer, .err = err, .st = MRT_OK,
                  .first_alt = p->nalts};
@@ -250,5 +373,7 @@ mrt_status mrt_search_einsum(mrt_plan *p, const mrt_spec *s, int op,
               by_time);
     }
     /* The unsplit layout is always valid, so something was found. */
+    if (!p->explain)
+        memo_put(p->memo, h, key, len, &sr.best);
     return mrt_lower_emit(p, s, op, home, &sr.best, 0, err);
 }
