@@ -121,9 +121,11 @@ static const char *const usage_compare =
     "exit status 0 if at least one layout plans, 2 if none does.\n";
 
 static const char *const usage_search =
-    "usage: meshrt search SPEC [--mesh AXIS=N,...] [--max-memory BYTES]\n"
-    "                          [--top K] [--planner auto|meshtf]\n"
-    "                          [--profile FILE] [--json FILE] [--exhaustive]\n"
+    "usage: meshrt search SPEC [--mesh AXIS=N,...] [--layout NAME]\n"
+    "                          [--max-memory BYTES] [--top K]\n"
+    "                          [--planner auto|meshtf]\n"
+    "                          [--profile FILE] [--json FILE]\n"
+    "                          [--exhaustive | --screen | --no-screen]\n"
     "\n"
     "Tries every set of global layout rules for the program (each dim on an\n"
     "ordered list of mesh axes of size > 1, each axis on one dim at most,\n"
@@ -138,7 +140,12 @@ static const char *const usage_search =
     "  --top K            how many of the best to list (default 5)\n"
     "  --json FILE        also write the results as JSON\n"
     "  --exhaustive       plan every candidate, pruning nothing\n"
-    PLANNER_OPTIONS;
+    "  --screen           plan every candidate with the fixed rule first and\n"
+    "                     only the best of that with the auto planner (the\n"
+    "                     default when planning them all would be slow)\n"
+    "  --no-screen        never screen: plan every candidate the bounds keep\n"
+    PLANNER_OPTIONS
+    "exit status 0, 1 if no layout fits --max-memory, 2 for bad input.\n";
 
 static const char *const usage_calibrate =
     "usage: mpirun -n P meshrt calibrate [--mesh AXIS=N,...] [--out FILE]\n"
@@ -259,12 +266,14 @@ static mrt_status report_option(int c, const char *opt, mrt_cli_args *a,
             a->svg = optarg;
         break;
     case 'J': a->json_file = optarg; break;
-    case 'X': case 'N': case 'Z':
+    case 'X': case 'N': case 'Z': case 'Y': case 'W':
         if (!search)
             return usage_error(err, a->cmd, "option %s is only valid for "
                                "'search'", opt);
         if (c == 'Z') {
             a->exhaustive = 1;
+        } else if (c == 'Y' || c == 'W') {
+            a->screen = c == 'Y' ? 1 : -1;
         } else if (c == 'X') {
             if (!(a->max_memory = parse_bytes(optarg)))
                 return usage_error(err, a->cmd, "--max-memory needs a "
@@ -309,6 +318,8 @@ mrt_status mrt_cli_parse(int argc, char **argv, mrt_cli_args *a,
         {"max-memory", required_argument, 0, 'X'},
         {"top", required_argument, 0, 'N'},
         {"exhaustive", no_argument, 0, 'Z'},
+        {"screen", no_argument, 0, 'Y'},
+        {"no-screen", no_argument, 0, 'W'},
         {0, 0, 0, 0}};
     /* In run, --profile is the report (a flag); its machine profile is
      * --machine FILE. */
@@ -340,6 +351,7 @@ mrt_status mrt_cli_parse(int argc, char **argv, mrt_cli_args *a,
         switch (c) {
         case 'R': case 'T': case 'O': case 'Q': case 'K': break;
         case 'C': case 'G': case 'X': case 'N': case 'Z': case 'J': break;
+        case 'Y': case 'W': break;
         case 'm': a->mesh = optarg; break;
         case 'F': a->plan.profile = optarg; break;
         case 'P':

@@ -31,6 +31,7 @@ typedef struct mrt_cli_args {
     int64_t max_memory; /* search --max-memory BYTES; 0: no cap */
     int top;           /* search --top K; 0: 5 */
     int exhaustive;    /* search --exhaustive: no pruning */
+    int screen;        /* search: --screen 1, --no-screen -1, else 0 */
 } mrt_cli_args;
 
 /* Parses argv after the subcommand name; fills err on bad usage. */

@@ -106,6 +106,48 @@ static void table_free(mrt_cmp_table *t)
     free(t->col);
 }
 
+/* Where axis set `name` ("data,model") sorts: fewer axes first, then by
+ * the positions of its axes in mesh m (names m lacks go last). */
+static void column_key(const mrt_mesh *m, const char *name, int key[])
+{
+    char buf[600];
+    int n = 0;
+    snprintf(buf, sizeof buf, "%s", name);
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save);
+         tok && n < MRT_MAX_AXES; tok = strtok_r(NULL, ",", &save)) {
+        int a = mrt_mesh_find_axis(m, tok);
+        key[1 + n++] = a >= 0 ? a : MRT_MAX_AXES;
+    }
+    key[0] = n;
+    for (int i = n; i < MRT_MAX_AXES; i++)
+        key[1 + i] = -1;
+}
+
+/* Orders the columns by column_key (a stable insertion sort: a handful). */
+static void sort_columns(mrt_cmp_table *t, const mrt_mesh *m)
+{
+    for (int i = 1; i < t->ncols; i++)
+        for (int j = i; j > 0; j--) {
+            int a[MRT_MAX_AXES + 1], b[MRT_MAX_AXES + 1];
+            column_key(m, t->col[j - 1], a);
+            column_key(m, t->col[j], b);
+            int lex = 0;
+            for (int k = 0; k <= MRT_MAX_AXES && !lex; k++)
+                lex = (a[k] > b[k]) - (a[k] < b[k]);
+            if (lex <= 0)
+                break;
+            char tmp[600];
+            memcpy(tmp, t->col[j], sizeof tmp);
+            memcpy(t->col[j], t->col[j - 1], sizeof tmp);
+            memcpy(t->col[j - 1], tmp, sizeof tmp);
+            for (int r = 0; r < t->nrows; r++) {
+                int64_t x = t->row[r].axis_bytes[j];
+                t->row[r].axis_bytes[j] = t->row[r].axis_bytes[j - 1];
+                t->row[r].axis_bytes[j - 1] = x;
+            }
+        }
+}
+
 /* Every row: the spec's own rules, then each alternative. */
 static mrt_status build(mrt_cmp_table *t, const mrt_spec *spec,
                         const mrt_plan_options *opt)
@@ -122,6 +164,7 @@ static mrt_status build(mrt_cmp_table *t, const mrt_spec *spec,
                      &why, opt);
         mrt_spec_destroy(alt);
     }
+    sort_columns(t, &spec->mesh);
     t->fastest = -1;
     for (int r = 0; r < t->nrows; r++)
         if (t->row[r].ok &&

@@ -44,30 +44,51 @@ static void print_results(const search_out *o, const mrt_rules_result *res,
             fprintf(f, "  %2d ", i + 1);
         else
             fputs("  ", f);
-        fprintf(f, "%-10s %-10s %-10s %11s %11s  %s\n",
+        fprintf(f, "%-10s %-10s %-10s %11s %11s  %s",
                 mrt_cli_fmt_time(x->time_s, t[0], sizeof t[0]),
                 mrt_cli_fmt_time(x->comm_time_s, t[1], sizeof t[1]),
                 mrt_cli_fmt_time(x->compute_time_s, t[2], sizeof t[2]),
                 mrt_cli_fmt_bytes((double)x->comm_bytes, b[0], sizeof b[0]),
                 mrt_cli_fmt_bytes((double)x->peak_memory, b[1], sizeof b[1]),
                 mrt_rules_str(o->spec, res[i].rule, rules, sizeof rules));
+        if (res[i].orders)
+            fprintf(f, "  (and %d other order%s of the same axes)",
+                    res[i].orders, res[i].orders == 1 ? "" : "s");
+        fputc('\n', f);
     }
 }
 
 static void print_counts(const search_out *o, FILE *f)
 {
     const mrt_rules_report *r = o->r;
+    const char *planner =
+        o->a->plan.planner == MRT_PLANNER_MESHTF ? "meshtf" : "auto";
     fprintf(f, "%" PRId64 " candidate%s: %" PRId64 " pruned by the time "
-               "bound, %" PRId64 " by the memory bound, %" PRId64
-               " planned (%" PRId64 " over the memory cap, %" PRId64
-               " invalid)\n",
+               "bound, %" PRId64 " by the memory bound, ",
             r->enumerated, r->enumerated == 1 ? "" : "s", r->pruned_time,
-            r->pruned_memory, r->planned, r->over_memory, r->invalid);
+            r->pruned_memory);
+    if (r->screened)
+        fprintf(f, "%" PRId64 " left out by the screen, ", r->not_replanned);
+    fprintf(f, "%" PRId64 " planned with the %s planner (%" PRId64
+               " over the memory cap, %" PRId64 " invalid)\n",
+            r->planned, planner, r->over_memory, r->invalid);
     fprintf(f, "searched in %.3f s (enumerating and bounding %.3f s, "
-               "planning %.3f s); every candidate was planned with the %s "
-               "planner, none screened by a cheaper one\n",
-            r->elapsed_seconds, r->bound_seconds, r->plan_seconds,
-            o->a->plan.planner == MRT_PLANNER_MESHTF ? "meshtf" : "auto");
+               "planning %.3f s)",
+            r->elapsed_seconds, r->bound_seconds, r->plan_seconds);
+    if (r->screened)
+        fprintf(f, "\nscreened%s: all %" PRId64 " candidates were first "
+                   "planned with the fixed rule (one lowering per op;\nthe "
+                   "auto planner never does worse), and only the %d best of "
+                   "that screen and the %d lowest time\nbounds were planned "
+                   "with the auto planner: the lists below are the best of "
+                   "those, not\nnecessarily of all (--no-screen plans every "
+                   "candidate the bounds keep)\n",
+                o->a->screen > 0 ? " (--screen)"
+                                 : " (planning them all would be slow)",
+                r->screen_plans, r->replan_each, r->replan_each);
+    else
+        fprintf(f, "; every candidate the bounds keep was planned with the "
+                   "%s planner, none screened by a cheaper one\n", planner);
     if (r->invalid)
         fprintf(f, "first invalid candidate: %s\n", r->first_error);
 }
@@ -168,10 +189,10 @@ static void json_results(const search_out *o, const mrt_rules_result *res,
                    "\"compute_time_s\": %.9g, \"bound_s\": %.9g, "
                    "\"comm_bytes\": %" PRId64 ", \"wire_bytes\": %.17g, "
                    "\"messages\": %" PRId64 ", \"peak_memory\": %" PRId64
-                   ", \"candidate\": %" PRId64 "}",
+                   ", \"candidate\": %" PRId64 ", \"other_orders\": %d}",
                 x->time_s, x->comm_time_s, x->compute_time_s, res[i].bound_s,
                 x->comm_bytes, x->wire_bytes, x->messages, x->peak_memory,
-                res[i].index);
+                res[i].index, res[i].orders);
     }
     fputs(n ? "\n  ]" : "]", f);
 }
@@ -197,12 +218,15 @@ static void write_json(FILE *f, const void *ctx)
                PRId64 ", \"pruned_by_time_bound\": %" PRId64
                ", \"pruned_by_memory_bound\": %" PRId64 ", \"planned\": %"
                PRId64 ", \"over_memory\": %" PRId64 ", \"invalid\": %" PRId64
+               ", \"screened\": %s, \"screen_plans\": %" PRId64
+               ", \"left_out_by_screen\": %" PRId64
                "},\n \"seconds\": {\"bounds\": %.6f, \"planning\": %.6f"
                ", \"total\": %.6f},\n \"spec_layout\": ",
             o->a->max_memory, o->a->top > 0 ? o->a->top : 5,
             o->a->exhaustive ? "true" : "false", r->enumerated,
             r->pruned_time, r->pruned_memory, r->planned, r->over_memory,
-            r->invalid, r->bound_seconds, r->plan_seconds,
+            r->invalid, r->screened ? "true" : "false", r->screen_plans,
+            r->not_replanned, r->bound_seconds, r->plan_seconds,
             r->elapsed_seconds);
     if (r->has_spec)
         fprintf(f, "{\"time_s\": %.9g, \"peak_memory\": %" PRId64 "}",
@@ -255,7 +279,8 @@ int mrt_cli_search(const mrt_cli_args *a)
     }
     mrt_rules_options opt = {.plan = a->plan, .top = a->top,
                              .max_memory = a->max_memory,
-                             .exhaustive = a->exhaustive};
+                             .exhaustive = a->exhaustive,
+                             .screen = a->screen};
     opt.plan.explain = 0;
     if (!st)
         st = mrt_search_rules(spec, &opt, &r, &err);

@@ -4,10 +4,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "blis_arch.h"
 #include "cli.h"
 
 int main(int argc, char **argv)
 {
+    /* Before anything can call BLIS or start a thread (MPI_Init). */
+    mrt_blis_select();
     if (argc < 2 || strcmp(argv[1], "--help") == 0 ||
         strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
         mrt_cli_usage(argc > 2 ? argv[2] : NULL, argc < 2 ? stderr : stdout);

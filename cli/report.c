@@ -67,8 +67,10 @@ const char *mrt_cli_fmt_time(double t, char *b, size_t n)
         snprintf(b, n, "%.3g s", t);
     else if (t >= 1e-3)
         snprintf(b, n, "%.3g ms", t * 1e3);
-    else
+    else if (t >= 1e-6 || t == 0)
         snprintf(b, n, "%.3g us", t * 1e6);
+    else
+        snprintf(b, n, "%.3g ns", t * 1e9);
     return b;
 }
 

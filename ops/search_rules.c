@@ -3,56 +3,23 @@
  * a program, bounded, pruned, the survivors planned; the K best under a
  * memory cap and the time-versus-memory Pareto front.
  *
- * The time bound.  A plan's modeled time is the sum of its steps' times,
- * and every step belongs to one op.  Whatever the planner (the search,
- * the fixed rule or Mesh-TF's lowering), an op is lowered through one
- * execution layout e (an assignment of the mesh axes of size > 1 to the
- * op's dims, order aside) and costs at least
- *     kernel(e) + moves(input 1 -> e) + moves(input 2 -> e)
- *               + moves(result under e -> output's home) + reduction,
- * where each term is a cost the layouts force, not the one the planner
- * pays:
- *   - kernel(e): the GEMM time of the local product under e (exact);
- *   - an axis that splits a dim of the moved value in its current layout
- *     but not that dim in the target needs a collective over a group
- *     holding that axis: an all-to-all at least when the target splits
- *     another dim over it, an all-gather when the target does not use it;
- *   - an axis over which the result is a pending sum (e splits a summed
- *     dim over it) needs a reduce-scatter at least when the home splits a
- *     dim over it, and an all-reduce when it does not, unless the result
- *     may stay pending for its consumer.  A sum left pending is still
- *     resolved by some later reduction (no output is left pending);
- *     which one is not known, so it counts one message's latency on its
- *     axis: a reduction that resolves k axes at once sends at least k
- *     messages (2 per doubling of the group for all-reduce) over a link
- *     no faster than any of theirs, so these latencies and the terms
- *     above never count one collective twice.
- * A collective over a group holding axis a costs at least what the cost
- * model charges for the group of axis a alone (its link is the slowest of
- * the group's, its wire bytes and messages grow with the group), and the
- * value it moves holds at least global size / (ranks of the axes split in
- * either layout).  Collectives of one move may merge, so each move counts
- * its dearest axis only; input moves, result moves and reductions are
- * different steps and add up.  The bound of an op is the minimum over
- * every e; the program's is the sum over ops, less 1e-9 of itself for
- * rounding.  Input values are taken in their home layouts (op results:
- * home dims, pending sums ignored), which is where every planner finds
- * them.  Slices (local copies) are counted as free.
- *
- * The memory bound.  A value lives from the step that makes it to the
- * last step that reads it, inputs and outputs to the end of the program
- * (ops/plan_finish.c).  Every op's result is made, at some step, in the
- * dims of its home layout (only its pending sums may differ, which
- * change no size), and that value is what later ops read.  So when op i
- * makes it, the inputs' home shards, the outputs made before, and the
- * home shards of earlier results that a later op still reads are live
- * with it: the peak is at least the largest such sum over the ops.
+ * The bounds (ops/search_bound.c) are lower bounds on the modeled time
+ * and on the peak memory of any plan of a candidate, whatever lowering
+ * the planner picks for each op.
  *
  * Candidates are visited by time bound (then enumeration order); one is
  * planned unless its time bound exceeds the K-th best time so far and a
  * planned candidate beats its bounds in both time and memory (so it can
  * enter neither the K best nor the Pareto front), or its memory bound
- * exceeds the cap.
+ * exceeds the cap.  The results are those of planning every candidate.
+ *
+ * Screening, for searches too big for that (many axes): every candidate
+ * is planned with the fixed rule, whose time the auto planner never
+ * exceeds (it keeps the cheaper of its search and that rule), so the
+ * K-th best screened time over different sets of axes bounds the K-th
+ * best auto time from above and rules out, exactly, every candidate
+ * whose time bound is higher.  Of the rest, only the best few of the
+ * screen and of the time bound are planned with the auto planner.
  */
 #include "search_rules.h"
 
@@ -64,6 +31,10 @@
 #include "plan.h"
 
 #define MAX_CANDIDATES 1000000
+/* Candidates times execution layouts per op above which the auto
+ * planner's plans are screened (the Transformer layer of the examples,
+ * 694 candidates on 3 axes: 1.1e6, about 3 s planned exactly). */
+#define SCREEN_ABOVE 4e6
 
 static double now_s(void)
 {
@@ -209,436 +180,6 @@ void mrt_rules_print_yaml(const mrt_spec *s, const mrt_rule *rules, FILE *f)
         fputs("layout: {}\n", f);
 }
 
-/* ---- the bounds ---- */
-
-/* Where a tensor sits: for each searched axis k, the spec dim it splits
- * (or -1); the mask of those axes; its global bytes. */
-typedef struct home_map {
-    int dimof[MRT_MAX_AXES];
-    unsigned used;
-    double bytes;
-} home_map;
-
-enum { IN0 = 1, IN1 = 2, OUT = 4 };
-
-typedef struct op_info {
-    int nd;                          /* the op's dims (exec order) */
-    int dim[MRT_MAX_EINSUM_DIMS];    /* spec dim ids */
-    int64_t size[MRT_MAX_EINSUM_DIMS];
-    int cls_of[MRT_MAX_EINSUM_DIMS]; /* class of each dim */
-    mrt_einsum_class cls;            /* of the unsplit op */
-    int member[MRT_MAX_EINSUM_DIMS]; /* IN0 | IN1 | OUT */
-    int nin, in[2], out;             /* tensor ids */
-    int may_defer;                   /* its result may stay pending */
-    int nexec;                       /* execution layouts, by kernel time */
-    signed char *exec;               /* [nexec][na]: exec dim per axis */
-    double *kernel_s;                /* [nexec] */
-} op_info;
-
-typedef struct bounds {
-    const mrt_spec *s;
-    int meshtf;                 /* homes come from the rules alone */
-    int na, ax[MRT_MAX_AXES];   /* the axes of size > 1 */
-    int k_of[MRT_MAX_AXES];     /* mesh axis -> k, or -1 */
-    double lat[MRT_MAX_AXES], bw[MRT_MAX_AXES], size[MRT_MAX_AXES];
-    int lg[MRT_MAX_AXES];       /* ceil(log2 size) */
-    double reduce_flops;
-    int elsize;
-    op_info *op;                /* [nops] */
-    int *last_read;             /* [ntensors]: the last op reading it */
-    char *output;               /* [ntensors]: 1 for the outputs */
-    home_map *home;             /* [ntensors], of the current candidate */
-} bounds;
-
-/* ---- cost floors of one collective over a group holding axis k ---- */
-
-static double floor_gather(const bounds *b, int k, double n)
-{
-    return b->lat[k] * b->lg[k] + (b->size[k] - 1) * n / b->bw[k];
-}
-
-static double floor_move(const bounds *b, int k, double n)
-{
-    /* all-to-all (or all-gather): min messages, min wire */
-    return b->lat[k] * b->lg[k] + (b->size[k] - 1) / b->size[k] * n / b->bw[k];
-}
-
-static double floor_reduce(const bounds *b, int k, double n, int all)
-{
-    double share = (b->size[k] - 1) / b->size[k];
-    return (all ? 2 : 1) * (b->lat[k] * b->lg[k] + share * n / b->bw[k]) +
-           share * n / b->elsize / b->reduce_flops;
-}
-
-static double group(const bounds *b, unsigned mask)
-{
-    double g = 1;
-    for (int k = 0; k < b->na; k++)
-        if (mask & (1u << k))
-            g *= b->size[k];
-    return g;
-}
-
-
-/* ---- per op, once: its dims, and the kernel time of every exec ---- */
-
-typedef struct exec_walk {
-    const bounds *b;
-    const mrt_profile *prof;
-    op_info *o;
-    int cap;
-    signed char cur[MRT_MAX_AXES];
-    int64_t parts[MRT_MAX_EINSUM_DIMS];
-} exec_walk;
-
-/* The local product's time under the current exec: the classes' sizes
- * are products of local extents, as in the plan's kernel step. */
-static double kernel_time(const exec_walk *w)
-{
-    const op_info *o = w->o;
-    mrt_einsum_class c = o->cls;
-    for (int i = 0; i < MRT_IDX_CLASS_COUNT; i++)
-        c.size[i] = 1;
-    for (int i = 0; i < o->nd; i++)
-        c.size[o->cls_of[i]] *= o->size[i] / w->parts[i];
-    return mrt_cost_kernel(w->prof, w->b->s->dtype, mrt_einsum_flops(&c));
-}
-
-static int add_exec(exec_walk *w)
-{
-    op_info *o = w->o;
-    if (o->nexec == w->cap) {
-        int ncap = w->cap ? 2 * w->cap : 64;
-        signed char *ne = realloc(o->exec, (size_t)ncap * MRT_MAX_AXES);
-        if (ne)
-            o->exec = ne;
-        double *nk = realloc(o->kernel_s, (size_t)ncap * sizeof *nk);
-        if (nk)
-            o->kernel_s = nk;
-        if (!ne || !nk)
-            return -1;
-        w->cap = ncap;
-    }
-    memcpy(o->exec + (size_t)o->nexec * MRT_MAX_AXES, w->cur, MRT_MAX_AXES);
-    o->kernel_s[o->nexec++] = kernel_time(w);
-    return 0;
-}
-
-/* Searched axis k on no dim, then on each dim it splits evenly (the
- * order of axes within a dim changes no kernel and no bound). */
-static int walk_exec(exec_walk *w, int k)
-{
-    op_info *o = w->o;
-    if (k == w->b->na)
-        return add_exec(w);
-    w->cur[k] = -1;
-    if (walk_exec(w, k + 1))
-        return -1;
-    for (int i = 0; i < o->nd; i++) {
-        int64_t saved = w->parts[i], parts = saved * (int64_t)w->b->size[k];
-        if (o->size[i] % parts)
-            continue;
-        w->parts[i] = parts;
-        w->cur[k] = (signed char)i;
-        int rc = walk_exec(w, k + 1);
-        w->parts[i] = saved;
-        if (rc)
-            return -1;
-    }
-    w->cur[k] = -1;
-    return 0;
-}
-
-typedef struct by_kernel {
-    double t;
-    int i;
-} by_kernel;
-
-static int cmp_kernel(const void *x, const void *y)
-{
-    const by_kernel *a = x, *b = y;
-    if (a->t != b->t)
-        return a->t < b->t ? -1 : 1;
-    return a->i - b->i;
-}
-
-/* Sorts an op's execs by kernel time, so the bound can stop early. */
-static int sort_execs(op_info *o)
-{
-    by_kernel *k = malloc(((size_t)o->nexec + 1) * sizeof *k);
-    signed char *e = malloc(((size_t)o->nexec + 1) * MRT_MAX_AXES);
-    if (!k || !e) {
-        free(k);
-        free(e);
-        return -1;
-    }
-    for (int i = 0; i < o->nexec; i++)
-        k[i] = (by_kernel){o->kernel_s[i], i};
-    qsort(k, (size_t)o->nexec, sizeof *k, cmp_kernel);
-    for (int i = 0; i < o->nexec; i++) {
-        memcpy(e + (size_t)i * MRT_MAX_AXES,
-               o->exec + (size_t)k[i].i * MRT_MAX_AXES, MRT_MAX_AXES);
-        o->kernel_s[i] = k[i].t;
-    }
-    free(o->exec);
-    o->exec = e;
-    free(k);
-    return 0;
-}
-
-static void add_op_dim(op_info *o, const mrt_layout *l, int bit)
-{
-    for (int i = 0; i < l->ndims; i++) {
-        int x = 0;
-        while (x < o->nd && o->dim[x] != l->dim[i])
-            x++;
-        if (x == o->nd) {
-            o->dim[o->nd] = l->dim[i];
-            o->size[o->nd++] = l->size[i];
-        }
-        o->member[x] |= bit;
-    }
-}
-
-/* Whether op i's result may be left pending for a consumer: planners
- * only ever do that for a result that is read and is not an output, so
- * this is the widest the bound must allow. */
-static int result_may_defer(const mrt_spec *s, int t)
-{
-    int readers = 0;
-    for (int k = 0; k < s->noutputs; k++)
-        if (s->output[k] == t)
-            return 0;
-    for (int i = 0; i < s->nops; i++)
-        for (int k = 0; k < s->op[i].nin; k++)
-            readers += s->op[i].in[k] == t;
-    return readers > 0;
-}
-
-static mrt_status op_init(bounds *b, const mrt_profile *prof, int i)
-{
-    const mrt_spec *s = b->s;
-    const mrt_spec_op *so = &s->op[i];
-    op_info *o = &b->op[i];
-    const mrt_layout *l[3] = {&s->tensor[so->in[0]].layout,
-                              &s->tensor[so->in[so->nin - 1]].layout,
-                              &s->tensor[so->out].layout};
-    o->nin = so->nin;
-    o->in[0] = so->in[0];
-    o->in[1] = so->in[so->nin - 1];
-    o->out = so->out;
-    add_op_dim(o, l[2], OUT);
-    add_op_dim(o, l[0], IN0);
-    if (so->nin > 1)
-        add_op_dim(o, l[1], IN1);
-    mrt_kview v[3];
-    for (int k = 0; k < 3; k++)
-        v[k] = (mrt_kview){l[k]->ndims, l[k]->dim, l[k]->size, NULL};
-    if (mrt_einsum_classify(&v[0], so->nin > 1 ? &v[1] : NULL, &v[2],
-                            &o->cls, NULL) != MRT_OK)
-        return MRT_E_SPEC; /* cannot happen: the spec loaded */
-    for (int c = 0; c < MRT_IDX_CLASS_COUNT; c++)
-        for (int j = 0; j < o->cls.n[c]; j++)
-            for (int x = 0; x < o->nd; x++)
-                if (o->dim[x] == o->cls.dim[c][j])
-                    o->cls_of[x] = c;
-    o->may_defer = result_may_defer(s, so->out);
-    exec_walk w = {.b = b, .prof = prof, .o = o};
-    for (int x = 0; x < o->nd; x++)
-        w.parts[x] = 1;
-    if (walk_exec(&w, 0) || sort_execs(o))
-        return MRT_E_NOMEM;
-    return MRT_OK;
-}
-
-static void bounds_free(bounds *b)
-{
-    for (int i = 0; b->op && i < b->s->nops; i++) {
-        free(b->op[i].exec);
-        free(b->op[i].kernel_s);
-    }
-    free(b->op);
-    free(b->home);
-    free(b->last_read);
-    free(b->output);
-}
-
-static mrt_status bounds_init(bounds *b, const mrt_spec *s,
-                              const mrt_profile *prof, int meshtf)
-{
-    memset(b, 0, sizeof *b);
-    b->s = s;
-    b->meshtf = meshtf;
-    b->elsize = mrt_dtype_size(s->dtype);
-    b->reduce_flops = prof->reduce_flops;
-    for (int a = 0; a < s->mesh.naxes; a++) {
-        b->k_of[a] = -1;
-        if (s->mesh.size[a] < 2)
-            continue;
-        int k = b->na++;
-        mrt_link l = mrt_profile_link(prof, &s->mesh, a);
-        b->ax[k] = a;
-        b->k_of[a] = k;
-        b->lat[k] = l.latency_s;
-        b->bw[k] = l.bandwidth_Bps;
-        b->size[k] = (double)s->mesh.size[a];
-        while ((1ll << b->lg[k]) < s->mesh.size[a])
-            b->lg[k]++;
-    }
-    b->op = calloc((size_t)s->nops + 1, sizeof *b->op);
-    b->home = calloc((size_t)s->ntensors + 1, sizeof *b->home);
-    b->last_read = calloc((size_t)s->ntensors + 1, sizeof *b->last_read);
-    b->output = calloc((size_t)s->ntensors + 1, 1);
-    if (!b->op || !b->home || !b->last_read || !b->output)
-        return MRT_E_NOMEM;
-    for (int t = 0; t < s->ntensors; t++)
-        b->last_read[t] = -1;
-    for (int i = 0; i < s->nops; i++)
-        for (int k = 0; k < s->op[i].nin; k++)
-            b->last_read[s->op[i].in[k]] = i;
-    for (int k = 0; k < s->noutputs; k++)
-        b->output[s->output[k]] = 1;
-    for (int i = 0; i < s->nops; i++) {
-        mrt_status st = op_init(b, prof, i);
-        if (st)
-            return st;
-    }
-    return MRT_OK;
-}
-
-/* Tensor t's home under rules: its own layout if it has one (unless
- * Mesh-TF, which knows only the global rules), else the rules. */
-static void home_of(bounds *b, const mrt_rule *rules, int t)
-{
-    const mrt_spec_tensor *st = &b->s->tensor[t];
-    const mrt_layout *l = &st->layout;
-    home_map *h = &b->home[t];
-    int own = st->own_layout && !b->meshtf;
-    double count = 1;
-    h->used = 0;
-    for (int k = 0; k < MRT_MAX_AXES; k++)
-        h->dimof[k] = -1;
-    for (int i = 0; i < l->ndims; i++) {
-        int n = own ? l->naxes[i] : rules[l->dim[i]].naxes;
-        const int *axes = own ? l->axes[i] : rules[l->dim[i]].axes;
-        count *= (double)l->size[i];
-        for (int j = 0; j < n; j++) {
-            int k = b->k_of[axes[j]];
-            if (k >= 0) {
-                h->dimof[k] = l->dim[i];
-                h->used |= 1u << k;
-            }
-        }
-    }
-    h->bytes = count * b->elsize;
-}
-
-/* Moving input w of op o (bit IN0 or IN1) from its home to exec e. */
-static double in_moves(const bounds *b, const op_info *o,
-                       const signed char *e, int bit, const home_map *h)
-{
-    unsigned want = 0;
-    for (int k = 0; k < b->na; k++)
-        if (e[k] >= 0 && (o->member[e[k]] & bit))
-            want |= 1u << k;
-    double n = h->bytes / group(b, h->used | want), worst = 0;
-    for (int k = 0; k < b->na; k++) {
-        int from = h->dimof[k];
-        if (from < 0)
-            continue;
-        int to = want & (1u << k) ? o->dim[e[k]] : -1;
-        if (to != from)
-            worst = fmax(worst, to >= 0 ? floor_move(b, k, n)
-                                        : floor_gather(b, k, n));
-    }
-    return worst;
-}
-
-/* Moving the result of exec e to the output's home, and its sums. */
-static double out_cost(const bounds *b, const op_info *o,
-                       const signed char *e, const home_map *h)
-{
-    unsigned split = 0;
-    for (int k = 0; k < b->na; k++)
-        if (e[k] >= 0 && (o->member[e[k]] & OUT))
-            split |= 1u << k;
-    double n = h->bytes / group(b, h->used | split), moves = 0, reduce = 0;
-    double deferred = 0;
-    for (int k = 0; k < b->na; k++) {
-        if (e[k] < 0)
-            continue;
-        int to = h->dimof[k];
-        if (split & (1u << k)) {
-            if (to != o->dim[e[k]])
-                moves = fmax(moves, to >= 0 ? floor_move(b, k, n)
-                                            : floor_gather(b, k, n));
-        } else if (to >= 0) {
-            reduce = fmax(reduce, floor_reduce(b, k, n, 0));
-        } else if (!o->may_defer) {
-            reduce = fmax(reduce, floor_reduce(b, k, n, 1));
-        } else {
-            deferred += b->lat[k];
-        }
-    }
-    return moves + reduce + deferred;
-}
-
-static double op_bound(const bounds *b, const op_info *o)
-{
-    const home_map *in0 = &b->home[o->in[0]], *in1 = &b->home[o->in[1]];
-    const home_map *out = &b->home[o->out];
-    double best = INFINITY;
-    for (int x = 0; x < o->nexec && o->kernel_s[x] < best; x++) {
-        const signed char *e = o->exec + (size_t)x * MRT_MAX_AXES;
-        double t = o->kernel_s[x] + in_moves(b, o, e, IN0, in0);
-        if (o->nin > 1)
-            t += in_moves(b, o, e, IN1, in1);
-        t += out_cost(b, o, e, out);
-        best = fmin(best, t);
-    }
-    return best;
-}
-
-/* Bytes of tensor t's shard in its home layout. */
-static int64_t shard_bytes(const bounds *b, int t)
-{
-    const mrt_layout *l = &b->s->tensor[t].layout;
-    int64_t count = 1;
-    for (int i = 0; i < l->ndims; i++)
-        count *= l->size[i];
-    return count / (int64_t)group(b, b->home[t].used) * b->elsize;
-}
-
-/* The time and memory bounds of the candidate `rules`. */
-static void candidate_bounds(bounds *b, const mrt_rule *rules,
-                             double *time_s, int64_t *memory)
-{
-    const mrt_spec *s = b->s;
-    for (int t = 0; t < s->ntensors; t++)
-        home_of(b, rules, t);
-    double t = 0;
-    for (int i = 0; i < s->nops; i++)
-        t += op_bound(b, &b->op[i]);
-    *time_s = t * (1 - 1e-9);
-    /* When op i makes its result in its home dims, these are live: the
-     * inputs, the outputs made before, and the results of earlier ops
-     * that a later op still reads. */
-    int64_t inputs = 0, peak = 0;
-    for (int t2 = 0; t2 < s->ntensors; t2++)
-        if (s->tensor[t2].producer < 0)
-            inputs += shard_bytes(b, t2);
-    for (int i = 0; i < s->nops; i++) {
-        int64_t live = inputs + shard_bytes(b, s->op[i].out);
-        for (int j = 0; j < i; j++) {
-            int t2 = s->op[j].out;
-            if (b->output[t2] || b->last_read[t2] > i)
-                live += shard_bytes(b, t2);
-        }
-        peak = live > peak ? live : peak;
-    }
-    *memory = peak > inputs ? peak : inputs;
-}
-
 /* ---- the driver ---- */
 
 /* A candidate, compactly: where each axis of size > 1 goes. */
@@ -646,6 +187,8 @@ typedef struct cand {
     int64_t index;
     double bound_s;
     int64_t memory;                /* its memory bound */
+    double upper_s;                /* screened: its rules plan's time */
+    int replan;                    /* screened: to re-plan with auto */
     int owner[MRT_MAX_AXES];       /* spec dim of searched axis k, or -1 */
     signed char pos[MRT_MAX_AXES]; /* its place in that dim's rule */
 } cand;
@@ -656,14 +199,17 @@ typedef struct result {
     double bound_s;
     mrt_plan_totals totals;
     int cand;                      /* into the candidate array */
-    int orders;                    /* equivalent orders grouped with it */
+    int orders[2];                 /* equivalent orders grouped with it
+                                      in the K best, in the front */
 } result;
 
 typedef struct driver {
     const mrt_spec *s;
     const mrt_rules_options *opt;
     int top;
-    bounds b;
+    mrt_rules_bounds *b;
+    int na, ax[MRT_MAX_AXES];  /* the mesh axes of size > 1 */
+    int k_of[MRT_MAX_AXES];    /* mesh axis -> its place in ax, or -1 */
     cand *c;
     int64_t n, cap;
     mrt_status st;
@@ -700,22 +246,21 @@ static int collect(void *ctx, const mrt_rule *rules)
         c->owner[k] = -1;
     for (int d = 0; d < dr->s->ndims; d++)
         for (int j = 0; j < rules[d].naxes; j++) {
-            int k = dr->b.k_of[rules[d].axes[j]];
+            int k = dr->k_of[rules[d].axes[j]];
             c->owner[k] = d;
             c->pos[k] = (signed char)j;
         }
-    candidate_bounds(&dr->b, rules, &c->bound_s, &c->memory);
     return 0;
 }
 
 static void rules_of(const driver *dr, const cand *c, mrt_rule *rules)
 {
     memset(rules, 0, (size_t)dr->s->ndims * sizeof *rules);
-    for (int k = 0; k < dr->b.na; k++) {
+    for (int k = 0; k < dr->na; k++) {
         if (c->owner[k] < 0)
             continue;
         mrt_rule *r = &rules[c->owner[k]];
-        r->axes[(int)c->pos[k]] = dr->b.ax[k];
+        r->axes[(int)c->pos[k]] = dr->ax[k];
         if (c->pos[k] + 1 > r->naxes)
             r->naxes = c->pos[k] + 1;
     }
@@ -765,25 +310,26 @@ static int same_but_order(const driver *dr, const result *x, const result *y)
     if (x->totals.time_s != y->totals.time_s ||
         x->totals.peak_memory != y->totals.peak_memory)
         return 0;
-    for (int k = 0; k < dr->b.na; k++)
+    for (int k = 0; k < dr->na; k++)
         if (a->owner[k] != b->owner[k])
             return 0;
     return 1;
 }
 
-/* Groups result i into an equivalent one of list[0..n); 1 if it did.
- * The earlier candidate represents the group. */
-static int group_into(driver *dr, int *list, int n, int i)
+/* Groups result i into an equivalent one of list[0..n) (which: 0 the
+ * K best, 1 the front); 1 if it did.  The earlier candidate represents
+ * the group. */
+static int group_into(driver *dr, int which, int *list, int n, int i)
 {
     for (int j = 0; j < n; j++) {
         result *g = &dr->res[list[j]], *r = &dr->res[i];
         if (!same_but_order(dr, g, r))
             continue;
         if (r->index < g->index) {
-            r->orders = g->orders + 1;
+            r->orders[which] = g->orders[which] + 1;
             list[j] = i;
         } else {
-            g->orders++;
+            g->orders[which]++;
         }
         /* The group keeps its place: its time is unchanged, and ties
          * are ordered by index. */
@@ -802,19 +348,20 @@ static int group_into(driver *dr, int *list, int n, int i)
 static void file_result(driver *dr, int i)
 {
     const result *r = &dr->res[i];
-    int at = dr->nbest;
-    if (group_into(dr, dr->best, dr->nbest, i))
-        at = dr->top;
-    while (at > 0 && at <= dr->nbest && better(r, &dr->res[dr->best[at - 1]]))
-        at--;
-    if (at < dr->top) {
-        int n = dr->nbest < dr->top ? dr->nbest : dr->top - 1;
-        memmove(dr->best + at + 1, dr->best + at, (size_t)(n - at) * sizeof(int));
-        dr->best[at] = i;
-        dr->nbest = n + 1;
+    if (!group_into(dr, 0, dr->best, dr->nbest, i)) {
+        int at = dr->nbest;
+        while (at > 0 && better(r, &dr->res[dr->best[at - 1]]))
+            at--;
+        if (at < dr->top) {
+            int n = dr->nbest < dr->top ? dr->nbest : dr->top - 1;
+            memmove(dr->best + at + 1, dr->best + at,
+                    (size_t)(n - at) * sizeof(int));
+            dr->best[at] = i;
+            dr->nbest = n + 1;
+        }
     }
     if (dominated(dr, r->totals.time_s, r->totals.peak_memory) ||
-        group_into(dr, dr->front, dr->nfront, i))
+        group_into(dr, 1, dr->front, dr->nfront, i))
         return;
     int n = 0;
     for (int j = 0; j < dr->nfront; j++) {
@@ -870,8 +417,148 @@ static mrt_status plan_candidate(driver *dr, int ci)
             return MRT_E_NOMEM;
         dr->cap_res = ncap;
     }
-    dr->res[dr->nres] = (result){c->index, c->bound_s, t, ci, 0};
+    dr->res[dr->nres] = (result){c->index, c->bound_s, t, ci, {0, 0}};
     file_result(dr, (int)dr->nres++);
+    return MRT_OK;
+}
+
+/* ---- screening ---- */
+
+/* The time of candidate ci's plan with the fixed rule (INFINITY when it
+ * does not plan); fails only when out of memory. */
+static mrt_status screen_one(driver *dr, int ci)
+{
+    cand *c = &dr->c[ci];
+    mrt_spec *ds = NULL;
+    mrt_plan *p = NULL;
+    mrt_error e = {0};
+    rules_of(dr, c, dr->rules);
+    mrt_status st = mrt_spec_derive(dr->s, dr->rules, NULL, &ds, &e);
+    if (!st)
+        st = mrt_plan_create_with(ds, &dr->opt->plan, MRT_STRATEGY_RULES, &p,
+                                  &e);
+    mrt_spec_destroy(ds);
+    c->upper_s = st ? INFINITY : p->totals.time_s;
+    mrt_plan_destroy(p);
+    dr->r->screen_plans += !st;
+    return st == MRT_E_NOMEM ? st : MRT_OK;
+}
+
+typedef struct by_upper {
+    double upper_s;
+    int64_t index;
+    int cand;
+} by_upper;
+
+static int cmp_upper(const void *x, const void *y)
+{
+    const by_upper *a = x, *b = y;
+    if (a->upper_s != b->upper_s)
+        return a->upper_s < b->upper_s ? -1 : 1;
+    return (a->index > b->index) - (a->index < b->index);
+}
+
+static int over_cap(const driver *dr, const cand *c)
+{
+    return dr->opt->max_memory > 0 && c->memory > dr->opt->max_memory;
+}
+
+/* Up to `want` candidates of ids[0..n) (in that order) with pairwise
+ * different sets of axes per dim, into out; returns how many. */
+static int first_distinct(const driver *dr, const int *ids, int64_t n,
+                          int want, int *out)
+{
+    int k = 0;
+    for (int64_t i = 0; i < n && k < want; i++) {
+        const cand *c = &dr->c[ids[i]];
+        int seen = 0;
+        for (int j = 0; j < k && !seen; j++)
+            seen = !memcmp(dr->c[out[j]].owner, c->owner, sizeof c->owner);
+        if (!seen)
+            out[k++] = ids[i];
+    }
+    return k;
+}
+
+/* Plans every candidate within the memory bound with the fixed rule;
+ * ids gets them by that time (then enumeration order).  Returns how
+ * many, or -1 when out of memory. */
+static int64_t screen_all(driver *dr, int *ids)
+{
+    by_upper *order = malloc(((size_t)dr->n + 1) * sizeof *order);
+    int64_t n = 0;
+    if (!order)
+        return -1;
+    for (int64_t i = 0; i < dr->n; i++) {
+        cand *c = &dr->c[i];
+        c->upper_s = INFINITY;
+        c->replan = 0;
+        if (over_cap(dr, c)) {
+            dr->r->pruned_memory++;
+            continue;
+        }
+        if (screen_one(dr, (int)i)) {
+            free(order);
+            return -1;
+        }
+        order[n++] = (by_upper){c->upper_s, c->index, (int)i};
+    }
+    qsort(order, (size_t)n, sizeof *order, cmp_upper);
+    for (int64_t i = 0; i < n; i++)
+        ids[i] = order[i].cand;
+    free(order);
+    return n;
+}
+
+/* Screens, then re-plans with the auto planner the first `each`
+ * different sets of axes per dim of the screen and of the time bound
+ * (one order each: the orders of one set mostly plan alike), skipping
+ * those whose time bound exceeds the K-th best screened time over
+ * different sets (the auto planner does no worse than the fixed rule, so
+ * those cannot enter the K best) or the K-th best so far. */
+static mrt_status run_screened(driver *dr)
+{
+    mrt_rules_report *r = dr->r;
+    int each = dr->top * 3 > 16 ? dr->top * 3 : 16;
+    int want = each > dr->top ? each : dr->top;
+    int *ids = malloc(((size_t)dr->n + 1) * sizeof *ids);
+    int *pick = malloc(((size_t)2 * want + 1) * sizeof *pick);
+    int64_t n = ids && pick ? screen_all(dr, ids) : -1;
+    if (n < 0) {
+        free(ids);
+        free(pick);
+        return MRT_E_NOMEM;
+    }
+    r->replan_each = each;
+    double upper = INFINITY;
+    if (first_distinct(dr, ids, n, dr->top, pick) == dr->top)
+        upper = dr->c[pick[dr->top - 1]].upper_s;
+    int npick = first_distinct(dr, ids, n, each, pick);
+    int64_t nkept = 0; /* the same, in time-bound order */
+    for (int64_t i = 0; i < dr->n; i++)
+        if (!over_cap(dr, &dr->c[i]))
+            ids[nkept++] = (int)i;
+    npick += first_distinct(dr, ids, nkept, each, pick + npick);
+    for (int j = 0; j < npick; j++)
+        dr->c[pick[j]].replan = 1;
+    free(ids);
+    free(pick);
+    for (int64_t i = 0; i < dr->n; i++) {
+        const cand *c = &dr->c[i];
+        if (over_cap(dr, c))
+            continue;
+        if (c->bound_s > upper || c->bound_s > kth_time(dr)) {
+            r->pruned_time++;
+            continue;
+        }
+        if (!c->replan) {
+            r->not_replanned++;
+            continue;
+        }
+        mrt_status st = plan_candidate(dr, (int)i);
+        if (st)
+            return st;
+    }
     return MRT_OK;
 }
 
@@ -882,7 +569,7 @@ static mrt_status run(driver *dr)
     for (int64_t i = 0; i < dr->n; i++) {
         const cand *c = &dr->c[i];
         if (!opt->exhaustive) {
-            if (opt->max_memory > 0 && c->memory > opt->max_memory) {
+            if (over_cap(dr, c)) {
                 r->pruned_memory++;
                 continue;
             }
@@ -909,7 +596,7 @@ static int cmp_front(const void *x, const void *y)
     return (a->index > b->index) - (a->index < b->index);
 }
 
-static mrt_status export(driver *dr, const int *ids, int n,
+static mrt_status export(driver *dr, int which, const int *ids, int n,
                          mrt_rules_result **out)
 {
     *out = calloc((size_t)n + 1, sizeof **out);
@@ -921,7 +608,7 @@ static mrt_status export(driver *dr, const int *ids, int n,
         o->totals = res->totals;
         o->bound_s = res->bound_s;
         o->index = res->index;
-        o->orders = res->orders;
+        o->orders = res->orders[which];
         if (!(o->rule = calloc((size_t)dr->s->ndims + 1, sizeof *o->rule)))
             return MRT_E_NOMEM;
         rules_of(dr, &dr->c[res->cand], o->rule);
@@ -972,7 +659,14 @@ mrt_status mrt_search_rules(const mrt_spec *s, const mrt_rules_options *opt,
         dr.r->nsearched += searched(s, meshtf, d);
     if ((st = plan_spec(&dr, &prof, err)))
         goto fail;
-    if ((st = bounds_init(&dr.b, s, &prof, meshtf)))
+    for (int a = 0; a < s->mesh.naxes; a++) {
+        dr.k_of[a] = -1;
+        if (s->mesh.size[a] > 1) {
+            dr.k_of[a] = dr.na;
+            dr.ax[dr.na++] = a;
+        }
+    }
+    if (!(dr.b = mrt_rules_bounds_create(s, &prof, meshtf)))
         goto nomem;
     if (enumerate(s, meshtf, collect, &dr) < 0 || dr.st == MRT_E_NOMEM)
         goto nomem;
@@ -984,16 +678,27 @@ mrt_status mrt_search_rules(const mrt_spec *s, const mrt_rules_options *opt,
         goto fail;
     }
     dr.r->enumerated = dr.n;
+    double work = (double)dr.n * mrt_rules_bounds_work(dr.b);
+    dr.r->screened = !opt->exhaustive && !meshtf &&
+                     (opt->screen > 0 ||
+                      (opt->screen == 0 && work > SCREEN_ABOVE));
+    /* A screened search leans on its bounds less: weigh fewer execs. */
+    mrt_rules_bounds_set_budget(dr.b, dr.r->screened ? 64 : 256);
+    for (int64_t i = 0; i < dr.n; i++) {
+        rules_of(&dr, &dr.c[i], dr.rules);
+        mrt_rules_bounds_eval(dr.b, dr.rules, &dr.c[i].bound_s,
+                              &dr.c[i].memory);
+    }
     qsort(dr.c, (size_t)dr.n, sizeof *dr.c, cmp_bound);
     double t1 = now_s();
     dr.r->bound_seconds = t1 - t0;
-    if ((st = run(&dr)))
+    if ((st = dr.r->screened ? run_screened(&dr) : run(&dr)))
         goto nomem;
     dr.r->plan_seconds = now_s() - t1;
     dr.r->ntop = dr.nbest;
     dr.r->npareto = dr.nfront;
-    if (export(&dr, dr.best, dr.nbest, &dr.r->top) ||
-        export(&dr, dr.front, dr.nfront, &dr.r->pareto))
+    if (export(&dr, 0, dr.best, dr.nbest, &dr.r->top) ||
+        export(&dr, 1, dr.front, dr.nfront, &dr.r->pareto))
         goto nomem;
     qsort(dr.r->pareto, (size_t)dr.nfront, sizeof *dr.r->pareto, cmp_front);
     dr.r->elapsed_seconds = now_s() - t0;
@@ -1007,7 +712,7 @@ nomem:
 fail:
 done:
     mrt_rules_report_destroy(dr.r);
-    bounds_free(&dr.b);
+    mrt_rules_bounds_destroy(dr.b);
     free(dr.c);
     free(dr.rules);
     free(dr.res);

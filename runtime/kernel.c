@@ -8,6 +8,7 @@
  */
 #include "kernel.h"
 
+#include "blis_arch.h"
 #include "kernel_pack.h"
 #include "kernel_plan.h"
 
@@ -105,4 +106,9 @@ void mrt_kernel_einsum(mrt_dtype t, const mrt_kview *a, const mrt_kview *b,
                         o->stride);
 }
 
-void mrt_kernel_init(void) { bli_thread_set_num_threads(1); }
+/* The kernel family first: BLIS fixes it at its first call. */
+void mrt_kernel_init(void)
+{
+    mrt_blis_select();
+    bli_thread_set_num_threads(1);
+}

@@ -1,0 +1,175 @@
+/*
+ * collectives.c — target 3: each collective meshrt issues, as the
+ * executor issues it (packing and unpacking included, through
+ * runtime/comm.c's mrt_comm_* layer and its ledger), against the raw MPI
+ * call on the same bytes and the same communicator.
+ *
+ * The plan of bench/specs/collectives.yaml has one op per kind (and a
+ * packed variant where the executor packs); each collective step is run
+ * alone, through mrt_exec_run on a one-step view of the plan, so what is
+ * timed is exactly the executor's code for that step.  The raw call
+ * moves the same bytes: from the step's input buffer straight into its
+ * output buffer (buffers matter here: the same call on other, freshly
+ * allocated memory ran up to 2x slower or faster).  Repetitions
+ * alternate meshrt and raw MPI; each time is the slowest rank's from a
+ * barrier; the figure is median(meshrt) / median(MPI) (goal <= 1.05).
+ *
+ * usage: mpirun -n 2 bench_collectives SPEC [REPS [KIND]]
+ * (KIND: only the steps of that kind, e.g. alltoall, for profiling)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mpi.h>
+
+#include "bench.h"
+#include "blis_arch.h"
+#include "kernel.h"
+#include "runtime.h"
+
+#define TIMED(out, call)                                                    \
+    do {                                                                    \
+        MPI_Barrier(MPI_COMM_WORLD);                                        \
+        double t0_ = mrt_bench_now();                                       \
+        call;                                                               \
+        double dt_ = mrt_bench_now() - t0_;                                 \
+        MPI_Allreduce(&dt_, &(out), 1, MPI_DOUBLE, MPI_MAX,                 \
+                      MPI_COMM_WORLD);                                      \
+    } while (0)
+
+/* The raw MPI call for step s: from its input value's buffer into its
+ * output value's, the very bytes the executor's call moves. */
+static int raw_call(const mrt_exec *e, const mrt_step *s, MPI_Comm comm)
+{
+    const mrt_plan *p = e->plan;
+    MPI_Datatype t = p->dtype == MRT_F64 ? MPI_DOUBLE : MPI_FLOAT;
+    void *send = e->buf[s->in], *recv = e->buf[s->out];
+    int count = (int)p->value[s->in].count, g = (int)s->group;
+    switch (s->kind) {
+    case MRT_STEP_ALLGATHER:
+        return MPI_Allgather(send, count, t, recv, count, t, comm);
+    case MRT_STEP_ALLTOALL:
+        return MPI_Alltoall(send, count / g, t, recv, count / g, t, comm);
+    case MRT_STEP_ALLREDUCE:
+        return MPI_Allreduce(send, recv, count, t, MPI_SUM, comm);
+    case MRT_STEP_REDUCE_SCATTER:
+        return MPI_Reduce_scatter_block(send, recv, count / g, t, MPI_SUM,
+                                        comm);
+    case MRT_STEP_PERMUTE: { /* one peer each way */
+        int me;
+        MPI_Comm_rank(comm, &me);
+        int peer = (me ^ 1) < g ? me ^ 1 : me;
+        return MPI_Sendrecv(send, count, t, peer, 0, recv, count, t, peer, 0,
+                            comm, MPI_STATUS_IGNORE);
+    }
+    default:
+        return MPI_ERR_OTHER;
+    }
+}
+
+static int bench_step(mrt_exec *e, int k, int reps, double *t)
+{
+    const mrt_plan *p = e->plan;
+    const mrt_step *s = &p->step[k];
+    /* A view of the plan and the executor with step k alone. */
+    mrt_plan one = *p;
+    one.step = p->step + k;
+    one.nsteps = 1;
+    mrt_exec ex = *e;
+    ex.plan = &one;
+    ex.step_time = e->step_time + k;
+    ex.step_bytes = e->step_bytes + k;
+
+    MPI_Comm comm = e->comm->group[s->axes];
+    mrt_error err = {0};
+    int rc = MPI_SUCCESS;
+    double *tm = t, *tr = t + reps, dt;
+    for (int r = -1; r < reps; r++) { /* r = -1: warm-up, not kept */
+        TIMED(dt, mrt_exec_run(&ex, &err));
+        if (r >= 0)
+            tm[r] = dt;
+        TIMED(dt, rc |= raw_call(e, s, comm));
+        if (r >= 0)
+            tr[r] = dt;
+    }
+    return rc != MPI_SUCCESS || err.code != MRT_OK;
+}
+
+int main(int argc, char **argv)
+{
+    mrt_blis_select();
+    MPI_Init(&argc, &argv);
+    mrt_kernel_init();
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (argc < 2) {
+        if (rank == 0)
+            fprintf(stderr, "usage: mpirun -n P bench_collectives SPEC [REPS [KIND]]\n");
+        MPI_Finalize();
+        return 2;
+    }
+    int reps = argc > 2 ? atoi(argv[2]) : 21;
+    if (reps < 1)
+        reps = 1;
+    mrt_error err = {0};
+    mrt_spec *spec = NULL;
+    mrt_plan *plan = NULL;
+    mrt_comm *comm = NULL;
+    mrt_exec *e = NULL;
+    mrt_status st = mrt_spec_load(argv[1], NULL, &spec, &err);
+    if (st == MRT_OK)
+        st = mrt_plan_create(spec, NULL, &plan, &err);
+    if (st == MRT_OK)
+        st = mrt_comm_create(plan, MPI_COMM_WORLD, &comm, &err);
+    if (st == MRT_OK)
+        st = mrt_exec_create(plan, comm, &e, &err);
+    if (st != MRT_OK) {
+        char buf[1024];
+        if (rank == 0)
+            fprintf(stderr, "bench_collectives: %s\n",
+                    mrt_error_format(&err, buf, sizeof buf));
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    /* Inputs and every intermediate value get data (values do not change
+     * the time of a copy or a sum, but denormals or NaNs might). */
+    for (int v = 0; v < plan->nvalues; v++)
+        mrt_bench_fill(e->buf[v], plan->dtype, plan->value[v].count,
+                       (uint64_t)v);
+    double *t = malloc(2 * (size_t)reps * sizeof *t);
+    int fails = 0, permutes = 0;
+    for (int k = 0; k < plan->nsteps && t; k++) {
+        const mrt_step *s = &plan->step[k];
+        if (!mrt_step_is_collective(s->kind) ||
+            (argc > 3 && strcmp(argv[3], mrt_step_kind_name(s->kind)) != 0))
+            continue;
+        permutes += s->kind == MRT_STEP_PERMUTE;
+        fails += bench_step(e, k, reps, t);
+        double m = mrt_bench_median(t, reps), r = mrt_bench_median(t + reps, reps);
+        int packs = s->kind == MRT_STEP_ALLTOALL || mrt_step_needs_packing(plan, s);
+        char name[160];
+        snprintf(name, sizeof name, "%s%s (%s)",
+                 s->kind == MRT_STEP_PERMUTE ? "permute" : mrt_step_kind_name(s->kind),
+                 packs ? " packed" : "",
+                 plan->tensor_name[plan->value[s->out].tensor]);
+        if (rank == 0)
+            mrt_bench_result(3, name, m / r, "<= 1.05",
+                             "%.1f MiB per rank over %lld ranks: meshrt %.2f ms, "
+                             "MPI %.2f ms",
+                             (double)s->bytes / (1 << 20), (long long)s->group,
+                             m * 1e3, r * 1e3);
+    }
+    if (rank == 0 && permutes == 0 && argc <= 3)
+        mrt_bench_result(3, "permute", -1, "<= 1.05",
+                         "not issued on %d ranks (it reorders two mesh axes "
+                         "of more than one rank each: 4 ranks and up)",
+                         size);
+    free(t);
+    mrt_exec_destroy(e);
+    mrt_comm_destroy(comm);
+    mrt_plan_destroy(plan);
+    mrt_spec_destroy(spec);
+    MPI_Finalize();
+    return fails || !t ? 1 : 0;
+}

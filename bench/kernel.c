@@ -1,0 +1,211 @@
+/*
+ * kernel.c — target 1, local contraction efficiency: the local einsum
+ * kernel (mrt_kernel_einsum: any packing or permutation plus BLIS, with
+ * its workspace from mrt_einsum_workspace allocated once) against plain
+ * BLIS gemm calls of the same M, N, K on operands already arranged for
+ * them (row-major A: M x K, B: K x N, C: M x N; one call per batch
+ * index, as the kernel also makes).
+ *
+ * Every operand of 4 MiB and up.  Repetitions alternate kernel and
+ * reference; the figure is median(BLIS time) / median(kernel time), so
+ * 1 means the kernel costs nothing beyond the gemm (goal >= 0.9).
+ *
+ * usage: bench_kernel [REPS [CASE]]   (CASE: only the cases of that name,
+ *                                    e.g. "matmul", for profiling)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <blis.h>
+
+#include "bench.h"
+#include "blis_arch.h"
+#include "kernel.h"
+#include "kernel_plan.h"
+
+#define SAMPLE_S 0.05 /* seconds per timed sample, at least */
+
+typedef struct operand {
+    int nd;
+    int dim[MRT_MAX_DIMS];
+    int64_t ext[MRT_MAX_DIMS];
+    int64_t count;
+} operand;
+
+typedef struct bcase {
+    const char *name;
+    const char *einsum; /* one letter per dim: "ik,kj->ij" */
+    const char *sizes;  /* "i1024k1024j1024" */
+} bcase;
+
+static const bcase cases[] = {
+    {"matmul", "ik,kj->ij", "i1024k1024j1024"},
+    {"batched matmul", "bik,bkj->bij", "b16i256k256j256"},
+    {"bhqd,bhkd->bhqk", "bhqd,bhkd->bhqk", "b8h8q256k256d64"},
+    {"abc,cbd->ad", "abc,cbd->ad", "a1024b32c32d1024"},
+    {"tall-skinny M", "ik,kj->ij", "i16384k256j64"},
+    {"tall-skinny K (X^T Y)", "ki,kj->ij", "k65536i64j64"},
+};
+
+static void operand_parse(operand *o, const char *s, int len,
+                          const int64_t ext[26])
+{
+    memset(o, 0, sizeof *o);
+    o->count = 1;
+    for (int i = 0; i < len; i++) {
+        o->dim[o->nd] = s[i] - 'a';
+        o->ext[o->nd] = ext[s[i] - 'a'];
+        o->count *= o->ext[o->nd++];
+    }
+}
+
+static int has(const operand *o, int d)
+{
+    for (int i = 0; i < o->nd; i++)
+        if (o->dim[i] == d)
+            return 1;
+    return 0;
+}
+
+/* The product's sizes: batch count, M, N, K. */
+static void sizes_of(const operand *a, const operand *b, const operand *c,
+                     int64_t *nb, int64_t *m, int64_t *n, int64_t *k)
+{
+    *nb = *m = *n = *k = 1;
+    for (int i = 0; i < c->nd; i++) {
+        int d = c->dim[i];
+        if (has(a, d) && has(b, d))
+            *nb *= c->ext[i];
+        else if (has(a, d))
+            *m *= c->ext[i];
+        else
+            *n *= c->ext[i];
+    }
+    for (int i = 0; i < a->nd; i++)
+        if (has(b, a->dim[i]) && !has(c, a->dim[i]))
+            *k *= a->ext[i];
+}
+
+static void ref_gemm(mrt_dtype t, int64_t nb, int64_t m, int64_t n,
+                     int64_t k, const char *a, const char *b, char *c)
+{
+    int es = mrt_dtype_size(t);
+    for (int64_t x = 0; x < nb; x++) {
+        const char *ax = a + x * m * k * es, *bx = b + x * k * n * es;
+        char *cx = c + x * m * n * es;
+        if (t == MRT_F64) {
+            double one = 1, zero = 0;
+            bli_dgemm(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, m, n, k, &one,
+                      (double *)ax, k, 1, (double *)bx, n, 1, &zero,
+                      (double *)cx, n, 1);
+        } else {
+            float one = 1, zero = 0;
+            bli_sgemm(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, m, n, k, &one,
+                      (float *)ax, k, 1, (float *)bx, n, 1, &zero,
+                      (float *)cx, n, 1);
+        }
+    }
+}
+
+/* Returns 0, or 1 when out of memory. */
+static int run_case(const bcase *bc, mrt_dtype t, int reps)
+{
+    int64_t ext[26];
+    for (int i = 0; i < 26; i++)
+        ext[i] = 1;
+    for (const char *s = bc->sizes; *s;) {
+        int l = *s++ - 'a';
+        ext[l] = strtoll(s, (char **)&s, 10);
+    }
+    const char *comma = strchr(bc->einsum, ','), *arrow = strstr(bc->einsum, "->");
+    operand a, b, c;
+    operand_parse(&a, bc->einsum, (int)(comma - bc->einsum), ext);
+    operand_parse(&b, comma + 1, (int)(arrow - comma - 1), ext);
+    operand_parse(&c, arrow + 2, (int)strlen(arrow + 2), ext);
+    int64_t nb, m, n, k;
+    sizes_of(&a, &b, &c, &nb, &m, &n, &k);
+
+    size_t es = (size_t)mrt_dtype_size(t);
+    mrt_kview va = {a.nd, a.dim, a.ext, NULL}, vb = {b.nd, b.dim, b.ext, NULL},
+              vc = {c.nd, c.dim, c.ext, NULL};
+    size_t ws_bytes = mrt_einsum_workspace(t, &va, &vb, &vc);
+    char *A = malloc((size_t)a.count * es), *B = malloc((size_t)b.count * es),
+         *C = malloc((size_t)c.count * es), *W = malloc(ws_bytes + 64);
+    char *RA = malloc((size_t)(nb * m * k) * es),
+         *RB = malloc((size_t)(nb * k * n) * es),
+         *RC = malloc((size_t)(nb * m * n) * es);
+    double *tk = malloc(2 * (size_t)reps * sizeof *tk), *tb = tk + reps;
+    int fail = !A || !B || !C || !W || !RA || !RB || !RC || !tk;
+    if (!fail) {
+        mrt_bench_fill(A, t, a.count, 1);
+        mrt_bench_fill(B, t, b.count, 2);
+        mrt_bench_fill(RA, t, nb * m * k, 1);
+        mrt_bench_fill(RB, t, nb * k * n, 2);
+        va.data = A;
+        vb.data = B;
+        vc.data = C;
+        /* Warm both up (first touch of C and the workspace, BLIS's
+         * pools), and time enough calls per sample to last SAMPLE_S. */
+        double t0 = mrt_bench_now();
+        mrt_kernel_einsum(t, &va, &vb, &vc, W);
+        ref_gemm(t, nb, m, n, k, RA, RB, RC);
+        int calls = (int)(2 * SAMPLE_S / (mrt_bench_now() - t0)) + 1;
+        for (int r = 0; r < reps; r++) {
+            t0 = mrt_bench_now();
+            for (int i = 0; i < calls; i++)
+                mrt_kernel_einsum(t, &va, &vb, &vc, W);
+            double t1 = mrt_bench_now();
+            for (int i = 0; i < calls; i++)
+                ref_gemm(t, nb, m, n, k, RA, RB, RC);
+            double t2 = mrt_bench_now();
+            tk[r] = (t1 - t0) / calls;
+            tb[r] = (t2 - t1) / calls;
+        }
+        double mk = mrt_bench_median(tk, reps), mb = mrt_bench_median(tb, reps);
+        double flops = 2.0 * (double)nb * (double)m * (double)n * (double)k;
+        char name[96];
+        snprintf(name, sizeof name, "%s %s", bc->name,
+                 t == MRT_F64 ? "f64" : "f32");
+        int64_t big = a.count > b.count ? a.count : b.count;
+        mrt_bench_result(1, name, mb / mk, ">= 0.9",
+                         "%s batch %lld M %lld N %lld K %lld, largest operand "
+                         "%.0f MiB, workspace %.1f MiB; meshrt %.1f GFLOP/s, "
+                         "BLIS %.1f GFLOP/s",
+                         bc->einsum, (long long)nb, (long long)m,
+                         (long long)n, (long long)k,
+                         (double)big * (double)es / (1 << 20),
+                         (double)ws_bytes / (1 << 20), flops / mk * 1e-9,
+                         flops / mb * 1e-9);
+    }
+    free(A);
+    free(B);
+    free(C);
+    free(W);
+    free(RA);
+    free(RB);
+    free(RC);
+    free(tk);
+    return fail;
+}
+
+int main(int argc, char **argv)
+{
+    mrt_blis_select();
+    mrt_kernel_init();
+    int reps = argc > 1 ? atoi(argv[1]) : 9;
+    if (reps < 1)
+        reps = 1;
+    char fam[128];
+    printf("# BLIS kernel family: %s; %d repetitions per case\n",
+           mrt_blis_describe(fam, sizeof fam), reps);
+    int fail = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        for (int t = MRT_F32; t <= MRT_F64; t++)
+            if (argc <= 2 || strcmp(argv[2], cases[i].name) == 0)
+                fail |= run_case(&cases[i], (mrt_dtype)t, reps);
+    bli_finalize();
+    if (fail)
+        fprintf(stderr, "bench_kernel: out of memory\n");
+    return fail;
+}
