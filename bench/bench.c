@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "init.h"
@@ -23,10 +24,24 @@ static int cmp_double(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-double mrt_bench_median(double *v, int n)
+double mrt_bench_median(const double *v, int n)
 {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    double s[MRT_BENCH_MAX_REPS];
+    if (n > MRT_BENCH_MAX_REPS)
+        n = MRT_BENCH_MAX_REPS;
+    memcpy(s, v, (size_t)n * sizeof *s);
+    qsort(s, (size_t)n, sizeof *s, cmp_double);
+    return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+}
+
+double mrt_bench_median_ratio(const double *num, const double *den, int n)
+{
+    double r[MRT_BENCH_MAX_REPS];
+    if (n > MRT_BENCH_MAX_REPS)
+        n = MRT_BENCH_MAX_REPS;
+    for (int i = 0; i < n; i++)
+        r[i] = num[i] / den[i];
+    return mrt_bench_median(r, n);
 }
 
 void mrt_bench_fill(void *p, mrt_dtype t, int64_t n, uint64_t seed)

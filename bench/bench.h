@@ -5,7 +5,8 @@
  *
  * The machines this runs on are shared and noisy, so no result is an
  * absolute time: each is a ratio against a reference measured in the
- * same process, repetitions interleaved with meshrt's, and medians taken
+ * same process, repetitions interleaved with meshrt's, and the median of
+ * the ratios of back-to-back pairs taken
  * (the one exception, planning time, is an absolute target by the
  * issue's own words and is labelled so).
  */
@@ -18,8 +19,16 @@
 
 /* Seconds on a monotonic clock. */
 double mrt_bench_now(void);
-/* The median of v[0..n) (v is reordered). */
-double mrt_bench_median(double *v, int n);
+/* Repetitions are at most this many: the statistics below keep their
+ * scratch on the stack. */
+#define MRT_BENCH_MAX_REPS 64
+
+/* The median of v[0..n) (v is left as it is). */
+double mrt_bench_median(const double *v, int n);
+/* The median of num[i] / den[i] over i < n: each repetition's pair was
+ * timed back to back, under the same background load, so the ratio of a
+ * pair is steadier than the ratio of two medians. */
+double mrt_bench_median_ratio(const double *num, const double *den, int n);
 /* n elements of type t, uniform in [-1, 1), a function of seed. */
 void mrt_bench_fill(void *p, mrt_dtype t, int64_t n, uint64_t seed);
 

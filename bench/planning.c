@@ -119,7 +119,7 @@ int main(int argc, char **argv)
         return 2;
     }
     int reps = argc > 3 ? atoi(argv[3]) : 3;
-    if (reps < 1 || reps > 99)
+    if (reps < 1 || 2 * reps + 1 > MRT_BENCH_MAX_REPS)
         reps = 3;
     char spec[] = "/tmp/meshrt-bench-XXXXXX.yaml";
     int fd = mkstemps(spec, 5);
@@ -129,7 +129,7 @@ int main(int argc, char **argv)
         return 1;
     }
     int fails = 0;
-    double t[99];
+    double t[MRT_BENCH_MAX_REPS];
     for (int r = 0; r < reps; r++) {
         t[r] = time_plan_command(argv[1], spec);
         fails += t[r] < 0;
@@ -146,7 +146,7 @@ int main(int argc, char **argv)
 
     char one[4096];
     snprintf(one, sizeof one, "%s/one_einsum.yaml", argv[2]);
-    double load[99], plan[99], x[2];
+    double load[MRT_BENCH_MAX_REPS], plan[MRT_BENCH_MAX_REPS], x[2];
     int n = 0;
     for (int r = 0; r < 2 * reps + 1; r++)
         if (time_first_plan(one, x) == 0) {

@@ -49,6 +49,7 @@
 #include <unistd.h>
 #include <yaml.h>
 
+#include "output.h"
 #include "profile_io.h"
 #include "spec.h"
 
@@ -572,42 +573,29 @@ static int make_folders(const char *dir)
     }
 }
 
+struct profile_out {
+    const mrt_profile *p;
+    const char *measured;
+};
+
+static void put_profile_out(FILE *f, const void *ctx)
+{
+    const struct profile_out *o = ctx;
+    put_profile(f, o->p, o->measured);
+}
+
 mrt_status mrt_profile_save_measured(const char *path, const mrt_profile *p,
                                      const char *measured, mrt_error *err)
 {
-    char dir[PATH_MAX], tmp[PATH_MAX + 16];
+    char dir[PATH_MAX];
     const char *slash = strrchr(path, '/');
     snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 0, path);
     if (dir[0] && make_folders(dir) != 0)
         return mrt_error_set(err, MRT_E_IO, path, no_mark, "cannot create "
                              "the folder %s: %s", dir, strerror(errno));
-    /* Next to the target, so that rename stays on one file system. */
-    snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0)
-        return mrt_error_set(err, MRT_E_IO, path, no_mark, "cannot write "
-                             "profile: %s", strerror(errno));
-    mode_t mask = umask(0);
-    umask(mask);
-    FILE *f = fdopen(fd, "w");
-    if (!f) {
-        close(fd);
-        goto fail;
-    }
-    put_profile(f, p, measured);
-    if (fchmod(fd, 0666 & ~mask) != 0 || fflush(f) != 0 || ferror(f) ||
-        fsync(fd) != 0) {
-        fclose(f);
-        goto fail;
-    }
-    if (fclose(f) != 0 || rename(tmp, path) != 0)
-        goto fail;
-    return MRT_OK;
-fail:;
-    int e = errno;
-    unlink(tmp);
-    return mrt_error_set(err, MRT_E_IO, path, no_mark, "cannot write "
-                         "profile: %s", strerror(e));
+    struct profile_out out = {p, measured};
+    return mrt_write_atomically(path, "the profile", put_profile_out, &out,
+                                err);
 }
 
 mrt_status mrt_profile_save(const char *path, const mrt_profile *p,

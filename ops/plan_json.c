@@ -12,27 +12,13 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "output.h"
 #include "plan.h"
-
-static void json_string(const char *s, FILE *f)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
 
 static void json_layout(const mrt_plan *p, const mrt_layout *l, FILE *f)
 {
     char buf[512];
-    json_string(mrt_layout_str(l, &p->mesh, p->dim_names, buf, sizeof buf), f);
+    mrt_json_string(f, mrt_layout_str(l, &p->mesh, p->dim_names, buf, sizeof buf));
 }
 
 static void json_shard(const mrt_value *v, FILE *f)
@@ -50,7 +36,7 @@ static void json_axes(const mrt_plan *p, unsigned mask, FILE *f)
     for (int a = 0; a < p->mesh.naxes; a++)
         if (mask & (1u << a)) {
             fputs(n++ ? ", " : "", f);
-            json_string(p->mesh.name[a], f);
+            mrt_json_string(f, p->mesh.name[a]);
         }
     fputc(']', f);
 }
@@ -58,7 +44,7 @@ static void json_axes(const mrt_plan *p, unsigned mask, FILE *f)
 static void json_step(const mrt_plan *p, const mrt_step *s, FILE *f)
 {
     fprintf(f, "{\"kind\": \"%s\", \"tensor\": ", mrt_step_kind_name(s->kind));
-    json_string(p->tensor_name[p->value[s->in].tensor], f);
+    mrt_json_string(f, p->tensor_name[p->value[s->in].tensor]);
     fputs(", \"axes\": ", f);
     json_axes(p, s->axes, f);
     fprintf(f, ", \"group\": %" PRId64 ", \"bytes\": %" PRId64
@@ -77,7 +63,7 @@ static void json_op(const mrt_plan *p, int i, FILE *f)
     const mrt_plan_op *o = &p->op[i];
     const mrt_value *res = &p->value[o->out_value];
     fputs("    {\"out\": ", f);
-    json_string(p->tensor_name[res->tensor], f);
+    mrt_json_string(f, p->tensor_name[res->tensor]);
     fputs(", \"layout\": ", f);
     json_layout(p, &res->layout, f);
     fputs(", \"shard\": ", f);
@@ -115,25 +101,25 @@ static void json_op(const mrt_plan *p, int i, FILE *f)
 void mrt_plan_print_json(const mrt_plan *p, FILE *f)
 {
     fputs("{\"spec\": ", f);
-    json_string(p->spec_path, f);
+    mrt_json_string(f, p->spec_path);
     fputs(", \"mesh\": {", f);
     for (int a = 0; a < p->mesh.naxes; a++) {
         fputs(a ? ", " : "", f);
-        json_string(p->mesh.name[a], f);
+        mrt_json_string(f, p->mesh.name[a]);
         fprintf(f, ": %" PRId64, p->mesh.size[a]);
     }
     fprintf(f, "}, \"ranks\": %" PRId64 ", \"dtype\": \"%s\", \"planner\": \"%s\""
                ", \"profile\": ",
             p->mesh.nranks, mrt_dtype_name(p->dtype),
             p->planner == MRT_PLANNER_MESHTF ? "meshtf" : "auto");
-    json_string(p->profile.source, f);
+    mrt_json_string(f, p->profile.source);
     fputs(", \"ignored_layouts\": ", f);
-    json_string(p->ignored, f);
+    mrt_json_string(f, p->ignored);
     fputs(",\n \"inputs\": [", f);
     for (int t = 0; t < p->ninputs; t++) {
         const mrt_value *v = &p->value[p->tensor_value[t]];
         fputs(t ? ",\n    {\"name\": " : "\n    {\"name\": ", f);
-        json_string(p->tensor_name[t], f);
+        mrt_json_string(f, p->tensor_name[t]);
         fputs(", \"layout\": ", f);
         json_layout(p, &v->layout, f);
         fputs(", \"shard\": ", f);
@@ -162,7 +148,7 @@ void mrt_plan_print_json(const mrt_plan *p, FILE *f)
     for (unsigned m = 1; m < (1u << p->mesh.naxes); m++)
         if (p->axis_bytes[m]) {
             fputs(n++ ? ", " : "", f);
-            json_string(mrt_mesh_axes_str(&p->mesh, m, axes, sizeof axes), f);
+            mrt_json_string(f, mrt_mesh_axes_str(&p->mesh, m, axes, sizeof axes));
             fprintf(f, ": %" PRId64, p->axis_bytes[m]);
         }
     fputs("}}}\n", f);

@@ -31,10 +31,11 @@
 #include "plan.h"
 
 #define MAX_CANDIDATES 1000000
+#define MAX_SHARE 8 /* dims one axis may split in one candidate */
 /* Candidates times execution layouts per op above which the auto
  * planner's plans are screened (the Transformer layer of the examples,
  * 694 candidates on 3 axes: 1.1e6, about 3 s planned exactly). */
-#define SCREEN_ABOVE 4e6
+#define SCREEN_ABOVE 1.2e7
 
 static double now_s(void)
 {
@@ -65,38 +66,73 @@ typedef struct rules_enum {
     int nd, *dims;            /* searched dims */
     mrt_rule *rule;           /* [ndims], the candidate being built */
     int64_t *parts;           /* [ndims], blocks per dim so far */
+    unsigned char *together;  /* [nd * nd]: searched dims i and j appear in
+                                 one tensor, so no axis may split both */
     int (*visit)(void *, const mrt_rule *);
     void *ctx;
 } rules_enum;
 
-/* Axis number k goes nowhere, then into each searched dim's list at
- * each position from the end (so mesh order comes first); a split that
- * stops being even stays uneven, so such branches are cut at once. */
+static int place_axis(rules_enum *en, int k);
+
+/* Axis number k goes into the lists of a set of searched dims no two of
+ * which share a tensor (as the rules `heads: model, d_ff: model` do):
+ * dims from i on, each skipped first, then placed at each position from
+ * the end (so mesh order comes first).  `on` lists the dims (by index)
+ * that already took the axis.  A split that stops being even stays
+ * uneven, so such branches are cut at once. */
+static int place_on(rules_enum *en, int k, int i, int *on, int non)
+{
+    if (i == en->nd)
+        return place_axis(en, k + 1);
+    int rc = place_on(en, k, i + 1, on, non);
+    int a = en->ax[k], d = en->dims[i];
+    for (int j = 0; j < non; j++)
+        if (en->together[i * en->nd + on[j]])
+            return rc;
+    mrt_rule *r = &en->rule[d];
+    int64_t saved = en->parts[d];
+    if (rc || en->s->dim_size[d] % (saved * en->s->mesh.size[a]))
+        return rc;
+    en->parts[d] = saved * en->s->mesh.size[a];
+    on[non] = i;
+    for (int pos = r->naxes; pos >= 0 && !rc; pos--) {
+        memmove(&r->axes[pos + 1], &r->axes[pos],
+                (size_t)(r->naxes - pos) * sizeof r->axes[0]);
+        r->axes[pos] = a;
+        r->naxes++;
+        rc = place_on(en, k, i + 1, on, non + 1);
+        r->naxes--;
+        memmove(&r->axes[pos], &r->axes[pos + 1],
+                (size_t)(r->naxes - pos) * sizeof r->axes[0]);
+    }
+    en->parts[d] = saved;
+    return rc;
+}
+
+/* Axis number k goes nowhere first, then onto each valid set of dims. */
 static int place_axis(rules_enum *en, int k)
 {
     if (k == en->na)
         return en->visit(en->ctx, en->rule);
-    int a = en->ax[k], rc = place_axis(en, k + 1);
-    for (int i = 0; i < en->nd && !rc; i++) {
-        int d = en->dims[i];
-        mrt_rule *r = &en->rule[d];
-        int64_t saved = en->parts[d];
-        if (en->s->dim_size[d] % (saved * en->s->mesh.size[a]))
+    int on[MRT_MAX_EINSUM_DIMS * 4];
+    return place_on(en, k, 0, on, 0);
+}
+
+/* Which searched dims share a tensor that follows the global rules (all
+ * tensors do, for Mesh-TF's planner: all_dims). */
+static void find_together(rules_enum *en, int all_dims)
+{
+    const mrt_spec *s = en->s;
+    for (int t = 0; t < s->ntensors; t++) {
+        const mrt_layout *l = &s->tensor[t].layout;
+        if (!all_dims && s->tensor[t].own_layout)
             continue;
-        en->parts[d] = saved * en->s->mesh.size[a];
-        for (int pos = r->naxes; pos >= 0 && !rc; pos--) {
-            memmove(&r->axes[pos + 1], &r->axes[pos],
-                    (size_t)(r->naxes - pos) * sizeof r->axes[0]);
-            r->axes[pos] = a;
-            r->naxes++;
-            rc = place_axis(en, k + 1);
-            r->naxes--;
-            memmove(&r->axes[pos], &r->axes[pos + 1],
-                    (size_t)(r->naxes - pos) * sizeof r->axes[0]);
-        }
-        en->parts[d] = saved;
+        for (int x = 0; x < en->nd; x++)
+            for (int y = 0; y < en->nd; y++)
+                if (x != y && mrt_layout_find_dim(l, en->dims[x]) >= 0 &&
+                    mrt_layout_find_dim(l, en->dims[y]) >= 0)
+                    en->together[x * en->nd + y] = 1;
     }
-    return rc;
 }
 
 static int enumerate(const mrt_spec *s, int all_dims,
@@ -106,8 +142,9 @@ static int enumerate(const mrt_spec *s, int all_dims,
     en.dims = calloc((size_t)s->ndims + 1, sizeof *en.dims);
     en.rule = calloc((size_t)s->ndims + 1, sizeof *en.rule);
     en.parts = calloc((size_t)s->ndims + 1, sizeof *en.parts);
+    en.together = calloc((size_t)s->ndims * (size_t)s->ndims + 1, 1);
     int rc = -1;
-    if (en.dims && en.rule && en.parts) {
+    if (en.dims && en.rule && en.parts && en.together) {
         for (int a = 0; a < s->mesh.naxes; a++)
             if (s->mesh.size[a] > 1)
                 en.ax[en.na++] = a;
@@ -116,11 +153,13 @@ static int enumerate(const mrt_spec *s, int all_dims,
             if (searched(s, all_dims, d))
                 en.dims[en.nd++] = d;
         }
+        find_together(&en, all_dims);
         rc = place_axis(&en, 0);
     }
     free(en.dims);
     free(en.rule);
     free(en.parts);
+    free(en.together);
     return rc;
 }
 
@@ -189,8 +228,11 @@ typedef struct cand {
     int64_t memory;                /* its memory bound */
     double upper_s;                /* screened: its rules plan's time */
     int replan;                    /* screened: to re-plan with auto */
-    int owner[MRT_MAX_AXES];       /* spec dim of searched axis k, or -1 */
-    signed char pos[MRT_MAX_AXES]; /* its place in that dim's rule */
+    /* Searched axis k splits the spec dims own[k][0..nown[k]) (no two
+     * in one tensor), at place pos[k][i] in each one's rule. */
+    unsigned char nown[MRT_MAX_AXES];
+    short own[MRT_MAX_AXES][MAX_SHARE];
+    signed char pos[MRT_MAX_AXES][MAX_SHARE];
 } cand;
 
 /* A planned candidate within the cap. */
@@ -241,29 +283,29 @@ static int collect(void *ctx, const mrt_rule *rules)
         dr->cap = ncap;
     }
     cand *c = &dr->c[dr->n];
-    c->index = dr->n++;
-    for (int k = 0; k < MRT_MAX_AXES; k++)
-        c->owner[k] = -1;
+    memset(c, 0, sizeof *c);
     for (int d = 0; d < dr->s->ndims; d++)
         for (int j = 0; j < rules[d].naxes; j++) {
             int k = dr->k_of[rules[d].axes[j]];
-            c->owner[k] = d;
-            c->pos[k] = (signed char)j;
+            if (c->nown[k] == MAX_SHARE) /* too many dims share an axis */
+                return 0;                /* to keep: left out */
+            c->own[k][c->nown[k]] = (short)d;
+            c->pos[k][c->nown[k]++] = (signed char)j;
         }
+    c->index = dr->n++;
     return 0;
 }
 
 static void rules_of(const driver *dr, const cand *c, mrt_rule *rules)
 {
     memset(rules, 0, (size_t)dr->s->ndims * sizeof *rules);
-    for (int k = 0; k < dr->na; k++) {
-        if (c->owner[k] < 0)
-            continue;
-        mrt_rule *r = &rules[c->owner[k]];
-        r->axes[(int)c->pos[k]] = dr->ax[k];
-        if (c->pos[k] + 1 > r->naxes)
-            r->naxes = c->pos[k] + 1;
-    }
+    for (int k = 0; k < dr->na; k++)
+        for (int i = 0; i < c->nown[k]; i++) {
+            mrt_rule *r = &rules[c->own[k][i]];
+            r->axes[(int)c->pos[k][i]] = dr->ax[k];
+            if (c->pos[k][i] + 1 > r->naxes)
+                r->naxes = c->pos[k][i] + 1;
+        }
 }
 
 static int cmp_bound(const void *x, const void *y)
@@ -304,16 +346,20 @@ static double kth_time(const driver *dr)
 /* Whether results x and y put the same axes on the same dims (in some
  * order) with the very same time and memory: then they are shown as one
  * line, "and N other orders". */
+/* The same dims split by each axis (orders aside). */
+static int same_dims(const cand *a, const cand *b)
+{
+    return !memcmp(a->nown, b->nown, sizeof a->nown) &&
+           !memcmp(a->own, b->own, sizeof a->own);
+}
+
 static int same_but_order(const driver *dr, const result *x, const result *y)
 {
     const cand *a = &dr->c[x->cand], *b = &dr->c[y->cand];
     if (x->totals.time_s != y->totals.time_s ||
         x->totals.peak_memory != y->totals.peak_memory)
         return 0;
-    for (int k = 0; k < dr->na; k++)
-        if (a->owner[k] != b->owner[k])
-            return 0;
-    return 1;
+    return same_dims(a, b);
 }
 
 /* Groups result i into an equivalent one of list[0..n) (which: 0 the
@@ -473,7 +519,7 @@ static int first_distinct(const driver *dr, const int *ids, int64_t n,
         const cand *c = &dr->c[ids[i]];
         int seen = 0;
         for (int j = 0; j < k && !seen; j++)
-            seen = !memcmp(dr->c[out[j]].owner, c->owner, sizeof c->owner);
+            seen = same_dims(&dr->c[out[j]], c);
         if (!seen)
             out[k++] = ids[i];
     }

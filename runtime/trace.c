@@ -25,24 +25,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "output.h"
 #include "trace.h"
 
 #define HOST_MAX 64
-
-static void json_string(const char *s, FILE *f)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
 
 /* "rank 3 (data=1, model=1) on HOST" */
 static void track_name(const mrt_plan *p, int rank, const char *host,
@@ -66,13 +52,13 @@ static void put_step(FILE *f, const mrt_plan *p, int k, int rank, double ts,
     snprintf(name, sizeof name, "%s %s", mrt_step_kind_name(s->kind),
              p->tensor_name[p->value[s->out].tensor]);
     fputs(",\n  {\"name\": ", f);
-    json_string(name, f);
+    mrt_json_string(f, name);
     fprintf(f, ", \"cat\": \"%s\", \"ph\": \"X\", \"pid\": 0, \"tid\": %d, "
                "\"ts\": %.3f, \"dur\": %.3f, \"args\": {\"step\": %d, "
                "\"op\": %d, \"bytes\": %" PRId64 ", \"axes\": ",
             mrt_step_kind_name(s->kind), rank, ts * 1e6, dur * 1e6, k, s->op,
             s->bytes);
-    json_string(mrt_mesh_axes_str(&p->mesh, s->axes, axes, sizeof axes), f);
+    mrt_json_string(f, mrt_mesh_axes_str(&p->mesh, s->axes, axes, sizeof axes));
     fprintf(f, ", \"group\": %" PRId64 ", \"predicted_us\": %.3f}}", s->group,
             s->time_s * 1e6);
 }
@@ -86,13 +72,13 @@ static void put_trace(FILE *f, const mrt_plan *p, int ranks,
     fputs("{\"traceEvents\": [\n  {\"name\": \"process_name\", \"ph\": "
           "\"M\", \"pid\": 0, \"tid\": 0, \"args\": {\"name\": ", f);
     snprintf(buf, sizeof buf, "meshrt run %s", title);
-    json_string(buf, f);
+    mrt_json_string(f, buf);
     fputs("}}", f);
     for (int r = 0; r < ranks; r++) {
         track_name(p, r, hosts + (size_t)r * HOST_MAX, buf, sizeof buf);
         fprintf(f, ",\n  {\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": "
                    "0, \"tid\": %d, \"args\": {\"name\": ", r);
-        json_string(buf, f);
+        mrt_json_string(f, buf);
         fprintf(f, "}},\n  {\"name\": \"thread_sort_index\", \"ph\": \"M\", "
                    "\"pid\": 0, \"tid\": %d, \"args\": {\"sort_index\": %d}}",
                 r, r);
@@ -106,42 +92,31 @@ static void put_trace(FILE *f, const mrt_plan *p, int ranks,
         }
     }
     fputs("\n], \"displayTimeUnit\": \"ms\", \"otherData\": {\"spec\": ", f);
-    json_string(title, f);
+    mrt_json_string(f, title);
     fprintf(f, ", \"ranks\": %d, \"clock\": \"MPI_Wtime, microseconds from "
                "the barrier before the run\"}}\n", ranks);
 }
 
-/* Writes the trace to a temporary file next to path, then renames it. */
+struct trace_out {
+    const mrt_plan *p;
+    int ranks;
+    const double *dur;
+    const char *hosts, *title;
+};
+
+static void put_trace_out(FILE *f, const void *ctx)
+{
+    const struct trace_out *o = ctx;
+    put_trace(f, o->p, o->ranks, o->dur, o->hosts, o->title);
+}
+
+/* Writes the trace atomically (temporary file next to path, rename). */
 static mrt_status write_file(const char *path, const mrt_plan *p, int ranks,
                              const double *dur, const char *hosts,
                              const char *title, mrt_error *err)
 {
-    char tmp[PATH_MAX + 16];
-    snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0)
-        return mrt_error_set(err, MRT_E_IO, path, (mrt_mark){0},
-                             "cannot write the trace: %s", strerror(errno));
-    FILE *f = fdopen(fd, "w");
-    if (!f) {
-        close(fd);
-        goto fail;
-    }
-    put_trace(f, p, ranks, dur, hosts, title);
-    mode_t mask = umask(0); /* mkstemp made it private: as fopen would */
-    umask(mask);
-    if (fchmod(fd, 0666 & ~mask) != 0 || fflush(f) != 0 || ferror(f)) {
-        fclose(f);
-        goto fail;
-    }
-    if (fclose(f) != 0 || rename(tmp, path) != 0)
-        goto fail;
-    return MRT_OK;
-fail:;
-    int e = errno;
-    unlink(tmp);
-    return mrt_error_set(err, MRT_E_IO, path, (mrt_mark){0},
-                         "cannot write the trace: %s", strerror(e));
+    struct trace_out out = {p, ranks, dur, hosts, title};
+    return mrt_write_atomically(path, "the trace", put_trace_out, &out, err);
 }
 
 mrt_status mrt_trace_write(const mrt_exec *e, const double *dur,
