@@ -64,12 +64,6 @@ int mrt_cli_calibrate(const mrt_cli_args *a);
 int mrt_cli_compare(const mrt_cli_args *a);
 int mrt_cli_search(const mrt_cli_args *a);
 
-/* Writes a file atomically: write(f, ctx) into a temporary file in the
- * same folder, then renames it to path.  On any failure nothing is left
- * behind and err says why (MRT_E_IO). */
-mrt_status mrt_cli_write_file(const char *path,
-                              void (*write)(FILE *f, const void *ctx),
-                              const void *ctx, mrt_error *err);
 
 /* "12.1 ms", "3.38 MiB": figures for people (report.c).  Return buf. */
 const char *mrt_cli_fmt_time(double seconds, char *buf, size_t size);

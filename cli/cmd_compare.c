@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "output.h"
 #include "plan.h"
 #include "spec.h"
 
@@ -182,7 +183,7 @@ static int write_reports(const mrt_cli_args *a, const mrt_cmp_table *t)
     int failed = 0;
     for (int k = 0; k < 3; k++) {
         mrt_error err = {0};
-        if (path[k] && mrt_cli_write_file(path[k], writer[k], t, &err)) {
+        if (path[k] && mrt_write_atomically(path[k], "the comparison", writer[k], t, &err)) {
             mrt_cli_print_error(&err);
             failed = 1;
         }

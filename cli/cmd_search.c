@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "output.h"
 #include "plan.h"
 #include "search_rules.h"
 #include "spec.h"
@@ -147,20 +148,6 @@ static void print_report(const search_out *o, FILE *f)
 
 /* ---- JSON ---- */
 
-static void json_string(const char *s, FILE *f)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
 
 static void json_results(const search_out *o, const mrt_rules_result *res,
                          int n, FILE *f)
@@ -175,16 +162,16 @@ static void json_results(const search_out *o, const mrt_rules_result *res,
             if (!res[i].rule[d].naxes)
                 continue;
             fputs(k++ ? ", " : "", f);
-            json_string(s->dim_name[d], f);
+            mrt_json_string(f, s->dim_name[d]);
             fputs(": [", f);
             for (int j = 0; j < res[i].rule[d].naxes; j++) {
                 fputs(j ? ", " : "", f);
-                json_string(s->mesh.name[res[i].rule[d].axes[j]], f);
+                mrt_json_string(f, s->mesh.name[res[i].rule[d].axes[j]]);
             }
             fputc(']', f);
         }
         fputs("}, \"text\": ", f);
-        json_string(mrt_rules_str(s, res[i].rule, buf, sizeof buf), f);
+        mrt_json_string(f, mrt_rules_str(s, res[i].rule, buf, sizeof buf));
         fprintf(f, ",\n    \"time_s\": %.9g, \"comm_time_s\": %.9g, "
                    "\"compute_time_s\": %.9g, \"bound_s\": %.9g, "
                    "\"comm_bytes\": %" PRId64 ", \"wire_bytes\": %.17g, "
@@ -203,16 +190,16 @@ static void write_json(FILE *f, const void *ctx)
     const mrt_spec *s = o->spec;
     const mrt_rules_report *r = o->r;
     fputs("{\"spec\": ", f);
-    json_string(s->path, f);
+    mrt_json_string(f, s->path);
     fputs(", \"mesh\": {", f);
     for (int a = 0; a < s->mesh.naxes; a++) {
         fputs(a ? ", " : "", f);
-        json_string(s->mesh.name[a], f);
+        mrt_json_string(f, s->mesh.name[a]);
         fprintf(f, ": %" PRId64, s->mesh.size[a]);
     }
     fprintf(f, "}, \"planner\": \"%s\", \"profile\": ",
             o->a->plan.planner == MRT_PLANNER_MESHTF ? "meshtf" : "auto");
-    json_string(o->profile, f);
+    mrt_json_string(f, o->profile);
     fprintf(f, ",\n \"max_memory\": %" PRId64 ", \"top_k\": %d"
                ", \"exhaustive\": %s,\n \"candidates\": {\"enumerated\": %"
                PRId64 ", \"pruned_by_time_bound\": %" PRId64
@@ -246,7 +233,7 @@ static void write_json(FILE *f, const void *ctx)
             mrt_rules_print_yaml(s, r->top[0].rule, m);
             fclose(m);
         }
-        json_string(text ? text : "", f);
+        mrt_json_string(f, text ? text : "");
         free(text);
     } else {
         fputs("null", f);
@@ -296,7 +283,7 @@ int mrt_cli_search(const mrt_cli_args *a)
     fflush(stdout);
     int code = r->ntop ? 0 : 1;
     if (a->json_file &&
-        mrt_cli_write_file(a->json_file, write_json, &o, &err) != MRT_OK) {
+        mrt_write_atomically(a->json_file, "the results", write_json, &o, &err) != MRT_OK) {
         mrt_cli_print_error(&err);
         code = 2;
     }

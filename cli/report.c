@@ -1,8 +1,8 @@
 /*
- * report.c — compare's table as aligned text, CSV and JSON, and the
- * atomic file writer that compare's and search's report files go through
- * (a reader never sees half a file, and a failed write leaves nothing).
- * The SVG chart is in report_svg.c.
+ * report.c — compare's table as aligned text, CSV and JSON.  Files are
+ * written with mrt_write_atomically (layout/output.h): a reader never
+ * sees half a file, and a failed write leaves nothing.  The SVG chart is
+ * in report_svg.c.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -13,51 +13,8 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "output.h"
 #include "spec.h"
-
-mrt_status mrt_cli_write_file(const char *path,
-                              void (*write)(FILE *f, const void *ctx),
-                              const void *ctx, mrt_error *err)
-{
-    char tmp[PATH_MAX];
-    int saved = ENAMETOOLONG;
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path) >= (int)sizeof tmp)
-        goto fail;
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        saved = errno;
-        goto fail;
-    }
-    mode_t mask = umask(0); /* mkstemp makes 0600; give what open would */
-    umask(mask);
-    FILE *f = fdopen(fd, "w");
-    if (!f || fchmod(fd, 0666 & ~mask) != 0) {
-        saved = errno;
-        if (f)
-            fclose(f);
-        else
-            close(fd);
-        unlink(tmp);
-        goto fail;
-    }
-    write(f, ctx);
-    int bad = fflush(f) != 0 || ferror(f) || fsync(fd) != 0;
-    saved = errno ? errno : EIO;
-    if (fclose(f) != 0 && !bad) {
-        bad = 1;
-        saved = errno;
-    }
-    if (!bad && rename(tmp, path) != 0) {
-        bad = 1;
-        saved = errno;
-    }
-    if (!bad)
-        return MRT_OK;
-    unlink(tmp);
-fail:
-    return mrt_error_set(err, MRT_E_IO, path, (mrt_mark){0},
-                         "cannot write this file: %s", strerror(saved));
-}
 
 /* ---- readable figures ---- */
 
@@ -233,38 +190,24 @@ void mrt_cmp_write_csv(FILE *f, const void *table)
 
 /* ---- JSON ---- */
 
-static void json_string(const char *s, FILE *f)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
 
 void mrt_cmp_write_json(FILE *f, const void *table)
 {
     const mrt_cmp_table *t = table;
     fputs("{\"spec\": ", f);
-    json_string(t->spec, f);
+    mrt_json_string(f, t->spec);
     fputs(", \"planner\": ", f);
-    json_string(t->planner, f);
+    mrt_json_string(f, t->planner);
     fputs(", \"profile\": ", f);
-    json_string(t->profile, f);
+    mrt_json_string(f, t->profile);
     fputs(",\n \"axis_sets\": [", f);
     for (int k = 0; k < t->ncols; k++) {
         fputs(k ? ", " : "", f);
-        json_string(t->col[k], f);
+        mrt_json_string(f, t->col[k]);
     }
     fputs("],\n \"fastest\": ", f);
     if (t->fastest >= 0)
-        json_string(t->row[t->fastest].name, f);
+        mrt_json_string(f, t->row[t->fastest].name);
     else
         fputs("null", f);
     fputs(",\n \"layouts\": [", f);
@@ -272,12 +215,12 @@ void mrt_cmp_write_json(FILE *f, const void *table)
         const mrt_cmp_row *row = &t->row[r];
         const mrt_plan_totals *x = &row->totals;
         fputs(r ? ",\n  {\"name\": " : "\n  {\"name\": ", f);
-        json_string(row->name, f);
+        mrt_json_string(f, row->name);
         fputs(", \"mesh\": ", f);
-        json_string(row->mesh, f);
+        mrt_json_string(f, row->mesh);
         if (!row->ok) {
             fputs(", \"ok\": false, \"error\": ", f);
-            json_string(row->error, f);
+            mrt_json_string(f, row->error);
             fputc('}', f);
             continue;
         }
@@ -288,7 +231,7 @@ void mrt_cmp_write_json(FILE *f, const void *table)
             if (!row->axis_bytes[k])
                 continue;
             fputs(n++ ? ", " : "", f);
-            json_string(t->col[k], f);
+            mrt_json_string(f, t->col[k]);
             fprintf(f, ": %" PRId64, row->axis_bytes[k]);
         }
         fprintf(f, "},\n   \"comm_bytes\": %" PRId64 ", \"wire_bytes\": %.17g"

@@ -54,7 +54,7 @@ assert all(len(r) == len(rows[0]) for r in rows), "ragged rows"
 mkdir "$dir/fail" "$dir/fail/taken"
 "$meshrt" compare "$spec" --svg "$dir/fail/taken" --csv "$dir/fail/ok.csv" >/dev/null 2>"$dir/err"
 check "a failed write exits 2" [ $? = 2 ]
-check "a failed write says which file" grep -q "taken: error: cannot write this file" "$dir/err"
+check "a failed write says which file" grep -q "taken: error: cannot write the comparison" "$dir/err"
 check "a failed write leaves no temporary file" [ "$(ls "$dir/fail" | tr '\n' ' ')" = "ok.csv taken " ]
 "$meshrt" compare "$spec" --json /nonexistent/dir/t.json >/dev/null 2>&1
 check "an unwritable folder exits 2" [ $? = 2 ]
