@@ -32,6 +32,7 @@
 
 #include "calibrate.h"
 #include "kernel.h"
+#include "runtime.h"
 #include "spec.h"
 
 /* Sizes and repetitions of a full and of a quick calibration. */
@@ -69,25 +70,6 @@ const char *mrt_blis_kernel_family(void)
     return bli_arch_string(bli_arch_query_id());
 }
 
-/* All ranks end up with the first failing rank's status and error. */
-static mrt_status agree(MPI_Comm w, mrt_status st, mrt_error *err)
-{
-    int rank, size, who;
-    MPI_Comm_rank(w, &rank);
-    MPI_Comm_size(w, &size);
-    int mine = st != MRT_OK ? rank : size;
-    MPI_Allreduce(&mine, &who, 1, MPI_INT, MPI_MIN, w);
-    if (who == size)
-        return MRT_OK;
-    mrt_error e = {0};
-    if (rank == who && err)
-        e = *err;
-    e.code = st;
-    MPI_Bcast(&e, (int)sizeof e, MPI_BYTE, who, w);
-    if (err)
-        *err = e;
-    return e.code;
-}
 
 static int by_value(const void *a, const void *b)
 {
@@ -455,11 +437,11 @@ mrt_status mrt_calibrate(MPI_Comm world, const mrt_mesh *mesh, int quick,
     c->quick = quick;
     MPI_Comm_size(world, &c->ranks);
     if (c->ranks != mesh->nranks)
-        return agree(world, mrt_error_set(err, MRT_E_MESH, "", (mrt_mark){0},
+        return mrt_comm_agree(world, mrt_error_set(err, MRT_E_MESH, "", (mrt_mark){0},
                      "the mesh has %lld ranks but the world %d",
                      (long long)mesh->nranks, c->ranks), err);
     bufs b = {0};
-    mrt_status st = agree(world, alloc_bufs(z, c->ranks, &b, err), err);
+    mrt_status st = mrt_comm_agree(world, alloc_bufs(z, c->ranks, &b, err), err);
     if (st == MRT_OK) {
         mrt_kernel_init();
         find_hosts(world, c);

@@ -138,3 +138,24 @@ int mrt_comm_exchange(mrt_comm *c, unsigned axes, const void *in, void *out,
     free(counts);
     return rc;
 }
+
+/* All ranks end up with the first failing rank's status and error: no rank
+ * goes on into a collective that another rank will never reach. */
+mrt_status mrt_comm_agree(MPI_Comm w, mrt_status st, mrt_error *err)
+{
+    int rank, size, who;
+    MPI_Comm_rank(w, &rank);
+    MPI_Comm_size(w, &size);
+    int mine = st != MRT_OK ? rank : size;
+    MPI_Allreduce(&mine, &who, 1, MPI_INT, MPI_MIN, w);
+    if (who == size)
+        return MRT_OK;
+    mrt_error e = {0};
+    if (rank == who && err)
+        e = *err;
+    e.code = st;
+    MPI_Bcast(&e, (int)sizeof e, MPI_BYTE, who, w);
+    if (err)
+        *err = e;
+    return e.code;
+}

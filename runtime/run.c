@@ -23,25 +23,6 @@
 #include "runtime.h"
 #include "trace.h"
 
-/* All ranks end up with the first failing rank's status and error. */
-static mrt_status agree(MPI_Comm w, mrt_status st, mrt_error *err)
-{
-    int rank, size, who;
-    MPI_Comm_rank(w, &rank);
-    MPI_Comm_size(w, &size);
-    int mine = st != MRT_OK ? rank : size;
-    MPI_Allreduce(&mine, &who, 1, MPI_INT, MPI_MIN, w);
-    if (who == size)
-        return MRT_OK;
-    mrt_error e = {0};
-    if (rank == who && err)
-        e = *err;
-    e.code = st;
-    MPI_Bcast(&e, (int)sizeof e, MPI_BYTE, who, w);
-    if (err)
-        *err = e;
-    return e.code;
-}
 
 /* A hash of what each rank will do, to confirm all built the same plan. */
 static uint64_t plan_hash(const mrt_plan *p)
@@ -329,7 +310,7 @@ static mrt_status verify(const mrt_spec *s, mrt_exec *e,
     int root = e->comm->rank == 0;
     void **ref = NULL;
     mrt_status st = root ? mrt_reference_run(s, &ref, err) : MRT_OK;
-    if ((st = agree(e->comm->world, st, err)) != MRT_OK)
+    if ((st = mrt_comm_agree(e->comm->world, st, err)) != MRT_OK)
         return st;
     double tol = p->dtype == MRT_F64 ? 1e-10 : 1e-4;
     int failed = 0;
@@ -338,7 +319,7 @@ static mrt_status verify(const mrt_spec *s, mrt_exec *e,
     for (int k = 0; k < p->noutputs && st == MRT_OK; k++) {
         int t = p->output[k];
         void *full = NULL;
-        st = agree(e->comm->world,
+        st = mrt_comm_agree(e->comm->world,
                    mrt_shard_gather(e, p->tensor_value[t], &full, err), err);
         if (st == MRT_OK && root) {
             double re = rel_error(p->dtype, full, ref[k],
@@ -382,7 +363,7 @@ static mrt_status save(const mrt_spec *s, mrt_exec *e, const char *dir,
     if (root && mkdir(dir, 0777) != 0 && errno != EEXIST)
         st = mrt_error_set(err, MRT_E_IO, dir, (mrt_mark){0},
                            "cannot create the folder: %s", strerror(errno));
-    st = agree(e->comm->world, st, err);
+    st = mrt_comm_agree(e->comm->world, st, err);
     for (int k = 0; k < p->noutputs && st == MRT_OK; k++) {
         int t = p->output[k];
         const mrt_layout *l = &p->value[p->tensor_value[t]].layout;
@@ -394,7 +375,7 @@ static mrt_status save(const mrt_spec *s, mrt_exec *e, const char *dir,
             st = mrt_npy_write(path, p->dtype, l->ndims, l->size, full, err);
         }
         free(full);
-        st = agree(e->comm->world, st, err);
+        st = mrt_comm_agree(e->comm->world, st, err);
     }
     return st;
 }
@@ -405,16 +386,16 @@ mrt_status mrt_run(const mrt_spec *s, const mrt_plan *p,
     FILE *f = opt->report ? opt->report : stdout;
     mrt_comm *comm = NULL;
     mrt_exec *e = NULL;
-    mrt_status st = agree(MPI_COMM_WORLD, check_world(s, p, err), err);
+    mrt_status st = mrt_comm_agree(MPI_COMM_WORLD, check_world(s, p, err), err);
     if (st != MRT_OK)
         return st;
     mrt_kernel_init();
-    st = agree(MPI_COMM_WORLD, mrt_comm_create(p, MPI_COMM_WORLD, &comm, err),
+    st = mrt_comm_agree(MPI_COMM_WORLD, mrt_comm_create(p, MPI_COMM_WORLD, &comm, err),
                err);
     if (st == MRT_OK)
-        st = agree(MPI_COMM_WORLD, mrt_exec_create(p, comm, &e, err), err);
+        st = mrt_comm_agree(MPI_COMM_WORLD, mrt_exec_create(p, comm, &e, err), err);
     if (st == MRT_OK)
-        st = agree(MPI_COMM_WORLD, init_inputs(s, e, err), err);
+        st = mrt_comm_agree(MPI_COMM_WORLD, init_inputs(s, e, err), err);
     /* --profile and --trace: room for the reductions and for the step
      * times before the last run (the executor sums over runs). */
     double *work = NULL, *last = NULL;
@@ -422,7 +403,7 @@ mrt_status mrt_run(const mrt_spec *s, const mrt_plan *p,
         work = calloc(5 * (size_t)p->nsteps + 2 * (size_t)p->nops + 1,
                       sizeof *work);
         last = work ? work + 4 * p->nsteps + 2 * p->nops : NULL;
-        st = agree(MPI_COMM_WORLD, work ? MRT_OK
+        st = mrt_comm_agree(MPI_COMM_WORLD, work ? MRT_OK
                    : mrt_error_set(err, MRT_E_NOMEM, "", (mrt_mark){0},
                                    "out of memory"), err);
     }
@@ -431,7 +412,7 @@ mrt_status mrt_run(const mrt_spec *s, const mrt_plan *p,
         if (last && r == runs - 1)
             memcpy(last, e->step_time, (size_t)p->nsteps * sizeof *last);
         MPI_Barrier(MPI_COMM_WORLD);
-        st = agree(MPI_COMM_WORLD, mrt_exec_run(e, err), err);
+        st = mrt_comm_agree(MPI_COMM_WORLD, mrt_exec_run(e, err), err);
     }
     int reported = st == MRT_OK;
     if (reported)
@@ -446,7 +427,7 @@ mrt_status mrt_run(const mrt_spec *s, const mrt_plan *p,
     if (st == MRT_OK && opt->trace) {
         for (int k = 0; k < p->nsteps; k++)
             last[k] = e->step_time[k] - last[k];
-        st = agree(MPI_COMM_WORLD,
+        st = mrt_comm_agree(MPI_COMM_WORLD,
                    mrt_trace_write(e, last, opt->trace, s->path, err), err);
     }
     free(work);

@@ -38,6 +38,9 @@ typedef struct mrt_comm {
 mrt_status mrt_comm_create(const mrt_plan *plan, MPI_Comm world,
                            mrt_comm **out, mrt_error *err);
 void mrt_comm_destroy(mrt_comm *c);
+/* Collective: every rank returns the lowest failing rank's status, and
+ * its error in *err (MRT_OK everywhere if no rank failed). */
+mrt_status mrt_comm_agree(MPI_Comm w, mrt_status st, mrt_error *err);
 /* The collectives; count is elements; each adds the bytes of its send
  * buffer to the ledger.  Return MPI's error code. */
 int mrt_comm_allreduce(mrt_comm *c, unsigned axes, const void *in,
