@@ -11,19 +11,15 @@
 #include "cli.h"
 #include "spec.h"
 
+/* The machine profile is --machine FILE in every command: run's
+ * --profile is its per-step report. */
 #define PLANNER_OPTIONS                                                     \
     "  --planner NAME     auto (default: cost-aware) or meshtf (exactly\n"      \
     "                     Mesh-TensorFlow's lowering, global rules only)\n"     \
-    "  --profile FILE     machine profile for the cost model (default:\n"       \
+    "  --machine FILE     machine profile for the cost model (default:\n"       \
     "                     $MESHRT_PROFILE, ~/.config/meshrt/profile.yaml,\n"   \
     "                     else built in; meshrt calibrate writes one)\n"
-/* run's --profile is its report, so run names the machine profile so. */
-#define RUN_PLANNER_OPTIONS                                                 \
-    "  --planner NAME     auto (default: cost-aware) or meshtf (exactly\n"      \
-    "                     Mesh-TensorFlow's lowering, global rules only)\n"     \
-    "  --machine FILE     machine profile for the cost model (plan's\n"         \
-    "                     --profile FILE; default: $MESHRT_PROFILE,\n"         \
-    "                     ~/.config/meshrt/profile.yaml, else built in)\n"
+#define RUN_PLANNER_OPTIONS PLANNER_OPTIONS
 #define LAYOUT_OPTION                                                       \
     "  --layout NAME      use the alternative NAME of the spec's layouts:\n"  \
     "                     instead of its layout: rules (and mesh)\n"
@@ -64,7 +60,7 @@ static const char *const usage_check =
 static const char *const usage_plan =
     "usage: meshrt plan SPEC [--mesh AXIS=N,...] [--layout NAME] [--json]\n"
     "                        [--explain] [--planner auto|meshtf]\n"
-    "                        [--profile FILE]\n"
+    "                        [--machine FILE]\n"
     "\n"
     "Prints the plan for the spec's mesh (no MPI needed, any mesh size):\n"
     "for every op its local kernel (GEMM shape, flops per rank) and every\n"
@@ -102,7 +98,7 @@ static const char *const usage_run =
 
 static const char *const usage_compare =
     "usage: meshrt compare SPEC [--mesh AXIS=N,...] [--planner auto|meshtf]\n"
-    "                           [--profile FILE] [--csv FILE] [--json FILE]\n"
+    "                           [--machine FILE] [--csv FILE] [--json FILE]\n"
     "                           [--svg FILE]\n"
     "\n"
     "Plans the spec under its own layout: rules (row 'spec') and under each\n"
@@ -124,7 +120,7 @@ static const char *const usage_search =
     "usage: meshrt search SPEC [--mesh AXIS=N,...] [--layout NAME]\n"
     "                          [--max-memory BYTES] [--top K]\n"
     "                          [--planner auto|meshtf]\n"
-    "                          [--profile FILE] [--json FILE]\n"
+    "                          [--machine FILE] [--json FILE]\n"
     "                          [--exhaustive | --screen | --no-screen]\n"
     "\n"
     "Tries every set of global layout rules for the program (each dim on an\n"
@@ -221,6 +217,10 @@ static mrt_status own_option(int c, const char *opt, mrt_cli_args *a,
                            "'calibrate'", opt);
     switch (c) {
     case 'R': case 'T':
+        if (!run && c == 'R')
+            return usage_error(err, a->cmd, "--profile is run's per-step "
+                               "report%s; name a machine profile with "
+                               "--machine FILE", "");
         if (!run)
             return usage_error(err, a->cmd, "option %s is only valid for "
                                "'run'", opt);
@@ -304,7 +304,7 @@ mrt_status mrt_cli_parse(int argc, char **argv, mrt_cli_args *a,
         {"verify", no_argument, 0, 'v'},     {"save", required_argument, 0, 's'},
         {"repeat", required_argument, 0, 'r'}, {"help", no_argument, 0, 'h'},
         {"planner", required_argument, 0, 'P'},
-        {"profile", required_argument, 0, 'F'},
+        {"profile", no_argument, 0, 'R'},
         {"explain", no_argument, 0, 'E'},
         {"layout", required_argument, 0, 'L'},
         {"memory", required_argument, 0, 'M'},
@@ -321,13 +321,8 @@ mrt_status mrt_cli_parse(int argc, char **argv, mrt_cli_args *a,
         {"screen", no_argument, 0, 'Y'},
         {"no-screen", no_argument, 0, 'W'},
         {0, 0, 0, 0}};
-    /* In run, --profile is the report (a flag); its machine profile is
-     * --machine FILE. */
     struct option table[sizeof opts / sizeof opts[0]];
     memcpy(table, opts, sizeof opts);
-    for (size_t i = 0; table[i].name && strcmp(a->cmd, "run") == 0; i++)
-        if (strcmp(table[i].name, "profile") == 0)
-            table[i] = (struct option){"profile", no_argument, 0, 'R'};
     /* compare and search write JSON to a file: --json FILE. */
     for (size_t i = 0; table[i].name && writes_reports(a->cmd); i++)
         if (strcmp(table[i].name, "json") == 0)
@@ -353,7 +348,6 @@ mrt_status mrt_cli_parse(int argc, char **argv, mrt_cli_args *a,
         case 'C': case 'G': case 'X': case 'N': case 'Z': case 'J': break;
         case 'Y': case 'W': break;
         case 'm': a->mesh = optarg; break;
-        case 'F': a->plan.profile = optarg; break;
         case 'P':
             if (strcmp(optarg, "auto") == 0)
                 a->plan.planner = MRT_PLANNER_AUTO;

@@ -83,7 +83,7 @@ for kind in allreduce allgather reduce_scatter alltoall; do
     grep -q "^  $kind " "$tmp/out" || bad "calibrate measured no $kind"
 done
 grep -q '^measured:' "$tmp/cal/profile.yaml" || bad "no measured: block"
-if ! "$meshrt" plan "$spec" --profile "$tmp/cal/profile.yaml" >"$tmp/plan" 2>"$tmp/err" ||
+if ! "$meshrt" plan "$spec" --machine "$tmp/cal/profile.yaml" >"$tmp/plan" 2>"$tmp/err" ||
    ! grep -q "costs modeled with the $tmp/cal/profile.yaml (calibrated on" "$tmp/plan"; then
     bad "plan does not load the calibrated profile"; head -3 "$tmp/plan"; cat "$tmp/err"
 fi
