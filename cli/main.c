@@ -9,8 +9,11 @@
 
 int main(int argc, char **argv)
 {
-    /* Before anything can call BLIS or start a thread (MPI_Init). */
-    mrt_blis_select();
+    /* The commands that run kernels pick BLIS's kernel family before
+     * anything can call BLIS or start a thread (MPI_Init). */
+    if (argc >= 2 && (strcmp(argv[1], "run") == 0 ||
+                      strcmp(argv[1], "calibrate") == 0))
+        mrt_blis_select();
     if (argc < 2 || strcmp(argv[1], "--help") == 0 ||
         strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
         mrt_cli_usage(argc > 2 ? argv[2] : NULL, argc < 2 ? stderr : stdout);
