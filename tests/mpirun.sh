@@ -10,8 +10,8 @@ else
     cmd=(mpirun --quiet --oversubscribe --mca btl_vader_single_copy_mechanism none)
     [ "$(id -u)" = 0 ] && cmd+=(--allow-run-as-root)
 fi
-# Sanitizer settings reach every rank.
-for v in ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS; do
+# Sanitizer settings and the pinned profile reach every rank.
+for v in ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS MESHRT_PROFILE; do
     [ -n "${!v:-}" ] && cmd+=(-x "$v")
 done
 exec "${cmd[@]}" -n "$np" "$@"
