@@ -51,6 +51,7 @@
 
 #include "output.h"
 #include "profile_io.h"
+#include "yaml_error.h"
 #include "spec.h"
 
 #define PROFILE_FILE_MAX (1L << 20) /* a profile is a few hundred bytes */
@@ -386,35 +387,16 @@ static mrt_status read_file(const char *path, char **text, size_t *len,
     return MRT_OK;
 }
 
-static mrt_status yaml_failure(const yaml_parser_t *y, const char *path,
-                               mrt_error *err)
-{
-    mrt_mark at = {(int)y->problem_mark.line + 1,
-                   (int)y->problem_mark.column + 1};
-    const char *problem = y->problem ? y->problem : "malformed YAML";
-    if (y->error == YAML_MEMORY_ERROR)
-        return mrt_error_set(err, MRT_E_NOMEM, path, no_mark, "out of memory");
-    if (y->error == YAML_READER_ERROR)
-        return mrt_error_set(err, MRT_E_SYNTAX, path, no_mark,
-                             "%s (at byte %zu)", problem, y->problem_offset);
-    if (y->context)
-        return mrt_error_set(err, MRT_E_SYNTAX, path, at, "%s (%s that "
-                             "starts at %d:%d)", problem, y->context,
-                             (int)y->context_mark.line + 1,
-                             (int)y->context_mark.column + 1);
-    return mrt_error_set(err, MRT_E_SYNTAX, path, at, "%s", problem);
-}
-
 /* A quick pass over the events: syntax, nesting depth (libyaml slows
  * down quadratically with depth), and one document only. */
 static mrt_status check_events(yaml_parser_t *y, const char *path,
-                               mrt_error *err)
+                               const char *text, size_t len, mrt_error *err)
 {
     yaml_event_t e;
     int depth = 0, docs = 0;
     for (;;) {
         if (!yaml_parser_parse(y, &e))
-            return yaml_failure(y, path, err);
+            return mrt_yaml_error(y, path, text, len, err);
         yaml_event_type_t type = e.type;
         mrt_mark at = {(int)e.start_mark.line + 1,
                        (int)e.start_mark.column + 1};
@@ -448,9 +430,9 @@ static mrt_status load_yaml(const char *path, const char *text, size_t len,
                                  "out of memory");
         yaml_parser_set_input_string(&y, (const unsigned char *)text, len);
         if (pass == 0)
-            st = check_events(&y, path, err);
+            st = check_events(&y, path, text, len, err);
         else if (!yaml_parser_load(&y, doc))
-            st = yaml_failure(&y, path, err);
+            st = mrt_yaml_error(&y, path, text, len, err);
         yaml_parser_delete(&y);
     }
     return st;

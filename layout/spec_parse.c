@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "spec_parse.h"
+#include "yaml_error.h"
 
 #define MRT_SPEC_FILE_MAX (64L << 20) /* a spec is text; refuse anything huge */
 #define MRT_SPEC_DEPTH_MAX 64          /* a spec needs about 5 levels */
@@ -92,38 +93,6 @@ done:
     return MRT_OK;
 }
 
-/* The 1-based position of byte offset in text (libyaml gives reader
- * errors, such as bad UTF-8, an offset but no mark). */
-static mrt_mark offset_mark(const char *text, size_t len, size_t offset)
-{
-    mrt_mark at = {1, 1};
-    for (size_t i = 0; i < offset && i < len; i++) {
-        at.column = text[i] == '\n' ? 1 : at.column + 1;
-        at.line += text[i] == '\n';
-    }
-    return at;
-}
-
-static mrt_status yaml_failure(const yaml_parser_t *y, const char *path,
-                               const char *text, size_t len, mrt_error *err)
-{
-    mrt_mark at = {(int)y->problem_mark.line + 1,
-                   (int)y->problem_mark.column + 1};
-    const char *problem = y->problem ? y->problem : "malformed YAML";
-    if (y->error == YAML_MEMORY_ERROR)
-        return mrt_error_set(err, MRT_E_NOMEM, path, no_mark, "out of memory");
-    if (y->error == YAML_READER_ERROR)
-        return mrt_error_set(err, MRT_E_SYNTAX, path,
-                             offset_mark(text, len, y->problem_offset),
-                             "%s (at byte %zu)", problem, y->problem_offset);
-    if (y->context)
-        return mrt_error_set(err, MRT_E_SYNTAX, path, at, "%s (%s that starts "
-                             "at %d:%d)", problem, y->context,
-                             (int)y->context_mark.line + 1,
-                             (int)y->context_mark.column + 1);
-    return mrt_error_set(err, MRT_E_SYNTAX, path, at, "%s", problem);
-}
-
 /* libyaml's scanner slows down quadratically with nesting depth (a
  * 400 kB file of brackets takes minutes), so refuse deep nesting with a
  * quick pass over the events before building the document. */
@@ -134,7 +103,7 @@ static mrt_status check_depth(yaml_parser_t *y, const char *path,
     int depth = 0;
     for (;;) {
         if (!yaml_parser_parse(y, &e))
-            return yaml_failure(y, path, text, len, err);
+            return mrt_yaml_error(y, path, text, len, err);
         yaml_event_type_t type = e.type;
         mrt_mark at = {(int)e.start_mark.line + 1,
                        (int)e.start_mark.column + 1};
@@ -160,12 +129,12 @@ static mrt_status load_document(yaml_parser_t *y, const char *path,
 {
     yaml_document_t extra;
     if (!yaml_parser_load(y, doc))
-        return yaml_failure(y, path, text, len, err);
+        return mrt_yaml_error(y, path, text, len, err);
     if (!yaml_document_get_root_node(doc))
         return MRT_OK; /* empty: the caller reports it */
     if (!yaml_parser_load(y, &extra)) {
         yaml_document_delete(doc);
-        return yaml_failure(y, path, text, len, err);
+        return mrt_yaml_error(y, path, text, len, err);
     }
     yaml_node_t *root = yaml_document_get_root_node(&extra);
     mrt_mark at = {root ? (int)root->start_mark.line + 1 : 0,
