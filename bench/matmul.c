@@ -60,7 +60,8 @@ static mrt_status meshrt_setup(meshrt_run *r, const char *path,
     if (st == MRT_OK)
         st = mrt_exec_create(r->plan, r->comm, &r->exec, err);
     const mrt_plan *p = r->plan;
-    for (int t = 0; st == MRT_OK && t < p->ninputs; t++) {
+    for (int i = 0; st == MRT_OK && i < p->ninputs; i++) {
+        int t = p->input[i];
         int v = p->tensor_value[t];
         st = mrt_shard_init(r->spec, t, &p->value[v].layout, &p->mesh,
                             r->comm->coords, r->exec->buf[v], err);

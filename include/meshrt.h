@@ -113,6 +113,13 @@ typedef struct mrt_plan_totals {
     double compute_time_s;
     double time_s;       /* comm + compute, modeled */
     int64_t peak_memory; /* bytes: live shards plus workspace, at peak */
+    /* The same split by the part of a training step the steps belong to:
+     * [0] forward, [1] backward, [2] update (all forward without
+     * `train:`). */
+    int64_t phase_comm_bytes[3];
+    double phase_wire_bytes[3];
+    int64_t phase_collectives[3];
+    double phase_time_s[3];
 } mrt_plan_totals;
 MRT_API mrt_plan_totals mrt_plan_get_totals(const mrt_plan *plan);
 /* Bytes per rank handed to MPI by the whole plan, and flops per rank. */

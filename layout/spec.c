@@ -6,6 +6,7 @@
  * half-built specs (the loader uses it on its error path).
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,6 +65,57 @@ mrt_status mrt_spec_index_tensor(mrt_spec *s, int id)
     }
     hash_put(s->tensor_hash, s->hash_cap, s, id);
     return MRT_OK;
+}
+
+/* Grows *buf (room for *cap elements of size elsize) to hold n. */
+static int grow(void **buf, int *cap, int n, size_t elsize)
+{
+    if (n <= *cap)
+        return 0;
+    int ncap = *cap > 8 ? *cap * 2 : 16;
+    while (ncap < n)
+        ncap *= 2;
+    void *nb = realloc(*buf, (size_t)ncap * elsize);
+    if (!nb)
+        return -1;
+    memset((char *)nb + (size_t)*cap * elsize, 0,
+           (size_t)(ncap - *cap) * elsize);
+    *buf = nb;
+    *cap = ncap;
+    return 0;
+}
+
+int mrt_spec_add_tensor(mrt_spec *s, const char *name, const int *dims,
+                        int ndims, int producer, mrt_mark at)
+{
+    if (grow((void **)&s->tensor, &s->cap_tensors, s->ntensors + 1,
+             sizeof *s->tensor))
+        return -1;
+    int id = s->ntensors;
+    mrt_spec_tensor *t = &s->tensor[id];
+    memset(t, 0, sizeof *t);
+    snprintf(t->name, sizeof t->name, "%s", name);
+    t->mark = at;
+    t->shape_mark = at;
+    t->producer = producer;
+    t->layout.ndims = ndims;
+    for (int i = 0; i < ndims; i++) {
+        t->layout.dim[i] = dims[i];
+        t->layout.size[i] = s->dim_size[dims[i]];
+    }
+    if (mrt_spec_index_tensor(s, id))
+        return -1;
+    s->ntensors++;
+    return id;
+}
+
+int mrt_spec_add_op(mrt_spec *s, const mrt_spec_op *op)
+{
+    if (grow((void **)&s->op, &s->cap_ops, s->nops + 1, sizeof *s->op))
+        return -1;
+    s->op[s->nops] = *op;
+    s->tensor[op->out].producer = s->nops;
+    return s->nops++;
 }
 
 int mrt_spec_find_dim(const mrt_spec *s, const char *name)

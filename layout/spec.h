@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "layout.h"
+#include "mapfn.h"
 #include "meshrt.h"
 
 typedef struct mrt_mark {
@@ -74,17 +75,61 @@ typedef struct mrt_spec_layout {
     mrt_mesh mesh;
 } mrt_spec_layout;
 
-typedef enum mrt_op_kind { MRT_OP_EINSUM = 0, MRT_OP_KIND_COUNT } mrt_op_kind;
+/* The primitive ops the planner lowers.  The spec's own ops (add,
+ * softmax, layer_norm, the losses, ...) are expanded into these as they
+ * are parsed (spec_expand.c), and a `train:` block appends the backward
+ * program and the update made of the same primitives (spec_grad.c). */
+typedef enum mrt_op_kind {
+    MRT_OP_EINSUM = 0, /* contraction, transposition, sum over dims */
+    MRT_OP_MAP,        /* elementwise fn with broadcasting (mapfn.h) */
+    MRT_OP_REDUCE_MAX, /* maximum over the dims the output lacks */
+    MRT_OP_RENAME,     /* the same data, one dim under another name */
+    MRT_OP_KIND_COUNT
+} mrt_op_kind;
+
+/* Which part of a training step an op belongs to. */
+typedef enum mrt_phase {
+    MRT_PHASE_FORWARD = 0,
+    MRT_PHASE_BACKWARD,
+    MRT_PHASE_UPDATE,
+    MRT_PHASE_COUNT
+} mrt_phase;
 
 typedef struct mrt_spec_op {
     mrt_op_kind kind;
-    mrt_mark mark; /* the op's mapping node */
+    mrt_mark mark; /* the mapping node of the spec op it comes from */
     int nin;       /* 1 or 2 */
     int in[2];     /* tensor ids */
     mrt_mark in_mark[2];
     int out;       /* tensor id */
     mrt_budget expect; /* this op's budget (per op: its own steps) */
+    mrt_map_fn fn;     /* MAP */
+    double c;          /* MAP: the function's constant */
+    int from_dim, to_dim; /* RENAME: spec dim ids */
+    mrt_phase phase;
+    int user;          /* number (from 1) of the spec op it comes from;
+                          0 for the ops a `train:` block adds */
+    int no_grad;       /* its result carries no gradient (the max that
+                          keeps softmax stable: softmax does not depend
+                          on it) */
 } mrt_spec_op;
+
+/* `train:` — one SGD step per run of the plan. */
+#define MRT_MAX_PARAMS 64
+typedef struct mrt_train {
+    int loss;          /* tensor id of the scalar loss; -1: no training */
+    int seed;          /* the input tensor dL/dL = 1 */
+    int nparams;
+    int param[MRT_MAX_PARAMS];   /* tensor ids */
+    int grad[MRT_MAX_PARAMS];    /* tensor ids of dL/dparam */
+    int updated[MRT_MAX_PARAMS]; /* tensor ids of param - lr * grad */
+    int nextra;        /* `grads:` inputs whose gradient is wanted */
+    int extra[MRT_MAX_PARAMS], extra_grad[MRT_MAX_PARAMS];
+    double lr;
+    int64_t steps;
+    int nforward;      /* ops 0..nforward-1 are the forward program */
+    mrt_mark mark;
+} mrt_train;
 
 struct mrt_spec {
     char path[PATH_MAX]; /* as given by the user, for error messages */
@@ -106,9 +151,12 @@ struct mrt_spec {
     int hash_cap;        /* a power of two, at least twice ntensors */
     int nops;
     mrt_spec_op *op;
+    int cap_tensors, cap_ops; /* room in tensor[] and op[] */
+    int nuser_ops;       /* ops as the spec file numbers them */
     int noutputs;
     int *output;         /* tensor ids */
 
+    mrt_train train;     /* train.loss < 0: a plain forward program */
     mrt_budget expect;   /* whole-program budget */
     int nlayouts;        /* `layouts:` alternatives */
     mrt_spec_layout *layouts;
@@ -125,6 +173,14 @@ struct mrt_spec {
 int mrt_spec_find_tensor(const mrt_spec *s, const char *name);
 /* Adds tensor id to the name index; call after appending a tensor. */
 mrt_status mrt_spec_index_tensor(mrt_spec *s, int id);
+/* Appends a tensor named name with dims (spec ids) dims[0..ndims),
+ * made by op `producer` (-1: an input), its layout unsplit; indexes its
+ * name.  Returns its id, or -1 when out of memory. */
+int mrt_spec_add_tensor(mrt_spec *s, const char *name, const int *dims,
+                        int ndims, int producer, mrt_mark at);
+/* Appends op (copied) and makes it the producer of op->out.  Returns its
+ * index, or -1 when out of memory. */
+int mrt_spec_add_op(mrt_spec *s, const mrt_spec_op *op);
 /* Dim id by name, or -1. */
 int mrt_spec_find_dim(const mrt_spec *s, const char *name);
 

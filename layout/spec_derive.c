@@ -117,6 +117,8 @@ static mrt_spec *copy_spec(const mrt_spec *s)
                                  : NULL;
     c->op = dup_array(s->op, (size_t)s->nops, sizeof *s->op);
     c->output = dup_array(s->output, (size_t)s->noutputs, sizeof *s->output);
+    c->cap_tensors = s->ntensors + 1;
+    c->cap_ops = s->nops + 1;
     c->nlayouts = 0;
     c->layouts = NULL;
     if (!c->dim_name || !c->dim_names || !c->dim_size || !c->dim_mark ||

@@ -10,19 +10,11 @@
  * (`expect:`, parsed by spec_planning.c).  `outputs:` defaults to the
  * last op's output.
  */
-#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "spec_parse.h"
-
-static const char *const op_keys[] = {"op",     "in",     "out", "shape",
-                                      "layout", "expect", NULL};
-static const char *const op_required[] = {"op", "in", "out", "shape", NULL};
-static const char *const op_names[] = {[MRT_OP_EINSUM] = "einsum"};
-_Static_assert(sizeof op_names / sizeof op_names[0] == MRT_OP_KIND_COUNT,
-               "one name per op kind");
 
 /* The number (from 1) of the first op after op `after` whose `out:` is
  * name, or 0. */
@@ -40,13 +32,15 @@ static int later_maker(const mrt_spec_parser *p, const yaml_node_t *seq,
     return 0;
 }
 
-/* Input j (node a) of op i. */
-static mrt_status op_input(mrt_spec_parser *p, const yaml_node_t *seq, int i,
+/* Input j (node a) of op u. */
+static mrt_status op_input(mrt_user_op *u, const yaml_node_t *seq,
                            const yaml_node_t *a, int j)
 {
+    mrt_spec_parser *p = u->p;
     mrt_spec *s = p->spec;
     char q[MRT_SPEC_QUOTE_MAX + 32], list[MRT_SPEC_LIST_MAX];
     const char *name = mrt_spec_str(a);
+    int i = u->number - 1;
     if (!name || mrt_spec_is_null(a))
         return mrt_spec_fail(p, a, "expected a tensor name in the inputs of "
                              "op %d, got %s", i + 1,
@@ -62,27 +56,9 @@ static mrt_status op_input(mrt_spec_parser *p, const yaml_node_t *seq, int i,
                              mrt_spec_quote(a, q, sizeof q), i + 1,
                              mrt_spec_join(list, sizeof list, s->tensor[0].name,
                                            sizeof s->tensor[0], s->ntensors));
-    s->op[i].in[j] = id;
-    s->op[i].in_mark[j] = mrt_spec_mark(a);
+    u->in[j] = id;
+    u->in_mark[j] = mrt_spec_mark(a);
     return MRT_OK;
-}
-
-static mrt_status op_inputs(mrt_spec_parser *p, const yaml_node_t *seq, int i,
-                            const yaml_node_t *n)
-{
-    char of[64];
-    snprintf(of, sizeof of, "the inputs of op %d", i + 1);
-    mrt_status st = mrt_spec_expect(p, n, YAML_SEQUENCE_NODE, of);
-    if (st)
-        return st;
-    int count = mrt_spec_count(n);
-    if (count < 1 || count > 2)
-        return mrt_spec_fail(p, n, "op %d has %d inputs (an einsum takes 1 "
-                             "or 2)", i + 1, count);
-    p->spec->op[i].nin = count;
-    for (int j = 0; !st && j < count; j++)
-        st = op_input(p, seq, i, mrt_spec_item(p, n, j), j);
-    return st;
 }
 
 /* The output tensor of op i, named by n, into t. */
@@ -104,93 +80,432 @@ static mrt_status op_output(mrt_spec_parser *p, int i, const yaml_node_t *n,
     return MRT_OK;
 }
 
-/* Every dim of op i's output t (shape node sh) comes from an input. */
-static mrt_status check_dims_known(mrt_spec_parser *p, int i,
-                                   const mrt_spec_tensor *t,
+/* Every dim of einsum u's output t (shape node sh) comes from an input. */
+static mrt_status check_dims_known(mrt_user_op *u, const mrt_spec_tensor *t,
                                    const yaml_node_t *sh)
 {
-    const mrt_spec *s = p->spec;
-    const mrt_spec_op *op = &s->op[i];
+    const mrt_spec *s = u->p->spec;
     char ins[2][MRT_NAME_MAX + MRT_SPEC_LIST_MAX];
     for (int d = 0; d < t->layout.ndims; d++) {
         int found = 0;
-        for (int j = 0; j < op->nin; j++)
-            found |= mrt_layout_find_dim(&s->tensor[op->in[j]].layout,
+        for (int j = 0; j < u->nin; j++)
+            found |= mrt_layout_find_dim(&s->tensor[u->in[j]].layout,
                                          t->layout.dim[d]) >= 0;
         if (found)
             continue;
-        for (int j = 0; j < op->nin; j++) {
-            const mrt_spec_tensor *in = &s->tensor[op->in[j]];
+        for (int j = 0; j < u->nin; j++) {
+            const mrt_spec_tensor *in = &s->tensor[u->in[j]];
             char shape[MRT_SPEC_LIST_MAX];
             snprintf(ins[j], sizeof ins[j], "%s: %s", in->name,
                      mrt_spec_shape_str(s, &in->layout, shape, sizeof shape));
         }
-        return mrt_spec_fail(p, mrt_spec_item(p, sh, d),
+        return mrt_spec_fail(u->p, mrt_spec_item(u->p, sh, d),
                              "dim '%s' of '%s' is %s (%s%s%s)",
                              s->dim_name[t->layout.dim[d]], t->name,
-                             op->nin == 2 ? "in neither input"
-                                          : "not in its input",
-                             ins[0], op->nin == 2 ? ", " : "",
-                             op->nin == 2 ? ins[1] : "");
+                             u->nin == 2 ? "in neither input"
+                                         : "not in its input",
+                             ins[0], u->nin == 2 ? ", " : "",
+                             u->nin == 2 ? ins[1] : "");
     }
     return MRT_OK;
 }
 
-/* The keys and kind of op i (mapping n). */
-static mrt_status op_kind(mrt_spec_parser *p, int i, const yaml_node_t *n)
+/* The spec's op kinds: what each takes and which keys it may have. */
+enum {
+    K_SHAPE = 1, K_DIM = 2, K_DIMS = 4, K_BY = 8, K_FROM = 16, K_TO = 32,
+    K_EPS = 64
+};
+static const struct {
+    const char *name;
+    int min_in, max_in;
+    unsigned keys, required;
+} kinds[] = {
+    [MRT_U_EINSUM] = {"einsum", 1, 2, K_SHAPE, K_SHAPE},
+    [MRT_U_ADD] = {"add", 2, 2, K_SHAPE, 0},
+    [MRT_U_SUB] = {"sub", 2, 2, K_SHAPE, 0},
+    [MRT_U_MUL] = {"mul", 2, 2, K_SHAPE, 0},
+    [MRT_U_DIV] = {"div", 2, 2, K_SHAPE, 0},
+    [MRT_U_RELU] = {"relu", 1, 1, K_SHAPE, 0},
+    [MRT_U_GELU] = {"gelu", 1, 1, K_SHAPE, 0},
+    [MRT_U_TANH] = {"tanh", 1, 1, K_SHAPE, 0},
+    [MRT_U_EXP] = {"exp", 1, 1, K_SHAPE, 0},
+    [MRT_U_LOG] = {"log", 1, 1, K_SHAPE, 0},
+    [MRT_U_NEG] = {"neg", 1, 1, K_SHAPE, 0},
+    [MRT_U_RSQRT] = {"rsqrt", 1, 1, K_SHAPE, 0},
+    [MRT_U_SQUARE] = {"square", 1, 1, K_SHAPE, 0},
+    [MRT_U_SCALE] = {"scale", 1, 1, K_SHAPE | K_BY, K_BY},
+    [MRT_U_REDUCE_SUM] = {"reduce_sum", 1, 1, K_SHAPE | K_DIMS, 0},
+    [MRT_U_REDUCE_MAX] = {"reduce_max", 1, 1, K_SHAPE | K_DIMS, 0},
+    [MRT_U_REDUCE_MEAN] = {"reduce_mean", 1, 1, K_SHAPE | K_DIMS, 0},
+    [MRT_U_SOFTMAX] = {"softmax", 1, 1, K_SHAPE | K_DIM, K_DIM},
+    [MRT_U_LAYER_NORM] = {"layer_norm", 1, 1, K_SHAPE | K_DIM | K_EPS, K_DIM},
+    [MRT_U_RENAME] = {"rename", 1, 1, K_SHAPE | K_FROM | K_TO,
+                      K_FROM | K_TO},
+    [MRT_U_RELAYOUT] = {"relayout", 1, 1, K_SHAPE, 0},
+    [MRT_U_MSE] = {"mse", 2, 2, 0, 0},
+    [MRT_U_SOFTMAX_CE] = {"softmax_cross_entropy", 2, 2, K_DIM, K_DIM},
+};
+_Static_assert(sizeof kinds / sizeof kinds[0] == MRT_U_KIND_COUNT,
+               "one entry per spec op kind");
+static const char *const key_names[] = {"shape", "dim", "dims", "by",
+                                        "from", "to", "eps"};
+static const char *const op_keys[] = {"op",  "in",   "out", "shape", "layout",
+                                      "expect", "dim", "dims", "by",   "from",
+                                      "to",  "eps",  NULL};
+
+static mrt_status op_inputs(mrt_user_op *u, const yaml_node_t *seq,
+                            const yaml_node_t *n)
 {
-    char of[32], q[MRT_SPEC_QUOTE_MAX + 32];
-    snprintf(of, sizeof of, "op %d", i + 1);
+    mrt_spec_parser *p = u->p;
+    char of[64];
+    snprintf(of, sizeof of, "the inputs of op %d", u->number);
+    mrt_status st = mrt_spec_expect(p, n, YAML_SEQUENCE_NODE, of);
+    if (st)
+        return st;
+    int count = mrt_spec_count(n), lo = kinds[u->kind].min_in,
+        hi = kinds[u->kind].max_in;
+    if (count < lo || count > hi) {
+        char want[16];
+        snprintf(want, sizeof want, lo == hi ? "%d" : "%d or %d", lo, hi);
+        return mrt_spec_fail(p, n, "op %d has %d input%s (%s takes %s)",
+                             u->number, count, count == 1 ? "" : "s",
+                             kinds[u->kind].name, want);
+    }
+    u->nin = count;
+    for (int j = 0; !st && j < count; j++)
+        st = op_input(u, seq, mrt_spec_item(p, n, j), j);
+    return st;
+}
+
+/* The keys and kind of op u (mapping n). */
+static mrt_status op_kind(mrt_user_op *u, const yaml_node_t *n)
+{
+    mrt_spec_parser *p = u->p;
+    char of[32], q[MRT_SPEC_QUOTE_MAX + 32], list[400];
+    snprintf(of, sizeof of, "op %d", u->number);
     mrt_status st = mrt_spec_expect(p, n, YAML_MAPPING_NODE, of);
     if (!st)
         st = mrt_spec_check_keys(p, n, op_keys, of);
-    for (int k = 0; !st && op_required[k]; k++)
-        if (!mrt_spec_get(p, n, op_required[k]))
+    const char *required[] = {"op", "in", "out"};
+    for (int k = 0; !st && k < 3; k++)
+        if (!mrt_spec_get(p, n, required[k]))
             st = mrt_spec_fail(p, n, "op %d has no '%s' (an op needs: op, "
-                               "in, out, shape)", i + 1, op_required[k]);
+                               "in, out)", u->number, required[k]);
     if (st)
         return st;
     const yaml_node_t *kind = mrt_spec_get(p, n, "op");
-    for (int k = 0; k < MRT_OP_KIND_COUNT; k++)
-        if (mrt_spec_str(kind) && !strcmp(mrt_spec_str(kind), op_names[k])) {
-            p->spec->op[i].kind = (mrt_op_kind)k;
-            p->spec->op[i].mark = mrt_spec_mark(n);
+    const char *name = mrt_spec_str(kind);
+    for (int k = 0; name && k < MRT_U_KIND_COUNT; k++)
+        if (!strcmp(name, kinds[k].name)) {
+            u->kind = (mrt_user_kind)k;
             return MRT_OK;
         }
-    return mrt_spec_fail(p, kind, "unknown op %s (known ops: einsum)",
-                         mrt_spec_what(kind, q, sizeof q));
+    size_t len = 0;
+    list[0] = 0;
+    for (int k = 0; k < MRT_U_KIND_COUNT; k++)
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%s",
+                                k ? ", " : "", kinds[k].name);
+    return mrt_spec_fail(p, kind, "unknown op %s (known ops: %s)",
+                         mrt_spec_what(kind, q, sizeof q), list);
+}
+
+/* Each key the kind takes is there if it must be, absent if it may not. */
+static mrt_status op_keys_fit(mrt_user_op *u, const yaml_node_t *n)
+{
+    for (int k = 0; k < 7; k++) {
+        unsigned bit = 1u << k;
+        const yaml_node_t *v = mrt_spec_get(u->p, n, key_names[k]);
+        if (v && !(kinds[u->kind].keys & bit))
+            return mrt_spec_fail(u->p, v, "op %d (%s) takes no '%s'",
+                                 u->number, kinds[u->kind].name,
+                                 key_names[k]);
+        if (!v && (kinds[u->kind].required & bit))
+            return mrt_spec_fail(u->p, n, "op %d (%s) needs '%s'", u->number,
+                                 kinds[u->kind].name, key_names[k]);
+    }
+    return MRT_OK;
+}
+
+/* A dim name (node n) that must be a dim of tensor t, or (t NULL) any
+ * declared dim. */
+static mrt_status dim_ref(mrt_user_op *u, const yaml_node_t *n,
+                          const mrt_spec_tensor *t, int *out)
+{
+    const mrt_spec *s = u->p->spec;
+    char q[MRT_SPEC_QUOTE_MAX + 32], list[MRT_SPEC_LIST_MAX];
+    const char *name = mrt_spec_str(n);
+    int id = name && !mrt_spec_is_null(n) ? mrt_spec_find_dim(s, name) : -1;
+    if (!name || mrt_spec_is_null(n))
+        return mrt_spec_fail(u->p, n, "expected a dim name in op %d, got %s",
+                             u->number, mrt_spec_what(n, q, sizeof q));
+    if (id < 0)
+        return mrt_spec_fail(u->p, n, "unknown dim '%s' in op %d (the dims "
+                             "are: %s)", mrt_spec_quote(n, q, sizeof q),
+                             u->number,
+                             mrt_spec_join(list, sizeof list, s->dim_name[0],
+                                           sizeof s->dim_name[0], s->ndims));
+    if (t && mrt_layout_find_dim(&t->layout, id) < 0)
+        return mrt_spec_fail(u->p, n, "dim '%s' is not a dim of '%s' %s",
+                             name, t->name,
+                             mrt_spec_shape_str(s, &t->layout, list,
+                                                sizeof list));
+    *out = id;
+    return MRT_OK;
+}
+
+/* Appends dim id d to l (unless there) with its size. */
+static void add_dim(const mrt_spec *s, mrt_layout *l, int d)
+{
+    if (mrt_layout_find_dim(l, d) < 0) {
+        l->dim[l->ndims] = d;
+        l->size[l->ndims++] = s->dim_size[d];
+    }
+}
+
+/* The reduced dims of a reduce op: `dims:` (a name or a list), else
+ * every dim (a scalar result) unless `shape:` names what is left. */
+static mrt_status reduced_dims(mrt_user_op *u, const yaml_node_t *n,
+                               const mrt_spec_tensor *in, mrt_layout *out)
+{
+    const yaml_node_t *dims = mrt_spec_get(u->p, n, "dims");
+    unsigned char gone[MRT_MAX_DIMS] = {0};
+    mrt_status st = MRT_OK;
+    if (!dims) {
+        memset(gone, 1, sizeof gone);
+    } else if (dims->type == YAML_SEQUENCE_NODE) {
+        for (int j = 0; !st && j < mrt_spec_count(dims); j++) {
+            int d;
+            st = dim_ref(u, mrt_spec_item(u->p, dims, j), in, &d);
+            if (!st)
+                gone[mrt_layout_find_dim(&in->layout, d)] = 1;
+        }
+    } else {
+        int d;
+        st = dim_ref(u, dims, in, &d);
+        if (!st)
+            gone[mrt_layout_find_dim(&in->layout, d)] = 1;
+    }
+    out->ndims = 0;
+    for (int i = 0; i < in->layout.ndims; i++)
+        if (!gone[i])
+            add_dim(u->p->spec, out, in->layout.dim[i]);
+    return st;
+}
+
+/* The dims of op u's result as its kind makes them (before `shape:`). */
+static mrt_status derived_dims(mrt_user_op *u, const yaml_node_t *n,
+                               mrt_layout *l)
+{
+    const mrt_spec *s = u->p->spec;
+    const mrt_spec_tensor *a = &s->tensor[u->in[0]];
+    const mrt_spec_tensor *b = u->nin > 1 ? &s->tensor[u->in[1]] : NULL;
+    mrt_status st = MRT_OK;
+    memset(l, 0, sizeof *l);
+    switch (u->kind) {
+    case MRT_U_REDUCE_SUM:
+    case MRT_U_REDUCE_MAX:
+    case MRT_U_REDUCE_MEAN:
+        if (mrt_spec_get(u->p, n, "shape") && !mrt_spec_get(u->p, n, "dims"))
+            return MRT_OK; /* the shape says what is left */
+        return reduced_dims(u, n, a, l);
+    case MRT_U_MSE:
+    case MRT_U_SOFTMAX_CE:
+        return MRT_OK; /* a scalar */
+    case MRT_U_RENAME:
+        for (int i = 0; i < a->layout.ndims; i++)
+            add_dim(s, l, a->layout.dim[i] == u->dim ? u->to_dim
+                                                      : a->layout.dim[i]);
+        return MRT_OK;
+    default:
+        for (int i = 0; i < a->layout.ndims; i++)
+            add_dim(s, l, a->layout.dim[i]);
+        for (int i = 0; b && i < b->layout.ndims; i++)
+            add_dim(s, l, b->layout.dim[i]);
+        if (l->ndims > MRT_MAX_DIMS)
+            st = mrt_spec_fail(u->p, n, "op %d makes a tensor of more than "
+                               "%d dims", u->number, MRT_MAX_DIMS);
+        return st;
+    }
+}
+
+/* 1 if l and m have the same dims, in any order. */
+static int same_dim_set(const mrt_layout *l, const mrt_layout *m)
+{
+    if (l->ndims != m->ndims)
+        return 0;
+    for (int i = 0; i < l->ndims; i++)
+        if (mrt_layout_find_dim(m, l->dim[i]) < 0)
+            return 0;
+    return 1;
+}
+
+/* The keys that depend on the kind: dim, from/to, by, eps. */
+static mrt_status op_params(mrt_user_op *u, const yaml_node_t *n)
+{
+    mrt_spec_parser *p = u->p;
+    const mrt_spec *s = p->spec;
+    const mrt_spec_tensor *a = &s->tensor[u->in[0]];
+    const yaml_node_t *v;
+    char what[64], shape[MRT_SPEC_LIST_MAX];
+    mrt_status st = MRT_OK;
+    u->dim = u->to_dim = -1;
+    u->c = u->kind == MRT_U_LAYER_NORM ? 1e-5 : 0;
+    if ((v = mrt_spec_get(p, n, "dim")))
+        st = dim_ref(u, v, a, &u->dim);
+    if (!st && (v = mrt_spec_get(p, n, "from")))
+        st = dim_ref(u, v, a, &u->dim);
+    if (!st && (v = mrt_spec_get(p, n, "to"))) {
+        st = dim_ref(u, v, NULL, &u->to_dim);
+        if (!st && mrt_layout_find_dim(&a->layout, u->to_dim) >= 0)
+            st = mrt_spec_fail(p, v, "'%s' already has a dim '%s'", a->name,
+                               s->dim_name[u->to_dim]);
+        if (!st && s->dim_size[u->to_dim] != s->dim_size[u->dim])
+            st = mrt_spec_fail(p, v, "dim '%s' has size %lld, dim '%s' %lld "
+                               "(rename keeps the size)",
+                               s->dim_name[u->to_dim],
+                               (long long)s->dim_size[u->to_dim],
+                               s->dim_name[u->dim],
+                               (long long)s->dim_size[u->dim]);
+    }
+    snprintf(what, sizeof what, "'by' of op %d", u->number);
+    if (!st && (v = mrt_spec_get(p, n, "by")))
+        st = mrt_spec_number(p, v, what, &u->c);
+    snprintf(what, sizeof what, "'eps' of op %d", u->number);
+    if (!st && (v = mrt_spec_get(p, n, "eps")))
+        st = mrt_spec_positive(p, v, what, &u->c);
+    if (st || u->nin < 2)
+        return st;
+    const mrt_spec_tensor *b = &s->tensor[u->in[1]];
+    if (u->kind == MRT_U_MSE && !same_dim_set(&a->layout, &b->layout))
+        return mrt_spec_fail(p, mrt_spec_get(p, n, "in"), "mse needs two "
+                             "tensors of the same dims ('%s' is %s, '%s' %s)",
+                             a->name, mrt_spec_shape_str(s, &a->layout, shape,
+                                                         sizeof shape),
+                             b->name, mrt_spec_shape_str(s, &b->layout, what,
+                                                         sizeof what));
+    if (u->kind == MRT_U_SOFTMAX_CE) {
+        mrt_layout rest = a->layout;
+        int i = mrt_layout_find_dim(&rest, u->dim);
+        memmove(&rest.dim[i], &rest.dim[i + 1],
+                (size_t)(rest.ndims - i - 1) * sizeof rest.dim[0]);
+        rest.ndims--;
+        u->labels = same_dim_set(&rest, &b->layout);
+        if (!u->labels && !same_dim_set(&a->layout, &b->layout))
+            return mrt_spec_fail(p, mrt_spec_get(p, n, "in"), "the targets "
+                                 "'%s' must have the dims of the logits '%s' "
+                                 "(one-hot) or those without '%s' (integer "
+                                 "labels)", b->name, a->name,
+                                 s->dim_name[u->dim]);
+    }
+    return MRT_OK;
+}
+
+/* The result's dims: derived from the kind, or `shape:` (which for an
+ * einsum defines them, and otherwise may only reorder them). */
+static mrt_status op_result(mrt_user_op *u, const yaml_node_t *seq,
+                            const yaml_node_t *n)
+{
+    mrt_spec_parser *p = u->p;
+    mrt_spec_tensor *t = &u->out;
+    const yaml_node_t *shape = mrt_spec_get(p, n, "shape");
+    char a[MRT_SPEC_LIST_MAX], b[MRT_SPEC_LIST_MAX];
+    mrt_layout derived;
+    mrt_status st = op_output(p, u->number - 1, mrt_spec_get(p, n, "out"), t);
+    if (!st && u->kind != MRT_U_EINSUM)
+        st = derived_dims(u, n, &derived);
+    if (st)
+        return st;
+    (void)seq;
+    if (!shape) {
+        t->layout = derived;
+        t->shape_mark = t->mark;
+        return MRT_OK;
+    }
+    if ((st = mrt_spec_parse_shape(p, shape, t)))
+        return st;
+    if (u->kind == MRT_U_EINSUM)
+        return check_dims_known(u, t, shape);
+    if (mrt_spec_get(p, n, "dims") || (u->kind != MRT_U_REDUCE_SUM &&
+                                       u->kind != MRT_U_REDUCE_MAX &&
+                                       u->kind != MRT_U_REDUCE_MEAN)) {
+        if (!same_dim_set(&t->layout, &derived))
+            return mrt_spec_fail(
+                p, shape, "the shape of '%s' is %s but %s makes %s", t->name,
+                mrt_spec_shape_str(p->spec, &t->layout, a, sizeof a),
+                kinds[u->kind].name,
+                mrt_spec_shape_str(p->spec, &derived, b, sizeof b));
+        return MRT_OK;
+    }
+    /* a reduction whose `shape:` names the dims it keeps */
+    const mrt_spec_tensor *in = &p->spec->tensor[u->in[0]];
+    for (int i = 0; i < t->layout.ndims; i++)
+        if (mrt_layout_find_dim(&in->layout, t->layout.dim[i]) < 0)
+            return mrt_spec_fail(p, mrt_spec_item(p, shape, i), "dim '%s' of "
+                                 "'%s' is not in its input '%s' %s",
+                                 p->spec->dim_name[t->layout.dim[i]], t->name,
+                                 in->name,
+                                 mrt_spec_shape_str(p->spec, &in->layout, a,
+                                                    sizeof a));
+    return MRT_OK;
+}
+
+/* The home layout of the result, and the rules for the tensors the op
+ * makes inside (its own `layout:`, applied to the dims each one has;
+ * else the global rules). */
+static mrt_status op_layout(mrt_user_op *u, const yaml_node_t *n)
+{
+    mrt_spec_parser *p = u->p;
+    mrt_spec *s = p->spec;
+    const yaml_node_t *own = mrt_spec_get(p, n, "layout");
+    u->rules = s->rule;
+    u->own = 0;
+    if (u->kind == MRT_U_EINSUM || !own)
+        return mrt_spec_resolve_layout(p, &u->out, own);
+    mrt_layout all = u->out.layout;
+    for (int k = 0; k < u->nin; k++)
+        for (int i = 0; i < s->tensor[u->in[k]].layout.ndims; i++)
+            add_dim(s, &all, s->tensor[u->in[k]].layout.dim[i]);
+    if (!(u->own_rules = calloc((size_t)s->ndims + 1, sizeof *u->own_rules)))
+        return mrt_spec_nomem(p);
+    char of[64];
+    snprintf(of, sizeof of, "the layout of op %d", u->number);
+    mrt_status st = mrt_spec_parse_rules(p, own, &all, of, u->own_rules);
+    if (st)
+        return st;
+    u->rules = u->own_rules;
+    u->own = 1;
+    const mrt_spec_resolver r = {s, &s->mesh, NULL, p->err};
+    u->out.own_layout = 1;
+    return mrt_spec_apply_rules(&r, &u->out, u->rules, 1);
 }
 
 static mrt_status parse_op(mrt_spec_parser *p, const yaml_node_t *seq, int i,
                            const yaml_node_t *n)
 {
-    mrt_spec *s = p->spec;
+    mrt_user_op u = {.p = p, .node = n, .number = i + 1};
     char of[48];
-    s->op[i].expect = (mrt_budget){-1, -1, {0, 0}};
-    mrt_status st = op_kind(p, i, n);
+    u.expect = (mrt_budget){-1, -1, {0, 0}};
+    mrt_status st = op_kind(&u, n);
     if (!st)
-        st = op_inputs(p, seq, i, mrt_spec_get(p, n, "in"));
-    if (st)
-        return st;
-    assert(s->ntensors < p->tensor_cap); /* counted before parsing */
-    mrt_spec_tensor *t = &s->tensor[s->ntensors];
-    const yaml_node_t *shape = mrt_spec_get(p, n, "shape");
-    if ((st = op_output(p, i, mrt_spec_get(p, n, "out"), t)) ||
-        (st = mrt_spec_parse_shape(p, shape, t)) ||
-        (st = check_dims_known(p, i, t, shape)) ||
-        (st = mrt_spec_resolve_layout(p, t,
-                                      mrt_spec_get(p, n, "layout"))))
-        return st;
+        st = op_keys_fit(&u, n);
+    if (!st)
+        st = op_inputs(&u, seq, mrt_spec_get(p, n, "in"));
+    if (!st)
+        st = op_params(&u, n);
+    if (!st)
+        st = op_result(&u, seq, n);
+    if (!st)
+        st = op_layout(&u, n);
     snprintf(of, sizeof of, "the expect of op %d", i + 1);
-    if (mrt_spec_get(p, n, "expect") &&
-        (st = mrt_spec_parse_budget(p, mrt_spec_get(p, n, "expect"), of,
-                                    &s->op[i].expect)))
-        return st;
-    if (mrt_spec_index_tensor(s, s->ntensors))
-        return mrt_spec_nomem(p);
-    s->op[i].out = s->ntensors++;
-    s->nops++;
-    return MRT_OK;
+    if (!st && mrt_spec_get(p, n, "expect"))
+        st = mrt_spec_parse_budget(p, mrt_spec_get(p, n, "expect"), of,
+                                   &u.expect);
+    if (!st)
+        st = mrt_spec_expand(&u);
+    free(u.own_rules);
+    if (!st)
+        p->spec->nuser_ops = i + 1;
+    return st;
 }
 
 mrt_status mrt_spec_parse_ops(mrt_spec_parser *p, const yaml_node_t *seq)
@@ -231,6 +546,35 @@ static mrt_status output(mrt_spec_parser *p, const yaml_node_t *n, int j)
     return MRT_OK;
 }
 
+/* With `train:`, the outputs also hold the loss, the gradients and the
+ * updated parameters (each once). */
+static mrt_status add_train_outputs(mrt_spec_parser *p)
+{
+    mrt_spec *s = p->spec;
+    const mrt_train *tr = &s->train;
+    int more = 1 + 2 * tr->nparams + tr->nextra;
+    int *o = realloc(s->output, (size_t)(s->noutputs + more) * sizeof *o);
+    if (!o)
+        return mrt_spec_nomem(p);
+    s->output = o;
+    int add[1 + 3 * MRT_MAX_PARAMS], n = 0;
+    add[n++] = tr->loss;
+    for (int k = 0; k < tr->nparams; k++)
+        add[n++] = tr->grad[k];
+    for (int k = 0; k < tr->nextra; k++)
+        add[n++] = tr->extra_grad[k];
+    for (int k = 0; k < tr->nparams; k++)
+        add[n++] = tr->updated[k];
+    for (int j = 0; j < n; j++) {
+        int dup = 0;
+        for (int k = 0; k < s->noutputs; k++)
+            dup |= s->output[k] == add[j];
+        if (!dup)
+            s->output[s->noutputs++] = add[j];
+    }
+    return MRT_OK;
+}
+
 mrt_status mrt_spec_parse_outputs(mrt_spec_parser *p, const yaml_node_t *seq)
 {
     mrt_spec *s = p->spec;
@@ -245,6 +589,8 @@ mrt_status mrt_spec_parse_outputs(mrt_spec_parser *p, const yaml_node_t *seq)
         return st;
     if (!(s->output = calloc((size_t)count, sizeof *s->output)))
         return mrt_spec_nomem(p);
+    if (!seq && s->train.loss >= 0)
+        return add_train_outputs(p);
     if (!seq) {
         s->output[0] = s->op[s->nops - 1].out;
         s->noutputs = 1;
@@ -252,5 +598,5 @@ mrt_status mrt_spec_parse_outputs(mrt_spec_parser *p, const yaml_node_t *seq)
     }
     for (int j = 0; !st && j < count; j++)
         st = output(p, mrt_spec_item(p, seq, j), j);
-    return st;
+    return st || s->train.loss < 0 ? st : add_train_outputs(p);
 }

@@ -30,7 +30,7 @@ static const mrt_mark no_mark = {0, 0};
 /* In the order the passes check them (docs/spec.md's table). */
 static const char *const top_keys[] = {
     "mesh",    "dtype", "dims",    "layout",  "network", "expect",
-    "tensors", "ops",   "outputs", "layouts", NULL};
+    "tensors", "ops",   "outputs", "layouts", "train", NULL};
 static const char *const required_keys[] = {"mesh", "dims", "tensors", "ops",
                                             NULL};
 
@@ -327,10 +327,13 @@ static mrt_status alloc_tensors(mrt_spec_parser *p, const yaml_node_t *root)
                   ? mrt_spec_count(tensors) : 0;
     int nops = ops && ops->type == YAML_SEQUENCE_NODE ? mrt_spec_count(ops)
                                                       : 0;
-    p->tensor_cap = nin + nops;
-    p->spec->tensor = calloc((size_t)p->tensor_cap + 1,
+    /* Room for the inputs, the gradient seed and one primitive op per
+     * spec op; composite ops and training grow the arrays. */
+    p->spec->cap_tensors = nin + nops + 2;
+    p->spec->cap_ops = nops + 1;
+    p->spec->tensor = calloc((size_t)p->spec->cap_tensors,
                              sizeof *p->spec->tensor);
-    p->spec->op = calloc((size_t)nops + 1, sizeof *p->spec->op);
+    p->spec->op = calloc((size_t)p->spec->cap_ops, sizeof *p->spec->op);
     return p->spec->tensor && p->spec->op ? MRT_OK : mrt_spec_nomem(p);
 }
 
@@ -365,8 +368,11 @@ static mrt_status parse_root(mrt_spec_parser *p, const yaml_node_t *root,
         st = alloc_tensors(p, root);
     if (!st)
         st = mrt_spec_parse_tensors(p, mrt_spec_get(p, root, "tensors"));
+    s->train.loss = -1;
     if (!st)
         st = mrt_spec_parse_ops(p, mrt_spec_get(p, root, "ops"));
+    if (!st && mrt_spec_get(p, root, "train"))
+        st = mrt_spec_parse_train(p, mrt_spec_get(p, root, "train"));
     if (!st)
         st = mrt_spec_parse_outputs(p, mrt_spec_get(p, root, "outputs"));
     if (!st && mrt_spec_get(p, root, "layouts"))
@@ -418,7 +424,7 @@ mrt_status mrt_spec_load(const char *path, const char *mesh_override,
         (st = load_yaml(path, text, len, &doc, err)))
         goto fail;
     have_doc = 1;
-    mrt_spec_parser p = {&doc, s, err, 0, 0, NULL, NULL};
+    mrt_spec_parser p = {&doc, s, err, 0, NULL, NULL};
     if ((st = parse_root(&p, yaml_document_get_root_node(&doc),
                          mesh_override ? &override : NULL)))
         goto fail;

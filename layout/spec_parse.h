@@ -24,7 +24,6 @@ typedef struct mrt_spec_parser {
     yaml_document_t *doc;
     mrt_spec *spec; /* being filled; its path names the file in errors */
     mrt_error *err; /* may be NULL */
-    int tensor_cap; /* room in spec->tensor (inputs + op outputs) */
     int mesh_overridden; /* the mesh came from --mesh, not the file */
     /* The mesh that layout rules name while a `layouts:` alternative with
      * a mesh of its own is parsed, and how messages call it ("the mesh of
@@ -188,7 +187,49 @@ mrt_status mrt_spec_parse_shape(mrt_spec_parser *p, const yaml_node_t *n,
 /* The `tensors:` mapping: appends one tensor per entry. */
 mrt_status mrt_spec_parse_tensors(mrt_spec_parser *p, const yaml_node_t *map);
 
-/* ---- spec_ops.c: ops and outputs ---------------------------------- */
+/* ---- spec_ops.c and spec_expand.c: ops and outputs ---------------- */
+
+/* The op kinds a spec may name (spec_ops.c parses them; spec_expand.c
+ * turns each into the primitive ops of spec.h). */
+typedef enum mrt_user_kind {
+    MRT_U_EINSUM = 0,
+    MRT_U_ADD, MRT_U_SUB, MRT_U_MUL, MRT_U_DIV,
+    MRT_U_RELU, MRT_U_GELU, MRT_U_TANH, MRT_U_EXP, MRT_U_LOG, MRT_U_NEG,
+    MRT_U_RSQRT, MRT_U_SQUARE, MRT_U_SCALE,
+    MRT_U_REDUCE_SUM, MRT_U_REDUCE_MAX, MRT_U_REDUCE_MEAN,
+    MRT_U_SOFTMAX, MRT_U_LAYER_NORM,
+    MRT_U_RENAME, MRT_U_RELAYOUT,
+    MRT_U_MSE, MRT_U_SOFTMAX_CE,
+    MRT_U_KIND_COUNT
+} mrt_user_kind;
+
+/* One op of the spec, parsed and checked, about to be expanded. */
+typedef struct mrt_user_op {
+    mrt_spec_parser *p;
+    const yaml_node_t *node;
+    int number;            /* from 1, as the user counts */
+    mrt_user_kind kind;
+    int nin, in[2];
+    mrt_mark in_mark[2];
+    mrt_spec_tensor out;   /* its result: name, dims, home layout */
+    int dim;               /* softmax, layer_norm, the cross-entropy: the
+                              dim; rename: the dim renamed */
+    int to_dim;            /* rename: its new name */
+    double c;              /* scale: `by`; layer_norm: `eps` */
+    int labels;            /* cross-entropy: integer labels, not one-hot */
+    const mrt_rule *rules; /* layout of the tensors it makes inside */
+    mrt_rule *own_rules;   /* (owned) its `layout:`, when it has one */
+    int own;               /* rules is its own `layout:` */
+    mrt_budget expect;
+} mrt_user_op;
+
+/* The `train:` mapping, once the ops are parsed: appends the backward
+ * program and the updates (spec_grad.c). */
+mrt_status mrt_spec_parse_train(mrt_spec_parser *p, const yaml_node_t *n);
+
+/* Appends the primitive ops (and the tensors between them) that compute
+ * u, the last of them making u->out (spec_expand.c). */
+mrt_status mrt_spec_expand(mrt_user_op *u);
 
 /* The `ops:` sequence: appends one op and its output tensor per item. */
 mrt_status mrt_spec_parse_ops(mrt_spec_parser *p, const yaml_node_t *seq);

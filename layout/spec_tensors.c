@@ -222,7 +222,7 @@ mrt_status mrt_spec_parse_tensors(mrt_spec_parser *p, const yaml_node_t *map)
         st = mrt_spec_check_keys(p, map, NULL, "'tensors'");
     for (yaml_node_pair_t *pr = st ? NULL : map->data.mapping.pairs.start;
          pr && pr < map->data.mapping.pairs.top; pr++) {
-        assert(s->ntensors < p->tensor_cap); /* counted before parsing */
+        assert(s->ntensors < s->cap_tensors); /* counted before parsing */
         st = parse_tensor(p, mrt_spec_node(p, pr->key),
                           mrt_spec_node(p, pr->value),
                           &s->tensor[s->ntensors]);

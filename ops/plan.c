@@ -18,6 +18,9 @@ static const char *const step_kind_names[] = {
     [MRT_STEP_ALLREDUCE] = "allreduce",
     [MRT_STEP_REDUCE_SCATTER] = "reduce_scatter",
     [MRT_STEP_PERMUTE] = "alltoall",
+    [MRT_STEP_MAP] = "map",
+    [MRT_STEP_REDUCE_MAX] = "reduce_max",
+    [MRT_STEP_RENAME] = "rename",
 };
 _Static_assert(sizeof step_kind_names / sizeof step_kind_names[0] ==
                    MRT_STEP_KIND_COUNT,
@@ -58,7 +61,9 @@ double mrt_plan_time_since(const mrt_plan *p, mrt_plan_mark m)
 
 int mrt_step_is_collective(mrt_step_kind k)
 {
-    return k != MRT_STEP_EINSUM && k != MRT_STEP_SLICE;
+    return k == MRT_STEP_ALLGATHER || k == MRT_STEP_ALLTOALL ||
+           k == MRT_STEP_ALLREDUCE || k == MRT_STEP_REDUCE_SCATTER ||
+           k == MRT_STEP_PERMUTE;
 }
 
 /* Grows *buf (of *cap elements of size elsize) to hold n; 0 on success. */
@@ -106,11 +111,14 @@ int mrt_plan_add_step(mrt_plan *p, const mrt_step *s)
                                       step_coll[t->kind], t->axes, t->bytes,
                                       p->elsize);
         t->time_s = t->cost.time_s;
-    } else if (t->kind == MRT_STEP_SLICE) {
+    } else if (t->kind != MRT_STEP_EINSUM) { /* memory-bound local steps */
+        double bytes = (double)p->value[t->out].count;
+        if (t->kind != MRT_STEP_SLICE)
+            bytes += (double)p->value[t->in].count +
+                     (t->in2 >= 0 ? (double)p->value[t->in2].count : 0);
         t->group = 1;
         t->bytes = 0;
-        t->time_s = mrt_cost_copy(&p->profile, (double)p->value[t->out].count *
-                                                   p->elsize);
+        t->time_s = mrt_cost_copy(&p->profile, bytes * p->elsize);
     } else {
         t->time_s = mrt_cost_kernel(&p->profile, p->dtype, t->flops);
     }
@@ -129,6 +137,7 @@ void mrt_plan_destroy(mrt_plan *p)
     free(p->dim_names);
     free(p->tensor_name);
     free(p->tensor_value);
+    free(p->input);
     free(p->value);
     free(p->step);
     free(p->op);
@@ -146,11 +155,13 @@ static mrt_status copy_names(mrt_plan *p, const mrt_spec *s)
     p->ntensors = s->ntensors;
     p->tensor_name = calloc((size_t)s->ntensors + 1, sizeof *p->tensor_name);
     p->tensor_value = calloc((size_t)s->ntensors + 1, sizeof(int));
+    p->input = calloc((size_t)s->ntensors + 1, sizeof(int));
     p->nops = s->nops;
     p->op = calloc((size_t)s->nops + 1, sizeof *p->op);
     p->noutputs = s->noutputs;
     p->output = calloc((size_t)s->noutputs + 1, sizeof(int));
-    if (!p->dim_names || !p->tensor_name || !p->tensor_value || !p->op ||
+    if (!p->dim_names || !p->tensor_name || !p->tensor_value || !p->input ||
+        !p->op ||
         !p->output)
         return MRT_E_NOMEM;
     for (int i = 0; i < s->ndims; i++)
@@ -277,7 +288,7 @@ mrt_status mrt_plan_create_with(const mrt_spec *s,
         p->tensor_value[t] = -1;
         if (s->tensor[t].producer >= 0)
             continue;
-        p->ninputs = t + 1;
+        p->input[p->ninputs++] = t;
         if ((p->tensor_value[t] = mrt_plan_add_value(p, t, &home[t])) < 0)
             goto nomem;
     }
@@ -287,12 +298,22 @@ mrt_status mrt_plan_create_with(const mrt_spec *s,
         p->op[i].lower_bound_bytes = -1;
         mrt_plan_mark m = mrt_plan_get_mark(p);
         p->op[i].nin = s->op[i].nin;
+        p->op[i].phase = s->op[i].phase;
+        p->op[i].user = s->op[i].user;
+        p->op[i].what = s->op[i].kind == MRT_OP_MAP ? mrt_map_name(s->op[i].fn)
+                        : s->op[i].kind == MRT_OP_REDUCE_MAX ? "reduce_max"
+                        : s->op[i].kind == MRT_OP_RENAME     ? "rename"
+                                                             : "einsum";
         for (int k = 0; k < s->op[i].nin; k++)
             p->op[i].in_value[k] = p->tensor_value[s->op[i].in[k]];
-        st = strategy == MRT_STRATEGY_SEARCH
-                 ? mrt_search_einsum(p, s, i, &home[out_t],
-                                     deferrable[out_t], err)
-                 : mrt_lower_einsum(p, s, i, &home[out_t], strategy, err);
+        if (s->op[i].kind != MRT_OP_EINSUM)
+            st = mrt_lower_local(p, s, i, &home[out_t],
+                                 strategy == MRT_STRATEGY_MESHTF, err);
+        else if (strategy == MRT_STRATEGY_SEARCH)
+            st = mrt_search_einsum(p, s, i, &home[out_t], deferrable[out_t],
+                                   err);
+        else
+            st = mrt_lower_einsum(p, s, i, &home[out_t], strategy, err);
         if (st != MRT_OK)
             goto fail;
         p->op[i].nsteps = p->nsteps - p->op[i].first_step;

@@ -17,6 +17,12 @@
  *                   end of `dim2`
  *   ALLREDUCE       resolves the pending sum over `axes`
  *   REDUCE_SCATTER  resolves the pending sum over axis into a split of dim
+ *   MAP             local elementwise function (fn, c) of one or two
+ *                   inputs, broadcast by dim name
+ *   REDUCE_MAX      local maximum over the dims the output lacks; the
+ *                   result is a pending maximum over `axes`, which the
+ *                   ALLREDUCE (op max) right after it resolves
+ *   RENAME          local: the same shard under another dim name
  *   PERMUTE         reorders the nesting of the axes that split `dim`
  *                   (e.g. [data, model] -> [model, data]): every rank
  *                   sends its whole shard to one rank of the group over
@@ -46,6 +52,9 @@ typedef enum mrt_step_kind {
     MRT_STEP_ALLREDUCE,
     MRT_STEP_REDUCE_SCATTER,
     MRT_STEP_PERMUTE,
+    MRT_STEP_MAP,
+    MRT_STEP_REDUCE_MAX,
+    MRT_STEP_RENAME,
     MRT_STEP_KIND_COUNT
 } mrt_step_kind;
 
@@ -81,6 +90,10 @@ typedef struct mrt_step {
     mrt_comm_cost cost;   /* collectives: modeled wire bytes, messages */
     double time_s;     /* modeled: collective, kernel or copy time */
     int64_t workspace; /* scratch bytes the step needs while it runs */
+    mrt_map_fn fn;     /* MAP */
+    double c;          /* MAP: the function's constant */
+    int hot;           /* MAP one_hot: the class dim's index in out */
+    int max;           /* ALLREDUCE: the maximum, not the sum */
 } mrt_step;
 
 /* One alternative weighed for an op (kept with explain). */
@@ -93,6 +106,10 @@ typedef struct mrt_alt {
 } mrt_alt;
 
 typedef struct mrt_plan_op {
+    mrt_phase phase;        /* forward, backward or update */
+    int user;               /* the spec op it comes from (from 1) */
+    const char *what;       /* "einsum", a map's function, "reduce_max",
+                               "rename" */
     int first_step, nsteps; /* the op's steps, contiguous */
     int out_value;          /* its result (home layout, or pending sums) */
     int64_t comm_bytes;
@@ -114,7 +131,8 @@ struct mrt_plan {
     int ndims;
     char **dim_names;         /* [ndims], owned */
     int ntensors;
-    int ninputs;              /* tensors 0..ninputs-1 are the inputs */
+    int ninputs;              /* the inputs: tensors input[0..ninputs) */
+    int *input;
     char (*tensor_name)[MRT_NAME_MAX];
     int *tensor_value;        /* [ntensors] value holding each tensor */
     int nvalues, cap_values;
@@ -246,6 +264,13 @@ mrt_status mrt_lower_einsum(mrt_plan *p, const mrt_spec *s, int op,
  * gets the same lowering without a new search (repeated layers). */
 struct mrt_search_memo *mrt_search_memo_create(void);
 void mrt_search_memo_destroy(struct mrt_search_memo *m);
+/* Lowers a map, reduce_max or rename op (lower_map.c): its inputs
+ * moved to the output's home layout (reduce_max: the reduced dims keep
+ * their split, and an all-reduce of the maximum follows), then the local
+ * step. */
+mrt_status mrt_lower_local(mrt_plan *p, const mrt_spec *s, int op,
+                           const mrt_layout *home, int allreduce_only,
+                           mrt_error *err);
 /* SEARCH: tries every lowering (search.c), keeps the cheapest. */
 mrt_status mrt_search_einsum(mrt_plan *p, const mrt_spec *s, int op,
                              const mrt_layout *home, int may_defer,

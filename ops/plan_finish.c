@@ -77,8 +77,8 @@ static void lifetimes(mrt_plan *p)
         if (s->in2 >= 0)
             p->value[s->in2].last_use = k;
     }
-    for (int t = 0; t < p->ninputs; t++)
-        p->value[p->tensor_value[t]].last_use = p->nsteps;
+    for (int i = 0; i < p->ninputs; i++)
+        p->value[p->tensor_value[p->input[i]]].last_use = p->nsteps;
     for (int k = 0; k < p->noutputs; k++)
         p->value[p->tensor_value[p->output[k]]].last_use = p->nsteps;
     for (int v = 0; v < p->nvalues; v++) /* made, never read: dies at once */
@@ -185,7 +185,12 @@ static void totals(mrt_plan *p)
     memset(p->axis_bytes, 0, sizeof p->axis_bytes);
     for (int k = 0; k < p->nsteps; k++) {
         const mrt_step *s = &p->step[k];
+        int ph = p->op[s->op].phase;
+        t->phase_time_s[ph] += s->time_s;
         if (mrt_step_is_collective(s->kind)) {
+            t->phase_comm_bytes[ph] += s->bytes;
+            t->phase_wire_bytes[ph] += s->cost.wire_bytes;
+            t->phase_collectives[ph]++;
             t->comm_bytes += s->bytes;
             t->wire_bytes += s->cost.wire_bytes;
             t->messages += s->cost.messages;

@@ -116,7 +116,8 @@ void mrt_plan_print_json(const mrt_plan *p, FILE *f)
     fputs(", \"ignored_layouts\": ", f);
     mrt_json_string(f, p->ignored);
     fputs(",\n \"inputs\": [", f);
-    for (int t = 0; t < p->ninputs; t++) {
+    for (int i = 0; i < p->ninputs; i++) {
+        int t = p->input[i];
         const mrt_value *v = &p->value[p->tensor_value[t]];
         fputs(t ? ",\n    {\"name\": " : "\n    {\"name\": ", f);
         mrt_json_string(f, p->tensor_name[t]);

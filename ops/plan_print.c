@@ -85,9 +85,17 @@ static void print_step(const mrt_plan *p, const mrt_step *s, FILE *f)
         print_kernel(s, f);
         return;
     }
+    if (!mrt_step_is_collective(s->kind) && s->kind != MRT_STEP_SLICE) {
+        fprintf(f, "    %-15s %s   %s\n",
+                s->kind == MRT_STEP_MAP ? mrt_map_name(s->fn)
+                                        : mrt_step_kind_name(s->kind),
+                p->tensor_name[p->value[s->out].tensor], fmt_time(s->time_s));
+        return;
+    }
     const mrt_value *in = &p->value[s->in], *out = &p->value[s->out];
     char axes[256];
-    fprintf(f, "    %-15s %-6s over %s", mrt_step_kind_name(s->kind),
+    fprintf(f, "    %-15s %-6s over %s",
+            s->max ? "allreduce(max)" : mrt_step_kind_name(s->kind),
             p->tensor_name[in->tensor],
             mrt_mesh_axes_str(&p->mesh, s->axes, axes, sizeof axes));
     if (mrt_step_is_collective(s->kind))
@@ -117,7 +125,8 @@ void mrt_plan_print(const mrt_plan *p, FILE *f)
                    "replace those of %s, so this plan computes them in "
                    "other layouts than the spec asks)\n", p->ignored);
     fprintf(f, "\ninputs (global layout, shard per rank):\n");
-    for (int t = 0; t < p->ninputs; t++) {
+    for (int i = 0; i < p->ninputs; i++) {
+        int t = p->input[i];
         const mrt_value *val = &p->value[p->tensor_value[t]];
         fprintf(f, "  %-8s ", p->tensor_name[t]);
         print_layout(p, &val->layout, f);
@@ -129,7 +138,9 @@ void mrt_plan_print(const mrt_plan *p, FILE *f)
     for (int i = 0; i < p->nops; i++) {
         const mrt_plan_op *o = &p->op[i];
         const mrt_value *res = &p->value[o->out_value];
-        fprintf(f, "\nop %d: %s = einsum  ", i, p->tensor_name[res->tensor]);
+        fprintf(f, "\nop %d: %s = %s%s  ", i, p->tensor_name[res->tensor],
+                o->what, o->phase == MRT_PHASE_BACKWARD ? " (backward)"
+                         : o->phase == MRT_PHASE_UPDATE ? " (update)" : "");
         print_layout(p, &res->layout, f);
         fputs("  shard ", f);
         print_shard(res, f);
@@ -152,6 +163,15 @@ void mrt_plan_print(const mrt_plan *p, FILE *f)
                "peak memory %" PRId64 " bytes/rank\n",
             fmt_time(t->time_s), fmt_time(t->comm_time_s),
             fmt_time(t->compute_time_s), t->peak_memory);
+    if (t->phase_time_s[1] > 0 || t->phase_time_s[2] > 0) {
+        static const char *const phase[] = {"forward", "backward", "update"};
+        for (int ph = 0; ph < 3; ph++)
+            fprintf(f, "  %-9s %" PRId64 " bytes/rank in %" PRId64
+                       " collectives (%.0f on the wire), %s modeled\n",
+                    phase[ph], t->phase_comm_bytes[ph],
+                    t->phase_collectives[ph], t->phase_wire_bytes[ph],
+                    fmt_time(t->phase_time_s[ph]));
+    }
     char axes[256];
     for (unsigned m = 1; m < (1u << p->mesh.naxes); m++)
         if (p->axis_bytes[m])

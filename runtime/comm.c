@@ -81,12 +81,12 @@ static void ledger(mrt_comm *c, int64_t count, mrt_dtype t)
     } while (0)
 
 int mrt_comm_allreduce(mrt_comm *c, unsigned axes, const void *in,
-                       void *out, int64_t count, mrt_dtype t)
+                       void *out, int64_t count, mrt_dtype t, int max)
 {
     CHECK_COUNT(count);
     ledger(c, count, t);
-    return MPI_Allreduce(in, out, (int)count, mpi_type(t), MPI_SUM,
-                         c->group[axes]);
+    return MPI_Allreduce(in, out, (int)count, mpi_type(t),
+                         max ? MPI_MAX : MPI_SUM, c->group[axes]);
 }
 
 int mrt_comm_allgather(mrt_comm *c, unsigned axes, const void *in,

@@ -206,6 +206,36 @@ static int do_permute(mrt_exec *e, const mrt_step *s)
                              p->dtype);
 }
 
+/* An elementwise map; one_hot needs the global offset of the shard. */
+static int do_map(mrt_exec *e, const mrt_step *s)
+{
+    const mrt_plan *p = e->plan;
+    mrt_kview a = kview(e, s->in), c = kview(e, s->out);
+    mrt_kview b = s->in2 >= 0 ? kview(e, s->in2) : a;
+    int64_t off[MRT_MAX_DIMS] = {0};
+    if (s->fn == MRT_MAP_ONE_HOT)
+        mrt_layout_shard_offset(&p->value[s->out].layout, &p->mesh,
+                                e->comm->coords, off);
+    mrt_kernel_map(p->dtype, s->fn, s->c, &c, &a, s->in2 >= 0 ? &b : NULL,
+                   off, s->hot);
+    return MPI_SUCCESS;
+}
+
+static int do_reduce_max(mrt_exec *e, const mrt_step *s)
+{
+    mrt_kview a = kview(e, s->in), c = kview(e, s->out);
+    mrt_kernel_reduce_max(e->plan->dtype, &a, &c);
+    return MPI_SUCCESS;
+}
+
+/* The same elements under another dim name: a copy into the new value. */
+static int do_rename(mrt_exec *e, const mrt_step *s)
+{
+    memcpy(e->buf[s->out], e->buf[s->in],
+           (size_t)e->plan->value[s->in].count * (size_t)e->plan->elsize);
+    return MPI_SUCCESS;
+}
+
 static int do_step(mrt_exec *e, const mrt_step *s)
 {
     switch (s->kind) {
@@ -216,9 +246,12 @@ static int do_step(mrt_exec *e, const mrt_step *s)
     case MRT_STEP_ALLREDUCE:
         return mrt_comm_allreduce(e->comm, s->axes, e->buf[s->in],
                                   e->buf[s->out], e->plan->value[s->in].count,
-                                  e->plan->dtype);
+                                  e->plan->dtype, s->max);
     case MRT_STEP_REDUCE_SCATTER: return do_reduce_scatter(e, s);
     case MRT_STEP_PERMUTE: return do_permute(e, s);
+    case MRT_STEP_MAP: return do_map(e, s);
+    case MRT_STEP_REDUCE_MAX: return do_reduce_max(e, s);
+    case MRT_STEP_RENAME: return do_rename(e, s);
     case MRT_STEP_KIND_COUNT: break;
     }
     return MPI_ERR_OTHER;

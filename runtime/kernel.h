@@ -18,11 +18,29 @@
 
 #include "classify.h"
 #include "layout.h"
+#include "mapfn.h"
 
 /* b may be NULL (one-input einsum: permute and sum).  Shapes must have
  * been accepted by mrt_einsum_classify (asserted). */
 void mrt_kernel_einsum(mrt_dtype t, const mrt_kview *a, const mrt_kview *b,
                        const mrt_kview *c, void *workspace);
+/* Elementwise map (runtime/kernel_map.c): out = fn(a, b) for every
+ * element of out, with the inputs broadcast by dim id (every dim of a and
+ * b is a dim of out with the same local extent; an input is repeated
+ * along the out dims it lacks).  b is NULL for one-input functions.  The
+ * dims of a and b may come in any order.  offset[i] is the global index of
+ * out's first element along out dim i (only MRT_MAP_ONE_HOT reads it, on
+ * dim `hot`, the class dim; otherwise offset may be NULL).  out may be
+ * the same buffer as a or b only when that input has out's dims in out's
+ * order. */
+void mrt_kernel_map(mrt_dtype t, mrt_map_fn fn, double c, const mrt_kview *out,
+                    const mrt_kview *a, const mrt_kview *b,
+                    const int64_t *offset, int hot);
+/* out = the maximum of in over the dims of in that out lacks (every dim of
+ * out is a dim of in with the same extent, in any order). */
+void mrt_kernel_reduce_max(mrt_dtype t, const mrt_kview *in,
+                           const mrt_kview *out);
+
 /* Makes BLIS single-threaded in this process (ranks are the parallelism).
  * Call once before the first kernel. */
 void mrt_kernel_init(void);

@@ -69,7 +69,8 @@ static mrt_status init_inputs(const mrt_spec *s, mrt_exec *e, mrt_error *err)
 {
     const mrt_plan *p = e->plan;
     mrt_status st = MRT_OK;
-    for (int t = 0; t < p->ninputs && st == MRT_OK; t++) {
+    for (int i = 0; i < p->ninputs && st == MRT_OK; i++) {
+        int t = p->input[i];
         int v = p->tensor_value[t];
         st = mrt_shard_init(s, t, &p->value[v].layout, &p->mesh,
                             e->comm->coords, e->buf[v], err);
@@ -145,6 +146,43 @@ static void report_times(const mrt_spec *s, const mrt_exec *e,
         fprintf(f, "], \"totals\": {\"time_s\": %.9g, \"bytes\": %" PRId64
                    ", \"planned_bytes\": %" PRId64 ", \"bytes_match\": %s}",
                 total, measured, p->comm_bytes, bad ? "false" : "true");
+}
+
+/* ---- training ------------------------------------------------------- */
+
+/* After a training step: the loss (a replicated scalar), and each
+ * parameter's shard takes its updated value (the same layout). */
+static double take_step(const mrt_spec *s, mrt_exec *e)
+{
+    const mrt_plan *p = e->plan;
+    const mrt_train *tr = &s->train;
+    int lv = p->tensor_value[tr->loss];
+    double loss = p->dtype == MRT_F64 ? *(const double *)e->buf[lv]
+                                      : *(const float *)e->buf[lv];
+    for (int k = 0; k < tr->nparams; k++) {
+        int from = p->tensor_value[tr->updated[k]],
+            to = p->tensor_value[tr->param[k]];
+        memcpy(e->buf[to], e->buf[from],
+               (size_t)p->value[to].count * (size_t)p->elsize);
+    }
+    return loss;
+}
+
+static void report_losses(const mrt_spec *s, const double *loss, int runs,
+                          int json, FILE *f)
+{
+    if (json) {
+        fputs(", \"losses\": [", f);
+        for (int r = 0; r < runs; r++)
+            fprintf(f, "%s%.10g", r ? ", " : "", loss[r]);
+        fputc(']', f);
+        return;
+    }
+    fprintf(f, "train: %d SGD step%s (lr %g) of %s\n", runs,
+            runs == 1 ? "" : "s", s->train.lr,
+            s->tensor[s->train.loss].name);
+    for (int r = 0; r < runs; r++)
+        fprintf(f, "  step %-4d loss %.8g\n", r + 1, loss[r]);
 }
 
 /* ---- --profile ------------------------------------------------------ */
@@ -303,17 +341,102 @@ static int64_t global_count(const mrt_layout *l)
     return n;
 }
 
+/* Each step's loss against the reference's (rank 0). */
+static int verify_losses(const mrt_spec *s, const double *loss,
+                         const double *ref, int runs, double tol, int json,
+                         FILE *f)
+{
+    int failed = 0;
+    if (json)
+        fputs(", \"verify_losses\": [", f);
+    for (int r = 0; r < runs; r++) {
+        double re = fabs(loss[r] - ref[r]) / fmax(fabs(ref[r]), 1e-30);
+        int ok = re <= tol;
+        failed += !ok;
+        if (json)
+            fprintf(f, "%s{\"step\": %d, \"loss\": %.10g, \"reference\": "
+                       "%.10g, \"ok\": %s}", r ? ", " : "", r + 1, loss[r],
+                    ref[r], ok ? "true" : "false");
+        else
+            fprintf(f, "verify loss of step %d: %.8g, unsharded %.8g "
+                       "(relative error %.2g): %s\n", r + 1, loss[r], ref[r],
+                    re, ok ? "ok" : "FAILED");
+    }
+    if (json)
+        fputc(']', f);
+    (void)s;
+    return failed;
+}
+
+/* The unsharded gradients against central differences (rank 0; float64
+ * only: float32 differences are too coarse to check anything). */
+static mrt_status verify_gradients(const mrt_spec *s, int json, FILE *f,
+                                   int *failed, mrt_error *err)
+{
+    mrt_gradcheck g[2 * MRT_MAX_PARAMS];
+    int n = 0;
+    if (s->dtype != MRT_F64) {
+        if (!json)
+            fprintf(f, "finite differences: not checked for float32 "
+                       "(use dtype: float64)\n");
+        return MRT_OK;
+    }
+    mrt_status st = mrt_reference_gradcheck(s, 6, g, 2 * MRT_MAX_PARAMS, &n,
+                                            err);
+    if (json && st == MRT_OK)
+        fputs(", \"finite_differences\": [", f);
+    for (int k = 0; k < n && st == MRT_OK; k++) {
+        double re = g[k].max_error / fmax(g[k].grad_max, 1e-30);
+        int ok = re <= 1e-5;
+        *failed += !ok;
+        if (json)
+            fprintf(f, "%s{\"tensor\": \"%s\", \"elements\": %d, "
+                       "\"max_rel_error\": %.3g, \"ok\": %s}", k ? ", " : "",
+                    s->tensor[g[k].tensor].name, g[k].checked, re,
+                    ok ? "true" : "false");
+        else
+            fprintf(f, "finite differences grad:%s: %d elements, max error "
+                       "%.3g of the largest gradient (tolerance 1e-05): %s\n",
+                    s->tensor[g[k].tensor].name, g[k].checked, re,
+                    ok ? "ok" : "FAILED");
+    }
+    if (json && st == MRT_OK)
+        fputc(']', f);
+    return st;
+}
+
 static mrt_status verify(const mrt_spec *s, mrt_exec *e,
-                         const mrt_run_options *opt, FILE *f, mrt_error *err)
+                         const mrt_run_options *opt, const double *losses,
+                         int runs, FILE *f, mrt_error *err)
 {
     const mrt_plan *p = e->plan;
     int root = e->comm->rank == 0;
     void **ref = NULL;
-    mrt_status st = root ? mrt_reference_run(s, &ref, err) : MRT_OK;
-    if ((st = mrt_comm_agree(e->comm->world, st, err)) != MRT_OK)
+    int training = s->train.loss >= 0;
+    double *ref_losses = calloc((size_t)runs + 1, sizeof *ref_losses);
+    mrt_status st = !ref_losses ? MRT_E_NOMEM
+                    : root ? mrt_reference_run(s, training ? runs : 1,
+                                               ref_losses, &ref, err)
+                           : MRT_OK;
+    if (st == MRT_E_NOMEM)
+        mrt_error_set(err, st, s->path, (mrt_mark){0}, "out of memory");
+    if ((st = mrt_comm_agree(e->comm->world, st, err)) != MRT_OK) {
+        free(ref_losses);
         return st;
+    }
     double tol = p->dtype == MRT_F64 ? 1e-10 : 1e-4;
     int failed = 0;
+    if (root && training)
+        failed += verify_losses(s, losses, ref_losses, runs,
+                                p->dtype == MRT_F64 ? 1e-9 : 1e-4, opt->json,
+                                f);
+    free(ref_losses);
+    if (training)
+        st = mrt_comm_agree(e->comm->world,
+                            root ? verify_gradients(s, opt->json, f, &failed,
+                                                    err)
+                                 : MRT_OK,
+                            err);
     if (root && opt->json)
         fputs(", \"verify\": [", f);
     for (int k = 0; k < p->noutputs && st == MRT_OK; k++) {
@@ -349,8 +472,8 @@ static mrt_status verify(const mrt_spec *s, mrt_exec *e,
     MPI_Bcast(&failed, 1, MPI_INT, 0, e->comm->world);
     if (failed)
         return mrt_error_set(err, MRT_E_VERIFY, s->path, (mrt_mark){0},
-                             "%d output%s differ from the unsharded reference",
-                             failed, failed == 1 ? "" : "s");
+                             "%d check%s failed against the unsharded "
+                             "reference", failed, failed == 1 ? "" : "s");
     return MRT_OK;
 }
 
@@ -407,16 +530,28 @@ mrt_status mrt_run(const mrt_spec *s, const mrt_plan *p,
                    : mrt_error_set(err, MRT_E_NOMEM, "", (mrt_mark){0},
                                    "out of memory"), err);
     }
-    int runs = opt->repeat > 1 ? opt->repeat : 1;
+    /* With `train:`, each run is one SGD step (--repeat sets how many). */
+    int training = s->train.loss >= 0;
+    int runs = opt->repeat > 1 ? opt->repeat
+               : training      ? (int)s->train.steps
+                               : 1;
+    double *losses = calloc((size_t)runs + 1, sizeof *losses);
+    if (st == MRT_OK && !losses)
+        st = mrt_error_set(err, MRT_E_NOMEM, "", (mrt_mark){0},
+                           "out of memory");
     for (int r = 0; r < runs && st == MRT_OK; r++) {
         if (last && r == runs - 1)
             memcpy(last, e->step_time, (size_t)p->nsteps * sizeof *last);
         MPI_Barrier(MPI_COMM_WORLD);
         st = mrt_comm_agree(MPI_COMM_WORLD, mrt_exec_run(e, err), err);
+        if (st == MRT_OK && training)
+            losses[r] = take_step(s, e);
     }
     int reported = st == MRT_OK;
     if (reported)
         report_times(s, e, opt, runs, f);
+    if (reported && training && comm->rank == 0)
+        report_losses(s, losses, runs, opt->json, f);
     if (reported && opt->profile) {
         measured m = measure_steps(e, runs, work);
         if (comm->rank == 0 && opt->json)
@@ -432,7 +567,8 @@ mrt_status mrt_run(const mrt_spec *s, const mrt_plan *p,
     }
     free(work);
     if (st == MRT_OK && opt->verify)
-        st = verify(s, e, opt, f, err);
+        st = verify(s, e, opt, losses, runs, f, err);
+    free(losses);
     if (st == MRT_OK && opt->save_dir)
         st = save(s, e, opt->save_dir, err);
     if (reported && comm->rank == 0 && opt->json)

@@ -43,8 +43,9 @@ void mrt_comm_destroy(mrt_comm *c);
 mrt_status mrt_comm_agree(MPI_Comm w, mrt_status st, mrt_error *err);
 /* The collectives; count is elements; each adds the bytes of its send
  * buffer to the ledger.  Return MPI's error code. */
+/* (max: the elementwise maximum instead of the sum) */
 int mrt_comm_allreduce(mrt_comm *c, unsigned axes, const void *in,
-                       void *out, int64_t count, mrt_dtype t);
+                       void *out, int64_t count, mrt_dtype t, int max);
 int mrt_comm_allgather(mrt_comm *c, unsigned axes, const void *in,
                        void *out, int64_t count, mrt_dtype t);
 int mrt_comm_alltoall(mrt_comm *c, unsigned axes, const void *in,
@@ -93,9 +94,25 @@ mrt_status mrt_shard_gather(mrt_exec *e, int v, void **full,
                             mrt_error *err);
 
 /* ---- reference.c ---- */
-/* Recomputes the whole spec unsharded on this rank; out[i] is a new full
- * buffer for spec output i (the caller frees each and the array). */
-mrt_status mrt_reference_run(const mrt_spec *s, void ***out,
-                             mrt_error *err);
+/* Recomputes the whole spec unsharded on this rank, `steps` times (one
+ * SGD step each with `train:`, the loss of each in losses[] when not
+ * NULL); out[i] is a new full buffer for spec output i after the last
+ * (the caller frees each and the array). */
+mrt_status mrt_reference_run(const mrt_spec *s, int64_t steps, double *losses,
+                             void ***out, mrt_error *err);
+
+/* One trained tensor's gradient against central differences of the
+ * loss: the largest |difference - gradient| over the elements checked,
+ * and the largest |gradient| for scale. */
+typedef struct mrt_gradcheck {
+    int tensor;
+    int checked;
+    double max_error, grad_max;
+} mrt_gradcheck;
+/* Checks up to per_tensor elements of each parameter (and `grads:`
+ * input) of a `train:` spec, unsharded, before any update. */
+mrt_status mrt_reference_gradcheck(const mrt_spec *s, int per_tensor,
+                                   mrt_gradcheck *out, int max_out,
+                                   int *nout, mrt_error *err);
 
 #endif

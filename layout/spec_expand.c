@@ -1,0 +1,280 @@
+/*
+ * spec_expand.c — a spec op becomes primitive ops (spec.h): einsums,
+ * elementwise maps, reduce_max and rename.
+ *
+ * The simple ops are one primitive each: add is a map, reduce_sum an
+ * einsum with one input.  The composite ones are written out the way one
+ * would compute them by hand, so that each piece is sharded, costed and
+ * differentiated like any other op:
+ *
+ *   reduce_mean(x)    sum = Σ x;  out = sum / n
+ *   softmax(x, d)     m = max_d x (no gradient: softmax does not depend
+ *                     on it);  e = exp(x - m);  out = e / Σ_d e
+ *   layer_norm(x, d)  c = x - mean_d x;  v = mean_d c²;
+ *                     out = c · rsqrt(v + eps)
+ *   mse(p, t)         out = Σ (p - t)² / n
+ *   softmax_cross_entropy(x, t, d)
+ *                     z = x - max_d x;  lse = log Σ_d exp z;
+ *                     out = Σ (lse - Σ_d t·z) / n   (t one-hot; integer
+ *                     labels are made one-hot first)
+ *
+ * When d is split over mesh axes, the max and the sums over d become
+ * all-reduces over those axes: a softmax stays exact and stable however
+ * its dim is split.  The tensors in between are named after the result,
+ * "probs:max", "probs:exp", ...; they take the op's own `layout:` (for
+ * the dims they have) or else the global rules.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "spec_parse.h"
+
+/* A tensor the expansion makes: named "<out>:<suffix>", with dims[]. */
+static int tmp(mrt_user_op *u, const char *suffix, const int *dims, int nd,
+               mrt_status *st)
+{
+    mrt_spec *s = u->p->spec;
+    char name[MRT_NAME_MAX];
+    snprintf(name, sizeof name, "%.40s:%s", u->out.name, suffix);
+    int id = mrt_spec_add_tensor(s, name, dims, nd, -1, u->out.mark);
+    if (id < 0) {
+        *st = mrt_spec_nomem(u->p);
+        return -1;
+    }
+    const mrt_spec_resolver r = {s, &s->mesh, NULL, u->p->err};
+    s->tensor[id].own_layout = u->own;
+    *st = mrt_spec_apply_rules(&r, &s->tensor[id], u->rules, u->own);
+    return *st ? -1 : id;
+}
+
+/* The result itself, appended once the tensors before it are. */
+static int result(mrt_user_op *u, mrt_status *st)
+{
+    mrt_spec *s = u->p->spec;
+    int id = mrt_spec_add_tensor(s, u->out.name, u->out.layout.dim,
+                                 u->out.layout.ndims, -1, u->out.mark);
+    if (id < 0) {
+        *st = mrt_spec_nomem(u->p);
+        return -1;
+    }
+    s->tensor[id] = u->out;
+    return id;
+}
+
+/* Appends a primitive op; returns out, or -1. */
+static int emit(mrt_user_op *u, mrt_op_kind kind, mrt_map_fn fn, double c,
+                int a, int b, int out, mrt_status *st)
+{
+    if (*st || a < 0 || out < 0 || (b == -2))
+        return -1;
+    mrt_spec_op op = {.kind = kind, .mark = mrt_spec_mark(u->node),
+                      .nin = b >= 0 ? 2 : 1, .in = {a, b >= 0 ? b : 0},
+                      .in_mark = {u->in_mark[0], u->in_mark[1]}, .out = out,
+                      .expect = {-1, -1, {0, 0}}, .fn = fn, .c = c,
+                      .from_dim = u->dim, .to_dim = u->to_dim,
+                      .phase = MRT_PHASE_FORWARD, .user = u->number};
+    if (mrt_spec_add_op(u->p->spec, &op) < 0) {
+        *st = mrt_spec_nomem(u->p);
+        return -1;
+    }
+    return out;
+}
+
+static int map1(mrt_user_op *u, mrt_map_fn fn, double c, int a, int out,
+                mrt_status *st)
+{
+    return emit(u, MRT_OP_MAP, fn, c, a, -1, out, st);
+}
+
+static int map2(mrt_user_op *u, mrt_map_fn fn, int a, int b, int out,
+                mrt_status *st)
+{
+    return emit(u, MRT_OP_MAP, fn, 0, a, b < 0 ? -2 : b, out, st);
+}
+
+/* The dims of tensor t without dim d (all of them when d < 0 is
+ * "every dim": *nd = 0). */
+static void dims_without(const mrt_spec *s, int t, int d, int dims[],
+                         int *nd)
+{
+    const mrt_layout *l = &s->tensor[t].layout;
+    *nd = 0;
+    for (int i = 0; i < l->ndims; i++)
+        if (d != -2 && l->dim[i] != d)
+            dims[(*nd)++] = l->dim[i];
+}
+
+/* Elements of t over the dims it has and `of` lacks. */
+static double reduced_count(const mrt_spec *s, int t, const int *of, int nd)
+{
+    const mrt_layout *l = &s->tensor[t].layout;
+    double n = 1;
+    for (int i = 0; i < l->ndims; i++) {
+        int kept = 0;
+        for (int j = 0; j < nd; j++)
+            kept |= of[j] == l->dim[i];
+        if (!kept)
+            n *= (double)l->size[i];
+    }
+    return n;
+}
+
+/* sum over the dims of x that `dims` lacks, then / n: two ops, the
+ * second making `out` (or a new "<suffix>" tensor when out < 0). */
+static int mean(mrt_user_op *u, int x, const int *dims, int nd,
+                const char *suffix, int out, mrt_status *st)
+{
+    char sum_name[MRT_NAME_MAX];
+    snprintf(sum_name, sizeof sum_name, "%s_sum", suffix);
+    double n = reduced_count(u->p->spec, x, dims, nd);
+    int sum = tmp(u, sum_name, dims, nd, st);
+    sum = emit(u, MRT_OP_EINSUM, MRT_MAP_COPY, 0, x, -1, sum, st);
+    if (out == -3 && sum >= 0)
+        out = result(u, st);
+    else if (out < 0 && sum >= 0)
+        out = tmp(u, suffix, dims, nd, st);
+    return map1(u, MRT_MAP_SCALE, 1.0 / n, sum, out, st);
+}
+
+/* max over d (no gradient), and x - max: the stable shift of softmax. */
+static int shifted(mrt_user_op *u, int x, int d, mrt_status *st)
+{
+    const mrt_spec *s = u->p->spec;
+    int rest[MRT_MAX_DIMS], nr;
+    dims_without(s, x, d, rest, &nr);
+    int m = tmp(u, "max", rest, nr, st);
+    m = emit(u, MRT_OP_REDUCE_MAX, MRT_MAP_COPY, 0, x, -1, m, st);
+    if (m >= 0)
+        u->p->spec->op[u->p->spec->nops - 1].no_grad = 1;
+    int z = tmp(u, "shifted", s->tensor[x].layout.dim,
+                s->tensor[x].layout.ndims, st);
+    return map2(u, MRT_MAP_SUB, x, m, z, st);
+}
+
+static mrt_status softmax(mrt_user_op *u)
+{
+    mrt_status st = MRT_OK;
+    const mrt_spec *s = u->p->spec;
+    int x = u->in[0], rest[MRT_MAX_DIMS], nr;
+    const mrt_layout *xl = &s->tensor[x].layout;
+    dims_without(s, x, u->dim, rest, &nr);
+    int z = shifted(u, x, u->dim, &st);
+    int e = map1(u, MRT_MAP_EXP, 0, z, tmp(u, "exp", xl->dim, xl->ndims, &st),
+                 &st);
+    int sum = emit(u, MRT_OP_EINSUM, MRT_MAP_COPY, 0, e, -1,
+                   tmp(u, "sum", rest, nr, &st), &st);
+    map2(u, MRT_MAP_DIV, e, sum, result(u, &st), &st);
+    return st;
+}
+
+static mrt_status layer_norm(mrt_user_op *u)
+{
+    mrt_status st = MRT_OK;
+    const mrt_spec *s = u->p->spec;
+    int x = u->in[0], rest[MRT_MAX_DIMS], nr;
+    int dims[MRT_MAX_DIMS], nd = s->tensor[x].layout.ndims;
+    memcpy(dims, s->tensor[x].layout.dim, sizeof dims);
+    dims_without(s, x, u->dim, rest, &nr);
+    int mu = mean(u, x, rest, nr, "mean", -1, &st);
+    int c = map2(u, MRT_MAP_SUB, x, mu, tmp(u, "centered", dims, nd, &st),
+                 &st);
+    int sq = map1(u, MRT_MAP_SQUARE, 0, c, tmp(u, "square", dims, nd, &st),
+                  &st);
+    int var = mean(u, sq, rest, nr, "var", -1, &st);
+    int ve = map1(u, MRT_MAP_SHIFT, u->c, var,
+                  tmp(u, "var_eps", rest, nr, &st), &st);
+    int r = map1(u, MRT_MAP_RSQRT, 0, ve, tmp(u, "rstd", rest, nr, &st), &st);
+    map2(u, MRT_MAP_MUL, c, r, result(u, &st), &st);
+    return st;
+}
+
+static mrt_status mse(mrt_user_op *u)
+{
+    mrt_status st = MRT_OK;
+    const mrt_layout *l = &u->p->spec->tensor[u->in[0]].layout;
+    int dims[MRT_MAX_DIMS], nd = l->ndims;
+    memcpy(dims, l->dim, sizeof dims);
+    int d = map2(u, MRT_MAP_SUB, u->in[0], u->in[1],
+                 tmp(u, "diff", dims, nd, &st), &st);
+    int sq = map1(u, MRT_MAP_SQUARE, 0, d, tmp(u, "square", dims, nd, &st),
+                  &st);
+    mean(u, sq, NULL, 0, "mean", -3, &st);
+    return st;
+}
+
+static mrt_status cross_entropy(mrt_user_op *u)
+{
+    mrt_status st = MRT_OK;
+    const mrt_spec *s = u->p->spec;
+    int x = u->in[0], t = u->in[1], rest[MRT_MAX_DIMS], nr;
+    int dims[MRT_MAX_DIMS], nd = s->tensor[x].layout.ndims;
+    memcpy(dims, s->tensor[x].layout.dim, sizeof dims);
+    dims_without(s, x, u->dim, rest, &nr);
+    int z = shifted(u, x, u->dim, &st);
+    int e = map1(u, MRT_MAP_EXP, 0, z, tmp(u, "exp", dims, nd, &st), &st);
+    int sum = emit(u, MRT_OP_EINSUM, MRT_MAP_COPY, 0, e, -1,
+                   tmp(u, "sum", rest, nr, &st), &st);
+    int lse = map1(u, MRT_MAP_LOG, 0, sum, tmp(u, "lse", rest, nr, &st), &st);
+    if (u->labels) {
+        int hot = tmp(u, "one_hot", dims, nd, &st);
+        t = emit(u, MRT_OP_MAP, MRT_MAP_ONE_HOT, 0, t, -1, hot, &st);
+        if (t >= 0)
+            u->p->spec->op[u->p->spec->nops - 1].from_dim = u->dim;
+    }
+    int picked = emit(u, MRT_OP_EINSUM, MRT_MAP_COPY, 0, t, z,
+                      tmp(u, "picked", rest, nr, &st), &st);
+    int nll = map2(u, MRT_MAP_SUB, lse, picked,
+                   tmp(u, "nll", rest, nr, &st), &st);
+    mean(u, nll, NULL, 0, "mean", -3, &st);
+    return st;
+}
+
+/* The one-primitive ops. */
+static mrt_status simple(mrt_user_op *u)
+{
+    static const mrt_map_fn fn[MRT_U_KIND_COUNT] = {
+        [MRT_U_ADD] = MRT_MAP_ADD,     [MRT_U_SUB] = MRT_MAP_SUB,
+        [MRT_U_MUL] = MRT_MAP_MUL,     [MRT_U_DIV] = MRT_MAP_DIV,
+        [MRT_U_RELU] = MRT_MAP_RELU,   [MRT_U_GELU] = MRT_MAP_GELU,
+        [MRT_U_TANH] = MRT_MAP_TANH,   [MRT_U_EXP] = MRT_MAP_EXP,
+        [MRT_U_LOG] = MRT_MAP_LOG,     [MRT_U_NEG] = MRT_MAP_NEG,
+        [MRT_U_RSQRT] = MRT_MAP_RSQRT, [MRT_U_SQUARE] = MRT_MAP_SQUARE,
+        [MRT_U_SCALE] = MRT_MAP_SCALE, [MRT_U_RELAYOUT] = MRT_MAP_COPY,
+    };
+    mrt_status st = MRT_OK;
+    mrt_op_kind kind = MRT_OP_MAP;
+    if (u->kind == MRT_U_EINSUM || u->kind == MRT_U_REDUCE_SUM)
+        kind = MRT_OP_EINSUM;
+    else if (u->kind == MRT_U_REDUCE_MAX)
+        kind = MRT_OP_REDUCE_MAX;
+    else if (u->kind == MRT_U_RENAME)
+        kind = MRT_OP_RENAME;
+    int out = result(u, &st);
+    if (out >= 0)
+        emit(u, kind, fn[u->kind], u->c, u->in[0], u->nin > 1 ? u->in[1] : -1,
+             out, &st);
+    return st;
+}
+
+mrt_status mrt_spec_expand(mrt_user_op *u)
+{
+    mrt_spec *s = u->p->spec;
+    int first = s->nops;
+    mrt_status st;
+    switch (u->kind) {
+    case MRT_U_REDUCE_MEAN: {
+        st = MRT_OK;
+        mean(u, u->in[0], u->out.layout.dim, u->out.layout.ndims, "mean", -3,
+             &st);
+        break;
+    }
+    case MRT_U_SOFTMAX: st = softmax(u); break;
+    case MRT_U_LAYER_NORM: st = layer_norm(u); break;
+    case MRT_U_MSE: st = mse(u); break;
+    case MRT_U_SOFTMAX_CE: st = cross_entropy(u); break;
+    default: st = simple(u); break;
+    }
+    if (!st && s->nops > first)
+        s->op[s->nops - 1].expect = u->expect;
+    return st;
+}

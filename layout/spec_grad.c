@@ -1,0 +1,459 @@
+/*
+ * spec_grad.c — `train:`: the backward program by reverse-mode
+ * differentiation of the primitive ops, and the SGD update.
+ *
+ *   train: {loss: L, params: [w1, w2], lr: 0.01, steps: 5, grads: [x]}
+ *
+ * L must be a scalar.  Walking the forward ops from last to first, each
+ * op whose result has a gradient appends the ops that make the gradient
+ * of each input that depends on a parameter ("grad:h"), built from the
+ * same primitives as the forward program, so the planner shards and
+ * costs them like any op:
+ *
+ *   einsum C = A·B      dA = einsum(dC, B -> A's dims)   (the gradients
+ *                       of a contraction are contractions; a dim of A
+ *                       summed on its own is broadcast back)
+ *   sum over dims       dA = dC broadcast over them
+ *   add / sub           dA = ±dC summed over the dims A was broadcast in
+ *   mul / div           dA = dC·B, dB = dC·A (div: dC/B, -dC·C/B)
+ *   unary f             dA = dC·f'(A) (a map of dC and A or C)
+ *   reduce_max          dA = dC where A equals the max
+ *   rename              dA = dC renamed back
+ *
+ * A tensor read by several ops sums their contributions.  Every
+ * gradient takes the layout of the tensor it is the gradient of.  Then
+ * each parameter gets "w1:next" = w1 - lr·grad:w1 in its own layout, and
+ * `grads:` names inputs whose gradient is wanted too (as a layer inside
+ * a deeper model would pass it down).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spec_parse.h"
+
+static const char *const train_keys[] = {"loss", "params", "lr", "steps",
+                                         "grads", NULL};
+
+typedef struct grad_ctx {
+    mrt_spec_parser *p;
+    int *need;    /* [tensor] depends on a parameter */
+    int *reach;   /* [tensor] the loss depends on it */
+    int *pending; /* [tensor] contributions still to come */
+    int *have;    /* [tensor] contributions so far */
+    int *grad;    /* [tensor] its gradient so far, or -1 */
+    const mrt_spec_op *op; /* the forward op being differentiated (copy) */
+    mrt_spec_op fwd;
+    mrt_status st;
+} grad_ctx;
+
+/* A tensor of the backward program, with the layout of tensor `like`
+ * and dims in like's order. */
+static int new_like(grad_ctx *g, const char *name, int like)
+{
+    mrt_spec *s = g->p->spec;
+    if (g->st)
+        return -1;
+    mrt_spec_tensor t = s->tensor[like];
+    int id = mrt_spec_add_tensor(s, name, t.layout.dim, t.layout.ndims, -1,
+                                 g->fwd.mark);
+    if (id < 0) {
+        g->st = mrt_spec_nomem(g->p);
+        return -1;
+    }
+    s->tensor[id].layout = t.layout;
+    s->tensor[id].layout.partial = 0;
+    s->tensor[id].own_layout = t.own_layout;
+    memcpy(s->tensor[id].split_mark, t.split_mark, sizeof t.split_mark);
+    return id;
+}
+
+/* Appends a backward op. */
+static int emit(grad_ctx *g, mrt_op_kind kind, mrt_map_fn fn, double c,
+                int a, int b, int out)
+{
+    if (g->st || a < 0 || out < 0)
+        return -1;
+    mrt_spec_op op = {.kind = kind, .mark = g->fwd.mark,
+                      .nin = b >= 0 ? 2 : 1, .in = {a, b >= 0 ? b : 0},
+                      .in_mark = {g->fwd.mark, g->fwd.mark}, .out = out,
+                      .expect = {-1, -1, {0, 0}}, .fn = fn, .c = c,
+                      .from_dim = -1, .to_dim = -1,
+                      .phase = MRT_PHASE_BACKWARD, .user = g->fwd.user};
+    if (mrt_spec_add_op(g->p->spec, &op) < 0) {
+        g->st = mrt_spec_nomem(g->p);
+        return -1;
+    }
+    return out;
+}
+
+/* A scratch tensor of the backward program shaped like `like`. */
+static int scratch(grad_ctx *g, int like, const char *what)
+{
+    char name[MRT_NAME_MAX];
+    snprintf(name, sizeof name, "grad:%.40s:%s", g->p->spec->tensor[like].name,
+             what);
+    for (int n = 2; mrt_spec_find_tensor(g->p->spec, name) >= 0; n++)
+        snprintf(name, sizeof name, "grad:%.40s:%s%d",
+                 g->p->spec->tensor[like].name, what, n);
+    return new_like(g, name, like);
+}
+
+/* 1 if tensors a and b have the same dims in the same order. */
+static int same_dims(const mrt_spec *s, int a, int b)
+{
+    const mrt_layout *x = &s->tensor[a].layout, *y = &s->tensor[b].layout;
+    if (x->ndims != y->ndims)
+        return 0;
+    for (int i = 0; i < x->ndims; i++)
+        if (x->dim[i] != y->dim[i])
+            return 0;
+    return 1;
+}
+
+/* t summed (or transposed) onto the dims of x, into a new tensor like x;
+ * with neg, negated. */
+static int onto(grad_ctx *g, int t, int x, int neg)
+{
+    const mrt_spec *s = g->p->spec;
+    if (!same_dims(s, t, x))
+        t = emit(g, MRT_OP_EINSUM, MRT_MAP_COPY, 0, t, -1,
+                 scratch(g, x, neg ? "sum" : "d"));
+    return emit(g, MRT_OP_MAP, neg ? MRT_MAP_NEG : MRT_MAP_COPY, 0, t, -1,
+                scratch(g, x, "d"));
+}
+
+/* The contribution of forward op fwd (result gradient dc) to the
+ * gradient of its input k. */
+static int contribution(grad_ctx *g, int k, int dc)
+{
+    const mrt_spec *s = g->p->spec;
+    const mrt_spec_op *o = &g->fwd;
+    int x = o->in[k], c = o->out;
+    int other = o->nin > 1 ? o->in[1 - k] : -1;
+    switch (o->kind) {
+    case MRT_OP_EINSUM: {
+        if (o->nin == 1)
+            return emit(g, MRT_OP_MAP, MRT_MAP_COPY, 0, dc, -1,
+                        scratch(g, x, "d"));
+        /* dims of x that are in C or the other input: the einsum makes
+         * those; the rest (summed in x alone) is a broadcast. */
+        const mrt_layout *xl = &s->tensor[x].layout;
+        int dims[MRT_MAX_DIMS], nd = 0;
+        for (int i = 0; i < xl->ndims; i++)
+            if (mrt_layout_find_dim(&s->tensor[c].layout, xl->dim[i]) >= 0 ||
+                mrt_layout_find_dim(&s->tensor[other].layout, xl->dim[i]) >= 0)
+                dims[nd++] = xl->dim[i];
+        if (nd == xl->ndims)
+            return emit(g, MRT_OP_EINSUM, MRT_MAP_COPY, 0, dc, other,
+                        scratch(g, x, "d"));
+        char name[MRT_NAME_MAX];
+        snprintf(name, sizeof name, "grad:%.40s:part", s->tensor[x].name);
+        int part = g->st ? -1 : mrt_spec_add_tensor(g->p->spec, name, dims,
+                                                    nd, -1, o->mark);
+        if (part < 0 && !g->st)
+            g->st = mrt_spec_nomem(g->p);
+        if (part >= 0) { /* x's layout, on the dims it keeps */
+            mrt_spec_tensor *pt = &g->p->spec->tensor[part];
+            const mrt_layout *xl2 = &g->p->spec->tensor[x].layout;
+            for (int i = 0; i < pt->layout.ndims; i++) {
+                int j = mrt_layout_find_dim(xl2, pt->layout.dim[i]);
+                pt->layout.naxes[i] = xl2->naxes[j];
+                memcpy(pt->layout.axes[i], xl2->axes[j],
+                       sizeof pt->layout.axes[i]);
+            }
+            pt->own_layout = g->p->spec->tensor[x].own_layout;
+        }
+        part = emit(g, MRT_OP_EINSUM, MRT_MAP_COPY, 0, dc, other, part);
+        return emit(g, MRT_OP_MAP, MRT_MAP_COPY, 0, part, -1,
+                    scratch(g, x, "d"));
+    }
+    case MRT_OP_REDUCE_MAX: {
+        int mask = emit(g, MRT_OP_MAP, MRT_MAP_EQ, 0, x, c,
+                        scratch(g, x, "argmax"));
+        return emit(g, MRT_OP_MAP, MRT_MAP_MUL, 0, mask, dc,
+                    scratch(g, x, "d"));
+    }
+    case MRT_OP_RENAME: {
+        int r = scratch(g, x, "d");
+        int id = emit(g, MRT_OP_RENAME, MRT_MAP_COPY, 0, dc, -1, r);
+        if (id >= 0) {
+            g->p->spec->op[g->p->spec->nops - 1].from_dim = o->to_dim;
+            g->p->spec->op[g->p->spec->nops - 1].to_dim = o->from_dim;
+        }
+        return id;
+    }
+    case MRT_OP_MAP:
+    case MRT_OP_KIND_COUNT:
+        break;
+    }
+    /* maps: the ones whose gradient is a map of dc and x or c */
+    static const struct { mrt_map_fn fn; int with_out; } unary[] = {
+        [MRT_MAP_RELU] = {MRT_MAP_RELU_GRAD, 0},
+        [MRT_MAP_GELU] = {MRT_MAP_GELU_GRAD, 0},
+        [MRT_MAP_TANH] = {MRT_MAP_TANH_GRAD, 1},
+        [MRT_MAP_EXP] = {MRT_MAP_MUL, 1},
+        [MRT_MAP_LOG] = {MRT_MAP_DIV, 0},
+        [MRT_MAP_RSQRT] = {MRT_MAP_RSQRT_GRAD, 1},
+        [MRT_MAP_SQUARE] = {MRT_MAP_SQUARE_GRAD, 0},
+    };
+    switch (o->fn) {
+    case MRT_MAP_COPY:
+    case MRT_MAP_SHIFT:
+    case MRT_MAP_ADD:
+        return onto(g, dc, x, 0);
+    case MRT_MAP_SUB:
+        return onto(g, dc, x, k == 1);
+    case MRT_MAP_NEG:
+        return onto(g, dc, x, 1);
+    case MRT_MAP_SCALE:
+        return emit(g, MRT_OP_MAP, MRT_MAP_SCALE, o->c,
+                    same_dims(s, dc, x) ? dc : onto(g, dc, x, 0),
+                    -1, scratch(g, x, "d"));
+    case MRT_MAP_MUL:
+    case MRT_MAP_DIV: {
+        int t;
+        if (o->fn == MRT_MAP_MUL || k == 0) { /* dc·other or dc/other */
+            t = emit(g, MRT_OP_MAP, o->fn, 0, dc, other, scratch(g, c, "t"));
+            return same_dims(s, t, x) ? t : onto(g, t, x, 0);
+        }
+        /* d(a/b)/db = -dc·c/b */
+        t = emit(g, MRT_OP_MAP, MRT_MAP_MUL, 0, dc, c, scratch(g, c, "t"));
+        t = emit(g, MRT_OP_MAP, MRT_MAP_DIV, 0, t, x, scratch(g, c, "t"));
+        return onto(g, t, x, 1);
+    }
+    case MRT_MAP_RELU:
+    case MRT_MAP_GELU:
+    case MRT_MAP_TANH:
+    case MRT_MAP_EXP:
+    case MRT_MAP_LOG:
+    case MRT_MAP_RSQRT:
+    case MRT_MAP_SQUARE: {
+        int t = emit(g, MRT_OP_MAP, unary[o->fn].fn, 0, dc,
+                     unary[o->fn].with_out ? c : x, scratch(g, x, "d"));
+        return t;
+    }
+    default:
+        return -1; /* no gradient (one_hot, and the backward maps) */
+    }
+}
+
+/* Adds contribution t to x's gradient; the last one is named grad:x. */
+static void accumulate(grad_ctx *g, int x, int t)
+{
+    mrt_spec *s = g->p->spec;
+    if (t < 0)
+        return;
+    g->have[x]++;
+    if (g->grad[x] >= 0) {
+        char name[MRT_NAME_MAX];
+        snprintf(name, sizeof name, "grad:%.40s:acc%d", s->tensor[x].name,
+                 g->have[x]);
+        t = emit(g, MRT_OP_MAP, MRT_MAP_ADD, 0, g->grad[x], t,
+                 new_like(g, name, x));
+    }
+    g->grad[x] = t;
+    if (t >= 0 && g->have[x] == g->pending[x]) { /* complete: its name */
+        char name[MRT_NAME_MAX];
+        snprintf(name, sizeof name, "grad:%.40s", s->tensor[x].name);
+        if (mrt_spec_find_tensor(s, name) < 0) {
+            snprintf(s->tensor[t].name, sizeof s->tensor[t].name, "%s", name);
+            if (mrt_spec_index_tensor(s, t))
+                g->st = mrt_spec_nomem(g->p);
+        }
+    }
+}
+
+/* Which tensors depend on a parameter (need) and which the loss depends
+ * on (reach), and how many contributions each gradient will get. */
+static void mark_paths(grad_ctx *g, const mrt_train *tr)
+{
+    const mrt_spec *s = g->p->spec;
+    for (int k = 0; k < tr->nparams; k++)
+        g->need[tr->param[k]] = 1;
+    for (int k = 0; k < tr->nextra; k++)
+        g->need[tr->extra[k]] = 1;
+    for (int i = 0; i < tr->nforward; i++) {
+        const mrt_spec_op *o = &s->op[i];
+        for (int k = 0; k < o->nin; k++)
+            if (g->need[o->in[k]] && !o->no_grad &&
+                !(o->kind == MRT_OP_MAP && o->fn == MRT_MAP_ONE_HOT))
+                g->need[o->out] = 1;
+    }
+    g->reach[tr->loss] = 1;
+    for (int i = tr->nforward - 1; i >= 0; i--) {
+        const mrt_spec_op *o = &s->op[i];
+        if (!g->reach[o->out] || !g->need[o->out])
+            continue;
+        for (int k = 0; k < o->nin; k++)
+            if (g->need[o->in[k]]) {
+                g->reach[o->in[k]] = 1;
+                g->pending[o->in[k]]++;
+            }
+    }
+}
+
+/* The backward program and the updates. */
+static mrt_status differentiate(mrt_spec_parser *p, const yaml_node_t *node)
+{
+    mrt_spec *s = p->spec;
+    mrt_train *tr = &s->train;
+    int n = s->ntensors + 1;
+    grad_ctx g = {.p = p};
+    g.need = calloc((size_t)n, sizeof(int));
+    g.reach = calloc((size_t)n, sizeof(int));
+    g.pending = calloc((size_t)n, sizeof(int));
+    g.have = calloc((size_t)n, sizeof(int));
+    g.grad = malloc((size_t)n * sizeof(int));
+    if (!g.need || !g.reach || !g.pending || !g.have || !g.grad) {
+        g.st = mrt_spec_nomem(p);
+        goto done;
+    }
+    for (int t = 0; t < n; t++)
+        g.grad[t] = -1;
+    mark_paths(&g, tr);
+    g.grad[tr->loss] = tr->seed;
+    for (int i = tr->nforward - 1; i >= 0 && !g.st; i--) {
+        g.fwd = s->op[i]; /* a copy: s->op grows below */
+        int dc = g.grad[g.fwd.out];
+        if (dc < 0 || !g.need[g.fwd.out])
+            continue;
+        for (int k = 0; k < g.fwd.nin && !g.st; k++)
+            if (g.need[g.fwd.in[k]] && g.reach[g.fwd.in[k]])
+                accumulate(&g, g.fwd.in[k], contribution(&g, k, dc));
+    }
+    const yaml_node_t *params = mrt_spec_get(p, node, "params");
+    for (int k = 0; k < tr->nparams + tr->nextra && !g.st; k++) {
+        int x = k < tr->nparams ? tr->param[k] : tr->extra[k - tr->nparams];
+        if (g.grad[x] < 0) {
+            const yaml_node_t *at =
+                k < tr->nparams ? mrt_spec_item(p, params, k)
+                                : mrt_spec_item(p, mrt_spec_get(p, node,
+                                                                "grads"),
+                                                k - tr->nparams);
+            g.st = mrt_spec_fail(p, at, "the loss '%s' does not depend on "
+                                 "'%s'", s->tensor[tr->loss].name,
+                                 s->tensor[x].name);
+            break;
+        }
+        if (k < tr->nparams)
+            tr->grad[k] = g.grad[x];
+        else
+            tr->extra_grad[k - tr->nparams] = g.grad[x];
+    }
+    for (int k = 0; k < tr->nparams && !g.st; k++) {
+        char name[MRT_NAME_MAX];
+        snprintf(name, sizeof name, "%.40s:next", s->tensor[tr->param[k]].name);
+        g.fwd.mark = mrt_spec_mark(mrt_spec_item(p, params, k));
+        g.fwd.user = 0;
+        int next = new_like(&g, name, tr->param[k]);
+        if (emit(&g, MRT_OP_MAP, MRT_MAP_AXPY, -tr->lr, tr->param[k],
+                 tr->grad[k], next) >= 0)
+            s->op[s->nops - 1].phase = MRT_PHASE_UPDATE;
+        tr->updated[k] = next;
+    }
+done:
+    free(g.need);
+    free(g.reach);
+    free(g.pending);
+    free(g.have);
+    free(g.grad);
+    return g.st;
+}
+
+/* A list of input tensors (`params:` or `grads:`) into ids[]. */
+static mrt_status tensor_list(mrt_spec_parser *p, const yaml_node_t *n,
+                              const char *what, int ids[], int *count)
+{
+    const mrt_spec *s = p->spec;
+    char of[64], q[MRT_SPEC_QUOTE_MAX + 32];
+    snprintf(of, sizeof of, "'%s' of 'train'", what);
+    mrt_status st = mrt_spec_expect(p, n, YAML_SEQUENCE_NODE, of);
+    if (st)
+        return st;
+    if (mrt_spec_count(n) > MRT_MAX_PARAMS)
+        return mrt_spec_fail(p, n, "%s lists %d tensors (at most %d)", of,
+                             mrt_spec_count(n), MRT_MAX_PARAMS);
+    *count = 0;
+    for (int j = 0; j < mrt_spec_count(n); j++) {
+        const yaml_node_t *it = mrt_spec_item(p, n, j);
+        const char *name = mrt_spec_str(it);
+        int id = name && !mrt_spec_is_null(it) ? mrt_spec_find_tensor(s, name)
+                                               : -1;
+        if (id < 0)
+            return mrt_spec_fail(p, it, "unknown tensor %s in %s",
+                                 mrt_spec_what(it, q, sizeof q), of);
+        if (s->tensor[id].producer >= 0)
+            return mrt_spec_fail(p, it, "'%s' in %s is made by op %d; only "
+                                 "inputs (under 'tensors') can be trained",
+                                 name, of, s->op[s->tensor[id].producer].user);
+        for (int k = 0; k < *count; k++)
+            if (ids[k] == id)
+                return mrt_spec_fail(p, it, "'%s' is listed twice in %s",
+                                     name, of);
+        ids[(*count)++] = id;
+    }
+    return MRT_OK;
+}
+
+mrt_status mrt_spec_parse_train(mrt_spec_parser *p, const yaml_node_t *n)
+{
+    mrt_spec *s = p->spec;
+    mrt_train *tr = &s->train;
+    char q[MRT_SPEC_QUOTE_MAX + 32];
+    mrt_status st = mrt_spec_expect(p, n, YAML_MAPPING_NODE, "'train'");
+    if (!st)
+        st = mrt_spec_check_keys(p, n, train_keys, "'train'");
+    if (!st && !mrt_spec_get(p, n, "loss"))
+        st = mrt_spec_fail(p, n, "'train' needs 'loss' and 'params'");
+    if (!st && !mrt_spec_get(p, n, "params"))
+        st = mrt_spec_fail(p, n, "'train' needs 'loss' and 'params'");
+    if (st)
+        return st;
+    tr->mark = mrt_spec_mark(n);
+    const yaml_node_t *loss = mrt_spec_get(p, n, "loss");
+    const char *name = mrt_spec_str(loss);
+    tr->loss = name && !mrt_spec_is_null(loss) ? mrt_spec_find_tensor(s, name)
+                                               : -1;
+    if (tr->loss < 0)
+        return mrt_spec_fail(p, loss, "unknown tensor %s as the loss",
+                             mrt_spec_what(loss, q, sizeof q));
+    if (s->tensor[tr->loss].layout.ndims != 0)
+        return mrt_spec_fail(p, loss, "the loss '%s' has %d dims; it must be "
+                             "a scalar (reduce it, or use mse or "
+                             "softmax_cross_entropy)", name,
+                             s->tensor[tr->loss].layout.ndims);
+    if (s->tensor[tr->loss].producer < 0)
+        return mrt_spec_fail(p, loss, "the loss '%s' is an input; it must be "
+                             "made by an op", name);
+    if ((st = tensor_list(p, mrt_spec_get(p, n, "params"), "params",
+                          tr->param, &tr->nparams)))
+        return st;
+    if (mrt_spec_get(p, n, "grads") &&
+        (st = tensor_list(p, mrt_spec_get(p, n, "grads"), "grads", tr->extra,
+                          &tr->nextra)))
+        return st;
+    tr->lr = 0.01;
+    tr->steps = 1;
+    if (mrt_spec_get(p, n, "lr") &&
+        (st = mrt_spec_positive(p, mrt_spec_get(p, n, "lr"),
+                                "the 'lr' of 'train'", &tr->lr)))
+        return st;
+    if (mrt_spec_get(p, n, "steps") &&
+        (st = mrt_spec_size(p, mrt_spec_get(p, n, "steps"),
+                            "the 'steps' of 'train'", &tr->steps)))
+        return st;
+    tr->nforward = s->nops;
+    /* dL/dL = 1: an input of the backward program */
+    int seed_name_len = snprintf(NULL, 0, "grad:%s", name);
+    char seed[MRT_NAME_MAX];
+    if (seed_name_len >= (int)sizeof seed)
+        return mrt_spec_fail(p, loss, "the loss name '%s' is too long", name);
+    snprintf(seed, sizeof seed, "grad:%s", name);
+    tr->seed = mrt_spec_add_tensor(s, seed, NULL, 0, -1, tr->mark);
+    if (tr->seed < 0)
+        return mrt_spec_nomem(p);
+    s->tensor[tr->seed].init = MRT_INIT_FILL;
+    s->tensor[tr->seed].fill = 1.0;
+    return differentiate(p, n);
+}
