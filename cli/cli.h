@@ -89,6 +89,7 @@ typedef struct mrt_cmp_table {
     int ncols;
     char (*col)[600];    /* axis-set names, e.g. "data,model" */
     int fastest;         /* row index, or -1 when no row planned */
+    int training;        /* the spec has `train:`: phases are shown */
 } mrt_cmp_table;
 
 void mrt_cmp_print_text(const mrt_cmp_table *t, FILE *f);

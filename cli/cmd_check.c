@@ -12,6 +12,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -52,6 +53,12 @@ static unsigned real_axes(const mrt_mesh *m)
 static void warn_duplicated_op(const mrt_spec *s, const mrt_plan *p, int i)
 {
     const mrt_plan_op *op = &p->op[i];
+    /* only the einsums the spec wrote: the small sums inside softmax,
+     * layer_norm and the losses, and the backward program, are
+     * duplicated by design (as in Megatron's layer norms) */
+    if (s->op[i].phase != MRT_PHASE_FORWARD ||
+        strchr(s->tensor[s->op[i].out].name, ':'))
+        return;
     for (int k = op->first_step; k < op->first_step + op->nsteps; k++) {
         const mrt_step *st = &p->step[k];
         if (st->kind != MRT_STEP_EINSUM)
@@ -65,7 +72,8 @@ static void warn_duplicated_op(const mrt_spec *s, const mrt_plan *p, int i)
             if (idle & (1u << a))
                 warn(s, s->op[i].mark, "op %d (%s = einsum) computes the "
                      "same result on the %" PRId64 " ranks of each '%s' "
-                     "group: none of its dims is split over '%s'", i + 1,
+                     "group: none of its dims is split over '%s'",
+                     s->op[i].user,
                      s->tensor[s->op[i].out].name, p->mesh.size[a],
                      p->mesh.name[a], p->mesh.name[a]);
         return;

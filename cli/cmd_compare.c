@@ -166,6 +166,7 @@ static mrt_status build(mrt_cmp_table *t, const mrt_spec *spec,
         mrt_spec_destroy(alt);
     }
     sort_columns(t, &spec->mesh);
+    t->training = spec->train.loss >= 0;
     t->fastest = -1;
     for (int r = 0; r < t->nrows; r++)
         if (t->row[r].ok &&

@@ -51,9 +51,12 @@ const char *mrt_cli_fmt_bytes(double v, char *b, size_t n)
 #define CELL 640
 
 enum { C_MARK, C_NAME, C_MESH }; /* then the axis sets, then FIXED */
-static const char *const fixed_head[] = {"to MPI", "wire", "msgs", "comm",
-                                         "compute", "total", "peak mem"};
-#define NFIXED ((int)(sizeof fixed_head / sizeof fixed_head[0]))
+static const char *const fixed_head[] = {
+    "to MPI", "wire", "msgs", "comm", "compute", "total", "peak mem",
+    "fwd wire", "bwd wire", "upd wire"};
+/* The last three (wire bytes by phase) only for specs that train. */
+#define NFIXED_ALL ((int)(sizeof fixed_head / sizeof fixed_head[0]))
+#define NFIXED (t->training ? NFIXED_ALL : NFIXED_ALL - 3)
 
 static void row_cells(const mrt_cmp_table *t, int r, char (*cell)[CELL])
 {
@@ -76,6 +79,8 @@ static void row_cells(const mrt_cmp_table *t, int r, char (*cell)[CELL])
     mrt_cli_fmt_time(x->compute_time_s, f[4], CELL);
     mrt_cli_fmt_time(x->time_s, f[5], CELL);
     mrt_cli_fmt_bytes((double)x->peak_memory, f[6], CELL);
+    for (int ph = 0; t->training && ph < 3; ph++)
+        mrt_cli_fmt_bytes(x->phase_wire_bytes[ph], f[7 + ph], CELL);
 }
 
 void mrt_cmp_print_text(const mrt_cmp_table *t, FILE *f)
@@ -129,6 +134,14 @@ void mrt_cmp_print_text(const mrt_cmp_table *t, FILE *f)
                          CELL));
     else
         fputs("\nno layout plans for this program\n", f);
+    if (t->fastest >= 0 && t->training) {
+        const mrt_plan_totals *x = &t->row[t->fastest].totals;
+        fprintf(f, "  one training step of it: forward %s, backward %s, "
+                   "update %s (modeled)\n",
+                mrt_cli_fmt_time(x->phase_time_s[0], cell[0], CELL),
+                mrt_cli_fmt_time(x->phase_time_s[1], cell[1], CELL),
+                mrt_cli_fmt_time(x->phase_time_s[2], cell[2], CELL));
+    }
     free(cell);
     free(width);
 }
@@ -163,7 +176,9 @@ void mrt_cmp_write_csv(FILE *f, const void *table)
     }
     static const char *const head[] = {
         "comm_bytes", "wire_bytes", "messages", "collectives",
-        "comm_time_s", "compute_time_s", "time_s", "peak_memory", "fastest"};
+        "comm_time_s", "compute_time_s", "time_s", "peak_memory", "fastest",
+        "forward_wire_bytes", "backward_wire_bytes", "update_wire_bytes",
+        "forward_time_s", "backward_time_s", "update_time_s"};
     for (size_t k = 0; k < sizeof head / sizeof head[0]; k++)
         csv_field(head[k], f, 0);
     csv_field("error", f, 1);
@@ -173,7 +188,7 @@ void mrt_cmp_write_csv(FILE *f, const void *table)
         csv_field(row->name, f, 0);
         csv_field(row->mesh, f, 0);
         if (!row->ok) {
-            for (size_t k = 0; k < (size_t)t->ncols + 9; k++)
+            for (size_t k = 0; k < (size_t)t->ncols + 15; k++)
                 fputc(',', f);
             csv_field(row->error, f, 1);
             continue;
@@ -181,10 +196,14 @@ void mrt_cmp_write_csv(FILE *f, const void *table)
         for (int k = 0; k < t->ncols; k++)
             fprintf(f, "%" PRId64 ",", row->axis_bytes[k]);
         fprintf(f, "%" PRId64 ",%.17g,%" PRId64 ",%" PRId64
-                   ",%.9g,%.9g,%.9g,%" PRId64 ",%d,\r\n",
+                   ",%.9g,%.9g,%.9g,%" PRId64 ",%d,",
                 x->comm_bytes, x->wire_bytes, x->messages, x->collectives,
                 x->comm_time_s, x->compute_time_s, x->time_s,
                 x->peak_memory, r == t->fastest);
+        fprintf(f, "%.17g,%.17g,%.17g,%.9g,%.9g,%.9g,\r\n",
+                x->phase_wire_bytes[0], x->phase_wire_bytes[1],
+                x->phase_wire_bytes[2], x->phase_time_s[0],
+                x->phase_time_s[1], x->phase_time_s[2]);
     }
 }
 
@@ -238,10 +257,19 @@ void mrt_cmp_write_json(FILE *f, const void *table)
                    ", \"messages\": %" PRId64 ", \"collectives\": %" PRId64
                    ", \"flops\": %.17g,\n   \"comm_time_s\": %.9g"
                    ", \"compute_time_s\": %.9g, \"time_s\": %.9g"
-                   ", \"peak_memory\": %" PRId64 "}",
+                   ", \"peak_memory\": %" PRId64 ",\n   \"phases\": {",
                 x->comm_bytes, x->wire_bytes, x->messages, x->collectives,
                 x->flops, x->comm_time_s, x->compute_time_s, x->time_s,
                 x->peak_memory);
+        static const char *const phase[] = {"forward", "backward", "update"};
+        for (int ph = 0; ph < 3; ph++)
+            fprintf(f, "%s\"%s\": {\"comm_bytes\": %" PRId64
+                       ", \"wire_bytes\": %.17g, \"collectives\": %" PRId64
+                       ", \"time_s\": %.9g}",
+                    ph ? ", " : "", phase[ph], x->phase_comm_bytes[ph],
+                    x->phase_wire_bytes[ph], x->phase_collectives[ph],
+                    x->phase_time_s[ph]);
+        fputs("}}", f);
     }
     fputs("\n ]}\n", f);
 }

@@ -39,6 +39,8 @@ typedef enum mrt_init_kind {
     MRT_INIT_RANDOM,   /* uniform in [-1, 1), a function of (seed, index) */
     MRT_INIT_FILL,     /* every element = fill */
     MRT_INIT_FILE,     /* a .npy file */
+    MRT_INIT_LABELS,   /* integers uniform in [0, classes): class labels
+                          for softmax_cross_entropy, from (seed, index) */
     MRT_INIT_KIND_COUNT
 } mrt_init_kind;
 
@@ -50,7 +52,7 @@ typedef struct mrt_spec_tensor {
     mrt_mark shape_mark;    /* the `shape:` node */
     mrt_init_kind init;
     uint64_t seed;          /* RANDOM: `random: N`, default FNV-1a of name */
-    double fill;            /* FILL */
+    double fill;            /* FILL; LABELS: the number of classes */
     char file[PATH_MAX];    /* FILE: resolved against the spec's folder */
     mrt_mark init_mark;
     int producer;           /* op index, or -1 for an input */

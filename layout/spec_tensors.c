@@ -19,7 +19,8 @@
 #include "spec_parse.h"
 
 static const char *const tensor_keys[] = {"shape", "init", "layout", NULL};
-static const char *const init_keys[] = {"random", "fill", "file", NULL};
+static const char *const init_keys[] = {"random", "fill", "file", "labels",
+                                        NULL};
 
 /* One dim of a shape: item d, the i-th of t's shape. */
 static mrt_status shape_dim(mrt_spec_parser *p, const yaml_node_t *d,
@@ -130,7 +131,7 @@ static mrt_status init_file(mrt_spec_parser *p, mrt_spec_tensor *t,
                             const yaml_node_t *v, const yaml_node_t *init)
 {
     const mrt_spec *s = p->spec;
-    char of[MRT_NAME_MAX + 32], q[MRT_SPEC_QUOTE_MAX + 8];
+    char of[MRT_NAME_MAX + 48], q[MRT_SPEC_QUOTE_MAX + 8];
     snprintf(of, sizeof of, "the file of tensor '%s'", t->name);
     mrt_status st = mrt_spec_expect(p, v, YAML_SCALAR_NODE, of);
     const char *name = mrt_spec_str(v);
@@ -152,7 +153,7 @@ static mrt_status init_file(mrt_spec_parser *p, mrt_spec_tensor *t,
 static mrt_status parse_init(mrt_spec_parser *p, mrt_spec_tensor *t,
                              const yaml_node_t *n)
 {
-    char of[MRT_NAME_MAX + 32], q[MRT_SPEC_QUOTE_MAX + 8];
+    char of[MRT_NAME_MAX + 48], q[MRT_SPEC_QUOTE_MAX + 8];
     snprintf(of, sizeof of, "the init of tensor '%s'", t->name);
     mrt_status st = mrt_spec_expect(p, n, YAML_MAPPING_NODE, of);
     if (!st)
@@ -163,12 +164,12 @@ static mrt_status parse_init(mrt_spec_parser *p, mrt_spec_tensor *t,
     yaml_node_pair_t *pr = n->data.mapping.pairs.start;
     if (mrt_spec_count(n) == 0)
         return mrt_spec_fail(p, n, "%s is empty (give one of: random, fill, "
-                             "file)", of);
+                             "file, labels)", of);
     const char *kind = mrt_spec_str(mrt_spec_node(p, pr->key));
     if (mrt_spec_count(n) > 1)
         return mrt_spec_fail(p, mrt_spec_node(p, pr[1].key), "%s has both "
                              "'%s' and '%s' (give exactly one of: random, "
-                             "fill, file)", of, kind,
+                             "fill, file, labels)", of, kind,
                              mrt_spec_quote(mrt_spec_node(p, pr[1].key), q,
                                             sizeof q));
     const yaml_node_t *v = mrt_spec_node(p, pr->value);
@@ -181,6 +182,16 @@ static mrt_status parse_init(mrt_spec_parser *p, mrt_spec_tensor *t,
         t->init = MRT_INIT_FILL;
         snprintf(of, sizeof of, "the fill value of tensor '%s'", t->name);
         return mrt_spec_number(p, v, of, &t->fill);
+    }
+    if (!strcmp(kind, "labels")) { /* labels: N classes */
+        int64_t classes;
+        t->init = MRT_INIT_LABELS;
+        t->seed = mrt_init_seed_from_name(t->name);
+        snprintf(of, sizeof of, "the number of classes of tensor '%s'",
+                 t->name);
+        mrt_status rc = mrt_spec_size(p, v, of, &classes);
+        t->fill = (double)classes;
+        return rc;
     }
     return init_file(p, t, v, n);
 }

@@ -35,7 +35,8 @@
  * either layout).  Collectives of one move may merge, so each move counts
  * its dearest axis only; input moves, result moves and reductions are
  * different steps and add up.  The bound of an op is the minimum over
- * every e; the program's is the sum over ops, less 1e-9 of itself for
+ * every e (maps, reduce_max and rename count 0, a floor that holds for
+ * any op); the program's is the sum over ops, less 1e-9 of itself for
  * rounding.  Input values are taken in their home layouts (op results:
  * home dims, pending sums ignored), which is where every planner finds
  * them.  Two more floors of a move: only all-gathers grow a shard, and
@@ -81,6 +82,8 @@ typedef struct op_info {
     int member[MRT_MAX_EINSUM_DIMS]; /* IN0 | IN1 | OUT */
     int nin, in[2], out;             /* tensor ids */
     int may_defer;                   /* its result may stay pending */
+    int local;                       /* a map, reduce_max or rename: its
+                                        bound is 0 (always a floor) */
     int nexec;                       /* execution layouts, by kernel time */
     signed char *exec;               /* [nexec][na]: exec dim per axis */
     double *kernel_s;                /* [nexec] */
@@ -280,6 +283,10 @@ static mrt_status op_init(bounds *b, const mrt_profile *prof, int i)
                               &s->tensor[so->in[so->nin - 1]].layout,
                               &s->tensor[so->out].layout};
     o->nin = so->nin;
+    if (so->kind != MRT_OP_EINSUM) {
+        o->local = 1;
+        return MRT_OK;
+    }
     o->in[0] = so->in[0];
     o->in[1] = so->in[so->nin - 1];
     o->out = so->out;
@@ -469,6 +476,8 @@ static double op_bound(const bounds *b, const op_info *o)
     const home_map *in0 = &b->home[o->in[0]], *in1 = &b->home[o->in[1]];
     const home_map *out = &b->home[o->out];
     double best = INFINITY;
+    if (o->local)
+        return 0;
     for (int x = 0; x < o->nexec && o->kernel_s[x] < best; x++) {
         /* Past the budget, every exec left costs at least its kernel,
          * and they come by kernel time: that is the floor. */

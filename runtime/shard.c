@@ -5,6 +5,7 @@
  * rank's block copied out), and gathering shards back into the full
  * tensor on rank 0 for --verify and --save.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,6 +41,8 @@ static void fill_indexed(const mrt_spec_tensor *st, const int64_t local[],
         double x = st->init == MRT_INIT_FILL
                        ? st->fill
                        : mrt_init_random_value(st->seed, gi);
+        if (st->init == MRT_INIT_LABELS) /* [-1, 1) onto 0..classes-1 */
+            x = floor((x + 1) / 2 * st->fill);
         store(buf, t, k, x);
         for (int i = l->ndims - 1; i >= 0 && ++idx[i] == local[i]; i--)
             idx[i] = 0;

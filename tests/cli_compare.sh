@@ -93,8 +93,8 @@ sed 's/^layout: {batch: data}/layout: {d_model: model, d_ff: model}/; /^  dp:/d'
 check "compare with no valid row exits 2" [ $? = 2 ]
 "$meshrt" compare "$dir/none.yaml" >/dev/null 2>&1
 check "the same rows plan with the auto planner" [ $? = 0 ]
-"$meshrt" compare "$here/../examples/mlp.yaml" --mesh data=4,model=1 >"$dir/mesh.txt"
-check "compare --mesh replaces the mesh" grep -q "^\* spec  *data=4,model=1 " "$dir/mesh.txt"
+"$meshrt" compare "$here/../examples/mlp.yaml" --mesh rows=4,cols=1 >"$dir/mesh.txt"
+check "compare --mesh replaces the mesh" grep -q "^[* ] spec  *rows=4,cols=1 " "$dir/mesh.txt"
 
 # --- search: its winner, pasted into the spec, plans --------------------
 start=$(date +%s.%N)

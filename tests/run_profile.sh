@@ -7,7 +7,7 @@ set -uo pipefail
 meshrt=$1
 here=$(dirname "$0")
 spec="$here/../examples/mlp.yaml"
-mesh=data=1,model=2 # 2 ranks, with a collective
+mesh=rows=1,cols=2 # 2 ranks, with a collective
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
