@@ -14,6 +14,15 @@
  * over a split dim cheap: max and sum each cost one all-reduce of the
  * small reduced tensor, not a gather of the big one.
  *
+ * A pending sum rides through a map that is linear in it, as Mesh-
+ * TensorFlow's lazy all-reduce rides through an add: copy, scale and neg
+ * of a pending sum, mul or div of one by a resolved tensor, and add or
+ * sub of two sums pending over the same axes are pending sums too.  The
+ * result is resolved into its home layout at once, unless it may stay
+ * pending for its one consumer: then an add of gradient contributions
+ * followed by a relayout costs one reduce-scatter, not an all-reduce per
+ * contribution.
+ *
  * rename relabels the shard (its layout keeps its axes on the renamed
  * dim, pending sums included) and then moves to the result's home.
  */
@@ -62,22 +71,61 @@ static mrt_status nomem(const mrt_spec *s, int op, mrt_error *err)
                          "out of memory while planning");
 }
 
+/* The pending sums that may ride through map op o (0: none). */
+static unsigned linear_sums(const mrt_plan *p, const mrt_spec_op *o)
+{
+    unsigned a = p->value[p->tensor_value[o->in[0]]].layout.partial;
+    unsigned b = o->nin > 1 ? p->value[p->tensor_value[o->in[1]]].layout.partial
+                            : 0;
+    switch (o->fn) {
+    case MRT_MAP_COPY:
+    case MRT_MAP_SCALE:
+    case MRT_MAP_NEG:
+        return a;
+    case MRT_MAP_ADD:
+    case MRT_MAP_SUB:
+        return a == b ? a : 0;
+    case MRT_MAP_MUL:
+        return a && !b ? a : b && !a ? b : 0;
+    case MRT_MAP_DIV:
+        return b ? 0 : a;
+    default:
+        return 0;
+    }
+}
+
+/* l without the axes of mask on its dims, pending over mask. */
+static mrt_layout pending_over(mrt_layout l, unsigned mask)
+{
+    for (int i = 0; i < l.ndims; i++) {
+        int n = 0;
+        for (int j = 0; j < l.naxes[i]; j++)
+            if (!(mask & (1u << l.axes[i][j])))
+                l.axes[i][n++] = l.axes[i][j];
+        l.naxes[i] = n;
+    }
+    l.partial = mask;
+    return l;
+}
+
 static mrt_status lower_map(mrt_plan *p, const mrt_spec *s, int op,
                             const mrt_layout *home, int allreduce_only,
-                            mrt_error *err)
+                            int may_defer, mrt_error *err)
 {
     const mrt_spec_op *o = &s->op[op];
     int in[2] = {-1, -1};
+    unsigned sums = linear_sums(p, o);
     for (int k = 0; k < o->nin; k++) {
         int from = p->tensor_value[o->in[k]];
         mrt_layout want = restrict_to(&p->value[from].layout, home, NULL,
                                       &p->mesh);
+        if (sums && p->value[from].layout.partial == sums)
+            want = pending_over(want, sums);
         if ((in[k] = mrt_relayout_emit(p, op, from, &want,
                                        allreduce_only)) < 0)
             return nomem(s, op, err);
     }
-    mrt_layout res = *home;
-    res.partial = 0;
+    mrt_layout res = pending_over(*home, sums);
     int v = mrt_plan_add_value(p, o->out, &res);
     if (v < 0)
         return nomem(s, op, err);
@@ -88,6 +136,12 @@ static mrt_status lower_map(mrt_plan *p, const mrt_spec *s, int op,
                    .flops = (double)p->value[v].count};
     if (mrt_plan_add_step(p, &st) < 0)
         return nomem(s, op, err);
+    if (sums && !may_defer) { /* resolve into the home layout */
+        mrt_layout target = *home;
+        target.partial = 0;
+        if ((v = mrt_relayout_emit(p, op, v, &target, allreduce_only)) < 0)
+            return nomem(s, op, err);
+    }
     p->tensor_value[o->out] = v;
     return MRT_OK;
 }
@@ -163,11 +217,11 @@ static mrt_status lower_rename(mrt_plan *p, const mrt_spec *s, int op,
 
 mrt_status mrt_lower_local(mrt_plan *p, const mrt_spec *s, int op,
                            const mrt_layout *home, int allreduce_only,
-                           mrt_error *err)
+                           int may_defer, mrt_error *err)
 {
     switch (s->op[op].kind) {
     case MRT_OP_MAP:
-        return lower_map(p, s, op, home, allreduce_only, err);
+        return lower_map(p, s, op, home, allreduce_only, may_defer, err);
     case MRT_OP_REDUCE_MAX:
         return lower_reduce_max(p, s, op, home, allreduce_only, err);
     case MRT_OP_RENAME:

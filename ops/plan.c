@@ -308,7 +308,8 @@ mrt_status mrt_plan_create_with(const mrt_spec *s,
             p->op[i].in_value[k] = p->tensor_value[s->op[i].in[k]];
         if (s->op[i].kind != MRT_OP_EINSUM)
             st = mrt_lower_local(p, s, i, &home[out_t],
-                                 strategy == MRT_STRATEGY_MESHTF, err);
+                                 strategy == MRT_STRATEGY_MESHTF,
+                                 deferrable[out_t], err);
         else if (strategy == MRT_STRATEGY_SEARCH)
             st = mrt_search_einsum(p, s, i, &home[out_t], deferrable[out_t],
                                    err);

@@ -267,10 +267,11 @@ void mrt_search_memo_destroy(struct mrt_search_memo *m);
 /* Lowers a map, reduce_max or rename op (lower_map.c): its inputs
  * moved to the output's home layout (reduce_max: the reduced dims keep
  * their split, and an all-reduce of the maximum follows), then the local
- * step. */
+ * step.  A map linear in a pending sum keeps it pending (resolved at once
+ * unless may_defer). */
 mrt_status mrt_lower_local(mrt_plan *p, const mrt_spec *s, int op,
                            const mrt_layout *home, int allreduce_only,
-                           mrt_error *err);
+                           int may_defer, mrt_error *err);
 /* SEARCH: tries every lowering (search.c), keeps the cheapest. */
 mrt_status mrt_search_einsum(mrt_plan *p, const mrt_spec *s, int op,
                              const mrt_layout *home, int may_defer,

@@ -167,9 +167,28 @@ static mrt_layout without_unit_axes(const mrt_layout *l, const mrt_mesh *m)
     return n;
 }
 
+/* A value made after `from` that already holds the same tensor in
+ * layout `to` (an earlier consumer moved it there), or -1.  Values of one
+ * tensor in one layout are interchangeable, so a second consumer reads
+ * it instead of moving the data again.  Looks back a bounded way. */
+static int already_moved(const mrt_plan *p, int from, const mrt_layout *to)
+{
+    int t = p->value[from].tensor;
+    for (int v = p->nvalues - 1; v > from && v >= p->nvalues - 4096; v--)
+        if (p->value[v].tensor == t &&
+            mrt_layout_equal(&p->value[v].layout, to))
+            return v;
+    return -1;
+}
+
 int mrt_relayout_emit(mrt_plan *p, int op, int from, const mrt_layout *to,
                       int allreduce_only)
 {
+    if (mrt_layout_equal(&p->value[from].layout, to))
+        return from;
+    int again = already_moved(p, from, to);
+    if (again >= 0)
+        return again;
     mrt_layout target = without_unit_axes(to, &p->mesh);
     relayout r = {.p = p, .op = op, .cur = from,
                   .l = without_unit_axes(&p->value[from].layout, &p->mesh),
