@@ -134,19 +134,21 @@ static void print_warnings(const mrt_cli_args *a, const mrt_spec *s,
 static void print_tensor(const mrt_spec *s, const mrt_spec_tensor *t)
 {
     char buf[512], shape[256];
-    int n = 0;
+    int n = snprintf(shape, sizeof shape, "[");
     int64_t local[MRT_MAX_DIMS];
     const mrt_layout *l = &t->layout;
     mrt_layout_shard_shape(l, &s->mesh, local);
     for (int i = 0; i < l->ndims; i++)
         n += snprintf(shape + n, sizeof shape - (size_t)n, "%s%s=%" PRId64,
-                      i ? ", " : "[", s->dim_name[l->dim[i]], l->size[i]);
+                      i ? ", " : "", s->dim_name[l->dim[i]], l->size[i]);
     snprintf(shape + n, sizeof shape - (size_t)n, "]");
     printf("  %-10s %-6s %-32s %-34s shard ", t->name,
            t->producer < 0 ? "input" : "op", shape,
            mrt_layout_str(l, &s->mesh, s->dim_names, buf, sizeof buf));
     for (int i = 0; i < l->ndims; i++)
         printf("%s%" PRId64, i ? "x" : "", local[i]);
+    if (l->ndims == 0)
+        printf("1 (a scalar)");
     unsigned rep = ((1u << s->mesh.naxes) - 1) & ~mrt_layout_used_axes(l);
     if (rep && s->mesh.nranks > 1)
         printf("  (replicated over %s)",

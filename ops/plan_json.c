@@ -43,7 +43,12 @@ static void json_axes(const mrt_plan *p, unsigned mask, FILE *f)
 
 static void json_step(const mrt_plan *p, const mrt_step *s, FILE *f)
 {
-    fprintf(f, "{\"kind\": \"%s\", \"tensor\": ", mrt_step_kind_name(s->kind));
+    fprintf(f, "{\"kind\": \"%s\", ", mrt_step_kind_name(s->kind));
+    if (s->kind == MRT_STEP_MAP)
+        fprintf(f, "\"fn\": \"%s\", ", mrt_map_name(s->fn));
+    if (s->kind == MRT_STEP_ALLREDUCE)
+        fprintf(f, "\"op\": \"%s\", ", s->max ? "max" : "sum");
+    fputs("\"tensor\": ", f);
     mrt_json_string(f, p->tensor_name[p->value[s->in].tensor]);
     fputs(", \"axes\": ", f);
     json_axes(p, s->axes, f);
@@ -62,8 +67,11 @@ static void json_op(const mrt_plan *p, int i, FILE *f)
 {
     const mrt_plan_op *o = &p->op[i];
     const mrt_value *res = &p->value[o->out_value];
+    static const char *const phase[] = {"forward", "backward", "update"};
     fputs("    {\"out\": ", f);
     mrt_json_string(f, p->tensor_name[res->tensor]);
+    fprintf(f, ", \"op\": \"%s\", \"phase\": \"%s\", \"spec_op\": %d", o->what,
+            phase[o->phase], o->user);
     fputs(", \"layout\": ", f);
     json_layout(p, &res->layout, f);
     fputs(", \"shard\": ", f);
@@ -119,7 +127,7 @@ void mrt_plan_print_json(const mrt_plan *p, FILE *f)
     for (int i = 0; i < p->ninputs; i++) {
         int t = p->input[i];
         const mrt_value *v = &p->value[p->tensor_value[t]];
-        fputs(t ? ",\n    {\"name\": " : "\n    {\"name\": ", f);
+        fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", f);
         mrt_json_string(f, p->tensor_name[t]);
         fputs(", \"layout\": ", f);
         json_layout(p, &v->layout, f);
@@ -152,5 +160,14 @@ void mrt_plan_print_json(const mrt_plan *p, FILE *f)
             mrt_json_string(f, mrt_mesh_axes_str(&p->mesh, m, axes, sizeof axes));
             fprintf(f, ": %" PRId64, p->axis_bytes[m]);
         }
+    static const char *const phase[] = {"forward", "backward", "update"};
+    fputs("},\n   \"phases\": {", f);
+    for (int ph = 0; ph < 3; ph++)
+        fprintf(f, "%s\"%s\": {\"comm_bytes\": %" PRId64
+                   ", \"wire_bytes\": %.17g, \"collectives\": %" PRId64
+                   ", \"time_s\": %.6g}",
+                ph ? ", " : "", phase[ph], t->phase_comm_bytes[ph],
+                t->phase_wire_bytes[ph], t->phase_collectives[ph],
+                t->phase_time_s[ph]);
     fputs("}}}\n", f);
 }
