@@ -116,10 +116,15 @@ static void report_times(const mrt_spec *s, const mrt_exec *e,
     int root = e->comm->rank == 0;
     int64_t bad = byte_mismatches(e), measured = 0;
     double total = 0;
+    int w = 12; /* the widest name */
+    for (int i = 0; i < p->nops; i++) {
+        int n = (int)strlen(p->tensor_name[p->value[p->op[i].out_value].tensor]);
+        w = n > w ? n : w;
+    }
     if (root && !opt->json)
-        fprintf(f, "run %s: %d ranks, %s, %d run%s\n  %-3s %-12s %14s %16s %16s\n",
+        fprintf(f, "run %s: %d ranks, %s, %d run%s\n  %-3s %-*s %14s %16s %16s\n",
                 s->path, e->comm->size, mrt_dtype_name(p->dtype), runs,
-                runs == 1 ? "" : "s", "op", "out", "ms/run", "bytes to MPI",
+                runs == 1 ? "" : "s", "op", w, "out", "ms/run", "bytes to MPI",
                 "planned bytes");
     if (root && opt->json)
         fprintf(f, "{\"spec\": \"%s\", \"ranks\": %d, \"runs\": %d, \"ops\": [",
@@ -131,16 +136,16 @@ static void report_times(const mrt_spec *s, const mrt_exec *e,
         total += t;
         measured += b;
         if (root && !opt->json)
-            fprintf(f, "  %-3d %-12s %14.3f %16" PRId64 " %16" PRId64 "\n", i,
-                    name, t * 1e3, b, p->op[i].comm_bytes);
+            fprintf(f, "  %-3d %-*s %14.3f %16" PRId64 " %16" PRId64 "\n", i,
+                    w, name, t * 1e3, b, p->op[i].comm_bytes);
         if (root && opt->json)
             fprintf(f, "%s{\"out\": \"%s\", \"time_s\": %.9g, \"bytes\": %" PRId64
                        ", \"planned_bytes\": %" PRId64 "}",
                     i ? ", " : "", name, t, b, p->op[i].comm_bytes);
     }
     if (root && !opt->json)
-        fprintf(f, "  %-16s %14.3f %16" PRId64 " %16" PRId64 "  %s\n", "total",
-                total * 1e3, measured, p->comm_bytes,
+        fprintf(f, "  %-*s %14.3f %16" PRId64 " %16" PRId64 "  %s\n", w + 4,
+                "total", total * 1e3, measured, p->comm_bytes,
                 bad ? "MISMATCH" : "bytes match the plan");
     if (root && opt->json)
         fprintf(f, "], \"totals\": {\"time_s\": %.9g, \"bytes\": %" PRId64
