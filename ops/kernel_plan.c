@@ -34,8 +34,26 @@
  * "a b c, c b d -> a d" copies the smaller input, since K is (b, c) in
  * one and (c, b) in the other.
  *
+ * BLIS's grain.  One more copy is made for speed, not for fit: BLIS 0.9
+ * runs a float32 product whose A is row-stored (column stride 1) and B
+ * column-stored (row stride 1) through the dot-product kernels of its
+ * small-matrix path, measured at 0.6-0.8 times the speed of the same
+ * product with B row-stored (float64's keep up: the einsum below runs at
+ * 1.07-1.17 times the reference in float64, uncopied).
+ * "b h q d, b h k d -> b h q k" is such a product: K = d is the unit
+ * stride of both inputs.  So in float32, when the plan would hand BLIS
+ * that pair on its small-matrix path (BLIS_GRAIN_* below), B is copied
+ * too, row-stored, *one batch index at a time*: the executor packs the
+ * batch index's K x N block into one reused block of the workspace just
+ * before its gemm, so the copy is read from memory once (as the gemm
+ * would read B anyway) and the gemm finds it in cache.  Only when M is
+ * large enough for the copy (K*N moves) to be small beside the product
+ * (2*M*N*K flops); the limits are measured, below.
+ *
  * Workspace: the sum over the copied operands of their packed sizes,
- *     A': batch*M*K,  B': batch*K*N,  C': batch*M*N  elements,
+ *     A': batch*M*K,  B': batch*K*N (about K*N when copied one batch
+ *     index at a time: its row stride may be padded),  C': batch*M*N
+ *     elements,
  * laid out A', B', C' back to back (0 bytes when nothing is copied, and
  * always 0 for one input).  mrt_einsum_workspace and the kernel run the
  * same mrt_kplan_make, so the two always agree.
@@ -49,6 +67,26 @@
 #include <string.h>
 
 enum { NOPS = MRT_KOP_COUNT, NGROUPS = MRT_KGROUP_COUNT };
+
+/* BLIS's grain (above).  B is copied only on BLIS 0.9's small-matrix
+ * path, which it takes for float32 when M < 512, N < 200 or K < 240 (the
+ * thresholds BLIS reports for its zen3 family; other families may draw
+ * the line elsewhere, and there a product near it may be copied for
+ * nothing, at a cost of a few percent, or left uncopied), and only when
+ * M is large enough to pay for the copy: 32 when the copied block (K x N)
+ * fits in BLIS_GRAIN_CACHE bytes and is read back from cache, 128 when it
+ * does not (measured: M = 16 and 32 with a 4 MiB block lost 10-40%;
+ * M = 32 with a 64 KiB one ran 1.5 times as fast).  The block's row stride is padded by one cache line when it is a
+ * multiple of BLIS_GRAIN_ALIAS bytes, so its rows do not all fall in the
+ * same cache sets (N = 1024 float32: 55 GFLOP/s padded, 30 not). */
+#define BLIS_SUP_MT 512
+#define BLIS_SUP_NT 200
+#define BLIS_SUP_KT 240
+#define BLIS_GRAIN_MIN_M_CACHED 32
+#define BLIS_GRAIN_MIN_M 128
+#define BLIS_GRAIN_CACHE (256 << 10)
+#define BLIS_GRAIN_ALIAS 1024
+#define CACHE_LINE 64
 
 /* The rows and columns group of each operand's matrix. */
 static const int op_group[NOPS][2] = {
@@ -198,8 +236,10 @@ static void choose_orders(mrt_kplan *p)
 }
 
 /* Strides of x as the gemm reads it: its own in place, else those of a
- * dense [batch][rows][cols] block (0 for dims summed away). */
-static void set_mstrides(mrt_kplan *p, int x)
+ * dense [batch][rows][cols] block (0 for dims summed away), or, copied
+ * one batch index at a time, of one dense [rows][cols] block (0 for the
+ * batch dims too, so every gemm reads the same block). */
+static void set_mstrides(mrt_kplan *p, int x, int es)
 {
     mrt_kop *o = &p->op[x];
     if (!o->copy) {
@@ -210,15 +250,30 @@ static void set_mstrides(mrt_kplan *p, int x)
     const mrt_kdims *inner_first[3] = {&p->group[op_group[x][1]],
                                        &p->group[op_group[x][0]], &p->batch};
     int64_t s = 1;
-    for (int l = 0; l < 3; l++)
+    for (int l = 0; l < (o->slice ? 2 : 3); l++) {
         for (int j = inner_first[l]->n - 1; j >= 0; j--) {
             int i = pos_of(o, inner_first[l]->dim[j]);
             assert(i >= 0);
             o->mstride[i] = s;
             s *= inner_first[l]->ext[j];
         }
+        if (o->slice && l == 0 && s > 1 && s * es % BLIS_GRAIN_ALIAS == 0)
+            s += CACHE_LINE / es; /* the row stride, padded */
+    }
     o->ws_off = p->ws_elems;
     p->ws_elems += s;
+    if (!o->slice)
+        return;
+    mrt_kslice *sl = &o->sl;
+    sl->nd = 0;
+    for (int i = 0; i < o->nd; i++)
+        if (!in_dims(&p->batch, o->dim[i])) {
+            sl->ext[sl->nd] = o->ext[i];
+            sl->ss[sl->nd] = o->stride[i];
+            sl->ds[sl->nd++] = o->mstride[i];
+        }
+    for (int j = 0; j < p->batch.n; j++)
+        sl->bs[j] = o->stride[pos_of(o, p->batch.dim[j])];
 }
 
 /* A group's stride in x's gemm view: that of its innermost dim. */
@@ -237,6 +292,50 @@ static void set_matrix(mrt_kplan *p, int x)
     m->rs = group_stride(o, rg), m->cs = group_stride(o, cg);
     for (int j = 0; j < p->batch.n; j++)
         m->bs[j] = o->mstride[pos_of(o, p->batch.dim[j])];
+}
+
+/* Every operand's strides and matrix view, and the workspace. */
+static void set_views(mrt_kplan *p, mrt_dtype t)
+{
+    p->ws_elems = 0;
+    for (int x = 0; x < NOPS; x++)
+        set_mstrides(p, x, mrt_dtype_size(t));
+    for (int x = 0; x < NOPS; x++)
+        set_matrix(p, x);
+}
+
+void mrt_kplan_blis_strides(int64_t rows, int64_t cols, int64_t *rs,
+                            int64_t *cs)
+{
+    if (rows == 1)
+        *rs = cols * *cs;
+    if (cols == 1)
+        *cs = rows * *rs;
+}
+
+/* Whether the planned gemm is against BLIS's grain (above): float32, A
+ * row-stored and B column-stored as BLIS sees them (it calls a matrix
+ * column-stored when its row stride is 1, row-stored when only its
+ * column stride is), C not general, on the small-matrix path, with M
+ * large enough to pay for copying B. */
+static int against_grain(mrt_dtype t, const mrt_kplan *p)
+{
+    if (t != MRT_F32 || p->op[MRT_KOP_B].copy)
+        return 0;
+    mrt_kmat a = p->op[MRT_KOP_A].mat, b = p->op[MRT_KOP_B].mat,
+             c = p->op[MRT_KOP_C].mat;
+    mrt_kplan_blis_strides(a.rows, a.cols, &a.rs, &a.cs);
+    mrt_kplan_blis_strides(b.rows, b.cols, &b.rs, &b.cs);
+    mrt_kplan_blis_strides(c.rows, c.cols, &c.rs, &c.cs);
+    int64_t m = c.rows, n = c.cols, k = a.cols;
+    int64_t min_m = k * n * mrt_dtype_size(t) <= BLIS_GRAIN_CACHE
+                        ? BLIS_GRAIN_MIN_M_CACHED
+                        : BLIS_GRAIN_MIN_M;
+    /* N > 1: a K x 1 block with unit row stride is column-stored to
+     * BLIS however it is laid out. */
+    return a.rs != 1 && a.cs == 1 && b.rs == 1 && (c.rs == 1 || c.cs == 1) &&
+           n > 1 && m >= min_m &&
+           (m < BLIS_SUP_MT || n < BLIS_SUP_NT || k < BLIS_SUP_KT);
 }
 
 /* One input: C = A permuted, summed over the dims C lacks. */
@@ -284,10 +383,11 @@ void mrt_kplan_make(mrt_dtype t, const mrt_kview *a, const mrt_kview *b,
     }
     choose_copies(p);
     choose_orders(p);
-    for (int x = 0; x < NOPS; x++)
-        set_mstrides(p, x);
-    for (int x = 0; x < NOPS; x++)
-        set_matrix(p, x);
+    set_views(p, t);
+    if (against_grain(t, p)) {
+        p->op[MRT_KOP_B].copy = p->op[MRT_KOP_B].slice = 1;
+        set_views(p, t);
+    }
 }
 
 size_t mrt_einsum_workspace(mrt_dtype t, const mrt_kview *a,

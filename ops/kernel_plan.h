@@ -51,6 +51,18 @@ typedef struct mrt_kmat {
     int64_t bs[MRT_MAX_DIMS]; /* per dim of mrt_kplan.batch */
 } mrt_kmat;
 
+/* A copy made one batch index at a time (mrt_kop.slice): before the
+ * gemm of each batch index, the operand's non-batch dims are packed from
+ * the caller's buffer at that index into one reused block of the
+ * workspace.  ext, ss and ds are those dims (ss in the caller's buffer,
+ * ds in the block: what mrt_kernel_pack takes); bs is the caller's stride
+ * of each dim of mrt_kplan.batch. */
+typedef struct mrt_kslice {
+    int nd;
+    int64_t ext[MRT_MAX_DIMS], ss[MRT_MAX_DIMS], ds[MRT_MAX_DIMS];
+    int64_t bs[MRT_MAX_DIMS];
+} mrt_kslice;
+
 /* An operand as the kernel sees it: dims of extent > 1 only, in the
  * caller's storage order. */
 typedef struct mrt_kop {
@@ -59,13 +71,16 @@ typedef struct mrt_kop {
     int64_t ext[MRT_MAX_DIMS];
     int64_t stride[MRT_MAX_DIMS];  /* in the caller's buffer */
     /* Two inputs: where the gemm reads each dim (= stride in place,
-     * else in the packed block; 0: summed away while packing).  One
+     * else in the packed block; 0: summed away while packing, or a
+     * batch dim of a block copied one batch index at a time).  One
      * input, A only: the dim's stride in C (0: summed away). */
     int64_t mstride[MRT_MAX_DIMS];
     mrt_kdims mem[2]; /* rows and cols groups in storage order */
     int folds;        /* both groups fold into one stride each */
     int copy;         /* packed into the workspace */
+    int slice;        /* copied, one batch index at a time (B only) */
     int64_t ws_off;   /* elements into the workspace, when copied */
+    mrt_kslice sl;    /* when slice */
     mrt_kmat mat;     /* the gemm's view (two inputs only) */
 } mrt_kop;
 
@@ -85,6 +100,12 @@ typedef struct mrt_kplan {
  * allocates. */
 void mrt_kplan_make(mrt_dtype t, const mrt_kview *a, const mrt_kview *b,
                     const mrt_kview *c, mrt_kplan *out);
+/* The strides BLIS is handed for a rows x cols matrix: BLIS checks
+ * strides even along an extent of 1, so such a dim gets the stride a
+ * dense matrix would have.  The executor passes every matrix through
+ * this, and the plan predicts BLIS's storage cases with it. */
+void mrt_kplan_blis_strides(int64_t rows, int64_t cols, int64_t *rs,
+                            int64_t *cs);
 /* Workspace bytes the local kernel needs for these shapes (data
  * ignored): the plan's ws_elems times the element size. */
 size_t mrt_einsum_workspace(mrt_dtype t, const mrt_kview *a,

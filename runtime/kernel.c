@@ -3,8 +3,10 @@
  * dense row-major buffers.  It executes an mrt_kplan (ops/kernel_plan.c,
  * which explains the folding rule and the workspace layout) with BLIS:
  * packs the operands the plan copies (kernel_pack.c), runs one bli_?gemm
- * per batch index, and unpacks a copied C.  With one input, C is a
- * permuted sum of A: a single strided pass, no product.
+ * per batch index, and unpacks a copied C.  An operand the plan copies
+ * one batch index at a time (mrt_kop.slice) is packed inside the batch
+ * loop, just before each gemm.  With one input, C is a permuted sum of
+ * A: a single strided pass, no product.
  */
 #include "kernel.h"
 
@@ -18,17 +20,6 @@ enum { OP_A = MRT_KOP_A, OP_B = MRT_KOP_B, OP_C = MRT_KOP_C,
        NOPS = MRT_KOP_COUNT };
 
 /* ---- the products --------------------------------------------------- */
-
-/* BLIS checks strides even along an extent of 1; give such a dim the
- * stride a dense matrix would have so the check always passes. */
-static void blis_strides(int64_t rows, int64_t cols, int64_t *rs,
-                         int64_t *cs)
-{
-    if (rows == 1)
-        *rs = cols * *cs;
-    if (cols == 1)
-        *cs = rows * *rs;
-}
 
 static void gemm(mrt_dtype t, const mrt_kmat mt[NOPS], void *a, void *b,
                  void *c)
@@ -47,27 +38,41 @@ static void gemm(mrt_dtype t, const mrt_kmat mt[NOPS], void *a, void *b,
     }
 }
 
-/* One gemm per batch index, batch dims looped as an odometer. */
-static void run_products(mrt_dtype t, const mrt_kplan *p, char *base[NOPS])
+/* One gemm per batch index, batch dims looped as an odometer; src[x] is
+ * the caller's buffer of input x, read here when x is copied one batch
+ * index at a time (soff: its offset there). */
+static void run_products(mrt_dtype t, const mrt_kplan *p, char *base[NOPS],
+                         const char *src[NOPS])
 {
     mrt_kmat mt[NOPS];
     for (int x = 0; x < NOPS; x++) {
         mt[x] = p->op[x].mat;
-        blis_strides(mt[x].rows, mt[x].cols, &mt[x].rs, &mt[x].cs);
+        mrt_kplan_blis_strides(mt[x].rows, mt[x].cols, &mt[x].rs,
+                               &mt[x].cs);
     }
-    int64_t idx[MRT_MAX_DIMS] = {0}, off[NOPS] = {0};
+    int64_t idx[MRT_MAX_DIMS] = {0}, off[NOPS] = {0}, soff[NOPS] = {0};
     int es = mrt_dtype_size(t);
     for (;;) {
+        for (int x = 0; x < OP_C; x++) {
+            const mrt_kslice *sl = &p->op[x].sl;
+            if (p->op[x].slice)
+                mrt_kernel_pack(t, sl->nd, sl->ext, src[x] + soff[x] * es,
+                                sl->ss, base[x], sl->ds);
+        }
         gemm(t, mt, base[OP_A] + off[OP_A] * es, base[OP_B] + off[OP_B] * es,
              base[OP_C] + off[OP_C] * es);
         int j = p->batch.n - 1;
         for (; j >= 0; j--) {
-            for (int x = 0; x < NOPS; x++)
+            for (int x = 0; x < NOPS; x++) {
                 off[x] += mt[x].bs[j];
+                soff[x] += p->op[x].sl.bs[j];
+            }
             if (++idx[j] < p->batch.ext[j])
                 break;
-            for (int x = 0; x < NOPS; x++)
+            for (int x = 0; x < NOPS; x++) {
                 off[x] -= mt[x].bs[j] * p->batch.ext[j];
+                soff[x] -= p->op[x].sl.bs[j] * p->batch.ext[j];
+            }
             idx[j] = 0;
         }
         if (j < 0)
@@ -91,15 +96,17 @@ void mrt_kernel_einsum(mrt_dtype t, const mrt_kview *a, const mrt_kview *b,
     const mrt_kview *v[NOPS] = {a, b, c};
     int es = mrt_dtype_size(t);
     char *base[NOPS];
+    const char *src[NOPS];
     for (int x = 0; x < NOPS; x++) {
         const mrt_kop *o = &p.op[x];
+        src[x] = v[x]->data;
         base[x] = o->copy ? (char *)workspace + o->ws_off * es
                           : (char *)v[x]->data;
-        if (o->copy && x != OP_C)
+        if (o->copy && !o->slice && x != OP_C)
             mrt_kernel_pack(t, o->nd, o->ext, v[x]->data, o->stride,
                             base[x], o->mstride);
     }
-    run_products(t, &p, base);
+    run_products(t, &p, base, src);
     const mrt_kop *o = &p.op[OP_C];
     if (o->copy)
         mrt_kernel_pack(t, o->nd, o->ext, base[OP_C], o->mstride, c->data,

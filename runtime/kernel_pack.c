@@ -13,6 +13,12 @@
  * run as 32 x 32 tiles, so each cache line fetched on either side is used
  * whole before it is evicted (measured on a 4000 x 4000 float
  * transpose: 15 times the time of a memcpy untiled, 4 times tiled).
+ * A tile of a plain copy that is a true transpose (unit stride on the
+ * source along one loop, on the destination along the other) moves in
+ * 4 x 4 blocks of SSE registers (2 x 2 for float64), four elements per
+ * load and store instead of one (measured on the 256 x 64 float blocks
+ * of "b h k d" that the kernel transposes for BLIS: 0.8 ns an element
+ * one by one, 0.2 in blocks).
  * The odometer over the outer loops works in bytes and is type-free; only
  * the inner loops are typed, picked from a table by dtype.  A sum first
  * zeroes the elements it will accumulate into, then adds in the same
@@ -22,6 +28,10 @@
 
 #include <assert.h>
 #include <string.h>
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #define TILE 32 /* elements per side of a transposing tile */
 
@@ -79,6 +89,75 @@ enum { MODE_SET, MODE_ADD, MODE_ZERO, MODE_COUNT };
 static inner_fn *const inner_table[MRT_DTYPE_COUNT][MODE_COUNT] = {
     [MRT_F32] = {set_f32, add_f32, zero_f32},
     [MRT_F64] = {set_f64, add_f64, zero_f64},
+};
+
+/* A transposing tile of a plain copy: dst[o * dso + i] = src[o + i * ssi]
+ * for o < no, i < ni (the source has unit stride along o, the
+ * destination along i). */
+typedef void tile_fn(int64_t no, int64_t ni, const void *src, int64_t ssi,
+                     void *dst, int64_t dso);
+
+static void tile_f32(int64_t no, int64_t ni, const void *src, int64_t ssi,
+                     void *dst, int64_t dso)
+{
+    const float *s = src;
+    float *d = dst;
+    int64_t o = 0;
+#ifdef __SSE2__
+    for (; o + 4 <= no; o += 4) {
+        int64_t i = 0;
+        for (; i + 4 <= ni; i += 4) {
+            const float *b = s + o + i * ssi;
+            __m128 r0 = _mm_loadu_ps(b), r1 = _mm_loadu_ps(b + ssi);
+            __m128 r2 = _mm_loadu_ps(b + 2 * ssi);
+            __m128 r3 = _mm_loadu_ps(b + 3 * ssi);
+            _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+            float *e = d + o * dso + i;
+            _mm_storeu_ps(e, r0);
+            _mm_storeu_ps(e + dso, r1);
+            _mm_storeu_ps(e + 2 * dso, r2);
+            _mm_storeu_ps(e + 3 * dso, r3);
+        }
+        for (; i < ni; i++)
+            for (int64_t c = o; c < o + 4; c++)
+                d[c * dso + i] = s[c + i * ssi];
+    }
+#endif
+    for (; o < no; o++)
+        for (int64_t i = 0; i < ni; i++)
+            d[o * dso + i] = s[o + i * ssi];
+}
+
+static void tile_f64(int64_t no, int64_t ni, const void *src, int64_t ssi,
+                     void *dst, int64_t dso)
+{
+    const double *s = src;
+    double *d = dst;
+    int64_t o = 0;
+#ifdef __SSE2__
+    for (; o + 2 <= no; o += 2) {
+        int64_t i = 0;
+        for (; i + 2 <= ni; i += 2) {
+            const double *b = s + o + i * ssi;
+            __m128d r0 = _mm_loadu_pd(b), r1 = _mm_loadu_pd(b + ssi);
+            double *e = d + o * dso + i;
+            _mm_storeu_pd(e, _mm_unpacklo_pd(r0, r1));
+            _mm_storeu_pd(e + dso, _mm_unpackhi_pd(r0, r1));
+        }
+        for (; i < ni; i++) {
+            d[o * dso + i] = s[o + i * ssi];
+            d[(o + 1) * dso + i] = s[o + 1 + i * ssi];
+        }
+    }
+#endif
+    for (; o < no; o++)
+        for (int64_t i = 0; i < ni; i++)
+            d[o * dso + i] = s[o + i * ssi];
+}
+
+static tile_fn *const tile_table[MRT_DTYPE_COUNT] = {
+    [MRT_F32] = tile_f32,
+    [MRT_F64] = tile_f64,
 };
 
 /* ---- the loop nest -------------------------------------------------- */
@@ -155,9 +234,10 @@ static void build(loopnest *L, int nd, const int64_t ext[],
 }
 
 /* The last two loops of L (outer o, inner i) from the given offsets:
- * plainly, or in TILE x TILE tiles. */
+ * plainly, or in TILE x TILE tiles (each by tf when not NULL, else row
+ * by row). */
 static void run_inner(const loopnest *L, int es, const char *src,
-                      char *dst, inner_fn *f)
+                      char *dst, inner_fn *f, tile_fn *tf)
 {
     int i = L->nd - 1, o = L->nd - 2;
     if (!L->tiled) {
@@ -168,6 +248,11 @@ static void run_inner(const loopnest *L, int es, const char *src,
         for (int64_t bi = 0; bi < L->ext[i]; bi += TILE) {
             int64_t no = L->ext[o] - bo < TILE ? L->ext[o] - bo : TILE;
             int64_t ni = L->ext[i] - bi < TILE ? L->ext[i] - bi : TILE;
+            if (tf) {
+                tf(no, ni, src + (bo + bi * L->ss[i]) * es, L->ss[i],
+                   dst + (bo * L->ds[o] + bi) * es, L->ds[o]);
+                continue;
+            }
             for (int64_t k = bo; k < bo + no; k++)
                 f(ni, src + (k * L->ss[o] + bi * L->ss[i]) * es, L->ss[i],
                   dst + (k * L->ds[o] + bi * L->ds[i]) * es, L->ds[i]);
@@ -175,14 +260,16 @@ static void run_inner(const loopnest *L, int es, const char *src,
 }
 
 /* Runs the innermost loop(s) for every index of the outer ones.  Offsets
- * are kept in bytes, never as out-of-range pointers. */
+ * are kept in bytes, never as out-of-range pointers.  tf: the tile
+ * function, for a tiled plain copy that is a true transpose (NULL
+ * otherwise). */
 static void run(const loopnest *L, int es, const char *src, char *dst,
-                inner_fn *f)
+                inner_fn *f, tile_fn *tf)
 {
     int64_t idx[MRT_MAX_DIMS] = {0}, so = 0, dof = 0;
     int nodo = L->nd - (L->tiled ? 2 : 1); /* loops of the odometer */
     for (;;) {
-        run_inner(L, es, src + so, dst + dof, f);
+        run_inner(L, es, src + so, dst + dof, f, tf);
         int j = nodo - 1;
         for (; j >= 0; j--) {
             so += L->ss[j] * es;
@@ -210,8 +297,12 @@ void mrt_kernel_pack(mrt_dtype t, int nd, const int64_t ext[],
     loopnest L;
     if (sums) {
         build(&L, nd, ext, ss, ds, 0);
-        run(&L, es, src, dst, inner_table[t][MODE_ZERO]);
+        run(&L, es, src, dst, inner_table[t][MODE_ZERO], NULL);
     }
     build(&L, nd, ext, ss, ds, 1);
-    run(&L, es, src, dst, inner_table[t][sums ? MODE_ADD : MODE_SET]);
+    int o = L.nd - 2, i = L.nd - 1;
+    tile_fn *tf = !sums && L.tiled && L.ss[o] == 1 && L.ds[i] == 1
+                      ? tile_table[t]
+                      : NULL;
+    run(&L, es, src, dst, inner_table[t][sums ? MODE_ADD : MODE_SET], tf);
 }
