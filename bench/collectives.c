@@ -81,6 +81,7 @@ static int bench_step(mrt_exec *e, int k, int reps, double *t)
     ex.plan = &one;
     ex.step_time = e->step_time + k;
     ex.step_bytes = e->step_bytes + k;
+    ex.type = e->type + k;
 
     MPI_Comm comm = e->comm->group[s->axes];
     mrt_error err = {0};
@@ -149,7 +150,7 @@ int main(int argc, char **argv)
         fails += bench_step(e, k, reps, t);
         double ratio = mrt_bench_median_ratio(t, t + reps, reps);
         double m = mrt_bench_median(t, reps), r = mrt_bench_median(t + reps, reps);
-        int packs = s->kind == MRT_STEP_ALLTOALL || mrt_step_needs_packing(plan, s);
+        int packs = mrt_step_is_strided(plan, s);
         char name[160];
         snprintf(name, sizeof name, "%s%s (%s)",
                  s->kind == MRT_STEP_PERMUTE ? "permute" : mrt_step_kind_name(s->kind),

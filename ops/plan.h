@@ -173,7 +173,12 @@ mrt_plan_mark mrt_plan_get_mark(const mrt_plan *p);
 void mrt_plan_rollback(mrt_plan *p, mrt_plan_mark m);
 /* Modeled seconds of the steps since m. */
 double mrt_plan_time_since(const mrt_plan *p, mrt_plan_mark m);
-/* 1 if the collective step must pack its data into the workspace. */
+/* 1 if the collective step's blocks are strided in memory (every
+ * all-to-all; an all-gather or reduce-scatter of a dim that is not the
+ * outermost of the ones larger than 1). */
+int mrt_step_is_strided(const mrt_plan *p, const mrt_step *s);
+/* 1 if the collective step must pack its data into the workspace (the
+ * strided reduce-scatters: the others use MPI datatypes). */
 int mrt_step_needs_packing(const mrt_plan *p, const mrt_step *s);
 /* Lifetimes, arena offsets, workspace, totals and per-axis bytes. */
 mrt_status mrt_plan_finish(mrt_plan *p, mrt_error *err);

@@ -27,7 +27,7 @@ static int64_t value_bytes(const mrt_plan *p, int v)
 
 /* Dims before `dim` of extent 1: the group's blocks along dim are then
  * contiguous, and a collective needs no packing. */
-int mrt_step_needs_packing(const mrt_plan *p, const mrt_step *s)
+int mrt_step_is_strided(const mrt_plan *p, const mrt_step *s)
 {
     const mrt_value *in = &p->value[s->in];
     if (s->kind == MRT_STEP_ALLTOALL)
@@ -38,6 +38,14 @@ int mrt_step_needs_packing(const mrt_plan *p, const mrt_step *s)
         if (in->local[i] != 1)
             return 1;
     return 0;
+}
+
+int mrt_step_needs_packing(const mrt_plan *p, const mrt_step *s)
+{
+    /* all-to-alls and all-gathers read and write their strided blocks in
+     * place through MPI datatypes (runtime/datatype.c); a reduction's
+     * operands must be contiguous, so a reduce-scatter packs */
+    return s->kind == MRT_STEP_REDUCE_SCATTER && mrt_step_is_strided(p, s);
 }
 
 static mrt_kview view_of(const mrt_value *v)
@@ -56,12 +64,7 @@ static int64_t step_workspace(const mrt_plan *p, const mrt_step *s)
     }
     if (!mrt_step_needs_packing(p, s))
         return 0;
-    switch (s->kind) {
-    case MRT_STEP_ALLGATHER: return value_bytes(p, s->out);
-    case MRT_STEP_ALLTOALL: return 2 * value_bytes(p, s->in);
-    case MRT_STEP_REDUCE_SCATTER: return value_bytes(p, s->in);
-    default: return 0;
-    }
+    return value_bytes(p, s->in); /* the reduce-scatter's packed input */
 }
 
 static void lifetimes(mrt_plan *p)

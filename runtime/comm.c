@@ -159,3 +159,22 @@ mrt_status mrt_comm_agree(MPI_Comm w, mrt_status st, mrt_error *err)
         *err = e;
     return e.code;
 }
+
+int mrt_comm_alltoall_typed(mrt_comm *c, unsigned axes, const void *in,
+                            MPI_Datatype send_type, void *out,
+                            MPI_Datatype recv_type, int64_t bytes)
+{
+    c->ledger_bytes += bytes;
+    c->ledger_calls++;
+    return MPI_Alltoall(in, 1, send_type, out, 1, recv_type, c->group[axes]);
+}
+
+int mrt_comm_allgather_typed(mrt_comm *c, unsigned axes, const void *in,
+                             int64_t count, mrt_dtype t, void *out,
+                             MPI_Datatype recv_type)
+{
+    CHECK_COUNT(count);
+    ledger(c, count, t);
+    return MPI_Allgather(in, (int)count, mpi_type(t), out, 1, recv_type,
+                         c->group[axes]);
+}

@@ -18,6 +18,29 @@ static mrt_kview kview(const mrt_exec *e, int v)
                        .ext = val->local, .data = e->buf[v]};
 }
 
+/* The block types of step k when its blocks are strided (datatype.c):
+ * an all-to-all sends block j of its input along dim2 and receives block
+ * j of its output along dim; a strided all-gather receives block j of its
+ * output along dim. */
+static int make_types(mrt_exec *e, int k)
+{
+    const mrt_plan *p = e->plan;
+    const mrt_step *s = &p->step[k];
+    const mrt_value *in = &p->value[s->in], *out = &p->value[s->out];
+    e->type[k][0] = e->type[k][1] = MPI_DATATYPE_NULL;
+    if ((s->kind != MRT_STEP_ALLTOALL && s->kind != MRT_STEP_ALLGATHER) ||
+        !mrt_step_is_strided(p, s))
+        return MPI_SUCCESS;
+    int rc = MPI_SUCCESS;
+    if (s->kind == MRT_STEP_ALLTOALL)
+        rc = mrt_block_type(in->layout.ndims, in->local, s->dim2, s->group,
+                            p->dtype, &e->type[k][0]);
+    if (rc == MPI_SUCCESS)
+        rc = mrt_block_type(out->layout.ndims, out->local, s->dim, s->group,
+                            p->dtype, &e->type[k][1]);
+    return rc;
+}
+
 mrt_status mrt_exec_create(const mrt_plan *p, mrt_comm *comm,
                            mrt_exec **out, mrt_error *err)
 {
@@ -30,16 +53,24 @@ mrt_status mrt_exec_create(const mrt_plan *p, mrt_comm *comm,
     e->buf = calloc((size_t)p->nvalues + 1, sizeof *e->buf);
     e->step_time = calloc((size_t)p->nsteps + 1, sizeof *e->step_time);
     e->step_bytes = calloc((size_t)p->nsteps + 1, sizeof *e->step_bytes);
+    e->type = calloc((size_t)p->nsteps + 1, sizeof *e->type);
     /* One arena for every value, at the offsets the planner gave them
      * (values whose lifetimes do not overlap share bytes), and one
      * workspace for the step that runs. */
     e->arena = calloc(1, (size_t)p->arena_bytes + 64);
     e->workspace = malloc((size_t)p->max_workspace + 64);
     if (!e->buf || !e->step_time || !e->step_bytes || !e->arena ||
-        !e->workspace)
+        !e->workspace || !e->type)
         goto nomem;
     for (int v = 0; v < p->nvalues; v++)
         e->buf[v] = e->arena + p->value[v].offset;
+    for (int k = 0; k < p->nsteps; k++)
+        if (make_types(e, k) != MPI_SUCCESS) {
+            mrt_exec_destroy(e);
+            return mrt_error_set(err, MRT_E_RUNTIME, "", (mrt_mark){0},
+                                 "could not make the MPI datatypes of step "
+                                 "%d", k);
+        }
     *out = e;
     return MRT_OK;
 nomem:
@@ -57,6 +88,11 @@ void mrt_exec_destroy(mrt_exec *e)
     free(e->workspace);
     free(e->step_time);
     free(e->step_bytes);
+    for (int k = 0; e->type && k < e->plan->nsteps; k++)
+        for (int j = 0; j < 2; j++)
+            if (e->type[k][j] != MPI_DATATYPE_NULL)
+                MPI_Type_free(&e->type[k][j]);
+    free(e->type);
     free(e);
 }
 
@@ -88,21 +124,14 @@ static int do_slice(mrt_exec *e, const mrt_step *s)
 static int do_allgather(mrt_exec *e, const mrt_step *s)
 {
     const mrt_plan *p = e->plan;
-    const mrt_value *in = &p->value[s->in], *out = &p->value[s->out];
-    if (!mrt_step_needs_packing(p, s))
+    const mrt_value *in = &p->value[s->in];
+    int k = (int)(s - p->step);
+    if (e->type[k][1] == MPI_DATATYPE_NULL) /* blocks are contiguous */
         return mrt_comm_allgather(e->comm, s->axes, e->buf[s->in],
                                   e->buf[s->out], in->count, p->dtype);
-    int rc = mrt_comm_allgather(e->comm, s->axes, e->buf[s->in], e->workspace,
-                                in->count, p->dtype);
-    int64_t zero[MRT_MAX_DIMS] = {0}, doff[MRT_MAX_DIMS] = {0};
-    for (int64_t j = 0; j < s->group; j++) {
-        doff[s->dim] = j * in->local[s->dim];
-        mrt_block_copy(in->layout.ndims, in->local, e->buf[s->out],
-                       out->local, doff,
-                       (char *)e->workspace + j * in->count * p->elsize,
-                       in->local, zero, (size_t)p->elsize);
-    }
-    return rc;
+    return mrt_comm_allgather_typed(e->comm, s->axes, e->buf[s->in],
+                                    in->count, p->dtype, e->buf[s->out],
+                                    e->type[k][1]);
 }
 
 /* Splits buffer `src` (extents ext) along dim into g contiguous chunks. */
@@ -123,27 +152,17 @@ static void pack_chunks(const mrt_plan *p, int n, const int64_t ext[],
     }
 }
 
+/* Block j of the input along dim2 goes to rank j; what rank j sends
+ * becomes block j of the output along dim.  MPI reads and writes the
+ * strided blocks in place (datatype.c). */
 static int do_alltoall(mrt_exec *e, const mrt_step *s)
 {
     const mrt_plan *p = e->plan;
-    const mrt_value *in = &p->value[s->in], *out = &p->value[s->out];
-    int n = in->layout.ndims;
-    char *send = e->workspace, *recv = send + in->count * p->elsize;
-    pack_chunks(p, n, in->local, s->dim2, s->group, e->buf[s->in], send);
-    int64_t per = in->count / s->group;
-    int rc = mrt_comm_alltoall(e->comm, s->axes, send, recv, per, p->dtype);
-    /* Chunk j came from the rank holding block j of dim. */
-    int64_t chunk[MRT_MAX_DIMS], zero[MRT_MAX_DIMS] = {0},
-                                 doff[MRT_MAX_DIMS] = {0};
-    for (int i = 0; i < n; i++)
-        chunk[i] = i == s->dim2 ? out->local[i] : in->local[i];
-    for (int64_t j = 0; j < s->group; j++) {
-        doff[s->dim] = j * in->local[s->dim];
-        mrt_block_copy(n, chunk, e->buf[s->out], out->local, doff,
-                       recv + j * per * p->elsize, chunk, zero,
-                       (size_t)p->elsize);
-    }
-    return rc;
+    int k = (int)(s - p->step);
+    return mrt_comm_alltoall_typed(e->comm, s->axes, e->buf[s->in],
+                                   e->type[k][0], e->buf[s->out],
+                                   e->type[k][1],
+                                   p->value[s->in].count * p->elsize);
 }
 
 static int do_reduce_scatter(mrt_exec *e, const mrt_step *s)

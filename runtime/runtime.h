@@ -57,6 +57,23 @@ int mrt_comm_exchange(mrt_comm *c, unsigned axes, const void *in, void *out,
 int mrt_comm_reduce_scatter(mrt_comm *c, unsigned axes, const void *in,
                             void *out, int64_t count_per_rank, mrt_dtype t);
 
+/* The collectives whose blocks are strided, through derived datatypes
+ * (datatype.c): each rank's block of in (or of out) is one element of
+ * the type.  `bytes` is what the ledger records: the send buffer. */
+int mrt_comm_alltoall_typed(mrt_comm *c, unsigned axes, const void *in,
+                            MPI_Datatype send_type, void *out,
+                            MPI_Datatype recv_type, int64_t bytes);
+int mrt_comm_allgather_typed(mrt_comm *c, unsigned axes, const void *in,
+                             int64_t count, mrt_dtype t, void *out,
+                             MPI_Datatype recv_type);
+
+/* ---- datatype.c ---- */
+/* The type of block 0 of a row-major array of extents ext[0..n) cut into
+ * g equal blocks along dim d, resized so that block j is its element j.
+ * The caller frees *out (MPI_Type_free). */
+int mrt_block_type(int n, const int64_t ext[], int d, int64_t g, mrt_dtype t,
+                   MPI_Datatype *out);
+
 /* ---- block.c ---- */
 /* Copies a block of extents ext[0..n) from src (row-major, extents
  * sext, block starting at soff) to dst (extents dext, at doff). */
@@ -74,6 +91,8 @@ typedef struct mrt_exec {
     void *workspace;       /* the running step's kernel or packing space */
     double *step_time;     /* [nsteps] seconds, summed over runs */
     int64_t *step_bytes;   /* [nsteps] bytes handed to MPI, last run */
+    MPI_Datatype (*type)[2]; /* [nsteps] send and receive block types of
+                                the all-to-alls and strided all-gathers */
 } mrt_exec;
 
 mrt_status mrt_exec_create(const mrt_plan *plan, mrt_comm *comm,
