@@ -25,6 +25,21 @@ static void gemm(mrt_dtype t, const mrt_kmat mt[NOPS], void *a, void *b,
                  void *c)
 {
     const mrt_kmat *A = &mt[OP_A], *B = &mt[OP_B], *C = &mt[OP_C];
+    /* One column: a matrix-vector product.  BLIS 0.9's sgemm with N = 1
+     * reads past the end of B (row-stored A, M >= 16, K not a multiple
+     * of 16); gemv reads exactly B's K elements. */
+    if (C->cols == 1 && t == MRT_F64) {
+        double one = 1, zero = 0;
+        bli_dgemv(BLIS_NO_TRANSPOSE, BLIS_NO_CONJUGATE, C->rows, A->cols,
+                  &one, a, A->rs, A->cs, b, B->rs, &zero, c, C->rs);
+        return;
+    }
+    if (C->cols == 1) {
+        float one = 1, zero = 0;
+        bli_sgemv(BLIS_NO_TRANSPOSE, BLIS_NO_CONJUGATE, C->rows, A->cols,
+                  &one, a, A->rs, A->cs, b, B->rs, &zero, c, C->rs);
+        return;
+    }
     if (t == MRT_F64) {
         double one = 1, zero = 0;
         bli_dgemm(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, C->rows, C->cols,

@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "classify.h"
 #include "init.h"
@@ -337,9 +339,8 @@ START_TEST(grain_copy)
     expect_no_grain("qd,dk->qk", "q40d20k30");
     expect_no_grain("dq,kd->qk", "q40d20k30");
     expect_no_grain("qbd,kdb->bqk", "b3q33d20k7"); /* B general-stored */
-    /* N = 1: a copy changes nothing.  (Not run: BLIS 0.9's float32 gemm
-     * reads past the end of such a B, K x 1, when A is row-stored, M >=
-     * 16 and K is not a multiple of 16 -- as before this copy existed.) */
+    /* N = 1: a copy changes nothing (the kernel calls gemv then: see
+     * the test n_one_in_bounds) */
     expect_no_grain("qd,d->q", "q40d20");
     /* M too small to pay for the copy: below 32, or below 128 once the
      * block (K x N) is over 256 KiB */
@@ -350,6 +351,39 @@ START_TEST(grain_copy)
     /* off BLIS's small-matrix path (M >= 512, N >= 200, K >= 240) */
     expect_no_grain("qd,kd->qk", "q512d240k200");
     ck_assert_uint_gt(grain_bytes(MRT_F32, "qd,kd->qk", "q511d240k200"), 0);
+}
+END_TEST
+
+/* N = 1 with B ending right at an unreadable page: BLIS 0.9's float32
+ * gemm reads past the end of such a B (row-stored A, M >= 16, K not a
+ * multiple of 16); the kernel's gemv must not. */
+START_TEST(n_one_in_bounds)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    char *m = mmap(NULL, 2 * (size_t)page, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ck_assert_ptr_ne(m, MAP_FAILED);
+    ck_assert_int_eq(mprotect(m + page, (size_t)page, PROT_NONE), 0);
+    for (int t = 0; t < 2; t++) {
+        int64_t ext[26];
+        tview a, b, c;
+        parse_ext("q40d20", ext);
+        parse_einsum("qd,d->q", ext, &a, &b, &c);
+        mrt_dtype dt = t ? MRT_F64 : MRT_F32;
+        fill_random(dt, &a, 11);
+        fill_random(dt, &b, 12);
+        size_t bytes = (size_t)b.count * (size_t)mrt_dtype_size(dt);
+        void *guarded = m + page - bytes;
+        memcpy(guarded, b.data, bytes);
+        free(b.data);
+        b.data = guarded;
+        run_kernel(dt, &a, &b, &c);
+        char msg[200] = "";
+        ck_assert_msg(!compare(dt, &a, &b, &c, msg, sizeof msg), "%s", msg);
+        free(a.data);
+        free(c.data);
+    }
+    munmap(m, 2 * (size_t)page);
 }
 END_TEST
 
@@ -582,6 +616,7 @@ int main(void)
     tcase_add_test(tc, mixed_k_order);
     tcase_add_test(tc, permuted_output);
     tcase_add_test(tc, grain_copy);
+    tcase_add_test(tc, n_one_in_bounds);
     tcase_add_test(tc, one_input);
     tcase_add_test(tc, sum_dims);
     tcase_add_test(tc, outer_and_dot);
