@@ -25,8 +25,10 @@ run() {
 import json, sys
 r = json.load(sys.stdin)
 bad = [o["out"] for o in r["ops"] if o["bytes"] != o["planned_bytes"]]
-sys.exit(1 if bad or not r["ops"] else 0)'; then
-        echo "FAIL: $spec $*: an op's bytes differ from the plan"; echo "$out"; fail=1; return
+# a training spec: the loss goes down over the steps
+down = "losses" not in r or r["losses"][-1] < r["losses"][0]
+sys.exit(1 if bad or not r["ops"] or not down else 0)'; then
+        echo "FAIL: $spec $*: an op's bytes differ from the plan, or the loss did not go down"; echo "$out"; fail=1; return
     fi
     if [ "$measured" != "$planned" ] || ! echo "$out" | grep -q '"bytes_match": true' ||
        echo "$out" | grep -q '"ok": false'; then

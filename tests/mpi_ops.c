@@ -26,6 +26,8 @@
  * Usage: mpi_ops [--verbose] SPEC.yaml...
  */
 #include <mpi.h>
+
+#include "mpi_agree.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,23 +50,6 @@ typedef struct ctx {
     int rank, verbose;
     int failed; /* over everything */
 } ctx;
-
-/* 1 on every rank if v is 1 on every rank. */
-static int all(int v)
-{
-    int r;
-    MPI_Allreduce(&v, &r, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
-    return r;
-}
-
-/* 1 on every rank if every rank has the same v. */
-static int same(int v)
-{
-    int lo, hi;
-    MPI_Allreduce(&v, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    MPI_Allreduce(&v, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    return lo == hi;
-}
 
 static const char *base_name(const char *path)
 {

@@ -26,6 +26,8 @@
  *   --case K  runs random case K only (same seed), to reproduce a failure.
  */
 #include <mpi.h>
+
+#include "mpi_agree.h"
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -627,23 +629,6 @@ typedef struct runner {
     int verbose;
     int failed, rejected, run;
 } runner;
-
-/* 1 on every rank if v is 1 on every rank. */
-static int all(int v)
-{
-    int r;
-    MPI_Allreduce(&v, &r, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
-    return r;
-}
-
-/* 1 on every rank if every rank has the same v. */
-static int same(int v)
-{
-    int lo, hi;
-    MPI_Allreduce(&v, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    MPI_Allreduce(&v, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    return lo == hi;
-}
 
 /* Counts a failure; rank 0 prints it with the spec and mrt_run's report
  * (NULL when there is none). */

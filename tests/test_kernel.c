@@ -20,19 +20,12 @@
 #include "classify.h"
 #include "init.h"
 #include "kernel.h"
+#include "tview.h"
 #include "kernel_plan.h"
 
 #include <blis.h> /* bli_finalize: frees BLIS's pools before exit */
 
 /* ---- einsum strings ------------------------------------------------- */
-
-typedef struct tview {
-    int ndims;
-    int dim[MRT_MAX_DIMS];
-    int64_t ext[MRT_MAX_DIMS];
-    int64_t count;
-    void *data;
-} tview;
 
 static void tview_init(tview *v, const char *letters, int len,
                        const int64_t ext[26])
@@ -44,11 +37,6 @@ static void tview_init(tview *v, const char *letters, int len,
         v->ext[v->ndims] = ext[letters[i] - 'a'];
         v->count *= v->ext[v->ndims++];
     }
-}
-
-static mrt_kview kv(const tview *v)
-{
-    return (mrt_kview){v->ndims, v->dim, v->ext, v->data};
 }
 
 /* Parses "ab,bc->ac" (or "ab->a") into up to three views. */
@@ -66,30 +54,7 @@ static int parse_einsum(const char *s, const int64_t ext[26], tview *a,
 }
 
 /* "i3k4j5" -> ext['i'] = 3, ... */
-static void parse_ext(const char *s, int64_t ext[26])
-{
-    for (int i = 0; i < 26; i++)
-        ext[i] = 1;
-    while (*s) {
-        int l = *s++ - 'a';
-        ext[l] = strtoll(s, (char **)&s, 10);
-    }
-}
-
 /* ---- data and the reference ---------------------------------------- */
-
-static double get(mrt_dtype t, const void *p, int64_t i)
-{
-    return t == MRT_F64 ? ((const double *)p)[i] : ((const float *)p)[i];
-}
-
-static void put(mrt_dtype t, void *p, int64_t i, double v)
-{
-    if (t == MRT_F64)
-        ((double *)p)[i] = v;
-    else
-        ((float *)p)[i] = (float)v;
-}
 
 static void fill_random(mrt_dtype t, tview *v, uint64_t seed)
 {

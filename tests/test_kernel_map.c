@@ -16,27 +16,9 @@
 #include <string.h>
 
 #include "kernel.h"
+#include "tview.h"
 
 /* ---- views ------------------------------------------------------------ */
-
-typedef struct tview {
-    int ndims;
-    int dim[MRT_MAX_DIMS];
-    int64_t ext[MRT_MAX_DIMS];
-    int64_t count;
-    void *data;
-} tview;
-
-/* "i3j4k5" -> ext['i' - 'a'] = 3, ...; other letters 1. */
-static void parse_ext(const char *s, int64_t ext[26])
-{
-    for (int i = 0; i < 26; i++)
-        ext[i] = 1;
-    while (*s) {
-        int l = *s++ - 'a';
-        ext[l] = strtoll(s, (char **)&s, 10);
-    }
-}
 
 /* A view with dims `letters`, its buffer allocated and filled with NaN. */
 static void tview_init(mrt_dtype t, tview *v, const char *letters,
@@ -57,24 +39,6 @@ static void tview_init(mrt_dtype t, tview *v, const char *letters,
         else
             ((float *)v->data)[i] = NAN;
     }
-}
-
-static mrt_kview kv(const tview *v)
-{
-    return (mrt_kview){v->ndims, v->dim, v->ext, v->data};
-}
-
-static double get(mrt_dtype t, const void *p, int64_t i)
-{
-    return t == MRT_F64 ? ((const double *)p)[i] : ((const float *)p)[i];
-}
-
-static void put(mrt_dtype t, void *p, int64_t i, double v)
-{
-    if (t == MRT_F64)
-        ((double *)p)[i] = v;
-    else
-        ((float *)p)[i] = (float)v;
 }
 
 /* Row-major offset into v of the index idx (by dim id). */
