@@ -82,6 +82,7 @@ static int bench_step(mrt_exec *e, int k, int reps, double *t)
     ex.step_time = e->step_time + k;
     ex.step_bytes = e->step_bytes + k;
     ex.type = e->type + k;
+    ex.blocking = 1; /* the step alone: it completes before the next */
 
     MPI_Comm comm = e->comm->group[s->axes];
     mrt_error err = {0};

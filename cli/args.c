@@ -18,7 +18,10 @@
     "                     Mesh-TensorFlow's lowering, global rules only)\n"     \
     "  --machine FILE     machine profile for the cost model (default:\n"       \
     "                     $MESHRT_PROFILE, ~/.config/meshrt/profile.yaml,\n"   \
-    "                     else built in; meshrt calibrate writes one)\n"
+    "                     else built in; meshrt calibrate writes one)\n"     \
+    "  --blocking         issue every collective blocking (by default one\n"  \
+    "                     whose result is read only steps later runs in\n"    \
+    "                     the background, overlapped with those steps)\n"
 #define RUN_PLANNER_OPTIONS PLANNER_OPTIONS
 #define LAYOUT_OPTION                                                       \
     "  --layout NAME      use the alternative NAME of the spec's layouts:\n"  \
@@ -304,6 +307,7 @@ mrt_status mrt_cli_parse(int argc, char **argv, mrt_cli_args *a,
         {"verify", no_argument, 0, 'v'},     {"save", required_argument, 0, 's'},
         {"repeat", required_argument, 0, 'r'}, {"help", no_argument, 0, 'h'},
         {"planner", required_argument, 0, 'P'},
+        {"blocking", no_argument, 0, 'B'},
         {"profile", no_argument, 0, 'R'},
         {"explain", no_argument, 0, 'E'},
         {"layout", required_argument, 0, 'L'},
@@ -348,6 +352,7 @@ mrt_status mrt_cli_parse(int argc, char **argv, mrt_cli_args *a,
         case 'C': case 'G': case 'X': case 'N': case 'Z': case 'J': break;
         case 'Y': case 'W': break;
         case 'm': a->mesh = optarg; break;
+        case 'B': a->plan.blocking = 1; break;
         case 'P':
             if (strcmp(optarg, "auto") == 0)
                 a->plan.planner = MRT_PLANNER_AUTO;

@@ -86,6 +86,9 @@ typedef struct mrt_plan_options {
                             (see mrt_profile_default_path) when it exists,
                             else the built-in profile */
     int explain;         /* keep the alternatives weighed for each op */
+    int blocking;        /* issue every collective blocking; by default a
+                            collective whose result is read only some
+                            steps later runs in the background */
 } mrt_plan_options;
 
 /* Lowers every op of spec into local kernels and collectives; opt may be

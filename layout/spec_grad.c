@@ -341,7 +341,20 @@ static mrt_status differentiate(mrt_spec_parser *p, const yaml_node_t *node)
         else
             tr->extra_grad[k - tr->nparams] = g.grad[x];
     }
-    for (int k = 0; k < tr->nparams && !g.st; k++) {
+    /* The updates in the order the gradients are made, so a gradient's
+     * reduction has the others' updates to hide behind. */
+    int order[MRT_MAX_PARAMS];
+    for (int k = 0; k < tr->nparams; k++) {
+        int j = k;
+        for (; j > 0 && !g.st &&
+               s->tensor[tr->grad[order[j - 1]]].producer >
+                   s->tensor[tr->grad[k]].producer;
+             j--)
+            order[j] = order[j - 1];
+        order[j] = k;
+    }
+    for (int u = 0; u < tr->nparams && !g.st; u++) {
+        int k = order[u];
         char name[MRT_NAME_MAX];
         snprintf(name, sizeof name, "%.40s:next", s->tensor[tr->param[k]].name);
         g.fwd.mark = mrt_spec_mark(mrt_spec_item(p, params, k));

@@ -270,6 +270,7 @@ mrt_status mrt_plan_create_with(const mrt_spec *s,
     p->elsize = mrt_dtype_size(s->dtype);
     p->planner = opt->planner;
     p->explain = opt->explain && strategy == MRT_STRATEGY_SEARCH;
+    p->blocking = opt->blocking;
     if ((st = copy_names(p, s)) != MRT_OK)
         goto nomem;
     if ((st = load_profile(p, s, opt->profile, err)) != MRT_OK)

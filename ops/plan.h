@@ -94,6 +94,9 @@ typedef struct mrt_step {
     double c;          /* MAP: the function's constant */
     int hot;           /* MAP one_hot: the class dim's index in out */
     int max;           /* ALLREDUCE: the maximum, not the sum */
+    int wait;          /* collectives run in the background: the step
+                          before which it completes (nsteps: the end);
+                          -1: blocking (overlap.c) */
 } mrt_step;
 
 /* One alternative weighed for an op (kept with explain). */
@@ -148,6 +151,7 @@ struct mrt_plan {
     mrt_planner planner;
     mrt_profile profile;
     int explain;
+    int blocking;             /* no collective runs in the background */
     int fell_back;            /* auto: the fixed rule beat the search */
     struct mrt_search_memo *memo; /* while planning: lowerings already
                                      found for identical ops */
@@ -180,6 +184,9 @@ int mrt_step_is_strided(const mrt_plan *p, const mrt_step *s);
 /* 1 if the collective step must pack its data into the workspace (the
  * strided reduce-scatters: the others use MPI datatypes). */
 int mrt_step_needs_packing(const mrt_plan *p, const mrt_step *s);
+/* Marks the collectives that may run in the background (overlap.c);
+ * with `blocking`, none. */
+void mrt_plan_schedule_overlap(mrt_plan *p, int blocking);
 /* Lifetimes, arena offsets, workspace, totals and per-axis bytes. */
 mrt_status mrt_plan_finish(mrt_plan *p, mrt_error *err);
 

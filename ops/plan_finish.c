@@ -80,6 +80,13 @@ static void lifetimes(mrt_plan *p)
         if (s->in2 >= 0)
             p->value[s->in2].last_use = k;
     }
+    /* a collective in the background reads its input until its wait
+     * (and writes its output until then: below) */
+    for (int k = 0; k < p->nsteps; k++) {
+        const mrt_step *s = &p->step[k];
+        if (s->wait > 0 && p->value[s->in].last_use < s->wait - 1)
+            p->value[s->in].last_use = s->wait - 1;
+    }
     for (int i = 0; i < p->ninputs; i++)
         p->value[p->tensor_value[p->input[i]]].last_use = p->nsteps;
     for (int k = 0; k < p->noutputs; k++)
@@ -87,6 +94,12 @@ static void lifetimes(mrt_plan *p)
     for (int v = 0; v < p->nvalues; v++) /* made, never read: dies at once */
         if (p->value[v].last_use < p->value[v].def)
             p->value[v].last_use = p->value[v].def;
+    /* ... unless a collective in the background still writes it */
+    for (int k = 0; k < p->nsteps; k++) {
+        const mrt_step *s = &p->step[k];
+        if (s->wait > 0 && p->value[s->out].last_use < s->wait - 1)
+            p->value[s->out].last_use = s->wait - 1;
+    }
 }
 
 /* First fit over lifetimes; values come in order of creation. */
@@ -213,6 +226,7 @@ static void totals(mrt_plan *p)
 
 mrt_status mrt_plan_finish(mrt_plan *p, mrt_error *err)
 {
+    mrt_plan_schedule_overlap(p, p->blocking);
     lifetimes(p);
     p->max_workspace = 0;
     for (int k = 0; k < p->nsteps; k++) {

@@ -54,9 +54,12 @@ static void json_step(const mrt_plan *p, const mrt_step *s, FILE *f)
     json_axes(p, s->axes, f);
     fprintf(f, ", \"group\": %" PRId64 ", \"bytes\": %" PRId64
                ", \"wire_bytes\": %.17g, \"messages\": %" PRId64
-               ", \"time_s\": %.6g, \"from\": ",
+               ", \"time_s\": %.6g, ",
             s->group, s->bytes, s->cost.wire_bytes, s->cost.messages,
             s->time_s);
+    if (mrt_step_is_collective(s->kind))
+        fprintf(f, "\"background_until\": %d, ", s->wait);
+    fputs("\"from\": ", f);
     json_layout(p, &p->value[s->in].layout, f);
     fputs(", \"to\": ", f);
     json_layout(p, &p->value[s->out].layout, f);

@@ -103,6 +103,8 @@ static void print_step(const mrt_plan *p, const mrt_step *s, FILE *f)
                    " in %" PRId64 " msg%s, %s",
                 s->group, s->bytes, s->cost.wire_bytes, s->cost.messages,
                 s->cost.messages == 1 ? "" : "s", fmt_time(s->time_s));
+    if (s->wait >= 0)
+        fprintf(f, "; in the background until step %d", s->wait);
     fputs("\n      ", f);
     print_layout(p, &in->layout, f);
     fputs(" -> ", f);

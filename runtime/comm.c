@@ -81,41 +81,44 @@ static void ledger(mrt_comm *c, int64_t count, mrt_dtype t)
     } while (0)
 
 int mrt_comm_allreduce(mrt_comm *c, unsigned axes, const void *in,
-                       void *out, int64_t count, mrt_dtype t, int max)
+                       void *out, int64_t count, mrt_dtype t, int max,
+                       MPI_Request *req)
 {
     CHECK_COUNT(count);
     ledger(c, count, t);
-    return MPI_Allreduce(in, out, (int)count, mpi_type(t),
-                         max ? MPI_MAX : MPI_SUM, c->group[axes]);
+    MPI_Op op = max ? MPI_MAX : MPI_SUM;
+    if (req)
+        return MPI_Iallreduce(in, out, (int)count, mpi_type(t), op,
+                              c->group[axes], req);
+    return MPI_Allreduce(in, out, (int)count, mpi_type(t), op,
+                         c->group[axes]);
 }
 
 int mrt_comm_allgather(mrt_comm *c, unsigned axes, const void *in,
-                       void *out, int64_t count, mrt_dtype t)
+                       void *out, int64_t count, mrt_dtype t,
+                       MPI_Request *req)
 {
     CHECK_COUNT(count);
     ledger(c, count, t);
+    if (req)
+        return MPI_Iallgather(in, (int)count, mpi_type(t), out, (int)count,
+                              mpi_type(t), c->group[axes], req);
     return MPI_Allgather(in, (int)count, mpi_type(t), out, (int)count,
                          mpi_type(t), c->group[axes]);
 }
 
-int mrt_comm_alltoall(mrt_comm *c, unsigned axes, const void *in,
-                      void *out, int64_t count_per_rank, mrt_dtype t)
-{
-    CHECK_COUNT(count_per_rank);
-    int p;
-    MPI_Comm_size(c->group[axes], &p);
-    ledger(c, count_per_rank * p, t);
-    return MPI_Alltoall(in, (int)count_per_rank, mpi_type(t), out,
-                        (int)count_per_rank, mpi_type(t), c->group[axes]);
-}
-
 int mrt_comm_reduce_scatter(mrt_comm *c, unsigned axes, const void *in,
-                            void *out, int64_t count_per_rank, mrt_dtype t)
+                            void *out, int64_t count_per_rank, mrt_dtype t,
+                            MPI_Request *req)
 {
     CHECK_COUNT(count_per_rank);
     int p;
     MPI_Comm_size(c->group[axes], &p);
     ledger(c, count_per_rank * p, t);
+    if (req)
+        return MPI_Ireduce_scatter_block(in, out, (int)count_per_rank,
+                                         mpi_type(t), MPI_SUM,
+                                         c->group[axes], req);
     return MPI_Reduce_scatter_block(in, out, (int)count_per_rank,
                                     mpi_type(t), MPI_SUM, c->group[axes]);
 }
@@ -162,19 +165,26 @@ mrt_status mrt_comm_agree(MPI_Comm w, mrt_status st, mrt_error *err)
 
 int mrt_comm_alltoall_typed(mrt_comm *c, unsigned axes, const void *in,
                             MPI_Datatype send_type, void *out,
-                            MPI_Datatype recv_type, int64_t bytes)
+                            MPI_Datatype recv_type, int64_t bytes,
+                            MPI_Request *req)
 {
     c->ledger_bytes += bytes;
     c->ledger_calls++;
+    if (req)
+        return MPI_Ialltoall(in, 1, send_type, out, 1, recv_type,
+                             c->group[axes], req);
     return MPI_Alltoall(in, 1, send_type, out, 1, recv_type, c->group[axes]);
 }
 
 int mrt_comm_allgather_typed(mrt_comm *c, unsigned axes, const void *in,
                              int64_t count, mrt_dtype t, void *out,
-                             MPI_Datatype recv_type)
+                             MPI_Datatype recv_type, MPI_Request *req)
 {
     CHECK_COUNT(count);
     ledger(c, count, t);
+    if (req)
+        return MPI_Iallgather(in, (int)count, mpi_type(t), out, 1, recv_type,
+                              c->group[axes], req);
     return MPI_Allgather(in, (int)count, mpi_type(t), out, 1, recv_type,
                          c->group[axes]);
 }

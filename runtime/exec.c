@@ -54,14 +54,21 @@ mrt_status mrt_exec_create(const mrt_plan *p, mrt_comm *comm,
     e->step_time = calloc((size_t)p->nsteps + 1, sizeof *e->step_time);
     e->step_bytes = calloc((size_t)p->nsteps + 1, sizeof *e->step_bytes);
     e->type = calloc((size_t)p->nsteps + 1, sizeof *e->type);
+    e->req = calloc((size_t)p->nsteps + 1, sizeof *e->req);
+    e->pending = calloc((size_t)p->nsteps + 1, sizeof *e->pending);
+    e->start = calloc(3 * ((size_t)p->nsteps + 1), sizeof *e->start);
+    e->exposed = e->start ? e->start + p->nsteps + 1 : NULL;
+    e->inflight = e->start ? e->start + 2 * (p->nsteps + 1) : NULL;
     /* One arena for every value, at the offsets the planner gave them
      * (values whose lifetimes do not overlap share bytes), and one
      * workspace for the step that runs. */
     e->arena = calloc(1, (size_t)p->arena_bytes + 64);
     e->workspace = malloc((size_t)p->max_workspace + 64);
     if (!e->buf || !e->step_time || !e->step_bytes || !e->arena ||
-        !e->workspace || !e->type)
+        !e->workspace || !e->type || !e->req || !e->pending || !e->start)
         goto nomem;
+    for (int k = 0; k < p->nsteps; k++)
+        e->req[k] = MPI_REQUEST_NULL;
     for (int v = 0; v < p->nvalues; v++)
         e->buf[v] = e->arena + p->value[v].offset;
     for (int k = 0; k < p->nsteps; k++)
@@ -93,12 +100,23 @@ void mrt_exec_destroy(mrt_exec *e)
             if (e->type[k][j] != MPI_DATATYPE_NULL)
                 MPI_Type_free(&e->type[k][j]);
     free(e->type);
+    free(e->req);
+    free(e->pending);
+    free(e->start);
     free(e);
 }
 
 static int64_t my_coord(const mrt_exec *e, unsigned axes)
 {
     return mrt_mesh_group_index(&e->plan->mesh, axes, e->comm->coords);
+}
+
+/* The request of step s when it runs in the background, else NULL. */
+static MPI_Request *request(mrt_exec *e, const mrt_step *s)
+{
+    if (e->blocking || s->wait < 0)
+        return NULL;
+    return &e->req[s - e->plan->step];
 }
 
 static int do_einsum(mrt_exec *e, const mrt_step *s)
@@ -128,10 +146,11 @@ static int do_allgather(mrt_exec *e, const mrt_step *s)
     int k = (int)(s - p->step);
     if (e->type[k][1] == MPI_DATATYPE_NULL) /* blocks are contiguous */
         return mrt_comm_allgather(e->comm, s->axes, e->buf[s->in],
-                                  e->buf[s->out], in->count, p->dtype);
+                                  e->buf[s->out], in->count, p->dtype,
+                                  request(e, s));
     return mrt_comm_allgather_typed(e->comm, s->axes, e->buf[s->in],
                                     in->count, p->dtype, e->buf[s->out],
-                                    e->type[k][1]);
+                                    e->type[k][1], request(e, s));
 }
 
 /* Splits buffer `src` (extents ext) along dim into g contiguous chunks. */
@@ -162,7 +181,8 @@ static int do_alltoall(mrt_exec *e, const mrt_step *s)
     return mrt_comm_alltoall_typed(e->comm, s->axes, e->buf[s->in],
                                    e->type[k][0], e->buf[s->out],
                                    e->type[k][1],
-                                   p->value[s->in].count * p->elsize);
+                                   p->value[s->in].count * p->elsize,
+                                   request(e, s));
 }
 
 static int do_reduce_scatter(mrt_exec *e, const mrt_step *s)
@@ -176,7 +196,7 @@ static int do_reduce_scatter(mrt_exec *e, const mrt_step *s)
         send = e->workspace;
     }
     return mrt_comm_reduce_scatter(e->comm, s->axes, send, e->buf[s->out],
-                                   out->count, p->dtype);
+                                   out->count, p->dtype, request(e, s));
 }
 
 /* Block number of the rank at coords along the axes list[from..n). */
@@ -265,7 +285,7 @@ static int do_step(mrt_exec *e, const mrt_step *s)
     case MRT_STEP_ALLREDUCE:
         return mrt_comm_allreduce(e->comm, s->axes, e->buf[s->in],
                                   e->buf[s->out], e->plan->value[s->in].count,
-                                  e->plan->dtype, s->max);
+                                  e->plan->dtype, s->max, request(e, s));
     case MRT_STEP_REDUCE_SCATTER: return do_reduce_scatter(e, s);
     case MRT_STEP_PERMUTE: return do_permute(e, s);
     case MRT_STEP_MAP: return do_map(e, s);
@@ -276,21 +296,88 @@ static int do_step(mrt_exec *e, const mrt_step *s)
     return MPI_ERR_OTHER;
 }
 
+/* ---- collectives in the background --------------------------------- */
+
+/* Completes pending collective number i (of e->pending): the wait is
+ * time exposed, the span from its issue is time in flight. */
+static int complete(mrt_exec *e, int i)
+{
+    int k = e->pending[i];
+    double t0 = MPI_Wtime();
+    int rc = MPI_Wait(&e->req[k], MPI_STATUS_IGNORE);
+    double t1 = MPI_Wtime();
+    e->exposed[k] += t1 - t0;
+    e->step_time[k] += t1 - t0;
+    e->inflight[k] += t1 - e->start[k];
+    e->pending[i] = e->pending[--e->npending];
+    return rc;
+}
+
+/* Completes the pending collectives step j reads (their wait is j or
+ * earlier). */
+static int complete_before(mrt_exec *e, int j)
+{
+    int rc = MPI_SUCCESS;
+    for (int i = 0; i < e->npending;)
+        if (e->plan->step[e->pending[i]].wait <= j)
+            rc |= complete(e, i);
+        else
+            i++;
+    return rc;
+}
+
+/* Lets MPI move the pending collectives along (Open MPI progresses a
+ * non-blocking collective only inside MPI calls), noting those done. */
+static int progress(mrt_exec *e)
+{
+    int rc = MPI_SUCCESS;
+    for (int i = 0; i < e->npending;) {
+        int k = e->pending[i], done = 0;
+        double t0 = MPI_Wtime();
+        rc |= MPI_Test(&e->req[k], &done, MPI_STATUS_IGNORE);
+        double t1 = MPI_Wtime();
+        e->exposed[k] += t1 - t0;
+        e->step_time[k] += t1 - t0;
+        if (done) {
+            e->inflight[k] += t1 - e->start[k];
+            e->pending[i] = e->pending[--e->npending];
+        } else {
+            i++;
+        }
+    }
+    return rc;
+}
+
 mrt_status mrt_exec_run(mrt_exec *e, mrt_error *err)
 {
     const mrt_plan *p = e->plan;
-    for (int k = 0; k < p->nsteps; k++) {
+    int rc = MPI_SUCCESS, k = 0;
+    for (; k < p->nsteps && rc == MPI_SUCCESS; k++) {
         const mrt_step *s = &p->step[k];
+        rc = complete_before(e, k);
         int64_t before = e->comm->ledger_bytes;
         double t0 = MPI_Wtime();
-        int rc = do_step(e, s);
-        e->step_time[k] += MPI_Wtime() - t0;
+        if (rc == MPI_SUCCESS)
+            rc = do_step(e, s);
+        double t1 = MPI_Wtime();
+        e->step_time[k] += t1 - t0;
         e->step_bytes[k] = e->comm->ledger_bytes - before;
-        if (rc != MPI_SUCCESS)
-            return mrt_error_set(err, MRT_E_RUNTIME, "", (mrt_mark){0},
-                                 "%s of tensor '%s' failed (MPI error %d)",
-                                 mrt_step_kind_name(s->kind),
-                                 p->tensor_name[p->value[s->in].tensor], rc);
+        if (rc == MPI_SUCCESS && e->req[k] != MPI_REQUEST_NULL) {
+            e->start[k] = t0;
+            e->exposed[k] += t1 - t0;
+            e->pending[e->npending++] = k;
+        }
+        if (rc == MPI_SUCCESS && e->npending)
+            rc = progress(e);
+    }
+    if (rc == MPI_SUCCESS)
+        rc = complete_before(e, p->nsteps);
+    if (rc != MPI_SUCCESS) {
+        const mrt_step *s = &p->step[k > 0 ? k - 1 : 0];
+        return mrt_error_set(err, MRT_E_RUNTIME, "", (mrt_mark){0},
+                             "%s of tensor '%s' failed (MPI error %d)",
+                             mrt_step_kind_name(s->kind),
+                             p->tensor_name[p->value[s->in].tensor], rc);
     }
     return MRT_OK;
 }

@@ -42,30 +42,34 @@ void mrt_comm_destroy(mrt_comm *c);
  * its error in *err (MRT_OK everywhere if no rank failed). */
 mrt_status mrt_comm_agree(MPI_Comm w, mrt_status st, mrt_error *err);
 /* The collectives; count is elements; each adds the bytes of its send
- * buffer to the ledger.  Return MPI's error code. */
+ * buffer to the ledger.  Return MPI's error code.  With a request
+ * (`req` not NULL) the call is the non-blocking one: it completes when
+ * the request does (MPI_Wait). */
 /* (max: the elementwise maximum instead of the sum) */
 int mrt_comm_allreduce(mrt_comm *c, unsigned axes, const void *in,
-                       void *out, int64_t count, mrt_dtype t, int max);
+                       void *out, int64_t count, mrt_dtype t, int max,
+                       MPI_Request *req);
 int mrt_comm_allgather(mrt_comm *c, unsigned axes, const void *in,
-                       void *out, int64_t count, mrt_dtype t);
-int mrt_comm_alltoall(mrt_comm *c, unsigned axes, const void *in,
-                      void *out, int64_t count_per_rank, mrt_dtype t);
+                       void *out, int64_t count, mrt_dtype t,
+                       MPI_Request *req);
 /* Sends the whole buffer to group member dest and receives count
  * elements from member src (an MPI_Alltoallv with one peer each way). */
 int mrt_comm_exchange(mrt_comm *c, unsigned axes, const void *in, void *out,
                       int64_t count, int dest, int src, mrt_dtype t);
 int mrt_comm_reduce_scatter(mrt_comm *c, unsigned axes, const void *in,
-                            void *out, int64_t count_per_rank, mrt_dtype t);
+                            void *out, int64_t count_per_rank, mrt_dtype t,
+                            MPI_Request *req);
 
 /* The collectives whose blocks are strided, through derived datatypes
  * (datatype.c): each rank's block of in (or of out) is one element of
  * the type.  `bytes` is what the ledger records: the send buffer. */
 int mrt_comm_alltoall_typed(mrt_comm *c, unsigned axes, const void *in,
                             MPI_Datatype send_type, void *out,
-                            MPI_Datatype recv_type, int64_t bytes);
+                            MPI_Datatype recv_type, int64_t bytes,
+                            MPI_Request *req);
 int mrt_comm_allgather_typed(mrt_comm *c, unsigned axes, const void *in,
                              int64_t count, mrt_dtype t, void *out,
-                             MPI_Datatype recv_type);
+                             MPI_Datatype recv_type, MPI_Request *req);
 
 /* ---- datatype.c ---- */
 /* The type of block 0 of a row-major array of extents ext[0..n) cut into
@@ -93,6 +97,17 @@ typedef struct mrt_exec {
     int64_t *step_bytes;   /* [nsteps] bytes handed to MPI, last run */
     MPI_Datatype (*type)[2]; /* [nsteps] send and receive block types of
                                 the all-to-alls and strided all-gathers */
+    int blocking;          /* run every collective blocking (the plan's
+                              background ones too) */
+    MPI_Request *req;      /* [nsteps] collectives in the background */
+    int *pending;          /* their step numbers, npending of them */
+    int npending;
+    double *start;         /* [nsteps] when each was issued, last run */
+    double *exposed;       /* [nsteps] seconds spent in MPI on each
+                              background collective (issue, tests,
+                              wait), summed over runs */
+    double *inflight;      /* [nsteps] seconds from issue to completion,
+                              summed over runs */
 } mrt_exec;
 
 mrt_status mrt_exec_create(const mrt_plan *plan, mrt_comm *comm,

@@ -16,6 +16,7 @@ static mrt_spec *spec;
 static mrt_plan *plan;
 static mrt_strategy strategy = MRT_STRATEGY_COUNT; /* COUNT: auto */
 static mrt_planner planner = MRT_PLANNER_AUTO;
+static int blocking;
 
 /* Loads YAML text (with an optional --mesh override) and plans it with
  * `strategy` (or the auto planner). */
@@ -31,7 +32,7 @@ static void plan_text(const char *yaml, const char *mesh)
     unlink(path);
     if (st != MRT_OK)
         ck_abort_msg("spec: %d:%d: %s", err.line, err.column, err.message);
-    mrt_plan_options opt = {.planner = planner};
+    mrt_plan_options opt = {.planner = planner, .blocking = blocking};
     st = strategy == MRT_STRATEGY_COUNT
              ? mrt_plan_create(spec, &opt, &plan, &err)
              : mrt_plan_create_with(spec, &opt, strategy, &plan, &err);
@@ -47,6 +48,7 @@ static void teardown(void)
     spec = NULL;
     strategy = MRT_STRATEGY_COUNT;
     planner = MRT_PLANNER_AUTO;
+    blocking = 0;
 }
 
 /* Plans yaml with the fixed rule, then with the auto planner: returns the
@@ -344,6 +346,76 @@ START_TEST(memory_model_frees_after_last_use)
 }
 END_TEST
 
+/* No value made while a collective runs in the background shares bytes
+ * with that collective's input or output. */
+static void check_background_buffers(const mrt_plan *p)
+{
+    for (int k = 0; k < p->nsteps; k++) {
+        const mrt_step *s = &p->step[k];
+        if (s->wait < 0)
+            continue;
+        ck_assert_int_gt(s->wait, k + 1);
+        for (int j = k + 1; j < s->wait && j < p->nsteps; j++) {
+            const mrt_value *v = &p->value[p->step[j].out];
+            for (int x = 0; x < 2; x++) {
+                const mrt_value *c = &p->value[x ? s->out : s->in];
+                int64_t vb = v->count * p->elsize, cb = c->count * p->elsize;
+                ck_assert_msg(v->offset + vb <= c->offset ||
+                                  c->offset + cb <= v->offset,
+                              "step %d writes over the %s of step %d, "
+                              "still in the background", j,
+                              x ? "output" : "input", k);
+            }
+        }
+    }
+}
+
+/* The gradient all-reduce of w2 runs while the kernels of w1's gradient
+ * run, and no buffer it uses is reused meanwhile; a result nobody reads
+ * (y0 below) is kept until its collective completes. */
+START_TEST(collectives_in_the_background)
+{
+    planner = MRT_PLANNER_MESHTF;
+    plan_text("mesh: {data: 2}\ndims: {b: 8, i: 4, h: 6, o: 2}\n"
+              "layout: {b: data}\ntensors:\n  x: {shape: [b, i]}\n"
+              "  w1: {shape: [i, h]}\n  w2: {shape: [h, o]}\n"
+              "  t: {shape: [b, o]}\nops:\n"
+              "  - {op: einsum, in: [x, w1], out: h1, shape: [b, h]}\n"
+              "  - {op: einsum, in: [h1, w2], out: y, shape: [b, o]}\n"
+              "  - {op: mse, in: [y, t], out: loss}\n"
+              "train: {loss: loss, params: [w1, w2]}\n", NULL);
+    int background = 0;
+    for (int k = 0; k < plan->nsteps; k++)
+        if (plan->step[k].wait >= 0 &&
+            !strcmp(plan->tensor_name[plan->value[plan->step[k].in].tensor],
+                    "grad:w2"))
+            background++;
+    ck_assert_int_eq(background, 1);
+    check_background_buffers(plan);
+    teardown();
+    planner = MRT_PLANNER_MESHTF;
+    plan_text("mesh: {a: 2}\ndims: {i: 6, k: 5, q: 4}\nlayout: {q: a}\n"
+              "tensors:\n  x0: {shape: [i, q]}\n  x1: {shape: [k, q]}\n"
+              "  x2: {shape: [i, k]}\nops:\n"
+              "  - {op: einsum, in: [x0, x1], out: y0, shape: [i, k]}\n"
+              "  - {op: einsum, in: [x2], out: y1, shape: [k, i]}\n"
+              "outputs: [y1]\n", NULL);
+    ck_assert_int_ge(plan->step[1].wait, 0);
+    check_background_buffers(plan);
+    teardown();
+    /* --blocking: none */
+    planner = MRT_PLANNER_MESHTF;
+    blocking = 1;
+    plan_text("mesh: {a: 2}\ndims: {i: 6, k: 5, q: 4}\nlayout: {q: a}\n"
+              "tensors:\n  x0: {shape: [i, q]}\n  x1: {shape: [k, q]}\n"
+              "  x2: {shape: [i, k]}\nops:\n"
+              "  - {op: einsum, in: [x0, x1], out: y0, shape: [i, k]}\n"
+              "  - {op: einsum, in: [x2], out: y1, shape: [k, i]}\n", NULL);
+    for (int k = 0; k < plan->nsteps; k++)
+        ck_assert_int_eq(plan->step[k].wait, -1);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("plan");
@@ -363,6 +435,7 @@ int main(void)
     tcase_add_test(tc, auto_keeps_the_sum_pending_through_a_linear_consumer);
     tcase_add_test(tc, meshtf_ignores_per_tensor_layouts);
     tcase_add_test(tc, memory_model_frees_after_last_use);
+    tcase_add_test(tc, collectives_in_the_background);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
