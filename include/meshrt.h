@@ -115,7 +115,10 @@ typedef struct mrt_plan_totals {
     double comm_time_s;  /* modeled */
     double compute_time_s;
     double time_s;       /* comm + compute, modeled */
-    int64_t peak_memory; /* bytes: live shards plus workspace, at peak */
+    int64_t peak_memory; /* bytes per rank a run holds at its peak: the
+                            buffer of every shard (placed by lifetime),
+                            the kernels' workspace, and MPI's own scratch
+                            for the collectives */
     /* The same split by the part of a training step the steps belong to:
      * [0] forward, [1] backward, [2] update (all forward without
      * `train:`). */

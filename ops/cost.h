@@ -55,6 +55,10 @@ mrt_comm_cost mrt_cost_collective(const mrt_profile *p, const mrt_mesh *m,
 double mrt_cost_kernel(const mrt_profile *p, mrt_dtype t, double flops);
 /* Seconds to copy `bytes` locally. */
 double mrt_cost_copy(const mrt_profile *p, double bytes);
+/* Bytes of scratch MPI itself allocates while the collective runs, for a
+ * send buffer of `bytes` over a group of `group` ranks (Open MPI 4.1's
+ * algorithms, measured: docs/cost-model.md). */
+int64_t mrt_cost_mpi_scratch(mrt_coll kind, int64_t bytes, int64_t group);
 
 /* The memory-independent lower bound on the words each processor must
  * communicate for C[M,N] = A[M,K] B[K,N] on P processors with one copy of

@@ -111,6 +111,8 @@ int mrt_plan_add_step(mrt_plan *p, const mrt_step *s)
                                       step_coll[t->kind], t->axes, t->bytes,
                                       p->elsize);
         t->time_s = t->cost.time_s;
+        t->mpi_scratch = mrt_cost_mpi_scratch(step_coll[t->kind], t->bytes,
+                                              t->group);
     } else if (t->kind != MRT_STEP_EINSUM) { /* memory-bound local steps */
         double bytes = (double)p->value[t->out].count;
         if (t->kind != MRT_STEP_SLICE)

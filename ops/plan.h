@@ -90,6 +90,7 @@ typedef struct mrt_step {
     mrt_comm_cost cost;   /* collectives: modeled wire bytes, messages */
     double time_s;     /* modeled: collective, kernel or copy time */
     int64_t workspace; /* scratch bytes the step needs while it runs */
+    int64_t mpi_scratch; /* collectives: what MPI allocates meanwhile */
     mrt_map_fn fn;     /* MAP */
     double c;          /* MAP: the function's constant */
     int hot;           /* MAP one_hot: the class dim's index in out */
@@ -163,6 +164,11 @@ struct mrt_plan {
     mrt_plan_totals totals;
     int64_t axis_bytes[1u << MRT_MAX_AXES]; /* bytes by axis set */
     int64_t arena_bytes;      /* the run's buffer for every value */
+    int64_t live_peak;        /* the most bytes live at one step (values,
+                                 workspace, MPI scratch); the arena is at
+                                 least the values' part of it, and
+                                 totals.peak_memory = arena + workspace +
+                                 the most MPI scratch at once */
     int64_t max_workspace;    /* the largest step workspace */
 };
 

@@ -141,7 +141,10 @@ static mrt_status place(mrt_plan *p)
     return MRT_OK;
 }
 
-static int64_t peak_memory(const mrt_plan *p)
+/* The most live bytes at any step: values, the step's workspace, and
+ * MPI's scratch of the collectives running (the model's need); and in
+ * *scratch_max the most MPI scratch at once. */
+static int64_t live_peak(const mrt_plan *p, int64_t *scratch_max)
 {
     int64_t *delta = calloc((size_t)p->nsteps + 2, sizeof *delta);
     if (!delta)
@@ -151,13 +154,30 @@ static int64_t peak_memory(const mrt_plan *p)
         delta[val->def < 0 ? 0 : val->def] += value_bytes(p, v);
         delta[val->last_use + 1] -= value_bytes(p, v);
     }
-    int64_t live = 0, peak = 0;
+    /* MPI's own scratch, while each collective runs (to its wait when it
+     * runs in the background) */
+    int64_t *mpi = calloc((size_t)p->nsteps + 2, sizeof *mpi);
+    if (!mpi) {
+        free(delta);
+        return -1;
+    }
+    for (int k = 0; k < p->nsteps; k++) {
+        const mrt_step *s = &p->step[k];
+        int end = s->wait > k ? s->wait : k + 1;
+        mpi[k] += s->mpi_scratch;
+        mpi[end] -= s->mpi_scratch;
+    }
+    int64_t live = 0, peak = 0, scratch = 0;
+    *scratch_max = 0;
     for (int k = 0; k <= p->nsteps; k++) {
         live += delta[k];
+        scratch += mpi[k];
+        *scratch_max = scratch > *scratch_max ? scratch : *scratch_max;
         int64_t ws = k < p->nsteps ? p->step[k].workspace : 0;
-        peak = live + ws > peak ? live + ws : peak;
+        peak = live + ws + scratch > peak ? live + ws + scratch : peak;
     }
     free(delta);
+    free(mpi);
     return peak;
 }
 
@@ -239,9 +259,14 @@ mrt_status mrt_plan_finish(mrt_plan *p, mrt_error *err)
         lower_bound(p, i);
     }
     totals(p);
-    p->totals.peak_memory = peak_memory(p);
-    if (place(p) != MRT_OK || p->totals.peak_memory < 0)
+    int64_t scratch = 0;
+    p->live_peak = live_peak(p, &scratch);
+    if (place(p) != MRT_OK || p->live_peak < 0)
         return mrt_error_set(err, MRT_E_NOMEM, p->spec_path, (mrt_mark){0},
                              "out of memory while planning");
+    /* What a run holds at its peak: the arena (every value, at the
+     * offsets placed above; it stays allocated), the workspace, and the
+     * most scratch MPI allocates at once. */
+    p->totals.peak_memory = p->arena_bytes + p->max_workspace + scratch;
     return MRT_OK;
 }
