@@ -111,8 +111,12 @@ int mrt_plan_add_step(mrt_plan *p, const mrt_step *s)
                                       step_coll[t->kind], t->axes, t->bytes,
                                       p->elsize);
         t->time_s = t->cost.time_s;
-        t->mpi_scratch = mrt_cost_mpi_scratch(step_coll[t->kind], t->bytes,
-                                              t->group);
+        /* (a strided reduce-scatter runs as an all-to-all into the
+         * workspace: no scratch of MPI's) */
+        t->mpi_scratch = mrt_step_needs_packing(p, t)
+                             ? 0
+                             : mrt_cost_mpi_scratch(step_coll[t->kind],
+                                                    t->bytes, t->group);
     } else if (t->kind != MRT_STEP_EINSUM) { /* memory-bound local steps */
         double bytes = (double)p->value[t->out].count;
         if (t->kind != MRT_STEP_SLICE)

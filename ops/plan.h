@@ -187,8 +187,8 @@ double mrt_plan_time_since(const mrt_plan *p, mrt_plan_mark m);
  * all-to-all; an all-gather or reduce-scatter of a dim that is not the
  * outermost of the ones larger than 1). */
 int mrt_step_is_strided(const mrt_plan *p, const mrt_step *s);
-/* 1 if the collective step must pack its data into the workspace (the
- * strided reduce-scatters: the others use MPI datatypes). */
+/* 1 if the collective step needs the workspace while it runs (a strided
+ * reduce-scatter, which receives the blocks it sums there). */
 int mrt_step_needs_packing(const mrt_plan *p, const mrt_step *s);
 /* Marks the collectives that may run in the background (overlap.c);
  * with `blocking`, none. */

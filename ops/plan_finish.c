@@ -43,8 +43,9 @@ int mrt_step_is_strided(const mrt_plan *p, const mrt_step *s)
 int mrt_step_needs_packing(const mrt_plan *p, const mrt_step *s)
 {
     /* all-to-alls and all-gathers read and write their strided blocks in
-     * place through MPI datatypes (runtime/datatype.c); a reduction's
-     * operands must be contiguous, so a reduce-scatter packs */
+     * place through MPI datatypes (runtime/datatype.c); a strided
+     * reduce-scatter receives the blocks it sums into the workspace
+     * (runtime/exec.c: an all-to-all, then the sum) */
     return s->kind == MRT_STEP_REDUCE_SCATTER && mrt_step_is_strided(p, s);
 }
 

@@ -166,14 +166,16 @@ mrt_status mrt_comm_agree(MPI_Comm w, mrt_status st, mrt_error *err)
 int mrt_comm_alltoall_typed(mrt_comm *c, unsigned axes, const void *in,
                             MPI_Datatype send_type, void *out,
                             MPI_Datatype recv_type, int64_t bytes,
-                            MPI_Request *req)
+                            MPI_Request *req, int64_t recv_count)
 {
+    CHECK_COUNT(recv_count);
     c->ledger_bytes += bytes;
     c->ledger_calls++;
     if (req)
-        return MPI_Ialltoall(in, 1, send_type, out, 1, recv_type,
-                             c->group[axes], req);
-    return MPI_Alltoall(in, 1, send_type, out, 1, recv_type, c->group[axes]);
+        return MPI_Ialltoall(in, 1, send_type, out, (int)recv_count,
+                             recv_type, c->group[axes], req);
+    return MPI_Alltoall(in, 1, send_type, out, (int)recv_count, recv_type,
+                        c->group[axes]);
 }
 
 int mrt_comm_allgather_typed(mrt_comm *c, unsigned axes, const void *in,

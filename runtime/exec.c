@@ -28,8 +28,12 @@ static int make_types(mrt_exec *e, int k)
     const mrt_step *s = &p->step[k];
     const mrt_value *in = &p->value[s->in], *out = &p->value[s->out];
     e->type[k][0] = e->type[k][1] = MPI_DATATYPE_NULL;
-    if ((s->kind != MRT_STEP_ALLTOALL && s->kind != MRT_STEP_ALLGATHER) ||
-        !mrt_step_is_strided(p, s))
+    if (!mrt_step_is_strided(p, s))
+        return MPI_SUCCESS;
+    if (s->kind == MRT_STEP_REDUCE_SCATTER) /* block j of dim, to rank j */
+        return mrt_block_type(in->layout.ndims, in->local, s->dim, s->group,
+                              p->dtype, &e->type[k][0]);
+    if (s->kind != MRT_STEP_ALLTOALL && s->kind != MRT_STEP_ALLGATHER)
         return MPI_SUCCESS;
     int rc = MPI_SUCCESS;
     if (s->kind == MRT_STEP_ALLTOALL)
@@ -153,24 +157,6 @@ static int do_allgather(mrt_exec *e, const mrt_step *s)
                                     e->type[k][1], request(e, s));
 }
 
-/* Splits buffer `src` (extents ext) along dim into g contiguous chunks. */
-static void pack_chunks(const mrt_plan *p, int n, const int64_t ext[],
-                        int dim, int64_t g, const void *src, void *dst)
-{
-    int64_t chunk[MRT_MAX_DIMS], zero[MRT_MAX_DIMS] = {0},
-                                 soff[MRT_MAX_DIMS] = {0};
-    int64_t count = 1;
-    for (int i = 0; i < n; i++) {
-        chunk[i] = i == dim ? ext[i] / g : ext[i];
-        count *= chunk[i];
-    }
-    for (int64_t j = 0; j < g; j++) {
-        soff[dim] = j * chunk[dim];
-        mrt_block_copy(n, chunk, (char *)dst + j * count * p->elsize, chunk,
-                       zero, src, ext, soff, (size_t)p->elsize);
-    }
-}
-
 /* Block j of the input along dim2 goes to rank j; what rank j sends
  * becomes block j of the output along dim.  MPI reads and writes the
  * strided blocks in place (datatype.c). */
@@ -182,21 +168,44 @@ static int do_alltoall(mrt_exec *e, const mrt_step *s)
                                    e->type[k][0], e->buf[s->out],
                                    e->type[k][1],
                                    p->value[s->in].count * p->elsize,
-                                   request(e, s));
+                                   request(e, s), 1);
+}
+
+/* A reduce-scatter whose blocks are strided: MPI's reductions want
+ * contiguous operands, so it runs as the pairwise-exchange algorithm --
+ * an all-to-all that reads block j of the input in place (a datatype)
+ * and sends it to rank j, then the sum of the g blocks received (BLIS's
+ * axpy).  The same bytes leave each rank as in any bandwidth-optimal
+ * reduce-scatter, and no pass packs the input first. */
+static int reduce_scatter_strided(mrt_exec *e, const mrt_step *s)
+{
+    const mrt_plan *p = e->plan;
+    const mrt_value *in = &p->value[s->in], *out = &p->value[s->out];
+    int k = (int)(s - p->step);
+    MPI_Datatype t = p->dtype == MRT_F64 ? MPI_DOUBLE : MPI_FLOAT;
+    int rc = mrt_comm_alltoall_typed(e->comm, s->axes, e->buf[s->in],
+                                     e->type[k][0], e->workspace, t,
+                                     in->count * p->elsize, NULL, out->count);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    size_t bytes = (size_t)out->count * (size_t)p->elsize;
+    memcpy(e->buf[s->out], e->workspace, bytes);
+    for (int64_t j = 1; j < s->group; j++)
+        mrt_kernel_add(p->dtype, out->count,
+                       (char *)e->workspace + (size_t)j * bytes,
+                       e->buf[s->out]);
+    return MPI_SUCCESS;
 }
 
 static int do_reduce_scatter(mrt_exec *e, const mrt_step *s)
 {
     const mrt_plan *p = e->plan;
-    const mrt_value *in = &p->value[s->in], *out = &p->value[s->out];
-    const void *send = e->buf[s->in];
-    if (mrt_step_needs_packing(p, s)) {
-        pack_chunks(p, in->layout.ndims, in->local, s->dim, s->group,
-                    e->buf[s->in], e->workspace);
-        send = e->workspace;
-    }
-    return mrt_comm_reduce_scatter(e->comm, s->axes, send, e->buf[s->out],
-                                   out->count, p->dtype, request(e, s));
+    const mrt_value *out = &p->value[s->out];
+    if (mrt_step_needs_packing(p, s))
+        return reduce_scatter_strided(e, s);
+    return mrt_comm_reduce_scatter(e->comm, s->axes, e->buf[s->in],
+                                   e->buf[s->out], out->count, p->dtype,
+                                   request(e, s));
 }
 
 /* Block number of the rank at coords along the axes list[from..n). */

@@ -134,3 +134,14 @@ void mrt_kernel_init(void)
     mrt_blis_select();
     bli_thread_set_num_threads(1);
 }
+
+void mrt_kernel_add(mrt_dtype t, int64_t n, const void *x, void *y)
+{
+    if (t == MRT_F64) {
+        double one = 1;
+        bli_daxpyv(BLIS_NO_CONJUGATE, n, &one, (double *)x, 1, y, 1);
+    } else {
+        float one = 1;
+        bli_saxpyv(BLIS_NO_CONJUGATE, n, &one, (float *)x, 1, y, 1);
+    }
+}

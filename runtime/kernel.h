@@ -41,6 +41,9 @@ void mrt_kernel_map(mrt_dtype t, mrt_map_fn fn, double c, const mrt_kview *out,
 void mrt_kernel_reduce_max(mrt_dtype t, const mrt_kview *in,
                            const mrt_kview *out);
 
+/* y += x, n elements (BLIS's axpy). */
+void mrt_kernel_add(mrt_dtype t, int64_t n, const void *x, void *y);
+
 /* Makes BLIS single-threaded in this process (ranks are the parallelism).
  * Call once before the first kernel. */
 void mrt_kernel_init(void);

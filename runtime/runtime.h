@@ -66,7 +66,7 @@ int mrt_comm_reduce_scatter(mrt_comm *c, unsigned axes, const void *in,
 int mrt_comm_alltoall_typed(mrt_comm *c, unsigned axes, const void *in,
                             MPI_Datatype send_type, void *out,
                             MPI_Datatype recv_type, int64_t bytes,
-                            MPI_Request *req);
+                            MPI_Request *req, int64_t recv_count);
 int mrt_comm_allgather_typed(mrt_comm *c, unsigned axes, const void *in,
                              int64_t count, mrt_dtype t, void *out,
                              MPI_Datatype recv_type, MPI_Request *req);

@@ -38,7 +38,7 @@ sys.exit(1 if bad or not r["ops"] or not down else 0)'; then
     echo "ok: $spec $* ($np ranks, $measured bytes/rank)"
 }
 
-for spec in "$here"/../examples/*.yaml "$here"/specs/good/mlp.yaml; do
+for spec in "$here"/../examples/*.yaml "$here"/specs/good/mlp.yaml "$here"/specs/good/strided.yaml; do
     mapfile -t axes < <(sed -n 's/^mesh: *{\(.*\)}.*/\1/p' "$spec" | tr -d ' ' |
                         tr ',' '\n' | cut -d: -f1)
     rest=""
