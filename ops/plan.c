@@ -94,6 +94,7 @@ int mrt_plan_add_value(mrt_plan *p, int tensor, const mrt_layout *l)
     mrt_layout_shard_shape(l, &p->mesh, v->local);
     v->count = mrt_layout_shard_count(l, &p->mesh);
     v->last_use = -1;
+    v->made_by = -1;
     return p->nvalues++;
 }
 
@@ -104,6 +105,7 @@ int mrt_plan_add_step(mrt_plan *p, const mrt_step *s)
         return -1;
     mrt_step *t = &p->step[p->nsteps];
     *t = *s;
+    p->value[t->out].made_by = t->op;
     if (mrt_step_is_collective(t->kind)) {
         t->group = mrt_mesh_group_size(&p->mesh, t->axes);
         t->bytes = p->value[t->in].count * p->elsize;
@@ -144,6 +146,7 @@ void mrt_plan_destroy(mrt_plan *p)
     free(p->tensor_name);
     free(p->tensor_value);
     free(p->input);
+    free(p->producer);
     free(p->value);
     free(p->step);
     free(p->op);
@@ -162,19 +165,23 @@ static mrt_status copy_names(mrt_plan *p, const mrt_spec *s)
     p->tensor_name = calloc((size_t)s->ntensors + 1, sizeof *p->tensor_name);
     p->tensor_value = calloc((size_t)s->ntensors + 1, sizeof(int));
     p->input = calloc((size_t)s->ntensors + 1, sizeof(int));
+    p->producer = calloc((size_t)s->ntensors + 1, sizeof(int));
     p->nops = s->nops;
     p->op = calloc((size_t)s->nops + 1, sizeof *p->op);
     p->noutputs = s->noutputs;
     p->output = calloc((size_t)s->noutputs + 1, sizeof(int));
     if (!p->dim_names || !p->tensor_name || !p->tensor_value || !p->input ||
+        !p->producer ||
         !p->op ||
         !p->output)
         return MRT_E_NOMEM;
     for (int i = 0; i < s->ndims; i++)
         if (!(p->dim_names[i] = strdup(s->dim_name[i])))
             return MRT_E_NOMEM;
-    for (int i = 0; i < s->ntensors; i++)
+    for (int i = 0; i < s->ntensors; i++) {
         memcpy(p->tensor_name[i], s->tensor[i].name, MRT_NAME_MAX);
+        p->producer[i] = s->tensor[i].producer;
+    }
     memcpy(p->output, s->output, (size_t)s->noutputs * sizeof(int));
     return MRT_OK;
 }

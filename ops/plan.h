@@ -69,6 +69,7 @@ typedef struct mrt_value {
     mrt_layout layout;
     int64_t local[MRT_MAX_DIMS]; /* shard extents */
     int64_t count;     /* elements per shard */
+    int made_by;       /* the op whose step made it; -1 for an input */
     /* Filled by mrt_plan_finish: */
     int def;           /* the step that makes it; -1 for an input */
     int last_use;      /* the last step that reads it; nsteps for inputs
@@ -139,6 +140,7 @@ struct mrt_plan {
     int *input;
     char (*tensor_name)[MRT_NAME_MAX];
     int *tensor_value;        /* [ntensors] value holding each tensor */
+    int *producer;            /* [ntensors] the op making it, -1: input */
     int nvalues, cap_values;
     mrt_value *value;
     int nsteps, cap_steps;

@@ -103,8 +103,13 @@ static void print_step(const mrt_plan *p, const mrt_step *s, FILE *f)
                    " in %" PRId64 " msg%s, %s",
                 s->group, s->bytes, s->cost.wire_bytes, s->cost.messages,
                 s->cost.messages == 1 ? "" : "s", fmt_time(s->time_s));
-    if (s->wait >= 0)
-        fprintf(f, "; in the background until step %d", s->wait);
+    if (s->wait >= 0 && s->wait < p->nsteps)
+        fprintf(f, "; in the background until op %d (%s) reads it",
+                p->step[s->wait].op,
+                p->tensor_name[p->value[p->op[p->step[s->wait].op].out_value]
+                                   .tensor]);
+    else if (s->wait >= 0)
+        fputs("; in the background until the end", f);
     fputs("\n      ", f);
     print_layout(p, &in->layout, f);
     fputs(" -> ", f);

@@ -168,14 +168,17 @@ static mrt_layout without_unit_axes(const mrt_layout *l, const mrt_mesh *m)
 }
 
 /* A value made after `from` that already holds the same tensor in
- * layout `to` (an earlier consumer moved it there), or -1.  Values of one
- * tensor in one layout are interchangeable, so a second consumer reads
- * it instead of moving the data again.  Looks back a bounded way. */
+ * layout `to` because an earlier consumer moved it there, or -1.  Values
+ * of one tensor in one layout are interchangeable, so a second consumer
+ * reads it instead of moving the data again.  (Only consumers' moves:
+ * the first reader of a tensor then always pays its own move, which the
+ * search's time bound relies on, ops/search_bound.c.)  Looks back a
+ * bounded way. */
 static int already_moved(const mrt_plan *p, int from, const mrt_layout *to)
 {
     int t = p->value[from].tensor;
     for (int v = p->nvalues - 1; v > from && v >= p->nvalues - 4096; v--)
-        if (p->value[v].tensor == t &&
+        if (p->value[v].tensor == t && p->value[v].made_by != p->producer[t] &&
             mrt_layout_equal(&p->value[v].layout, to))
             return v;
     return -1;

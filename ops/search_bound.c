@@ -36,7 +36,9 @@
  * its dearest axis only; input moves, result moves and reductions are
  * different steps and add up.  The bound of an op is the minimum over
  * every e (maps, reduce_max and rename count 0, a floor that holds for
- * any op); the program's is the sum over ops, less 1e-9 of itself for
+ * any op; and an input's move counts only for its first reader, since a
+ * later reader may reuse a value an earlier one moved to the same
+ * layout); the program's is the sum over ops, less 1e-9 of itself for
  * rounding.  Input values are taken in their home layouts (op results:
  * home dims, pending sums ignored), which is where every planner finds
  * them.  Two more floors of a move: only all-gathers grow a shard, and
@@ -82,6 +84,7 @@ typedef struct op_info {
     int member[MRT_MAX_EINSUM_DIMS]; /* IN0 | IN1 | OUT */
     int nin, in[2], out;             /* tensor ids */
     int may_defer;                   /* its result may stay pending */
+    int index;                       /* the op's number in the spec */
     int local;                       /* a map, reduce_max or rename: its
                                         bound is 0 (always a floor) */
     int nexec;                       /* execution layouts, by kernel time */
@@ -105,6 +108,7 @@ struct mrt_rules_bounds {
     int elsize;
     op_info *op;                /* [nops] */
     int *last_read;             /* [ntensors]: the last op reading it */
+    int *first_read;            /* [ntensors]: the first op reading it */
     char *output;               /* [ntensors]: 1 for the outputs */
     home_map *home;             /* [ntensors], of the current candidate */
 };
@@ -283,6 +287,7 @@ static mrt_status op_init(bounds *b, const mrt_profile *prof, int i)
                               &s->tensor[so->in[so->nin - 1]].layout,
                               &s->tensor[so->out].layout};
     o->nin = so->nin;
+    o->index = i;
     if (so->kind != MRT_OP_EINSUM) {
         o->local = 1;
         return MRT_OK;
@@ -323,6 +328,7 @@ static void bounds_free(bounds *b)
     free(b->op);
     free(b->home);
     free(b->last_read);
+    free(b->first_read);
     free(b->output);
 }
 
@@ -357,14 +363,18 @@ static mrt_status bounds_init(bounds *b, const mrt_spec *s,
     b->op = calloc((size_t)s->nops + 1, sizeof *b->op);
     b->home = calloc((size_t)s->ntensors + 1, sizeof *b->home);
     b->last_read = calloc((size_t)s->ntensors + 1, sizeof *b->last_read);
+    b->first_read = calloc((size_t)s->ntensors + 1, sizeof *b->first_read);
     b->output = calloc((size_t)s->ntensors + 1, 1);
-    if (!b->op || !b->home || !b->last_read || !b->output)
+    if (!b->op || !b->home || !b->last_read || !b->first_read || !b->output)
         return MRT_E_NOMEM;
     for (int t = 0; t < s->ntensors; t++)
-        b->last_read[t] = -1;
+        b->last_read[t] = b->first_read[t] = -1;
     for (int i = 0; i < s->nops; i++)
-        for (int k = 0; k < s->op[i].nin; k++)
+        for (int k = 0; k < s->op[i].nin; k++) {
             b->last_read[s->op[i].in[k]] = i;
+            if (b->first_read[s->op[i].in[k]] < 0)
+                b->first_read[s->op[i].in[k]] = i;
+        }
     for (int k = 0; k < s->noutputs; k++)
         b->output[s->output[k]] = 1;
     for (int i = 0; i < s->nops; i++) {
@@ -484,8 +494,13 @@ static double op_bound(const bounds *b, const op_info *o)
         if (x == b->budget)
             return o->kernel_s[x];
         const signed char *e = o->exec + (size_t)x * MRT_MAX_AXES;
-        double t = o->kernel_s[x] + in_moves(b, o, e, IN0, in0);
-        if (o->nin > 1)
+        /* a later reader may find its input already moved by an earlier
+         * one (ops/relayout.c): only the first reader surely pays */
+        double t = o->kernel_s[x];
+        if (b->first_read[o->in[0]] == o->index)
+            t += in_moves(b, o, e, IN0, in0);
+        if (o->nin > 1 && b->first_read[o->in[1]] == o->index &&
+            o->in[1] != o->in[0])
             t += in_moves(b, o, e, IN1, in1);
         t += out_cost(b, o, e, out);
         best = fmin(best, t);

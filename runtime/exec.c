@@ -319,6 +319,8 @@ static int complete(mrt_exec *e, int i)
     e->step_time[k] += t1 - t0;
     e->inflight[k] += t1 - e->start[k];
     e->pending[i] = e->pending[--e->npending];
+    if (!e->npending)
+        e->window += t1 - e->window_start;
     return rc;
 }
 
@@ -350,6 +352,8 @@ static int progress(mrt_exec *e)
         if (done) {
             e->inflight[k] += t1 - e->start[k];
             e->pending[i] = e->pending[--e->npending];
+            if (!e->npending)
+                e->window += t1 - e->window_start;
         } else {
             i++;
         }
@@ -372,6 +376,8 @@ mrt_status mrt_exec_run(mrt_exec *e, mrt_error *err)
         e->step_time[k] += t1 - t0;
         e->step_bytes[k] = e->comm->ledger_bytes - before;
         if (rc == MPI_SUCCESS && e->req[k] != MPI_REQUEST_NULL) {
+            if (!e->npending)
+                e->window_start = t0;
             e->start[k] = t0;
             e->exposed[k] += t1 - t0;
             e->pending[e->npending++] = k;

@@ -108,6 +108,9 @@ typedef struct mrt_exec {
                               wait), summed over runs */
     double *inflight;      /* [nsteps] seconds from issue to completion,
                               summed over runs */
+    double window;         /* seconds with at least one collective in the
+                              background, summed over runs */
+    double window_start;
 } mrt_exec;
 
 mrt_status mrt_exec_create(const mrt_plan *plan, mrt_comm *comm,
