@@ -61,7 +61,8 @@ static int result(mrt_user_op *u, mrt_status *st)
     return id;
 }
 
-/* Appends a primitive op; returns out, or -1. */
+/* Appends a primitive op; returns out, or -1.  b is -1 for a one-input
+ * op, and -2 when a second input was wanted but failed to be made. */
 static int emit(mrt_user_op *u, mrt_op_kind kind, mrt_map_fn fn, double c,
                 int a, int b, int out, mrt_status *st)
 {
@@ -92,15 +93,14 @@ static int map2(mrt_user_op *u, mrt_map_fn fn, int a, int b, int out,
     return emit(u, MRT_OP_MAP, fn, 0, a, b < 0 ? -2 : b, out, st);
 }
 
-/* The dims of tensor t without dim d (all of them when d < 0 is
- * "every dim": *nd = 0). */
+/* The dims of tensor t without dim d, in t's order. */
 static void dims_without(const mrt_spec *s, int t, int d, int dims[],
                          int *nd)
 {
     const mrt_layout *l = &s->tensor[t].layout;
     *nd = 0;
     for (int i = 0; i < l->ndims; i++)
-        if (d != -2 && l->dim[i] != d)
+        if (l->dim[i] != d)
             dims[(*nd)++] = l->dim[i];
 }
 
