@@ -244,7 +244,7 @@ static int op_bytes_equal(const mrt_exec *e, const measured *m, int i)
 }
 
 static void profile_step_text(const mrt_exec *e, const measured *m, int k,
-                              FILE *f)
+                              int w, FILE *f)
 {
     const mrt_plan *p = e->plan;
     const mrt_step *s = &p->step[k];
@@ -252,9 +252,9 @@ static void profile_step_text(const mrt_exec *e, const measured *m, int k,
     if (s->kind == MRT_STEP_EINSUM && m->time[k] > 0)
         snprintf(gf, sizeof gf, "%.2f", s->flops / m->time[k] / 1e9);
     mrt_mesh_axes_str(&p->mesh, s->axes, axes, sizeof axes);
-    fprintf(f, "  %4d %3d %-15s %-10s %-12s %10.4f %11.4f %6s %13" PRId64
+    fprintf(f, "  %4d %3d %-15s %-*s %-12s %10.4f %11.4f %6s %13" PRId64
                " %13" PRId64 " %-6s %8s\n",
-            k, s->op, mrt_step_kind_name(s->kind),
+            k, s->op, mrt_step_kind_name(s->kind), w,
             p->tensor_name[p->value[s->out].tensor], axes[0] ? axes : "-",
             s->time_s * 1e3, m->time[k] * 1e3,
             ratio(m->time[k], s->time_s, r, sizeof r), s->bytes,
@@ -265,17 +265,22 @@ static void profile_text(const mrt_exec *e, const measured *m, FILE *f)
 {
     const mrt_plan *p = e->plan;
     char r[16];
+    int w = 10; /* the widest tensor name */
+    for (int k = 0; k < p->nsteps; k++) {
+        int n = (int)strlen(p->tensor_name[p->value[p->step[k].out].tensor]);
+        w = n > w ? n : w;
+    }
     fprintf(f, "profile: the plan's model against this run (time per run of "
                "the slowest rank; bytes handed to MPI by every rank in the "
-               "last run); BLIS kernel %s\n  %4s %3s %-15s %-10s %-12s %10s "
+               "last run); BLIS kernel %s\n  %4s %3s %-15s %-*s %-12s %10s "
                "%11s %6s %13s %13s %-6s %8s\n",
-            mrt_blis_kernel_family(), "step", "op", "kind", "tensor", "axes",
+            mrt_blis_kernel_family(), "step", "op", "kind", w, "tensor", "axes",
             "model ms", "measured ms", "ratio", "planned bytes",
             "bytes to MPI", "ledger", "GFLOP/s");
     for (int i = 0; i < p->nops; i++) {
         const mrt_plan_op *o = &p->op[i];
         for (int k = o->first_step; k < o->first_step + o->nsteps; k++)
-            profile_step_text(e, m, k, f);
+            profile_step_text(e, m, k, w, f);
         fprintf(f, "  op %d (%s): model %.4f ms, measured %.4f ms (ratio %s);"
                    " planned bytes %" PRId64 ", handed to MPI %" PRId64
                    ": %s\n",
