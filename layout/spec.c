@@ -88,6 +88,10 @@ static int grow(void **buf, int *cap, int n, size_t elsize)
 int mrt_spec_add_tensor(mrt_spec *s, const char *name, const int *dims,
                         int ndims, int producer, mrt_mark at)
 {
+    int d[MRT_MAX_DIMS]; /* dims may point into s->tensor, which moves */
+    for (int i = 0; i < ndims && i < MRT_MAX_DIMS; i++)
+        d[i] = dims[i];
+    dims = d;
     if (grow((void **)&s->tensor, &s->cap_tensors, s->ntensors + 1,
              sizeof *s->tensor))
         return -1;

@@ -35,6 +35,8 @@ static int tmp(mrt_user_op *u, const char *suffix, const int *dims, int nd,
 {
     mrt_spec *s = u->p->spec;
     char name[MRT_NAME_MAX];
+    if (*st) /* an earlier piece failed: keep its error */
+        return -1;
     snprintf(name, sizeof name, "%.40s:%s", u->out.name, suffix);
     int id = mrt_spec_add_tensor(s, name, dims, nd, -1, u->out.mark);
     if (id < 0) {
@@ -51,6 +53,8 @@ static int tmp(mrt_user_op *u, const char *suffix, const int *dims, int nd,
 static int result(mrt_user_op *u, mrt_status *st)
 {
     mrt_spec *s = u->p->spec;
+    if (*st)
+        return -1;
     int id = mrt_spec_add_tensor(s, u->out.name, u->out.layout.dim,
                                  u->out.layout.ndims, -1, u->out.mark);
     if (id < 0) {
@@ -125,6 +129,8 @@ static int mean(mrt_user_op *u, int x, const int *dims, int nd,
                 const char *suffix, int out, mrt_status *st)
 {
     char sum_name[MRT_NAME_MAX];
+    if (*st || x < 0) /* an earlier piece failed: stop */
+        return -1;
     snprintf(sum_name, sizeof sum_name, "%s_sum", suffix);
     double n = reduced_count(u->p->spec, x, dims, nd);
     int sum = tmp(u, sum_name, dims, nd, st);

@@ -215,7 +215,11 @@ static mrt_status apply_rule(const mrt_spec_resolver *rs, mrt_spec_tensor *t,
                                           sizeof a),
                                  rule_str(s, rs->mesh, t->layout.dim[i], r,
                                           b, sizeof b),
-                                 own ? "" : " (give it its own layout:)");
+                                 own ? ""
+                                 : strchr(t->name, ':')
+                                     ? " (give its op a layout:; the tensors "
+                                       "an op makes inside take it too)"
+                                     : " (give it its own layout:)");
         }
         owner[axis] = i;
         t->layout.axes[i][j] = axis;

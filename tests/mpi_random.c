@@ -4,9 +4,15 @@
  *
  * Every rank generates the same cases from a fixed seed: a random mesh of
  * exactly P ranks (1-3 axes), random named dims, global layout rules, a
- * program of 1-3 einsums (one and two inputs; batch, free, contracted and
- * one-input-summed dims in random orders; later ops may read earlier
- * outputs), per-tensor and per-op layouts on some tensors, a random dtype.
+ * program of 1-4 steps, each an einsum (one and two inputs; batch, free,
+ * contracted and one-input-summed dims in random orders; later ops may
+ * read earlier outputs) or (40%) a newer op kind on a tensor already made:
+ * add/sub/mul/div broadcast by dim name (div by square(x) + a fill of 1),
+ * relu/tanh/exp (after a tanh)/neg/square/scale, reduce_sum/max/mean over
+ * a strict subset of dims, softmax, layer_norm (times a random gain),
+ * relayout to a random layout; about 1 case in 5 trains (float64): mse of
+ * a made tensor against a new target, a few inputs as params.  Per-tensor
+ * and per-op layouts on some tensors, a random dtype.
  * Each case is written as YAML to /tmp/mrt_random_<pid>_<rank>.yaml,
  * loaded, planned and run with verification on (mrt_run compares with the
  * unsharded reference and checks the bytes handed to MPI against the
@@ -41,12 +47,24 @@
 #define G_AXES 3   /* mesh axes at most */
 #define G_POOL 7   /* named dims at most */
 #define G_TD 5     /* dims per einsum (and so per tensor) at most */
-#define G_OPS 3
-#define G_TENSORS (3 * G_OPS + 1)
+#define G_OPS 16   /* ops of a program at most (einsums and newer kinds) */
+#define G_TENSORS (3 * G_OPS + 2)
 
 static const char *const axis_names[G_AXES] = {"a", "b", "c"};
 static const char *const dim_names[G_POOL] = {"i", "j", "k", "l",
                                               "p", "q", "r"};
+
+/* The op kinds generated: einsums as before, and the newer kinds, each
+ * on tensors already made. */
+enum {
+    O_EINSUM, O_ADD, O_SUB, O_MUL, O_DIV, O_RELU, O_TANH, O_EXP, O_NEG,
+    O_SQUARE, O_SCALE, O_RSUM, O_RMAX, O_RMEAN, O_SOFTMAX, O_LNORM,
+    O_RELAYOUT, O_MSE, O_NKINDS
+};
+static const char *const kind_names[O_NKINDS] = {
+    "einsum", "add", "sub", "mul", "div", "relu", "tanh", "exp", "neg",
+    "square", "scale", "reduce_sum", "reduce_max", "reduce_mean", "softmax",
+    "layer_norm", "relayout", "mse"};
 
 /* ---- random numbers (splitmix64: the same stream on every rank) ---- */
 
@@ -118,6 +136,14 @@ typedef struct g_tensor {
     int seed;
     double fill;
     int op;               /* producing op, or -1 for an input */
+    int scalar;           /* mse's result: dim[] are its inputs' dims, and
+                             own/rule the layout of the tensors inside */
+    int one;              /* an input of ones (a div's denominator) */
+    int hidden;           /* a layer_norm's result, before its gain: no
+                             other op reads it (a sum over its dim is all
+                             rounding error) */
+    unsigned varies;      /* dims along which the values may differ */
+    uint64_t dep;         /* the inputs (bit k: tensor k) it depends on */
 } g_tensor;
 
 typedef struct g_case {
@@ -128,7 +154,15 @@ typedef struct g_case {
     int nt;
     g_tensor t[G_TENSORS];
     int nops, nin[G_OPS], in[G_OPS][2], out[G_OPS];
+    int kind[G_OPS];       /* O_* */
+    unsigned rdims[G_OPS]; /* reductions: the dims reduced */
+    int pdim[G_OPS];       /* softmax, layer_norm: the dim */
+    int noshape[G_OPS];    /* leave out the result's shape: (not einsum) */
+    int dims1[G_OPS];      /* one reduced dim written as `dims: d` */
+    int eps[G_OPS];        /* layer_norm: write eps: 0.001 */
+    double by[G_OPS];      /* scale */
     int nout, output[G_TENSORS], write_outputs;
+    int train, loss, nparams, params[3], ngrads, grads[1];
 } g_case;
 
 static const g_rule *rule_of(const g_case *c, const g_tensor *t, int i)
@@ -194,6 +228,14 @@ static void gen_own(const g_case *c, rng *r, g_tensor *t)
     }
 }
 
+static unsigned dim_mask_of(const int *dims, int nd)
+{
+    unsigned m = 0;
+    for (int i = 0; i < nd; i++)
+        m |= 1u << dims[i];
+    return m;
+}
+
 static int add_tensor(g_case *c, rng *r, int op, const int *dims, int nd)
 {
     g_tensor *t = &c->t[c->nt];
@@ -213,6 +255,10 @@ static int add_tensor(g_case *c, rng *r, int op, const int *dims, int nd)
         t->init = k < 7 ? 0 : k < 9 ? 1 : 2;
         t->seed = rnd(r, 1000);
         t->fill = (double)(rnd(r, 9) - 4) * 0.25;
+        if (c->train && t->init == 2) /* no ties for reduce_max's gradient */
+            t->init = 1;
+        t->dep = 1ull << c->nt;
+        t->varies = t->init == 2 ? 0 : dim_mask_of(dims, nd);
     }
     if (chance(r, op >= 0 ? 0.35 : 0.3))
         gen_own(c, r, t);
@@ -248,12 +294,22 @@ static int popcount(unsigned m)
     return n;
 }
 
+/* Any existing tensor that later ops may read. */
+static int any_tensor(const g_case *c, rng *r)
+{
+    int k;
+    do
+        k = rnd(r, c->nt);
+    while (c->t[k].hidden || c->t[k].scalar);
+    return k;
+}
+
 /* An existing tensor: usually the latest op output. */
 static int pick_existing(const g_case *c, rng *r, int op)
 {
     if (op > 0 && chance(r, 0.7))
         return c->out[op - 1];
-    return rnd(r, c->nt);
+    return any_tensor(c, r);
 }
 
 /* The dims of a new partner for existing tensor e: some of e's dims
@@ -275,7 +331,7 @@ static int partner_dims(const g_case *c, rng *r, const g_tensor *e, int *d)
 /* Two new inputs over 2-5 pool dims, each dim in A, in B, or in both. */
 static void two_new(g_case *c, rng *r, int *a, int *b)
 {
-    int u[G_TD], nu = pick_dims(c, r, 2 + rnd(r, G_TD - 1), 0, u);
+    int u[G_TD] = {0}, nu = pick_dims(c, r, 2 + rnd(r, G_TD - 1), 0, u);
     int da[G_TD], db[G_TD], na = 0, nb = 0;
     for (int i = 0; i < nu; i++) {
         int k = rnd(r, 10);
@@ -309,7 +365,7 @@ static void gen_inputs(g_case *c, rng *r, int op, int nin, int in[2])
         return;
     }
     for (int tries = 0; tries < 3 && in[1] < 0 && chance(r, 0.35); tries++) {
-        int e = rnd(r, c->nt);
+        int e = any_tensor(c, r);
         if (popcount(dim_mask(&c->t[e]) | dim_mask(&c->t[in[0]])) <= G_TD)
             in[1] = e;
     }
@@ -342,6 +398,243 @@ static void gen_op(g_case *c, rng *r, int op)
     if (n == 0)
         d[n++] = all[rnd(r, na)];
     c->out[op] = add_tensor(c, r, op, d, n);
+    c->kind[op] = O_EINSUM;
+    g_tensor *t = &c->t[c->out[op]];
+    for (int k = 0; k < nin; k++) {
+        t->dep |= c->t[c->in[op][k]].dep;
+        t->varies |= c->t[c->in[op][k]].varies;
+    }
+    t->varies &= dim_mask(t);
+}
+
+/* ---- the newer op kinds --------------------------------------------- */
+
+/* A tensor to work on: usually the latest op's result (never a scalar);
+ * a new input when there is none yet. */
+static int pick_made(g_case *c, rng *r)
+{
+    if (c->nops > 0 && !c->t[c->out[c->nops - 1]].scalar && chance(r, 0.7))
+        return c->out[c->nops - 1];
+    int cand[G_TENSORS], n = 0;
+    for (int k = 0; k < c->nt; k++)
+        if (!c->t[k].scalar && !c->t[k].hidden)
+            cand[n++] = k;
+    if (n > 0)
+        return cand[rnd(r, n)];
+    int d[G_TD];
+    return add_tensor(c, r, -1, d, pick_dims(c, r, 1 + rnd(r, 4), 0, d));
+}
+
+/* Appends op `kind` on in0 (and in1, or -1), reducing rd or over dim pd;
+ * its result has the dims the kind makes.  Returns the result. */
+static int new_op(g_case *c, rng *r, int kind, int in0, int in1, unsigned rd,
+                  int pd)
+{
+    static const double bys[] = {0.5, -0.5, 2, 0.25};
+    int op = c->nops++;
+    const g_tensor *a = &c->t[in0];
+    unsigned m = dim_mask(a), v = a->varies;
+    uint64_t dep = a->dep;
+    if (in1 >= 0) {
+        m |= dim_mask(&c->t[in1]);
+        v |= c->t[in1].varies;
+        dep |= c->t[in1].dep;
+    }
+    m &= ~rd;
+    v &= ~rd;
+    if ((kind == O_SOFTMAX || kind == O_LNORM) && !(v & (1u << pd)))
+        v = 0; /* constant along pd: the result is constant */
+    c->kind[op] = kind;
+    c->nin[op] = in1 >= 0 ? 2 : 1;
+    c->in[op][0] = in0;
+    c->in[op][1] = in1;
+    c->rdims[op] = rd;
+    c->pdim[op] = pd;
+    int d[G_TD], n = 0;
+    for (int x = 0; x < G_POOL; x++)
+        if (m & (1u << x))
+            d[n++] = x;
+    int k = add_tensor(c, r, op, d, n);
+    g_tensor *t = &c->t[k];
+    t->dep = dep;
+    t->varies = v;
+    t->scalar = kind == O_MSE;
+    if (kind == O_RELAYOUT && !t->own)
+        gen_own(c, r, t);
+    c->noshape[op] = kind == O_MSE || chance(r, 0.4);
+    c->dims1[op] = popcount(rd) == 1 && chance(r, 0.5);
+    c->eps[op] = kind == O_LNORM && chance(r, 0.3);
+    c->by[op] = bys[rnd(r, 4)];
+    c->out[op] = k;
+    return k;
+}
+
+/* A partner for e in an elementwise op: an existing tensor sharing a dim
+ * with it (the union at most G_TD dims), or a new input over some of e's
+ * dims and maybe one more. */
+static int partner(g_case *c, rng *r, int e)
+{
+    unsigned m = dim_mask(&c->t[e]);
+    if (chance(r, 0.5)) {
+        int cand[G_TENSORS], n = 0;
+        for (int k = 0; k < c->nt; k++) {
+            unsigned o = dim_mask(&c->t[k]);
+            if (!c->t[k].scalar && !c->t[k].hidden && (o & m) &&
+                popcount(o | m) <= G_TD)
+                cand[n++] = k;
+        }
+        if (n > 0)
+            return cand[rnd(r, n)];
+    }
+    const g_tensor *t = &c->t[e];
+    int d[G_TD], n = 0;
+    for (int i = 0; i < t->nd; i++)
+        if (chance(r, 0.6))
+            d[n++] = t->dim[i];
+    if (n == 0)
+        d[n++] = t->dim[rnd(r, t->nd)];
+    if (t->nd < G_TD && chance(r, 0.4))
+        n += pick_dims(c, r, 1, m, d + n);
+    return add_tensor(c, r, -1, d, n);
+}
+
+/* One op of a newer kind (1-3 ops: div divides by square(x) + 1, exp
+ * takes a tanh) on a tensor already made. */
+static void gen_newop(g_case *c, rng *r)
+{
+    int e = pick_made(c, r);
+    int kind = O_ADD + rnd(r, O_MSE - O_ADD);
+    const g_tensor *t = &c->t[e];
+    int d[G_TD], n = 0;
+    if ((kind == O_RSUM || kind == O_RMAX || kind == O_RMEAN) && t->nd < 2)
+        kind = O_NEG;
+    if (kind == O_LNORM && !t->varies)
+        kind = O_SOFTMAX;
+    switch (kind) {
+    case O_ADD:
+    case O_SUB:
+    case O_MUL: {
+        int b = partner(c, r, e);
+        if (chance(r, 0.5))
+            new_op(c, r, kind, b, e, 0, -1);
+        else
+            new_op(c, r, kind, e, b, 0, -1);
+        return;
+    }
+    case O_DIV: {
+        int b = partner(c, r, e), num = e;
+        if (chance(r, 0.5)) {
+            num = b;
+            b = e;
+        }
+        const g_tensor *bt = &c->t[b];
+        for (int i = 0; i < bt->nd; i++)
+            if (chance(r, 0.5))
+                d[n++] = bt->dim[i];
+        if (n == 0)
+            d[n++] = bt->dim[rnd(r, bt->nd)];
+        int one = add_tensor(c, r, -1, d, n);
+        c->t[one].init = 2;
+        c->t[one].fill = 1;
+        c->t[one].one = 1;
+        c->t[one].varies = 0;
+        int sq = new_op(c, r, O_SQUARE, b, -1, 0, -1);
+        int den = chance(r, 0.5) ? new_op(c, r, O_ADD, sq, one, 0, -1)
+                                 : new_op(c, r, O_ADD, one, sq, 0, -1);
+        new_op(c, r, O_DIV, num, den, 0, -1);
+        return;
+    }
+    case O_EXP:
+        if (t->op < 0 || c->kind[t->op] != O_TANH)
+            e = new_op(c, r, O_TANH, e, -1, 0, -1);
+        new_op(c, r, O_EXP, e, -1, 0, -1);
+        return;
+    case O_RSUM:
+    case O_RMAX:
+    case O_RMEAN: {
+        unsigned rd = 0;
+        memcpy(d, t->dim, sizeof(int) * (size_t)t->nd);
+        shuffle(r, d, t->nd);
+        for (int j = 1 + rnd(r, t->nd - 1); j-- > 0;)
+            rd |= 1u << d[j];
+        if (kind == O_RMAX && c->train && (rd & ~t->varies))
+            kind = O_RSUM; /* ties: finite differences disagree */
+        new_op(c, r, kind, e, -1, rd, -1);
+        return;
+    }
+    case O_SOFTMAX:
+    case O_LNORM: {
+        /* training: over a dim every input it depends on has, so that no
+         * input only shifts (or scales) the values along it, which
+         * softmax and layer_norm ignore (a zero gradient, all rounding:
+         * finite differences cannot check it) */
+        unsigned ok = ~0u;
+        for (int k = 0; c->train && k < c->nt; k++)
+            if (t->dep >> k & 1)
+                ok &= dim_mask(&c->t[k]);
+        for (int i = 0; i < t->nd; i++)
+            if ((kind == O_SOFTMAX || (t->varies & (1u << t->dim[i]))) &&
+                (ok & (1u << t->dim[i])))
+                d[n++] = t->dim[i];
+        if (n == 0) {
+            new_op(c, r, O_TANH, e, -1, 0, -1);
+            return;
+        }
+        int pd = d[rnd(r, n)];
+        int y = new_op(c, r, kind, e, -1, 0, pd);
+        if (kind == O_SOFTMAX && !c->train)
+            return;
+        /* times a random gain over pd and maybe more of its dims, as a
+         * layer norm's gain: later sums over pd are then no cancellation
+         * (nor, when training, a softmax's constant sum of 1) */
+        const g_tensor *yt = &c->t[y];
+        n = 0;
+        d[n++] = pd;
+        for (int i = 0; i < yt->nd; i++)
+            if (yt->dim[i] != pd && chance(r, 0.3))
+                d[n++] = yt->dim[i];
+        int g = add_tensor(c, r, -1, d, n);
+        if (c->t[g].init == 2)
+            c->t[g].init = 1;
+        c->t[g].varies = dim_mask(&c->t[g]);
+        c->t[y].hidden = 1;
+        if (chance(r, 0.5))
+            new_op(c, r, O_MUL, y, g, 0, -1);
+        else
+            new_op(c, r, O_MUL, g, y, 0, -1);
+        return;
+    }
+    default:
+        new_op(c, r, kind, e, -1, 0, -1);
+    }
+}
+
+/* The train: block: mse of a made tensor against a new target, and a few
+ * of the inputs the loss depends on as params (and maybe one as grads). */
+static void gen_train(g_case *c, rng *r)
+{
+    int p = c->out[c->nops - 1];
+    if (chance(r, 0.3)) {
+        int cand[G_OPS], n = 0;
+        for (int op = 0; op < c->nops; op++)
+            if (!c->t[c->out[op]].hidden)
+                cand[n++] = c->out[op];
+        p = cand[rnd(r, n)];
+    }
+    const g_tensor *pt = &c->t[p];
+    int tg = add_tensor(c, r, -1, pt->dim, pt->nd);
+    c->loss = chance(r, 0.5) ? new_op(c, r, O_MSE, p, tg, 0, -1)
+                             : new_op(c, r, O_MSE, tg, p, 0, -1);
+    int cand[G_TENSORS], n = 0;
+    for (int k = 0; k < c->nt; k++)
+        if (c->t[k].op < 0 && (pt->dep >> k & 1))
+            cand[n++] = k;
+    shuffle(r, cand, n);
+    c->nparams = 1 + rnd(r, n < 3 ? n : 3);
+    memcpy(c->params, cand, sizeof(int) * (size_t)c->nparams);
+    c->ngrads = n > c->nparams && chance(r, 0.3);
+    if (c->ngrads)
+        c->grads[0] = cand[c->nparams];
 }
 
 /* Tensors whose global layout uses an axis twice mostly get their own. */
@@ -417,16 +710,33 @@ static void gen_case(g_case *c, uint64_t seed, int P)
     rng r = {seed};
     memset(c, 0, sizeof *c);
     gen_mesh(c, &r, P);
-    c->f64 = chance(&r, 0.5);
+    c->train = chance(&r, 0.2);
+    c->f64 = c->train || chance(&r, 0.5);
     c->npool = 3 + rnd(&r, G_POOL - 2);
     gen_global(c, &r);
-    c->nops = 1 + rnd(&r, G_OPS);
-    for (int op = 0; op < c->nops; op++)
-        gen_op(c, &r, op);
+    /* 1-4 steps: an einsum (60%) or a newer kind (1-3 ops) */
+    for (int steps = 1 + rnd(&r, 4); steps > 0; steps--) {
+        if (chance(&r, 0.6)) {
+            gen_op(c, &r, c->nops);
+            c->nops++;
+        } else {
+            gen_newop(c, &r);
+        }
+    }
+    if (c->train)
+        gen_train(c, &r);
     for (int k = 0; k < c->nt; k++)
         if (axis_clash(c, &c->t[k]) && chance(&r, 0.85))
             gen_own(c, &r, &c->t[k]);
     gen_sizes(c, &r);
+    /* training: a layer_norm over a dim of 1-3 elements barely depends
+     * on its input (only through eps); finite differences cannot check
+     * such small gradients, so it becomes a softmax */
+    for (int op = 0; c->train && op < c->nops; op++)
+        if (c->kind[op] == O_LNORM && c->size[c->pdim[op]] < 4) {
+            c->kind[op] = O_SOFTMAX;
+            c->eps[op] = 0;
+        }
     gen_outputs(c, &r);
 }
 
@@ -522,14 +832,31 @@ static void write_yaml(const g_case *c, sbuf *b)
     }
     put(b, "ops:\n");
     for (int op = 0; op < c->nops; op++) {
-        const g_tensor *t = &c->t[c->out[op]];
-        put(b, "  - {op: einsum, in: [%s", c->t[c->in[op][0]].name);
+        const g_tensor *t = &c->t[c->out[op]], *a = &c->t[c->in[op][0]];
+        int k = c->kind[op];
+        put(b, "  - {op: %s, in: [%s", kind_names[k], a->name);
         if (c->nin[op] == 2)
             put(b, ", %s", c->t[c->in[op][1]].name);
-        put(b, "], out: %s, ", t->name);
-        put_shape(b, t);
+        put(b, "], out: %s", t->name);
+        if (!c->noshape[op]) {
+            put(b, ", ");
+            put_shape(b, t);
+        }
         if (t->own)
             put_own_layout(b, t);
+        if (k == O_SCALE)
+            put(b, ", by: %g", c->by[op]);
+        if (k == O_RSUM || k == O_RMAX || k == O_RMEAN) {
+            put(b, ", dims: %s", c->dims1[op] ? "" : "[");
+            for (int i = 0, n = 0; i < a->nd; i++)
+                if (c->rdims[op] & (1u << a->dim[i]))
+                    put(b, "%s%s", n++ ? ", " : "", dim_names[a->dim[i]]);
+            put(b, "%s", c->dims1[op] ? "" : "]");
+        }
+        if (k == O_SOFTMAX || k == O_LNORM)
+            put(b, ", dim: %s", dim_names[c->pdim[op]]);
+        if (c->eps[op])
+            put(b, ", eps: 0.001");
         put(b, "}\n");
     }
     if (c->write_outputs) {
@@ -537,6 +864,15 @@ static void write_yaml(const g_case *c, sbuf *b)
         for (int k = 0; k < c->nout; k++)
             put(b, "%s%s", k ? ", " : "", c->t[c->output[k]].name);
         put(b, "]\n");
+    }
+    if (c->train) {
+        put(b, "train: {loss: %s, params: [", c->t[c->loss].name);
+        for (int k = 0; k < c->nparams; k++)
+            put(b, "%s%s", k ? ", " : "", c->t[c->params[k]].name);
+        put(b, "], lr: 0.1, steps: 2");
+        if (c->ngrads)
+            put(b, ", grads: [%s]", c->t[c->grads[0]].name);
+        put(b, "}\n");
     }
 }
 
@@ -806,7 +1142,7 @@ int main(int argc, char **argv)
              (long)getpid(), rank);
     double t0 = MPI_Wtime();
 
-    int cases = 0;
+    int cases = 0, ntrain = 0, kinds[O_NKINDS] = {0};
     sbuf b;
     for (int k = only >= 0 ? only : 0; k < (only >= 0 ? only + 1 : ncases);
          k++) {
@@ -814,6 +1150,9 @@ int main(int argc, char **argv)
         char label[96];
         rng mix = {seed ^ ((uint64_t)k << 32) ^ (uint64_t)P};
         gen_case(&c, rng_next(&mix), P);
+        ntrain += c.train;
+        for (int op = 0; op < c.nops; op++)
+            kinds[c.kind[op]]++;
         write_yaml(&c, &b);
         snprintf(label, sizeof label, "random case %d (rerun: --seed %llu "
                  "--case %d)", k, (unsigned long long)seed, k);
@@ -830,6 +1169,11 @@ int main(int argc, char **argv)
     if (rank == 0) {
         printf("random: %d cases, %d rejected, %d failed at %d ranks\n", cases,
                random_rejected, random_failed, P);
+        printf("random ops:");
+        for (int k = 0; k < O_NKINDS; k++)
+            printf(" %s %d%s", kind_names[k], kinds[k],
+                   k + 1 < O_NKINDS ? "," : "");
+        printf("; %d cases train\n", ntrain);
         printf("tricky: %d failed\n", R.failed - random_failed);
         printf("%d runs in %.1f s%s\n", R.run, secs,
                accepted_ok ? "" : "; FAIL: over 30% of random cases were "
