@@ -89,7 +89,9 @@ int mrt_spec_add_tensor(mrt_spec *s, const char *name, const int *dims,
                         int ndims, int producer, mrt_mark at)
 {
     int d[MRT_MAX_DIMS]; /* dims may point into s->tensor, which moves */
-    for (int i = 0; i < ndims && i < MRT_MAX_DIMS; i++)
+    if (ndims < 0 || ndims > MRT_MAX_DIMS)
+        return -1;
+    for (int i = 0; i < ndims; i++)
         d[i] = dims[i];
     dims = d;
     if (grow((void **)&s->tensor, &s->cap_tensors, s->ntensors + 1,

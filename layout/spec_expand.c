@@ -162,11 +162,12 @@ static mrt_status softmax(mrt_user_op *u)
     mrt_status st = MRT_OK;
     const mrt_spec *s = u->p->spec;
     int x = u->in[0], rest[MRT_MAX_DIMS], nr;
-    const mrt_layout *xl = &s->tensor[x].layout;
+    /* (copies: s->tensor moves as the pieces are added) */
+    int dims[MRT_MAX_DIMS], nd = s->tensor[x].layout.ndims;
+    memcpy(dims, s->tensor[x].layout.dim, sizeof dims);
     dims_without(s, x, u->dim, rest, &nr);
     int z = shifted(u, x, u->dim, &st);
-    int e = map1(u, MRT_MAP_EXP, 0, z, tmp(u, "exp", xl->dim, xl->ndims, &st),
-                 &st);
+    int e = map1(u, MRT_MAP_EXP, 0, z, tmp(u, "exp", dims, nd, &st), &st);
     int sum = emit(u, MRT_OP_EINSUM, MRT_MAP_COPY, 0, e, -1,
                    tmp(u, "sum", rest, nr, &st), &st);
     map2(u, MRT_MAP_DIV, e, sum, result(u, &st), &st);
