@@ -122,29 +122,48 @@ static void report_times(const mrt_spec *s, const mrt_exec *e,
         w = n > w ? n : w;
     }
     if (root && !opt->json)
-        fprintf(f, "run %s: %d ranks, %s, %d run%s\n  %-3s %-*s %14s %16s %16s\n",
+        fprintf(f, "run %s: %d ranks, %s, %d run%s (a row per spec op and "
+                   "part of the step; --json lists the %d primitive ops)\n"
+                   "  %-3s %-8s %-*s %14s %16s %16s\n",
                 s->path, e->comm->size, mrt_dtype_name(p->dtype), runs,
-                runs == 1 ? "" : "s", "op", w, "out", "ms/run", "bytes to MPI",
-                "planned bytes");
+                runs == 1 ? "" : "s", p->nops, "op", "part", w, "out",
+                "ms/run", "bytes to MPI", "planned bytes");
     if (root && opt->json)
         fprintf(f, "{\"spec\": \"%s\", \"ranks\": %d, \"runs\": %d, \"ops\": [",
                 s->path, e->comm->size, runs);
+    static const char *const part[] = {"forward", "backward", "update"};
+    double gt = 0;
+    int64_t gb = 0, gp = 0;
     for (int i = 0; i < p->nops; i++) {
         double t = op_time(e, i, runs);
         int64_t b = op_bytes(e, i);
         const char *name = p->tensor_name[p->value[p->op[i].out_value].tensor];
         total += t;
         measured += b;
-        if (root && !opt->json)
-            fprintf(f, "  %-3d %-*s %14.3f %16" PRId64 " %16" PRId64 "\n", i,
-                    w, name, t * 1e3, b, p->op[i].comm_bytes);
+        /* the primitive ops of one spec op and part, as one row */
+        gt += t;
+        gb += b;
+        gp += p->op[i].comm_bytes;
+        int last = i + 1 == p->nops || p->op[i + 1].user != p->op[i].user ||
+                   p->op[i + 1].phase != p->op[i].phase ||
+                   p->op[i].phase == MRT_PHASE_UPDATE;
+        if (root && !opt->json && last) {
+            char num[16] = "-";
+            if (p->op[i].user > 0)
+                snprintf(num, sizeof num, "%d", p->op[i].user);
+            fprintf(f, "  %-3s %-8s %-*s %14.3f %16" PRId64 " %16" PRId64
+                       "\n", num, part[p->op[i].phase], w, name, gt * 1e3,
+                    gb, gp);
+        }
+        if (last)
+            gt = 0, gb = gp = 0;
         if (root && opt->json)
             fprintf(f, "%s{\"out\": \"%s\", \"time_s\": %.9g, \"bytes\": %" PRId64
                        ", \"planned_bytes\": %" PRId64 "}",
                     i ? ", " : "", name, t, b, p->op[i].comm_bytes);
     }
     if (root && !opt->json)
-        fprintf(f, "  %-*s %14.3f %16" PRId64 " %16" PRId64 "  %s\n", w + 4,
+        fprintf(f, "  %-*s %14.3f %16" PRId64 " %16" PRId64 "  %s\n", w + 13,
                 "total", total * 1e3, measured, p->comm_bytes,
                 bad ? "MISMATCH" : "bytes match the plan");
     if (root && opt->json)
