@@ -157,19 +157,26 @@ static int shifted(mrt_user_op *u, int x, int d, mrt_status *st)
     return map2(u, MRT_MAP_SUB, x, m, z, st);
 }
 
-static mrt_status softmax(mrt_user_op *u)
+/* What softmax and the cross-entropy share: z = x - max_d x, e = exp z,
+ * and the sum of e over d, which it returns. */
+static int exp_sum(mrt_user_op *u, int *z, int *e, mrt_status *st)
 {
-    mrt_status st = MRT_OK;
     const mrt_spec *s = u->p->spec;
     int x = u->in[0], rest[MRT_MAX_DIMS], nr;
     /* (copies: s->tensor moves as the pieces are added) */
     int dims[MRT_MAX_DIMS], nd = s->tensor[x].layout.ndims;
     memcpy(dims, s->tensor[x].layout.dim, sizeof dims);
     dims_without(s, x, u->dim, rest, &nr);
-    int z = shifted(u, x, u->dim, &st);
-    int e = map1(u, MRT_MAP_EXP, 0, z, tmp(u, "exp", dims, nd, &st), &st);
-    int sum = emit(u, MRT_OP_EINSUM, MRT_MAP_COPY, 0, e, -1,
-                   tmp(u, "sum", rest, nr, &st), &st);
+    *z = shifted(u, x, u->dim, st);
+    *e = map1(u, MRT_MAP_EXP, 0, *z, tmp(u, "exp", dims, nd, st), st);
+    return emit(u, MRT_OP_EINSUM, MRT_MAP_COPY, 0, *e, -1,
+                tmp(u, "sum", rest, nr, st), st);
+}
+
+static mrt_status softmax(mrt_user_op *u)
+{
+    mrt_status st = MRT_OK;
+    int z, e, sum = exp_sum(u, &z, &e, &st);
     map2(u, MRT_MAP_DIV, e, sum, result(u, &st), &st);
     return st;
 }
@@ -217,10 +224,7 @@ static mrt_status cross_entropy(mrt_user_op *u)
     int dims[MRT_MAX_DIMS], nd = s->tensor[x].layout.ndims;
     memcpy(dims, s->tensor[x].layout.dim, sizeof dims);
     dims_without(s, x, u->dim, rest, &nr);
-    int z = shifted(u, x, u->dim, &st);
-    int e = map1(u, MRT_MAP_EXP, 0, z, tmp(u, "exp", dims, nd, &st), &st);
-    int sum = emit(u, MRT_OP_EINSUM, MRT_MAP_COPY, 0, e, -1,
-                   tmp(u, "sum", rest, nr, &st), &st);
+    int z, e, sum = exp_sum(u, &z, &e, &st);
     int lse = map1(u, MRT_MAP_LOG, 0, sum, tmp(u, "lse", rest, nr, &st), &st);
     if (u->labels) {
         int hot = tmp(u, "one_hot", dims, nd, &st);
