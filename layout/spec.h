@@ -118,6 +118,9 @@ typedef struct mrt_spec_op {
 
 /* `train:` — one SGD step per run of the plan. */
 #define MRT_MAX_PARAMS 64
+/* At most as many steps as `run --repeat` runs: each is a run, with its
+ * loss kept and reported. */
+#define MRT_TRAIN_STEPS_MAX 1000000
 typedef struct mrt_train {
     int loss;          /* tensor id of the scalar loss; -1: no training */
     int seed;          /* the input tensor dL/dL = 1 */

@@ -368,11 +368,13 @@ static mrt_status op_params(mrt_user_op *u, const yaml_node_t *n)
                                (long long)s->dim_size[u->dim]);
     }
     snprintf(what, sizeof what, "'by' of op %d", u->number);
-    if (!st && (v = mrt_spec_get(p, n, "by")))
-        st = mrt_spec_number(p, v, what, &u->c);
+    if (!st && (v = mrt_spec_get(p, n, "by")) &&
+        !(st = mrt_spec_number(p, v, what, &u->c)))
+        st = mrt_spec_fits_dtype(p, v, what, u->c);
     snprintf(what, sizeof what, "'eps' of op %d", u->number);
-    if (!st && (v = mrt_spec_get(p, n, "eps")))
-        st = mrt_spec_positive(p, v, what, &u->c);
+    if (!st && (v = mrt_spec_get(p, n, "eps")) &&
+        !(st = mrt_spec_positive(p, v, what, &u->c)))
+        st = mrt_spec_fits_dtype(p, v, what, u->c);
     if (st || u->nin < 2)
         return st;
     const mrt_spec_tensor *b = &s->tensor[u->in[1]];
@@ -419,6 +421,13 @@ static mrt_status op_result(mrt_user_op *u, const yaml_node_t *seq,
     if (!shape) {
         t->layout = derived;
         t->shape_mark = t->mark;
+        if (mrt_spec_too_large(&t->layout))
+            return mrt_spec_fail(p, n, "tensor '%s' %s made by op %d (%s) is "
+                                 "too large: its size in bytes overflows 64 "
+                                 "bits", t->name,
+                                 mrt_spec_shape_str(p->spec, &t->layout, a,
+                                                    sizeof a),
+                                 u->number, kinds[u->kind].name);
         return MRT_OK;
     }
     if ((st = mrt_spec_parse_shape(p, shape, t)))
