@@ -70,7 +70,8 @@ static mrt_status run_op(const mrt_spec *s, int i, void **bufs)
     case MRT_OP_KIND_COUNT:
         break;
     }
-    void *ws = malloc(mrt_einsum_workspace(s->dtype, &a, bp, &c) + 64);
+    size_t bytes = mrt_einsum_workspace(s->dtype, &a, bp, &c);
+    void *ws = bytes < SIZE_MAX - 64 ? malloc(bytes + 64) : NULL;
     if (!ws)
         return MRT_E_NOMEM;
     mrt_kernel_einsum(s->dtype, &a, bp, &c, ws);

@@ -5,6 +5,7 @@
  * rank's block copied out), and gathering shards back into the full
  * tensor on rank 0 for --verify and --save.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,7 +107,14 @@ mrt_status mrt_shard_gather(mrt_exec *e, int v, void **full, mrt_error *err)
     size_t shard = (size_t)val->count * (size_t)p->elsize;
     int64_t total = 1;
     for (int i = 0; i < val->layout.ndims; i++)
-        total *= val->layout.size[i];
+        total *= val->layout.size[i]; /* a spec tensor's count: fits */
+    /* MPI_Gather counts are ints: a larger shard is refused, not cut
+     * (and shard * ranks then fits a size_t) */
+    if (shard > INT_MAX)
+        return mrt_error_set(err, MRT_E_RUNTIME, "", (mrt_mark){0},
+                             "cannot gather '%s' on rank 0: its shard of "
+                             "%zu bytes is over MPI's count of %d",
+                             p->tensor_name[val->tensor], shard, INT_MAX);
     char *all = NULL;
     int ok = 1;
     if (c->rank == 0) {
