@@ -20,6 +20,7 @@
 #include "calibrate.h"
 #include "kernel.h"
 #include "npy.h"
+#include "output.h"
 #include "runtime.h"
 #include "trace.h"
 
@@ -128,9 +129,12 @@ static void report_times(const mrt_spec *s, const mrt_exec *e,
                 s->path, e->comm->size, mrt_dtype_name(p->dtype), runs,
                 runs == 1 ? "" : "s", p->nops, "op", "part", w, "out",
                 "ms/run", "bytes to MPI", "planned bytes");
-    if (root && opt->json)
-        fprintf(f, "{\"spec\": \"%s\", \"ranks\": %d, \"runs\": %d, \"ops\": [",
-                s->path, e->comm->size, runs);
+    if (root && opt->json) {
+        fputs("{\"spec\": ", f);
+        mrt_json_string(f, s->path);
+        fprintf(f, ", \"ranks\": %d, \"runs\": %d, \"ops\": [",
+                e->comm->size, runs);
+    }
     static const char *const part[] = {"forward", "backward", "update"};
     double gt = 0;
     int64_t gb = 0, gp = 0;
@@ -158,18 +162,20 @@ static void report_times(const mrt_spec *s, const mrt_exec *e,
         if (last)
             gt = 0, gb = gp = 0;
         if (root && opt->json)
-            fprintf(f, "%s{\"out\": \"%s\", \"time_s\": %.9g, \"bytes\": %" PRId64
+            fprintf(f, "%s{\"out\": \"%s\", \"time_s\": %s, \"bytes\": %" PRId64
                        ", \"planned_bytes\": %" PRId64 "}",
-                    i ? ", " : "", name, t, b, p->op[i].comm_bytes);
+                    i ? ", " : "", name, MRT_JSON_NUM("%.9g", t), b,
+                    p->op[i].comm_bytes);
     }
     if (root && !opt->json)
         fprintf(f, "  %-*s %14.3f %16" PRId64 " %16" PRId64 "  %s\n", w + 13,
                 "total", total * 1e3, measured, p->comm_bytes,
                 bad ? "MISMATCH" : "bytes match the plan");
     if (root && opt->json)
-        fprintf(f, "], \"totals\": {\"time_s\": %.9g, \"bytes\": %" PRId64
+        fprintf(f, "], \"totals\": {\"time_s\": %s, \"bytes\": %" PRId64
                    ", \"planned_bytes\": %" PRId64 ", \"bytes_match\": %s}",
-                total, measured, p->comm_bytes, bad ? "false" : "true");
+                MRT_JSON_NUM("%.9g", total), measured, p->comm_bytes,
+                bad ? "false" : "true");
 }
 
 /* ---- training ------------------------------------------------------- */
@@ -198,7 +204,7 @@ static void report_losses(const mrt_spec *s, const double *loss, int runs,
     if (json) {
         fputs(", \"losses\": [", f);
         for (int r = 0; r < runs; r++)
-            fprintf(f, "%s%.10g", r ? ", " : "", loss[r]);
+            fprintf(f, "%s%s", r ? ", " : "", MRT_JSON_NUM("%.10g", loss[r]));
         fputc(']', f);
         return;
     }
@@ -377,28 +383,33 @@ static void profile_json(const mrt_exec *e, const measured *m, FILE *f)
         const mrt_step *s = &p->step[k];
         fprintf(f, "%s{\"step\": %d, \"op\": %d, \"kind\": \"%s\", "
                    "\"tensor\": \"%s\", \"axes\": \"%s\", \"group\": %"
-                   PRId64 ", \"model_s\": %.9g, \"measured_s\": %.9g, "
+                   PRId64 ", \"model_s\": %s, \"measured_s\": %s, "
                    "\"planned_bytes\": %" PRId64 ", \"bytes\": %" PRId64
-                   ", \"bytes_equal\": %s, \"flops\": %.9g, \"gflops\": ",
+                   ", \"bytes_equal\": %s, \"flops\": %s, \"gflops\": ",
                 k ? ", " : "", k, s->op, mrt_step_kind_name(s->kind),
                 p->tensor_name[p->value[s->out].tensor],
                 mrt_mesh_axes_str(&p->mesh, s->axes, axes, sizeof axes),
-                s->group, s->time_s, m->time[k], s->bytes, e->step_bytes[k],
-                m->differ[k] ? "false" : "true", s->flops);
+                s->group, MRT_JSON_NUM("%.9g", s->time_s),
+                MRT_JSON_NUM("%.9g", m->time[k]), s->bytes, e->step_bytes[k],
+                m->differ[k] ? "false" : "true",
+                MRT_JSON_NUM("%.9g", s->flops));
         if (s->kind == MRT_STEP_EINSUM && m->time[k] > 0)
-            fprintf(f, "%.6g}", s->flops / m->time[k] / 1e9);
+            fprintf(f, "%s}",
+                    MRT_JSON_NUM("%.6g", s->flops / m->time[k] / 1e9));
         else
             fputs("null}", f);
     }
     fputs("], \"ops\": [", f);
     for (int i = 0; i < p->nops; i++) {
         const mrt_plan_op *o = &p->op[i];
-        fprintf(f, "%s{\"op\": %d, \"out\": \"%s\", \"model_s\": %.9g, "
-                   "\"measured_s\": %.9g, \"planned_bytes\": %" PRId64
+        fprintf(f, "%s{\"op\": %d, \"out\": \"%s\", \"model_s\": %s, "
+                   "\"measured_s\": %s, \"planned_bytes\": %" PRId64
                    ", \"bytes\": %" PRId64 ", \"bytes_equal\": %s}",
                 i ? ", " : "", i,
-                p->tensor_name[p->value[o->out_value].tensor], o->time_s,
-                m->op_time[i], o->comm_bytes, op_bytes(e, i),
+                p->tensor_name[p->value[o->out_value].tensor],
+                MRT_JSON_NUM("%.9g", o->time_s),
+                MRT_JSON_NUM("%.9g", m->op_time[i]), o->comm_bytes,
+                op_bytes(e, i),
                 op_bytes_equal(e, m, i) ? "true" : "false");
     }
     fputs("]}", f);
@@ -440,9 +451,10 @@ static int verify_losses(const mrt_spec *s, const double *loss,
         int ok = re <= tol;
         failed += !ok;
         if (json)
-            fprintf(f, "%s{\"step\": %d, \"loss\": %.10g, \"reference\": "
-                       "%.10g, \"ok\": %s}", r ? ", " : "", r + 1, loss[r],
-                    ref[r], ok ? "true" : "false");
+            fprintf(f, "%s{\"step\": %d, \"loss\": %s, \"reference\": "
+                       "%s, \"ok\": %s}", r ? ", " : "", r + 1,
+                    MRT_JSON_NUM("%.10g", loss[r]),
+                    MRT_JSON_NUM("%.10g", ref[r]), ok ? "true" : "false");
         else
             fprintf(f, "verify loss of step %d: %.8g, unsharded %.8g "
                        "(relative error %.2g): %s\n", r + 1, loss[r], ref[r],
@@ -477,9 +489,9 @@ static mrt_status verify_gradients(const mrt_spec *s, int json, FILE *f,
         *failed += !ok;
         if (json)
             fprintf(f, "%s{\"tensor\": \"%s\", \"elements\": %d, "
-                       "\"max_rel_error\": %.3g, \"ok\": %s}", k ? ", " : "",
-                    s->tensor[g[k].tensor].name, g[k].checked, re,
-                    ok ? "true" : "false");
+                       "\"max_rel_error\": %s, \"ok\": %s}", k ? ", " : "",
+                    s->tensor[g[k].tensor].name, g[k].checked,
+                    MRT_JSON_NUM("%.3g", re), ok ? "true" : "false");
         else
             fprintf(f, "finite differences grad:%s: %d elements, max error "
                        "%.3g of the largest gradient (tolerance 1e-05): %s\n",
@@ -536,10 +548,10 @@ static mrt_status verify(const mrt_spec *s, mrt_exec *e,
             int ok = re <= tol;
             failed += !ok;
             if (opt->json)
-                fprintf(f, "%s{\"tensor\": \"%s\", \"max_rel_error\": %.3g, "
+                fprintf(f, "%s{\"tensor\": \"%s\", \"max_rel_error\": %s, "
                            "\"tolerance\": %.0e, \"ok\": %s}",
-                        k ? ", " : "", p->tensor_name[t], re, tol,
-                        ok ? "true" : "false");
+                        k ? ", " : "", p->tensor_name[t],
+                        MRT_JSON_NUM("%.3g", re), tol, ok ? "true" : "false");
             else
                 fprintf(f, "verify %s: max relative error %.3g against the "
                            "unsharded reference (tolerance %.0e): %s\n",
@@ -644,9 +656,11 @@ mrt_status mrt_run(const mrt_spec *s, const mrt_plan *p,
         if (comm->rank == 0 && opt->json) {
             profile_json(e, &m, f);
             fprintf(f, ", \"overlap\": {\"background_collectives\": %d, "
-                       "\"inflight_s\": %.9g, \"exposed_s\": %.9g, "
-                       "\"hidden_s\": %.9g}", o.count, o.inflight,
-                    o.exposed, o.hidden);
+                       "\"inflight_s\": %s, \"exposed_s\": %s, "
+                       "\"hidden_s\": %s}", o.count,
+                    MRT_JSON_NUM("%.9g", o.inflight),
+                    MRT_JSON_NUM("%.9g", o.exposed),
+                    MRT_JSON_NUM("%.9g", o.hidden));
         } else if (comm->rank == 0) {
             profile_text(e, &m, f);
             overlap_text(&o, f);
