@@ -74,8 +74,10 @@ const char *mrt_json_num(char *buf, const char *fmt, double v)
         snprintf(buf, MRT_JSON_NUM_MAX, "null");
         return buf;
     }
+    /* "%.3f" of 1e300 is too long, and "%.10g" of DBL_MAX reads back as
+     * inf: both take all the digits a double needs */
     int n = snprintf(buf, MRT_JSON_NUM_MAX, fmt, v);
-    if (n < 0 || n >= MRT_JSON_NUM_MAX) /* "%.3f" of 1e300: too long */
+    if (n < 0 || n >= MRT_JSON_NUM_MAX || !isfinite(strtod(buf, NULL)))
         snprintf(buf, MRT_JSON_NUM_MAX, "%.17g", v);
     return buf;
 }

@@ -24,7 +24,8 @@ void mrt_json_string(FILE *f, const char *s);
 /* Every JSON number meshrt writes goes through these: v in printf format
  * fmt (one conversion of a double: "%.9g", "%.3f"), or `null` when v is
  * not finite, since JSON has no inf or nan (docs/plan.md).  A number too
- * long for the buffer is written with "%.17g" instead.  mrt_json_num
+ * long for the buffer, or whose digits would read back as infinite, is
+ * written with "%.17g" instead.  mrt_json_num
  * writes into buf (MRT_JSON_NUM_MAX bytes) and returns it, for a "%s" in
  * a longer format; MRT_JSON_NUM does the same into a buffer of its own
  * that lives until the end of the enclosing block, so several may be
