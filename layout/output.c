@@ -81,9 +81,3 @@ const char *mrt_json_num(char *buf, const char *fmt, double v)
         snprintf(buf, MRT_JSON_NUM_MAX, "%.17g", v);
     return buf;
 }
-
-void mrt_json_number(FILE *f, const char *fmt, double v)
-{
-    char buf[MRT_JSON_NUM_MAX];
-    fputs(mrt_json_num(buf, fmt, v), f);
-}
