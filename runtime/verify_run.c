@@ -104,7 +104,7 @@ static void text_result(FILE *f, const mrt_verify_result *r,
     fprintf(f, "%s %.3g%s at %s: %s%s, %s %s (", error_is, r->error, error_of,
             at, x_is, num(r->value, 10, x), r_is, num(r->reference, 10, ref));
     if (isinf(r->error) && !(isfinite(r->value) && isfinite(r->reference)))
-        fprintf(f, "NaN or infinity in one only; ");
+        fprintf(f, "a NaN or infinity not matched; ");
     fprintf(f, "tolerance %.0e of %.3g); %lld element%s", r->tolerance,
             r->scale, (long long)r->count, r->count == 1 ? "" : "s");
     if (r->differ)
@@ -165,7 +165,7 @@ static int verify_losses(const mrt_spec *s, const double *loss,
                        "(relative error %.2g%s, tolerance %.0e): %s\n",
                     k + 1, num(loss[k], 8, x), num(ref[k], 8, y), r.error,
                     isinf(r.error) && !(isfinite(loss[k]) && isfinite(ref[k]))
-                        ? ", NaN or infinity in one only"
+                        ? ", a NaN or infinity not matched"
                         : "",
                     tol, r.ok ? "ok" : "FAILED");
         }
