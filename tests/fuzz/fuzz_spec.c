@@ -16,7 +16,11 @@
  * load that fails says so with a status, a message and a position (every
  * spec error points at a line); a spec that loads is consistent (ids in
  * range, each op the producer of its output); a plan's totals are finite
- * and not negative.  A broken check aborts, which libFuzzer reports.
+ * and not negative; and the spec re-derived under its own rules
+ * (mrt_spec_derive, as compare and search use it) plans to the same
+ * text, byte for byte, in all three printers (the planner must be
+ * deterministic: every rank builds the plan on its own).  A broken check
+ * aborts, which libFuzzer reports.
  *
  * Memory: planning sizes are numbers, not buffers (the planner allocates
  * per op and per tensor, never per element), so a valid spec with huge
@@ -25,7 +29,7 @@
  * -max_len) and its -rss_limit_mb.
  *
  * Nothing is printed per input: errors stay in the mrt_error, and the
- * plan printers write to /dev/null (opened once).  Built two ways
+ * plan printers write to memory (open_memstream).  Built two ways
  * (tests/fuzz/meson.build): with -fsanitize=fuzzer into a libFuzzer
  * binary, and with replay.c into a plain program that runs the corpus as
  * a regular test.
@@ -45,8 +49,6 @@
 #endif
 #define OVERRIDE_TAG "# --mesh: "
 #define MAX_ALTERNATIVES 4 /* `layouts:` alternatives planned per input */
-
-static FILE *sink; /* /dev/null, for the plan printers */
 
 /* The VALUE of a first line "# --mesh: VALUE" into buf, else NULL. */
 static const char *mesh_override(const uint8_t *data, size_t size,
@@ -119,10 +121,12 @@ static void check_totals(const mrt_plan *p)
                    t.time_s, t.wire_bytes);
 }
 
-/* Plans s; a plan is printed and checked, a failure must say why. */
-static void plan(const mrt_spec *s, mrt_planner planner, int print)
+/* Plans s; a plan is checked and, if text is not NULL, printed (all
+ * three printers) into *text, which the caller frees.  A failure must
+ * say why. */
+static void plan(const mrt_spec *s, mrt_planner planner, char **text)
 {
-    mrt_plan_options opt = {.planner = planner, .explain = print};
+    mrt_plan_options opt = {.planner = planner, .explain = text != NULL};
     mrt_error err = {0};
     mrt_plan *p = NULL;
     mrt_status st = mrt_plan_create(s, &opt, &p, &err);
@@ -133,12 +137,34 @@ static void plan(const mrt_spec *s, mrt_planner planner, int print)
         return;
     }
     check_totals(p);
-    if (print && sink) {
-        mrt_plan_print(p, sink);
-        mrt_plan_print_json(p, sink);
-        mrt_plan_print_explain(p, sink);
+    size_t len = 0;
+    FILE *f = text ? open_memstream(text, &len) : NULL;
+    if (f) {
+        mrt_plan_print(p, f);
+        mrt_plan_print_json(p, f);
+        mrt_plan_print_explain(p, f);
+        fclose(f);
     }
     mrt_plan_destroy(p);
+}
+
+/* The spec derived under its own rules is the same spec: it must plan
+ * to the same plan, to the byte (the planner is deterministic, and every
+ * rank must build the same plan). */
+static void same_plan_derived(const mrt_spec *s, const char *text)
+{
+    mrt_error err = {0};
+    mrt_spec *d = NULL;
+    char *again = NULL;
+    mrt_status st = mrt_spec_derive(s, s->rule, NULL, &d, &err);
+    MRT_FUZZ_CHECK(st == MRT_OK, "the spec under its own rules: %s",
+                   err.message);
+    plan(d, MRT_PLANNER_AUTO, &again);
+    MRT_FUZZ_CHECK(!text == !again && (!text || !strcmp(text, again)),
+                   "the derived spec plans differently:\n%s\n---\n%s",
+                   text ? text : "(no plan)", again ? again : "(no plan)");
+    free(again);
+    mrt_spec_destroy(d);
 }
 
 static void alternatives(const mrt_spec *s)
@@ -149,7 +175,7 @@ static void alternatives(const mrt_spec *s)
         mrt_status st =
             mrt_spec_select_layout(s, s->layouts[i].name, &alt, &err);
         if (st == MRT_OK)
-            plan(alt, MRT_PLANNER_AUTO, 0);
+            plan(alt, MRT_PLANNER_AUTO, NULL);
         else
             MRT_FUZZ_CHECK(!alt && err.code == st && err.message[0],
                            "layout '%s' failed without a message",
@@ -164,7 +190,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!ready) {
         /* the built-in machine profile, not a developer's calibration */
         setenv("MESHRT_PROFILE", "/nonexistent/meshrt-fuzz-profile.yaml", 1);
-        sink = fopen("/dev/null", "w");
         ready = 1;
     }
     char buf[256];
@@ -179,8 +204,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     check_spec(s);
-    plan(s, MRT_PLANNER_AUTO, 1);
-    plan(s, MRT_PLANNER_MESHTF, 0);
+    char *text = NULL;
+    plan(s, MRT_PLANNER_AUTO, &text);
+    same_plan_derived(s, text);
+    free(text);
+    plan(s, MRT_PLANNER_MESHTF, NULL);
     alternatives(s);
     mrt_spec_destroy(s);
     return 0;
