@@ -254,12 +254,19 @@ static mrt_status dim_ref(mrt_user_op *u, const yaml_node_t *n,
 }
 
 /* Appends dim id d to l (unless there) with its size. */
+/* Appends dim d to l unless l has it.  A dim past MRT_MAX_DIMS is only
+ * counted (l->ndims goes past the limit, nothing is written), so the
+ * caller can name the problem. */
 static void add_dim(const mrt_spec *s, mrt_layout *l, int d)
 {
-    if (mrt_layout_find_dim(l, d) < 0) {
-        l->dim[l->ndims] = d;
-        l->size[l->ndims++] = s->dim_size[d];
+    if (l->ndims > MRT_MAX_DIMS || mrt_layout_find_dim(l, d) >= 0)
+        return;
+    if (l->ndims == MRT_MAX_DIMS) {
+        l->ndims = MRT_MAX_DIMS + 1;
+        return;
     }
+    l->dim[l->ndims] = d;
+    l->size[l->ndims++] = s->dim_size[d];
 }
 
 /* The reduced dims of a reduce op: `dims:` (a name or a list), else
