@@ -246,6 +246,21 @@ static mrt_status own_option(int c, const char *opt, mrt_cli_args *a,
     return MRT_OK;
 }
 
+/* An option that names a file or folder must name one: "" would
+ * otherwise meet the system as a path that is not there. */
+static mrt_status empty_path(int c, const char *opt, mrt_cli_args *a,
+                             mrt_error *err)
+{
+    if (!optarg || optarg[0] || !strchr("sTOCGJK", c))
+        return MRT_OK;
+    if (c == 's')
+        return usage_error(err, a->cmd, "--save needs a folder name, not an "
+                           "empty string%s", "");
+    return usage_error(err, a->cmd, c == 'K' ? "%s needs a file name, not "
+                       "an empty string" : "%s needs a file name (or - for "
+                       "the standard output), not an empty string", opt);
+}
+
 static int writes_reports(const char *cmd)
 {
     return strcmp(cmd, "compare") == 0 || strcmp(cmd, "search") == 0;
@@ -342,7 +357,9 @@ mrt_status mrt_cli_parse(int argc, char **argv, mrt_cli_args *a,
         char *end, name[64];
         snprintf(name, sizeof name, "--%s", li >= 0 ? table[li].name : "help");
         li = -1;
-        mrt_status st = own_option(c, name, a, err);
+        mrt_status st = empty_path(c, name, a, err);
+        if (st == MRT_OK)
+            st = own_option(c, name, a, err);
         if (st == MRT_OK)
             st = report_option(c, name, a, err);
         if (st != MRT_OK)

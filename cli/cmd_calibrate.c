@@ -122,6 +122,7 @@ int mrt_cli_calibrate(const mrt_cli_args *a)
     MPI_Init(NULL, NULL);
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    mrt_cli_signals_install(a->cmd, rank); /* after MPI_Init's own */
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     mrt_error err = {0};
     mrt_mesh mesh;
