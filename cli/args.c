@@ -96,7 +96,7 @@ static const char *const usage_run =
     "                     the GFLOP/s of each einsum\n"
     "  --trace FILE       write a Chrome trace (chrome://tracing, Perfetto)\n"
     "                     of the last run: one track per rank, one event\n"
-    "                     per step\n"
+    "                     per step (- for the standard output)\n"
     RUN_PLANNER_OPTIONS;
 
 static const char *const usage_compare =
@@ -112,7 +112,8 @@ static const char *const usage_compare =
     "An alternative that does not fit the program gets its error instead.\n"
     "  --mesh AXIS=N,...  replace the spec's mesh (and that of every\n"
     "                     alternative without a mesh of its own)\n"
-    "  --csv FILE         also write the table as CSV\n"
+    "  --csv FILE         also write the table as CSV (- for the standard\n"
+    "                     output; a pipe or device is written through)\n"
     "  --json FILE        also write it as JSON\n"
     "  --svg FILE         also draw it: one bar per layout, communication\n"
     "                     and compute time stacked\n"
@@ -159,7 +160,8 @@ static const char *const usage_calibrate =
     "  --out FILE         where to write the profile (default:\n"
     "                     $MESHRT_PROFILE, else\n"
     "                     ~/.config/meshrt/profile.yaml, which plan and run\n"
-    "                     then use)\n"
+    "                     then use; -: the standard output, and the\n"
+    "                     figures go to stderr)\n"
     "  --quick            smaller sizes, a few seconds (for tests)\n";
 
 void mrt_cli_usage(const char *cmd, FILE *f)
