@@ -138,7 +138,7 @@ static mrt_status replace(const char *path, const char *target,
 {
     int fd = create_partial(target), e;
     if (fd < 0)
-        return fail_with(err, path, errno, what, "cannot create %s: %s");
+        return fail_with(err, path, errno, what, "cannot write %s: %s");
     FILE *f = fdopen(fd, "w");
     if (!f) {
         e = errno;

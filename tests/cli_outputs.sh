@@ -127,7 +127,7 @@ if unshare -m true 2>/dev/null; then
         unshare -m sh -c 'mount -t tmpfs -o size=64k tmpfs "$1" &&
             "$2" 2 "$3" run "$4" --mesh data=2 --save "$1/out" &&
             ! find "$1" -name "*.tmp.*" | grep . >&2' - "$dir/tiny" "$mpirun_line" "$meshrt" "$small"
-    expect 1 1 "ro/t.csv: error: cannot create the comparison: Read-only file system" \
+    expect 1 1 "ro/t.csv: error: cannot write the comparison: Read-only file system" \
         unshare -m sh -c 'mount -t tmpfs -o ro,size=64k tmpfs "$1" &&
             "$2" compare "$3" --csv "$1/t.csv"' - "$dir/ro" "$meshrt" "$spec"
     expect 1 1 "ro/out: error: cannot create the folder: Read-only file system" \
@@ -138,13 +138,13 @@ else
 fi
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
     mkdir -m 755 "$dir/locked"
-    expect 1 1 "locked/t.json: error: cannot create the comparison: Permission denied" \
+    expect 1 1 "locked/t.json: error: cannot write the comparison: Permission denied" \
         setpriv --reuid=65534 --regid=65534 --clear-groups "$meshrt" compare "$spec" --json "$dir/locked/t.json"
 else
     not_checked "permission denied (needs root and setpriv to become nobody)"
 fi
 # What the user named cannot be a file: bad input, exit 2.
-expect 2 1 "cannot create the comparison: No such file" \
+expect 2 1 "cannot write the comparison: No such file" \
     "$meshrt" compare "$spec" --json "$dir/no/such/folder/t.json"
 
 # --- (d) empty names ---------------------------------------------------

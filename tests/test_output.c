@@ -320,7 +320,7 @@ START_TEST(failure_statuses)
                                           &err),
                      MRT_E_IO);
     ck_assert_str_eq(err.file, path);
-    ck_assert_ptr_nonnull(strstr(err.message, "cannot create the table: "));
+    ck_assert_ptr_nonnull(strstr(err.message, "cannot write the table: "));
     ck_assert_int_eq(list_dir(names, sizeof names), 0);
 }
 END_TEST
