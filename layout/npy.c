@@ -24,6 +24,7 @@
 #include <assert.h>
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -388,19 +389,27 @@ static mrt_status read_header_fp(FILE *f, const char *path, int64_t fsize,
     return MRT_OK;
 }
 
-/* Opens path for reading and finds its size; *f is NULL on failure. */
+/* Opens path for reading and finds its size; *f is NULL on failure.
+ * The open does not block (O_NONBLOCK), so a FIFO named as an input is
+ * refused as "not a regular file" instead of waiting for a writer. */
 static mrt_status open_read(const char *path, FILE **f, int64_t *fsize,
                             mrt_error *err)
 {
     struct stat sb;
-    *f = fopen(path, "rb");
-    if (!*f)
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    *f = NULL;
+    if (fd < 0)
         return npy_error(err, path, "cannot open for reading: %s",
                          strerror(errno));
-    if (fstat(fileno(*f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        fclose(*f);
-        *f = NULL;
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        close(fd);
         return npy_error(err, path, "not a regular file");
+    }
+    if (fcntl(fd, F_SETFL, 0) != 0 || !(*f = fdopen(fd, "rb"))) {
+        mrt_status st = npy_error(err, path, "cannot open for reading: %s",
+                                  strerror(errno));
+        close(fd);
+        return st;
     }
     *fsize = (int64_t)sb.st_size;
     return MRT_OK;

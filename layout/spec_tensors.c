@@ -10,9 +10,11 @@
  */
 #include <assert.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "checked.h"
 #include "init.h"
@@ -108,12 +110,13 @@ static mrt_status check_npy(mrt_spec_parser *p, mrt_spec_tensor *t,
         b[MRT_SPEC_LIST_MAX], c[MRT_SPEC_LIST_MAX];
     mrt_error e = {0};
     mrt_npy_header h;
-    FILE *f = fopen(t->file, "rb");
-    if (!f)
+    /* Non-blocking: a FIFO is then refused by the reader, not waited on. */
+    int fd = open(t->file, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
         return mrt_error_set(p->err, MRT_E_IO, s->path, t->init_mark,
                              "cannot read '%s': %s",
                              mrt_spec_quote(v, q, sizeof q), strerror(errno));
-    fclose(f);
+    close(fd);
     if (mrt_npy_read_header(t->file, &h, &e))
         return mrt_error_set(p->err, e.code, s->path, t->init_mark,
                              "cannot read '%s': %s",

@@ -48,5 +48,22 @@ expect 2 1 "only valid for 'run'" "$meshrt" plan "$here/../examples/mlp.yaml" --
 expect 2 1 "--repeat needs" "$meshrt" run "$here/../examples/mlp.yaml" --repeat 0
 expect 2 1 "unknown command" "$meshrt" frobnicate x.yaml
 expect 0 0 "" "$meshrt" plan --help
+# An init file that is a FIFO is refused at once (it used to wait for a
+# writer forever): the loader opens inputs without blocking.
+fifo_dir=$(mktemp -d)
+mkfifo "$fifo_dir/w.npy"
+cat >"$fifo_dir/fifo.yaml" <<'YAML'
+mesh: {x: 1}
+dtype: float64
+dims: {i: 2}
+tensors:
+  w: {shape: [i], init: {file: w.npy}}
+ops:
+  - {op: relu, in: [w], out: y}
+outputs: [y]
+YAML
+expect 2 1 "fifo.yaml:5:25: error: cannot read 'w.npy': .*not a regular file" \
+    "$meshrt" check "$fifo_dir/fifo.yaml"
+rm -rf "$fifo_dir"
 [ $fail = 0 ] && echo "cli errors: all ok"
 exit $fail
