@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "spec.h"
+#include "work.h"
 
 static uint64_t name_hash(const char *name)
 {
@@ -24,13 +25,14 @@ int mrt_spec_find_tensor(const mrt_spec *s, const char *name)
 {
     if (!s->hash_cap) { /* a spec built by hand, without the index */
         for (int i = 0; i < s->ntensors; i++)
-            if (strcmp(s->tensor[i].name, name) == 0)
+            if (MRT_WORK(1), strcmp(s->tensor[i].name, name) == 0)
                 return i;
         return -1;
     }
     unsigned mask = (unsigned)s->hash_cap - 1;
     for (unsigned h = (unsigned)name_hash(name) & mask;; h = (h + 1) & mask) {
         int id = s->tensor_hash[h] - 1;
+        MRT_WORK(1);
         if (id < 0)
             return -1;
         if (strcmp(s->tensor[id].name, name) == 0)
@@ -43,7 +45,7 @@ static void hash_put(int *table, int cap, const mrt_spec *s, int id)
 {
     unsigned mask = (unsigned)cap - 1;
     unsigned h = (unsigned)name_hash(s->tensor[id].name) & mask;
-    while (table[h])
+    while (MRT_WORK(1), table[h])
         h = (h + 1) & mask;
     table[h] = id + 1;
 }
@@ -127,7 +129,7 @@ int mrt_spec_add_op(mrt_spec *s, const mrt_spec_op *op)
 int mrt_spec_find_dim(const mrt_spec *s, const char *name)
 {
     for (int i = 0; i < s->ndims; i++)
-        if (strcmp(s->dim_name[i], name) == 0)
+        if (MRT_WORK(1), strcmp(s->dim_name[i], name) == 0)
             return i;
     return -1;
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "spec_parse.h"
+#include "work.h"
 
 /* The number (from 1) of the first op after op `after` whose `out:` is
  * name, or 0. */
@@ -537,6 +538,7 @@ static mrt_status output(mrt_spec_parser *p, const yaml_node_t *n, int j)
                              "tensors are: %s)", mrt_spec_quote(n, q, sizeof q),
                              mrt_spec_join(list, sizeof list, s->tensor[0].name,
                                            sizeof s->tensor[0], s->ntensors));
+    MRT_WORK(j);
     for (int k = 0; k < j; k++)
         if (s->output[k] == id)
             return mrt_spec_fail(p, n, "tensor '%s' is listed twice in "

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "spec_parse.h"
+#include "work.h"
 
 mrt_mark mrt_spec_mark(const yaml_node_t *n)
 {
@@ -158,6 +159,7 @@ static mrt_status check_key(const mrt_spec_parser *p, const yaml_node_t *map,
     for (const yaml_node_pair_t *e = map->data.mapping.pairs.start;
          e < pair; e++) {
         const yaml_node_t *first = mrt_spec_node(p, e->key);
+        MRT_WORK(1);
         if (key_is(first, mrt_spec_str(k))) {
             mrt_mark at = mrt_spec_mark(first);
             return mrt_spec_fail(p, k, "duplicate key '%s' in %s (first at "

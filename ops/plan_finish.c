@@ -17,6 +17,7 @@
 
 #include "kernel_plan.h"
 #include "plan.h"
+#include "work.h"
 
 #define ARENA_ALIGN 64
 
@@ -115,6 +116,7 @@ static mrt_status place(mrt_plan *p)
         mrt_value *val = &p->value[v];
         int64_t size = (value_bytes(p, v) + ARENA_ALIGN - 1) /
                        ARENA_ALIGN * ARENA_ALIGN;
+        MRT_WORK(nactive);
         int n = 0; /* drop the values dead before this one is made */
         for (int i = 0; i < nactive; i++)
             if (p->value[active[i]].last_use >= val->def)
@@ -131,6 +133,7 @@ static mrt_status place(mrt_plan *p)
             at = end > at ? end : at;
         }
         val->offset = at;
+        MRT_WORK(nactive);
         memmove(active + pos + 1, active + pos,
                 (size_t)(nactive - pos) * sizeof *active);
         active[pos] = v;
