@@ -293,6 +293,8 @@ static mrt_status parse_dims(mrt_spec_parser *p, const yaml_node_t *map)
             return st;
         s->dim_names[d] = s->dim_name[d];
         s->dim_mark[d] = mrt_spec_mark(k);
+        if (mrt_spec_index_dim(s, d))
+            return mrt_spec_nomem(p);
         s->ndims++;
     }
     return MRT_OK;
