@@ -30,19 +30,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "grow.h"
+#include "grad_names.h"
 #include "spec_parse.h"
 
 static const char *const train_keys[] = {"loss", "params", "lr", "steps",
                                          "grads", NULL};
-
-/* The scratch tensors' names: for each stem "grad:<tensor>:<what>", the
- * next number to try ("grad:h:d", "grad:h:d2", ...), so a tensor read by
- * many ops does not try every taken name again for each new one. */
-typedef struct name_stem {
-    char stem[MRT_NAME_MAX];
-    int next; /* 1: the stem itself */
-} name_stem;
 
 typedef struct grad_ctx {
     mrt_spec_parser *p;
@@ -54,31 +46,8 @@ typedef struct grad_ctx {
     const mrt_spec_op *op; /* the forward op being differentiated (copy) */
     mrt_spec_op fwd;
     mrt_status st;
-    name_stem *stem;      /* [nstems] */
-    int nstems, cap_stems;
-    mrt_name_index stems; /* stem -> index in stem[] */
+    mrt_grad_names names; /* of the pieces: grad:h:d, grad:h:d2, ... */
 } grad_ctx;
-
-static const char *stem_name(const void *ctx, int i)
-{
-    return ((const grad_ctx *)ctx)->stem[i].stem;
-}
-
-/* The entry of stem, added if new; NULL when out of memory. */
-static name_stem *find_stem(grad_ctx *g, const char *stem)
-{
-    int i = mrt_name_index_find(&g->stems, stem, stem_name, g);
-    if (i >= 0)
-        return &g->stem[i];
-    i = g->nstems;
-    if (mrt_grow((void **)&g->stem, &g->cap_stems, i + 1, sizeof *g->stem) ||
-        mrt_name_index_add(&g->stems, stem, i, stem_name, g))
-        return NULL;
-    snprintf(g->stem[i].stem, sizeof g->stem[i].stem, "%s", stem);
-    g->stem[i].next = 1;
-    g->nstems++;
-    return &g->stem[i];
-}
 
 /* A tensor of the backward program, with the layout of tensor `like`
  * and dims in like's order. */
@@ -120,30 +89,14 @@ static int emit(grad_ctx *g, mrt_op_kind kind, mrt_map_fn fn, double c,
     return out;
 }
 
-/* A name no tensor has: stem with the number `first` appended (none for
- * 1), or the next number after it that is free.  Long tensor names are
- * cut to 40 characters in the stems, so two tensors can share a stem;
- * the numbers keep their pieces apart.  0, or -1 when out of memory. */
+/* Into name: stem numbered (grad_names.h); 0, or -1 when out of memory. */
 static int unique_name(grad_ctx *g, const char *stem, int first,
                        char name[MRT_NAME_MAX])
 {
-    name_stem *e = find_stem(g, stem);
-    if (!e) {
-        g->st = mrt_spec_nomem(g->p);
-        return -1;
-    }
-    int n = e->next > first ? e->next : first;
-    for (;;) {
-        if (n == 1)
-            snprintf(name, MRT_NAME_MAX, "%s", stem);
-        else
-            snprintf(name, MRT_NAME_MAX, "%.*s%d", MRT_NAME_MAX - 12, stem, n);
-        if (mrt_spec_find_tensor(g->p->spec, name) < 0)
-            break;
-        n = n < 2 ? 2 : n + 1;
-    }
-    e->next = n + 1;
-    return 0;
+    if (mrt_grad_names_make(&g->names, g->p->spec, stem, first, name) == 0)
+        return 0;
+    g->st = mrt_spec_nomem(g->p);
+    return -1;
 }
 
 /* A scratch tensor of the backward program shaped like `like`. */
@@ -320,6 +273,8 @@ static void accumulate(grad_ctx *g, int x, int t)
         char name[MRT_NAME_MAX];
         snprintf(name, sizeof name, "grad:%.40s", s->tensor[x].name);
         if (mrt_spec_find_tensor(s, name) < 0) {
+            if (mrt_grad_names_release(&g->names, s->tensor[t].name))
+                g->st = mrt_spec_nomem(g->p);
             snprintf(s->tensor[t].name, sizeof s->tensor[t].name, "%s", name);
             if (mrt_spec_index_tensor(s, t))
                 g->st = mrt_spec_nomem(g->p);
@@ -429,8 +384,7 @@ static mrt_status differentiate(mrt_spec_parser *p, const yaml_node_t *node)
         tr->updated[k] = next;
     }
 done:
-    free(g.stem);
-    mrt_name_index_free(&g.stems);
+    mrt_grad_names_free(&g.names);
     free(g.need);
     free(g.reach);
     free(g.pending);
