@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "first_fit.h"
 #include "kernel_plan.h"
 #include "plan.h"
-#include "work.h"
 
 #define ARENA_ALIGN 64
 
@@ -107,41 +107,20 @@ static void lifetimes(mrt_plan *p)
 /* First fit over lifetimes; values come in order of creation. */
 static mrt_status place(mrt_plan *p)
 {
-    int *active = malloc(((size_t)p->nvalues + 1) * sizeof *active);
-    int nactive = 0;
-    if (!active)
+    mrt_fit *f = mrt_fit_create(p->nvalues);
+    if (!f)
         return MRT_E_NOMEM;
     p->arena_bytes = 0;
     for (int v = 0; v < p->nvalues; v++) {
         mrt_value *val = &p->value[v];
         int64_t size = (value_bytes(p, v) + ARENA_ALIGN - 1) /
                        ARENA_ALIGN * ARENA_ALIGN;
-        MRT_WORK(nactive);
-        int n = 0; /* drop the values dead before this one is made */
-        for (int i = 0; i < nactive; i++)
-            if (p->value[active[i]].last_use >= val->def)
-                active[n++] = active[i];
-        nactive = n;
-        int64_t at = 0; /* active is sorted by offset */
-        int pos = 0;
-        for (; pos < nactive; pos++) {
-            const mrt_value *o = &p->value[active[pos]];
-            if (o->offset - at >= size)
-                break;
-            int64_t end = o->offset + (value_bytes(p, active[pos]) +
-                                       ARENA_ALIGN - 1) / ARENA_ALIGN * ARENA_ALIGN;
-            at = end > at ? end : at;
-        }
-        val->offset = at;
-        MRT_WORK(nactive);
-        memmove(active + pos + 1, active + pos,
-                (size_t)(nactive - pos) * sizeof *active);
-        active[pos] = v;
-        nactive++;
-        if (at + size > p->arena_bytes)
-            p->arena_bytes = at + size;
+        mrt_fit_expire(f, val->def); /* the values dead before it is made */
+        val->offset = mrt_fit_place(f, v, size, val->last_use);
+        if (val->offset + size > p->arena_bytes)
+            p->arena_bytes = val->offset + size;
     }
-    free(active);
+    mrt_fit_destroy(f);
     return MRT_OK;
 }
 

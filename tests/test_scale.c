@@ -24,6 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "first_fit.h"
 #include "meshrt.h"
 #include "plan.h"
 #include "spec.h"
@@ -155,12 +156,73 @@ START_TEST(planning_is_linear)
 }
 END_TEST
 
+/* The placement the arena had before first_fit.c, a scan of the live
+ * blocks sorted by offset for each new block: first_fit.c must place
+ * every block where it did. */
+static void place_by_scan(int n, const int *def, const int *last,
+                          const int64_t *size, int64_t *off)
+{
+    int *active = malloc((size_t)n * sizeof *active), nactive = 0;
+    for (int v = 0; v < n; v++) {
+        int k = 0;
+        for (int i = 0; i < nactive; i++)
+            if (last[active[i]] >= def[v])
+                active[k++] = active[i];
+        nactive = k;
+        int64_t at = 0;
+        int pos = 0;
+        for (; pos < nactive; pos++) {
+            int o = active[pos];
+            if (off[o] - at >= size[v])
+                break;
+            at = off[o] + size[o] > at ? off[o] + size[o] : at;
+        }
+        off[v] = at;
+        memmove(active + pos + 1, active + pos,
+                (size_t)(nactive - pos) * sizeof *active);
+        active[pos] = v;
+        nactive++;
+    }
+    free(active);
+}
+
+START_TEST(first_fit_matches_a_scan)
+{
+    enum { N = 3000 };
+    static int def[N], last[N];
+    static int64_t size[N], want[N];
+    srand(7 + (unsigned)_i);
+    int t = -1;
+    for (int v = 0; v < N; v++) {
+        /* a few inputs (-1), then steps in order, now and then two
+         * values per step; some live to the end, most briefly; sizes
+         * mostly small, some large, a few 0 */
+        t += v < 5 ? 0 : rand() % 3 == 0 ? 0 : 1;
+        def[v] = t;
+        int r = rand() % 10;
+        last[v] = r == 0 ? N : r < 3 ? t : t + rand() % (r < 8 ? 8 : 400);
+        size[v] = 64 * (rand() % 6 == 0 ? 1 + rand() % 200 : rand() % 5);
+    }
+    place_by_scan(N, def, last, size, want);
+    mrt_fit *f = mrt_fit_create(N);
+    ck_assert_ptr_nonnull(f);
+    for (int v = 0; v < N; v++) {
+        mrt_fit_expire(f, def[v]);
+        int64_t at = mrt_fit_place(f, v, size[v], last[v]);
+        ck_assert_msg(at == want[v], "block %d: offset %lld, the scan %lld", v,
+                      (long long)at, (long long)want[v]);
+    }
+    mrt_fit_destroy(f);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("scale");
     TCase *tc = tcase_create("scale");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, planning_is_linear);
+    tcase_add_loop_test(tc, first_fit_matches_a_scan, 0, 5);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
