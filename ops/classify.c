@@ -146,6 +146,16 @@ mrt_status mrt_einsum_classify(const mrt_kview *a, const mrt_kview *b,
     return st;
 }
 
+mrt_einsum_shape mrt_einsum_shape_of(const mrt_einsum_class *k)
+{
+    mrt_einsum_shape s = {.ninputs = k->ninputs};
+    for (int c = 0; c < MRT_IDX_CLASS_COUNT; c++) {
+        s.n[c] = k->n[c];
+        s.size[c] = k->size[c];
+    }
+    return s;
+}
+
 double mrt_einsum_flops(const mrt_einsum_class *k)
 {
     double batch = (double)k->size[MRT_IDX_BATCH];

@@ -87,7 +87,7 @@ typedef struct mrt_step {
     int64_t group;     /* ranks per group (1 for local steps) */
     int64_t bytes;     /* per rank handed to MPI (0 for local steps) */
     double flops;      /* per rank (EINSUM) */
-    mrt_einsum_class cls; /* EINSUM only */
+    mrt_einsum_shape cls; /* EINSUM only */
     mrt_comm_cost cost;   /* collectives: modeled wire bytes, messages */
     double time_s;     /* modeled: collective, kernel or copy time */
     int64_t workspace; /* scratch bytes the step needs while it runs */

@@ -45,7 +45,7 @@ static void print_mesh(const mrt_mesh *m, FILE *f)
 
 static void print_kernel(const mrt_step *s, FILE *f)
 {
-    const mrt_einsum_class *c = &s->cls;
+    const mrt_einsum_shape *c = &s->cls;
     fprintf(f, "    %-15s gemm M=%" PRId64 " N=%" PRId64 " K=%" PRId64
                " batch=%" PRId64,
             "einsum", c->size[MRT_IDX_M], c->size[MRT_IDX_N],
