@@ -108,6 +108,12 @@ void mrt_spec_destroy(mrt_spec *spec)
     free(spec->dim_size);
     free(spec->dim_mark);
     free(spec->rule);
+    /* the slots past ntensors are zeroed, or hold a tensor whose parse
+     * failed: its file is freed too */
+    int n = spec->cap_tensors > spec->ntensors ? spec->cap_tensors
+                                               : spec->ntensors;
+    for (int i = 0; spec->tensor && i < n; i++)
+        free(spec->tensor[i].file);
     free(spec->tensor);
     mrt_name_index_free(&spec->tensor_index);
     mrt_name_index_free(&spec->dim_index);

@@ -54,7 +54,9 @@ typedef struct mrt_spec_tensor {
     mrt_init_kind init;
     uint64_t seed;          /* RANDOM: `random: N`, default FNV-1a of name */
     double fill;            /* FILL; LABELS: the number of classes */
-    char file[PATH_MAX];    /* FILE: resolved against the spec's folder */
+    char *file;             /* FILE: resolved against the spec's folder;
+                               owned (a path per tensor would make every
+                               tensor of a long program 4 kB) */
     mrt_mark init_mark;
     int producer;           /* op index, or -1 for an input */
     int own_layout;         /* its layout came from its own (or its op's)

@@ -115,6 +115,8 @@ static mrt_spec *copy_spec(const mrt_spec *s)
     c->dim_mark = dup_array(s->dim_mark, nd, sizeof *s->dim_mark);
     c->rule = calloc(nd + 1, sizeof *c->rule);
     c->tensor = dup_array(s->tensor, (size_t)s->ntensors, sizeof *s->tensor);
+    for (int i = 0; c->tensor && i < s->ntensors; i++)
+        c->tensor[i].file = NULL; /* s's: copied below */
     c->op = dup_array(s->op, (size_t)s->nops, sizeof *s->op);
     c->output = dup_array(s->output, (size_t)s->noutputs, sizeof *s->output);
     c->cap_tensors = s->ntensors + 1;
@@ -128,6 +130,12 @@ static mrt_spec *copy_spec(const mrt_spec *s)
     }
     for (size_t i = 0; i < nd; i++)
         c->dim_names[i] = c->dim_name[i];
+    for (int i = 0; i < s->ntensors; i++)
+        if (s->tensor[i].file &&
+            !(c->tensor[i].file = strdup(s->tensor[i].file))) {
+            mrt_spec_destroy(c);
+            return NULL;
+        }
     return c;
 }
 
