@@ -4,6 +4,7 @@
  */
 #include "plan.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -246,6 +247,20 @@ static mrt_status meshtf_home(const mrt_spec *s, int t, mrt_layout *l,
     return MRT_OK;
 }
 
+/* The home layout of tensor t: the spec's, or under Mesh-TF the global
+ * rules' (in *buf; checked for every tensor before planning).  Not kept
+ * in a table: a layout per tensor of a long program is hundreds of MB. */
+static const mrt_layout *home_of(const mrt_spec *s, mrt_strategy strategy,
+                                 int t, mrt_layout *buf)
+{
+    if (strategy != MRT_STRATEGY_MESHTF)
+        return &s->tensor[t].layout;
+    mrt_status st = meshtf_home(s, t, buf, NULL);
+    assert(st == MRT_OK);
+    (void)st;
+    return buf;
+}
+
 /* A result may leave its pending sums to its consumer only if exactly one
  * later op reads it and it is not an output: deferrable[t] says so. */
 static int *deferrable_tensors(const mrt_spec *s)
@@ -270,10 +285,10 @@ mrt_status mrt_plan_create_with(const mrt_spec *s,
 {
     *out = NULL;
     mrt_plan *p = calloc(1, sizeof *p);
-    mrt_layout *home = calloc((size_t)s->ntensors + 1, sizeof *home);
     int *deferrable = deferrable_tensors(s);
+    mrt_layout hbuf;
     mrt_status st = MRT_E_NOMEM;
-    if (!p || !home || !deferrable)
+    if (!p || !deferrable)
         goto nomem;
     if (strategy == MRT_STRATEGY_SEARCH && !(p->memo = mrt_search_memo_create()))
         goto nomem;
@@ -289,11 +304,10 @@ mrt_status mrt_plan_create_with(const mrt_spec *s,
     if ((st = load_profile(p, s, opt->profile, err)) != MRT_OK)
         goto fail;
     for (int t = 0; t < s->ntensors; t++) {
-        home[t] = s->tensor[t].layout;
         if (strategy == MRT_STRATEGY_MESHTF) {
-            if ((st = meshtf_home(s, t, &home[t], err)) != MRT_OK)
+            if ((st = meshtf_home(s, t, &hbuf, err)) != MRT_OK)
                 goto fail;
-            if (!mrt_layout_equal(&home[t], &s->tensor[t].layout)) {
+            if (!mrt_layout_equal(&hbuf, &s->tensor[t].layout)) {
                 size_t n = strlen(p->ignored);
                 snprintf(p->ignored + n, sizeof p->ignored - n, "%s%s",
                          n ? ", " : "", s->tensor[t].name);
@@ -303,11 +317,13 @@ mrt_status mrt_plan_create_with(const mrt_spec *s,
         if (s->tensor[t].producer >= 0)
             continue;
         p->input[p->ninputs++] = t;
-        if ((p->tensor_value[t] = mrt_plan_add_value(p, t, &home[t])) < 0)
+        if ((p->tensor_value[t] = mrt_plan_add_value(
+                 p, t, home_of(s, strategy, t, &hbuf))) < 0)
             goto nomem;
     }
     for (int i = 0; i < s->nops; i++) {
         int out_t = s->op[i].out;
+        const mrt_layout *home = home_of(s, strategy, out_t, &hbuf);
         p->op[i].first_step = p->nsteps;
         p->op[i].lower_bound_bytes = -1;
         mrt_plan_mark m = mrt_plan_get_mark(p);
@@ -321,14 +337,13 @@ mrt_status mrt_plan_create_with(const mrt_spec *s,
         for (int k = 0; k < s->op[i].nin; k++)
             p->op[i].in_value[k] = p->tensor_value[s->op[i].in[k]];
         if (s->op[i].kind != MRT_OP_EINSUM)
-            st = mrt_lower_local(p, s, i, &home[out_t],
+            st = mrt_lower_local(p, s, i, home,
                                  strategy == MRT_STRATEGY_MESHTF,
                                  deferrable[out_t], err);
         else if (strategy == MRT_STRATEGY_SEARCH)
-            st = mrt_search_einsum(p, s, i, &home[out_t], deferrable[out_t],
-                                   err);
+            st = mrt_search_einsum(p, s, i, home, deferrable[out_t], err);
         else
-            st = mrt_lower_einsum(p, s, i, &home[out_t], strategy, err);
+            st = mrt_lower_einsum(p, s, i, home, strategy, err);
         if (st != MRT_OK)
             goto fail;
         p->op[i].nsteps = p->nsteps - p->op[i].first_step;
@@ -338,7 +353,6 @@ mrt_status mrt_plan_create_with(const mrt_spec *s,
     }
     if ((st = mrt_plan_finish(p, err)) != MRT_OK)
         goto fail;
-    free(home);
     free(deferrable);
     mrt_search_memo_destroy(p->memo);
     p->memo = NULL;
@@ -348,7 +362,6 @@ nomem:
     st = mrt_error_set(err, MRT_E_NOMEM, s->path, (mrt_mark){0},
                        "out of memory while planning");
 fail:
-    free(home);
     free(deferrable);
     mrt_plan_destroy(p);
     return st;
