@@ -189,9 +189,10 @@ static mrt_status check_key(const mrt_spec_parser *p, const yaml_node_t *map,
                              in, mrt_spec_what(k, what, sizeof what));
     if (valid) {
         int ok = 0;
-        char list[MRT_SPEC_LIST_MAX] = "";
-        for (int i = 0; valid[i]; i++) {
-            ok |= key_is(k, valid[i]);
+        for (int i = 0; valid[i] && !ok; i++)
+            ok = key_is(k, valid[i]);
+        char list[MRT_SPEC_LIST_MAX] = ""; /* the message's, when it fails */
+        for (int i = 0; !ok && valid[i]; i++) {
             size_t n = strlen(list);
             snprintf(list + n, sizeof list - n, "%s%s", i ? ", " : "",
                      valid[i]);

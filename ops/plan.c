@@ -278,10 +278,11 @@ static int *deferrable_tensors(const mrt_spec *s)
     return readers;
 }
 
-mrt_status mrt_plan_create_with(const mrt_spec *s,
-                                const mrt_plan_options *opt,
-                                mrt_strategy strategy, mrt_plan **out,
-                                mrt_error *err)
+/* Plans every op of s with strategy; then finishes the plan (finish),
+ * or only tallies its totals. */
+static mrt_status build(const mrt_spec *s, const mrt_plan_options *opt,
+                        mrt_strategy strategy, int finish, mrt_plan **out,
+                        mrt_error *err)
 {
     *out = NULL;
     mrt_plan *p = calloc(1, sizeof *p);
@@ -351,7 +352,9 @@ mrt_status mrt_plan_create_with(const mrt_spec *s,
         p->op[i].comm_bytes = p->comm_bytes - m.comm_bytes;
         p->op[i].flops = p->flops - m.flops;
     }
-    if ((st = mrt_plan_finish(p, err)) != MRT_OK)
+    if (!finish)
+        mrt_plan_tally(p);
+    else if ((st = mrt_plan_finish(p, err)) != MRT_OK)
         goto fail;
     free(deferrable);
     mrt_search_memo_destroy(p->memo);
@@ -365,6 +368,14 @@ fail:
     free(deferrable);
     mrt_plan_destroy(p);
     return st;
+}
+
+mrt_status mrt_plan_create_with(const mrt_spec *s,
+                                const mrt_plan_options *opt,
+                                mrt_strategy strategy, mrt_plan **out,
+                                mrt_error *err)
+{
+    return build(s, opt, strategy, 1, out, err);
 }
 
 /* 1 if Mesh-TensorFlow's global-rules layouts are the spec's own, so its
@@ -414,13 +425,13 @@ mrt_status mrt_plan_create(const mrt_spec *s, const mrt_plan_options *opt,
         return mrt_plan_create_with(s, opt, MRT_STRATEGY_MESHTF, out, err);
     /* auto: the search, unless a fixed lowering (the rule, or Mesh-TF's
      * when it plans the same program) is cheaper over the whole program:
-     * the search is greedy, op by op. */
+     * the search is greedy, op by op.  Only the one kept is finished
+     * (lifetimes, arena, workspace: most of the work after planning). */
     mrt_plan *best = NULL, *other = NULL;
     int switched = 0;
-    mrt_status st = mrt_plan_create_with(s, opt, MRT_STRATEGY_SEARCH, &best,
-                                         err);
+    mrt_status st = build(s, opt, MRT_STRATEGY_SEARCH, 0, &best, err);
     if (st == MRT_OK)
-        st = mrt_plan_create_with(s, opt, MRT_STRATEGY_RULES, &other, err);
+        st = build(s, opt, MRT_STRATEGY_RULES, 0, &other, err);
     if (st != MRT_OK) {
         mrt_plan_destroy(best);
         return st;
@@ -428,12 +439,15 @@ mrt_status mrt_plan_create(const mrt_spec *s, const mrt_plan_options *opt,
     keep_cheaper(&best, other, &switched);
     if (meshtf_compatible(s)) {
         other = NULL;
-        if (mrt_plan_create_with(s, opt, MRT_STRATEGY_MESHTF, &other, NULL) ==
-            MRT_OK)
+        if (build(s, opt, MRT_STRATEGY_MESHTF, 0, &other, NULL) == MRT_OK)
             keep_cheaper(&best, other, &switched);
     }
     best->planner = MRT_PLANNER_AUTO;
     best->fell_back = switched;
+    if ((st = mrt_plan_finish(best, err)) != MRT_OK) {
+        mrt_plan_destroy(best);
+        return st;
+    }
     *out = best;
     return MRT_OK;
 }

@@ -197,6 +197,9 @@ int mrt_step_needs_packing(const mrt_plan *p, const mrt_step *s);
 void mrt_plan_schedule_overlap(mrt_plan *p, int blocking);
 /* Lifetimes, arena offsets, workspace, totals and per-axis bytes. */
 mrt_status mrt_plan_finish(mrt_plan *p, mrt_error *err);
+/* The totals and per-axis bytes only: what the auto planner compares
+ * before it finishes the plan it keeps. */
+void mrt_plan_tally(mrt_plan *p);
 
 /* Appends a value with layout l (partial allowed) for tensor; returns its
  * id, or -1 when out of memory. */

@@ -227,6 +227,13 @@ static void totals(mrt_plan *p)
     t->time_s = t->comm_time_s + t->compute_time_s;
 }
 
+void mrt_plan_tally(mrt_plan *p)
+{
+    for (int i = 0; i < p->nops; i++)
+        p->op[i].time_s = p->op[i].comm_time_s = 0;
+    totals(p);
+}
+
 mrt_status mrt_plan_finish(mrt_plan *p, mrt_error *err)
 {
     mrt_plan_schedule_overlap(p, p->blocking);
