@@ -81,25 +81,49 @@ static void pull(fit_node *t, int x)
         n->gap = max64(n->gap, max64(t[r].gap, t[r].min_off - n->end));
 }
 
-/* Splits subtree x into the blocks at offsets below key (*a) and the
- * others (*b). */
-static void split(fit_node *t, int x, int64_t key, int *a, int *b)
+/* Rotations: the child c of x takes x's place (x's figures first, since
+ * x is now below c). */
+static int rotate_right(fit_node *t, int x)
 {
-    MRT_WORK(1);
-    if (x < 0) {
-        *a = *b = -1;
-    } else if (t[x].off < key) {
-        split(t, t[x].right, key, &t[x].right, b);
-        pull(t, x);
-        *a = x;
-    } else {
-        split(t, t[x].left, key, a, &t[x].left);
-        pull(t, x);
-        *b = x;
-    }
+    int c = t[x].left;
+    t[x].left = t[c].right;
+    t[c].right = x;
+    pull(t, x);
+    pull(t, c);
+    return c;
 }
 
-/* Joins subtrees a and b, every block of a below every block of b. */
+static int rotate_left(fit_node *t, int x)
+{
+    int c = t[x].right;
+    t[x].right = t[c].left;
+    t[c].left = x;
+    pull(t, x);
+    pull(t, c);
+    return c;
+}
+
+/* Subtree root with block x (a leaf, pulled) added; its new root. */
+static int insert(fit_node *t, int root, int x)
+{
+    MRT_WORK(1);
+    if (root < 0)
+        return x;
+    if (t[x].off < t[root].off) {
+        t[root].left = insert(t, t[root].left, x);
+        if (t[t[root].left].prio > t[root].prio)
+            return rotate_right(t, root);
+    } else {
+        t[root].right = insert(t, t[root].right, x);
+        if (t[t[root].right].prio > t[root].prio)
+            return rotate_left(t, root);
+    }
+    pull(t, root);
+    return root;
+}
+
+/* Joins subtrees a and b, every block of a below every block of b (the
+ * two children of a removed node: their inner spines are short). */
 static int merge(fit_node *t, int a, int b)
 {
     MRT_WORK(1);
@@ -115,6 +139,21 @@ static int merge(fit_node *t, int a, int b)
     t[b].left = merge(t, a, t[b].left);
     pull(t, b);
     return b;
+}
+
+/* Subtree root without the block at offset off (which it holds); its
+ * new root. */
+static int erase(fit_node *t, int root, int64_t off)
+{
+    MRT_WORK(1);
+    if (t[root].off == off)
+        return merge(t, t[root].left, t[root].right);
+    if (off < t[root].off)
+        t[root].left = erase(t, t[root].left, off);
+    else
+        t[root].right = erase(t, t[root].right, off);
+    pull(t, root);
+    return root;
 }
 
 /* The lowest offset at which `size` bytes fit between the live blocks. */
@@ -184,10 +223,7 @@ void mrt_fit_expire(mrt_fit *f, int now)
         int x = heap_pop(f);
         if (!f->node[x].in_tree)
             continue;
-        int a, b, mid, c;
-        split(f->node, f->root, f->node[x].off, &a, &b);
-        split(f->node, b, f->node[x].end, &mid, &c); /* mid is x alone */
-        f->root = merge(f->node, a, c);
+        f->root = erase(f->node, f->root, f->node[x].off);
         f->node[x].in_tree = 0;
     }
 }
@@ -201,10 +237,7 @@ int64_t mrt_fit_place(mrt_fit *f, int id, int64_t size, int last_use)
                     .in_tree = size > 0};
     pull(f->node, id);
     heap_push(f, id);
-    if (n->in_tree) { /* a block of size 0 takes no room */
-        int a, b;
-        split(f->node, f->root, at, &a, &b);
-        f->root = merge(f->node, merge(f->node, a, id), b);
-    }
+    if (n->in_tree) /* a block of size 0 takes no room */
+        f->root = insert(f->node, f->root, id);
     return at;
 }
