@@ -157,18 +157,46 @@ void mrt_plan_destroy(mrt_plan *p)
     free(p);
 }
 
-/* Copies the names and sizes the plan needs, so it does not borrow s. */
+/* Moves the big tables of `spare`, a plan of the same spec no longer
+ * wanted, into p (which then fills them instead of allocating its own:
+ * the memory is already mapped, and mapping hundreds of MB is much of the
+ * time of planning a long program), and destroys spare. */
+static void take_tables(mrt_plan *p, mrt_plan *spare)
+{
+    if (!spare)
+        return;
+    p->value = spare->value;
+    p->cap_values = spare->cap_values;
+    p->step = spare->step;
+    p->cap_steps = spare->cap_steps;
+    p->op = spare->op;               /* [nops + 1], zeroed in copy_names */
+    p->tensor_name = spare->tensor_name; /* the same names */
+    spare->value = NULL;
+    spare->step = NULL;
+    spare->op = NULL;
+    spare->tensor_name = NULL;
+    mrt_plan_destroy(spare);
+}
+
+/* Copies the names and sizes the plan needs, so it does not borrow s
+ * (the names are already there in tables taken from a spare plan). */
 static mrt_status copy_names(mrt_plan *p, const mrt_spec *s)
 {
+    int have_names = p->tensor_name != NULL;
     p->ndims = s->ndims;
     p->dim_names = calloc((size_t)s->ndims + 1, sizeof *p->dim_names);
     p->ntensors = s->ntensors;
-    p->tensor_name = calloc((size_t)s->ntensors + 1, sizeof *p->tensor_name);
+    if (!have_names)
+        p->tensor_name = calloc((size_t)s->ntensors + 1,
+                                sizeof *p->tensor_name);
     p->tensor_value = calloc((size_t)s->ntensors + 1, sizeof(int));
     p->input = calloc((size_t)s->ntensors + 1, sizeof(int));
     p->producer = calloc((size_t)s->ntensors + 1, sizeof(int));
     p->nops = s->nops;
-    p->op = calloc((size_t)s->nops + 1, sizeof *p->op);
+    if (p->op)
+        memset(p->op, 0, ((size_t)s->nops + 1) * sizeof *p->op);
+    else
+        p->op = calloc((size_t)s->nops + 1, sizeof *p->op);
     p->noutputs = s->noutputs;
     p->output = calloc((size_t)s->noutputs + 1, sizeof(int));
     if (!p->dim_names || !p->tensor_name || !p->tensor_value || !p->input ||
@@ -180,7 +208,8 @@ static mrt_status copy_names(mrt_plan *p, const mrt_spec *s)
         if (!(p->dim_names[i] = strdup(s->dim_name[i])))
             return MRT_E_NOMEM;
     for (int i = 0; i < s->ntensors; i++) {
-        memcpy(p->tensor_name[i], s->tensor[i].name, MRT_NAME_MAX);
+        if (!have_names)
+            memcpy(p->tensor_name[i], s->tensor[i].name, MRT_NAME_MAX);
         p->producer[i] = s->tensor[i].producer;
     }
     memcpy(p->output, s->output, (size_t)s->noutputs * sizeof(int));
@@ -278,17 +307,22 @@ static int *deferrable_tensors(const mrt_spec *s)
     return readers;
 }
 
-/* Plans every op of s with strategy; then finishes the plan (finish),
- * or only tallies its totals. */
+/* Plans every op of s with strategy, in the tables of spare (a plan of s
+ * no longer wanted, destroyed; may be NULL); then finishes the plan
+ * (finish), or only tallies its totals. */
 static mrt_status build(const mrt_spec *s, const mrt_plan_options *opt,
-                        mrt_strategy strategy, int finish, mrt_plan **out,
-                        mrt_error *err)
+                        mrt_strategy strategy, int finish, mrt_plan *spare,
+                        mrt_plan **out, mrt_error *err)
 {
     *out = NULL;
     mrt_plan *p = calloc(1, sizeof *p);
     int *deferrable = deferrable_tensors(s);
     mrt_layout hbuf;
     mrt_status st = MRT_E_NOMEM;
+    if (p)
+        take_tables(p, spare);
+    else
+        mrt_plan_destroy(spare);
     if (!p || !deferrable)
         goto nomem;
     if (strategy == MRT_STRATEGY_SEARCH && !(p->memo = mrt_search_memo_create()))
@@ -375,7 +409,7 @@ mrt_status mrt_plan_create_with(const mrt_spec *s,
                                 mrt_strategy strategy, mrt_plan **out,
                                 mrt_error *err)
 {
-    return build(s, opt, strategy, 1, out, err);
+    return build(s, opt, strategy, 1, NULL, out, err);
 }
 
 /* 1 if Mesh-TensorFlow's global-rules layouts are the spec's own, so its
@@ -392,8 +426,9 @@ static int meshtf_compatible(const mrt_spec *s)
 }
 
 /* Keeps the cheaper of *best and *other (by modeled time; ties keep
- * *best) and destroys the other. */
-static void keep_cheaper(mrt_plan **best, mrt_plan *other, int *switched)
+ * *best); returns the other. */
+static mrt_plan *keep_cheaper(mrt_plan **best, mrt_plan *other,
+                              int *switched)
 {
     if (other && other->totals.time_s < (*best)->totals.time_s * (1 - 1e-9)) {
         /* The alternatives the search weighed stay with the plan shown. */
@@ -407,12 +442,11 @@ static void keep_cheaper(mrt_plan **best, mrt_plan *other, int *switched)
             other->op[i].first_alt = b->op[i].first_alt;
             other->op[i].nalts = b->op[i].nalts;
         }
-        mrt_plan_destroy(b);
         *best = other;
         *switched = 1;
-    } else {
-        mrt_plan_destroy(other);
+        return b;
     }
+    return other;
 }
 
 mrt_status mrt_plan_create(const mrt_spec *s, const mrt_plan_options *opt,
@@ -429,19 +463,23 @@ mrt_status mrt_plan_create(const mrt_spec *s, const mrt_plan_options *opt,
      * (lifetimes, arena, workspace: most of the work after planning). */
     mrt_plan *best = NULL, *other = NULL;
     int switched = 0;
-    mrt_status st = build(s, opt, MRT_STRATEGY_SEARCH, 0, &best, err);
+    mrt_status st = build(s, opt, MRT_STRATEGY_SEARCH, 0, NULL, &best, err);
     if (st == MRT_OK)
-        st = build(s, opt, MRT_STRATEGY_RULES, 0, &other, err);
+        st = build(s, opt, MRT_STRATEGY_RULES, 0, NULL, &other, err);
     if (st != MRT_OK) {
         mrt_plan_destroy(best);
         return st;
     }
-    keep_cheaper(&best, other, &switched);
-    if (meshtf_compatible(s)) {
+    mrt_plan *spare = keep_cheaper(&best, other, &switched);
+    if (meshtf_compatible(s)) { /* in the loser's tables */
         other = NULL;
-        if (build(s, opt, MRT_STRATEGY_MESHTF, 0, &other, NULL) == MRT_OK)
-            keep_cheaper(&best, other, &switched);
+        if (build(s, opt, MRT_STRATEGY_MESHTF, 0, spare, &other, NULL) ==
+            MRT_OK)
+            spare = keep_cheaper(&best, other, &switched);
+        else
+            spare = NULL; /* build destroyed it */
     }
+    mrt_plan_destroy(spare);
     best->planner = MRT_PLANNER_AUTO;
     best->fell_back = switched;
     if ((st = mrt_plan_finish(best, err)) != MRT_OK) {
