@@ -3,6 +3,7 @@
  * plan prints the same bytes, so plans can be golden-tested.
  */
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -32,6 +33,13 @@ typedef struct text {
     FILE *f;
     int n;
     char b[8192];
+    /* numbers already formatted: a long program prints the same few
+     * figures (a layer's flops, a step's time) thousands of times */
+    struct {
+        const char *fmt; /* NULL: empty */
+        double v;
+        char s[32];
+    } seen[256];
 } text;
 
 static void flush(text *t)
@@ -80,12 +88,41 @@ static void put_int(text *t, int64_t v)
     put(t, d + n);
 }
 
-/* v in printf format fmt (one conversion of a double). */
+/* v in printf format fmt, a single conversion of a double ("%.4g"). */
 static void put_num(text *t, const char *fmt, double v)
 {
-    char d[384]; /* %.0f of the largest double, and the text around it */
-    snprintf(d, sizeof d, fmt, v);
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    bits ^= (uint64_t)(uintptr_t)fmt;
+    bits *= 0x9e3779b97f4a7c15ull;
+    int k = (int)(bits >> 56);
+    if (t->seen[k].fmt == fmt && memcmp(&t->seen[k].v, &v, sizeof v) == 0) {
+        put(t, t->seen[k].s);
+        return;
+    }
+    char d[384]; /* %.0f of the largest double */
+    int n = snprintf(d, sizeof d, fmt, v);
+    if (n > 0 && n < (int)sizeof t->seen[k].s) {
+        t->seen[k].fmt = fmt;
+        t->seen[k].v = v;
+        memcpy(t->seen[k].s, d, (size_t)n + 1);
+    }
     put(t, d);
+}
+
+/* A modeled time, as fmt_time writes it. */
+static void put_time(text *t, double v)
+{
+    if (v >= 1) {
+        put_num(t, "%.3g", v);
+        put(t, " s");
+    } else if (v >= 1e-3) {
+        put_num(t, "%.3g", v * 1e3);
+        put(t, " ms");
+    } else {
+        put_num(t, "%.3g", v * 1e6);
+        put(t, " us");
+    }
 }
 
 static void print_layout(const mrt_plan *p, const mrt_layout *l, text *t)
@@ -128,8 +165,10 @@ static void print_kernel(const mrt_step *s, text *t)
         put_int(t, c->size[MRT_IDX_SUM_B]);
         put(t, ")");
     }
-    put_num(t, "   %.4g flops/rank   ", s->flops);
-    put(t, fmt_time(s->time_s));
+    put(t, "   ");
+    put_num(t, "%.4g", s->flops);
+    put(t, " flops/rank   ");
+    put_time(t, s->time_s);
     put(t, "\n");
 }
 
@@ -142,18 +181,25 @@ static void print_bound(const mrt_plan *p, const mrt_plan_op *o, text *t)
     for (int k = o->first_step; k < o->first_step + o->nsteps; k++)
         wire += p->step[k].cost.wire_bytes;
     if (o->lower_bound_bytes > 0 && o->bound_replicated) {
-        put_num(t, "    lower bound %.0f", o->lower_bound_bytes);
+        put(t, "    lower bound ");
+        put_num(t, "%.0f", o->lower_bound_bytes);
         put(t, " bytes/rank on the wire for operands stored once; its inputs "
                "start replicated, and this plan moves ");
-        put_num(t, "%.0f\n", wire);
+        put_num(t, "%.0f", wire);
+        put(t, "\n");
     } else if (o->lower_bound_bytes > 0) {
-        put_num(t, "    lower bound %.0f", o->lower_bound_bytes);
-        put_num(t, " bytes/rank on the wire; this plan %.0f", wire);
-        put_num(t, " (%.2fx)\n", wire / o->lower_bound_bytes);
+        put(t, "    lower bound ");
+        put_num(t, "%.0f", o->lower_bound_bytes);
+        put(t, " bytes/rank on the wire; this plan ");
+        put_num(t, "%.0f", wire);
+        put(t, " (");
+        put_num(t, "%.2f", wire / o->lower_bound_bytes);
+        put(t, "x)\n");
     } else {
         put(t, "    lower bound 0 bytes/rank (the work splits with no "
                "communication); this plan ");
-        put_num(t, "%.0f\n", wire);
+        put_num(t, "%.0f", wire);
+        put(t, "\n");
     }
 }
 
@@ -171,7 +217,7 @@ static void print_step(const mrt_plan *p, const mrt_step *s, text *t)
         put(t, " ");
         put(t, p->tensor_name[p->value[s->out].tensor]);
         put(t, "   ");
-        put(t, fmt_time(s->time_s));
+        put_time(t, s->time_s);
         put(t, "\n");
         return;
     }
@@ -188,10 +234,12 @@ static void print_step(const mrt_plan *p, const mrt_step *s, text *t)
         put_int(t, s->group);
         put(t, ")   ");
         put_int(t, s->bytes);
-        put_num(t, " bytes/rank, wire %.0f in ", s->cost.wire_bytes);
+        put(t, " bytes/rank, wire ");
+        put_num(t, "%.0f", s->cost.wire_bytes);
+        put(t, " in ");
         put_int(t, s->cost.messages);
         put(t, s->cost.messages == 1 ? " msg, " : " msgs, ");
-        put(t, fmt_time(s->time_s));
+        put_time(t, s->time_s);
     }
     if (s->wait >= 0 && s->wait < p->nsteps) {
         put(t, "; in the background until op ");
@@ -261,8 +309,10 @@ void mrt_plan_print(const mrt_plan *p, FILE *f)
         }
         put(&tx, "    = ");
         put_int(&tx, o->comm_bytes);
-        put_num(&tx, " bytes/rank, %.4g flops/rank, ", o->flops);
-        put(&tx, fmt_time(o->time_s));
+        put(&tx, " bytes/rank, ");
+        put_num(&tx, "%.4g", o->flops);
+        put(&tx, " flops/rank, ");
+        put_time(&tx, o->time_s);
         put(&tx, " modeled\n");
         print_bound(p, o, &tx);
     }
