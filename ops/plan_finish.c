@@ -56,6 +56,56 @@ static mrt_kview view_of(const mrt_value *v)
                        .ext = v->local, .data = NULL};
 }
 
+/* The workspace of einsum steps by the shapes of their operands: a long
+ * program repeats a few shapes, and planning a kernel for each step was
+ * the costliest part of finishing a plan.  Direct-mapped. */
+#define WS_SLOTS 64
+#define WS_KEY_MAX (1 + 3 * (1 + 2 * MRT_MAX_DIMS))
+typedef struct ws_slot {
+    int len; /* 0: empty */
+    int64_t key[WS_KEY_MAX];
+    int64_t bytes;
+} ws_slot;
+
+/* The dims and local extents of the step's operands, into key. */
+static int ws_key(const mrt_plan *p, const mrt_step *s, int64_t key[])
+{
+    int n = 0, v[3] = {s->in, s->in2, s->out};
+    key[n++] = s->in2 >= 0;
+    for (int k = 0; k < 3; k++) {
+        if (v[k] < 0)
+            continue;
+        const mrt_value *x = &p->value[v[k]];
+        key[n++] = x->layout.ndims;
+        for (int i = 0; i < x->layout.ndims; i++) {
+            key[n++] = x->layout.dim[i];
+            key[n++] = x->local[i];
+        }
+    }
+    return n;
+}
+
+static int64_t step_workspace(const mrt_plan *p, const mrt_step *s);
+
+static int64_t cached_workspace(const mrt_plan *p, const mrt_step *s,
+                                ws_slot *cache)
+{
+    if (!cache || s->kind != MRT_STEP_EINSUM)
+        return step_workspace(p, s);
+    int64_t key[WS_KEY_MAX];
+    int n = ws_key(p, s, key);
+    uint64_t h = 1469598103934665603ull;
+    for (int i = 0; i < n; i++)
+        h = (h ^ (uint64_t)key[i]) * 1099511628211ull;
+    ws_slot *e = &cache[(h >> 32) % WS_SLOTS];
+    if (e->len == n && !memcmp(e->key, key, (size_t)n * sizeof *key))
+        return e->bytes;
+    e->len = n;
+    memcpy(e->key, key, (size_t)n * sizeof *key);
+    e->bytes = step_workspace(p, s);
+    return e->bytes;
+}
+
 static int64_t step_workspace(const mrt_plan *p, const mrt_step *s)
 {
     if (s->kind == MRT_STEP_EINSUM) {
@@ -239,11 +289,13 @@ mrt_status mrt_plan_finish(mrt_plan *p, mrt_error *err)
     mrt_plan_schedule_overlap(p, p->blocking);
     lifetimes(p);
     p->max_workspace = 0;
+    ws_slot *cache = calloc(WS_SLOTS, sizeof *cache); /* NULL: no cache */
     for (int k = 0; k < p->nsteps; k++) {
-        p->step[k].workspace = step_workspace(p, &p->step[k]);
+        p->step[k].workspace = cached_workspace(p, &p->step[k], cache);
         if (p->step[k].workspace > p->max_workspace)
             p->max_workspace = p->step[k].workspace;
     }
+    free(cache);
     for (int i = 0; i < p->nops; i++) {
         p->op[i].time_s = p->op[i].comm_time_s = 0;
         lower_bound(p, i);
