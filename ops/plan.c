@@ -46,6 +46,8 @@ mrt_plan_mark mrt_plan_get_mark(const mrt_plan *p)
 
 void mrt_plan_rollback(mrt_plan *p, mrt_plan_mark m)
 {
+    for (int v = p->nvalues - 1; v >= m.nvalues; v--)
+        p->last_value[p->value[v].tensor] = p->value[v].prev;
     p->nsteps = m.nsteps;
     p->nvalues = m.nvalues;
     p->comm_bytes = m.comm_bytes;
@@ -96,6 +98,8 @@ int mrt_plan_add_value(mrt_plan *p, int tensor, const mrt_layout *l)
     v->count = mrt_layout_shard_count(l, &p->mesh);
     v->last_use = -1;
     v->made_by = -1;
+    v->prev = p->last_value[tensor];
+    p->last_value[tensor] = p->nvalues;
     return p->nvalues++;
 }
 
@@ -146,6 +150,7 @@ void mrt_plan_destroy(mrt_plan *p)
     free(p->dim_names);
     free(p->tensor_name);
     free(p->tensor_value);
+    free(p->last_value);
     free(p->input);
     free(p->producer);
     free(p->value);
@@ -190,6 +195,7 @@ static mrt_status copy_names(mrt_plan *p, const mrt_spec *s)
         p->tensor_name = calloc((size_t)s->ntensors + 1,
                                 sizeof *p->tensor_name);
     p->tensor_value = calloc((size_t)s->ntensors + 1, sizeof(int));
+    p->last_value = malloc(((size_t)s->ntensors + 1) * sizeof(int));
     p->input = calloc((size_t)s->ntensors + 1, sizeof(int));
     p->producer = calloc((size_t)s->ntensors + 1, sizeof(int));
     p->nops = s->nops;
@@ -199,7 +205,8 @@ static mrt_status copy_names(mrt_plan *p, const mrt_spec *s)
         p->op = calloc((size_t)s->nops + 1, sizeof *p->op);
     p->noutputs = s->noutputs;
     p->output = calloc((size_t)s->noutputs + 1, sizeof(int));
-    if (!p->dim_names || !p->tensor_name || !p->tensor_value || !p->input ||
+    if (!p->dim_names || !p->tensor_name || !p->tensor_value ||
+        !p->last_value || !p->input ||
         !p->producer ||
         !p->op ||
         !p->output)
@@ -211,6 +218,7 @@ static mrt_status copy_names(mrt_plan *p, const mrt_spec *s)
         if (!have_names)
             memcpy(p->tensor_name[i], s->tensor[i].name, MRT_NAME_MAX);
         p->producer[i] = s->tensor[i].producer;
+        p->last_value[i] = -1;
     }
     memcpy(p->output, s->output, (size_t)s->noutputs * sizeof(int));
     return MRT_OK;

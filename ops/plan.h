@@ -70,6 +70,9 @@ typedef struct mrt_value {
     int64_t local[MRT_MAX_DIMS]; /* shard extents */
     int64_t count;     /* elements per shard */
     int made_by;       /* the op whose step made it; -1 for an input */
+    int prev;          /* the value made before it for the same tensor,
+                          or -1 (the plan's last_value[tensor] heads the
+                          list) */
     /* Filled by mrt_plan_finish: */
     int def;           /* the step that makes it; -1 for an input */
     int last_use;      /* the last step that reads it; nsteps for inputs
@@ -140,6 +143,8 @@ struct mrt_plan {
     int *input;
     char (*tensor_name)[MRT_NAME_MAX];
     int *tensor_value;        /* [ntensors] value holding each tensor */
+    int *last_value;          /* [ntensors] the newest value of each
+                                 tensor, or -1 (see mrt_value.prev) */
     int *producer;            /* [ntensors] the op making it, -1: input */
     int nvalues, cap_values;
     mrt_value *value;
