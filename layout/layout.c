@@ -86,23 +86,38 @@ int mrt_layout_equal(const mrt_layout *a, const mrt_layout *b)
     return 1;
 }
 
+/* Appends s at buf + n as snprintf(buf + n, size - n, "%s", s) would (cut
+ * to fit, terminated); returns n plus the length of s.  (Plans print a
+ * layout per op and step: snprintf per piece was a tenth of printing.) */
+static int put(char *buf, int size, int n, const char *s)
+{
+    int len = (int)strlen(s);
+    if (n < size) {
+        int k = len < size - n - 1 ? len : size - n - 1;
+        memcpy(buf + n, s, (size_t)k);
+        buf[n + k] = '\0';
+    }
+    return n + len;
+}
+
 char *mrt_layout_str(const mrt_layout *l, const mrt_mesh *m,
                      char *const *dim_names, char *buf, int size)
 {
-    int n = snprintf(buf, (size_t)size, "[");
+    int n = put(buf, size, 0, "[");
     for (int i = 0; i < l->ndims && n < size; i++) {
-        n += snprintf(buf + n, (size_t)(size - n), "%s%s", i ? ", " : "",
-                      dim_names[l->dim[i]]);
+        n = put(buf, size, put(buf, size, n, i ? ", " : ""),
+                dim_names[l->dim[i]]);
         for (int j = 0; j < l->naxes[i] && n < size; j++)
-            n += snprintf(buf + n, (size_t)(size - n), "%c%s",
-                          j ? '+' : '/', m->name[l->axes[i][j]]);
+            n = put(buf, size, put(buf, size, n, j ? "+" : "/"),
+                    m->name[l->axes[i][j]]);
     }
     if (n < size)
-        n += snprintf(buf + n, (size_t)(size - n), "]");
+        n = put(buf, size, n, "]");
     if (l->partial && n < size) {
         char axes[256];
-        snprintf(buf + n, (size_t)(size - n), " partial(%s)",
-                 mrt_mesh_axes_str(m, l->partial, axes, sizeof axes));
+        mrt_mesh_axes_str(m, l->partial, axes, sizeof axes);
+        n = put(buf, size, put(buf, size, n, " partial("), axes);
+        put(buf, size, n, ")");
     }
     return buf;
 }

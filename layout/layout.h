@@ -30,8 +30,9 @@ typedef struct mrt_layout {
     int ndims;
     int dim[MRT_MAX_DIMS];      /* spec dim ids, storage order */
     int64_t size[MRT_MAX_DIMS]; /* global sizes */
-    int naxes[MRT_MAX_DIMS];    /* how many axes split dim i */
-    int axes[MRT_MAX_DIMS][MRT_MAX_AXES]; /* those axes, major first */
+    int8_t naxes[MRT_MAX_DIMS]; /* how many axes split dim i */
+    int8_t axes[MRT_MAX_DIMS][MRT_MAX_AXES]; /* those axes, major first
+                                 (bytes: a plan holds a layout per value) */
     unsigned partial;           /* axes of pending sums */
 } mrt_layout;
 

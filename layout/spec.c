@@ -5,84 +5,41 @@
  * outputs, the `layouts:` alternatives and their rules); mrt_spec_destroy frees them all and accepts NULL and
  * half-built specs (the loader uses it on its error path).
  */
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "spec.h"
+#include "work.h"
 
-static uint64_t name_hash(const char *name)
+static const char *tensor_name(const void *ctx, int id)
 {
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    for (; *name; name++)
-        h = (h ^ (unsigned char)*name) * 1099511628211ull;
-    return h;
+    return ((const mrt_spec *)ctx)->tensor[id].name;
+}
+
+static const char *dim_name(const void *ctx, int id)
+{
+    return ((const mrt_spec *)ctx)->dim_name[id];
 }
 
 int mrt_spec_find_tensor(const mrt_spec *s, const char *name)
 {
-    if (!s->hash_cap) { /* a spec built by hand, without the index */
+    if (!s->tensor_index.cap) { /* a spec built by hand, without the index */
         for (int i = 0; i < s->ntensors; i++)
-            if (strcmp(s->tensor[i].name, name) == 0)
+            if (MRT_WORK(1), strcmp(s->tensor[i].name, name) == 0)
                 return i;
         return -1;
     }
-    unsigned mask = (unsigned)s->hash_cap - 1;
-    for (unsigned h = (unsigned)name_hash(name) & mask;; h = (h + 1) & mask) {
-        int id = s->tensor_hash[h] - 1;
-        if (id < 0)
-            return -1;
-        if (strcmp(s->tensor[id].name, name) == 0)
-            return id;
-    }
-}
-
-/* Puts id into a table of cap slots (a power of two). */
-static void hash_put(int *table, int cap, const mrt_spec *s, int id)
-{
-    unsigned mask = (unsigned)cap - 1;
-    unsigned h = (unsigned)name_hash(s->tensor[id].name) & mask;
-    while (table[h])
-        h = (h + 1) & mask;
-    table[h] = id + 1;
+    return mrt_name_index_find(&s->tensor_index, name, tensor_name, s);
 }
 
 mrt_status mrt_spec_index_tensor(mrt_spec *s, int id)
 {
-    if (2 * (id + 1) > s->hash_cap) { /* grow and rehash */
-        int cap = s->hash_cap ? 2 * s->hash_cap : 64;
-        while (cap < 2 * (id + 1))
-            cap *= 2;
-        int *t = calloc((size_t)cap, sizeof *t);
-        if (!t)
-            return MRT_E_NOMEM;
-        for (int i = 0; i < id; i++)
-            hash_put(t, cap, s, i);
-        free(s->tensor_hash);
-        s->tensor_hash = t;
-        s->hash_cap = cap;
-    }
-    hash_put(s->tensor_hash, s->hash_cap, s, id);
-    return MRT_OK;
-}
-
-/* Grows *buf (room for *cap elements of size elsize) to hold n. */
-static int grow(void **buf, int *cap, int n, size_t elsize)
-{
-    if (n <= *cap)
-        return 0;
-    int ncap = *cap > 8 ? *cap * 2 : 16;
-    while (ncap < n)
-        ncap *= 2;
-    void *nb = realloc(*buf, (size_t)ncap * elsize);
-    if (!nb)
-        return -1;
-    memset((char *)nb + (size_t)*cap * elsize, 0,
-           (size_t)(ncap - *cap) * elsize);
-    *buf = nb;
-    *cap = ncap;
-    return 0;
+    return mrt_name_index_add(&s->tensor_index, s->tensor[id].name, id,
+                              tensor_name, s)
+               ? MRT_E_NOMEM
+               : MRT_OK;
 }
 
 int mrt_spec_add_tensor(mrt_spec *s, const char *name, const int *dims,
@@ -94,8 +51,8 @@ int mrt_spec_add_tensor(mrt_spec *s, const char *name, const int *dims,
     for (int i = 0; i < ndims; i++)
         d[i] = dims[i];
     dims = d;
-    if (grow((void **)&s->tensor, &s->cap_tensors, s->ntensors + 1,
-             sizeof *s->tensor))
+    if (mrt_grow((void **)&s->tensor, &s->cap_tensors, s->ntensors + 1,
+                 sizeof *s->tensor))
         return -1;
     int id = s->ntensors;
     mrt_spec_tensor *t = &s->tensor[id];
@@ -117,7 +74,7 @@ int mrt_spec_add_tensor(mrt_spec *s, const char *name, const int *dims,
 
 int mrt_spec_add_op(mrt_spec *s, const mrt_spec_op *op)
 {
-    if (grow((void **)&s->op, &s->cap_ops, s->nops + 1, sizeof *s->op))
+    if (mrt_grow((void **)&s->op, &s->cap_ops, s->nops + 1, sizeof *s->op))
         return -1;
     s->op[s->nops] = *op;
     s->tensor[op->out].producer = s->nops;
@@ -126,10 +83,20 @@ int mrt_spec_add_op(mrt_spec *s, const mrt_spec_op *op)
 
 int mrt_spec_find_dim(const mrt_spec *s, const char *name)
 {
-    for (int i = 0; i < s->ndims; i++)
-        if (strcmp(s->dim_name[i], name) == 0)
-            return i;
-    return -1;
+    if (!s->dim_index.cap) { /* a spec built by hand, without the index */
+        for (int i = 0; i < s->ndims; i++)
+            if (MRT_WORK(1), strcmp(s->dim_name[i], name) == 0)
+                return i;
+        return -1;
+    }
+    return mrt_name_index_find(&s->dim_index, name, dim_name, s);
+}
+
+mrt_status mrt_spec_index_dim(mrt_spec *s, int id)
+{
+    return mrt_name_index_add(&s->dim_index, s->dim_name[id], id, dim_name, s)
+               ? MRT_E_NOMEM
+               : MRT_OK;
 }
 
 void mrt_spec_destroy(mrt_spec *spec)
@@ -141,8 +108,15 @@ void mrt_spec_destroy(mrt_spec *spec)
     free(spec->dim_size);
     free(spec->dim_mark);
     free(spec->rule);
+    /* the slots past ntensors are zeroed, or hold a tensor whose parse
+     * failed: its file is freed too */
+    int n = spec->cap_tensors > spec->ntensors ? spec->cap_tensors
+                                               : spec->ntensors;
+    for (int i = 0; spec->tensor && i < n; i++)
+        free(spec->tensor[i].file);
     free(spec->tensor);
-    free(spec->tensor_hash);
+    mrt_name_index_free(&spec->tensor_index);
+    mrt_name_index_free(&spec->dim_index);
     free(spec->op);
     free(spec->output);
     for (int i = 0; spec->layouts && i < spec->nlayouts; i++)

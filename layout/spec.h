@@ -23,6 +23,7 @@
 #include "layout.h"
 #include "mapfn.h"
 #include "meshrt.h"
+#include "name_index.h"
 
 typedef struct mrt_mark {
     int line, column; /* 1-based; 0 = unknown */
@@ -54,7 +55,9 @@ typedef struct mrt_spec_tensor {
     mrt_init_kind init;
     uint64_t seed;          /* RANDOM: `random: N`, default FNV-1a of name */
     double fill;            /* FILL; LABELS: the number of classes */
-    char file[PATH_MAX];    /* FILE: resolved against the spec's folder */
+    char *file;             /* FILE: resolved against the spec's folder;
+                               owned (a path per tensor would make every
+                               tensor of a long program 4 kB) */
     mrt_mark init_mark;
     int producer;           /* op index, or -1 for an input */
     int own_layout;         /* its layout came from its own (or its op's)
@@ -150,11 +153,12 @@ struct mrt_spec {
     int64_t *dim_size;
     mrt_mark *dim_mark;
     mrt_rule *rule;      /* global layout rules, indexed by dim id */
+    mrt_name_index dim_index; /* dim names -> ids, as tensor_index */
 
     int ntensors;
     mrt_spec_tensor *tensor;
-    int *tensor_hash;    /* name index: open addressing, id + 1, 0 empty */
-    int hash_cap;        /* a power of two, at least twice ntensors */
+    mrt_name_index tensor_index; /* tensor names -> ids; empty in a spec
+                                    built by hand (lookups then scan) */
     int nops;
     mrt_spec_op *op;
     int cap_tensors, cap_ops; /* room in tensor[] and op[] */
@@ -194,8 +198,10 @@ int mrt_spec_add_tensor(mrt_spec *s, const char *name, const int *dims,
 /* Appends op (copied) and makes it the producer of op->out.  Returns its
  * index, or -1 when out of memory. */
 int mrt_spec_add_op(mrt_spec *s, const mrt_spec_op *op);
-/* Dim id by name, or -1. */
+/* Dim id by name, or -1 (hashed: a spec may name a dim per layer). */
 int mrt_spec_find_dim(const mrt_spec *s, const char *name);
+/* Adds dim id to the name index; call after naming dim id. */
+mrt_status mrt_spec_index_dim(mrt_spec *s, int id);
 
 /* A new spec equal to s but with global rules `rules` ([s->ndims], by dim
  * id) on `mesh` (NULL: s's mesh): every tensor without its own layout is

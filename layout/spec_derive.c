@@ -105,6 +105,9 @@ static mrt_spec *copy_spec(const mrt_spec *s)
     if (!c)
         return NULL;
     *c = *s;
+    /* the indexes first: until then c shares s's, which destroy frees */
+    int index_failed = mrt_name_index_copy(&c->tensor_index, &s->tensor_index);
+    index_failed |= mrt_name_index_copy(&c->dim_index, &s->dim_index);
     size_t nd = (size_t)s->ndims;
     c->dim_name = dup_array(s->dim_name, nd, sizeof *s->dim_name);
     c->dim_names = calloc(nd + 1, sizeof *c->dim_names);
@@ -112,9 +115,8 @@ static mrt_spec *copy_spec(const mrt_spec *s)
     c->dim_mark = dup_array(s->dim_mark, nd, sizeof *s->dim_mark);
     c->rule = calloc(nd + 1, sizeof *c->rule);
     c->tensor = dup_array(s->tensor, (size_t)s->ntensors, sizeof *s->tensor);
-    c->tensor_hash = s->hash_cap ? dup_array(s->tensor_hash, (size_t)s->hash_cap,
-                                             sizeof *s->tensor_hash)
-                                 : NULL;
+    for (int i = 0; c->tensor && i < s->ntensors; i++)
+        c->tensor[i].file = NULL; /* s's: copied below */
     c->op = dup_array(s->op, (size_t)s->nops, sizeof *s->op);
     c->output = dup_array(s->output, (size_t)s->noutputs, sizeof *s->output);
     c->cap_tensors = s->ntensors + 1;
@@ -122,13 +124,18 @@ static mrt_spec *copy_spec(const mrt_spec *s)
     c->nlayouts = 0;
     c->layouts = NULL;
     if (!c->dim_name || !c->dim_names || !c->dim_size || !c->dim_mark ||
-        !c->rule || !c->tensor || !c->op || !c->output ||
-        (s->hash_cap && !c->tensor_hash)) {
+        !c->rule || !c->tensor || !c->op || !c->output || index_failed) {
         mrt_spec_destroy(c);
         return NULL;
     }
     for (size_t i = 0; i < nd; i++)
         c->dim_names[i] = c->dim_name[i];
+    for (int i = 0; i < s->ntensors; i++)
+        if (s->tensor[i].file &&
+            !(c->tensor[i].file = strdup(s->tensor[i].file))) {
+            mrt_spec_destroy(c);
+            return NULL;
+        }
     return c;
 }
 

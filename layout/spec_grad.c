@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grad_names.h"
 #include "spec_parse.h"
 
 static const char *const train_keys[] = {"loss", "params", "lr", "steps",
@@ -45,6 +46,7 @@ typedef struct grad_ctx {
     const mrt_spec_op *op; /* the forward op being differentiated (copy) */
     mrt_spec_op fwd;
     mrt_status st;
+    mrt_grad_names names; /* of the pieces: grad:h:d, grad:h:d2, ... */
 } grad_ctx;
 
 /* A tensor of the backward program, with the layout of tensor `like`
@@ -87,15 +89,26 @@ static int emit(grad_ctx *g, mrt_op_kind kind, mrt_map_fn fn, double c,
     return out;
 }
 
+/* Into name: stem numbered (grad_names.h); 0, or -1 when out of memory. */
+static int unique_name(grad_ctx *g, const char *stem, int first,
+                       char name[MRT_NAME_MAX])
+{
+    if (mrt_grad_names_make(&g->names, g->p->spec, stem, first, name) == 0)
+        return 0;
+    g->st = mrt_spec_nomem(g->p);
+    return -1;
+}
+
 /* A scratch tensor of the backward program shaped like `like`. */
 static int scratch(grad_ctx *g, int like, const char *what)
 {
-    char name[MRT_NAME_MAX];
-    snprintf(name, sizeof name, "grad:%.40s:%s", g->p->spec->tensor[like].name,
+    char stem[MRT_NAME_MAX], name[MRT_NAME_MAX];
+    if (g->st)
+        return -1;
+    snprintf(stem, sizeof stem, "grad:%.40s:%s", g->p->spec->tensor[like].name,
              what);
-    for (int n = 2; mrt_spec_find_tensor(g->p->spec, name) >= 0; n++)
-        snprintf(name, sizeof name, "grad:%.40s:%s%d",
-                 g->p->spec->tensor[like].name, what, n);
+    if (unique_name(g, stem, 1, name))
+        return -1;
     return new_like(g, name, like);
 }
 
@@ -147,10 +160,12 @@ static int contribution(grad_ctx *g, int k, int dc)
         if (nd == xl->ndims)
             return emit(g, MRT_OP_EINSUM, MRT_MAP_COPY, 0, dc, other,
                         scratch(g, x, "d"));
-        char name[MRT_NAME_MAX];
-        snprintf(name, sizeof name, "grad:%.40s:part", s->tensor[x].name);
-        int part = g->st ? -1 : mrt_spec_add_tensor(g->p->spec, name, dims,
-                                                    nd, -1, o->mark);
+        char stem[MRT_NAME_MAX], name[MRT_NAME_MAX];
+        snprintf(stem, sizeof stem, "grad:%.40s:part", s->tensor[x].name);
+        int part = g->st || unique_name(g, stem, 1, name)
+                       ? -1
+                       : mrt_spec_add_tensor(g->p->spec, name, dims, nd, -1,
+                                             o->mark);
         if (part < 0 && !g->st)
             g->st = mrt_spec_nomem(g->p);
         if (part >= 0) { /* x's layout, on the dims it keeps */
@@ -246,17 +261,20 @@ static void accumulate(grad_ctx *g, int x, int t)
         return;
     g->have[x]++;
     if (g->grad[x] >= 0) {
-        char name[MRT_NAME_MAX];
-        snprintf(name, sizeof name, "grad:%.40s:acc%d", s->tensor[x].name,
-                 g->have[x]);
-        t = emit(g, MRT_OP_MAP, MRT_MAP_ADD, 0, g->grad[x], t,
-                 new_like(g, name, x));
+        char stem[MRT_NAME_MAX], name[MRT_NAME_MAX];
+        snprintf(stem, sizeof stem, "grad:%.40s:acc", s->tensor[x].name);
+        t = unique_name(g, stem, g->have[x], name)
+                ? -1
+                : emit(g, MRT_OP_MAP, MRT_MAP_ADD, 0, g->grad[x], t,
+                       new_like(g, name, x));
     }
     g->grad[x] = t;
     if (t >= 0 && g->have[x] == g->pending[x]) { /* complete: its name */
         char name[MRT_NAME_MAX];
         snprintf(name, sizeof name, "grad:%.40s", s->tensor[x].name);
         if (mrt_spec_find_tensor(s, name) < 0) {
+            if (mrt_grad_names_release(&g->names, s->tensor[t].name))
+                g->st = mrt_spec_nomem(g->p);
             snprintf(s->tensor[t].name, sizeof s->tensor[t].name, "%s", name);
             if (mrt_spec_index_tensor(s, t))
                 g->st = mrt_spec_nomem(g->p);
@@ -366,6 +384,7 @@ static mrt_status differentiate(mrt_spec_parser *p, const yaml_node_t *node)
         tr->updated[k] = next;
     }
 done:
+    mrt_grad_names_free(&g.names);
     free(g.need);
     free(g.reach);
     free(g.pending);

@@ -538,8 +538,10 @@ mrt_status mrt_spec_parse_ops(mrt_spec_parser *p, const yaml_node_t *seq)
     return st;
 }
 
-/* Output j, named by node n. */
-static mrt_status output(mrt_spec_parser *p, const yaml_node_t *n, int j)
+/* Output j, named by node n; listed[t] says whether tensor t is one
+ * already. */
+static mrt_status output(mrt_spec_parser *p, const yaml_node_t *n, int j,
+                         char *listed)
 {
     mrt_spec *s = p->spec;
     char q[MRT_SPEC_QUOTE_MAX + 32], list[MRT_SPEC_LIST_MAX];
@@ -553,10 +555,10 @@ static mrt_status output(mrt_spec_parser *p, const yaml_node_t *n, int j)
                              "tensors are: %s)", mrt_spec_quote(n, q, sizeof q),
                              mrt_spec_join(list, sizeof list, s->tensor[0].name,
                                            sizeof s->tensor[0], s->ntensors));
-    for (int k = 0; k < j; k++)
-        if (s->output[k] == id)
-            return mrt_spec_fail(p, n, "tensor '%s' is listed twice in "
-                                 "'outputs'", name);
+    if (listed[id])
+        return mrt_spec_fail(p, n, "tensor '%s' is listed twice in "
+                             "'outputs'", name);
+    listed[id] = 1;
     s->output[j] = id;
     s->noutputs = j + 1;
     return MRT_OK;
@@ -564,7 +566,7 @@ static mrt_status output(mrt_spec_parser *p, const yaml_node_t *n, int j)
 
 /* With `train:`, the outputs also hold the loss, the gradients and the
  * updated parameters (each once). */
-static mrt_status add_train_outputs(mrt_spec_parser *p)
+static mrt_status add_train_outputs(mrt_spec_parser *p, char *listed)
 {
     mrt_spec *s = p->spec;
     const mrt_train *tr = &s->train;
@@ -581,13 +583,11 @@ static mrt_status add_train_outputs(mrt_spec_parser *p)
         add[n++] = tr->extra_grad[k];
     for (int k = 0; k < tr->nparams; k++)
         add[n++] = tr->updated[k];
-    for (int j = 0; j < n; j++) {
-        int dup = 0;
-        for (int k = 0; k < s->noutputs; k++)
-            dup |= s->output[k] == add[j];
-        if (!dup)
+    for (int j = 0; j < n; j++)
+        if (!listed[add[j]]) {
+            listed[add[j]] = 1;
             s->output[s->noutputs++] = add[j];
-    }
+        }
     return MRT_OK;
 }
 
@@ -603,16 +603,22 @@ mrt_status mrt_spec_parse_outputs(mrt_spec_parser *p, const yaml_node_t *seq)
                            "output)");
     if (st)
         return st;
-    if (!(s->output = calloc((size_t)count, sizeof *s->output)))
+    char *listed = calloc((size_t)s->ntensors + 1, 1); /* [tensor] */
+    if (!listed || !(s->output = calloc((size_t)count, sizeof *s->output))) {
+        free(listed);
         return mrt_spec_nomem(p);
-    if (!seq && s->train.loss >= 0)
-        return add_train_outputs(p);
-    if (!seq) {
+    }
+    if (!seq && s->train.loss >= 0) {
+        st = add_train_outputs(p, listed);
+    } else if (!seq) {
         s->output[0] = s->op[s->nops - 1].out;
         s->noutputs = 1;
-        return MRT_OK;
+    } else {
+        for (int j = 0; !st && j < count; j++)
+            st = output(p, mrt_spec_item(p, seq, j), j, listed);
+        if (!st && s->train.loss >= 0)
+            st = add_train_outputs(p, listed);
     }
-    for (int j = 0; !st && j < count; j++)
-        st = output(p, mrt_spec_item(p, seq, j), j);
-    return st || s->train.loss < 0 ? st : add_train_outputs(p);
+    free(listed);
+    return st;
 }

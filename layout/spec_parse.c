@@ -1,6 +1,6 @@
 /*
- * spec_parse.c — mrt_spec_load: reads the spec file, loads it with
- * libyaml's document API (so every node keeps its position), checks the
+ * spec_parse.c — mrt_spec_load: reads the spec file, loads it into a
+ * libyaml document (yaml_load.c; every node keeps its position), checks the
  * top-level keys and runs the passes in a fixed order — mesh, dtype,
  * dims, layout, network, expect, tensors, ops, outputs, layouts —
  * whatever order the file uses.  The mesh, dtype and dims passes live
@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "spec_parse.h"
-#include "yaml_error.h"
+#include "yaml_load.h"
 
 #define MRT_SPEC_FILE_MAX (64L << 20) /* a spec is text; refuse anything huge */
 #define MRT_SPEC_DEPTH_MAX 64          /* a spec needs about 5 levels */
@@ -92,61 +92,6 @@ done:
     *text = buf;
     *len = n;
     return MRT_OK;
-}
-
-/* libyaml's scanner slows down quadratically with nesting depth (a
- * 400 kB file of brackets takes minutes), so refuse deep nesting with a
- * quick pass over the events before building the document. */
-static mrt_status check_depth(yaml_parser_t *y, const char *path,
-                              const char *text, size_t len, mrt_error *err)
-{
-    yaml_event_t e;
-    int depth = 0;
-    for (;;) {
-        if (!yaml_parser_parse(y, &e))
-            return mrt_yaml_error(y, path, text, len, err);
-        yaml_event_type_t type = e.type;
-        mrt_mark at = {(int)e.start_mark.line + 1,
-                       (int)e.start_mark.column + 1};
-        yaml_event_delete(&e);
-        if (type == YAML_STREAM_END_EVENT)
-            return MRT_OK;
-        if (type == YAML_SEQUENCE_START_EVENT ||
-            type == YAML_MAPPING_START_EVENT)
-            depth++;
-        if (type == YAML_SEQUENCE_END_EVENT || type == YAML_MAPPING_END_EVENT)
-            depth--;
-        if (depth > MRT_SPEC_DEPTH_MAX)
-            return mrt_error_set(err, MRT_E_SPEC, path, at, "the spec nests "
-                                 "deeper than %d levels", MRT_SPEC_DEPTH_MAX);
-    }
-}
-
-/* Loads the first document into doc (which the caller deletes on
- * success) and checks that no second one follows. */
-static mrt_status load_document(yaml_parser_t *y, const char *path,
-                                const char *text, size_t len,
-                                yaml_document_t *doc, mrt_error *err)
-{
-    yaml_document_t extra;
-    if (!yaml_parser_load(y, doc))
-        return mrt_yaml_error(y, path, text, len, err);
-    if (!yaml_document_get_root_node(doc))
-        return MRT_OK; /* empty: the caller reports it */
-    if (!yaml_parser_load(y, &extra)) {
-        yaml_document_delete(doc);
-        return mrt_yaml_error(y, path, text, len, err);
-    }
-    yaml_node_t *root = yaml_document_get_root_node(&extra);
-    mrt_mark at = {root ? (int)root->start_mark.line + 1 : 0,
-                   root ? (int)root->start_mark.column + 1 : 0};
-    yaml_document_delete(&extra);
-    if (!root)
-        return MRT_OK;
-    yaml_document_delete(doc);
-    return mrt_error_set(err, MRT_E_SPEC, path, at,
-                         "a spec is one YAML document, but a second one "
-                         "starts here");
 }
 
 /* ---- mesh ---------------------------------------------------------- */
@@ -294,6 +239,8 @@ static mrt_status parse_dims(mrt_spec_parser *p, const yaml_node_t *map)
             return st;
         s->dim_names[d] = s->dim_name[d];
         s->dim_mark[d] = mrt_spec_mark(k);
+        if (mrt_spec_index_dim(s, d))
+            return mrt_spec_nomem(p);
         s->ndims++;
     }
     return MRT_OK;
@@ -381,25 +328,6 @@ static mrt_status parse_root(mrt_spec_parser *p, const yaml_node_t *root,
     return st;
 }
 
-/* Parses text into doc (which the caller deletes on success): a quick
- * pass for the nesting depth, then the document. */
-static mrt_status load_yaml(const char *path, const char *text, size_t len,
-                            yaml_document_t *doc, mrt_error *err)
-{
-    yaml_parser_t y;
-    mrt_status st = MRT_OK;
-    for (int pass = 0; !st && pass < 2; pass++) {
-        if (!yaml_parser_initialize(&y))
-            return mrt_error_set(err, MRT_E_NOMEM, path, no_mark,
-                                 "out of memory");
-        yaml_parser_set_input_string(&y, (const unsigned char *)text, len);
-        st = pass ? load_document(&y, path, text, len, doc, err)
-                  : check_depth(&y, path, text, len, err);
-        yaml_parser_delete(&y);
-    }
-    return st;
-}
-
 mrt_status mrt_spec_load(const char *path, const char *mesh_override,
                          mrt_spec **out, mrt_error *err)
 {
@@ -446,7 +374,8 @@ mrt_status mrt_spec_load_text(const char *path, const char *text, size_t len,
     if (!(s = calloc(1, sizeof *s)))
         return mrt_error_set(err, MRT_E_NOMEM, path, no_mark, "out of memory");
     if ((st = set_paths(s, path, err)) ||
-        (st = load_yaml(path, text ? text : "", len, &doc, err)))
+        (st = mrt_yaml_load(path, "spec", text ? text : "", len,
+                            MRT_SPEC_DEPTH_MAX, &doc, err)))
         goto fail;
     have_doc = 1;
     mrt_spec_parser p = {&doc, s, err, 0, NULL, NULL};

@@ -147,12 +147,15 @@ static mrt_status init_file(mrt_spec_parser *p, mrt_spec_tensor *t,
                            "character", t->name);
     if (st)
         return st;
+    char path[PATH_MAX];
     int n = name[0] == '/' || !strcmp(s->dir, ".")
-                ? snprintf(t->file, sizeof t->file, "%s", name)
-                : snprintf(t->file, sizeof t->file, "%s/%s", s->dir, name);
-    if (n < 0 || (size_t)n >= sizeof t->file)
+                ? snprintf(path, sizeof path, "%s", name)
+                : snprintf(path, sizeof path, "%s/%s", s->dir, name);
+    if (n < 0 || (size_t)n >= sizeof path)
         return mrt_spec_fail(p, v, "the path of '%s' is too long",
                              mrt_spec_quote(v, q, sizeof q));
+    if (!(t->file = strdup(path)))
+        return mrt_spec_nomem(p);
     t->init = MRT_INIT_FILE;
     return check_npy(p, t, v, init);
 }

@@ -15,7 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "name_index.h"
 #include "spec_parse.h"
+#include "work.h"
 
 mrt_mark mrt_spec_mark(const yaml_node_t *n)
 {
@@ -134,9 +136,52 @@ static int key_is(const yaml_node_t *k, const char *s)
     return v && !strcmp(v, s);
 }
 
+/* The keys of one mapping, for the index of its keys. */
+typedef struct key_list {
+    const mrt_spec_parser *p;
+    const yaml_node_t *map;
+} key_list;
+
+static const char *key_name(const void *ctx, int i)
+{
+    const key_list *kl = ctx;
+    return mrt_spec_str(mrt_spec_node(kl->p,
+                                      kl->map->data.mapping.pairs.start[i].key));
+}
+
+/* Small mappings (an op's keys) are searched for duplicates by a scan;
+ * larger ones (`tensors:`, `dims:` of a long program) through an index,
+ * so checking a mapping stays linear in its size. */
+#define SCAN_KEYS_MAX 16
+
+/* The earlier key equal to pair's, or NULL.  ix (NULL: scan) indexes the
+ * keys before pair. */
+static const yaml_node_t *earlier_key(const mrt_spec_parser *p,
+                                      const yaml_node_t *map,
+                                      const yaml_node_pair_t *pair,
+                                      const mrt_name_index *ix)
+{
+    const char *name = mrt_spec_str(mrt_spec_node(p, pair->key));
+    if (ix) {
+        key_list kl = {p, map};
+        int i = mrt_name_index_find(ix, name, key_name, &kl);
+        return i < 0 ? NULL
+                     : mrt_spec_node(p, map->data.mapping.pairs.start[i].key);
+    }
+    for (const yaml_node_pair_t *e = map->data.mapping.pairs.start;
+         e < pair; e++) {
+        const yaml_node_t *first = mrt_spec_node(p, e->key);
+        MRT_WORK(1);
+        if (key_is(first, name))
+            return first;
+    }
+    return NULL;
+}
+
 static mrt_status check_key(const mrt_spec_parser *p, const yaml_node_t *map,
                             const yaml_node_pair_t *pair,
-                            const char *const *valid, const char *in)
+                            const char *const *valid, const char *in,
+                            const mrt_name_index *ix)
 {
     char q[MRT_SPEC_QUOTE_MAX + 8], what[MRT_SPEC_QUOTE_MAX + 32];
     const yaml_node_t *k = mrt_spec_node(p, pair->key);
@@ -145,9 +190,10 @@ static mrt_status check_key(const mrt_spec_parser *p, const yaml_node_t *map,
                              in, mrt_spec_what(k, what, sizeof what));
     if (valid) {
         int ok = 0;
-        char list[MRT_SPEC_LIST_MAX] = "";
-        for (int i = 0; valid[i]; i++) {
-            ok |= key_is(k, valid[i]);
+        for (int i = 0; valid[i] && !ok; i++)
+            ok = key_is(k, valid[i]);
+        char list[MRT_SPEC_LIST_MAX] = ""; /* the message's, when it fails */
+        for (int i = 0; !ok && valid[i]; i++) {
             size_t n = strlen(list);
             snprintf(list + n, sizeof list - n, "%s%s", i ? ", " : "",
                      valid[i]);
@@ -156,15 +202,12 @@ static mrt_status check_key(const mrt_spec_parser *p, const yaml_node_t *map,
             return mrt_spec_fail(p, k, "unknown key '%s' in %s (expected: %s)",
                                  mrt_spec_quote(k, q, sizeof q), in, list);
     }
-    for (const yaml_node_pair_t *e = map->data.mapping.pairs.start;
-         e < pair; e++) {
-        const yaml_node_t *first = mrt_spec_node(p, e->key);
-        if (key_is(first, mrt_spec_str(k))) {
-            mrt_mark at = mrt_spec_mark(first);
-            return mrt_spec_fail(p, k, "duplicate key '%s' in %s (first at "
-                                 "%d:%d)", mrt_spec_quote(k, q, sizeof q), in,
-                                 at.line, at.column);
-        }
+    const yaml_node_t *first = earlier_key(p, map, pair, ix);
+    if (first) {
+        mrt_mark at = mrt_spec_mark(first);
+        return mrt_spec_fail(p, k, "duplicate key '%s' in %s (first at %d:%d)",
+                             mrt_spec_quote(k, q, sizeof q), in, at.line,
+                             at.column);
     }
     return MRT_OK;
 }
@@ -173,13 +216,21 @@ mrt_status mrt_spec_check_keys(const mrt_spec_parser *p,
                                const yaml_node_t *map,
                                const char *const *valid, const char *in)
 {
+    mrt_name_index index = {0}, *ix =
+        mrt_spec_count(map) > SCAN_KEYS_MAX ? &index : NULL;
+    key_list kl = {p, map};
+    mrt_status st = MRT_OK;
     for (const yaml_node_pair_t *pr = map->data.mapping.pairs.start;
-         pr < map->data.mapping.pairs.top; pr++) {
-        mrt_status st = check_key(p, map, pr, valid, in);
-        if (st)
-            return st;
+         !st && pr < map->data.mapping.pairs.top; pr++) {
+        st = check_key(p, map, pr, valid, in, ix);
+        if (!st && ix &&
+            mrt_name_index_add(ix, mrt_spec_str(mrt_spec_node(p, pr->key)),
+                               (int)(pr - map->data.mapping.pairs.start),
+                               key_name, &kl))
+            st = mrt_spec_nomem(p);
     }
-    return MRT_OK;
+    mrt_name_index_free(&index);
+    return st;
 }
 
 yaml_node_t *mrt_spec_get(const mrt_spec_parser *p, const yaml_node_t *map,

@@ -86,6 +86,16 @@ static void take(mrt_exec_layout *e, unsigned *taken, int i, int n,
     }
 }
 
+/* take() of the axes that split dim j of layout l. */
+static void take_split(mrt_exec_layout *e, unsigned *taken, int i,
+                       const mrt_layout *l, int j)
+{
+    int want[MRT_MAX_AXES];
+    for (int k = 0; k < l->naxes[j]; k++)
+        want[k] = l->axes[j][k];
+    take(e, taken, i, l->naxes[j], want);
+}
+
 void mrt_choose_rules(const mrt_plan *p, const mrt_spec *s, int op,
                       const mrt_layout *home, mrt_exec_layout *e)
 {
@@ -98,12 +108,11 @@ void mrt_choose_rules(const mrt_plan *p, const mrt_spec *s, int op,
             int x = mrt_exec_find(e, in->dim[i]);
             if (mrt_layout_find_dim(home, in->dim[i]) >= 0 || e->naxes[x] > 0)
                 continue;
-            take(e, &taken, x, in->naxes[i], in->axes[i]);
+            take_split(e, &taken, x, in, i);
         }
     }
     for (int i = 0; i < home->ndims; i++)
-        take(e, &taken, mrt_exec_find(e, home->dim[i]), home->naxes[i],
-             home->axes[i]);
+        take_split(e, &taken, mrt_exec_find(e, home->dim[i]), home, i);
 }
 
 void mrt_choose_meshtf(const mrt_plan *p, const mrt_spec *s, int op,

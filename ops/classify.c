@@ -118,10 +118,11 @@ mrt_status mrt_einsum_classify(const mrt_kview *a, const mrt_kview *b,
                                const mrt_kview *c, mrt_einsum_class *out,
                                mrt_error *err)
 {
-    mrt_einsum_class k;
-    memset(&k, 0, sizeof k);
-    for (int cl = 0; cl < MRT_IDX_CLASS_COUNT; cl++)
+    mrt_einsum_class k; /* the lists are filled up to n[c] */
+    for (int cl = 0; cl < MRT_IDX_CLASS_COUNT; cl++) {
+        k.n[cl] = 0;
         k.size[cl] = 1;
+    }
     k.ninputs = b ? 2 : 1;
     mrt_status st = check_operand(a, "input A", err);
     if (!st && b)
@@ -141,9 +142,28 @@ mrt_status mrt_einsum_classify(const mrt_kview *a, const mrt_kview *b,
     for (int i = 0; !st && b && i < b->ndims; i++)
         if (find(c, b->dim[i]) < 0 && find(a, b->dim[i]) < 0)
             add(&k, MRT_IDX_SUM_B, b->dim[i], b->ext[i]);
-    if (!st)
-        *out = k;
-    return st;
+    if (st)
+        return st;
+    /* only what was filled: the lists are 2.6 kB, the planner classifies
+     * every einsum it weighs */
+    out->ninputs = k.ninputs;
+    for (int cl = 0; cl < MRT_IDX_CLASS_COUNT; cl++) {
+        out->n[cl] = k.n[cl];
+        out->size[cl] = k.size[cl];
+        memcpy(out->dim[cl], k.dim[cl], (size_t)k.n[cl] * sizeof k.dim[cl][0]);
+        memcpy(out->ext[cl], k.ext[cl], (size_t)k.n[cl] * sizeof k.ext[cl][0]);
+    }
+    return MRT_OK;
+}
+
+mrt_einsum_shape mrt_einsum_shape_of(const mrt_einsum_class *k)
+{
+    mrt_einsum_shape s = {.ninputs = k->ninputs};
+    for (int c = 0; c < MRT_IDX_CLASS_COUNT; c++) {
+        s.n[c] = k->n[c];
+        s.size[c] = k->size[c];
+    }
+    return s;
 }
 
 double mrt_einsum_flops(const mrt_einsum_class *k)

@@ -48,6 +48,14 @@ typedef struct mrt_einsum_class {
     int64_t size[MRT_IDX_CLASS_COUNT]; /* product of each class's extents */
 } mrt_einsum_class;
 
+/* What a plan keeps of a classification (a step of every op of a long
+ * program holds one: the dim lists would make it 30 times larger). */
+typedef struct mrt_einsum_shape {
+    int ninputs;
+    int n[MRT_IDX_CLASS_COUNT];
+    int64_t size[MRT_IDX_CLASS_COUNT];
+} mrt_einsum_shape;
+
 /* Name of a class ("batch", "M", ...). */
 const char *mrt_idx_class_name(mrt_idx_class c);
 /* Classifies.  Fails (MRT_E_SPEC, message only, no position) if a dim of C
@@ -60,5 +68,7 @@ mrt_status mrt_einsum_classify(const mrt_kview *a, const mrt_kview *b,
  * with one: a permutation is no arithmetic), plus the adds that sum away
  * sum_a / sum_b (s - 1 adds for s elements). */
 double mrt_einsum_flops(const mrt_einsum_class *k);
+/* The counts and sizes of k. */
+mrt_einsum_shape mrt_einsum_shape_of(const mrt_einsum_class *k);
 
 #endif

@@ -59,10 +59,12 @@ static int emit_kernel(mrt_plan *p, const mrt_spec *s, int op,
                   .dim2 = -1, .group = 1};
     mrt_kview a = view_of(&p->value[in[0]]), c = view_of(&p->value[v]);
     mrt_kview b = o->nin > 1 ? view_of(&p->value[in[1]]) : a;
-    *st = mrt_einsum_classify(&a, o->nin > 1 ? &b : NULL, &c, &k.cls, err);
+    mrt_einsum_class cls;
+    *st = mrt_einsum_classify(&a, o->nin > 1 ? &b : NULL, &c, &cls, err);
     if (*st != MRT_OK)
         return -1;
-    k.flops = mrt_einsum_flops(&k.cls);
+    k.cls = mrt_einsum_shape_of(&cls);
+    k.flops = mrt_einsum_flops(&cls);
     return mrt_plan_add_step(p, &k) < 0 ? -1 : v;
 }
 

@@ -4,6 +4,7 @@
  */
 #include "plan.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +50,8 @@ mrt_plan_mark mrt_plan_get_mark(const mrt_plan *p)
 
 void mrt_plan_rollback(mrt_plan *p, mrt_plan_mark m)
 {
+    for (int v = p->nvalues - 1; v >= m.nvalues; v--)
+        p->last_value[p->value[v].tensor] = p->value[v].prev;
     p->nsteps = m.nsteps;
     p->nvalues = m.nvalues;
     p->comm_bytes = m.comm_bytes;
@@ -119,6 +122,8 @@ int mrt_plan_add_value(mrt_plan *p, int tensor, const mrt_layout *l)
     v->count = mrt_layout_shard_count(l, &p->mesh);
     v->last_use = -1;
     v->made_by = -1;
+    v->prev = p->last_value[tensor];
+    p->last_value[tensor] = p->nvalues;
     return p->nvalues++;
 }
 
@@ -179,6 +184,7 @@ void mrt_plan_destroy(mrt_plan *p)
     free(p->dim_names);
     free(p->tensor_name);
     free(p->tensor_value);
+    free(p->last_value);
     free(p->input);
     free(p->producer);
     free(p->value);
@@ -190,21 +196,51 @@ void mrt_plan_destroy(mrt_plan *p)
     free(p);
 }
 
-/* Copies the names and sizes the plan needs, so it does not borrow s. */
+/* Moves the big tables of `spare`, a plan of the same spec no longer
+ * wanted, into p (which then fills them instead of allocating its own:
+ * the memory is already mapped, and mapping hundreds of MB is much of the
+ * time of planning a long program), and destroys spare. */
+static void take_tables(mrt_plan *p, mrt_plan *spare)
+{
+    if (!spare)
+        return;
+    p->value = spare->value;
+    p->cap_values = spare->cap_values;
+    p->step = spare->step;
+    p->cap_steps = spare->cap_steps;
+    p->op = spare->op;               /* [nops + 1], zeroed in copy_names */
+    p->tensor_name = spare->tensor_name; /* the same names */
+    spare->value = NULL;
+    spare->step = NULL;
+    spare->op = NULL;
+    spare->tensor_name = NULL;
+    mrt_plan_destroy(spare);
+}
+
+/* Copies the names and sizes the plan needs, so it does not borrow s
+ * (the names are already there in tables taken from a spare plan). */
 static mrt_status copy_names(mrt_plan *p, const mrt_spec *s)
 {
+    int have_names = p->tensor_name != NULL;
     p->ndims = s->ndims;
     p->dim_names = calloc((size_t)s->ndims + 1, sizeof *p->dim_names);
     p->ntensors = s->ntensors;
-    p->tensor_name = calloc((size_t)s->ntensors + 1, sizeof *p->tensor_name);
+    if (!have_names)
+        p->tensor_name = calloc((size_t)s->ntensors + 1,
+                                sizeof *p->tensor_name);
     p->tensor_value = calloc((size_t)s->ntensors + 1, sizeof(int));
+    p->last_value = malloc(((size_t)s->ntensors + 1) * sizeof(int));
     p->input = calloc((size_t)s->ntensors + 1, sizeof(int));
     p->producer = calloc((size_t)s->ntensors + 1, sizeof(int));
     p->nops = s->nops;
-    p->op = calloc((size_t)s->nops + 1, sizeof *p->op);
+    if (p->op)
+        memset(p->op, 0, ((size_t)s->nops + 1) * sizeof *p->op);
+    else
+        p->op = calloc((size_t)s->nops + 1, sizeof *p->op);
     p->noutputs = s->noutputs;
     p->output = calloc((size_t)s->noutputs + 1, sizeof(int));
-    if (!p->dim_names || !p->tensor_name || !p->tensor_value || !p->input ||
+    if (!p->dim_names || !p->tensor_name || !p->tensor_value ||
+        !p->last_value || !p->input ||
         !p->producer ||
         !p->op ||
         !p->output)
@@ -213,8 +249,10 @@ static mrt_status copy_names(mrt_plan *p, const mrt_spec *s)
         if (!(p->dim_names[i] = strdup(s->dim_name[i])))
             return MRT_E_NOMEM;
     for (int i = 0; i < s->ntensors; i++) {
-        memcpy(p->tensor_name[i], s->tensor[i].name, MRT_NAME_MAX);
+        if (!have_names)
+            memcpy(p->tensor_name[i], s->tensor[i].name, MRT_NAME_MAX);
         p->producer[i] = s->tensor[i].producer;
+        p->last_value[i] = -1;
     }
     memcpy(p->output, s->output, (size_t)s->noutputs * sizeof(int));
     return MRT_OK;
@@ -280,6 +318,20 @@ static mrt_status meshtf_home(const mrt_spec *s, int t, mrt_layout *l,
     return MRT_OK;
 }
 
+/* The home layout of tensor t: the spec's, or under Mesh-TF the global
+ * rules' (in *buf; checked for every tensor before planning).  Not kept
+ * in a table: a layout per tensor of a long program is hundreds of MB. */
+static const mrt_layout *home_of(const mrt_spec *s, mrt_strategy strategy,
+                                 int t, mrt_layout *buf)
+{
+    if (strategy != MRT_STRATEGY_MESHTF)
+        return &s->tensor[t].layout;
+    mrt_status st = meshtf_home(s, t, buf, NULL);
+    assert(st == MRT_OK);
+    (void)st;
+    return buf;
+}
+
 /* A result may leave its pending sums to its consumer only if exactly one
  * later op reads it and it is not an output: deferrable[t] says so. */
 static int *deferrable_tensors(const mrt_spec *s)
@@ -297,17 +349,23 @@ static int *deferrable_tensors(const mrt_spec *s)
     return readers;
 }
 
-mrt_status mrt_plan_create_with(const mrt_spec *s,
-                                const mrt_plan_options *opt,
-                                mrt_strategy strategy, mrt_plan **out,
-                                mrt_error *err)
+/* Plans every op of s with strategy, in the tables of spare (a plan of s
+ * no longer wanted, destroyed; may be NULL); then finishes the plan
+ * (finish), or only tallies its totals. */
+static mrt_status build(const mrt_spec *s, const mrt_plan_options *opt,
+                        mrt_strategy strategy, int finish, mrt_plan *spare,
+                        mrt_plan **out, mrt_error *err)
 {
     *out = NULL;
     mrt_plan *p = calloc(1, sizeof *p);
-    mrt_layout *home = calloc((size_t)s->ntensors + 1, sizeof *home);
     int *deferrable = deferrable_tensors(s);
+    mrt_layout hbuf;
     mrt_status st = MRT_E_NOMEM;
-    if (!p || !home || !deferrable)
+    if (p)
+        take_tables(p, spare);
+    else
+        mrt_plan_destroy(spare);
+    if (!p || !deferrable)
         goto nomem;
     if (strategy == MRT_STRATEGY_SEARCH && !(p->memo = mrt_search_memo_create()))
         goto nomem;
@@ -324,11 +382,10 @@ mrt_status mrt_plan_create_with(const mrt_spec *s,
     if ((st = load_profile(p, s, opt->profile, err)) != MRT_OK)
         goto fail;
     for (int t = 0; t < s->ntensors; t++) {
-        home[t] = s->tensor[t].layout;
         if (strategy == MRT_STRATEGY_MESHTF) {
-            if ((st = meshtf_home(s, t, &home[t], err)) != MRT_OK)
+            if ((st = meshtf_home(s, t, &hbuf, err)) != MRT_OK)
                 goto fail;
-            if (!mrt_layout_equal(&home[t], &s->tensor[t].layout)) {
+            if (!mrt_layout_equal(&hbuf, &s->tensor[t].layout)) {
                 size_t n = strlen(p->ignored);
                 snprintf(p->ignored + n, sizeof p->ignored - n, "%s%s",
                          n ? ", " : "", s->tensor[t].name);
@@ -338,11 +395,13 @@ mrt_status mrt_plan_create_with(const mrt_spec *s,
         if (s->tensor[t].producer >= 0)
             continue;
         p->input[p->ninputs++] = t;
-        if ((p->tensor_value[t] = mrt_plan_add_value(p, t, &home[t])) < 0)
+        if ((p->tensor_value[t] = mrt_plan_add_value(
+                 p, t, home_of(s, strategy, t, &hbuf))) < 0)
             goto nomem;
     }
     for (int i = 0; i < s->nops; i++) {
         int out_t = s->op[i].out;
+        const mrt_layout *home = home_of(s, strategy, out_t, &hbuf);
         p->op[i].first_step = p->nsteps;
         p->op[i].lower_bound_bytes = -1;
         mrt_plan_mark m = mrt_plan_get_mark(p);
@@ -356,14 +415,13 @@ mrt_status mrt_plan_create_with(const mrt_spec *s,
         for (int k = 0; k < s->op[i].nin; k++)
             p->op[i].in_value[k] = p->tensor_value[s->op[i].in[k]];
         if (s->op[i].kind != MRT_OP_EINSUM)
-            st = mrt_lower_local(p, s, i, &home[out_t],
+            st = mrt_lower_local(p, s, i, home,
                                  strategy == MRT_STRATEGY_MESHTF,
                                  deferrable[out_t], err);
         else if (strategy == MRT_STRATEGY_SEARCH)
-            st = mrt_search_einsum(p, s, i, &home[out_t], deferrable[out_t],
-                                   err);
+            st = mrt_search_einsum(p, s, i, home, deferrable[out_t], err);
         else
-            st = mrt_lower_einsum(p, s, i, &home[out_t], strategy, err);
+            st = mrt_lower_einsum(p, s, i, home, strategy, err);
         if (st == MRT_OK && p->overflow_tensor >= 0)
             st = overflow_error(s, p, err);
         if (st != MRT_OK)
@@ -373,11 +431,14 @@ mrt_status mrt_plan_create_with(const mrt_spec *s,
         p->op[i].comm_bytes = p->comm_bytes - m.comm_bytes;
         p->op[i].flops = p->flops - m.flops;
     }
-    if ((st = mrt_plan_finish(p, err)) == MRT_OK && p->overflow_tensor >= 0)
+    if (!finish)
+        mrt_plan_tally(p);
+    else
+        st = mrt_plan_finish(p, err);
+    if (st == MRT_OK && p->overflow_tensor >= 0)
         st = overflow_error(s, p, err);
     if (st != MRT_OK)
         goto fail;
-    free(home);
     free(deferrable);
     mrt_search_memo_destroy(p->memo);
     p->memo = NULL;
@@ -387,10 +448,17 @@ nomem:
     st = mrt_error_set(err, MRT_E_NOMEM, s->path, (mrt_mark){0},
                        "out of memory while planning");
 fail:
-    free(home);
     free(deferrable);
     mrt_plan_destroy(p);
     return st;
+}
+
+mrt_status mrt_plan_create_with(const mrt_spec *s,
+                                const mrt_plan_options *opt,
+                                mrt_strategy strategy, mrt_plan **out,
+                                mrt_error *err)
+{
+    return build(s, opt, strategy, 1, NULL, out, err);
 }
 
 /* 1 if Mesh-TensorFlow's global-rules layouts are the spec's own, so its
@@ -407,8 +475,9 @@ static int meshtf_compatible(const mrt_spec *s)
 }
 
 /* Keeps the cheaper of *best and *other (by modeled time; ties keep
- * *best) and destroys the other. */
-static void keep_cheaper(mrt_plan **best, mrt_plan *other, int *switched)
+ * *best); returns the other. */
+static mrt_plan *keep_cheaper(mrt_plan **best, mrt_plan *other,
+                              int *switched)
 {
     if (other && other->totals.time_s < (*best)->totals.time_s * (1 - 1e-9)) {
         /* The alternatives the search weighed stay with the plan shown. */
@@ -422,12 +491,11 @@ static void keep_cheaper(mrt_plan **best, mrt_plan *other, int *switched)
             other->op[i].first_alt = b->op[i].first_alt;
             other->op[i].nalts = b->op[i].nalts;
         }
-        mrt_plan_destroy(b);
         *best = other;
         *switched = 1;
-    } else {
-        mrt_plan_destroy(other);
+        return b;
     }
+    return other;
 }
 
 mrt_status mrt_plan_create(const mrt_spec *s, const mrt_plan_options *opt,
@@ -440,26 +508,33 @@ mrt_status mrt_plan_create(const mrt_spec *s, const mrt_plan_options *opt,
         return mrt_plan_create_with(s, opt, MRT_STRATEGY_MESHTF, out, err);
     /* auto: the search, unless a fixed lowering (the rule, or Mesh-TF's
      * when it plans the same program) is cheaper over the whole program:
-     * the search is greedy, op by op. */
+     * the search is greedy, op by op.  Only the one kept is finished
+     * (lifetimes, arena, workspace: most of the work after planning). */
     mrt_plan *best = NULL, *other = NULL;
     int switched = 0;
-    mrt_status st = mrt_plan_create_with(s, opt, MRT_STRATEGY_SEARCH, &best,
-                                         err);
+    mrt_status st = build(s, opt, MRT_STRATEGY_SEARCH, 0, NULL, &best, err);
     if (st == MRT_OK)
-        st = mrt_plan_create_with(s, opt, MRT_STRATEGY_RULES, &other, err);
+        st = build(s, opt, MRT_STRATEGY_RULES, 0, NULL, &other, err);
     if (st != MRT_OK) {
         mrt_plan_destroy(best);
         return st;
     }
-    keep_cheaper(&best, other, &switched);
-    if (meshtf_compatible(s)) {
+    mrt_plan *spare = keep_cheaper(&best, other, &switched);
+    if (meshtf_compatible(s)) { /* in the loser's tables */
         other = NULL;
-        if (mrt_plan_create_with(s, opt, MRT_STRATEGY_MESHTF, &other, NULL) ==
+        if (build(s, opt, MRT_STRATEGY_MESHTF, 0, spare, &other, NULL) ==
             MRT_OK)
-            keep_cheaper(&best, other, &switched);
+            spare = keep_cheaper(&best, other, &switched);
+        else
+            spare = NULL; /* build destroyed it */
     }
+    mrt_plan_destroy(spare);
     best->planner = MRT_PLANNER_AUTO;
     best->fell_back = switched;
+    if ((st = mrt_plan_finish(best, err)) != MRT_OK) {
+        mrt_plan_destroy(best);
+        return st;
+    }
     *out = best;
     return MRT_OK;
 }

@@ -70,6 +70,9 @@ typedef struct mrt_value {
     int64_t local[MRT_MAX_DIMS]; /* shard extents */
     int64_t count;     /* elements per shard */
     int made_by;       /* the op whose step made it; -1 for an input */
+    int prev;          /* the value made before it for the same tensor,
+                          or -1 (the plan's last_value[tensor] heads the
+                          list) */
     /* Filled by mrt_plan_finish: */
     int def;           /* the step that makes it; -1 for an input */
     int last_use;      /* the last step that reads it; nsteps for inputs
@@ -87,7 +90,7 @@ typedef struct mrt_step {
     int64_t group;     /* ranks per group (1 for local steps) */
     int64_t bytes;     /* per rank handed to MPI (0 for local steps) */
     double flops;      /* per rank (EINSUM) */
-    mrt_einsum_class cls; /* EINSUM only */
+    mrt_einsum_shape cls; /* EINSUM only */
     mrt_comm_cost cost;   /* collectives: modeled wire bytes, messages */
     double time_s;     /* modeled: collective, kernel or copy time */
     int64_t workspace; /* scratch bytes the step needs while it runs */
@@ -140,6 +143,8 @@ struct mrt_plan {
     int *input;
     char (*tensor_name)[MRT_NAME_MAX];
     int *tensor_value;        /* [ntensors] value holding each tensor */
+    int *last_value;          /* [ntensors] the newest value of each
+                                 tensor, or -1 (see mrt_value.prev) */
     int *producer;            /* [ntensors] the op making it, -1: input */
     int nvalues, cap_values;
     mrt_value *value;
@@ -204,6 +209,9 @@ int mrt_step_needs_packing(const mrt_plan *p, const mrt_step *s);
 void mrt_plan_schedule_overlap(mrt_plan *p, int blocking);
 /* Lifetimes, arena offsets, workspace, totals and per-axis bytes. */
 mrt_status mrt_plan_finish(mrt_plan *p, mrt_error *err);
+/* The totals and per-axis bytes only: what the auto planner compares
+ * before it finishes the plan it keeps. */
+void mrt_plan_tally(mrt_plan *p);
 
 /* Records that figure `what` of the plan does not fit in 64 bits at
  * tensor (the first such finding wins); planning then fails with an error

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "checked.h"
+#include "first_fit.h"
 #include "kernel_plan.h"
 #include "plan.h"
 
@@ -60,6 +61,56 @@ static mrt_kview view_of(const mrt_value *v)
 {
     return (mrt_kview){.ndims = v->layout.ndims, .dim = v->layout.dim,
                        .ext = v->local, .data = NULL};
+}
+
+/* The workspace of einsum steps by the shapes of their operands: a long
+ * program repeats a few shapes, and planning a kernel for each step was
+ * the costliest part of finishing a plan.  Direct-mapped. */
+#define WS_SLOTS 64
+#define WS_KEY_MAX (1 + 3 * (1 + 2 * MRT_MAX_DIMS))
+typedef struct ws_slot {
+    int len; /* 0: empty */
+    int64_t key[WS_KEY_MAX];
+    int64_t bytes;
+} ws_slot;
+
+/* The dims and local extents of the step's operands, into key. */
+static int ws_key(const mrt_plan *p, const mrt_step *s, int64_t key[])
+{
+    int n = 0, v[3] = {s->in, s->in2, s->out};
+    key[n++] = s->in2 >= 0;
+    for (int k = 0; k < 3; k++) {
+        if (v[k] < 0)
+            continue;
+        const mrt_value *x = &p->value[v[k]];
+        key[n++] = x->layout.ndims;
+        for (int i = 0; i < x->layout.ndims; i++) {
+            key[n++] = x->layout.dim[i];
+            key[n++] = x->local[i];
+        }
+    }
+    return n;
+}
+
+static int64_t step_workspace(mrt_plan *p, const mrt_step *s);
+
+static int64_t cached_workspace(mrt_plan *p, const mrt_step *s,
+                                ws_slot *cache)
+{
+    if (!cache || s->kind != MRT_STEP_EINSUM)
+        return step_workspace(p, s);
+    int64_t key[WS_KEY_MAX];
+    int n = ws_key(p, s, key);
+    uint64_t h = 1469598103934665603ull;
+    for (int i = 0; i < n; i++)
+        h = (h ^ (uint64_t)key[i]) * 1099511628211ull;
+    ws_slot *e = &cache[(h >> 32) % WS_SLOTS];
+    if (e->len == n && !memcmp(e->key, key, (size_t)n * sizeof *key))
+        return e->bytes;
+    e->len = n;
+    memcpy(e->key, key, (size_t)n * sizeof *key);
+    e->bytes = step_workspace(p, s);
+    return e->bytes;
 }
 
 static int64_t step_workspace(mrt_plan *p, const mrt_step *s)
@@ -118,39 +169,20 @@ static void lifetimes(mrt_plan *p)
 /* First fit over lifetimes; values come in order of creation. */
 static mrt_status place(mrt_plan *p)
 {
-    int *active = malloc(((size_t)p->nvalues + 1) * sizeof *active);
-    int nactive = 0;
-    if (!active)
+    mrt_fit *f = mrt_fit_create(p->nvalues);
+    if (!f)
         return MRT_E_NOMEM;
     p->arena_bytes = 0;
     for (int v = 0; v < p->nvalues; v++) {
         mrt_value *val = &p->value[v];
         int64_t size = (value_bytes(p, v) + ARENA_ALIGN - 1) /
                        ARENA_ALIGN * ARENA_ALIGN;
-        int n = 0; /* drop the values dead before this one is made */
-        for (int i = 0; i < nactive; i++)
-            if (p->value[active[i]].last_use >= val->def)
-                active[n++] = active[i];
-        nactive = n;
-        int64_t at = 0; /* active is sorted by offset */
-        int pos = 0;
-        for (; pos < nactive; pos++) {
-            const mrt_value *o = &p->value[active[pos]];
-            if (o->offset - at >= size)
-                break;
-            int64_t end = o->offset + (value_bytes(p, active[pos]) +
-                                       ARENA_ALIGN - 1) / ARENA_ALIGN * ARENA_ALIGN;
-            at = end > at ? end : at;
-        }
-        val->offset = at;
-        memmove(active + pos + 1, active + pos,
-                (size_t)(nactive - pos) * sizeof *active);
-        active[pos] = v;
-        nactive++;
-        if (at + size > p->arena_bytes)
-            p->arena_bytes = at + size;
+        mrt_fit_expire(f, val->def); /* the values dead before it is made */
+        val->offset = mrt_fit_place(f, v, size, val->last_use);
+        if (val->offset + size > p->arena_bytes)
+            p->arena_bytes = val->offset + size;
     }
-    free(active);
+    mrt_fit_destroy(f);
     return MRT_OK;
 }
 
@@ -280,16 +312,25 @@ static void totals(mrt_plan *p)
     t->time_s = t->comm_time_s + t->compute_time_s;
 }
 
+void mrt_plan_tally(mrt_plan *p)
+{
+    for (int i = 0; i < p->nops; i++)
+        p->op[i].time_s = p->op[i].comm_time_s = 0;
+    totals(p);
+}
+
 mrt_status mrt_plan_finish(mrt_plan *p, mrt_error *err)
 {
     mrt_plan_schedule_overlap(p, p->blocking);
     lifetimes(p);
     p->max_workspace = 0;
+    ws_slot *cache = calloc(WS_SLOTS, sizeof *cache); /* NULL: no cache */
     for (int k = 0; k < p->nsteps; k++) {
-        p->step[k].workspace = step_workspace(p, &p->step[k]);
+        p->step[k].workspace = cached_workspace(p, &p->step[k], cache);
         if (p->step[k].workspace > p->max_workspace)
             p->max_workspace = p->step[k].workspace;
     }
+    free(cache);
     for (int i = 0; i < p->nops; i++) {
         p->op[i].time_s = p->op[i].comm_time_s = 0;
         lower_bound(p, i);

@@ -3,7 +3,9 @@
  * plan prints the same bytes, so plans can be golden-tested.
  */
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "plan.h"
 
@@ -23,16 +25,118 @@ static const char *fmt_time(double t)
     return b;
 }
 
-static void print_layout(const mrt_plan *p, const mrt_layout *l, FILE *f)
+/* Text built in memory and written a block at a time: a plan of
+ * 100,000s of ops printed with an fprintf per piece spent most of its
+ * time parsing formats.  Numbers that are not integers still go through
+ * snprintf, in the plan's formats. */
+typedef struct text {
+    FILE *f;
+    int n;
+    char b[8192];
+    /* numbers already formatted: a long program prints the same few
+     * figures (a layer's flops, a step's time) thousands of times */
+    struct {
+        const char *fmt; /* NULL: empty */
+        double v;
+        char s[32];
+    } seen[256];
+} text;
+
+static void flush(text *t)
 {
-    char buf[512];
-    fputs(mrt_layout_str(l, &p->mesh, p->dim_names, buf, sizeof buf), f);
+    fwrite(t->b, 1, (size_t)t->n, t->f);
+    t->n = 0;
 }
 
-static void print_shard(const mrt_value *v, FILE *f)
+static void put(text *t, const char *s)
 {
-    for (int i = 0; i < v->layout.ndims; i++)
-        fprintf(f, "%s%" PRId64, i ? "x" : "", v->local[i]);
+    size_t len = strlen(s);
+    if ((size_t)t->n + len > sizeof t->b) {
+        flush(t);
+        if (len > sizeof t->b) {
+            fwrite(s, 1, len, t->f);
+            return;
+        }
+    }
+    memcpy(t->b + t->n, s, len);
+    t->n += (int)len;
+}
+
+/* s left-aligned in width characters ("%-*s"). */
+static void put_padded(text *t, const char *s, int width)
+{
+    static const char spaces[] = "                ";
+    put(t, s);
+    for (int n = (int)strlen(s); n < width;) {
+        int k = width - n < 16 ? width - n : 16;
+        put(t, spaces + 16 - k);
+        n += k;
+    }
+}
+
+static void put_int(text *t, int64_t v)
+{
+    char d[24];
+    int n = (int)sizeof d;
+    uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
+    d[--n] = '\0';
+    do
+        d[--n] = (char)('0' + u % 10);
+    while (u /= 10);
+    if (v < 0)
+        d[--n] = '-';
+    put(t, d + n);
+}
+
+/* v in printf format fmt, a single conversion of a double ("%.4g"). */
+static void put_num(text *t, const char *fmt, double v)
+{
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    bits ^= (uint64_t)(uintptr_t)fmt;
+    bits *= 0x9e3779b97f4a7c15ull;
+    int k = (int)(bits >> 56);
+    if (t->seen[k].fmt == fmt && memcmp(&t->seen[k].v, &v, sizeof v) == 0) {
+        put(t, t->seen[k].s);
+        return;
+    }
+    char d[384]; /* %.0f of the largest double */
+    int n = snprintf(d, sizeof d, fmt, v);
+    if (n > 0 && n < (int)sizeof t->seen[k].s) {
+        t->seen[k].fmt = fmt;
+        t->seen[k].v = v;
+        memcpy(t->seen[k].s, d, (size_t)n + 1);
+    }
+    put(t, d);
+}
+
+/* A modeled time, as fmt_time writes it. */
+static void put_time(text *t, double v)
+{
+    if (v >= 1) {
+        put_num(t, "%.3g", v);
+        put(t, " s");
+    } else if (v >= 1e-3) {
+        put_num(t, "%.3g", v * 1e3);
+        put(t, " ms");
+    } else {
+        put_num(t, "%.3g", v * 1e6);
+        put(t, " us");
+    }
+}
+
+static void print_layout(const mrt_plan *p, const mrt_layout *l, text *t)
+{
+    char buf[512];
+    put(t, mrt_layout_str(l, &p->mesh, p->dim_names, buf, sizeof buf));
+}
+
+static void print_shard(const mrt_value *v, text *t)
+{
+    for (int i = 0; i < v->layout.ndims; i++) {
+        put(t, i ? "x" : "");
+        put_int(t, v->local[i]);
+    }
 }
 
 static void print_mesh(const mrt_mesh *m, FILE *f)
@@ -43,78 +147,115 @@ static void print_mesh(const mrt_mesh *m, FILE *f)
     fprintf(f, "} (%" PRId64 " rank%s)", m->nranks, m->nranks == 1 ? "" : "s");
 }
 
-static void print_kernel(const mrt_step *s, FILE *f)
+static void print_kernel(const mrt_step *s, text *t)
 {
-    const mrt_einsum_class *c = &s->cls;
-    fprintf(f, "    %-15s gemm M=%" PRId64 " N=%" PRId64 " K=%" PRId64
-               " batch=%" PRId64,
-            "einsum", c->size[MRT_IDX_M], c->size[MRT_IDX_N],
-            c->size[MRT_IDX_K], c->size[MRT_IDX_BATCH]);
-    if (c->n[MRT_IDX_SUM_A] || c->n[MRT_IDX_SUM_B])
-        fprintf(f, " (sums away %" PRId64 "x%" PRId64 ")",
-                c->size[MRT_IDX_SUM_A], c->size[MRT_IDX_SUM_B]);
-    fprintf(f, "   %.4g flops/rank   %s\n", s->flops,
-            fmt_time(s->time_s));
+    const mrt_einsum_shape *c = &s->cls;
+    put(t, "    einsum          gemm M=");
+    put_int(t, c->size[MRT_IDX_M]);
+    put(t, " N=");
+    put_int(t, c->size[MRT_IDX_N]);
+    put(t, " K=");
+    put_int(t, c->size[MRT_IDX_K]);
+    put(t, " batch=");
+    put_int(t, c->size[MRT_IDX_BATCH]);
+    if (c->n[MRT_IDX_SUM_A] || c->n[MRT_IDX_SUM_B]) {
+        put(t, " (sums away ");
+        put_int(t, c->size[MRT_IDX_SUM_A]);
+        put(t, "x");
+        put_int(t, c->size[MRT_IDX_SUM_B]);
+        put(t, ")");
+    }
+    put(t, "   ");
+    put_num(t, "%.4g", s->flops);
+    put(t, " flops/rank   ");
+    put_time(t, s->time_s);
+    put(t, "\n");
 }
 
 /* How far the op's traffic is from what any plan must move. */
-static void print_bound(const mrt_plan *p, const mrt_plan_op *o, FILE *f)
+static void print_bound(const mrt_plan *p, const mrt_plan_op *o, text *t)
 {
     if (o->lower_bound_bytes < 0)
         return;
     double wire = 0;
     for (int k = o->first_step; k < o->first_step + o->nsteps; k++)
         wire += p->step[k].cost.wire_bytes;
-    if (o->lower_bound_bytes > 0 && o->bound_replicated)
-        fprintf(f, "    lower bound %.0f bytes/rank on the wire for operands "
-                   "stored once; its inputs start replicated, and this plan "
-                   "moves %.0f\n",
-                o->lower_bound_bytes, wire);
-    else if (o->lower_bound_bytes > 0)
-        fprintf(f, "    lower bound %.0f bytes/rank on the wire; this plan "
-                   "%.0f (%.2fx)\n",
-                o->lower_bound_bytes, wire, wire / o->lower_bound_bytes);
-    else
-        fprintf(f, "    lower bound 0 bytes/rank (the work splits with no "
-                   "communication); this plan %.0f\n", wire);
+    if (o->lower_bound_bytes > 0 && o->bound_replicated) {
+        put(t, "    lower bound ");
+        put_num(t, "%.0f", o->lower_bound_bytes);
+        put(t, " bytes/rank on the wire for operands stored once; its inputs "
+               "start replicated, and this plan moves ");
+        put_num(t, "%.0f", wire);
+        put(t, "\n");
+    } else if (o->lower_bound_bytes > 0) {
+        put(t, "    lower bound ");
+        put_num(t, "%.0f", o->lower_bound_bytes);
+        put(t, " bytes/rank on the wire; this plan ");
+        put_num(t, "%.0f", wire);
+        put(t, " (");
+        put_num(t, "%.2f", wire / o->lower_bound_bytes);
+        put(t, "x)\n");
+    } else {
+        put(t, "    lower bound 0 bytes/rank (the work splits with no "
+               "communication); this plan ");
+        put_num(t, "%.0f", wire);
+        put(t, "\n");
+    }
 }
 
-static void print_step(const mrt_plan *p, const mrt_step *s, FILE *f)
+static void print_step(const mrt_plan *p, const mrt_step *s, text *t)
 {
     if (s->kind == MRT_STEP_EINSUM) {
-        print_kernel(s, f);
+        print_kernel(s, t);
         return;
     }
     if (!mrt_step_is_collective(s->kind) && s->kind != MRT_STEP_SLICE) {
-        fprintf(f, "    %-15s %s   %s\n",
-                s->kind == MRT_STEP_MAP ? mrt_map_name(s->fn)
-                                        : mrt_step_kind_name(s->kind),
-                p->tensor_name[p->value[s->out].tensor], fmt_time(s->time_s));
+        put(t, "    ");
+        put_padded(t, s->kind == MRT_STEP_MAP ? mrt_map_name(s->fn)
+                                              : mrt_step_kind_name(s->kind),
+                   15);
+        put(t, " ");
+        put(t, p->tensor_name[p->value[s->out].tensor]);
+        put(t, "   ");
+        put_time(t, s->time_s);
+        put(t, "\n");
         return;
     }
     const mrt_value *in = &p->value[s->in], *out = &p->value[s->out];
     char axes[256];
-    fprintf(f, "    %-15s %-6s over %s",
-            s->max ? "allreduce(max)" : mrt_step_kind_name(s->kind),
-            p->tensor_name[in->tensor],
-            mrt_mesh_axes_str(&p->mesh, s->axes, axes, sizeof axes));
-    if (mrt_step_is_collective(s->kind))
-        fprintf(f, " (group %" PRId64 ")   %" PRId64 " bytes/rank, wire %.0f"
-                   " in %" PRId64 " msg%s, %s",
-                s->group, s->bytes, s->cost.wire_bytes, s->cost.messages,
-                s->cost.messages == 1 ? "" : "s", fmt_time(s->time_s));
-    if (s->wait >= 0 && s->wait < p->nsteps)
-        fprintf(f, "; in the background until op %d (%s) reads it",
-                p->step[s->wait].op,
-                p->tensor_name[p->value[p->op[p->step[s->wait].op].out_value]
-                                   .tensor]);
-    else if (s->wait >= 0)
-        fputs("; in the background until the end", f);
-    fputs("\n      ", f);
-    print_layout(p, &in->layout, f);
-    fputs(" -> ", f);
-    print_layout(p, &out->layout, f);
-    fputc('\n', f);
+    put(t, "    ");
+    put_padded(t, s->max ? "allreduce(max)" : mrt_step_kind_name(s->kind), 15);
+    put(t, " ");
+    put_padded(t, p->tensor_name[in->tensor], 6);
+    put(t, " over ");
+    put(t, mrt_mesh_axes_str(&p->mesh, s->axes, axes, sizeof axes));
+    if (mrt_step_is_collective(s->kind)) {
+        put(t, " (group ");
+        put_int(t, s->group);
+        put(t, ")   ");
+        put_int(t, s->bytes);
+        put(t, " bytes/rank, wire ");
+        put_num(t, "%.0f", s->cost.wire_bytes);
+        put(t, " in ");
+        put_int(t, s->cost.messages);
+        put(t, s->cost.messages == 1 ? " msg, " : " msgs, ");
+        put_time(t, s->time_s);
+    }
+    if (s->wait >= 0 && s->wait < p->nsteps) {
+        put(t, "; in the background until op ");
+        put_int(t, p->step[s->wait].op);
+        put(t, " (");
+        put(t, p->tensor_name[p->value[p->op[p->step[s->wait].op].out_value]
+                                  .tensor]);
+        put(t, ") reads it");
+    } else if (s->wait >= 0) {
+        put(t, "; in the background until the end");
+    }
+    put(t, "\n      ");
+    print_layout(p, &in->layout, t);
+    put(t, " -> ");
+    print_layout(p, &out->layout, t);
+    put(t, "\n");
 }
 
 void mrt_plan_print(const mrt_plan *p, FILE *f)
@@ -132,34 +273,50 @@ void mrt_plan_print(const mrt_plan *p, FILE *f)
                    "replace those of %s, so this plan computes them in "
                    "other layouts than the spec asks)\n", p->ignored);
     fprintf(f, "\ninputs (global layout, shard per rank):\n");
+    text tx = {.f = f};
     for (int i = 0; i < p->ninputs; i++) {
-        int t = p->input[i];
-        const mrt_value *val = &p->value[p->tensor_value[t]];
-        fprintf(f, "  %-8s ", p->tensor_name[t]);
-        print_layout(p, &val->layout, f);
-        fputs("  shard ", f);
-        print_shard(val, f);
-        fputc('\n', f);
+        int in = p->input[i];
+        const mrt_value *val = &p->value[p->tensor_value[in]];
+        put(&tx, "  ");
+        put_padded(&tx, p->tensor_name[in], 8);
+        put(&tx, " ");
+        print_layout(p, &val->layout, &tx);
+        put(&tx, "  shard ");
+        print_shard(val, &tx);
+        put(&tx, "\n");
     }
     int64_t ncoll = 0;
     for (int i = 0; i < p->nops; i++) {
         const mrt_plan_op *o = &p->op[i];
         const mrt_value *res = &p->value[o->out_value];
-        fprintf(f, "\nop %d: %s = %s%s  ", i, p->tensor_name[res->tensor],
-                o->what, o->phase == MRT_PHASE_BACKWARD ? " (backward)"
-                         : o->phase == MRT_PHASE_UPDATE ? " (update)" : "");
-        print_layout(p, &res->layout, f);
-        fputs("  shard ", f);
-        print_shard(res, f);
-        fputc('\n', f);
+        put(&tx, "\nop ");
+        put_int(&tx, i);
+        put(&tx, ": ");
+        put(&tx, p->tensor_name[res->tensor]);
+        put(&tx, " = ");
+        put(&tx, o->what);
+        put(&tx, o->phase == MRT_PHASE_BACKWARD ? " (backward)"
+                : o->phase == MRT_PHASE_UPDATE ? " (update)"
+                                               : "");
+        put(&tx, "  ");
+        print_layout(p, &res->layout, &tx);
+        put(&tx, "  shard ");
+        print_shard(res, &tx);
+        put(&tx, "\n");
         for (int k = o->first_step; k < o->first_step + o->nsteps; k++) {
-            print_step(p, &p->step[k], f);
+            print_step(p, &p->step[k], &tx);
             ncoll += mrt_step_is_collective(p->step[k].kind);
         }
-        fprintf(f, "    = %" PRId64 " bytes/rank, %.4g flops/rank, %s modeled\n",
-                o->comm_bytes, o->flops, fmt_time(o->time_s));
-        print_bound(p, o, f);
+        put(&tx, "    = ");
+        put_int(&tx, o->comm_bytes);
+        put(&tx, " bytes/rank, ");
+        put_num(&tx, "%.4g", o->flops);
+        put(&tx, " flops/rank, ");
+        put_time(&tx, o->time_s);
+        put(&tx, " modeled\n");
+        print_bound(p, o, &tx);
     }
+    flush(&tx);
     const mrt_plan_totals *t = &p->totals;
     fprintf(f, "\ntotals per rank: %" PRId64 " bytes handed to MPI in %" PRId64
                " collective%s (%.0f on the wire, %" PRId64 " message%s), "

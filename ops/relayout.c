@@ -173,12 +173,14 @@ static mrt_layout without_unit_axes(const mrt_layout *l, const mrt_mesh *m)
  * reads it instead of moving the data again.  (Only consumers' moves:
  * the first reader of a tensor then always pays its own move, which the
  * search's time bound relies on, ops/search_bound.c.)  Looks back a
- * bounded way. */
+ * bounded way (the last 4096 values), through the tensor's own values
+ * only, newest first. */
 static int already_moved(const mrt_plan *p, int from, const mrt_layout *to)
 {
     int t = p->value[from].tensor;
-    for (int v = p->nvalues - 1; v > from && v >= p->nvalues - 4096; v--)
-        if (p->value[v].tensor == t && p->value[v].made_by != p->producer[t] &&
+    for (int v = p->last_value[t]; v > from && v >= p->nvalues - 4096;
+         v = p->value[v].prev)
+        if (p->value[v].made_by != p->producer[t] &&
             mrt_layout_equal(&p->value[v].layout, to))
             return v;
     return -1;

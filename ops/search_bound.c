@@ -400,7 +400,9 @@ static void home_of(bounds *b, const mrt_rule *rules, int t)
         h->dimof[k] = -1;
     for (int i = 0; i < l->ndims; i++) {
         int n = own ? l->naxes[i] : rules[l->dim[i]].naxes;
-        const int *axes = own ? l->axes[i] : rules[l->dim[i]].axes;
+        int axes[MRT_MAX_AXES];
+        for (int j = 0; j < n; j++)
+            axes[j] = own ? l->axes[i][j] : rules[l->dim[i]].axes[j];
         count *= (double)l->size[i];
         for (int j = 0; j < n; j++) {
             int k = b->k_of[axes[j]];

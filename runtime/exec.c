@@ -209,7 +209,7 @@ static int do_reduce_scatter(mrt_exec *e, const mrt_step *s)
 }
 
 /* Block number of the rank at coords along the axes list[from..n). */
-static int64_t block_of(const mrt_mesh *m, const int *list, int from, int n,
+static int64_t block_of(const mrt_mesh *m, const int8_t *list, int from, int n,
                         const int64_t coords[])
 {
     int64_t b = 0;
@@ -219,7 +219,7 @@ static int64_t block_of(const mrt_mesh *m, const int *list, int from, int n,
 }
 
 /* The coordinates holding block b along list[from..n), other axes as c. */
-static void coords_of(const mrt_mesh *m, const int *list, int from, int n,
+static void coords_of(const mrt_mesh *m, const int8_t *list, int from, int n,
                       int64_t b, int64_t c[])
 {
     for (int j = n - 1; j >= from; j--) {

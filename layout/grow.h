@@ -1,0 +1,20 @@
+/*
+ * grow.h — growable arrays: the one helper the spec's tables (and the
+ * loader's scratch tables) grow with.
+ *
+ * An array is a pointer and a capacity in elements; it grows by doubling,
+ * so appending n elements one at a time costs O(n) copies in all.  The
+ * room it adds is zeroed.
+ */
+#ifndef MRT_GROW_H
+#define MRT_GROW_H
+
+#include <stddef.h>
+
+/* Makes *buf (room for *cap elements of elsize bytes) hold at least n
+ * elements: reallocated, the new room zeroed, *cap updated.  Returns 0,
+ * or -1 when out of memory or n is beyond what an int counts (*buf and
+ * *cap are then unchanged). */
+int mrt_grow(void **buf, int *cap, int n, size_t elsize);
+
+#endif

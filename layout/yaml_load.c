@@ -1,0 +1,336 @@
+/*
+ * yaml_load.c — one pass from libyaml's events to a document
+ * (yaml_load.h).
+ *
+ * The document's tables are the public fields of libyaml's structs,
+ * grown with realloc (libyaml's own allocator is malloc and free, and
+ * yaml_document_delete frees them); a node takes its scalar, and the
+ * document its directives, from the event that made them, as libyaml's
+ * loader does, so nothing is copied.
+ */
+#include "yaml_load.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "grow.h"
+#include "name_index.h"
+#include "spec.h"
+#include "yaml_error.h"
+
+/* A failure of composition, worded and placed as libyaml's loader does. */
+typedef struct problem {
+    const char *problem, *context; /* problem == NULL: none */
+    yaml_mark_t problem_mark, context_mark;
+} problem;
+
+typedef struct named_node {
+    char *name;
+    int node;
+    yaml_mark_t mark;
+} named_node;
+
+typedef struct composer {
+    yaml_document_t *doc; /* being built; NULL: events only checked */
+    problem *fail;        /* the document's first problem */
+    int *open;            /* node ids of the collections open */
+    int nopen, cap_open;
+    named_node *anchor;  /* the document's anchors */
+    int nanchors, cap_anchors;
+    mrt_name_index index; /* anchor name -> index in anchor[] */
+} composer;
+
+static const char *anchor_name(const void *ctx, int i)
+{
+    return ((const composer *)ctx)->anchor[i].name;
+}
+
+static void forget_anchors(composer *c)
+{
+    for (int i = 0; i < c->nanchors; i++)
+        free(c->anchor[i].name);
+    c->nanchors = 0;
+    mrt_name_index_free(&c->index);
+}
+
+/* Starts a document: built into doc (NULL: not built), problems to
+ * fail. */
+static void begin(composer *c, yaml_document_t *doc, problem *fail)
+{
+    forget_anchors(c);
+    c->doc = doc;
+    c->fail = fail;
+    c->nopen = 0;
+}
+
+static void set_problem(composer *c, const char *what, yaml_mark_t at,
+                        const char *context, yaml_mark_t context_at)
+{
+    *c->fail = (problem){what, context, at, context_at};
+}
+
+/* Appends node (taken) to the document; its id, or 0 when out of
+ * memory. */
+static int push_node(yaml_document_t *d, const yaml_node_t *node)
+{
+    if (d->nodes.top == d->nodes.end) {
+        size_t n = (size_t)(d->nodes.end - d->nodes.start);
+        size_t cap = n ? 2 * n : 64;
+        yaml_node_t *t = realloc(d->nodes.start, cap * sizeof *t);
+        if (!t)
+            return 0;
+        d->nodes.start = t;
+        d->nodes.top = t + n;
+        d->nodes.end = t + cap;
+    }
+    *d->nodes.top++ = *node;
+    return (int)(d->nodes.top - d->nodes.start);
+}
+
+/* Grows a stack of elements of elsize bytes (start, top, end) by one. */
+static int grow_stack(void **start, void **top, void **end, size_t elsize)
+{
+    size_t n = (size_t)((char *)*top - (char *)*start) / elsize;
+    if (*top != *end)
+        return 0;
+    size_t cap = n ? 2 * n : 4;
+    char *t = realloc(*start, cap * elsize);
+    if (!t)
+        return -1;
+    *start = t;
+    *top = t + n * elsize;
+    *end = t + cap * elsize;
+    return 0;
+}
+
+/* Node id goes into the collection open innermost (none: it is the
+ * root): an item, a key, or the value of the key before it.  0 or -1. */
+static int add_to_parent(composer *c, int id)
+{
+    if (!c->nopen)
+        return 0;
+    yaml_node_t *p = &c->doc->nodes.start[c->open[c->nopen - 1] - 1];
+    if (p->type == YAML_SEQUENCE_NODE) {
+        if (grow_stack((void **)&p->data.sequence.items.start,
+                       (void **)&p->data.sequence.items.top,
+                       (void **)&p->data.sequence.items.end,
+                       sizeof *p->data.sequence.items.start))
+            return -1;
+        *p->data.sequence.items.top++ = id;
+        return 0;
+    }
+    if (p->data.mapping.pairs.top != p->data.mapping.pairs.start) {
+        yaml_node_pair_t *last = p->data.mapping.pairs.top - 1;
+        if (last->key && !last->value) {
+            last->value = id;
+            return 0;
+        }
+    }
+    if (grow_stack((void **)&p->data.mapping.pairs.start,
+                   (void **)&p->data.mapping.pairs.top,
+                   (void **)&p->data.mapping.pairs.end,
+                   sizeof *p->data.mapping.pairs.start))
+        return -1;
+    *p->data.mapping.pairs.top++ = (yaml_node_pair_t){id, 0};
+    return 0;
+}
+
+/* Names node id with anchor name (taken; NULL: none).  0 or -1. */
+static int add_anchor(composer *c, char *name, int id)
+{
+    if (!name)
+        return 0;
+    yaml_mark_t at = c->doc->nodes.start[id - 1].start_mark;
+    int i = mrt_name_index_find(&c->index, name, anchor_name, c);
+    if (i >= 0) {
+        free(name);
+        set_problem(c, "second occurrence", at,
+                    "found duplicate anchor; first occurrence",
+                    c->anchor[i].mark);
+        return 0;
+    }
+    i = c->nanchors;
+    if (mrt_grow((void **)&c->anchor, &c->cap_anchors, i + 1,
+                 sizeof *c->anchor)) {
+        free(name);
+        return -1;
+    }
+    c->anchor[i] = (named_node){name, id, at};
+    c->nanchors++;
+    return mrt_name_index_add(&c->index, name, i, anchor_name, c);
+}
+
+/* A new node from event e (scalar or collection start; its strings
+ * taken), added to its parent and named by its anchor.  0 or -1. */
+static int add_node(composer *c, yaml_event_t *e)
+{
+    yaml_node_t node = {.start_mark = e->start_mark, .end_mark = e->end_mark};
+    char *anchor = NULL;
+    if (e->type == YAML_SCALAR_EVENT) {
+        node.type = YAML_SCALAR_NODE;
+        node.data.scalar.value = e->data.scalar.value;
+        node.data.scalar.length = e->data.scalar.length;
+        node.data.scalar.style = e->data.scalar.style;
+        e->data.scalar.value = NULL;
+        anchor = (char *)e->data.scalar.anchor;
+        e->data.scalar.anchor = NULL;
+    } else if (e->type == YAML_SEQUENCE_START_EVENT) {
+        node.type = YAML_SEQUENCE_NODE;
+        node.data.sequence.style = e->data.sequence_start.style;
+        anchor = (char *)e->data.sequence_start.anchor;
+        e->data.sequence_start.anchor = NULL;
+    } else {
+        node.type = YAML_MAPPING_NODE;
+        node.data.mapping.style = e->data.mapping_start.style;
+        anchor = (char *)e->data.mapping_start.anchor;
+        e->data.mapping_start.anchor = NULL;
+    }
+    int id = push_node(c->doc, &node);
+    if (!id) {
+        free(node.data.scalar.value);
+        free(anchor);
+        return -1;
+    }
+    if (add_anchor(c, anchor, id) || add_to_parent(c, id))
+        return -1;
+    if (e->type == YAML_SCALAR_EVENT)
+        return 0;
+    if (mrt_grow((void **)&c->open, &c->cap_open, c->nopen + 1,
+                 sizeof *c->open))
+        return -1;
+    c->open[c->nopen++] = id;
+    return 0;
+}
+
+/* Builds event e into the document.  0, or -1 when out of memory. */
+static int compose(composer *c, yaml_event_t *e)
+{
+    yaml_document_t *d = c->doc;
+    switch (e->type) {
+    case YAML_DOCUMENT_START_EVENT:
+        d->version_directive = e->data.document_start.version_directive;
+        d->tag_directives.start = e->data.document_start.tag_directives.start;
+        d->tag_directives.end = e->data.document_start.tag_directives.end;
+        d->start_implicit = e->data.document_start.implicit;
+        d->start_mark = e->start_mark;
+        e->data.document_start.version_directive = NULL;
+        e->data.document_start.tag_directives.start = NULL;
+        e->data.document_start.tag_directives.end = NULL;
+        return 0;
+    case YAML_DOCUMENT_END_EVENT:
+        d->end_implicit = e->data.document_end.implicit;
+        d->end_mark = e->end_mark;
+        return 0;
+    case YAML_ALIAS_EVENT: {
+        const char *name = (const char *)e->data.alias.anchor;
+        int i = mrt_name_index_find(&c->index, name, anchor_name, c);
+        if (i < 0) {
+            set_problem(c, "found undefined alias", e->start_mark, NULL,
+                        e->start_mark);
+            return 0;
+        }
+        return add_to_parent(c, c->anchor[i].node);
+    }
+    case YAML_SCALAR_EVENT:
+    case YAML_SEQUENCE_START_EVENT:
+    case YAML_MAPPING_START_EVENT:
+        return add_node(c, e);
+    case YAML_SEQUENCE_END_EVENT:
+    case YAML_MAPPING_END_EVENT:
+        d->nodes.start[c->open[--c->nopen] - 1].end_mark = e->end_mark;
+        return 0;
+    default:
+        return 0;
+    }
+}
+
+/* The error of problem p, through the parser's fields, as libyaml's
+ * loader would have left them. */
+static mrt_status composer_error(yaml_parser_t *y, const problem *p,
+                                 const char *path, const char *text,
+                                 size_t len, mrt_error *err)
+{
+    y->error = YAML_COMPOSER_ERROR;
+    y->problem = p->problem;
+    y->problem_mark = p->problem_mark;
+    y->context = p->context;
+    y->context_mark = p->context_mark;
+    return mrt_yaml_error(y, path, text, len, err);
+}
+
+mrt_status mrt_yaml_load(const char *path, const char *what,
+                         const char *text, size_t len, int max_depth,
+                         yaml_document_t *doc, mrt_error *err)
+{
+    yaml_parser_t y;
+    yaml_document_t second;
+    problem fail[2] = {{0}, {0}};
+    composer c = {0};
+    int depth = 0, ndocs = 0, have_second = 0;
+    mrt_status st = MRT_OK;
+    memset(doc, 0, sizeof *doc);
+    memset(&second, 0, sizeof second);
+    if (!yaml_parser_initialize(&y))
+        return mrt_error_set(err, MRT_E_NOMEM, path, (mrt_mark){0},
+                             "out of memory");
+    yaml_parser_set_input_string(&y, (const unsigned char *)text, len);
+    for (;;) {
+        yaml_event_t e;
+        if (!yaml_parser_parse(&y, &e)) {
+            st = mrt_yaml_error(&y, path, text, len, err);
+            goto fail;
+        }
+        yaml_event_type_t type = e.type;
+        depth += type == YAML_SEQUENCE_START_EVENT ||
+                 type == YAML_MAPPING_START_EVENT;
+        depth -= type == YAML_SEQUENCE_END_EVENT ||
+                 type == YAML_MAPPING_END_EVENT;
+        if (depth > max_depth) {
+            mrt_mark at = {(int)e.start_mark.line + 1,
+                           (int)e.start_mark.column + 1};
+            yaml_event_delete(&e);
+            st = mrt_error_set(err, MRT_E_SPEC, path, at, "the %s nests "
+                               "deeper than %d levels", what, max_depth);
+            goto fail;
+        }
+        if (type == YAML_DOCUMENT_START_EVENT) {
+            /* the first document; the second only to see whether it
+             * is empty (when the first is not and composed well) */
+            ndocs++;
+            if (ndocs == 2)
+                have_second = !fail[0].problem &&
+                              doc->nodes.top != doc->nodes.start;
+            begin(&c, ndocs == 1 ? doc : ndocs == 2 && have_second ? &second
+                                                                   : NULL,
+                  &fail[ndocs == 1 ? 0 : 1]);
+        }
+        int nomem = c.doc && !c.fail->problem && compose(&c, &e);
+        yaml_event_delete(&e);
+        if (nomem) {
+            st = mrt_error_set(err, MRT_E_NOMEM, path, (mrt_mark){0},
+                               "out of memory");
+            goto fail;
+        }
+        if (type == YAML_STREAM_END_EVENT)
+            break;
+    }
+    if (fail[0].problem) {
+        st = composer_error(&y, &fail[0], path, text, len, err);
+    } else if (have_second && fail[1].problem) {
+        st = composer_error(&y, &fail[1], path, text, len, err);
+    } else if (have_second && second.nodes.top != second.nodes.start) {
+        mrt_mark at = {(int)second.nodes.start[0].start_mark.line + 1,
+                       (int)second.nodes.start[0].start_mark.column + 1};
+        st = mrt_error_set(err, MRT_E_SPEC, path, at, "a %s is one YAML "
+                           "document, but a second one starts here", what);
+    }
+fail:
+    forget_anchors(&c);
+    free(c.anchor);
+    free(c.open);
+    yaml_document_delete(&second);
+    yaml_parser_delete(&y);
+    if (st != MRT_OK)
+        yaml_document_delete(doc);
+    return st;
+}
