@@ -29,6 +29,7 @@
 #include <assert.h>
 
 #include "plan.h"
+#include "work.h"
 
 typedef struct relayout {
     mrt_plan *p;
@@ -180,7 +181,7 @@ static int already_moved(const mrt_plan *p, int from, const mrt_layout *to)
     int t = p->value[from].tensor;
     for (int v = p->last_value[t]; v > from && v >= p->nvalues - 4096;
          v = p->value[v].prev)
-        if (p->value[v].made_by != p->producer[t] &&
+        if (MRT_WORK(1), p->value[v].made_by != p->producer[t] &&
             mrt_layout_equal(&p->value[v].layout, to))
             return v;
     return -1;
