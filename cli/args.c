@@ -454,7 +454,11 @@ int mrt_cli_exit_code(mrt_status st)
 {
     if (st == MRT_OK)
         return 0;
-    return st == MRT_E_RUNTIME || st == MRT_E_VERIFY ? 1 : 2;
+    /* out of memory is a failure of the run (or of this machine), not
+     * bad input */
+    return st == MRT_E_RUNTIME || st == MRT_E_VERIFY || st == MRT_E_NOMEM
+               ? 1
+               : 2;
 }
 
 void mrt_cli_print_error(const mrt_error *err)
