@@ -89,7 +89,8 @@ static const char *const usage_run =
     "A plan over a budget of the spec's expect: does not run (exit status 1).\n"
     "  --mesh AXIS=N,...  replace the spec's mesh\n"
     LAYOUT_OPTION
-    "  --verify           recompute unsharded on rank 0 and compare\n"
+    "  --verify           recompute unsharded on rank 0 and compare element\n"
+    "                     by element (NaN and infinities must match)\n"
     "  --save DIR         write each output as DIR/NAME.npy\n"
     "  --repeat N         run N times; times are per run\n"
     "  --json             report as one JSON object\n"

@@ -172,14 +172,17 @@ static void json_results(const search_out *o, const mrt_rules_result *res,
         }
         fputs("}, \"text\": ", f);
         mrt_json_string(f, mrt_rules_str(s, res[i].rule, buf, sizeof buf));
-        fprintf(f, ",\n    \"time_s\": %.9g, \"comm_time_s\": %.9g, "
-                   "\"compute_time_s\": %.9g, \"bound_s\": %.9g, "
-                   "\"comm_bytes\": %" PRId64 ", \"wire_bytes\": %.17g, "
+        fprintf(f, ",\n    \"time_s\": %s, \"comm_time_s\": %s, "
+                   "\"compute_time_s\": %s, \"bound_s\": %s, "
+                   "\"comm_bytes\": %" PRId64 ", \"wire_bytes\": %s, "
                    "\"messages\": %" PRId64 ", \"peak_memory\": %" PRId64
                    ", \"candidate\": %" PRId64 ", \"other_orders\": %d}",
-                x->time_s, x->comm_time_s, x->compute_time_s, res[i].bound_s,
-                x->comm_bytes, x->wire_bytes, x->messages, x->peak_memory,
-                res[i].index, res[i].orders);
+                MRT_JSON_NUM("%.9g", x->time_s),
+                MRT_JSON_NUM("%.9g", x->comm_time_s),
+                MRT_JSON_NUM("%.9g", x->compute_time_s),
+                MRT_JSON_NUM("%.9g", res[i].bound_s), x->comm_bytes,
+                MRT_JSON_NUM("%.17g", x->wire_bytes), x->messages,
+                x->peak_memory, res[i].index, res[i].orders);
     }
     fputs(n ? "\n  ]" : "]", f);
 }
@@ -207,17 +210,19 @@ static void write_json(FILE *f, const void *ctx)
                PRId64 ", \"over_memory\": %" PRId64 ", \"invalid\": %" PRId64
                ", \"screened\": %s, \"screen_plans\": %" PRId64
                ", \"left_out_by_screen\": %" PRId64
-               "},\n \"seconds\": {\"bounds\": %.6f, \"planning\": %.6f"
-               ", \"total\": %.6f},\n \"spec_layout\": ",
+               "},\n \"seconds\": {\"bounds\": %s, \"planning\": %s"
+               ", \"total\": %s},\n \"spec_layout\": ",
             o->a->max_memory, o->a->top > 0 ? o->a->top : 5,
             o->a->exhaustive ? "true" : "false", r->enumerated,
             r->pruned_time, r->pruned_memory, r->planned, r->over_memory,
             r->invalid, r->screened ? "true" : "false", r->screen_plans,
-            r->not_replanned, r->bound_seconds, r->plan_seconds,
-            r->elapsed_seconds);
+            r->not_replanned, MRT_JSON_NUM("%.6f", r->bound_seconds),
+            MRT_JSON_NUM("%.6f", r->plan_seconds),
+            MRT_JSON_NUM("%.6f", r->elapsed_seconds));
     if (r->has_spec)
-        fprintf(f, "{\"time_s\": %.9g, \"peak_memory\": %" PRId64 "}",
-                r->spec_totals.time_s, r->spec_totals.peak_memory);
+        fprintf(f, "{\"time_s\": %s, \"peak_memory\": %" PRId64 "}",
+                MRT_JSON_NUM("%.9g", r->spec_totals.time_s),
+                r->spec_totals.peak_memory);
     else
         fputs("null", f);
     fputs(",\n \"top\": ", f);

@@ -253,22 +253,25 @@ void mrt_cmp_write_json(FILE *f, const void *table)
             mrt_json_string(f, t->col[k]);
             fprintf(f, ": %" PRId64, row->axis_bytes[k]);
         }
-        fprintf(f, "},\n   \"comm_bytes\": %" PRId64 ", \"wire_bytes\": %.17g"
+        fprintf(f, "},\n   \"comm_bytes\": %" PRId64 ", \"wire_bytes\": %s"
                    ", \"messages\": %" PRId64 ", \"collectives\": %" PRId64
-                   ", \"flops\": %.17g,\n   \"comm_time_s\": %.9g"
-                   ", \"compute_time_s\": %.9g, \"time_s\": %.9g"
+                   ", \"flops\": %s,\n   \"comm_time_s\": %s"
+                   ", \"compute_time_s\": %s, \"time_s\": %s"
                    ", \"peak_memory\": %" PRId64 ",\n   \"phases\": {",
-                x->comm_bytes, x->wire_bytes, x->messages, x->collectives,
-                x->flops, x->comm_time_s, x->compute_time_s, x->time_s,
-                x->peak_memory);
+                x->comm_bytes, MRT_JSON_NUM("%.17g", x->wire_bytes),
+                x->messages, x->collectives, MRT_JSON_NUM("%.17g", x->flops),
+                MRT_JSON_NUM("%.9g", x->comm_time_s),
+                MRT_JSON_NUM("%.9g", x->compute_time_s),
+                MRT_JSON_NUM("%.9g", x->time_s), x->peak_memory);
         static const char *const phase[] = {"forward", "backward", "update"};
         for (int ph = 0; ph < 3; ph++)
             fprintf(f, "%s\"%s\": {\"comm_bytes\": %" PRId64
-                       ", \"wire_bytes\": %.17g, \"collectives\": %" PRId64
-                       ", \"time_s\": %.9g}",
+                       ", \"wire_bytes\": %s, \"collectives\": %" PRId64
+                       ", \"time_s\": %s}",
                     ph ? ", " : "", phase[ph], x->phase_comm_bytes[ph],
-                    x->phase_wire_bytes[ph], x->phase_collectives[ph],
-                    x->phase_time_s[ph]);
+                    MRT_JSON_NUM("%.17g", x->phase_wire_bytes[ph]),
+                    x->phase_collectives[ph],
+                    MRT_JSON_NUM("%.9g", x->phase_time_s[ph]));
         fputs("}}", f);
     }
     fputs("\n ]}\n", f);

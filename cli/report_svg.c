@@ -3,7 +3,9 @@
  * one horizontal bar per partitioning, its modeled communication time
  * stacked with its compute time (two colours, a legend), the total and
  * the layout's name beside it, and a time axis in readable units.
- * Layouts that do not plan get their error in place of a bar.
+ * Layouts that do not plan get their error in place of a bar (and one
+ * whose modeled time is not a finite number, which the limits of a
+ * machine profile rule out, a note: no coordinate is ever nan).
  *
  * Plain SVG 1.1, self-contained: no scripts, no external fonts or
  * styles, every text escaped; each bar segment has a <title> tooltip.
@@ -109,7 +111,7 @@ void mrt_cmp_write_svg(FILE *f, const void *table)
     for (int r = 0; r < t->nrows; r++) {
         longest = strlen(t->row[r].name) > longest ? strlen(t->row[r].name)
                                                    : longest;
-        if (t->row[r].ok)
+        if (t->row[r].ok && isfinite(t->row[r].totals.time_s))
             max = fmax(max, t->row[r].totals.time_s);
     }
     double left = fmin(260, 24 + 7.5 * (double)longest);
@@ -166,11 +168,12 @@ void mrt_cmp_write_svg(FILE *f, const void *table)
                 left - 8, mid, r == t->fastest ? " font-weight=\"bold\"" : "");
         xml_text(row->name, f, 40);
         fputs("</text>\n", f);
-        if (!row->ok) {
+        if (!row->ok || !isfinite(row->totals.time_s)) {
             fprintf(f, "  <text x=\"%.1f\" y=\"%.1f\" fill=\"#aa0000\" "
-                       "font-style=\"italic\">does not fit: ",
-                    left + 4, mid);
-            xml_text(row->error, f, 90);
+                       "font-style=\"italic\">%s",
+                    left + 4, mid, row->ok ? "modeled time not finite"
+                                           : "does not fit: ");
+            xml_text(row->ok ? "" : row->error, f, 90);
             fputs("</text>\n", f);
             continue;
         }

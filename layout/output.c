@@ -1,11 +1,12 @@
 /*
  * output.c — atomic file writes (temporary file, fsync, rename) and JSON
- * string literals, shared by every writer: .npy outputs, profiles,
- * traces, plans and reports.
+ * string literals and numbers, shared by every writer: .npy outputs,
+ * profiles, traces, plans and reports.
  */
 #include "output.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <limits.h>
 #include <string.h>
@@ -65,4 +66,18 @@ void mrt_json_string(FILE *f, const char *s)
             fputc(c, f);
     }
     fputc('"', f);
+}
+
+const char *mrt_json_num(char *buf, const char *fmt, double v)
+{
+    if (!isfinite(v)) { /* JSON has no inf or nan */
+        snprintf(buf, MRT_JSON_NUM_MAX, "null");
+        return buf;
+    }
+    /* "%.3f" of 1e300 is too long, and "%.10g" of DBL_MAX reads back as
+     * inf: both take all the digits a double needs */
+    int n = snprintf(buf, MRT_JSON_NUM_MAX, fmt, v);
+    if (n < 0 || n >= MRT_JSON_NUM_MAX || !isfinite(strtod(buf, NULL)))
+        snprintf(buf, MRT_JSON_NUM_MAX, "%.17g", v);
+    return buf;
 }

@@ -21,4 +21,17 @@ mrt_status mrt_write_atomically(const char *path, const char *what,
 /* Writes s as a JSON string literal (quotes and escapes included). */
 void mrt_json_string(FILE *f, const char *s);
 
+/* Every JSON number meshrt writes goes through mrt_json_num: v in
+ * printf format fmt (one conversion of a double: "%.9g", "%.3f"), or
+ * `null` when v is not finite, since JSON has no inf or nan
+ * (docs/plan.md).  A number too long for the buffer, or whose digits
+ * would read back as infinite, is written with "%.17g" instead.  It
+ * writes into buf (MRT_JSON_NUM_MAX bytes) and returns it, for a "%s" in
+ * a longer format; MRT_JSON_NUM does the same into a buffer of its own
+ * that lives until the end of the enclosing block, so several may be
+ * arguments of one fprintf. */
+#define MRT_JSON_NUM_MAX 32
+const char *mrt_json_num(char *buf, const char *fmt, double v);
+#define MRT_JSON_NUM(fmt, v) mrt_json_num((char[MRT_JSON_NUM_MAX]){0}, fmt, v)
+
 #endif

@@ -14,6 +14,17 @@
 #include "meshrt.h"
 #include "mesh.h"
 
+/* What a profile value may be, in the units of the file (microseconds,
+ * GB/s, GFLOP/s; docs/calibration.md).  A latency is at most 1000 s; a
+ * rate (bandwidth, GEMM, reduction and copy rates) at least 1 byte or
+ * flop per second and at most 1e21.  Within these, every modeled time is
+ * a finite number of seconds: bytes and flops per rank fit in 64 bits or
+ * in a double far below its overflow, and nothing divides by a subnormal
+ * rate. */
+#define MRT_PROFILE_LATENCY_US_MAX 1e9
+#define MRT_PROFILE_RATE_MIN 1e-9
+#define MRT_PROFILE_RATE_MAX 1e12
+
 /* One link class: what a message costs on one mesh axis. */
 typedef struct mrt_link {
     double latency_s;     /* alpha, seconds per message */

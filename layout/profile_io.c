@@ -22,7 +22,9 @@
  * keeps its value.  `default:` is applied before `axes:`, and an axis
  * that names only one of its two keys takes the other from the default
  * link.  Anything under `measured:` is skipped unread; any other
- * unknown key is an error.  On error *p is left as it was.
+ * unknown key is an error.  Every number must lie within the limits of
+ * profile.h (a latency of 0 to 1000 s, rates of 1 to 1e21 per second),
+ * so that no modeled time is infinite.  On error *p is left as it was.
  *
  * Errors: an unreadable file is MRT_E_IO (no position); malformed YAML
  * is MRT_E_SYNTAX at libyaml's problem mark; YAML that is not a profile
@@ -203,11 +205,13 @@ static yaml_node_t *get(const loader *ld, const yaml_node_t *map,
     return NULL;
 }
 
-/* A finite number from plain scalar n, > 0 (or >= 0 with zero_ok),
- * times scale; *out is left alone when n is NULL (key absent). */
+/* A number from plain scalar n in [lo, hi] (the limits of profile.h;
+ * `unit` names the file's unit in messages), times scale; *out is left
+ * alone when n is NULL (key absent). */
 static mrt_status number(const loader *ld, const yaml_node_t *n,
-                         const char *name, const char *in, int zero_ok,
-                         double scale, double *out)
+                         const char *name, const char *in, double lo,
+                         double hi, const char *unit, double scale,
+                         double *out)
 {
     char w[QUOTE_MAX + 32];
     const char *s = text_of(n);
@@ -217,14 +221,29 @@ static mrt_status number(const loader *ld, const yaml_node_t *n,
         strspn(s, "+-0123456789.eE") == strlen(s)) {
         char *end;
         double v = strtod(s, &end);
-        if (*s && !*end && isfinite(v) && (v > 0 || (zero_ok && v == 0))) {
+        if (*s && !*end && isfinite(v) && v >= lo && v <= hi) {
             *out = v * scale;
             return MRT_OK;
         }
     }
-    return fail(ld, n, "'%s' in %s must be a %s number, got %s", name, in,
-                zero_ok ? "finite, non-negative" : "finite, positive",
-                what(n, w, sizeof w));
+    return fail(ld, n, "'%s' in %s must be a number from %g to %g (%s), "
+                "got %s", name, in, lo, hi, unit, what(n, w, sizeof w));
+}
+
+/* A latency in microseconds, and a rate in G units per second. */
+static mrt_status latency(const loader *ld, const yaml_node_t *n,
+                          const char *name, const char *in, double *out)
+{
+    return number(ld, n, name, in, 0, MRT_PROFILE_LATENCY_US_MAX,
+                  "microseconds", 1e-6, out);
+}
+
+static mrt_status rate(const loader *ld, const yaml_node_t *n,
+                       const char *name, const char *in, const char *unit,
+                       double *out)
+{
+    return number(ld, n, name, in, MRT_PROFILE_RATE_MIN, MRT_PROFILE_RATE_MAX,
+                  unit, 1e9, out);
 }
 
 /* ---- reading: the profile's parts --------------------------------- */
@@ -244,11 +263,11 @@ static mrt_status load_link(const loader *ld, const yaml_node_t *map,
     if (!st)
         st = check_keys(ld, map, link_keys, in);
     if (!st)
-        st = number(ld, get(ld, map, "latency_us"), "latency_us", in, 1,
-                    1e-6, &l->latency_s);
+        st = latency(ld, get(ld, map, "latency_us"), "latency_us", in,
+                     &l->latency_s);
     if (!st)
-        st = number(ld, get(ld, map, "bandwidth_GBps"), "bandwidth_GBps", in,
-                    0, 1e9, &l->bandwidth_Bps);
+        st = rate(ld, get(ld, map, "bandwidth_GBps"), "bandwidth_GBps", in,
+                  "GB/s", &l->bandwidth_Bps);
     return st;
 }
 
@@ -260,11 +279,11 @@ static mrt_status load_kernel(const loader *ld, const yaml_node_t *map,
     if (!st)
         st = check_keys(ld, map, kernel_keys, "'kernel'");
     if (!st)
-        st = number(ld, get(ld, map, "gflops_float32"), "gflops_float32",
-                    "'kernel'", 0, 1e9, &p->gemm_flops[MRT_F32]);
+        st = rate(ld, get(ld, map, "gflops_float32"), "gflops_float32",
+                  "'kernel'", "GFLOP/s", &p->gemm_flops[MRT_F32]);
     if (!st)
-        st = number(ld, get(ld, map, "gflops_float64"), "gflops_float64",
-                    "'kernel'", 0, 1e9, &p->gemm_flops[MRT_F64]);
+        st = rate(ld, get(ld, map, "gflops_float64"), "gflops_float64",
+                  "'kernel'", "GFLOP/s", &p->gemm_flops[MRT_F64]);
     const yaml_node_t *fam = get(ld, map, "family");
     if (st || !fam)
         return st;
@@ -333,11 +352,11 @@ static mrt_status load_root(const loader *ld, const yaml_node_t *root,
     if (!st && (n = get(ld, root, "kernel")))
         st = load_kernel(ld, n, p);
     if (!st)
-        st = number(ld, get(ld, root, "reduce_gflops"), "reduce_gflops",
-                    "the profile", 0, 1e9, &p->reduce_flops);
+        st = rate(ld, get(ld, root, "reduce_gflops"), "reduce_gflops",
+                  "the profile", "GFLOP/s", &p->reduce_flops);
     if (!st)
-        st = number(ld, get(ld, root, "copy_GBps"), "copy_GBps",
-                    "the profile", 0, 1e9, &p->copy_Bps);
+        st = rate(ld, get(ld, root, "copy_GBps"), "copy_GBps",
+                  "the profile", "GB/s", &p->copy_Bps);
     if (!st && (n = get(ld, root, "default")))
         st = load_link(ld, n, "'default'", &p->fallback);
     if (!st && (n = get(ld, root, "axes")))

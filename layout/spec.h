@@ -17,6 +17,7 @@
 #define MRT_SPEC_H
 
 #include <limits.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "layout.h"
@@ -118,6 +119,9 @@ typedef struct mrt_spec_op {
 
 /* `train:` — one SGD step per run of the plan. */
 #define MRT_MAX_PARAMS 64
+/* At most as many steps as `run --repeat` runs: each is a run, with its
+ * loss kept and reported. */
+#define MRT_TRAIN_STEPS_MAX 1000000
 typedef struct mrt_train {
     int loss;          /* tensor id of the scalar loss; -1: no training */
     int seed;          /* the input tensor dL/dL = 1 */
@@ -170,6 +174,13 @@ struct mrt_spec {
     double net_bandwidth_Bps[MRT_MAX_AXES];
     mrt_mark net_mark[MRT_MAX_AXES];
 };
+
+/* mrt_spec_load over text[0..len) already in memory (no NUL needed):
+ * path names the spec in errors and its folder resolves relative `file:`
+ * paths, but is not read.  Same ownership and errors as mrt_spec_load. */
+mrt_status mrt_spec_load_text(const char *path, const char *text, size_t len,
+                              const char *mesh_override, mrt_spec **out,
+                              mrt_error *err);
 
 /* Tensor id by name, or -1 (hashed: specs may have 10,000s of ops). */
 int mrt_spec_find_tensor(const mrt_spec *s, const char *name);

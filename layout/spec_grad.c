@@ -448,13 +448,16 @@ mrt_status mrt_spec_parse_train(mrt_spec_parser *p, const yaml_node_t *n)
         return st;
     tr->lr = 0.01;
     tr->steps = 1;
-    if (mrt_spec_get(p, n, "lr") &&
-        (st = mrt_spec_positive(p, mrt_spec_get(p, n, "lr"),
-                                "the 'lr' of 'train'", &tr->lr)))
+    const yaml_node_t *lr = mrt_spec_get(p, n, "lr");
+    if (lr && ((st = mrt_spec_positive(p, lr, "the 'lr' of 'train'",
+                                       &tr->lr)) ||
+               (st = mrt_spec_fits_dtype(p, lr, "the 'lr' of 'train'",
+                                         tr->lr))))
         return st;
     if (mrt_spec_get(p, n, "steps") &&
-        (st = mrt_spec_size(p, mrt_spec_get(p, n, "steps"),
-                            "the 'steps' of 'train'", &tr->steps)))
+        (st = mrt_spec_count_max(p, mrt_spec_get(p, n, "steps"),
+                                 "the 'steps' of 'train'",
+                                 MRT_TRAIN_STEPS_MAX, &tr->steps)))
         return st;
     tr->nforward = s->nops;
     /* dL/dL = 1: an input of the backward program */

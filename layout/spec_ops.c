@@ -254,12 +254,19 @@ static mrt_status dim_ref(mrt_user_op *u, const yaml_node_t *n,
 }
 
 /* Appends dim id d to l (unless there) with its size. */
+/* Appends dim d to l unless l has it.  A dim past MRT_MAX_DIMS is only
+ * counted (l->ndims goes past the limit, nothing is written), so the
+ * caller can name the problem. */
 static void add_dim(const mrt_spec *s, mrt_layout *l, int d)
 {
-    if (mrt_layout_find_dim(l, d) < 0) {
-        l->dim[l->ndims] = d;
-        l->size[l->ndims++] = s->dim_size[d];
+    if (l->ndims > MRT_MAX_DIMS || mrt_layout_find_dim(l, d) >= 0)
+        return;
+    if (l->ndims == MRT_MAX_DIMS) {
+        l->ndims = MRT_MAX_DIMS + 1;
+        return;
     }
+    l->dim[l->ndims] = d;
+    l->size[l->ndims++] = s->dim_size[d];
 }
 
 /* The reduced dims of a reduce op: `dims:` (a name or a list), else
@@ -368,11 +375,13 @@ static mrt_status op_params(mrt_user_op *u, const yaml_node_t *n)
                                (long long)s->dim_size[u->dim]);
     }
     snprintf(what, sizeof what, "'by' of op %d", u->number);
-    if (!st && (v = mrt_spec_get(p, n, "by")))
-        st = mrt_spec_number(p, v, what, &u->c);
+    if (!st && (v = mrt_spec_get(p, n, "by")) &&
+        !(st = mrt_spec_number(p, v, what, &u->c)))
+        st = mrt_spec_fits_dtype(p, v, what, u->c);
     snprintf(what, sizeof what, "'eps' of op %d", u->number);
-    if (!st && (v = mrt_spec_get(p, n, "eps")))
-        st = mrt_spec_positive(p, v, what, &u->c);
+    if (!st && (v = mrt_spec_get(p, n, "eps")) &&
+        !(st = mrt_spec_positive(p, v, what, &u->c)))
+        st = mrt_spec_fits_dtype(p, v, what, u->c);
     if (st || u->nin < 2)
         return st;
     const mrt_spec_tensor *b = &s->tensor[u->in[1]];
@@ -419,6 +428,13 @@ static mrt_status op_result(mrt_user_op *u, const yaml_node_t *seq,
     if (!shape) {
         t->layout = derived;
         t->shape_mark = t->mark;
+        if (mrt_spec_too_large(&t->layout))
+            return mrt_spec_fail(p, n, "tensor '%s' %s made by op %d (%s) is "
+                                 "too large: its size in bytes overflows 64 "
+                                 "bits", t->name,
+                                 mrt_spec_shape_str(p->spec, &t->layout, a,
+                                                    sizeof a),
+                                 u->number, kinds[u->kind].name);
         return MRT_OK;
     }
     if ((st = mrt_spec_parse_shape(p, shape, t)))

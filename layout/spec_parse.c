@@ -11,7 +11,8 @@
  * MRT_E_SYNTAX at libyaml's problem mark; a bad --mesh string is
  * MRT_E_USAGE with no file; everything else is MRT_E_SPEC at the node.
  * The parser and document are freed on every path, and *out is set only
- * on success.
+ * on success.  mrt_spec_load_text is the same loader over text already in
+ * memory (the fuzz target of tests/fuzz feeds it directly).
  */
 #include <errno.h>
 #include <limits.h>
@@ -402,12 +403,8 @@ static mrt_status load_yaml(const char *path, const char *text, size_t len,
 mrt_status mrt_spec_load(const char *path, const char *mesh_override,
                          mrt_spec **out, mrt_error *err)
 {
-    mrt_mesh override;
-    mrt_spec *s = NULL;
     char *text = NULL;
     size_t len = 0;
-    yaml_document_t doc;
-    int have_doc = 0;
     mrt_status st;
 
     if (out)
@@ -415,13 +412,41 @@ mrt_status mrt_spec_load(const char *path, const char *mesh_override,
     if (!path || !out)
         return mrt_error_set(err, MRT_E_USAGE, "", no_mark,
                              "mrt_spec_load needs a path and an out pointer");
+    if (strlen(path) >= PATH_MAX) /* as set_paths says it, before reading */
+        return mrt_error_set(err, MRT_E_IO, path, no_mark,
+                             "cannot open spec: path too long");
+    if ((st = read_file(path, &text, &len, err)))
+        return st;
+    st = mrt_spec_load_text(path, text, len, mesh_override, out, err);
+    free(text);
+    return st;
+}
+
+mrt_status mrt_spec_load_text(const char *path, const char *text, size_t len,
+                              const char *mesh_override, mrt_spec **out,
+                              mrt_error *err)
+{
+    mrt_mesh override;
+    mrt_spec *s = NULL;
+    yaml_document_t doc;
+    int have_doc = 0;
+    mrt_status st;
+
+    if (out)
+        *out = NULL;
+    if (!path || !out || (!text && len))
+        return mrt_error_set(err, MRT_E_USAGE, "", no_mark,
+                             "mrt_spec_load_text needs a path, the text "
+                             "and an out pointer");
+    if (len > MRT_SPEC_FILE_MAX)
+        return mrt_error_set(err, MRT_E_IO, path, no_mark,
+                             "cannot read spec: file too large");
     if (mesh_override && (st = parse_override(mesh_override, &override, err)))
         return st;
     if (!(s = calloc(1, sizeof *s)))
         return mrt_error_set(err, MRT_E_NOMEM, path, no_mark, "out of memory");
     if ((st = set_paths(s, path, err)) ||
-        (st = read_file(path, &text, &len, err)) ||
-        (st = load_yaml(path, text, len, &doc, err)))
+        (st = load_yaml(path, text ? text : "", len, &doc, err)))
         goto fail;
     have_doc = 1;
     mrt_spec_parser p = {&doc, s, err, 0, NULL, NULL};
@@ -429,13 +454,11 @@ mrt_status mrt_spec_load(const char *path, const char *mesh_override,
                          mesh_override ? &override : NULL)))
         goto fail;
     yaml_document_delete(&doc);
-    free(text);
     *out = s;
     return MRT_OK;
 fail:
     if (have_doc)
         yaml_document_delete(&doc);
-    free(text);
     mrt_spec_destroy(s);
     return st;
 }

@@ -95,6 +95,14 @@ mrt_status mrt_spec_uint(const mrt_spec_parser *p, const yaml_node_t *n,
 /* A finite number from plain scalar n. */
 mrt_status mrt_spec_number(const mrt_spec_parser *p, const yaml_node_t *n,
                            const char *what, double *out);
+/* A positive integer from plain scalar n, at most max. */
+mrt_status mrt_spec_count_max(const mrt_spec_parser *p, const yaml_node_t *n,
+                              const char *what, int64_t max, int64_t *out);
+/* Checks that v, read from n, is within the range of the spec's dtype
+ * (it becomes an element or a kernel's constant, and a float32 cannot
+ * hold 1e39). */
+mrt_status mrt_spec_fits_dtype(const mrt_spec_parser *p, const yaml_node_t *n,
+                               const char *what, double v);
 /* Parses decimal digits s[0..len): 0 ok, 1 not an integer, 2 overflow. */
 int mrt_spec_parse_u64(const char *s, size_t len, uint64_t *out);
 /* Joins n names found at first, first + stride, ... as "a, b, c" (or
@@ -184,6 +192,9 @@ mrt_status mrt_spec_parse_layouts(mrt_spec_parser *p, const yaml_node_t *map);
  * the element count. */
 mrt_status mrt_spec_parse_shape(mrt_spec_parser *p, const yaml_node_t *n,
                                 mrt_spec_tensor *t);
+/* 1 if a tensor of l's dims has more bytes than an int64 holds, at 8
+ * bytes an element whatever the dtype (docs/spec.md, Limits). */
+int mrt_spec_too_large(const mrt_layout *l);
 /* The `tensors:` mapping: appends one tensor per entry. */
 mrt_status mrt_spec_parse_tensors(mrt_spec_parser *p, const yaml_node_t *map);
 

@@ -6,11 +6,13 @@
  *
  * Network links are kept by axis name, as the profile keeps them, so a
  * spec derived on another mesh (a `layouts:` alternative) still finds
- * them.  Budgets left out are -1: no limit.
+ * them, and obey a profile's limits (profile.h), so that no modeled time
+ * is infinite.  Budgets left out are -1: no limit.
  */
 #include <stdio.h>
 #include <string.h>
 
+#include "profile.h"
 #include "spec_parse.h"
 
 static const char *const link_keys[] = {"latency_us", "bandwidth_GBps", NULL};
@@ -44,13 +46,24 @@ static mrt_status parse_link(mrt_spec_parser *p, const yaml_node_t *k,
                                "bandwidth_GBps)", of, link_keys[i]);
     if (st)
         return st;
+    const yaml_node_t *lat = mrt_spec_get(p, v, "latency_us");
+    const yaml_node_t *bw = mrt_spec_get(p, v, "bandwidth_GBps");
     snprintf(what, sizeof what, "the latency_us of mesh axis '%s'", name);
-    st = mrt_spec_positive(p, mrt_spec_get(p, v, "latency_us"), what,
-                           &latency_us);
+    st = mrt_spec_positive(p, lat, what, &latency_us);
+    if (!st && latency_us > MRT_PROFILE_LATENCY_US_MAX)
+        st = mrt_spec_fail(p, lat, "%s is too large: %s (at most %g "
+                           "microseconds, as in a machine profile)", what,
+                           mrt_spec_quote(lat, q, sizeof q),
+                           MRT_PROFILE_LATENCY_US_MAX);
     snprintf(what, sizeof what, "the bandwidth_GBps of mesh axis '%s'", name);
     if (!st)
-        st = mrt_spec_positive(p, mrt_spec_get(p, v, "bandwidth_GBps"), what,
-                               &bandwidth_GBps);
+        st = mrt_spec_positive(p, bw, what, &bandwidth_GBps);
+    if (!st && (bandwidth_GBps < MRT_PROFILE_RATE_MIN ||
+                bandwidth_GBps > MRT_PROFILE_RATE_MAX))
+        st = mrt_spec_fail(p, bw, "%s is out of range: %s (it must be from "
+                           "%g to %g GB/s, as in a machine profile)", what,
+                           mrt_spec_quote(bw, q, sizeof q),
+                           MRT_PROFILE_RATE_MIN, MRT_PROFILE_RATE_MAX);
     if (st)
         return st;
     /* Axes are distinct mesh axes (keys were checked), so nnet <= naxes. */

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checked.h"
 #include "init.h"
 #include "npy.h"
 #include "spec_parse.h"
@@ -69,16 +70,19 @@ mrt_status mrt_spec_parse_shape(mrt_spec_parser *p, const yaml_node_t *n,
     for (yaml_node_item_t *it = n->data.sequence.items.start;
          !st && it < n->data.sequence.items.top; it++)
         st = shape_dim(p, mrt_spec_node(p, *it), t);
-    int64_t elements = 1;
-    for (int i = 0; !st && i < t->layout.ndims; i++) {
-        if (t->layout.size[i] > INT64_MAX / 8 / elements)
-            return mrt_spec_fail(p, n, "tensor '%s' %s is too large: its "
-                                 "size in bytes overflows 64 bits", t->name,
-                                 mrt_spec_shape_str(p->spec, &t->layout,
-                                                    shape, sizeof shape));
-        elements *= t->layout.size[i];
-    }
+    if (!st && mrt_spec_too_large(&t->layout))
+        return mrt_spec_fail(p, n, "tensor '%s' %s is too large: its size in "
+                             "bytes overflows 64 bits", t->name,
+                             mrt_spec_shape_str(p->spec, &t->layout, shape,
+                                                sizeof shape));
     return st;
+}
+
+int mrt_spec_too_large(const mrt_layout *l)
+{
+    int64_t elements, bytes;
+    return mrt_checked_product(l->size, l->ndims, &elements) ||
+           mrt_checked_mul(elements, 8, &bytes);
 }
 
 /* "(16, 8)" */
@@ -150,6 +154,13 @@ static mrt_status init_file(mrt_spec_parser *p, mrt_spec_tensor *t,
     return check_npy(p, t, v, init);
 }
 
+/* The most classes whose labels (0 .. N-1) the dtype holds exactly: every
+ * integer up to 2^24 is a float32, up to 2^53 a float64. */
+static int64_t labels_max(mrt_dtype t)
+{
+    return t == MRT_F64 ? (int64_t)1 << 53 : (int64_t)1 << 24;
+}
+
 static mrt_status parse_init(mrt_spec_parser *p, mrt_spec_tensor *t,
                              const yaml_node_t *n)
 {
@@ -181,7 +192,8 @@ static mrt_status parse_init(mrt_spec_parser *p, mrt_spec_tensor *t,
     if (!strcmp(kind, "fill")) {
         t->init = MRT_INIT_FILL;
         snprintf(of, sizeof of, "the fill value of tensor '%s'", t->name);
-        return mrt_spec_number(p, v, of, &t->fill);
+        mrt_status rc = mrt_spec_number(p, v, of, &t->fill);
+        return rc ? rc : mrt_spec_fits_dtype(p, v, of, t->fill);
     }
     if (!strcmp(kind, "labels")) { /* labels: N classes */
         int64_t classes;
@@ -190,6 +202,13 @@ static mrt_status parse_init(mrt_spec_parser *p, mrt_spec_tensor *t,
         snprintf(of, sizeof of, "the number of classes of tensor '%s'",
                  t->name);
         mrt_status rc = mrt_spec_size(p, v, of, &classes);
+        if (!rc && classes > labels_max(p->spec->dtype))
+            rc = mrt_spec_fail(p, v, "%s is too large for %s: %s (at most "
+                               "%lld, up to which %s holds every label "
+                               "exactly)", of, mrt_dtype_name(p->spec->dtype),
+                               mrt_spec_quote(v, q, sizeof q),
+                               (long long)labels_max(p->spec->dtype),
+                               mrt_dtype_name(p->spec->dtype));
         t->fill = (double)classes;
         return rc;
     }

@@ -8,6 +8,7 @@
  * quotes is a string in YAML, and we say so rather than guess.
  */
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -340,6 +341,31 @@ mrt_status mrt_spec_number(const mrt_spec_parser *p, const yaml_node_t *n,
         return MRT_OK;
     return mrt_spec_fail(p, n, "%s must be a finite number, got %s", what,
                          mrt_spec_what(n, q, sizeof q));
+}
+
+mrt_status mrt_spec_count_max(const mrt_spec_parser *p, const yaml_node_t *n,
+                              const char *what, int64_t max, int64_t *out)
+{
+    int64_t v = 0;
+    char q[MRT_SPEC_QUOTE_MAX + 32];
+    mrt_status st = mrt_spec_size(p, n, what, &v);
+    if (!st && v > max)
+        st = mrt_spec_fail(p, n, "%s is too large: %s (at most %lld)", what,
+                           mrt_spec_quote(n, q, sizeof q), (long long)max);
+    if (!st)
+        *out = v;
+    return st;
+}
+
+mrt_status mrt_spec_fits_dtype(const mrt_spec_parser *p, const yaml_node_t *n,
+                               const char *what, double v)
+{
+    char q[MRT_SPEC_QUOTE_MAX + 32];
+    if (p->spec->dtype != MRT_F32 || fabs(v) <= FLT_MAX)
+        return MRT_OK;
+    return mrt_spec_fail(p, n, "%s is out of float32's range: %s (at most "
+                         "%.8g in magnitude; or use dtype: float64)", what,
+                         mrt_spec_quote(n, q, sizeof q), (double)FLT_MAX);
 }
 
 mrt_status mrt_spec_positive(const mrt_spec_parser *p, const yaml_node_t *n,

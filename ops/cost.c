@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "checked.h"
+
 /* The slowest link among the axes of a group. */
 static mrt_link group_link(const mrt_profile *p, const mrt_mesh *m,
                            unsigned axes)
@@ -113,8 +115,12 @@ double mrt_cost_matmul_lower_bound(double m, double n, double k,
  * all-to-all under 1.5 MiB, counted as none. */
 int64_t mrt_cost_mpi_scratch(mrt_coll kind, int64_t bytes, int64_t group)
 {
+    int64_t twice;
     switch (kind) {
-    case MRT_COLL_REDUCE_SCATTER: return group >= 4 ? 2 * bytes : bytes;
+    case MRT_COLL_REDUCE_SCATTER:
+        if (group < 4)
+            return bytes;
+        return mrt_checked_add(bytes, bytes, &twice) ? -1 : twice;
     case MRT_COLL_ALLREDUCE: return bytes / 2;
     default: return 0;
     }

@@ -57,7 +57,8 @@ double mrt_cost_kernel(const mrt_profile *p, mrt_dtype t, double flops);
 double mrt_cost_copy(const mrt_profile *p, double bytes);
 /* Bytes of scratch MPI itself allocates while the collective runs, for a
  * send buffer of `bytes` over a group of `group` ranks (Open MPI 4.1's
- * algorithms, measured: docs/cost-model.md). */
+ * algorithms, measured: docs/cost-model.md); -1 when that does not fit
+ * in 64 bits. */
 int64_t mrt_cost_mpi_scratch(mrt_coll kind, int64_t bytes, int64_t group);
 
 /* The memory-independent lower bound on the words each processor must

@@ -66,6 +66,8 @@
 #include <assert.h>
 #include <string.h>
 
+#include "checked.h"
+
 enum { NOPS = MRT_KOP_COUNT, NGROUPS = MRT_KGROUP_COUNT };
 
 /* BLIS's grain (above).  B is copied only on BLIS 0.9's small-matrix
@@ -396,6 +398,10 @@ size_t mrt_einsum_workspace(mrt_dtype t, const mrt_kview *a,
     if (!b)
         return 0;
     mrt_kplan p;
+    size_t bytes;
     mrt_kplan_make(t, a, b, c, &p);
-    return (size_t)p.ws_elems * (size_t)mrt_dtype_size(t);
+    if (mrt_checked_size((size_t)p.ws_elems, (size_t)mrt_dtype_size(t),
+                         &bytes))
+        return SIZE_MAX;
+    return bytes;
 }

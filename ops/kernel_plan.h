@@ -107,7 +107,8 @@ void mrt_kplan_make(mrt_dtype t, const mrt_kview *a, const mrt_kview *b,
 void mrt_kplan_blis_strides(int64_t rows, int64_t cols, int64_t *rs,
                             int64_t *cs);
 /* Workspace bytes the local kernel needs for these shapes (data
- * ignored): the plan's ws_elems times the element size. */
+ * ignored): the plan's ws_elems times the element size; SIZE_MAX when
+ * that does not fit in a size_t. */
 size_t mrt_einsum_workspace(mrt_dtype t, const mrt_kview *a,
                             const mrt_kview *b, const mrt_kview *c);
 

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "checked.h"
+
 static const char *const step_kind_names[] = {
     [MRT_STEP_EINSUM] = "einsum",
     [MRT_STEP_SLICE] = "slice",
@@ -40,7 +42,9 @@ static const mrt_coll step_coll[MRT_STEP_KIND_COUNT] = {
 mrt_plan_mark mrt_plan_get_mark(const mrt_plan *p)
 {
     return (mrt_plan_mark){.nsteps = p->nsteps, .nvalues = p->nvalues,
-                           .comm_bytes = p->comm_bytes, .flops = p->flops};
+                           .comm_bytes = p->comm_bytes, .flops = p->flops,
+                           .overflow_tensor = p->overflow_tensor,
+                           .overflow_what = p->overflow_what};
 }
 
 void mrt_plan_rollback(mrt_plan *p, mrt_plan_mark m)
@@ -49,6 +53,26 @@ void mrt_plan_rollback(mrt_plan *p, mrt_plan_mark m)
     p->nvalues = m.nvalues;
     p->comm_bytes = m.comm_bytes;
     p->flops = m.flops;
+    p->overflow_tensor = m.overflow_tensor;
+    p->overflow_what = m.overflow_what;
+}
+
+void mrt_plan_overflow(mrt_plan *p, int tensor, const char *what)
+{
+    if (p->overflow_tensor >= 0)
+        return;
+    p->overflow_tensor = tensor;
+    p->overflow_what = what;
+}
+
+/* The first overflow of p as an error at its tensor's node. */
+static mrt_status overflow_error(const mrt_spec *s, const mrt_plan *p,
+                                 mrt_error *err)
+{
+    const mrt_spec_tensor *t = &s->tensor[p->overflow_tensor];
+    return mrt_error_set(err, MRT_E_SPEC, s->path, t->mark,
+                         "tensor '%s' makes the plan's %s overflow 64 bits",
+                         t->name, p->overflow_what);
 }
 
 double mrt_plan_time_since(const mrt_plan *p, mrt_plan_mark m)
@@ -108,7 +132,7 @@ int mrt_plan_add_step(mrt_plan *p, const mrt_step *s)
     p->value[t->out].made_by = t->op;
     if (mrt_step_is_collective(t->kind)) {
         t->group = mrt_mesh_group_size(&p->mesh, t->axes);
-        t->bytes = p->value[t->in].count * p->elsize;
+        t->bytes = p->value[t->in].count * p->elsize; /* a shard: fits */
         t->cost = mrt_cost_collective(&p->profile, &p->mesh,
                                       step_coll[t->kind], t->axes, t->bytes,
                                       p->elsize);
@@ -119,6 +143,11 @@ int mrt_plan_add_step(mrt_plan *p, const mrt_step *s)
                              ? 0
                              : mrt_cost_mpi_scratch(step_coll[t->kind],
                                                     t->bytes, t->group);
+        if (t->mpi_scratch < 0) {
+            mrt_plan_overflow(p, p->value[t->in].tensor,
+                              MRT_PLAN_OVERFLOW_MEMORY);
+            t->mpi_scratch = 0;
+        }
     } else if (t->kind != MRT_STEP_EINSUM) { /* memory-bound local steps */
         double bytes = (double)p->value[t->out].count;
         if (t->kind != MRT_STEP_SLICE)
@@ -130,7 +159,12 @@ int mrt_plan_add_step(mrt_plan *p, const mrt_step *s)
     } else {
         t->time_s = mrt_cost_kernel(&p->profile, p->dtype, t->flops);
     }
-    p->comm_bytes += t->bytes;
+    int64_t sum;
+    if (mrt_checked_add(p->comm_bytes, t->bytes, &sum))
+        mrt_plan_overflow(p, p->value[t->in].tensor,
+                          "bytes handed to MPI per rank");
+    else
+        p->comm_bytes = sum;
     p->flops += t->flops;
     return p->nsteps++;
 }
@@ -281,6 +315,7 @@ mrt_status mrt_plan_create_with(const mrt_spec *s,
     p->mesh = s->mesh;
     p->dtype = s->dtype;
     p->elsize = mrt_dtype_size(s->dtype);
+    p->overflow_tensor = -1;
     p->planner = opt->planner;
     p->explain = opt->explain && strategy == MRT_STRATEGY_SEARCH;
     p->blocking = opt->blocking;
@@ -329,6 +364,8 @@ mrt_status mrt_plan_create_with(const mrt_spec *s,
                                    err);
         else
             st = mrt_lower_einsum(p, s, i, &home[out_t], strategy, err);
+        if (st == MRT_OK && p->overflow_tensor >= 0)
+            st = overflow_error(s, p, err);
         if (st != MRT_OK)
             goto fail;
         p->op[i].nsteps = p->nsteps - p->op[i].first_step;
@@ -336,7 +373,9 @@ mrt_status mrt_plan_create_with(const mrt_spec *s,
         p->op[i].comm_bytes = p->comm_bytes - m.comm_bytes;
         p->op[i].flops = p->flops - m.flops;
     }
-    if ((st = mrt_plan_finish(p, err)) != MRT_OK)
+    if ((st = mrt_plan_finish(p, err)) == MRT_OK && p->overflow_tensor >= 0)
+        st = overflow_error(s, p, err);
+    if (st != MRT_OK)
         goto fail;
     free(home);
     free(deferrable);

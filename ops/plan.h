@@ -162,6 +162,11 @@ struct mrt_plan {
                                  replaced by the global rules */
     int nalts, cap_alts;
     mrt_alt *alt;
+    /* The first figure found not to fit in 64 bits (bytes handed to MPI,
+     * memory), and the tensor it was found at, whose spec node
+     * mrt_plan_create_with reports it at; -1: none. */
+    int overflow_tensor;
+    const char *overflow_what;
     /* Filled by mrt_plan_finish: */
     mrt_plan_totals totals;
     int64_t axis_bytes[1u << MRT_MAX_AXES]; /* bytes by axis set */
@@ -180,6 +185,8 @@ typedef struct mrt_plan_mark {
     int nsteps, nvalues;
     int64_t comm_bytes;
     double flops;
+    int overflow_tensor;
+    const char *overflow_what;
 } mrt_plan_mark;
 mrt_plan_mark mrt_plan_get_mark(const mrt_plan *p);
 void mrt_plan_rollback(mrt_plan *p, mrt_plan_mark m);
@@ -197,6 +204,12 @@ int mrt_step_needs_packing(const mrt_plan *p, const mrt_step *s);
 void mrt_plan_schedule_overlap(mrt_plan *p, int blocking);
 /* Lifetimes, arena offsets, workspace, totals and per-axis bytes. */
 mrt_status mrt_plan_finish(mrt_plan *p, mrt_error *err);
+
+/* Records that figure `what` of the plan does not fit in 64 bits at
+ * tensor (the first such finding wins); planning then fails with an error
+ * at the tensor's spec node. */
+void mrt_plan_overflow(mrt_plan *p, int tensor, const char *what);
+#define MRT_PLAN_OVERFLOW_MEMORY "memory per rank (the sum of its buffers)"
 
 /* Appends a value with layout l (partial allowed) for tensor; returns its
  * id, or -1 when out of memory. */

@@ -11,10 +11,17 @@
  * collective).  The peak is the largest sum of live values plus the
  * running step's workspace; the arena packs values by first fit over
  * their lifetimes, so it can exceed the largest live sum a little.
+ *
+ * Every figure of memory is at most the sum of all the buffers of a rank
+ * (every value, rounded up to the arena's alignment, every workspace and
+ * every MPI scratch), so that sum is checked first: when it does not fit
+ * in 64 bits the plan records an overflow at the tensor where it stopped
+ * fitting (planning then fails there), and nothing past it is computed.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "checked.h"
 #include "kernel_plan.h"
 #include "plan.h"
 
@@ -55,13 +62,18 @@ static mrt_kview view_of(const mrt_value *v)
                        .ext = v->local, .data = NULL};
 }
 
-static int64_t step_workspace(const mrt_plan *p, const mrt_step *s)
+static int64_t step_workspace(mrt_plan *p, const mrt_step *s)
 {
     if (s->kind == MRT_STEP_EINSUM) {
         mrt_kview a = view_of(&p->value[s->in]), c = view_of(&p->value[s->out]);
         mrt_kview b = s->in2 >= 0 ? view_of(&p->value[s->in2]) : a;
-        return (int64_t)mrt_einsum_workspace(p->dtype, &a,
-                                             s->in2 >= 0 ? &b : NULL, &c);
+        size_t ws = mrt_einsum_workspace(p->dtype, &a,
+                                         s->in2 >= 0 ? &b : NULL, &c);
+        if (ws <= INT64_MAX)
+            return (int64_t)ws;
+        mrt_plan_overflow(p, p->value[s->out].tensor,
+                          MRT_PLAN_OVERFLOW_MEMORY);
+        return 0;
     }
     if (!mrt_step_needs_packing(p, s))
         return 0;
@@ -215,6 +227,29 @@ static void lower_bound(mrt_plan *p, int i)
             p->op[i].bound_replicated = 1;
 }
 
+/* 1 if the sum of every buffer of a rank fits in 64 bits (it bounds
+ * every figure of memory below); else records the overflow at the tensor
+ * whose buffer (or whose step's workspace or scratch) makes it too much. */
+static int buffers_fit(mrt_plan *p)
+{
+    int64_t sum = 0, b;
+    for (int v = 0; v < p->nvalues; v++)
+        if (mrt_checked_round_up(value_bytes(p, v), ARENA_ALIGN, &b) ||
+            mrt_checked_add(sum, b, &sum)) {
+            mrt_plan_overflow(p, p->value[v].tensor,
+                              MRT_PLAN_OVERFLOW_MEMORY);
+            return 0;
+        }
+    for (int k = 0; k < p->nsteps; k++)
+        if (mrt_checked_add(sum, p->step[k].workspace, &sum) ||
+            mrt_checked_add(sum, p->step[k].mpi_scratch, &sum)) {
+            mrt_plan_overflow(p, p->value[p->step[k].out].tensor,
+                              MRT_PLAN_OVERFLOW_MEMORY);
+            return 0;
+        }
+    return p->overflow_tensor < 0;
+}
+
 static void totals(mrt_plan *p)
 {
     mrt_plan_totals *t = &p->totals;
@@ -260,6 +295,8 @@ mrt_status mrt_plan_finish(mrt_plan *p, mrt_error *err)
         lower_bound(p, i);
     }
     totals(p);
+    if (!buffers_fit(p))
+        return MRT_OK; /* mrt_plan_create_with reports the overflow */
     int64_t scratch = 0;
     p->live_peak = live_peak(p, &scratch);
     if (place(p) != MRT_OK || p->live_peak < 0)

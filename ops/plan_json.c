@@ -7,7 +7,8 @@
  *            "comm_bytes", "collectives": [{"kind", "tensor", "axes",
  *            "group", "bytes"}], "steps": [...every step...]}],
  *   "totals": {"comm_bytes", "flops", "collectives"} }
- * Byte counts are per rank: what each rank hands to MPI.
+ * Byte counts are per rank: what each rank hands to MPI.  Every
+ * non-integer figure goes through mrt_json_num (null if not finite).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -53,10 +54,10 @@ static void json_step(const mrt_plan *p, const mrt_step *s, FILE *f)
     fputs(", \"axes\": ", f);
     json_axes(p, s->axes, f);
     fprintf(f, ", \"group\": %" PRId64 ", \"bytes\": %" PRId64
-               ", \"wire_bytes\": %.17g, \"messages\": %" PRId64
-               ", \"time_s\": %.6g, ",
-            s->group, s->bytes, s->cost.wire_bytes, s->cost.messages,
-            s->time_s);
+               ", \"wire_bytes\": %s, \"messages\": %" PRId64
+               ", \"time_s\": %s, ",
+            s->group, s->bytes, MRT_JSON_NUM("%.17g", s->cost.wire_bytes),
+            s->cost.messages, MRT_JSON_NUM("%.6g", s->time_s));
     if (mrt_step_is_collective(s->kind))
         fprintf(f, "\"background_until\": %d, ", s->wait);
     fputs("\"from\": ", f);
@@ -88,12 +89,15 @@ static void json_op(const mrt_plan *p, int i, FILE *f)
                 s->cls.size[MRT_IDX_M], s->cls.size[MRT_IDX_N],
                 s->cls.size[MRT_IDX_K], s->cls.size[MRT_IDX_BATCH]);
     }
-    fprintf(f, ", \"flops\": %.17g, \"comm_bytes\": %" PRId64
-               ", \"time_s\": %.6g, \"comm_time_s\": %.6g",
-            o->flops, o->comm_bytes, o->time_s, o->comm_time_s);
+    fprintf(f, ", \"flops\": %s, \"comm_bytes\": %" PRId64
+               ", \"time_s\": %s, \"comm_time_s\": %s",
+            MRT_JSON_NUM("%.17g", o->flops), o->comm_bytes,
+            MRT_JSON_NUM("%.6g", o->time_s),
+            MRT_JSON_NUM("%.6g", o->comm_time_s));
     if (o->lower_bound_bytes >= 0)
-        fprintf(f, ", \"lower_bound_bytes\": %.17g, \"inputs_replicated\": %s",
-                o->lower_bound_bytes, o->bound_replicated ? "true" : "false");
+        fprintf(f, ", \"lower_bound_bytes\": %s, \"inputs_replicated\": %s",
+                MRT_JSON_NUM("%.17g", o->lower_bound_bytes),
+                o->bound_replicated ? "true" : "false");
     fputs(",\n     \"collectives\": [", f);
     int n = 0;
     for (int k = o->first_step; k < o->first_step + o->nsteps; k++)
@@ -148,13 +152,16 @@ void mrt_plan_print_json(const mrt_plan *p, FILE *f)
         ncoll += mrt_step_is_collective(p->step[k].kind);
     const mrt_plan_totals *t = &p->totals;
     fprintf(f, " ],\n \"totals\": {\"comm_bytes\": %" PRId64
-               ", \"flops\": %.17g, \"collectives\": %" PRId64
-               ", \"wire_bytes\": %.17g, \"messages\": %" PRId64
-               ", \"time_s\": %.6g, \"comm_time_s\": %.6g"
-               ", \"compute_time_s\": %.6g, \"peak_memory\": %" PRId64
+               ", \"flops\": %s, \"collectives\": %" PRId64
+               ", \"wire_bytes\": %s, \"messages\": %" PRId64
+               ", \"time_s\": %s, \"comm_time_s\": %s"
+               ", \"compute_time_s\": %s, \"peak_memory\": %" PRId64
                ",\n   \"comm_bytes_by_axis\": {",
-            t->comm_bytes, t->flops, ncoll, t->wire_bytes, t->messages,
-            t->time_s, t->comm_time_s, t->compute_time_s, t->peak_memory);
+            t->comm_bytes, MRT_JSON_NUM("%.17g", t->flops), ncoll,
+            MRT_JSON_NUM("%.17g", t->wire_bytes), t->messages,
+            MRT_JSON_NUM("%.6g", t->time_s),
+            MRT_JSON_NUM("%.6g", t->comm_time_s),
+            MRT_JSON_NUM("%.6g", t->compute_time_s), t->peak_memory);
     int n = 0;
     char axes[256];
     for (unsigned m = 1; m < (1u << p->mesh.naxes); m++)
@@ -167,10 +174,11 @@ void mrt_plan_print_json(const mrt_plan *p, FILE *f)
     fputs("},\n   \"phases\": {", f);
     for (int ph = 0; ph < 3; ph++)
         fprintf(f, "%s\"%s\": {\"comm_bytes\": %" PRId64
-                   ", \"wire_bytes\": %.17g, \"collectives\": %" PRId64
-                   ", \"time_s\": %.6g}",
+                   ", \"wire_bytes\": %s, \"collectives\": %" PRId64
+                   ", \"time_s\": %s}",
                 ph ? ", " : "", phase[ph], t->phase_comm_bytes[ph],
-                t->phase_wire_bytes[ph], t->phase_collectives[ph],
-                t->phase_time_s[ph]);
+                MRT_JSON_NUM("%.17g", t->phase_wire_bytes[ph]),
+                t->phase_collectives[ph],
+                MRT_JSON_NUM("%.6g", t->phase_time_s[ph]));
     fputs("}}}\n", f);
 }

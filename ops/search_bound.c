@@ -61,6 +61,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checked.h"
 #include "plan.h"
 #include "search_rules.h"
 
@@ -532,16 +533,17 @@ void mrt_rules_bounds_eval(bounds *b, const mrt_rule *rules,
     /* When op i makes its result in its home dims, these are live: the
      * inputs, the outputs made before, and the results of earlier ops
      * that a later op still reads. */
-    int64_t inputs = 0, peak = 0;
+    int64_t inputs = 0, peak = 0; /* (a bound: it may saturate) */
     for (int t2 = 0; t2 < s->ntensors; t2++)
         if (s->tensor[t2].producer < 0)
-            inputs += shard_bytes(b, t2);
+            inputs = mrt_saturating_add(inputs, shard_bytes(b, t2));
     for (int i = 0; i < s->nops; i++) {
-        int64_t live = inputs + shard_bytes(b, s->op[i].out);
+        int64_t live = mrt_saturating_add(inputs,
+                                          shard_bytes(b, s->op[i].out));
         for (int j = 0; j < i; j++) {
             int t2 = s->op[j].out;
             if (b->output[t2] || b->last_read[t2] > i)
-                live += shard_bytes(b, t2);
+                live = mrt_saturating_add(live, shard_bytes(b, t2));
         }
         peak = live > peak ? live : peak;
     }

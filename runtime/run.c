@@ -2,9 +2,9 @@
  * run.c — mrt_run: set up the mesh on MPI, fill the input shards, walk
  * the plan (N times with --repeat), then report per-op times and the
  * bytes handed to MPI next to the plan's prediction, verify against the
- * unsharded reference and save outputs as asked.  With --profile, every
- * step's modeled time and bytes next to the measured ones; with --trace,
- * the last run's steps as a Chrome trace (trace.c).
+ * unsharded reference (verify_run.c) and save outputs as asked.  With
+ * --profile, every step's modeled time and bytes next to the measured
+ * ones; with --trace, the last run's steps as a Chrome trace (trace.c).
  *
  * Every rank returns the same status: after each phase that can fail on
  * one rank only, the ranks agree (the lowest failing rank's error is
@@ -20,6 +20,7 @@
 #include "calibrate.h"
 #include "kernel.h"
 #include "npy.h"
+#include "output.h"
 #include "runtime.h"
 #include "trace.h"
 
@@ -128,9 +129,12 @@ static void report_times(const mrt_spec *s, const mrt_exec *e,
                 s->path, e->comm->size, mrt_dtype_name(p->dtype), runs,
                 runs == 1 ? "" : "s", p->nops, "op", "part", w, "out",
                 "ms/run", "bytes to MPI", "planned bytes");
-    if (root && opt->json)
-        fprintf(f, "{\"spec\": \"%s\", \"ranks\": %d, \"runs\": %d, \"ops\": [",
-                s->path, e->comm->size, runs);
+    if (root && opt->json) {
+        fputs("{\"spec\": ", f);
+        mrt_json_string(f, s->path);
+        fprintf(f, ", \"ranks\": %d, \"runs\": %d, \"ops\": [",
+                e->comm->size, runs);
+    }
     static const char *const part[] = {"forward", "backward", "update"};
     double gt = 0;
     int64_t gb = 0, gp = 0;
@@ -158,18 +162,20 @@ static void report_times(const mrt_spec *s, const mrt_exec *e,
         if (last)
             gt = 0, gb = gp = 0;
         if (root && opt->json)
-            fprintf(f, "%s{\"out\": \"%s\", \"time_s\": %.9g, \"bytes\": %" PRId64
+            fprintf(f, "%s{\"out\": \"%s\", \"time_s\": %s, \"bytes\": %" PRId64
                        ", \"planned_bytes\": %" PRId64 "}",
-                    i ? ", " : "", name, t, b, p->op[i].comm_bytes);
+                    i ? ", " : "", name, MRT_JSON_NUM("%.9g", t), b,
+                    p->op[i].comm_bytes);
     }
     if (root && !opt->json)
         fprintf(f, "  %-*s %14.3f %16" PRId64 " %16" PRId64 "  %s\n", w + 13,
                 "total", total * 1e3, measured, p->comm_bytes,
                 bad ? "MISMATCH" : "bytes match the plan");
     if (root && opt->json)
-        fprintf(f, "], \"totals\": {\"time_s\": %.9g, \"bytes\": %" PRId64
+        fprintf(f, "], \"totals\": {\"time_s\": %s, \"bytes\": %" PRId64
                    ", \"planned_bytes\": %" PRId64 ", \"bytes_match\": %s}",
-                total, measured, p->comm_bytes, bad ? "false" : "true");
+                MRT_JSON_NUM("%.9g", total), measured, p->comm_bytes,
+                bad ? "false" : "true");
 }
 
 /* ---- training ------------------------------------------------------- */
@@ -198,7 +204,7 @@ static void report_losses(const mrt_spec *s, const double *loss, int runs,
     if (json) {
         fputs(", \"losses\": [", f);
         for (int r = 0; r < runs; r++)
-            fprintf(f, "%s%.10g", r ? ", " : "", loss[r]);
+            fprintf(f, "%s%s", r ? ", " : "", MRT_JSON_NUM("%.10g", loss[r]));
         fputc(']', f);
         return;
     }
@@ -206,7 +212,8 @@ static void report_losses(const mrt_spec *s, const double *loss, int runs,
             runs == 1 ? "" : "s", s->train.lr,
             s->tensor[s->train.loss].name);
     for (int r = 0; r < runs; r++)
-        fprintf(f, "  step %-4d loss %.8g\n", r + 1, loss[r]);
+        fprintf(f, "  step %-4d loss %.8g\n", r + 1,
+                isnan(loss[r]) ? fabs(loss[r]) : loss[r]); /* not "-nan" */
 }
 
 /* ---- --profile ------------------------------------------------------ */
@@ -378,190 +385,36 @@ static void profile_json(const mrt_exec *e, const measured *m, FILE *f)
         const mrt_step *s = &p->step[k];
         fprintf(f, "%s{\"step\": %d, \"op\": %d, \"kind\": \"%s\", "
                    "\"tensor\": \"%s\", \"axes\": \"%s\", \"group\": %"
-                   PRId64 ", \"model_s\": %.9g, \"measured_s\": %.9g, "
+                   PRId64 ", \"model_s\": %s, \"measured_s\": %s, "
                    "\"planned_bytes\": %" PRId64 ", \"bytes\": %" PRId64
-                   ", \"bytes_equal\": %s, \"flops\": %.9g, \"gflops\": ",
+                   ", \"bytes_equal\": %s, \"flops\": %s, \"gflops\": ",
                 k ? ", " : "", k, s->op, mrt_step_kind_name(s->kind),
                 p->tensor_name[p->value[s->out].tensor],
                 mrt_mesh_axes_str(&p->mesh, s->axes, axes, sizeof axes),
-                s->group, s->time_s, m->time[k], s->bytes, e->step_bytes[k],
-                m->differ[k] ? "false" : "true", s->flops);
+                s->group, MRT_JSON_NUM("%.9g", s->time_s),
+                MRT_JSON_NUM("%.9g", m->time[k]), s->bytes, e->step_bytes[k],
+                m->differ[k] ? "false" : "true",
+                MRT_JSON_NUM("%.9g", s->flops));
         if (s->kind == MRT_STEP_EINSUM && m->time[k] > 0)
-            fprintf(f, "%.6g}", s->flops / m->time[k] / 1e9);
+            fprintf(f, "%s}",
+                    MRT_JSON_NUM("%.6g", s->flops / m->time[k] / 1e9));
         else
             fputs("null}", f);
     }
     fputs("], \"ops\": [", f);
     for (int i = 0; i < p->nops; i++) {
         const mrt_plan_op *o = &p->op[i];
-        fprintf(f, "%s{\"op\": %d, \"out\": \"%s\", \"model_s\": %.9g, "
-                   "\"measured_s\": %.9g, \"planned_bytes\": %" PRId64
+        fprintf(f, "%s{\"op\": %d, \"out\": \"%s\", \"model_s\": %s, "
+                   "\"measured_s\": %s, \"planned_bytes\": %" PRId64
                    ", \"bytes\": %" PRId64 ", \"bytes_equal\": %s}",
                 i ? ", " : "", i,
-                p->tensor_name[p->value[o->out_value].tensor], o->time_s,
-                m->op_time[i], o->comm_bytes, op_bytes(e, i),
+                p->tensor_name[p->value[o->out_value].tensor],
+                MRT_JSON_NUM("%.9g", o->time_s),
+                MRT_JSON_NUM("%.9g", m->op_time[i]), o->comm_bytes,
+                op_bytes(e, i),
                 op_bytes_equal(e, m, i) ? "true" : "false");
     }
     fputs("]}", f);
-}
-
-/* Max |x - r| / max |r| over the tensor. */
-static double rel_error(mrt_dtype t, const void *x, const void *r, int64_t n)
-{
-    double num = 0, den = 0;
-    for (int64_t i = 0; i < n; i++) {
-        double a = t == MRT_F64 ? ((const double *)x)[i] : ((const float *)x)[i];
-        double b = t == MRT_F64 ? ((const double *)r)[i] : ((const float *)r)[i];
-        num = fmax(num, fabs(a - b));
-        den = fmax(den, fabs(b));
-        if (isnan(a) != isnan(b))
-            return INFINITY;
-    }
-    return den > 0 ? num / den : num;
-}
-
-static int64_t global_count(const mrt_layout *l)
-{
-    int64_t n = 1;
-    for (int i = 0; i < l->ndims; i++)
-        n *= l->size[i];
-    return n;
-}
-
-/* Each step's loss against the reference's (rank 0). */
-static int verify_losses(const mrt_spec *s, const double *loss,
-                         const double *ref, int runs, double tol, int json,
-                         FILE *f)
-{
-    int failed = 0;
-    if (json)
-        fputs(", \"verify_losses\": [", f);
-    for (int r = 0; r < runs; r++) {
-        double re = fabs(loss[r] - ref[r]) / fmax(fabs(ref[r]), 1e-30);
-        int ok = re <= tol;
-        failed += !ok;
-        if (json)
-            fprintf(f, "%s{\"step\": %d, \"loss\": %.10g, \"reference\": "
-                       "%.10g, \"ok\": %s}", r ? ", " : "", r + 1, loss[r],
-                    ref[r], ok ? "true" : "false");
-        else
-            fprintf(f, "verify loss of step %d: %.8g, unsharded %.8g "
-                       "(relative error %.2g): %s\n", r + 1, loss[r], ref[r],
-                    re, ok ? "ok" : "FAILED");
-    }
-    if (json)
-        fputc(']', f);
-    (void)s;
-    return failed;
-}
-
-/* The unsharded gradients against central differences (rank 0; float64
- * only: float32 differences are too coarse to check anything). */
-static mrt_status verify_gradients(const mrt_spec *s, int json, FILE *f,
-                                   int *failed, mrt_error *err)
-{
-    mrt_gradcheck g[2 * MRT_MAX_PARAMS];
-    int n = 0;
-    if (s->dtype != MRT_F64) {
-        if (!json)
-            fprintf(f, "finite differences: not checked for float32 "
-                       "(use dtype: float64)\n");
-        return MRT_OK;
-    }
-    mrt_status st = mrt_reference_gradcheck(s, 6, g, 2 * MRT_MAX_PARAMS, &n,
-                                            err);
-    if (json && st == MRT_OK)
-        fputs(", \"finite_differences\": [", f);
-    for (int k = 0; k < n && st == MRT_OK; k++) {
-        double re = g[k].max_error / fmax(g[k].grad_max, 1e-30);
-        int ok = re <= 1e-5;
-        *failed += !ok;
-        if (json)
-            fprintf(f, "%s{\"tensor\": \"%s\", \"elements\": %d, "
-                       "\"max_rel_error\": %.3g, \"ok\": %s}", k ? ", " : "",
-                    s->tensor[g[k].tensor].name, g[k].checked, re,
-                    ok ? "true" : "false");
-        else
-            fprintf(f, "finite differences grad:%s: %d elements, max error "
-                       "%.3g of the largest gradient (tolerance 1e-05): %s\n",
-                    s->tensor[g[k].tensor].name, g[k].checked, re,
-                    ok ? "ok" : "FAILED");
-    }
-    if (json && st == MRT_OK)
-        fputc(']', f);
-    return st;
-}
-
-static mrt_status verify(const mrt_spec *s, mrt_exec *e,
-                         const mrt_run_options *opt, const double *losses,
-                         int runs, FILE *f, mrt_error *err)
-{
-    const mrt_plan *p = e->plan;
-    int root = e->comm->rank == 0;
-    void **ref = NULL;
-    int training = s->train.loss >= 0;
-    double *ref_losses = calloc((size_t)runs + 1, sizeof *ref_losses);
-    mrt_status st = !ref_losses ? MRT_E_NOMEM
-                    : root ? mrt_reference_run(s, training ? runs : 1,
-                                               ref_losses, &ref, err)
-                           : MRT_OK;
-    if (st == MRT_E_NOMEM)
-        mrt_error_set(err, st, s->path, (mrt_mark){0}, "out of memory");
-    if ((st = mrt_comm_agree(e->comm->world, st, err)) != MRT_OK) {
-        free(ref_losses);
-        return st;
-    }
-    double tol = p->dtype == MRT_F64 ? 1e-10 : 1e-4;
-    int failed = 0;
-    if (root && training)
-        failed += verify_losses(s, losses, ref_losses, runs,
-                                p->dtype == MRT_F64 ? 1e-9 : 1e-4, opt->json,
-                                f);
-    free(ref_losses);
-    if (training)
-        st = mrt_comm_agree(e->comm->world,
-                            root ? verify_gradients(s, opt->json, f, &failed,
-                                                    err)
-                                 : MRT_OK,
-                            err);
-    if (root && opt->json)
-        fputs(", \"verify\": [", f);
-    for (int k = 0; k < p->noutputs && st == MRT_OK; k++) {
-        int t = p->output[k];
-        void *full = NULL;
-        st = mrt_comm_agree(e->comm->world,
-                   mrt_shard_gather(e, p->tensor_value[t], &full, err), err);
-        if (st == MRT_OK && root) {
-            double re = rel_error(p->dtype, full, ref[k],
-                                  global_count(&p->value[p->tensor_value[t]].layout));
-            int ok = re <= tol;
-            failed += !ok;
-            if (opt->json)
-                fprintf(f, "%s{\"tensor\": \"%s\", \"max_rel_error\": %.3g, "
-                           "\"tolerance\": %.0e, \"ok\": %s}",
-                        k ? ", " : "", p->tensor_name[t], re, tol,
-                        ok ? "true" : "false");
-            else
-                fprintf(f, "verify %s: max relative error %.3g against the "
-                           "unsharded reference (tolerance %.0e): %s\n",
-                        p->tensor_name[t], re, tol, ok ? "ok" : "FAILED");
-        }
-        free(full);
-    }
-    if (root && opt->json)
-        fputc(']', f);
-    if (ref)
-        for (int k = 0; k < p->noutputs; k++)
-            free(ref[k]);
-    free(ref);
-    if (st != MRT_OK)
-        return st;
-    MPI_Bcast(&failed, 1, MPI_INT, 0, e->comm->world);
-    if (failed)
-        return mrt_error_set(err, MRT_E_VERIFY, s->path, (mrt_mark){0},
-                             "%d check%s failed against the unsharded "
-                             "reference", failed, failed == 1 ? "" : "s");
-    return MRT_OK;
 }
 
 static mrt_status save(const mrt_spec *s, mrt_exec *e, const char *dir,
@@ -645,9 +498,11 @@ mrt_status mrt_run(const mrt_spec *s, const mrt_plan *p,
         if (comm->rank == 0 && opt->json) {
             profile_json(e, &m, f);
             fprintf(f, ", \"overlap\": {\"background_collectives\": %d, "
-                       "\"inflight_s\": %.9g, \"exposed_s\": %.9g, "
-                       "\"hidden_s\": %.9g}", o.count, o.inflight,
-                    o.exposed, o.hidden);
+                       "\"inflight_s\": %s, \"exposed_s\": %s, "
+                       "\"hidden_s\": %s}", o.count,
+                    MRT_JSON_NUM("%.9g", o.inflight),
+                    MRT_JSON_NUM("%.9g", o.exposed),
+                    MRT_JSON_NUM("%.9g", o.hidden));
         } else if (comm->rank == 0) {
             profile_text(e, &m, f);
             overlap_text(&o, f);
@@ -661,7 +516,7 @@ mrt_status mrt_run(const mrt_spec *s, const mrt_plan *p,
     }
     free(work);
     if (st == MRT_OK && opt->verify)
-        st = verify(s, e, opt, losses, runs, f, err);
+        st = mrt_run_verify(s, e, opt, losses, runs, f, err);
     free(losses);
     if (st == MRT_OK && opt->save_dir)
         st = save(s, e, opt->save_dir, err);

@@ -12,6 +12,8 @@
  *   exec.c      walking a plan: one case per step kind
  *   shard.c     filling input shards, gathering shards into a full tensor
  *   reference.c the unsharded recomputation used by --verify
+ *   verify.c    the rule by which a result agrees with the reference
+ *   verify_run.c --verify: every check of a run, reported
  *   run.c       mrt_run: all of the above, timed and reported
  */
 #ifndef MRT_RUNTIME_H
@@ -19,6 +21,7 @@
 
 #include <mpi.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "plan.h"
@@ -176,17 +179,61 @@ mrt_status mrt_reference_run(const mrt_spec *s, int64_t steps, double *losses,
                              void ***out, mrt_error *err);
 
 /* One trained tensor's gradient against central differences of the
- * loss: the largest |difference - gradient| over the elements checked,
- * and the largest |gradient| for scale. */
+ * loss, at up to MRT_GRADCHECK_MAX elements: where the loss at x + h and
+ * x - h is finite, the element's flat index, its central difference and
+ * its gradient (`checked` of them); where it is not, no difference can be
+ * taken (`unchecked` of them).  scale is mrt_verify_scale of the whole
+ * gradient. */
+#define MRT_GRADCHECK_MAX 16
 typedef struct mrt_gradcheck {
     int tensor;
-    int checked;
-    double max_error, grad_max;
+    int checked, unchecked;
+    int64_t index[MRT_GRADCHECK_MAX];
+    double diff[MRT_GRADCHECK_MAX], grad[MRT_GRADCHECK_MAX];
+    double scale;
 } mrt_gradcheck;
-/* Checks up to per_tensor elements of each parameter (and `grads:`
- * input) of a `train:` spec, unsharded, before any update. */
+/* Checks up to per_tensor (at most MRT_GRADCHECK_MAX) elements of each
+ * parameter (and `grads:` input) of a `train:` spec, unsharded, before
+ * any update. */
 mrt_status mrt_reference_gradcheck(const mrt_spec *s, int per_tensor,
                                    mrt_gradcheck *out, int max_out,
                                    int *nout, mrt_error *err);
+
+/* ---- verify.c ---- */
+/* What mrt_verify_compare found. */
+typedef struct mrt_verify_result {
+    int64_t count;     /* elements compared */
+    int64_t differ;    /* elements that disagree */
+    int64_t nonfinite; /* elements NaN or infinite alike in both */
+    int64_t worst;     /* flat index of the largest error (the first of
+                          equals); -1 when count is 0 */
+    double value, reference; /* the two elements there */
+    double error;      /* |value - reference| / scale there; INFINITY
+                          when one is not finite and they disagree */
+    double scale, tolerance;
+    int ok;            /* differ == 0 */
+} mrt_verify_result;
+
+/* The largest |r[i]| over the finite elements of r, or 1 when none is
+ * finite or that is 0. */
+double mrt_verify_scale(mrt_dtype t, const void *r, int64_t n);
+/* Compares x with the reference r, n elements of type t, element by
+ * element: both NaN, or both the same infinity, agree; both finite agree
+ * when |x - r| <= tol * scale; any other pair disagrees.  scale <= 0 (or
+ * not finite) means mrt_verify_scale(t, r, n). */
+void mrt_verify_compare(mrt_dtype t, const void *x, const void *r, int64_t n,
+                        double tol, double scale, mrt_verify_result *out);
+
+/* ---- verify_run.c ---- */
+/* The --verify phase of mrt_run, after the runs (a collective call):
+ * recomputes the spec unsharded on rank 0 (`runs` SGD steps for a
+ * `train:` spec, whose run losses are losses[0..runs), read on rank 0),
+ * compares every step's loss, the gradients against finite differences
+ * and every output gathered from e's shards, and reports each check on f
+ * (rank 0, as text or, with opt->json, as JSON members).  Every rank
+ * returns the same status: MRT_E_VERIFY when a check failed. */
+mrt_status mrt_run_verify(const mrt_spec *s, mrt_exec *e,
+                          const mrt_run_options *opt, const double *losses,
+                          int runs, FILE *f, mrt_error *err);
 
 #endif

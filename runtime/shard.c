@@ -154,7 +154,7 @@ mrt_status mrt_shard_gather(mrt_exec *e, int v, void **full, mrt_error *err)
     *full = NULL;
     int64_t total = 1;
     for (int i = 0; i < val->layout.ndims; i++)
-        total *= val->layout.size[i];
+        total *= val->layout.size[i]; /* a spec tensor's count: fits */
     size_t bytes = (size_t)total * (size_t)p->elsize;
     int ok = 1;
     if (c->rank == 0) {

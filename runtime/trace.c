@@ -54,13 +54,13 @@ static void put_step(FILE *f, const mrt_plan *p, int k, int rank, double ts,
     fputs(",\n  {\"name\": ", f);
     mrt_json_string(f, name);
     fprintf(f, ", \"cat\": \"%s\", \"ph\": \"X\", \"pid\": 0, \"tid\": %d, "
-               "\"ts\": %.3f, \"dur\": %.3f, \"args\": {\"step\": %d, "
+               "\"ts\": %s, \"dur\": %s, \"args\": {\"step\": %d, "
                "\"op\": %d, \"bytes\": %" PRId64 ", \"axes\": ",
-            mrt_step_kind_name(s->kind), rank, ts * 1e6, dur * 1e6, k, s->op,
-            s->bytes);
+            mrt_step_kind_name(s->kind), rank, MRT_JSON_NUM("%.3f", ts * 1e6),
+            MRT_JSON_NUM("%.3f", dur * 1e6), k, s->op, s->bytes);
     mrt_json_string(f, mrt_mesh_axes_str(&p->mesh, s->axes, axes, sizeof axes));
-    fprintf(f, ", \"group\": %" PRId64 ", \"predicted_us\": %.3f}}", s->group,
-            s->time_s * 1e6);
+    fprintf(f, ", \"group\": %" PRId64 ", \"predicted_us\": %s}}", s->group,
+            MRT_JSON_NUM("%.3f", s->time_s * 1e6));
 }
 
 /* The whole file, from every rank's durations (rank-major). */

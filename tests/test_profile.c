@@ -3,7 +3,8 @@
  * profile loads back to the same numbers, a file that names only some
  * keys changes only those, `measured:` is skipped, bad files fail with
  * one positioned error (checked word for word) and leave the profile as
- * it was, a missing file is an i/o error, and saving creates missing
+ * it was (numbers out of the limits that keep modeled times finite
+ * among them), a missing file is an i/o error, and saving creates missing
  * folders and leaves no temporary file behind.
  */
 #include <check.h>
@@ -160,11 +161,35 @@ static const struct bad {
      "2:1: error: unknown key 'bogus' in the profile (expected: source, "
      "kernel, reduce_gflops, copy_GBps, default, axes, measured)"},
     {"default: {latency_us: fast}\n", MRT_E_SPEC,
-     "1:23: error: 'latency_us' in 'default' must be a finite, non-negative "
-     "number, got 'fast'"},
+     "1:23: error: 'latency_us' in 'default' must be a number from 0 to "
+     "1e+09 (microseconds), got 'fast'"},
     {"axes:\n  data: {latency_us: 1, bandwidth_GBps: 0}\n", MRT_E_SPEC,
-     "2:41: error: 'bandwidth_GBps' in axis 'data' must be a finite, "
-     "positive number, got '0'"},
+     "2:41: error: 'bandwidth_GBps' in axis 'data' must be a number from "
+     "1e-09 to 1e+12 (GB/s), got '0'"},
+    /* Limits that keep every modeled time finite (profile.h): tiny and
+     * subnormal rates (inf seconds), rates whose bytes per second
+     * overflow a double, latencies past 1000 s or below 0. */
+    {"default: {latency_us: 1, bandwidth_GBps: 1e-310}\n", MRT_E_SPEC,
+     "1:42: error: 'bandwidth_GBps' in 'default' must be a number from "
+     "1e-09 to 1e+12 (GB/s), got '1e-310'"},
+    {"axes:\n  data: {bandwidth_GBps: 9e-10}\n", MRT_E_SPEC,
+     "2:26: error: 'bandwidth_GBps' in axis 'data' must be a number from "
+     "1e-09 to 1e+12 (GB/s), got '9e-10'"},
+    {"kernel: {gflops_float32: 5e-324}\n", MRT_E_SPEC,
+     "1:26: error: 'gflops_float32' in 'kernel' must be a number from 1e-09 "
+     "to 1e+12 (GFLOP/s), got '5e-324'"},
+    {"reduce_gflops: 1e-12\n", MRT_E_SPEC,
+     "1:16: error: 'reduce_gflops' in the profile must be a number from "
+     "1e-09 to 1e+12 (GFLOP/s), got '1e-12'"},
+    {"copy_GBps: 1e308\n", MRT_E_SPEC,
+     "1:12: error: 'copy_GBps' in the profile must be a number from 1e-09 "
+     "to 1e+12 (GB/s), got '1e308'"},
+    {"axes:\n  data: {latency_us: 1.5e9}\n", MRT_E_SPEC,
+     "2:22: error: 'latency_us' in axis 'data' must be a number from 0 to "
+     "1e+09 (microseconds), got '1.5e9'"},
+    {"default: {latency_us: -1e-300}\n", MRT_E_SPEC,
+     "1:23: error: 'latency_us' in 'default' must be a number from 0 to "
+     "1e+09 (microseconds), got '-1e-300'"},
     {"copy_GBps: 1\ncopy_GBps: 2\n", MRT_E_SPEC,
      "2:1: error: duplicate key 'copy_GBps' in the profile (first at 1:1)"},
     {"- 1\n", MRT_E_SPEC,
@@ -178,8 +203,8 @@ static const struct bad {
      "1:24: error: unknown key 'gflops' in 'kernel' (expected: family, "
      "gflops_float32, gflops_float64)"},
     {"copy_GBps: \"8\"\n", MRT_E_SPEC,
-     "1:12: error: 'copy_GBps' in the profile must be a finite, positive "
-     "number, got the string '8'"},
+     "1:12: error: 'copy_GBps' in the profile must be a number from 1e-09 "
+     "to 1e+12 (GB/s), got the string '8'"},
     {"copy_GBps: 1\n---\ncopy_GBps: 2\n", MRT_E_SPEC,
      "2:1: error: a profile is one YAML document, but a second one starts "
      "here"},

@@ -1,0 +1,77 @@
+/*
+ * verify.c — the one rule by which --verify decides that a result agrees
+ * with the unsharded reference.  Every check uses it: each output (the
+ * gradients and updated parameters of a `train:` spec are outputs), each
+ * step's loss, and the gradients against finite differences.
+ *
+ * The rule, element by element (x the result, r the reference):
+ *   - both NaN, or both the same infinity: they agree;
+ *   - both finite: they agree if |x - r| <= tol * scale;
+ *   - anything else (NaN against a number, an infinity against a number
+ *     or against the other infinity) is a disagreement whatever the
+ *     tolerance.
+ * scale is the largest |r| over the finite elements of the reference, or
+ * 1 when there is none or it is 0 (an all-zero reference is compared
+ * absolutely).  Non-finite reference elements take no part in the scale,
+ * so an infinity cannot hide a mismatch elsewhere.  A caller may pass its
+ * own scale (the finite differences use the whole gradient's).
+ *
+ * No MPI here: the comparison is pure, and unit-tested on crafted arrays
+ * (tests/test_verify.c).
+ */
+#include <math.h>
+
+#include "runtime.h"
+
+static double at(mrt_dtype t, const void *a, int64_t i)
+{
+    return t == MRT_F64 ? ((const double *)a)[i] : ((const float *)a)[i];
+}
+
+double mrt_verify_scale(mrt_dtype t, const void *r, int64_t n)
+{
+    double scale = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double b = fabs(at(t, r, i));
+        if (isfinite(b) && b > scale)
+            scale = b;
+    }
+    return scale > 0 ? scale : 1;
+}
+
+/* |x - r| / scale, 0 for a non-finite pair that agrees, INFINITY for one
+ * that does not; *alike is set when both are non-finite and agree. */
+static double element_error(double x, double r, double scale, int *alike)
+{
+    *alike = 0;
+    if (isfinite(x) && isfinite(r))
+        return fabs(x - r) / scale;
+    if ((isnan(x) && isnan(r)) || (isinf(x) && isinf(r) && x == r)) {
+        *alike = 1;
+        return 0;
+    }
+    return INFINITY;
+}
+
+void mrt_verify_compare(mrt_dtype t, const void *x, const void *r, int64_t n,
+                        double tol, double scale, mrt_verify_result *out)
+{
+    *out = (mrt_verify_result){.count = n, .worst = -1, .tolerance = tol};
+    out->scale = scale > 0 && isfinite(scale) ? scale
+                                              : mrt_verify_scale(t, r, n);
+    out->error = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double a = at(t, x, i), b = at(t, r, i);
+        int alike;
+        double e = element_error(a, b, out->scale, &alike);
+        out->nonfinite += alike;
+        out->differ += !(e <= tol);
+        if (out->worst < 0 || e > out->error) {
+            out->worst = i;
+            out->error = e;
+            out->value = a;
+            out->reference = b;
+        }
+    }
+    out->ok = out->differ == 0;
+}
