@@ -100,7 +100,7 @@ static const char *const usage_run =
     "                     the GFLOP/s of each einsum\n"
     "  --trace FILE       write a Chrome trace (chrome://tracing, Perfetto)\n"
     "                     of the last run: one track per rank, one event\n"
-    "                     per step\n"
+    "                     per step (- for the standard output)\n"
     RUN_PLANNER_OPTIONS;
 
 static const char *const usage_compare =
@@ -116,7 +116,8 @@ static const char *const usage_compare =
     "An alternative that does not fit the program gets its error instead.\n"
     "  --mesh AXIS=N,...  replace the spec's mesh (and that of every\n"
     "                     alternative without a mesh of its own)\n"
-    "  --csv FILE         also write the table as CSV\n"
+    "  --csv FILE         also write the table as CSV (- for the standard\n"
+    "                     output; a pipe or device is written through)\n"
     "  --json FILE        also write it as JSON\n"
     "  --svg FILE         also draw it: one bar per layout, communication\n"
     "                     and compute time stacked\n"
@@ -163,7 +164,8 @@ static const char *const usage_calibrate =
     "  --out FILE         where to write the profile (default:\n"
     "                     $MESHRT_PROFILE, else\n"
     "                     ~/.config/meshrt/profile.yaml, which plan and run\n"
-    "                     then use)\n"
+    "                     then use; -: the standard output, and the\n"
+    "                     figures go to stderr)\n"
     "  --quick            smaller sizes, a few seconds (for tests)\n";
 
 void mrt_cli_usage(const char *cmd, FILE *f)
@@ -248,6 +250,21 @@ static mrt_status own_option(int c, const char *opt, mrt_cli_args *a,
     case 'K': a->plan.profile = optarg; break;
     }
     return MRT_OK;
+}
+
+/* An option that names a file or folder must name one: "" would
+ * otherwise meet the system as a path that is not there. */
+static mrt_status empty_path(int c, const char *opt, mrt_cli_args *a,
+                             mrt_error *err)
+{
+    if (!optarg || optarg[0] || !strchr("sTOCGJK", c))
+        return MRT_OK;
+    if (c == 's')
+        return usage_error(err, a->cmd, "--save needs a folder name, not an "
+                           "empty string%s", "");
+    return usage_error(err, a->cmd, c == 'K' ? "%s needs a file name, not "
+                       "an empty string" : "%s needs a file name (or - for "
+                       "the standard output), not an empty string", opt);
 }
 
 static int writes_reports(const char *cmd)
@@ -346,7 +363,9 @@ mrt_status mrt_cli_parse(int argc, char **argv, mrt_cli_args *a,
         char *end, name[64];
         snprintf(name, sizeof name, "--%s", li >= 0 ? table[li].name : "help");
         li = -1;
-        mrt_status st = own_option(c, name, a, err);
+        mrt_status st = empty_path(c, name, a, err);
+        if (st == MRT_OK)
+            st = own_option(c, name, a, err);
         if (st == MRT_OK)
             st = report_option(c, name, a, err);
         if (st != MRT_OK)

@@ -54,6 +54,10 @@ void mrt_cli_print_error(const mrt_error *err);
 /* For commands under MPI: the lowest failing rank's status on every
  * rank, its error printed by that rank only (cmd_run.c). */
 mrt_status mrt_cli_agree(mrt_status st, const mrt_error *err);
+/* SIGINT, SIGTERM and SIGHUP remove the temporary file being written,
+ * print one line (rank 0 only; rank -1: not known yet, ask mpirun's
+ * environment) and end the process by the signal (signals.c). */
+void mrt_cli_signals_install(const char *cmd, int rank);
 /* Usage text of a subcommand (NULL: the overview) on f. */
 void mrt_cli_usage(const char *cmd, FILE *f);
 

@@ -99,18 +99,20 @@ static mrt_status parse_mesh(const char *s, int ranks, mrt_mesh *m,
     return MRT_OK;
 }
 
-/* Rank 0 prints the figures and writes the profile. */
+/* Rank 0 prints the figures and writes the profile; with --out - the
+ * profile is the standard output and the figures go to stderr. */
 static mrt_status report(const mrt_calibration *c, const char *path,
                          int is_default, mrt_error *err)
 {
-    mrt_calibration_print(c, stdout);
+    int to_stdout = strcmp(path, "-") == 0;
+    mrt_calibration_print(c, to_stdout ? stderr : stdout);
     char *yaml = mrt_calibration_yaml(c);
     mrt_status st = yaml ? mrt_profile_save_measured(path, &c->profile, yaml,
                                                      err)
                          : mrt_error_set(err, MRT_E_NOMEM, path, no_mark,
                                          "out of memory");
     free(yaml);
-    if (st == MRT_OK)
+    if (st == MRT_OK && !to_stdout)
         printf("wrote the machine profile to %s%s\n", path,
                is_default ? " (plan and run read it from now on)" : "");
     fflush(stdout);
@@ -122,6 +124,7 @@ int mrt_cli_calibrate(const mrt_cli_args *a)
     MPI_Init(NULL, NULL);
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    mrt_cli_signals_install(a->cmd, rank); /* after MPI_Init's own */
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     mrt_error err = {0};
     mrt_mesh mesh;

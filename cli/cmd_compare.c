@@ -176,20 +176,22 @@ static mrt_status build(mrt_cmp_table *t, const mrt_spec *spec,
     return st;
 }
 
-static int write_reports(const mrt_cli_args *a, const mrt_cmp_table *t)
+/* The first failure's status (MRT_E_RUNTIME when the system refused
+ * the write, else MRT_E_IO), after trying every file. */
+static mrt_status write_reports(const mrt_cli_args *a, const mrt_cmp_table *t)
 {
     const char *path[3] = {a->csv, a->json_file, a->svg};
     void (*writer[3])(FILE *, const void *) = {
         mrt_cmp_write_csv, mrt_cmp_write_json, mrt_cmp_write_svg};
-    int failed = 0;
+    mrt_status first = MRT_OK;
     for (int k = 0; k < 3; k++) {
         mrt_error err = {0};
         if (path[k] && mrt_write_atomically(path[k], "the comparison", writer[k], t, &err)) {
             mrt_cli_print_error(&err);
-            failed = 1;
+            first = first ? first : err.code;
         }
     }
-    return failed;
+    return first;
 }
 
 int mrt_cli_compare(const mrt_cli_args *a)
@@ -215,9 +217,8 @@ int mrt_cli_compare(const mrt_cli_args *a)
                      a->plan.profile ? a->plan.profile : "default");
         mrt_cmp_print_text(&t, stdout);
         fflush(stdout);
-        if (write_reports(a, &t))
-            st = MRT_E_IO;
-        else if (t.fastest < 0)
+        st = write_reports(a, &t);
+        if (!st && t.fastest < 0)
             st = MRT_E_SPEC;
     }
     table_free(&t);

@@ -42,6 +42,9 @@ static int over_budget(const mrt_spec *spec, const mrt_plan *plan)
 int mrt_cli_run(const mrt_cli_args *a)
 {
     MPI_Init(NULL, NULL);
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    mrt_cli_signals_install(a->cmd, rank); /* after MPI_Init's own */
     mrt_error err = {0};
     mrt_spec *spec = NULL;
     mrt_plan *plan = NULL;
@@ -53,8 +56,6 @@ int mrt_cli_run(const mrt_cli_args *a)
                                .repeat = a->repeat, .json = a->json,
                                .profile = a->profile, .trace = a->trace};
         st = mrt_run(spec, plan, &opt, &err);
-        int rank;
-        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
         if (st != MRT_OK && rank == 0) /* mrt_run's errors agree already */
             mrt_cli_print_error(&err);
     }

@@ -290,7 +290,7 @@ int mrt_cli_search(const mrt_cli_args *a)
     if (a->json_file &&
         mrt_write_atomically(a->json_file, "the results", write_json, &o, &err) != MRT_OK) {
         mrt_cli_print_error(&err);
-        code = 2;
+        code = mrt_cli_exit_code(err.code);
     }
     mrt_rules_report_destroy(r);
     mrt_spec_destroy(spec);

@@ -1,6 +1,7 @@
 /*
  * main.c — `meshrt COMMAND SPEC [OPTIONS]`: picks the subcommand.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -51,5 +52,14 @@ int main(int argc, char **argv)
         mrt_cli_usage(a.cmd, stdout);
         return 0;
     }
-    return cmd(&a);
+    mrt_cli_signals_install(a.cmd, -1);
+    int code = cmd(&a);
+    /* What was printed is an output too: a full disk is not success. */
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        if (code == 0)
+            fprintf(stderr, "meshrt: error: cannot write the standard "
+                            "output: %s\n", strerror(errno ? errno : EIO));
+        code = code ? code : 1;
+    }
+    return code;
 }

@@ -32,11 +32,14 @@ typedef enum mrt_status {
     MRT_OK = 0,
     MRT_E_SYNTAX,  /* the YAML is not well formed */
     MRT_E_SPEC,    /* well-formed YAML that is not a valid spec */
-    MRT_E_IO,      /* a file could not be read or written */
+    MRT_E_IO,      /* a file could not be read, or an output path cannot
+                      be a file (missing folder, a folder, too long) */
     MRT_E_USAGE,   /* bad command-line use or bad API arguments */
     MRT_E_MESH,    /* the mesh does not fit the MPI world */
     MRT_E_NOMEM,   /* out of memory */
-    MRT_E_RUNTIME, /* an MPI call or a kernel failed while running */
+    MRT_E_RUNTIME, /* an MPI call or a kernel failed while running, or the
+                      system refused to store an output (disk full,
+                      read-only, permission denied) */
     MRT_E_VERIFY,  /* results differ from the unsharded reference */
     MRT_STATUS_COUNT
 } mrt_status;
@@ -145,7 +148,8 @@ typedef struct mrt_run_options {
                              measured time, planned against measured
                              bytes, GFLOP/s of the einsums */
     const char *trace;    /* NULL, or write a Chrome trace-event JSON file
-                             of the last run here (one track per rank) */
+                             of the last run here (one track per rank;
+                             "-": the standard output) */
 } mrt_run_options;
 
 /* Runs plan on MPI_COMM_WORLD (MPI must be initialised, and the world

@@ -14,17 +14,16 @@
  * The header dict is parsed by a tiny recursive-descent reader that knows
  * only the literals numpy writes: strings, True/False and tuples of ints.
  *
- * Writes go to PATH.tmp.PID in the same folder and are renamed over PATH
- * once complete and synced, so readers never see half a file; the
- * temporary file is removed on every failure.  The header is padded so
- * the data starts at a multiple of 64 bytes, as numpy >= 1.14 does.
+ * Writes go through mrt_write_atomically (output.h): a temporary file
+ * in the same folder, renamed over PATH once complete and synced, so
+ * readers never see half a file.  The header is padded so the data
+ * starts at a multiple of 64 bytes, as numpy >= 1.14 does.
  */
 #include "npy.h"
 
 #include <assert.h>
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -33,6 +32,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "output.h"
 #include "spec.h"
 
 #define NPY_MAGIC "\x93NUMPY"
@@ -488,38 +488,34 @@ static size_t format_header(char *buf, size_t size, mrt_dtype t, int ndims,
     return total;
 }
 
-/* write(2) until done, retrying short writes and EINTR. */
-static int write_all(int fd, const void *p, size_t n)
-{
-    const char *c = p;
-    while (n > 0) {
-        ssize_t w = write(fd, c, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        c += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
+/* What mrt_write_atomically writes: the header, then the data in
+ * little-endian order (swapped in chunks on big-endian). */
+struct npy_out {
+    const char *head;
+    size_t hlen;
+    const void *data;
+    size_t count;
+    int esize;
+};
 
-/* The data in little-endian order (swapped in chunks on big-endian). */
-static int write_data(int fd, const void *data, size_t count, int esize)
+static void put_npy(FILE *f, const void *ctx)
 {
-    if (!host_is_big_endian())
-        return write_all(fd, data, count * (size_t)esize);
-    unsigned char chunk[4096];
-    const unsigned char *p = data;
-    size_t per = sizeof chunk / (size_t)esize;
-    for (size_t done = 0; done < count; done += per) {
-        size_t k = count - done < per ? count - done : per;
-        memcpy(chunk, p + done * (size_t)esize, k * (size_t)esize);
-        swap_bytes(chunk, k, esize);
-        if (write_all(fd, chunk, k * (size_t)esize))
-            return -1;
+    const struct npy_out *o = ctx;
+    fwrite(o->head, 1, o->hlen, f);
+    if (!host_is_big_endian()) {
+        if (o->count)
+            fwrite(o->data, (size_t)o->esize, o->count, f);
+        return;
     }
-    return 0;
+    unsigned char chunk[4096];
+    const unsigned char *p = o->data;
+    size_t per = sizeof chunk / (size_t)o->esize;
+    for (size_t done = 0; done < o->count && !ferror(f); done += per) {
+        size_t k = o->count - done < per ? o->count - done : per;
+        memcpy(chunk, p + done * (size_t)o->esize, k * (size_t)o->esize);
+        swap_bytes(chunk, k, o->esize);
+        fwrite(chunk, (size_t)o->esize, k, f);
+    }
 }
 
 static mrt_status check_write_args(const char *path, mrt_dtype t, int ndims,
@@ -558,36 +554,9 @@ mrt_status mrt_npy_write(const char *path, mrt_dtype t, int ndims,
                                      err);
     if (st)
         return st;
-    char tmp[PATH_MAX];
-    int n = snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    if (n < 0 || (size_t)n >= sizeof tmp)
-        return npy_error(err, path, "path too long");
     char head[1024];
     size_t hlen = format_header(head, sizeof head, t, ndims, shape);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    if (fd < 0)
-        return npy_error(err, path, "cannot create '%s': %s", tmp,
-                         strerror(errno));
-    if (write_all(fd, head, hlen) ||
-        write_data(fd, data, (size_t)count, mrt_dtype_size(t)) ||
-        fsync(fd) != 0) {
-        st = npy_error(err, path, "cannot write '%s': %s", tmp,
-                       strerror(errno));
-        close(fd);
-        goto fail;
-    }
-    if (close(fd) != 0) {
-        st = npy_error(err, path, "cannot write '%s': %s", tmp,
-                       strerror(errno));
-        goto fail;
-    }
-    if (rename(tmp, path) != 0) {
-        st = npy_error(err, path, "cannot rename '%s' to it: %s", tmp,
-                       strerror(errno));
-        goto fail;
-    }
-    return MRT_OK;
-fail:
-    unlink(tmp);
-    return st;
+    struct npy_out out = {head, hlen, data, (size_t)count,
+                          mrt_dtype_size(t)};
+    return mrt_write_atomically(path, "the array", put_npy, &out, err);
 }

@@ -31,9 +31,11 @@ mrt_status mrt_npy_read_header(const char *path, mrt_npy_header *h,
  * h->count elements of h->dtype that the caller frees. */
 mrt_status mrt_npy_read(const char *path, mrt_npy_header *h, void **data,
                         mrt_error *err);
-/* Writes data (count = product of shape) as a .npy file, atomically: to a
- * temporary file in the same folder, then rename(2) over path.  Nothing is
- * left at path (or next to it) on failure. */
+/* Writes data (count = product of shape) as a .npy file with
+ * mrt_write_atomically (output.h): a new or regular file is replaced
+ * atomically, nothing is left next to it on failure, and the error's code
+ * is MRT_E_IO for a path that cannot be a file, MRT_E_RUNTIME when the
+ * system refuses the write (disk full, read-only, permission). */
 mrt_status mrt_npy_write(const char *path, mrt_dtype t, int ndims,
                          const int64_t shape[], const void *data,
                          mrt_error *err);

@@ -592,8 +592,9 @@ mrt_status mrt_profile_save_measured(const char *path, const mrt_profile *p,
     const char *slash = strrchr(path, '/');
     snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 0, path);
     if (dir[0] && make_folders(dir) != 0)
-        return mrt_error_set(err, MRT_E_IO, path, no_mark, "cannot create "
-                             "the folder %s: %s", dir, strerror(errno));
+        return mrt_error_set(err, mrt_output_status(errno), path, no_mark,
+                             "cannot create the folder %s: %s", dir,
+                             strerror(errno));
     struct profile_out out = {p, measured};
     return mrt_write_atomically(path, "the profile", put_profile_out, &out,
                                 err);

@@ -423,9 +423,13 @@ static mrt_status save(const mrt_spec *s, mrt_exec *e, const char *dir,
     const mrt_plan *p = e->plan;
     int root = e->comm->rank == 0;
     mrt_status st = MRT_OK;
+    struct stat sb;
     if (root && mkdir(dir, 0777) != 0 && errno != EEXIST)
-        st = mrt_error_set(err, MRT_E_IO, dir, (mrt_mark){0},
+        st = mrt_error_set(err, mrt_output_status(errno), dir, (mrt_mark){0},
                            "cannot create the folder: %s", strerror(errno));
+    else if (root && (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)))
+        st = mrt_error_set(err, MRT_E_IO, dir, (mrt_mark){0},
+                           "cannot save into it: it is not a folder");
     st = mrt_comm_agree(e->comm->world, st, err);
     for (int k = 0; k < p->noutputs && st == MRT_OK; k++) {
         int t = p->output[k];

@@ -343,16 +343,16 @@ START_TEST(write_failures)
                      MRT_E_IO);
     ck_assert_str_eq(err.file, path);
     ck_assert_int_eq(err.line, 0);
-    ck_assert_ptr_nonnull(strstr(err.message, "cannot create"));
+    ck_assert_ptr_nonnull(strstr(err.message, "cannot write the array: "));
     ck_assert_int_eq(dir_entries(), 0);
 
-    /* a folder in the way of the rename */
+    /* a folder in the way */
     snprintf(path, sizeof path, "%s/taken.npy", dir);
     ck_assert_int_eq(mkdir(path, 0777), 0);
     memset(&err, 0, sizeof err);
     ck_assert_int_eq(mrt_npy_write(path, MRT_F64, 2, shape, v, &err),
                      MRT_E_IO);
-    ck_assert_ptr_nonnull(strstr(err.message, "rename"));
+    ck_assert_ptr_nonnull(strstr(err.message, "it is a folder"));
     ck_assert_int_eq(dir_entries(), 1); /* only the folder: no temp file */
     rmdir(path);
 
@@ -380,6 +380,37 @@ START_TEST(write_failures)
     ck_assert_double_eq(((double *)data)[0], 4);
     free(data);
     ck_assert_int_eq(dir_entries(), 1);
+    unlink(path);
+}
+END_TEST
+
+/* A link planted where the old writer put its temporary file
+ * (PATH.tmp.PID) must not be followed: its target stays as it was, and
+ * the link stays a link. */
+START_TEST(planted_link)
+{
+    char path[400], link[450], victim[400], buf[16] = {0};
+    snprintf(path, sizeof path, "%s/p.npy", dir);
+    snprintf(victim, sizeof victim, "%s/victim", dir);
+    snprintf(link, sizeof link, "%s.tmp.%ld", path, (long)getpid());
+    write_bytes(victim, "precious", 8);
+    ck_assert_int_eq(symlink(victim, link), 0);
+    const double v[2] = {1, 2};
+    const int64_t shape[] = {2};
+    ck_assert_int_eq(mrt_npy_write(path, MRT_F64, 1, shape, v, NULL), 0);
+    FILE *f = fopen(victim, "rb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fread(buf, 1, sizeof buf, f), 8);
+    fclose(f);
+    ck_assert_str_eq(buf, "precious");
+    struct stat sb;
+    ck_assert_int_eq(lstat(link, &sb), 0);
+    ck_assert(S_ISLNK(sb.st_mode));
+    ck_assert_int_eq(lstat(path, &sb), 0);
+    ck_assert(S_ISREG(sb.st_mode));
+    ck_assert_int_eq(dir_entries(), 3); /* p.npy, the link, the victim */
+    unlink(link);
+    unlink(victim);
     unlink(path);
 }
 END_TEST
@@ -425,6 +456,7 @@ int main(void)
     tcase_add_test(tc, malformed_headers);
     tcase_add_test(tc, malformed_files);
     tcase_add_test(tc, write_failures);
+    tcase_add_test(tc, planted_link);
     tcase_add_test(tc, init_values);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
