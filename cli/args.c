@@ -42,7 +42,8 @@ static const char *const usage_overview =
     "                        mpirun -n P meshrt calibrate (no SPEC)\n"
     "\n"
     "meshrt COMMAND --help shows the options of a command.\n"
-    "exit status: 0 ok, 1 run-time or verification failure, 2 bad input.\n";
+    "exit status: 0 ok, 1 run-time or verification failure or out of\n"
+    "memory, 2 bad input.\n";
 
 static const char *const usage_check =
     "usage: meshrt check SPEC [--mesh AXIS=N,...] [--layout NAME]\n"
@@ -51,7 +52,8 @@ static const char *const usage_check =
     "Validates SPEC and prints a summary: the mesh and, for every tensor,\n"
     "its layout and the shape of its shard on each rank.  Warns (on stderr,\n"
     "exit status still 0) about ops that compute the same result on every\n"
-    "rank of a mesh axis, and about large tensors kept replicated.\n"
+    "rank of a mesh axis, about large tensors kept replicated, and about a\n"
+    "plan whose peak memory per rank is over a rank's memory.\n"
     "  --mesh AXIS=N,...  replace the spec's mesh (e.g. --mesh data=4,model=1)\n"
     LAYOUT_OPTION
     "  --memory BYTES     memory of one rank (suffix K, M, G or T allowed;\n"
@@ -68,7 +70,8 @@ static const char *const usage_plan =
     "Prints the plan for the spec's mesh (no MPI needed, any mesh size):\n"
     "for every op its local kernel (GEMM shape, flops per rank) and every\n"
     "collective with its kind, mesh axes, group size, bytes per rank and\n"
-    "modeled cost; totals with the peak memory per rank.  A plan over a\n"
+    "modeled cost; totals with the peak memory per rank (a warning on\n"
+    "stderr if that is over this machine's memory).  A plan over a\n"
     "budget of the spec's expect: is an error (exit status 1).\n"
     "  --mesh AXIS=N,...  replace the spec's mesh\n"
     LAYOUT_OPTION
@@ -474,7 +477,11 @@ int mrt_cli_exit_code(mrt_status st)
 {
     if (st == MRT_OK)
         return 0;
-    return st == MRT_E_RUNTIME || st == MRT_E_VERIFY ? 1 : 2;
+    /* out of memory is a failure of the run (or of this machine), not
+     * bad input */
+    return st == MRT_E_RUNTIME || st == MRT_E_VERIFY || st == MRT_E_NOMEM
+               ? 1
+               : 2;
 }
 
 void mrt_cli_print_error(const mrt_error *err)

@@ -58,6 +58,10 @@ mrt_status mrt_cli_agree(mrt_status st, const mrt_error *err);
  * print one line (rank 0 only; rank -1: not known yet, ask mpirun's
  * environment) and end the process by the signal (signals.c). */
 void mrt_cli_signals_install(const char *cmd, int rank);
+/* The command has done its work (under MPI: just before MPI_Finalize):
+ * a signal from now on is mpirun ending the job because another rank
+ * has exited with an error, and prints nothing. */
+void mrt_cli_signals_done(void);
 /* Usage text of a subcommand (NULL: the overview) on f. */
 void mrt_cli_usage(const char *cmd, FILE *f);
 

@@ -154,6 +154,7 @@ int mrt_cli_calibrate(const mrt_cli_args *a)
                                      : MRT_OK,
                            &err);
     free(c);
+    mrt_cli_signals_done();
     MPI_Finalize();
     return mrt_cli_exit_code(st);
 }

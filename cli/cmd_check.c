@@ -7,15 +7,17 @@
  * every rank of some axis (found from the plan's EINSUM step: no value it
  * reads or writes is split, or a pending sum, over that axis), and a
  * tensor kept replicated whose shard takes more than a share of a rank's
- * memory.  Warnings read "SPEC:LINE:COL: warning: MESSAGE".
+ * memory, and a plan whose peak memory per rank is over a rank's memory
+ * (fits.c).  Warnings read "SPEC:LINE:COL: warning: MESSAGE" (the peak
+ * memory one, about the whole plan, has no position).
  */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
+#include "fits.h"
 #include "plan.h"
 #include "spec.h"
 
@@ -115,16 +117,19 @@ static void warn_replicated(const mrt_spec *s, const mrt_spec_tensor *t,
 /* The memory of one rank: --memory, else this machine's. */
 static int64_t rank_memory(const mrt_cli_args *a)
 {
-    if (a->memory > 0)
-        return a->memory;
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    return pages > 0 && page > 0 ? (int64_t)pages * page : 0;
+    return a->memory > 0 ? a->memory : mrt_machine_memory();
 }
 
 static void print_warnings(const mrt_cli_args *a, const mrt_spec *s,
                            const mrt_plan *p)
 {
     int64_t memory = rank_memory(a);
+    char line[1024];
+    if (mrt_plan_memory_warning(p, memory,
+                                a->memory > 0 ? "a rank's memory (--memory)"
+                                              : "this machine's memory",
+                                line, sizeof line))
+        fprintf(stderr, "%s\n", line);
     for (int i = 0; i < s->nops && i < p->nops; i++)
         warn_duplicated_op(s, p, i);
     for (int t = 0; t < s->ntensors; t++)

@@ -2,11 +2,14 @@
  * cmd_plan.c — `meshrt plan SPEC [--mesh ...] [--json]`: the plan, with
  * no MPI, for a mesh of any size.  The plan is printed even when it is
  * over a budget of the spec's `expect:` (so the user sees why); the
- * budget errors then go to stderr and the exit status is 1.
+ * budget errors then go to stderr and the exit status is 1.  A plan whose
+ * peak memory per rank is over this machine's memory is printed with a
+ * warning on stderr (fits.c); the exit status stays as it was.
  */
 #include <stdio.h>
 
 #include "cli.h"
+#include "fits.h"
 
 int mrt_cli_plan(const mrt_cli_args *a)
 {
@@ -25,6 +28,11 @@ int mrt_cli_plan(const mrt_cli_args *a)
             mrt_plan_print_explain(plan, stdout);
         }
         fflush(stdout);
+        char line[1024];
+        if (mrt_plan_memory_warning(plan, mrt_machine_memory(),
+                                    "this machine's memory", line,
+                                    sizeof line))
+            fprintf(stderr, "%s\n", line);
         over = mrt_cli_check_budgets(spec, plan, 1);
     } else {
         mrt_cli_print_error(&err);

@@ -61,6 +61,7 @@ int mrt_cli_run(const mrt_cli_args *a)
     }
     mrt_plan_destroy(plan);
     mrt_spec_destroy(spec);
+    mrt_cli_signals_done();
     MPI_Finalize();
     return over ? 1 : mrt_cli_exit_code(st);
 }

@@ -60,6 +60,13 @@ static int launcher_rank(void)
     return 0;
 }
 
+void mrt_cli_signals_done(void)
+{
+    /* MPI_Finalize waits for every rank, so no rank exits (and makes
+     * mpirun terminate the others) before all have got here */
+    quiet = 1;
+}
+
 void mrt_cli_signals_install(const char *cmd, int rank)
 {
     quiet = (rank < 0 ? launcher_rank() : rank) != 0;

@@ -25,8 +25,9 @@ extern "C" {
 #define MRT_API
 #endif
 
-/* Status codes.  0 is success; the command line maps MRT_E_RUNTIME and
- * MRT_E_VERIFY to exit status 1 and every other error to 2. */
+/* Status codes.  0 is success; the command line maps MRT_E_RUNTIME,
+ * MRT_E_NOMEM and MRT_E_VERIFY to exit status 1 and every other error
+ * to 2. */
 typedef enum mrt_status {
     MRT_OK = 0,
     MRT_E_SYNTAX,  /* the YAML is not well formed */

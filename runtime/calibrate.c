@@ -24,6 +24,7 @@
  * any measurement, so no rank is left alone in a collective.
  */
 #include <blis.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,10 @@ static const budget quick_budget = {
     50, 3, {1 * MiB, 2 * MiB, 4 * MiB}, {384, 256}, 2,
     1 * MiB, 16 * MiB, 3, {16 << 10, 256 << 10, 1 * MiB}, 10, 3};
 #define GATHER_MAX (64 * MiB) /* largest all-gather result */
+/* Every message below is one of these fixed sizes, at most GATHER_MAX
+ * bytes, so the int counts of the MPI calls here cannot overflow (the
+ * sizes that come from a spec go through runtime/large_count.c). */
+_Static_assert(GATHER_MAX <= INT_MAX, "calibration messages fit an int");
 
 static const mrt_coll kinds[MRT_CALIB_KINDS] = {
     MRT_COLL_ALLREDUCE, MRT_COLL_ALLGATHER, MRT_COLL_REDUCE_SCATTER,

@@ -6,7 +6,6 @@
  * the bytes of the send buffer handed to each MPI call, which run
  * --repeat compares with what the plan predicted.
  */
-#include <limits.h>
 #include <stdlib.h>
 
 #include "runtime.h"
@@ -20,6 +19,8 @@ static mrt_status make_group(mrt_comm *c, unsigned mask, mrt_error *err)
 {
     if (c->group[mask] != MPI_COMM_NULL)
         return MRT_OK;
+    /* colour and key are below the mesh's rank count, an int (the spec
+     * loader refuses larger meshes) */
     int64_t color = mrt_mesh_group_color(&c->mesh, mask, c->coords);
     int64_t key = mrt_mesh_group_index(&c->mesh, mask, c->coords);
     if (MPI_Comm_split(c->world, (int)color, (int)key, &c->group[mask]) !=
@@ -73,72 +74,91 @@ static void ledger(mrt_comm *c, int64_t count, mrt_dtype t)
     c->ledger_calls++;
 }
 
-/* MPI counts are ints: larger shards are refused, not truncated. */
-#define CHECK_COUNT(n)                                                      \
-    do {                                                                    \
-        if ((n) > INT_MAX)                                                  \
-            return MPI_ERR_COUNT;                                           \
-    } while (0)
+/* Counts go through mrt_count_make (large_count.c): a shard of more
+ * elements than an int holds is handed to MPI as one element of a
+ * derived type, never cast to int. */
 
 int mrt_comm_allreduce(mrt_comm *c, unsigned axes, const void *in,
                        void *out, int64_t count, mrt_dtype t, int max,
                        MPI_Request *req)
 {
-    CHECK_COUNT(count);
+    mrt_count n;
+    int rc = mrt_count_make(count, mpi_type(t), max ? MPI_MAX : MPI_SUM, &n);
+    if (rc != MPI_SUCCESS)
+        return rc;
     ledger(c, count, t);
-    MPI_Op op = max ? MPI_MAX : MPI_SUM;
     if (req)
-        return MPI_Iallreduce(in, out, (int)count, mpi_type(t), op,
-                              c->group[axes], req);
-    return MPI_Allreduce(in, out, (int)count, mpi_type(t), op,
-                         c->group[axes]);
+        rc = MPI_Iallreduce(in, out, n.count, n.type, n.op, c->group[axes],
+                            req);
+    else
+        rc = MPI_Allreduce(in, out, n.count, n.type, n.op, c->group[axes]);
+    mrt_count_free(&n);
+    return rc;
 }
 
 int mrt_comm_allgather(mrt_comm *c, unsigned axes, const void *in,
                        void *out, int64_t count, mrt_dtype t,
                        MPI_Request *req)
 {
-    CHECK_COUNT(count);
+    mrt_count n;
+    int rc = mrt_count_make(count, mpi_type(t), MPI_OP_NULL, &n);
+    if (rc != MPI_SUCCESS)
+        return rc;
     ledger(c, count, t);
     if (req)
-        return MPI_Iallgather(in, (int)count, mpi_type(t), out, (int)count,
-                              mpi_type(t), c->group[axes], req);
-    return MPI_Allgather(in, (int)count, mpi_type(t), out, (int)count,
-                         mpi_type(t), c->group[axes]);
+        rc = MPI_Iallgather(in, n.count, n.type, out, n.count, n.type,
+                            c->group[axes], req);
+    else
+        rc = MPI_Allgather(in, n.count, n.type, out, n.count, n.type,
+                           c->group[axes]);
+    mrt_count_free(&n);
+    return rc;
 }
 
 int mrt_comm_reduce_scatter(mrt_comm *c, unsigned axes, const void *in,
                             void *out, int64_t count_per_rank, mrt_dtype t,
                             MPI_Request *req)
 {
-    CHECK_COUNT(count_per_rank);
     int p;
+    mrt_count n;
+    int rc = mrt_count_make(count_per_rank, mpi_type(t), MPI_SUM, &n);
+    if (rc != MPI_SUCCESS)
+        return rc;
     MPI_Comm_size(c->group[axes], &p);
     ledger(c, count_per_rank * p, t);
     if (req)
-        return MPI_Ireduce_scatter_block(in, out, (int)count_per_rank,
-                                         mpi_type(t), MPI_SUM,
-                                         c->group[axes], req);
-    return MPI_Reduce_scatter_block(in, out, (int)count_per_rank,
-                                    mpi_type(t), MPI_SUM, c->group[axes]);
+        rc = MPI_Ireduce_scatter_block(in, out, n.count, n.type, n.op,
+                                       c->group[axes], req);
+    else
+        rc = MPI_Reduce_scatter_block(in, out, n.count, n.type, n.op,
+                                      c->group[axes]);
+    mrt_count_free(&n);
+    return rc;
 }
 
 int mrt_comm_exchange(mrt_comm *c, unsigned axes, const void *in, void *out,
                       int64_t count, int dest, int src, mrt_dtype t)
 {
-    CHECK_COUNT(count);
     int p;
+    mrt_count n;
+    int rc = mrt_count_make(count, mpi_type(t), MPI_OP_NULL, &n);
+    if (rc != MPI_SUCCESS)
+        return rc;
     MPI_Comm_size(c->group[axes], &p);
+    /* the displacements are all 0: one block each way */
     int *counts = calloc(4 * (size_t)p, sizeof *counts);
-    if (!counts)
+    if (!counts) {
+        mrt_count_free(&n);
         return MPI_ERR_NO_MEM;
+    }
     int *scount = counts, *rcount = counts + p, *displ = counts + 2 * p;
-    scount[dest] = (int)count;
-    rcount[src] = (int)count;
+    scount[dest] = n.count;
+    rcount[src] = n.count;
     ledger(c, count, t);
-    int rc = MPI_Alltoallv(in, scount, displ, mpi_type(t), out, rcount, displ,
-                           mpi_type(t), c->group[axes]);
+    rc = MPI_Alltoallv(in, scount, displ, n.type, out, rcount, displ, n.type,
+                       c->group[axes]);
     free(counts);
+    mrt_count_free(&n);
     return rc;
 }
 
@@ -168,25 +188,39 @@ int mrt_comm_alltoall_typed(mrt_comm *c, unsigned axes, const void *in,
                             MPI_Datatype recv_type, int64_t bytes,
                             MPI_Request *req, int64_t recv_count)
 {
-    CHECK_COUNT(recv_count);
+    /* one block of send_type to each rank: an int count of 1 whatever
+     * its size; recv_count elements of recv_type may be any number */
+    mrt_count n;
+    int rc = mrt_count_make(recv_count, recv_type, MPI_OP_NULL, &n);
+    if (rc != MPI_SUCCESS)
+        return rc;
     c->ledger_bytes += bytes;
     c->ledger_calls++;
     if (req)
-        return MPI_Ialltoall(in, 1, send_type, out, (int)recv_count,
-                             recv_type, c->group[axes], req);
-    return MPI_Alltoall(in, 1, send_type, out, (int)recv_count, recv_type,
-                        c->group[axes]);
+        rc = MPI_Ialltoall(in, 1, send_type, out, n.count, n.type,
+                           c->group[axes], req);
+    else
+        rc = MPI_Alltoall(in, 1, send_type, out, n.count, n.type,
+                          c->group[axes]);
+    mrt_count_free(&n);
+    return rc;
 }
 
 int mrt_comm_allgather_typed(mrt_comm *c, unsigned axes, const void *in,
                              int64_t count, mrt_dtype t, void *out,
                              MPI_Datatype recv_type, MPI_Request *req)
 {
-    CHECK_COUNT(count);
+    mrt_count n;
+    int rc = mrt_count_make(count, mpi_type(t), MPI_OP_NULL, &n);
+    if (rc != MPI_SUCCESS)
+        return rc;
     ledger(c, count, t);
     if (req)
-        return MPI_Iallgather(in, (int)count, mpi_type(t), out, 1, recv_type,
-                              c->group[axes], req);
-    return MPI_Allgather(in, (int)count, mpi_type(t), out, 1, recv_type,
-                         c->group[axes]);
+        rc = MPI_Iallgather(in, n.count, n.type, out, 1, recv_type,
+                            c->group[axes], req);
+    else
+        rc = MPI_Allgather(in, n.count, n.type, out, 1, recv_type,
+                           c->group[axes]);
+    mrt_count_free(&n);
+    return rc;
 }

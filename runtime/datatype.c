@@ -7,34 +7,62 @@
  * puts block j of the output where rank j's shard belongs.  Those blocks
  * are strided.  Packing them into a contiguous buffer before the call
  * (and unpacking after) costs a copy of everything MPI then copies again;
- * a datatype that describes block 0 (an MPI subarray), with its extent
- * resized to the distance between blocks, lets MPI's own copy do the
- * gathering: block j of a buffer is then element j of that type.
+ * a datatype that describes block 0, with its extent resized to the
+ * distance between blocks, lets MPI's own copy do the gathering: block j
+ * of a buffer is then element j of that type.
+ *
+ * A block is a vector per dim, outermost first (the type map of an MPI
+ * subarray), built by mrt_type_vector so that no extent or product of
+ * extents has to fit an int: MPI_Type_create_subarray takes int sizes.
  */
-#include <limits.h>
-
 #include "runtime.h"
+
+/* Not committed (mrt_block_type resizes it first). */
+static int block_of(int n, const int64_t ext[], const int64_t sub[],
+                    MPI_Datatype base, MPI_Datatype *out)
+{
+    MPI_Aint lb, stride;
+    MPI_Type_get_extent(base, &lb, &stride);
+    MPI_Datatype t = base;
+    int rc = MPI_SUCCESS;
+    if (n == 0)
+        return MPI_Type_contiguous(1, base, out);
+    for (int i = n - 1; i >= 0 && rc == MPI_SUCCESS; i--) {
+        MPI_Datatype next;
+        rc = mrt_type_vector(sub[i], stride, t, &next);
+        if (t != base)
+            MPI_Type_free(&t);
+        t = rc == MPI_SUCCESS ? next : MPI_DATATYPE_NULL;
+        stride *= (MPI_Aint)ext[i];
+    }
+    *out = t;
+    return rc;
+}
+
+int mrt_subarray_type(int n, const int64_t ext[], const int64_t sub[],
+                      MPI_Datatype base, MPI_Datatype *out)
+{
+    int rc = block_of(n, ext, sub, base, out);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Type_commit(out);
+    return rc;
+}
 
 int mrt_block_type(int n, const int64_t ext[], int d, int64_t g, mrt_dtype t,
                    MPI_Datatype *out)
 {
-    int sizes[MRT_MAX_DIMS], sub[MRT_MAX_DIMS], starts[MRT_MAX_DIMS];
-    int64_t stride = 1;
+    int64_t sub[MRT_MAX_DIMS], stride = 1;
     *out = MPI_DATATYPE_NULL;
     if (n == 0 || ext[d] % g)
         return MPI_ERR_ARG;
     for (int i = 0; i < n; i++) {
-        if (ext[i] > INT_MAX)
-            return MPI_ERR_COUNT;
-        sizes[i] = sub[i] = (int)ext[i];
-        starts[i] = 0;
+        sub[i] = ext[i];
         if (i > d)
             stride *= ext[i];
     }
-    sub[d] = (int)(ext[d] / g);
+    sub[d] = ext[d] / g;
     MPI_Datatype base = t == MRT_F64 ? MPI_DOUBLE : MPI_FLOAT, block;
-    int rc = MPI_Type_create_subarray(n, sizes, sub, starts, MPI_ORDER_C,
-                                      base, &block);
+    int rc = block_of(n, ext, sub, base, &block);
     if (rc != MPI_SUCCESS)
         return rc;
     MPI_Aint step = (MPI_Aint)(sub[d] * stride * mrt_dtype_size(t));

@@ -4,6 +4,7 @@
  * offsets the planner chose) and the workspace of the running step are
  * allocated once, in mrt_exec_create, and reused by every run.
  */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,6 +59,10 @@ mrt_status mrt_exec_create(const mrt_plan *p, mrt_comm *comm,
     e->step_time = calloc((size_t)p->nsteps + 1, sizeof *e->step_time);
     e->step_bytes = calloc((size_t)p->nsteps + 1, sizeof *e->step_bytes);
     e->type = calloc((size_t)p->nsteps + 1, sizeof *e->type);
+    /* before anything can fail: mrt_exec_destroy frees every type that
+     * is not MPI_DATATYPE_NULL, which is not all-zero bits in Open MPI */
+    for (int k = 0; e->type && k < p->nsteps; k++)
+        e->type[k][0] = e->type[k][1] = MPI_DATATYPE_NULL;
     e->req = calloc((size_t)p->nsteps + 1, sizeof *e->req);
     e->pending = calloc((size_t)p->nsteps + 1, sizeof *e->pending);
     e->start = calloc(3 * ((size_t)p->nsteps + 1), sizeof *e->start);
@@ -66,7 +71,7 @@ mrt_status mrt_exec_create(const mrt_plan *p, mrt_comm *comm,
     /* One arena for every value, at the offsets the planner gave them
      * (values whose lifetimes do not overlap share bytes), and one
      * workspace for the step that runs. */
-    e->arena = calloc(1, (size_t)p->arena_bytes + 64);
+    e->arena = mrt_alloc_big((size_t)p->arena_bytes + 64, 1);
     e->workspace = malloc((size_t)p->max_workspace + 64);
     if (!e->buf || !e->step_time || !e->step_bytes || !e->arena ||
         !e->workspace || !e->type || !e->req || !e->pending || !e->start)
@@ -86,8 +91,10 @@ mrt_status mrt_exec_create(const mrt_plan *p, mrt_comm *comm,
     return MRT_OK;
 nomem:
     mrt_exec_destroy(e);
-    return mrt_error_set(err, MRT_E_NOMEM, "", (mrt_mark){0},
-                         "out of memory allocating the shard arena");
+    return mrt_error_set(err, MRT_E_NOMEM, p->spec_path, (mrt_mark){0},
+                         "out of memory: the plan needs %" PRId64 " bytes "
+                         "per rank (rank %d could not allocate them)",
+                         p->totals.peak_memory, comm->rank);
 }
 
 void mrt_exec_destroy(mrt_exec *e)

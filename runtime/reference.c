@@ -100,7 +100,7 @@ static mrt_status alloc_all(const mrt_spec *s, void ***out, mrt_error *err)
     mrt_mesh one = {.naxes = 0, .nranks = 1};
     mrt_status st = bufs ? MRT_OK : MRT_E_NOMEM;
     for (int t = 0; st == MRT_OK && t < s->ntensors; t++) {
-        if (!(bufs[t] = malloc(full_bytes(s, t))))
+        if (!(bufs[t] = mrt_alloc_big(full_bytes(s, t), 0)))
             st = MRT_E_NOMEM;
         else if (s->tensor[t].producer < 0) {
             mrt_layout w = whole(&s->tensor[t].layout);

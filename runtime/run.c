@@ -244,6 +244,7 @@ static measured measure_steps(const mrt_exec *e, int runs, double *work)
             mine[2 * n + i] += mine[k];
     }
     MPI_Comm w = e->comm->world;
+    /* int counts: a plan has at most INT_MAX steps and ops */
     MPI_Reduce(mine, all, n, MPI_DOUBLE, MPI_MAX, 0, w);
     MPI_Reduce(mine + n, all + n, n, MPI_DOUBLE, MPI_SUM, 0, w);
     MPI_Reduce(mine + 2 * n, all + 2 * n, nops, MPI_DOUBLE, MPI_MAX, 0, w);

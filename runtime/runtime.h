@@ -6,6 +6,9 @@
  *               once) and the thin collective layer that keeps the ledger
  *               of bytes handed to MPI
  *   block.c     copying rectangular blocks between row-major arrays
+ *   datatype.c  MPI datatypes for strided blocks
+ *   large_count.c  element counts beyond an int, for every MPI call
+ *   big_alloc.c the arena and whole tensors, in huge pages
  *   exec.c      walking a plan: one case per step kind
  *   shard.c     filling input shards, gathering shards into a full tensor
  *   reference.c the unsharded recomputation used by --verify
@@ -74,12 +77,46 @@ int mrt_comm_allgather_typed(mrt_comm *c, unsigned axes, const void *in,
                              int64_t count, mrt_dtype t, void *out,
                              MPI_Datatype recv_type, MPI_Request *req);
 
+/* ---- large_count.c ---- */
+/* The most elements one MPI count carries here: INT_MAX, or
+ * MESHRT_MPI_MAX_COUNT when set lower (for the tests). */
+int64_t mrt_mpi_max_count(void);
+/* n copies of elem, stride bytes apart, for any n >= 1 (blocks of at
+ * most mrt_mpi_max_count() and a remainder); lb 0 and the extent of an
+ * MPI vector.  Not committed; the caller frees *out. */
+int mrt_type_vector(int64_t n, MPI_Aint stride, MPI_Datatype elem,
+                    MPI_Datatype *out);
+/* n elements of base (MPI_FLOAT, MPI_DOUBLE or MPI_BYTE) as MPI takes
+ * them: `count` of `type`, reduced with `op` (MPI_SUM or MPI_MAX, or
+ * MPI_OP_NULL for a transfer).  Within the limit these are n, base and
+ * op themselves; beyond it, one element of a derived type of all n and a
+ * user-defined op over it.  Every MPI call of runtime/ whose count can
+ * exceed an int goes through here; mrt_count_free after the call. */
+typedef struct mrt_count {
+    int count;
+    MPI_Datatype type;
+    MPI_Op op;
+    int owned; /* type and op are ours to free */
+} mrt_count;
+int mrt_count_make(int64_t n, MPI_Datatype base, MPI_Op op, mrt_count *out);
+void mrt_count_free(mrt_count *c);
+
 /* ---- datatype.c ---- */
 /* The type of block 0 of a row-major array of extents ext[0..n) cut into
  * g equal blocks along dim d, resized so that block j is its element j.
  * The caller frees *out (MPI_Type_free). */
 int mrt_block_type(int n, const int64_t ext[], int d, int64_t g, mrt_dtype t,
                    MPI_Datatype *out);
+/* The type of a block of extents sub[0..n) at the start of a row-major
+ * array of extents ext[0..n) of base (any sizes; a scalar for n = 0),
+ * committed.  The caller frees *out. */
+int mrt_subarray_type(int n, const int64_t ext[], const int64_t sub[],
+                      MPI_Datatype base, MPI_Datatype *out);
+
+/* ---- big_alloc.c ---- */
+/* malloc (calloc with zeroed) of a buffer of gigabytes, in huge pages
+ * where the system has them; free() it. */
+void *mrt_alloc_big(size_t bytes, int zeroed);
 
 /* ---- block.c ---- */
 /* Copies a block of extents ext[0..n) from src (row-major, extents

@@ -5,7 +5,6 @@
  * rank's block copied out), and gathering shards back into the full
  * tensor on rank 0 for --verify and --save.
  */
-#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,51 +97,82 @@ mrt_status mrt_shard_init(const mrt_spec *s, int t, const mrt_layout *l,
     return MRT_OK;
 }
 
+/* Rank 0 receives each other rank's shard straight into its place in the
+ * full tensor (a strided block: one element of a subarray type), one
+ * rank after the other -- replicas write the same block, and receives
+ * in flight together must not overlap -- and copies its own.  No buffer
+ * of every rank's shard is needed, and no count is cast to int: the
+ * shard's elements go through mrt_count_make. */
+enum { GATHER_TAG = 7 };
+
+static int receive_shards(mrt_exec *e, int v, char *full)
+{
+    const mrt_plan *p = e->plan;
+    const mrt_value *val = &p->value[v];
+    const mrt_layout *l = &val->layout;
+    MPI_Datatype base = p->dtype == MRT_F64 ? MPI_DOUBLE : MPI_FLOAT;
+    MPI_Datatype block = MPI_DATATYPE_NULL;
+    int64_t coords[MRT_MAX_AXES], off[MRT_MAX_DIMS], zero[MRT_MAX_DIMS] = {0};
+    int rc = mrt_subarray_type(l->ndims, l->size, val->local, base, &block);
+    for (int r = 0; r < e->comm->size && rc == MPI_SUCCESS; r++) {
+        mrt_mesh_coords(&p->mesh, r, coords);
+        mrt_layout_shard_offset(l, &p->mesh, coords, off);
+        int64_t at = 0;
+        for (int i = 0; i < l->ndims; i++)
+            at = at * l->size[i] + off[i];
+        if (r == 0)
+            mrt_block_copy(l->ndims, val->local, full, l->size, off,
+                           e->buf[v], val->local, zero, (size_t)p->elsize);
+        else
+            rc = MPI_Recv(full + at * p->elsize, 1, block, r, GATHER_TAG,
+                          e->comm->world, MPI_STATUS_IGNORE);
+    }
+    if (block != MPI_DATATYPE_NULL)
+        MPI_Type_free(&block);
+    return rc;
+}
+
+static int send_shard(mrt_exec *e, int v)
+{
+    const mrt_plan *p = e->plan;
+    mrt_count n;
+    int rc = mrt_count_make(p->value[v].count,
+                            p->dtype == MRT_F64 ? MPI_DOUBLE : MPI_FLOAT,
+                            MPI_OP_NULL, &n);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Send(e->buf[v], n.count, n.type, 0, GATHER_TAG,
+                      e->comm->world);
+    mrt_count_free(&n);
+    return rc;
+}
+
 mrt_status mrt_shard_gather(mrt_exec *e, int v, void **full, mrt_error *err)
 {
     const mrt_plan *p = e->plan;
     const mrt_value *val = &p->value[v];
     mrt_comm *c = e->comm;
     *full = NULL;
-    size_t shard = (size_t)val->count * (size_t)p->elsize;
     int64_t total = 1;
     for (int i = 0; i < val->layout.ndims; i++)
         total *= val->layout.size[i]; /* a spec tensor's count: fits */
-    /* MPI_Gather counts are ints: a larger shard is refused, not cut
-     * (and shard * ranks then fits a size_t) */
-    if (shard > INT_MAX)
-        return mrt_error_set(err, MRT_E_RUNTIME, "", (mrt_mark){0},
-                             "cannot gather '%s' on rank 0: its shard of "
-                             "%zu bytes is over MPI's count of %d",
-                             p->tensor_name[val->tensor], shard, INT_MAX);
-    char *all = NULL;
+    size_t bytes = (size_t)total * (size_t)p->elsize;
     int ok = 1;
     if (c->rank == 0) {
-        all = malloc(shard * (size_t)c->size + 1);
-        *full = malloc((size_t)total * (size_t)p->elsize + 1);
-        ok = all && *full;
+        *full = mrt_alloc_big(bytes + 1, 0);
+        ok = *full != NULL;
     }
     MPI_Bcast(&ok, 1, MPI_INT, 0, c->world);
-    if (!ok) {
-        free(all);
+    if (!ok)
+        return mrt_error_set(err, MRT_E_NOMEM, p->spec_path, (mrt_mark){0},
+                             "out of memory: gathering '%s' on rank 0 needs "
+                             "%zu bytes", p->tensor_name[val->tensor], bytes);
+    int rc = c->rank == 0 ? receive_shards(e, v, *full) : send_shard(e, v);
+    if (rc != MPI_SUCCESS) {
         free(*full);
         *full = NULL;
-        return mrt_error_set(err, MRT_E_NOMEM, "", (mrt_mark){0},
-                             "out of memory gathering '%s' on rank 0",
-                             p->tensor_name[val->tensor]);
+        return mrt_error_set(err, MRT_E_RUNTIME, p->spec_path, (mrt_mark){0},
+                             "gathering '%s' on rank 0 failed (MPI error %d)",
+                             p->tensor_name[val->tensor], rc);
     }
-    MPI_Gather(e->buf[v], (int)shard, MPI_BYTE, all, (int)shard, MPI_BYTE, 0,
-               c->world);
-    if (c->rank == 0) {
-        int64_t coords[MRT_MAX_AXES], off[MRT_MAX_DIMS], zero[MRT_MAX_DIMS] = {0};
-        for (int r = 0; r < c->size; r++) {
-            mrt_mesh_coords(&p->mesh, r, coords);
-            mrt_layout_shard_offset(&val->layout, &p->mesh, coords, off);
-            mrt_block_copy(val->layout.ndims, val->local, *full,
-                           val->layout.size, off, all + (size_t)r * shard,
-                           val->local, zero, (size_t)p->elsize);
-        }
-    }
-    free(all);
     return MRT_OK;
 }

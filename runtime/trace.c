@@ -140,6 +140,7 @@ mrt_status mrt_trace_write(const mrt_exec *e, const double *dur,
     MPI_Bcast(&have, 1, MPI_INT, 0, e->comm->world);
     mrt_status st = MRT_OK;
     if (have) {
+        /* int counts: nsteps is an int, HOST_MAX a constant */
         MPI_Gather(dur, p->nsteps, MPI_DOUBLE, all, p->nsteps, MPI_DOUBLE, 0,
                    e->comm->world);
         MPI_Gather(host, HOST_MAX, MPI_CHAR, hosts, HOST_MAX, MPI_CHAR, 0,

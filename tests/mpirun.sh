@@ -11,7 +11,7 @@ else
     [ "$(id -u)" = 0 ] && cmd+=(--allow-run-as-root)
 fi
 # Sanitizer settings and the pinned profile reach every rank.
-for v in ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS MESHRT_PROFILE; do
+for v in ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS MESHRT_PROFILE MESHRT_MPI_MAX_COUNT; do
     [ -n "${!v:-}" ] && cmd+=(-x "$v")
 done
 exec "${cmd[@]}" -n "$np" "$@"
