@@ -531,7 +531,10 @@ mrt_status mrt_plan_create(const mrt_spec *s, const mrt_plan_options *opt,
     mrt_plan_destroy(spare);
     best->planner = MRT_PLANNER_AUTO;
     best->fell_back = switched;
-    if ((st = mrt_plan_finish(best, err)) != MRT_OK) {
+    st = mrt_plan_finish(best, err);
+    if (st == MRT_OK && best->overflow_tensor >= 0)
+        st = overflow_error(s, best, err);
+    if (st != MRT_OK) {
         mrt_plan_destroy(best);
         return st;
     }
