@@ -2,6 +2,7 @@
  * main.c — `meshrt COMMAND SPEC [OPTIONS]`: picks the subcommand.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -53,6 +54,15 @@ int main(int argc, char **argv)
         return 0;
     }
     mrt_cli_signals_install(a.cmd, -1);
+    /* Planning a long program grows and frees tables of hundreds of MB.
+     * Left to glibc, each goes to its own mapping that realloc moves with
+     * mremap; on a virtual machine with shadow page tables that remapping
+     * and the faults after it were a third of `plan`'s time for 100,000
+     * ops (bench_planning).  Commands that only plan keep them in the
+     * heap.  `run` keeps the default: its shard arena relies on calloc's
+     * large blocks being fresh zero mappings (runtime/big_alloc.c). */
+    if (strcmp(a.cmd, "run") != 0)
+        mallopt(M_MMAP_THRESHOLD, 1 << 30);
     int code = cmd(&a);
     /* What was printed is an output too: a full disk is not success. */
     if (fflush(stdout) != 0 || ferror(stdout)) {

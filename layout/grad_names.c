@@ -34,8 +34,8 @@ static mrt_grad_stem *find_stem(mrt_grad_names *g, const char *stem, int add)
     if (strlen(stem) >= MRT_NAME_MAX ||
         mrt_grow((void **)&g->stem, &g->cap_stems, i + 1, sizeof *g->stem))
         return NULL;
+    g->stem[i] = (mrt_grad_stem){.next = 1};
     snprintf(g->stem[i].stem, sizeof g->stem[i].stem, "%s", stem);
-    g->stem[i].next = 1;
     if (mrt_name_index_add(&g->index, stem, i, stem_name, g))
         return NULL;
     g->nstems++;

@@ -6,7 +6,6 @@
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 
 int mrt_grow(void **buf, int *cap, int n, size_t elsize)
 {
@@ -23,8 +22,6 @@ int mrt_grow(void **buf, int *cap, int n, size_t elsize)
     void *nb = realloc(*buf, (size_t)ncap * elsize);
     if (!nb)
         return -1;
-    memset((char *)nb + (size_t)*cap * elsize, 0,
-           (size_t)(ncap - *cap) * elsize);
     *buf = nb;
     *cap = ncap;
     return 0;

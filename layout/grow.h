@@ -4,7 +4,8 @@
  *
  * An array is a pointer and a capacity in elements; it grows by doubling,
  * so appending n elements one at a time costs O(n) copies in all.  The
- * room it adds is zeroed.
+ * room it adds is not initialised (nor touched: a long program's tables
+ * are hundreds of MB, and the memory is mapped only where it is used).
  */
 #ifndef MRT_GROW_H
 #define MRT_GROW_H
@@ -12,7 +13,7 @@
 #include <stddef.h>
 
 /* Makes *buf (room for *cap elements of elsize bytes) hold at least n
- * elements: reallocated, the new room zeroed, *cap updated.  Returns 0,
+ * elements: reallocated, *cap updated.  Returns 0,
  * or -1 when out of memory or n is beyond what an int counts (*buf and
  * *cap are then unchanged). */
 int mrt_grow(void **buf, int *cap, int n, size_t elsize);

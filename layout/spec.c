@@ -108,11 +108,11 @@ void mrt_spec_destroy(mrt_spec *spec)
     free(spec->dim_size);
     free(spec->dim_mark);
     free(spec->rule);
-    /* the slots past ntensors are zeroed, or hold a tensor whose parse
-     * failed: its file is freed too */
-    int n = spec->cap_tensors > spec->ntensors ? spec->cap_tensors
-                                               : spec->ntensors;
-    for (int i = 0; spec->tensor && i < n; i++)
+    /* files belong to inputs of `tensors:`, which come first (a tensor
+     * whose parse failed frees its own) */
+    for (int i = 0; spec->tensor && i < spec->ntensors &&
+                    spec->tensor[i].producer < 0;
+         i++)
         free(spec->tensor[i].file);
     free(spec->tensor);
     mrt_name_index_free(&spec->tensor_index);

@@ -374,14 +374,16 @@ static mrt_status op_params(mrt_user_op *u, const yaml_node_t *n)
                                s->dim_name[u->dim],
                                (long long)s->dim_size[u->dim]);
     }
-    snprintf(what, sizeof what, "'by' of op %d", u->number);
-    if (!st && (v = mrt_spec_get(p, n, "by")) &&
-        !(st = mrt_spec_number(p, v, what, &u->c)))
-        st = mrt_spec_fits_dtype(p, v, what, u->c);
-    snprintf(what, sizeof what, "'eps' of op %d", u->number);
-    if (!st && (v = mrt_spec_get(p, n, "eps")) &&
-        !(st = mrt_spec_positive(p, v, what, &u->c)))
-        st = mrt_spec_fits_dtype(p, v, what, u->c);
+    if (!st && (v = mrt_spec_get(p, n, "by"))) {
+        snprintf(what, sizeof what, "'by' of op %d", u->number);
+        if (!(st = mrt_spec_number(p, v, what, &u->c)))
+            st = mrt_spec_fits_dtype(p, v, what, u->c);
+    }
+    if (!st && (v = mrt_spec_get(p, n, "eps"))) {
+        snprintf(what, sizeof what, "'eps' of op %d", u->number);
+        if (!(st = mrt_spec_positive(p, v, what, &u->c)))
+            st = mrt_spec_fits_dtype(p, v, what, u->c);
+    }
     if (st || u->nin < 2)
         return st;
     const mrt_spec_tensor *b = &s->tensor[u->in[1]];
@@ -512,10 +514,11 @@ static mrt_status parse_op(mrt_spec_parser *p, const yaml_node_t *seq, int i,
         st = op_result(&u, seq, n);
     if (!st)
         st = op_layout(&u, n);
-    snprintf(of, sizeof of, "the expect of op %d", i + 1);
-    if (!st && mrt_spec_get(p, n, "expect"))
+    if (!st && mrt_spec_get(p, n, "expect")) {
+        snprintf(of, sizeof of, "the expect of op %d", i + 1);
         st = mrt_spec_parse_budget(p, mrt_spec_get(p, n, "expect"), of,
                                    &u.expect);
+    }
     if (!st)
         st = mrt_spec_expand(&u);
     free(u.own_rules);

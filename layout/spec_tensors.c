@@ -259,13 +259,19 @@ mrt_status mrt_spec_parse_tensors(mrt_spec_parser *p, const yaml_node_t *map)
     for (yaml_node_pair_t *pr = st ? NULL : map->data.mapping.pairs.start;
          pr && pr < map->data.mapping.pairs.top; pr++) {
         assert(s->ntensors < s->cap_tensors); /* counted before parsing */
+        mrt_spec_tensor *t = &s->tensor[s->ntensors];
         st = parse_tensor(p, mrt_spec_node(p, pr->key),
-                          mrt_spec_node(p, pr->value),
-                          &s->tensor[s->ntensors]);
-        if (st)
+                          mrt_spec_node(p, pr->value), t);
+        if (st) { /* not counted: its file is freed here */
+            free(t->file);
+            t->file = NULL;
             return st;
-        if (mrt_spec_index_tensor(s, s->ntensors))
+        }
+        if (mrt_spec_index_tensor(s, s->ntensors)) {
+            free(t->file);
+            t->file = NULL;
             return mrt_spec_nomem(p);
+        }
         s->ntensors++;
     }
     return st;

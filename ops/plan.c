@@ -6,6 +6,7 @@
 
 #include <assert.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -379,6 +380,16 @@ static mrt_status build(const mrt_spec *s, const mrt_plan_options *opt,
     p->blocking = opt->blocking;
     if ((st = copy_names(p, s)) != MRT_OK)
         goto nomem;
+    /* room for what most programs make (every tensor a value, a quarter
+     * of the ops a step more), so a long program's tables are not copied
+     * as they grow; more is still grown into */
+    int64_t guess = (int64_t)s->ntensors + s->nops / 4 + 16;
+    if (guess < INT_MAX / 2 &&
+        (grow((void **)&p->value, &p->cap_values, (int)guess,
+              sizeof *p->value) ||
+         grow((void **)&p->step, &p->cap_steps,
+              (int)(s->nops + s->nops / 4 + 16), sizeof *p->step)))
+        goto nomem;
     if ((st = load_profile(p, s, opt->profile, err)) != MRT_OK)
         goto fail;
     for (int t = 0; t < s->ntensors; t++) {
@@ -474,28 +485,43 @@ static int meshtf_compatible(const mrt_spec *s)
     return 1;
 }
 
-/* Keeps the cheaper of *best and *other (by modeled time; ties keep
- * *best); returns the other. */
-static mrt_plan *keep_cheaper(mrt_plan **best, mrt_plan *other,
-                              int *switched)
+/* Rebuilds the plan of strategy `keep` (a fixed lowering found cheaper
+ * than the search) in the tables of `search`, which it destroys; the
+ * alternatives the search weighed stay with the plan shown. */
+static mrt_status rebuild(const mrt_spec *s, const mrt_plan_options *opt,
+                          mrt_strategy keep, mrt_plan *search,
+                          mrt_plan **out, mrt_error *err)
 {
-    if (other && other->totals.time_s < (*best)->totals.time_s * (1 - 1e-9)) {
-        /* The alternatives the search weighed stay with the plan shown. */
-        mrt_plan *b = *best;
-        other->explain = b->explain;
-        other->alt = b->alt;
-        other->nalts = b->nalts;
-        other->cap_alts = b->cap_alts;
-        b->alt = NULL;
-        for (int i = 0; i < other->nops; i++) {
-            other->op[i].first_alt = b->op[i].first_alt;
-            other->op[i].nalts = b->op[i].nalts;
-        }
-        *best = other;
-        *switched = 1;
-        return b;
+    int *alts = malloc(2 * ((size_t)search->nops + 1) * sizeof *alts);
+    if (!alts) {
+        mrt_plan_destroy(search);
+        return mrt_error_set(err, MRT_E_NOMEM, s->path, (mrt_mark){0},
+                             "out of memory while planning");
     }
-    return other;
+    for (int i = 0; i < search->nops; i++) {
+        alts[2 * i] = search->op[i].first_alt;
+        alts[2 * i + 1] = search->op[i].nalts;
+    }
+    mrt_alt *alt = search->alt;
+    int explain = search->explain, nalts = search->nalts,
+        cap_alts = search->cap_alts;
+    search->alt = NULL;
+    mrt_status st = build(s, opt, keep, 0, search, out, err);
+    if (st == MRT_OK) {
+        mrt_plan *p = *out;
+        p->explain = explain;
+        p->alt = alt;
+        p->nalts = nalts;
+        p->cap_alts = cap_alts;
+        alt = NULL;
+        for (int i = 0; i < p->nops; i++) {
+            p->op[i].first_alt = alts[2 * i];
+            p->op[i].nalts = alts[2 * i + 1];
+        }
+    }
+    free(alt);
+    free(alts);
+    return st;
 }
 
 mrt_status mrt_plan_create(const mrt_spec *s, const mrt_plan_options *opt,
@@ -508,37 +534,60 @@ mrt_status mrt_plan_create(const mrt_spec *s, const mrt_plan_options *opt,
         return mrt_plan_create_with(s, opt, MRT_STRATEGY_MESHTF, out, err);
     /* auto: the search, unless a fixed lowering (the rule, or Mesh-TF's
      * when it plans the same program) is cheaper over the whole program:
-     * the search is greedy, op by op.  Only the one kept is finished
-     * (lifetimes, arena, workspace: most of the work after planning). */
-    mrt_plan *best = NULL, *other = NULL;
-    int switched = 0;
-    mrt_status st = build(s, opt, MRT_STRATEGY_SEARCH, 0, NULL, &best, err);
-    if (st == MRT_OK)
-        st = build(s, opt, MRT_STRATEGY_RULES, 0, NULL, &other, err);
+     * the search is greedy, op by op.  The three plans take turns in one
+     * set of tables (a long program's tables are hundreds of MB, and
+     * mapping fresh memory is much of the time): the fixed lowerings are
+     * only tallied, then the search fills the tables; in the rare case a
+     * fixed lowering is cheaper, it is built again to be kept.  Only the
+     * plan kept is finished.  The search's error is reported before the
+     * rule's, as when the search was planned first. */
+    mrt_error rules_err = {0};
+    mrt_plan *p = NULL, *fixed = NULL;
+    double t_rules = 0, t_meshtf = 0;
+    int have_meshtf = 0;
+    mrt_status st_rules = build(s, opt, MRT_STRATEGY_RULES, 0, NULL, &fixed,
+                                &rules_err);
+    if (st_rules == MRT_OK) {
+        t_rules = fixed->totals.time_s;
+        if (meshtf_compatible(s)) {
+            mrt_plan *m = NULL;
+            have_meshtf = build(s, opt, MRT_STRATEGY_MESHTF, 0, fixed, &m,
+                                NULL) == MRT_OK;
+            t_meshtf = have_meshtf ? m->totals.time_s : 0;
+            fixed = m; /* build took the rule's plan */
+        }
+    }
+    mrt_status st = build(s, opt, MRT_STRATEGY_SEARCH, 0, fixed, &p, err);
+    if (st != MRT_OK)
+        return st;
+    if (st_rules != MRT_OK) {
+        mrt_plan_destroy(p);
+        if (err && err->code == MRT_OK)
+            *err = rules_err;
+        return st_rules;
+    }
+    /* ties keep the earlier of search, rule, Mesh-TF */
+    mrt_strategy keep = MRT_STRATEGY_SEARCH;
+    double best = p->totals.time_s;
+    if (t_rules < best * (1 - 1e-9)) {
+        keep = MRT_STRATEGY_RULES;
+        best = t_rules;
+    }
+    if (have_meshtf && t_meshtf < best * (1 - 1e-9))
+        keep = MRT_STRATEGY_MESHTF;
+    if (keep != MRT_STRATEGY_SEARCH &&
+        (st = rebuild(s, opt, keep, p, &p, err)) != MRT_OK)
+        return st;
+    p->planner = MRT_PLANNER_AUTO;
+    p->fell_back = keep != MRT_STRATEGY_SEARCH;
+    st = mrt_plan_finish(p, err);
+    if (st == MRT_OK && p->overflow_tensor >= 0)
+        st = overflow_error(s, p, err);
     if (st != MRT_OK) {
-        mrt_plan_destroy(best);
+        mrt_plan_destroy(p);
         return st;
     }
-    mrt_plan *spare = keep_cheaper(&best, other, &switched);
-    if (meshtf_compatible(s)) { /* in the loser's tables */
-        other = NULL;
-        if (build(s, opt, MRT_STRATEGY_MESHTF, 0, spare, &other, NULL) ==
-            MRT_OK)
-            spare = keep_cheaper(&best, other, &switched);
-        else
-            spare = NULL; /* build destroyed it */
-    }
-    mrt_plan_destroy(spare);
-    best->planner = MRT_PLANNER_AUTO;
-    best->fell_back = switched;
-    st = mrt_plan_finish(best, err);
-    if (st == MRT_OK && best->overflow_tensor >= 0)
-        st = overflow_error(s, best, err);
-    if (st != MRT_OK) {
-        mrt_plan_destroy(best);
-        return st;
-    }
-    *out = best;
+    *out = p;
     return MRT_OK;
 }
 
