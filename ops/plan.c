@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "checked.h"
+#include "grow.h"
 
 static const char *const step_kind_names[] = {
     [MRT_STEP_EINSUM] = "einsum",
@@ -94,25 +95,9 @@ int mrt_step_is_collective(mrt_step_kind k)
            k == MRT_STEP_PERMUTE;
 }
 
-/* Grows *buf (of *cap elements of size elsize) to hold n; 0 on success. */
-static int grow(void **buf, int *cap, int n, size_t elsize)
-{
-    if (n <= *cap)
-        return 0;
-    int ncap = *cap ? *cap * 2 : 16;
-    while (ncap < n)
-        ncap *= 2;
-    void *nb = realloc(*buf, (size_t)ncap * elsize);
-    if (!nb)
-        return -1;
-    *buf = nb;
-    *cap = ncap;
-    return 0;
-}
-
 int mrt_plan_add_value(mrt_plan *p, int tensor, const mrt_layout *l)
 {
-    if (grow((void **)&p->value, &p->cap_values, p->nvalues + 1,
+    if (mrt_grow((void **)&p->value, &p->cap_values, p->nvalues + 1,
              sizeof *p->value))
         return -1;
     mrt_value *v = &p->value[p->nvalues];
@@ -130,7 +115,7 @@ int mrt_plan_add_value(mrt_plan *p, int tensor, const mrt_layout *l)
 
 int mrt_plan_add_step(mrt_plan *p, const mrt_step *s)
 {
-    if (grow((void **)&p->step, &p->cap_steps, p->nsteps + 1,
+    if (mrt_grow((void **)&p->step, &p->cap_steps, p->nsteps + 1,
              sizeof *p->step))
         return -1;
     mrt_step *t = &p->step[p->nsteps];
@@ -385,9 +370,9 @@ static mrt_status build(const mrt_spec *s, const mrt_plan_options *opt,
      * as they grow; more is still grown into */
     int64_t guess = (int64_t)s->ntensors + s->nops / 4 + 16;
     if (guess < INT_MAX / 2 &&
-        (grow((void **)&p->value, &p->cap_values, (int)guess,
+        (mrt_grow((void **)&p->value, &p->cap_values, (int)guess,
               sizeof *p->value) ||
-         grow((void **)&p->step, &p->cap_steps,
+         mrt_grow((void **)&p->step, &p->cap_steps,
               (int)(s->nops + s->nops / 4 + 16), sizeof *p->step)))
         goto nomem;
     if ((st = load_profile(p, s, opt->profile, err)) != MRT_OK)

@@ -1,11 +1,12 @@
 /*
- * grow.h — growable arrays: the one helper the spec's tables (and the
- * loader's scratch tables) grow with.
+ * grow.h — growable arrays: the one helper the spec's and the plan's
+ * tables (and the loader's scratch tables) grow with.
  *
  * An array is a pointer and a capacity in elements; it grows by doubling,
  * so appending n elements one at a time costs O(n) copies in all.  The
  * room it adds is not initialised (nor touched: a long program's tables
- * are hundreds of MB, and the memory is mapped only where it is used).
+ * are hundreds of MB, and the memory is mapped only where it is used;
+ * a table of 8 MiB or more asks for huge pages, base/huge_pages.h).
  */
 #ifndef MRT_GROW_H
 #define MRT_GROW_H

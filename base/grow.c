@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "huge_pages.h"
+
 int mrt_grow(void **buf, int *cap, int n, size_t elsize)
 {
     if (n <= *cap)
@@ -22,6 +24,9 @@ int mrt_grow(void **buf, int *cap, int n, size_t elsize)
     void *nb = realloc(*buf, (size_t)ncap * elsize);
     if (!nb)
         return -1;
+    /* the new room of a large table in huge pages (a no-op for small
+     * ones; the part already written keeps its pages) */
+    mrt_huge_pages_hint(nb, (size_t)ncap * elsize);
     *buf = nb;
     *cap = ncap;
     return 0;
