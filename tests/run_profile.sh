@@ -73,11 +73,11 @@ if [ $st != 2 ] || [ "$(wc -l <"$tmp/err")" != 1 ] || ! grep -q "cannot write th
 fi
 
 # ---- calibrate --quick -----------------------------------------------
-start=$(date +%s)
+# (how long it takes is bench's business, not a test's: no test depends
+# on the speed of a shared machine or of a sanitizer build)
 if ! "$here/mpirun.sh" 2 "$meshrt" calibrate --quick --out "$tmp/cal/profile.yaml" >"$tmp/out" 2>"$tmp/err"; then
     bad "calibrate failed"; cat "$tmp/out" "$tmp/err"
 fi
-[ $(($(date +%s) - start)) -le 20 ] || bad "calibrate --quick took over 20 s"
 grep -q "wrote the machine profile to $tmp/cal/profile.yaml" "$tmp/out" || bad "calibrate did not say where"
 for kind in allreduce allgather reduce_scatter alltoall; do
     grep -q "^  $kind " "$tmp/out" || bad "calibrate measured no $kind"
