@@ -69,6 +69,8 @@ static int new_like(grad_ctx *g, const char *name, int like)
     s->tensor[id].layout.partial = 0;
     s->tensor[id].own_layout = t.own_layout;
     memcpy(s->tensor[id].split_mark, t.split_mark, sizeof t.split_mark);
+    s->tensor[id].grad_like = 1 + like;
+    s->tensor[id].grad_piece = 1;
     return id;
 }
 
@@ -180,6 +182,8 @@ static int contribution(grad_ctx *g, int k, int dc)
                        sizeof pt->layout.axes[i]);
             }
             pt->own_layout = g->p->spec->tensor[x].own_layout;
+            pt->grad_like = 1 + x;
+            pt->grad_piece = 1;
         }
         part = emit(g, MRT_OP_EINSUM, MRT_MAP_COPY, 0, dc, other, part);
         return emit(g, MRT_OP_MAP, MRT_MAP_COPY, 0, part, -1,
@@ -432,6 +436,8 @@ static mrt_status differentiate(mrt_spec_parser *p, const yaml_node_t *node)
         g.fwd.mark = mrt_spec_mark(mrt_spec_item(p, params, k));
         g.fwd.user = 0;
         int next = new_like(&g, name, tr->param[k]);
+        if (next >= 0)
+            s->tensor[next].grad_piece = 0; /* the parameter's layout */
         if (emit(&g, MRT_OP_MAP, MRT_MAP_AXPY, -tr->lr, tr->param[k],
                  tr->grad[k], next) >= 0)
             s->op[s->nops - 1].phase = MRT_PHASE_UPDATE;
