@@ -119,8 +119,11 @@ void mrt_spec_destroy(mrt_spec *spec)
     mrt_name_index_free(&spec->dim_index);
     free(spec->op);
     free(spec->output);
-    for (int i = 0; spec->layouts && i < spec->nlayouts; i++)
+    for (int i = 0; spec->layouts && i < spec->nlayouts; i++) {
         free(spec->layouts[i].rule);
+        free(spec->layouts[i].entry);
+        free(spec->layouts[i].entry_rules);
+    }
     free(spec->layouts);
     free(spec);
 }

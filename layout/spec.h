@@ -62,6 +62,10 @@ typedef struct mrt_spec_tensor {
     int producer;           /* op index, or -1 for an input */
     int own_layout;         /* its layout came from its own (or its op's)
                                `layout:`, not from the global rules */
+    int grad_like;          /* a tensor `train:` adds: 1 + the id of the
+                               tensor whose layout it takes (0: none) */
+    int grad_piece;         /* with grad_like: a piece of that tensor's
+                               gradient (1), or its update `:next` (0) */
 } mrt_spec_tensor;
 
 /* `expect:` — budgets a plan must meet (plan and run exit 1 otherwise). */
@@ -71,14 +75,34 @@ typedef struct mrt_budget {
     mrt_mark mark;
 } mrt_budget;
 
-/* One named alternative of `layouts:`: global rules, and optionally a
- * mesh of the same rank count. */
+/* What a layout of an alternative's `tensors:` or `ops:` applies to. */
+typedef enum mrt_alt_kind {
+    MRT_ALT_TENSOR = 0, /* the tensor (`tensors: {w: {layout: ...}}`) */
+    MRT_ALT_GRAD,       /* the pieces of its gradient (`grad_layout:`) */
+    MRT_ALT_OP,         /* the op that makes it, and the tensors it makes
+                           inside (`ops: {y: {layout: ...}}`) */
+    MRT_ALT_KIND_COUNT
+} mrt_alt_kind;
+
+typedef struct mrt_spec_alt_entry {
+    int tensor;        /* tensor id (for MRT_ALT_OP: the op's result) */
+    mrt_alt_kind kind;
+    mrt_rule *rule;    /* [ndims], by dim id; into the alternative's
+                          entry_rules */
+} mrt_spec_alt_entry;
+
+/* One named alternative of `layouts:`: global rules, optionally a mesh
+ * of the same rank count, and layouts of its own for some tensors, ops
+ * and gradients (spec_alts.c). */
 typedef struct mrt_spec_layout {
     char name[MRT_NAME_MAX];
     mrt_mark mark;
     mrt_rule *rule;   /* [ndims], indexed by dim id */
     int has_mesh;
     mrt_mesh mesh;
+    int nentries;
+    mrt_spec_alt_entry *entry;  /* [nentries], owned */
+    mrt_rule *entry_rules;      /* [nentries * ndims], owned */
 } mrt_spec_layout;
 
 /* The primitive ops the planner lowers.  The spec's own ops (add,
@@ -211,6 +235,14 @@ mrt_status mrt_spec_index_dim(mrt_spec *s, int id);
 mrt_status mrt_spec_derive(const mrt_spec *s, const mrt_rule *rules,
                            const mrt_mesh *mesh, mrt_spec **out,
                            mrt_error *err);
+/* The spec under alternative l of s's `layouts:` block: mrt_spec_derive
+ * with its rules and mesh, then the layouts of its `tensors:`, `ops:`
+ * and `grad_layout:` entries; every tensor of the backward program takes
+ * the layout of the tensor it is a gradient piece of (or its
+ * grad_layout), and every update `<w>:next` that of w.  The caller
+ * destroys *out. */
+mrt_status mrt_spec_derive_alt(const mrt_spec *s, const mrt_spec_layout *l,
+                               mrt_spec **out, mrt_error *err);
 /* The spec under alternative `name` of its `layouts:` block; an unknown
  * name is an MRT_E_USAGE error listing the names. */
 mrt_status mrt_spec_select_layout(const mrt_spec *s, const char *name,

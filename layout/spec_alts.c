@@ -10,7 +10,24 @@
  * rarely selected is still reported at once — at the alternative's rule.
  *
  * Inside an alternative, the key `mesh` with a mapping value is its
- * mesh; any other value makes it a rule for a dim called `mesh`.
+ * mesh; any other value makes it a rule for a dim called `mesh`.  So
+ * are `tensors` and `ops` with a mapping value its sections of layouts
+ * of its own (a rule's value is never a mapping):
+ *
+ *   zero3:
+ *     batch: [data, model]
+ *     tensors:
+ *       w1: {layout: {d_ff: [data, model]}}     # the tensor (and, as
+ *                                               # every gradient, grad:w1)
+ *       w2: {layout: {}, grad_layout: {d_ff: [data, model]}}
+ *     ops:
+ *       y: {layout: {batch: data}}              # the op making y, and
+ *                                               # the tensors inside it
+ *
+ * A `layout:` there replaces the tensor's home layout as a tensor's own
+ * `layout:` does; `grad_layout:` is the layout of every piece of its
+ * gradient (grad:w2, grad:w2:d, ...), which otherwise follows the
+ * tensor's.  mrt_spec_derive_alt (spec_derive.c) applies them.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +69,181 @@ static mrt_status alt_mesh(mrt_spec_parser *p, mrt_spec_layout *l,
                          (long long)m->nranks);
 }
 
+/* 1 if pair pr of an alternative is a section: `tensors` or `ops` with
+ * a mapping value. */
+static int is_section(const mrt_spec_parser *p, const yaml_node_pair_t *pr)
+{
+    const char *key = mrt_spec_str(mrt_spec_node(p, pr->key));
+    const yaml_node_t *v = mrt_spec_node(p, pr->value);
+    return key && (!strcmp(key, "tensors") || !strcmp(key, "ops")) && v &&
+           v->type == YAML_MAPPING_NODE;
+}
+
+/* A new entry of l for tensor id, kind, its rules from mapping n; shape:
+ * the dims the layout may name (NULL: any). */
+static mrt_status add_entry(mrt_spec_parser *p, mrt_spec_layout *l, int id,
+                            mrt_alt_kind kind, const yaml_node_t *n,
+                            const mrt_layout *shape, const char *of)
+{
+    mrt_spec_alt_entry *e = &l->entry[l->nentries];
+    e->tensor = id;
+    e->kind = kind;
+    e->rule = &l->entry_rules[(size_t)l->nentries * (size_t)p->spec->ndims];
+    l->nentries++;
+    return mrt_spec_parse_rules(p, n, shape, of, e->rule);
+}
+
+/* The tensor named by key k of section `what` of alternative l. */
+static mrt_status entry_tensor(mrt_spec_parser *p, const mrt_spec_layout *l,
+                               const yaml_node_t *k, const char *what,
+                               int *id)
+{
+    const mrt_spec *s = p->spec;
+    char q[MRT_SPEC_QUOTE_MAX + 32], list[MRT_SPEC_LIST_MAX];
+    const char *name = mrt_spec_str(k);
+    *id = name && !mrt_spec_is_null(k) ? mrt_spec_find_tensor(s, name) : -1;
+    if (*id < 0)
+        return mrt_spec_fail(p, k, "unknown tensor %s in '%s' of layout '%s' "
+                             "(the tensors are: %s)",
+                             mrt_spec_what(k, q, sizeof q), what, l->name,
+                             mrt_spec_join(list, sizeof list, s->tensor[0].name,
+                                           sizeof s->tensor[0], s->ntensors));
+    return MRT_OK;
+}
+
+/* The dims the layout of the op making tensor id may name: those of the
+ * tensors it makes and of their inputs (NULL when there are too many to
+ * list, which leaves the check to the rules' own). */
+static const mrt_layout *op_dims(const mrt_spec *s, int id, mrt_layout *buf)
+{
+    int user = s->op[s->tensor[id].producer].user;
+    memset(buf, 0, sizeof *buf);
+    for (int i = 0; i < s->nops && s->op[i].phase == MRT_PHASE_FORWARD; i++) {
+        if (s->op[i].user != user)
+            continue;
+        int ts[3] = {s->op[i].out, s->op[i].in[0],
+                     s->op[i].nin > 1 ? s->op[i].in[1] : s->op[i].in[0]};
+        for (int k = 0; k < 3; k++) {
+            const mrt_layout *t = &s->tensor[ts[k]].layout;
+            for (int d = 0; d < t->ndims; d++) {
+                if (mrt_layout_find_dim(buf, t->dim[d]) >= 0)
+                    continue;
+                if (buf->ndims == MRT_MAX_DIMS)
+                    return NULL;
+                buf->dim[buf->ndims] = t->dim[d];
+                buf->size[buf->ndims++] = t->size[d];
+            }
+        }
+    }
+    return buf;
+}
+
+/* 1 if tensor id has a gradient (train: made pieces of it). */
+static int has_grad(const mrt_spec *s, int id)
+{
+    for (int i = 0; i < s->ntensors; i++)
+        if (s->tensor[i].grad_like == id + 1 && s->tensor[i].grad_piece)
+            return 1;
+    return 0;
+}
+
+/* One entry of the `tensors:` section: key k, value v. */
+static mrt_status tensor_entry(mrt_spec_parser *p, mrt_spec_layout *l,
+                               const yaml_node_t *k, const yaml_node_t *v)
+{
+    static const char *const keys[] = {"layout", "grad_layout", NULL};
+    const mrt_spec *s = p->spec;
+    char in[2 * MRT_NAME_MAX + 64], of[2 * MRT_NAME_MAX + 64];
+    int id;
+    mrt_status st = entry_tensor(p, l, k, "tensors", &id);
+    if (st)
+        return st;
+    const mrt_spec_tensor *t = &s->tensor[id];
+    snprintf(in, sizeof in, "tensor '%s' of layout '%s'", t->name, l->name);
+    if ((st = mrt_spec_expect(p, v, YAML_MAPPING_NODE, in)) ||
+        (st = mrt_spec_check_keys(p, v, keys, in)))
+        return st;
+    const yaml_node_t *lay = mrt_spec_get(p, v, "layout");
+    const yaml_node_t *grad = mrt_spec_get(p, v, "grad_layout");
+    snprintf(of, sizeof of, "the layout of tensor '%s'", t->name);
+    if (lay && (st = add_entry(p, l, id, MRT_ALT_TENSOR, lay, &t->layout, of)))
+        return st;
+    if (!grad)
+        return MRT_OK;
+    if (!has_grad(s, id))
+        return mrt_spec_fail(p, grad, "tensor '%s' has no gradient (a "
+                             "grad_layout is for the tensors on a path from "
+                             "'params' or 'grads' of 'train' to the loss)",
+                             t->name);
+    snprintf(of, sizeof of, "the grad_layout of tensor '%s'", t->name);
+    return add_entry(p, l, id, MRT_ALT_GRAD, grad, &t->layout, of);
+}
+
+/* One entry of the `ops:` section: key k (the op's `out`), value v. */
+static mrt_status op_entry(mrt_spec_parser *p, mrt_spec_layout *l,
+                           const yaml_node_t *k, const yaml_node_t *v)
+{
+    static const char *const keys[] = {"layout", NULL};
+    const mrt_spec *s = p->spec;
+    char in[2 * MRT_NAME_MAX + 64], of[2 * MRT_NAME_MAX + 64];
+    mrt_layout buf;
+    int id;
+    mrt_status st = entry_tensor(p, l, k, "ops", &id);
+    if (st)
+        return st;
+    int op = s->tensor[id].producer;
+    if (op < 0 || s->op[op].phase != MRT_PHASE_FORWARD || s->op[op].user <= 0)
+        return mrt_spec_fail(p, k, "'%s' in 'ops' of layout '%s' is not made "
+                             "by an op of the spec (an op is named by its "
+                             "'out'; give an input its layout under "
+                             "'tensors')", s->tensor[id].name, l->name);
+    snprintf(in, sizeof in, "op %d of layout '%s'", s->op[op].user, l->name);
+    if ((st = mrt_spec_expect(p, v, YAML_MAPPING_NODE, in)) ||
+        (st = mrt_spec_check_keys(p, v, keys, in)))
+        return st;
+    const yaml_node_t *lay = mrt_spec_get(p, v, "layout");
+    snprintf(of, sizeof of, "the layout of op %d (%s)", s->op[op].user,
+             s->tensor[id].name);
+    return lay ? add_entry(p, l, id, MRT_ALT_OP, lay, op_dims(s, id, &buf), of)
+               : MRT_OK;
+}
+
+/* The sections of alternative l (mapping map), after its rules. */
+static mrt_status alt_sections(mrt_spec_parser *p, mrt_spec_layout *l,
+                               const yaml_node_t *map)
+{
+    mrt_status st = MRT_OK;
+    size_t n = 0;
+    for (const yaml_node_pair_t *pr = map->data.mapping.pairs.start;
+         pr < map->data.mapping.pairs.top; pr++)
+        if (is_section(p, pr))
+            n += 2 * (size_t)mrt_spec_count(mrt_spec_node(p, pr->value));
+    if (!n)
+        return MRT_OK;
+    l->entry = calloc(n, sizeof *l->entry);
+    l->entry_rules = calloc(n * ((size_t)p->spec->ndims + 1),
+                            sizeof *l->entry_rules);
+    if (!l->entry || !l->entry_rules)
+        return mrt_spec_nomem(p);
+    for (const yaml_node_pair_t *pr = map->data.mapping.pairs.start;
+         !st && pr < map->data.mapping.pairs.top; pr++) {
+        if (!is_section(p, pr))
+            continue;
+        const yaml_node_t *sec = mrt_spec_node(p, pr->value);
+        int ops = !strcmp(mrt_spec_str(mrt_spec_node(p, pr->key)), "ops");
+        char of[MRT_NAME_MAX + 32];
+        snprintf(of, sizeof of, "'%s' of layout '%s'", ops ? "ops" : "tensors",
+                 l->name);
+        if ((st = mrt_spec_check_keys(p, sec, NULL, of)))
+            break;
+        for (const yaml_node_pair_t *e = sec->data.mapping.pairs.start;
+             !st && e < sec->data.mapping.pairs.top; e++)
+            st = (ops ? op_entry : tensor_entry)(p, l, mrt_spec_node(p, e->key),
+                                                 mrt_spec_node(p, e->value));
+    }
+    return st;
+}
+
 /* The rules (and mesh) of alternative l, mapping map. */
 static mrt_status alt_rules(mrt_spec_parser *p, mrt_spec_layout *l,
                             const yaml_node_t *map)
@@ -71,10 +263,12 @@ static mrt_status alt_rules(mrt_spec_parser *p, mrt_spec_layout *l,
     p->rule_mesh_what = l->has_mesh ? what : NULL;
     for (const yaml_node_pair_t *pr = map->data.mapping.pairs.start;
          !st && pr < map->data.mapping.pairs.top; pr++)
-        if (pr != mp)
+        if (pr != mp && !is_section(p, pr))
             st = mrt_spec_parse_rule(p, mrt_spec_node(p, pr->key),
                                      mrt_spec_node(p, pr->value), NULL, of,
                                      l->rule);
+    if (!st)
+        st = alt_sections(p, l, map);
     p->rule_mesh = NULL;
     p->rule_mesh_what = NULL;
     return st;
@@ -97,7 +291,21 @@ static mrt_status parse_alt(mrt_spec_parser *p, const yaml_node_t *k,
         return st;
     const mrt_spec_resolver r = {s, l->has_mesh ? &l->mesh : &s->mesh,
                                  l->name, p->err};
-    return mrt_spec_rehome_all(&r, l->rule, NULL);
+    int nomem;
+    int *targets = mrt_spec_alt_targets(s, l, &nomem);
+    unsigned char *skip = targets ? calloc((size_t)s->ntensors + 1, 1) : NULL;
+    if (nomem || (targets && !skip)) {
+        free(targets);
+        return mrt_spec_nomem(p);
+    }
+    for (int i = 0; skip && i < s->ntensors; i++)
+        skip[i] = targets[i] != -1;
+    st = mrt_spec_rehome_all(&r, l->rule, NULL, skip);
+    if (!st && targets)
+        st = mrt_spec_alt_apply(&r, l, targets, NULL);
+    free(targets);
+    free(skip);
+    return st;
 }
 
 mrt_status mrt_spec_parse_layouts(mrt_spec_parser *p, const yaml_node_t *map)

@@ -66,7 +66,8 @@ static mrt_status move_own_axes(const mrt_spec_resolver *r,
 }
 
 mrt_status mrt_spec_rehome_all(const mrt_spec_resolver *r,
-                               const mrt_rule rules[], mrt_spec_tensor *out)
+                               const mrt_rule rules[], mrt_spec_tensor *out,
+                               const unsigned char *skip)
 {
     const mrt_spec *s = r->s;
     int same = same_mesh(r->mesh, &s->mesh), map[MRT_MAX_AXES];
@@ -76,6 +77,8 @@ mrt_status mrt_spec_rehome_all(const mrt_spec_resolver *r,
     for (int i = 0; i < s->ntensors; i++) {
         mrt_spec_tensor *t = out ? &out[i] : &scratch;
         mrt_status st = MRT_OK;
+        if (skip && skip[i])
+            continue;
         if (!out)
             scratch = s->tensor[i];
         if (!t->own_layout)
@@ -139,9 +142,22 @@ static mrt_spec *copy_spec(const mrt_spec *s)
     return c;
 }
 
+static mrt_status derive(const mrt_spec *s, const mrt_rule *rules,
+                         const mrt_mesh *mesh, const unsigned char *skip,
+                         mrt_spec **out, mrt_error *err);
+
 mrt_status mrt_spec_derive(const mrt_spec *s, const mrt_rule *rules,
                            const mrt_mesh *mesh, mrt_spec **out,
                            mrt_error *err)
+{
+    return derive(s, rules, mesh, NULL, out, err);
+}
+
+/* mrt_spec_derive, leaving the tensors of skip (may be NULL) as they
+ * are in s. */
+static mrt_status derive(const mrt_spec *s, const mrt_rule *rules,
+                         const mrt_mesh *mesh, const unsigned char *skip,
+                         mrt_spec **out, mrt_error *err)
 {
     if (out)
         *out = NULL;
@@ -164,7 +180,7 @@ mrt_status mrt_spec_derive(const mrt_spec *s, const mrt_rule *rules,
         for (int j = 0; j < rules[d].naxes; j++)
             assert(rules[d].axes[j] >= 0 && rules[d].axes[j] < c->mesh.naxes);
     const mrt_spec_resolver r = {s, &c->mesh, NULL, err};
-    mrt_status st = mrt_spec_rehome_all(&r, c->rule, c->tensor);
+    mrt_status st = mrt_spec_rehome_all(&r, c->rule, c->tensor, skip);
     if (st) {
         mrt_spec_destroy(c);
         return st;
@@ -187,12 +203,7 @@ mrt_status mrt_spec_select_layout(const mrt_spec *s, const char *name,
         const mrt_spec_layout *l = &s->layouts[i];
         if (strcmp(l->name, name))
             continue;
-        mrt_status st = mrt_spec_derive(s, l->rule,
-                                        l->has_mesh ? &l->mesh : NULL, out,
-                                        err);
-        if (!st && l->has_mesh)
-            (*out)->mesh_mark = l->mark;
-        return st;
+        return mrt_spec_derive_alt(s, l, out, err);
     }
     if (s->nlayouts == 0)
         return mrt_error_set(err, MRT_E_USAGE, "", no_mark,
@@ -203,4 +214,144 @@ mrt_status mrt_spec_select_layout(const mrt_spec *s, const char *name,
                          name,
                          mrt_spec_join(list, sizeof list, s->layouts[0].name,
                                        sizeof s->layouts[0], s->nlayouts));
+}
+
+/* ---- alternatives with entries of their own ---- */
+
+int *mrt_spec_alt_targets(const mrt_spec *s, const mrt_spec_layout *l,
+                          int *nomem)
+{
+    *nomem = 0;
+    if (!l->nentries)
+        return NULL;
+    int *t = malloc(((size_t)s->ntensors + 1) * sizeof *t);
+    int *by_user = malloc(((size_t)s->nuser_ops + 2) * sizeof *by_user);
+    if (!t || !by_user) {
+        free(t);
+        free(by_user);
+        *nomem = 1;
+        return NULL;
+    }
+    for (int u = 0; u <= s->nuser_ops + 1; u++)
+        by_user[u] = -1;
+    for (int i = 0; i < s->ntensors; i++)
+        t[i] = s->tensor[i].grad_like ? MRT_ALT_FOLLOW : -1;
+    for (int e = 0; e < l->nentries; e++) {
+        const mrt_spec_alt_entry *en = &l->entry[e];
+        int op = s->tensor[en->tensor].producer;
+        if (en->kind == MRT_ALT_TENSOR)
+            t[en->tensor] = e;
+        else if (en->kind == MRT_ALT_OP && op >= 0 && s->op[op].user > 0 &&
+                 s->op[op].user <= s->nuser_ops)
+            by_user[s->op[op].user] = e;
+    }
+    for (int i = 0; i < s->ntensors; i++) { /* an op's: its tensors */
+        int op = s->tensor[i].producer;
+        if (t[i] >= 0 || op < 0 || s->op[op].phase != MRT_PHASE_FORWARD ||
+            s->op[op].user <= 0 || s->op[op].user > s->nuser_ops)
+            continue;
+        if (by_user[s->op[op].user] >= 0)
+            t[i] = by_user[s->op[op].user];
+    }
+    free(by_user);
+    return t;
+}
+
+/* t takes from's layout on the dims it has (a gradient piece of from). */
+static void follow(mrt_spec_tensor *t, const mrt_spec_tensor *from)
+{
+    for (int i = 0; i < t->layout.ndims; i++) {
+        int j = mrt_layout_find_dim(&from->layout, t->layout.dim[i]);
+        t->layout.naxes[i] = j < 0 ? 0 : from->layout.naxes[j];
+        if (j >= 0) {
+            memcpy(t->layout.axes[i], from->layout.axes[j],
+                   sizeof t->layout.axes[i]);
+            t->split_mark[i] = from->split_mark[j];
+        }
+    }
+    t->layout.partial = 0;
+    t->own_layout = from->own_layout;
+}
+
+/* The entry of alternative l giving the gradient of tensor x, or -1. */
+static int grad_entry(const mrt_spec_layout *l, int x)
+{
+    for (int e = 0; e < l->nentries; e++)
+        if (l->entry[e].kind == MRT_ALT_GRAD && l->entry[e].tensor == x)
+            return e;
+    return -1;
+}
+
+mrt_status mrt_spec_alt_apply(const mrt_spec_resolver *r,
+                              const mrt_spec_layout *l, const int *targets,
+                              mrt_spec_tensor *out)
+{
+    const mrt_spec *s = r->s;
+    mrt_spec_tensor scratch;
+    mrt_status st = MRT_OK;
+    if (!out) { /* check each entry on the tensors it applies to */
+        for (int i = 0; !st && i < s->ntensors; i++)
+            if (targets[i] >= 0) {
+                scratch = s->tensor[i];
+                st = mrt_spec_apply_rules(r, &scratch,
+                                          l->entry[targets[i]].rule, 1);
+            }
+        for (int e = 0; !st && e < l->nentries; e++)
+            if (l->entry[e].kind == MRT_ALT_GRAD) {
+                scratch = s->tensor[l->entry[e].tensor];
+                snprintf(scratch.name, sizeof scratch.name, "grad:%.40s",
+                         s->tensor[l->entry[e].tensor].name);
+                st = mrt_spec_apply_rules(r, &scratch, l->entry[e].rule, 1);
+            }
+        return st;
+    }
+    for (int i = 0; !st && i < s->ntensors; i++) {
+        mrt_spec_tensor *t = &out[i];
+        int like = t->grad_like - 1, e = targets[i];
+        if (e == MRT_ALT_FOLLOW && t->grad_piece &&
+            (e = grad_entry(l, like)) < 0)
+            e = MRT_ALT_FOLLOW;
+        if (e >= 0) {
+            st = mrt_spec_apply_rules(r, t, l->entry[e].rule, 1);
+            t->own_layout = 1;
+        } else if (e == MRT_ALT_FOLLOW) {
+            follow(t, &out[like]);
+        }
+    }
+    return st;
+}
+
+mrt_status mrt_spec_derive_alt(const mrt_spec *s, const mrt_spec_layout *l,
+                               mrt_spec **out, mrt_error *err)
+{
+    int nomem;
+    if (out)
+        *out = NULL;
+    if (!s || !l || !out)
+        return mrt_error_set(err, MRT_E_USAGE, "", no_mark, "mrt_spec_"
+                             "derive_alt needs a spec, an alternative and an "
+                             "out pointer");
+    int *targets = mrt_spec_alt_targets(s, l, &nomem);
+    unsigned char *skip = targets ? calloc((size_t)s->ntensors + 1, 1) : NULL;
+    if (nomem || (targets && !skip)) {
+        free(targets);
+        return mrt_error_set(err, MRT_E_NOMEM, s->path, no_mark,
+                             "out of memory");
+    }
+    for (int i = 0; skip && i < s->ntensors; i++)
+        skip[i] = targets[i] != -1;
+    mrt_status st = derive(s, l->rule, l->has_mesh ? &l->mesh : NULL, skip,
+                           out, err);
+    if (!st && targets) {
+        const mrt_spec_resolver r = {s, &(*out)->mesh, NULL, err};
+        if ((st = mrt_spec_alt_apply(&r, l, targets, (*out)->tensor))) {
+            mrt_spec_destroy(*out);
+            *out = NULL;
+        }
+    }
+    if (!st && l->has_mesh)
+        (*out)->mesh_mark = l->mark;
+    free(targets);
+    free(skip);
+    return st;
 }

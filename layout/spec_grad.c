@@ -42,7 +42,9 @@ typedef struct grad_ctx {
     int *reach;   /* [tensor] the loss depends on it */
     int *pending; /* [tensor] contributions still to come */
     int *have;    /* [tensor] contributions so far */
-    int *grad;    /* [tensor] its gradient so far, or -1 */
+    int *grad;    /* [tensor] its gradient (when complete), else the sum
+                     of its contributions that are never pending, or -1 */
+    int *lin;     /* [tensor] the sum of those that may be pending, or -1 */
     const mrt_spec_op *op; /* the forward op being differentiated (copy) */
     mrt_spec_op fwd;
     mrt_status st;
@@ -67,6 +69,8 @@ static int new_like(grad_ctx *g, const char *name, int like)
     s->tensor[id].layout.partial = 0;
     s->tensor[id].own_layout = t.own_layout;
     memcpy(s->tensor[id].split_mark, t.split_mark, sizeof t.split_mark);
+    s->tensor[id].grad_like = 1 + like;
+    s->tensor[id].grad_piece = 1;
     return id;
 }
 
@@ -178,6 +182,8 @@ static int contribution(grad_ctx *g, int k, int dc)
                        sizeof pt->layout.axes[i]);
             }
             pt->own_layout = g->p->spec->tensor[x].own_layout;
+            pt->grad_like = 1 + x;
+            pt->grad_piece = 1;
         }
         part = emit(g, MRT_OP_EINSUM, MRT_MAP_COPY, 0, dc, other, part);
         return emit(g, MRT_OP_MAP, MRT_MAP_COPY, 0, part, -1,
@@ -253,23 +259,74 @@ static int contribution(grad_ctx *g, int k, int dc)
     }
 }
 
-/* Adds contribution t to x's gradient; the last one is named grad:x. */
+/* How deep may_pend looks back through linear ops. */
+#define MAY_PEND_DEPTH 8
+
+/* 1 if tensor t may arrive as a pending sum in some layout: it is made
+ * by an einsum (a contraction over a split dim), or by a map that a
+ * pending sum rides through (copy, scale, neg, rename; add or sub of two
+ * such) from one.  Anything else is resolved whatever the layout. */
+static int may_pend(const mrt_spec *s, int t, int depth)
+{
+    int i = s->tensor[t].producer;
+    if (i < 0 || depth > MAY_PEND_DEPTH)
+        return i >= 0;
+    const mrt_spec_op *o = &s->op[i];
+    if (o->kind == MRT_OP_EINSUM)
+        return 1;
+    if (o->kind == MRT_OP_RENAME)
+        return may_pend(s, o->in[0], depth + 1);
+    if (o->kind != MRT_OP_MAP)
+        return 0;
+    switch (o->fn) {
+    case MRT_MAP_COPY:
+    case MRT_MAP_SCALE:
+    case MRT_MAP_NEG:
+        return may_pend(s, o->in[0], depth + 1);
+    case MRT_MAP_ADD:
+    case MRT_MAP_SUB:
+        return may_pend(s, o->in[0], depth + 1) &&
+               may_pend(s, o->in[1], depth + 1);
+    default:
+        return 0;
+    }
+}
+
+/* sum + t into a new tensor like x named grad:x:accN (t alone when
+ * there is no sum yet). */
+static int add_to(grad_ctx *g, int x, int sum, int t)
+{
+    mrt_spec *s = g->p->spec;
+    char stem[MRT_NAME_MAX], name[MRT_NAME_MAX];
+    if (sum < 0 || t < 0)
+        return sum < 0 ? t : sum;
+    snprintf(stem, sizeof stem, "grad:%.40s:acc", s->tensor[x].name);
+    if (unique_name(g, stem, g->have[x], name))
+        return -1;
+    return emit(g, MRT_OP_MAP, MRT_MAP_ADD, 0, sum, t, new_like(g, name, x));
+}
+
+/* Adds contribution t to x's gradient; the last one is named grad:x.
+ * The contributions that may be pending sums are summed apart from the
+ * others and the two sums added last, so that contributions pending over
+ * the same axes are added while pending and reduced once, in whatever
+ * order the program reads x (a sum of a pending and a resolved tensor
+ * must reduce the pending one first). */
 static void accumulate(grad_ctx *g, int x, int t)
 {
     mrt_spec *s = g->p->spec;
     if (t < 0)
         return;
     g->have[x]++;
-    if (g->grad[x] >= 0) {
-        char stem[MRT_NAME_MAX], name[MRT_NAME_MAX];
-        snprintf(stem, sizeof stem, "grad:%.40s:acc", s->tensor[x].name);
-        t = unique_name(g, stem, g->have[x], name)
-                ? -1
-                : emit(g, MRT_OP_MAP, MRT_MAP_ADD, 0, g->grad[x], t,
-                       new_like(g, name, x));
-    }
+    if (may_pend(s, t, 0))
+        g->lin[x] = add_to(g, x, g->lin[x], t);
+    else
+        g->grad[x] = add_to(g, x, g->grad[x], t);
+    if (g->have[x] < g->pending[x])
+        return;
+    t = add_to(g, x, g->lin[x], g->grad[x]); /* complete */
     g->grad[x] = t;
-    if (t >= 0 && g->have[x] == g->pending[x]) { /* complete: its name */
+    if (t >= 0) { /* its name */
         char name[MRT_NAME_MAX];
         snprintf(name, sizeof name, "grad:%.40s", s->tensor[x].name);
         if (mrt_spec_find_tensor(s, name) < 0) {
@@ -323,12 +380,13 @@ static mrt_status differentiate(mrt_spec_parser *p, const yaml_node_t *node)
     g.pending = calloc((size_t)n, sizeof(int));
     g.have = calloc((size_t)n, sizeof(int));
     g.grad = malloc((size_t)n * sizeof(int));
-    if (!g.need || !g.reach || !g.pending || !g.have || !g.grad) {
+    g.lin = malloc((size_t)n * sizeof(int));
+    if (!g.need || !g.reach || !g.pending || !g.have || !g.grad || !g.lin) {
         g.st = mrt_spec_nomem(p);
         goto done;
     }
     for (int t = 0; t < n; t++)
-        g.grad[t] = -1;
+        g.grad[t] = g.lin[t] = -1;
     mark_paths(&g, tr);
     g.grad[tr->loss] = tr->seed;
     for (int i = tr->nforward - 1; i >= 0 && !g.st; i--) {
@@ -378,6 +436,8 @@ static mrt_status differentiate(mrt_spec_parser *p, const yaml_node_t *node)
         g.fwd.mark = mrt_spec_mark(mrt_spec_item(p, params, k));
         g.fwd.user = 0;
         int next = new_like(&g, name, tr->param[k]);
+        if (next >= 0)
+            s->tensor[next].grad_piece = 0; /* the parameter's layout */
         if (emit(&g, MRT_OP_MAP, MRT_MAP_AXPY, -tr->lr, tr->param[k],
                  tr->grad[k], next) >= 0)
             s->op[s->nops - 1].phase = MRT_PHASE_UPDATE;
@@ -390,6 +450,7 @@ done:
     free(g.pending);
     free(g.have);
     free(g.grad);
+    free(g.lin);
     return g.st;
 }
 

@@ -167,9 +167,26 @@ const char *mrt_spec_shape_str(const mrt_spec *s, const mrt_layout *l,
 /* Re-resolves every tensor of r->s into out[0..ntensors) (a copy of
  * r->s->tensor, or NULL to check only): tensors without their own layout
  * under rules, tensors with one kept, their axes moved by name onto
- * r->mesh when it is not r->s's mesh. */
+ * r->mesh when it is not r->s's mesh.  Tensors i with skip[i] (skip may
+ * be NULL) are left as they are: an alternative's entries place them. */
 mrt_status mrt_spec_rehome_all(const mrt_spec_resolver *r,
-                               const mrt_rule rules[], mrt_spec_tensor *out);
+                               const mrt_rule rules[], mrt_spec_tensor *out,
+                               const unsigned char *skip);
+/* What alternative l does to each tensor of s: [ntensors] entry index,
+ * MRT_ALT_FOLLOW (a tensor of the backward program or an update: it
+ * follows the tensor of its grad_like), or -1 (the alternative's rules);
+ * NULL when l has no entries or out of memory (*nomem then set).  The
+ * caller frees it. */
+#define MRT_ALT_FOLLOW (-2)
+int *mrt_spec_alt_targets(const mrt_spec *s, const mrt_spec_layout *l,
+                          int *nomem);
+/* Places the tensors alternative l's entries give a layout (targets
+ * from mrt_spec_alt_targets), into out[0..ntensors) already rehomed
+ * under l's rules; with out NULL, only checks each entry against the
+ * tensors it applies to (errors "under layout 'l', ..."). */
+mrt_status mrt_spec_alt_apply(const mrt_spec_resolver *r,
+                              const mrt_spec_layout *l, const int *targets,
+                              mrt_spec_tensor *out);
 
 /* ---- spec_planning.c: `network:` and `expect:` ------------------- */
 

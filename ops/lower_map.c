@@ -24,7 +24,9 @@
  * contribution.
  *
  * rename relabels the shard (its layout keeps its axes on the renamed
- * dim, pending sums included) and then moves to the result's home.
+ * dim, pending sums included) and then moves to the result's home; a
+ * pending sum stays pending there when the result may defer it (as
+ * through copy).
  */
 #include <string.h>
 
@@ -191,7 +193,7 @@ static mrt_status lower_reduce_max(mrt_plan *p, const mrt_spec *s, int op,
 
 static mrt_status lower_rename(mrt_plan *p, const mrt_spec *s, int op,
                                const mrt_layout *home, int allreduce_only,
-                               mrt_error *err)
+                               int may_defer, mrt_error *err)
 {
     const mrt_spec_op *o = &s->op[op];
     int from = p->tensor_value[o->in[0]];
@@ -206,8 +208,13 @@ static mrt_status lower_rename(mrt_plan *p, const mrt_spec *s, int op,
                    .out = v, .dim = -1, .dim2 = -1};
     if (mrt_plan_add_step(p, &st) < 0)
         return nomem(s, op, err);
+    /* a rename is linear: a pending sum rides through it to its one
+     * consumer (gradient contributions that reach a tensor through a
+     * rename are then summed with the others before one reduction) */
     mrt_layout target = *home;
     target.partial = 0;
+    if (may_defer && l.partial)
+        target = pending_over(target, l.partial);
     int fin = mrt_relayout_emit(p, op, v, &target, allreduce_only);
     if (fin < 0)
         return nomem(s, op, err);
@@ -225,7 +232,8 @@ mrt_status mrt_lower_local(mrt_plan *p, const mrt_spec *s, int op,
     case MRT_OP_REDUCE_MAX:
         return lower_reduce_max(p, s, op, home, allreduce_only, err);
     case MRT_OP_RENAME:
-        return lower_rename(p, s, op, home, allreduce_only, err);
+        return lower_rename(p, s, op, home, allreduce_only, may_defer,
+                            err);
     case MRT_OP_EINSUM:
     case MRT_OP_KIND_COUNT:
         break;
