@@ -20,14 +20,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "error.h"
 #include "layout.h"
 #include "mapfn.h"
 #include "meshrt.h"
 #include "name_index.h"
-
-typedef struct mrt_mark {
-    int line, column; /* 1-based; 0 = unknown */
-} mrt_mark;
 
 /* One layout rule: dim -> axes (major first), and where it was written. */
 typedef struct mrt_rule {
@@ -134,6 +131,8 @@ typedef struct mrt_train {
     int updated[MRT_MAX_PARAMS]; /* tensor ids of param - lr * grad */
     int nextra;        /* `grads:` inputs whose gradient is wanted */
     int extra[MRT_MAX_PARAMS], extra_grad[MRT_MAX_PARAMS];
+    mrt_mark param_mark[MRT_MAX_PARAMS], extra_mark[MRT_MAX_PARAMS];
+    mrt_mark loss_mark; /* where each was named */
     double lr;
     int64_t steps;
     int nforward;      /* ops 0..nforward-1 are the forward program */
@@ -215,11 +214,5 @@ mrt_status mrt_spec_derive(const mrt_spec *s, const mrt_rule *rules,
  * name is an MRT_E_USAGE error listing the names. */
 mrt_status mrt_spec_select_layout(const mrt_spec *s, const char *name,
                                   mrt_spec **out, mrt_error *err);
-
-/* Records an error at a position (the first error wins: does nothing if
- * err already holds one).  Returns code.  A NULL err is allowed. */
-mrt_status mrt_error_set(mrt_error *err, mrt_status code, const char *file,
-                         mrt_mark at, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
 
 #endif
