@@ -2,7 +2,8 @@
  * meshrt.h — the one public header of meshrt.
  *
  * meshrt runs einsum programs on a logical processor mesh, Mesh-TensorFlow
- * style.  A C user loads a spec (mrt_spec_load), plans it for a mesh
+ * style.  A C user loads a spec (mrt_spec_load) or builds the same
+ * program in code (mrt_ir_create ... mrt_ir_finish), plans it for a mesh
  * (mrt_plan_create: no MPI needed, any mesh size), prints or inspects the
  * plan, and runs it on MPI ranks (mrt_run).  Every function that can meet
  * bad input returns an mrt_status and fills an optional mrt_error; nothing

@@ -220,6 +220,13 @@ static mrt_status op_result(mrt_ir_call *c, const mrt_ir_op *o,
     int reduction = u->kind == MRT_U_REDUCE_SUM ||
                     u->kind == MRT_U_REDUCE_MAX ||
                     u->kind == MRT_U_REDUCE_MEAN;
+    if (u->kind != MRT_U_EINSUM && !(reduction && !o->nreduce)) {
+        if (!same_dim_set(&t->layout, &derived))
+            return mrt_ir_fail(c, MRT_E_SPEC, "%s makes other dims than the "
+                               "shape names", mrt_user_kinds[u->kind].name);
+        return MRT_OK;
+    }
+    /* an einsum's dims, or the dims a reduction keeps: from its inputs */
     for (int i = 0; i < t->layout.ndims; i++) {
         int found = 0;
         for (int k = 0; k < u->nin; k++)
@@ -230,11 +237,6 @@ static mrt_status op_result(mrt_ir_call *c, const mrt_ir_op *o,
                                "input", s->dim_name[t->layout.dim[i]],
                                t->name);
     }
-    if (u->kind == MRT_U_EINSUM || (reduction && !o->nreduce))
-        return MRT_OK;
-    if (!same_dim_set(&t->layout, &derived))
-        return mrt_ir_fail(c, MRT_E_SPEC, "%s makes other dims than the "
-                           "shape names", mrt_user_kinds[u->kind].name);
     return MRT_OK;
 }
 

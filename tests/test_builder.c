@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "meshrt.h"
 
@@ -242,6 +243,117 @@ START_TEST(transformer_as_yaml)
 }
 END_TEST
 
+/* The ops the examples leave out, each way its result can be named: a
+ * softmax and a layer norm with their own layouts, reductions by `dims`
+ * and by `shape`, a rename with a shape, scale, sub, mul, div, exp, log,
+ * neg, rsqrt, square, a relayout, softmax_cross_entropy with one-hot
+ * targets, and inits of every kind but files. */
+static const char other_ops_yaml[] =
+    "mesh: {data: 2, model: 2}\n"
+    "dims: {b: 8, d: 4, e: 4, c: 6}\n"
+    "layout: {b: data}\n"
+    "tensors:\n"
+    "  x: {shape: [b, d]}\n"
+    "  y: {shape: [b, d], init: {fill: 0.5}}\n"
+    "  z: {shape: [b, c], init: {fill: 1}, layout: {c: model}}\n"
+    "  k: {shape: [b], init: {labels: 4}}\n"
+    "  w: {shape: [d], init: {random: 3}}\n"
+    "ops:\n"
+    "  - {op: softmax, in: [x], dim: d, out: p, layout: {d: model}}\n"
+    "  - {op: layer_norm, in: [p], dim: d, out: n, eps: 0.001,"
+    " layout: {b: [data, model]}}\n"
+    "  - {op: reduce_mean, in: [n], dims: [b], out: m}\n"
+    "  - {op: reduce_max, in: [n], shape: [d], out: mx}\n"
+    "  - {op: reduce_sum, in: [n], out: total}\n"
+    "  - {op: rename, in: [n], from: d, to: e, out: r, shape: [b, e]}\n"
+    "  - {op: scale, in: [x], by: 2.5, out: s}\n"
+    "  - {op: sub, in: [s, y], out: s1}\n"
+    "  - {op: mul, in: [s1, w], out: s2}\n"
+    "  - {op: div, in: [s2, y], out: s3, shape: [d, b]}\n"
+    "  - {op: exp, in: [s3], out: s4}\n"
+    "  - {op: log, in: [s4], out: s5}\n"
+    "  - {op: neg, in: [s5], out: s6}\n"
+    "  - {op: square, in: [s6], out: s7}\n"
+    "  - {op: rsqrt, in: [s7], out: s8}\n"
+    "  - {op: relayout, in: [s8], out: s9, layout: {d: model}}\n"
+    "  - {op: softmax_cross_entropy, in: [z, z], dim: c, out: ce}\n"
+    "outputs: [m, mx, total, r, s9, ce]\n";
+
+START_TEST(other_ops_as_yaml)
+{
+    mrt_error err = {0};
+    mrt_ir *ir = mesh2x2(NULL, "data", "model");
+    const char *dims[] = {"b", "d", "e", "c"};
+    const int64_t sizes[] = {8, 4, 4, 6};
+    for (int i = 0; i < N(dims); i++)
+        ok(mrt_ir_add_dim(ir, dims[i], sizes[i], &err), &err);
+    ok(mrt_ir_set_rule(ir, &(mrt_ir_rule){"b", {"data"}}, &err), &err);
+    ok(mrt_ir_add_tensor(ir, &(mrt_ir_tensor){
+           .name = "x", SHAPE("b", "d")}, &err), &err);
+    ok(mrt_ir_add_tensor(ir, &(mrt_ir_tensor){
+           .name = "y", SHAPE("b", "d"), .init = MRT_IR_INIT_FILL,
+           .value = 0.5}, &err), &err);
+    ok(mrt_ir_add_tensor(ir, &(mrt_ir_tensor){
+           .name = "z", SHAPE("b", "c"), .init = MRT_IR_INIT_ONES,
+           .nlayout = 1, .layout = &(mrt_ir_rule){"c", {"model"}}}, &err),
+       &err);
+    ok(mrt_ir_add_tensor(ir, &(mrt_ir_tensor){
+           .name = "k", SHAPE("b"), .init = MRT_IR_INIT_LABELS,
+           .value = 4}, &err), &err);
+    ok(mrt_ir_add_tensor(ir, &(mrt_ir_tensor){
+           .name = "w", SHAPE("d"), .init = MRT_IR_INIT_RANDOM, .seed = 3},
+           &err), &err);
+    op(ir, (mrt_ir_op){.kind = MRT_IR_SOFTMAX, {"x"}, "p", .dim = "d",
+                       .nlayout = 1,
+                       .layout = &(mrt_ir_rule){"d", {"model"}}});
+    op(ir, (mrt_ir_op){.kind = MRT_IR_LAYER_NORM, {"p"}, "n", .dim = "d",
+                       .c = 0.001, .nlayout = 1,
+                       .layout = &(mrt_ir_rule){"b", {"data", "model"}}});
+    op(ir, (mrt_ir_op){.kind = MRT_IR_REDUCE_MEAN, {"n"}, "m", .nreduce = 1,
+                       .reduce = (const char *[]){"b"}});
+    op(ir, (mrt_ir_op){.kind = MRT_IR_REDUCE_MAX, {"n"}, "mx", SHAPE("d")});
+    op(ir, (mrt_ir_op){.kind = MRT_IR_REDUCE_SUM, {"n"}, "total"});
+    op(ir, (mrt_ir_op){.kind = MRT_IR_RENAME, {"n"}, "r", SHAPE("b", "e"),
+                       .dim = "d", .to = "e"});
+    op(ir, (mrt_ir_op){.kind = MRT_IR_SCALE, {"x"}, "s", .c = 2.5});
+    op(ir, (mrt_ir_op){.kind = MRT_IR_SUB, {"s", "y"}, "s1"});
+    op(ir, (mrt_ir_op){.kind = MRT_IR_MUL, {"s1", "w"}, "s2"});
+    op(ir, (mrt_ir_op){.kind = MRT_IR_DIV, {"s2", "y"}, "s3",
+                       SHAPE("d", "b")});
+    op(ir, (mrt_ir_op){.kind = MRT_IR_EXP, {"s3"}, "s4"});
+    op(ir, (mrt_ir_op){.kind = MRT_IR_LOG, {"s4"}, "s5"});
+    op(ir, (mrt_ir_op){.kind = MRT_IR_NEG, {"s5"}, "s6"});
+    op(ir, (mrt_ir_op){.kind = MRT_IR_SQUARE, {"s6"}, "s7"});
+    op(ir, (mrt_ir_op){.kind = MRT_IR_RSQRT, {"s7"}, "s8"});
+    op(ir, (mrt_ir_op){.kind = MRT_IR_RELAYOUT, {"s8"}, "s9", .nlayout = 1,
+                       .layout = &(mrt_ir_rule){"d", {"model"}}});
+    op(ir, (mrt_ir_op){.kind = MRT_IR_SOFTMAX_CE, {"z", "z"}, "ce",
+                       .dim = "c"});
+    const char *outs[] = {"m", "mx", "total", "r", "s9", "ce"};
+    ok(mrt_ir_set_outputs(ir, N(outs), outs, &err), &err);
+    mrt_spec *spec = NULL;
+    ok(mrt_ir_finish(ir, &spec, &err), &err);
+    mrt_ir_destroy(ir);
+    /* the file is called "program", the name mrt_ir_create gives */
+    char dir[] = "/tmp/mrt_test_builder_XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char file[64];
+    snprintf(file, sizeof file, "%s/program", dir);
+    FILE *f = fopen(file, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(other_ops_yaml, f);
+    fclose(f);
+    char *cwd = getcwd(NULL, 0);
+    ck_assert_ptr_nonnull(cwd);
+    ck_assert_int_eq(chdir(dir), 0);
+    same_plans(spec, "program");
+    ck_assert_int_eq(chdir(cwd), 0);
+    free(cwd);
+    unlink(file);
+    rmdir(dir);
+}
+END_TEST
+
 /* A builder with dims batch (8), d (4) and e (4) on a 2x2 mesh, inputs
  * x [batch, d] and w [d, e]. */
 static mrt_ir *small(void)
@@ -360,6 +472,7 @@ int main(void)
     tcase_add_test(tc, mlp_as_yaml);
     tcase_add_test(tc, attention_as_yaml);
     tcase_add_test(tc, transformer_as_yaml);
+    tcase_add_test(tc, other_ops_as_yaml);
     tcase_add_test(tc, errors_name_call_and_argument);
     tcase_add_test(tc, errors_of_training);
     suite_add_tcase(s, tc);
