@@ -1,12 +1,14 @@
 /*
- * spec.h — a parsed and validated spec (the YAML file of docs/spec.md).
+ * spec.h — the program (the IR): a validated spec with no YAML in it,
+ * the planner's input.
  *
- * mrt_spec_load (layout/spec_parse.c) reads the YAML with libyaml's
- * document API, resolves every name (dims, mesh axes, tensors) and checks
- * everything that can be checked before planning: shapes, layouts (no axis
- * twice, sizes divisible by their axes), sizes that overflow, init files.
- * Every entity keeps the position (1-based line, column) of the YAML node
- * it came from, so later passes can still point at the line.
+ * Two front ends make one: the YAML loader (mrt_spec_load, yaml/), and
+ * the C builder of meshrt.h (ir/build.c).  Either resolves every name
+ * (dims, mesh axes, tensors) and checks everything that can be checked
+ * before planning: shapes, layouts (no axis twice, sizes divisible by
+ * their axes), sizes that overflow, init files.  Every entity keeps the
+ * position (1-based line, column) of the YAML node it came from ({0, 0}
+ * when built in C), so later passes can still point at the line.
  *
  * Tensors are numbered inputs first (in file order), then op outputs in op
  * order; op i makes tensor `out`.  Every tensor has a resolved home
@@ -177,13 +179,6 @@ struct mrt_spec {
     double net_bandwidth_Bps[MRT_MAX_AXES];
     mrt_mark net_mark[MRT_MAX_AXES];
 };
-
-/* mrt_spec_load over text[0..len) already in memory (no NUL needed):
- * path names the spec in errors and its folder resolves relative `file:`
- * paths, but is not read.  Same ownership and errors as mrt_spec_load. */
-mrt_status mrt_spec_load_text(const char *path, const char *text, size_t len,
-                              const char *mesh_override, mrt_spec **out,
-                              mrt_error *err);
 
 /* Tensor id by name, or -1 (hashed: specs may have 10,000s of ops). */
 int mrt_spec_find_tensor(const mrt_spec *s, const char *name);

@@ -20,6 +20,7 @@
 #include <yaml.h>
 
 #include "ir.h"
+#include "spec_load.h"
 
 typedef struct mrt_spec_parser {
     yaml_document_t *doc;
@@ -154,7 +155,7 @@ mrt_status mrt_spec_parse_shape(mrt_spec_parser *p, const yaml_node_t *n,
 /* The `tensors:` mapping: appends one tensor per entry. */
 mrt_status mrt_spec_parse_tensors(mrt_spec_parser *p, const yaml_node_t *map);
 
-/* ---- spec_ops.c and spec_train.c: ops, outputs, training ---------------- */
+/* ---- spec_ops.c and spec_train.c: ops, outputs, training ---------- */
 
 /* The `train:` mapping, once the ops are parsed: appends the backward
  * program and the updates (ir/grad.c). */
