@@ -2,7 +2,8 @@
  * meshrt.h — the one public header of meshrt.
  *
  * meshrt runs einsum programs on a logical processor mesh, Mesh-TensorFlow
- * style.  A C user loads a spec (mrt_spec_load), plans it for a mesh
+ * style.  A C user loads a spec (mrt_spec_load) or builds the same
+ * program in code (mrt_ir_create ... mrt_ir_finish), plans it for a mesh
  * (mrt_plan_create: no MPI needed, any mesh size), prints or inspects the
  * plan, and runs it on MPI ranks (mrt_run).  Every function that can meet
  * bad input returns an mrt_status and fills an optional mrt_error; nothing
@@ -70,6 +71,152 @@ typedef struct mrt_spec mrt_spec; /* a parsed, validated spec */
 MRT_API mrt_status mrt_spec_load(const char *path, const char *mesh_override,
                                  mrt_spec **out, mrt_error *err);
 MRT_API void mrt_spec_destroy(mrt_spec *spec);
+
+/* ---- building a program in code ---------------------------------- */
+
+/* The same program a YAML spec describes, built by calls instead of
+ * read from a file: a mesh, named dims, global layout rules, input
+ * tensors, ops, outputs and optionally a training block.  Each call
+ * checks what it is given as the YAML loader checks a spec (the same
+ * rules, the same op expansion and reverse mode) and, on bad input,
+ * returns MRT_E_SPEC (MRT_E_USAGE for NULL or missing arguments, MRT_E_IO
+ * for an unreadable file, MRT_E_NOMEM) with a message that names the
+ * call and the argument, e.g.
+ *
+ *   mrt_ir_add_tensor: argument 'shape': dim 'foo' not declared
+ *
+ * (no file, line or column).  The first error sticks: every later call
+ * on the same builder returns it again without doing anything, so a
+ * program can be written as a list of calls and checked once, at
+ * mrt_ir_finish.  Names are [A-Za-z_][A-Za-z0-9_]*, shorter than 64.
+ * Every string and array passed in is borrowed for the call only.
+ *
+ * Order: mrt_ir_create; mrt_ir_set_dtype, mrt_ir_add_dim and
+ * mrt_ir_set_rule before the first tensor; mrt_ir_add_tensor (the
+ * inputs) before the first op; mrt_ir_add_op in program order;
+ * mrt_ir_set_train after the last op; mrt_ir_set_outputs at any time;
+ * mrt_ir_finish; mrt_ir_destroy (always, also after mrt_ir_finish or an
+ * error).  docs/api_builder.md has an example. */
+
+typedef struct mrt_ir mrt_ir; /* a program being built */
+
+/* The ops a program may use (docs/spec.md describes each). */
+typedef enum mrt_ir_kind {
+    MRT_IR_EINSUM = 0,
+    MRT_IR_ADD, MRT_IR_SUB, MRT_IR_MUL, MRT_IR_DIV,
+    MRT_IR_RELU, MRT_IR_GELU, MRT_IR_TANH, MRT_IR_EXP, MRT_IR_LOG,
+    MRT_IR_NEG, MRT_IR_RSQRT, MRT_IR_SQUARE, MRT_IR_SCALE,
+    MRT_IR_REDUCE_SUM, MRT_IR_REDUCE_MAX, MRT_IR_REDUCE_MEAN,
+    MRT_IR_SOFTMAX, MRT_IR_LAYER_NORM,
+    MRT_IR_RENAME, MRT_IR_RELAYOUT,
+    MRT_IR_MSE, MRT_IR_SOFTMAX_CE,
+    MRT_IR_KIND_COUNT
+} mrt_ir_kind;
+
+/* One layout rule: dim -> mesh axes, major first, up to the first NULL
+ * (none: replicated).  {"batch", {"data", "model"}} is YAML's
+ * `batch: [data, model]`. */
+#define MRT_IR_MAX_AXES 8
+typedef struct mrt_ir_rule {
+    const char *dim;
+    const char *axes[MRT_IR_MAX_AXES];
+} mrt_ir_rule;
+
+/* How an input tensor is filled. */
+typedef enum mrt_ir_init {
+    MRT_IR_INIT_DEFAULT = 0, /* random, seeded by the tensor's name */
+    MRT_IR_INIT_RANDOM,      /* uniform in [-1, 1), seeded by `seed` */
+    MRT_IR_INIT_ZEROS,
+    MRT_IR_INIT_ONES,
+    MRT_IR_INIT_FILL,        /* every element `value` */
+    MRT_IR_INIT_LABELS,      /* integer class labels in [0, value) */
+    MRT_IR_INIT_FILE,        /* the .npy file `file` */
+    MRT_IR_INIT_COUNT
+} mrt_ir_init;
+
+/* An input tensor (YAML: an entry of `tensors:`).  Zero fields take the
+ * defaults. */
+typedef struct mrt_ir_tensor {
+    const char *name;
+    int ndims;                 /* dims, by name, in storage order */
+    const char *const *shape;
+    int nlayout;               /* its own layout rules; 0: the global */
+    const mrt_ir_rule *layout;
+    mrt_ir_init init;
+    uint64_t seed;             /* MRT_IR_INIT_RANDOM */
+    double value;              /* FILL: the value; LABELS: the classes */
+    const char *file;          /* FILE: a .npy path (relative: to the
+                                  current folder) */
+} mrt_ir_tensor;
+
+/* An op (YAML: an item of `ops:`). */
+typedef struct mrt_ir_op {
+    mrt_ir_kind kind;
+    const char *in[2];         /* one or two tensors made before */
+    const char *out;           /* the new tensor's name */
+    int ndims;                 /* einsum: the result's dims; others:
+                                  optional, the result's dims in another
+                                  order (reductions: the dims kept) */
+    const char *const *shape;
+    const char *dim;           /* softmax, layer_norm,
+                                  softmax_cross_entropy: the dim;
+                                  rename: the dim renamed */
+    const char *to;            /* rename: its new name */
+    int nreduce;               /* reduce_*: the dims reduced (0: all, or
+                                  those `shape` leaves out) */
+    const char *const *reduce;
+    double c;                  /* scale: the factor; layer_norm: eps
+                                  (0: 1e-5) */
+    int nlayout;               /* its own layout (for the result and
+                                  what the op makes inside); 0: global */
+    const mrt_ir_rule *layout;
+} mrt_ir_op;
+
+/* `train:`: one SGD step per run; the backward program is derived by
+ * reverse-mode differentiation when this is called. */
+typedef struct mrt_ir_train {
+    const char *loss;          /* a scalar made by an op */
+    int nparams;               /* inputs to train (at most 64) */
+    const char *const *params;
+    int ngrads;                /* inputs whose gradient is wanted too */
+    const char *const *grads;
+    double lr;                 /* 0: 0.01 */
+    int64_t steps;             /* 0: 1 */
+} mrt_ir_train;
+
+/* A new builder on a mesh of naxes axes (axis[i] of size size[i], row
+ * major, first axis major).  name is what errors and the plan call the
+ * program (NULL: "program").  The caller owns *out (mrt_ir_destroy). */
+MRT_API mrt_status mrt_ir_create(const char *name, int naxes,
+                                 const char *const *axis,
+                                 const int64_t *size, mrt_ir **out,
+                                 mrt_error *err);
+MRT_API void mrt_ir_destroy(mrt_ir *ir);
+/* "float32" (the default) or "float64". */
+MRT_API mrt_status mrt_ir_set_dtype(mrt_ir *ir, const char *dtype,
+                                    mrt_error *err);
+MRT_API mrt_status mrt_ir_add_dim(mrt_ir *ir, const char *name, int64_t size,
+                                  mrt_error *err);
+/* A global layout rule (YAML: an entry of the top-level `layout:`). */
+MRT_API mrt_status mrt_ir_set_rule(mrt_ir *ir, const mrt_ir_rule *rule,
+                                   mrt_error *err);
+MRT_API mrt_status mrt_ir_add_tensor(mrt_ir *ir, const mrt_ir_tensor *t,
+                                     mrt_error *err);
+MRT_API mrt_status mrt_ir_add_op(mrt_ir *ir, const mrt_ir_op *op,
+                                 mrt_error *err);
+/* The tensors the program returns (default: the last op's result; with
+ * training, also the loss, the gradients and the updated params). */
+MRT_API mrt_status mrt_ir_set_outputs(mrt_ir *ir, int n,
+                                      const char *const *names,
+                                      mrt_error *err);
+MRT_API mrt_status mrt_ir_set_train(mrt_ir *ir, const mrt_ir_train *t,
+                                    mrt_error *err);
+/* The program, checked and complete, as a spec the caller owns
+ * (mrt_spec_destroy): plan it with mrt_plan_create like a loaded one.
+ * The builder is then empty: only mrt_ir_destroy may follow. */
+MRT_API mrt_status mrt_ir_finish(mrt_ir *ir, mrt_spec **out, mrt_error *err);
+
+/* ---- end of building a program in code ---------------------------- */
 
 /* ---- plans -------------------------------------------------------- */
 

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "meshrt.h"
-#include "spec.h"
+#include "error.h"
 
 static const char *const status_names[] = {
     [MRT_OK] = "ok",

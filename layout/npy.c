@@ -34,7 +34,7 @@
 #include <unistd.h>
 
 #include "output.h"
-#include "spec.h"
+#include "error.h"
 
 #define NPY_MAGIC "\x93NUMPY"
 #define NPY_MAGIC_LEN 6

@@ -28,7 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "spec.h"
+#include "error.h"
 
 #define TMP_RANDOM 12 /* characters of [0-9A-Za-z]: 71 bits */
 #define TMP_TRIES 64

@@ -54,7 +54,7 @@
 #include "output.h"
 #include "profile_io.h"
 #include "yaml_error.h"
-#include "spec.h"
+#include "error.h"
 
 #define PROFILE_FILE_MAX (1L << 20) /* a profile is a few hundred bytes */
 #define PROFILE_DEPTH_MAX 32        /* it needs 3 levels (plus measured:) */

@@ -4,7 +4,7 @@
  */
 #include "yaml_error.h"
 
-#include "spec.h"
+#include "error.h"
 
 /* The 1-based position of byte offset in text (libyaml gives reader
  * errors, such as bad UTF-8, an offset but no mark). */

@@ -15,7 +15,7 @@
 
 #include "grow.h"
 #include "name_index.h"
-#include "spec.h"
+#include "error.h"
 #include "yaml_error.h"
 
 /* A failure of composition, worded and placed as libyaml's loader does. */

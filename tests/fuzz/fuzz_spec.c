@@ -43,6 +43,7 @@
 #include "fuzz.h"
 #include "plan.h"
 #include "spec.h"
+#include "spec_load.h"
 
 #ifndef MRT_FUZZ_SPEC_PATH
 #define MRT_FUZZ_SPEC_PATH "fuzz.yaml"

@@ -1,5 +1,5 @@
 /*
- * spec_expand.c — a spec op becomes primitive ops (spec.h): einsums,
+ * expand.c — an op of the program becomes primitive ops (spec.h): einsums,
  * elementwise maps, reduce_max and rename.
  *
  * The simple ops are one primitive each: add is a map, reduce_sum an
@@ -27,23 +27,23 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "spec_parse.h"
+#include "ir.h"
 
 /* A tensor the expansion makes: named "<out>:<suffix>", with dims[]. */
 static int tmp(mrt_user_op *u, const char *suffix, const int *dims, int nd,
                mrt_status *st)
 {
-    mrt_spec *s = u->p->spec;
+    mrt_spec *s = u->s;
     char name[MRT_NAME_MAX];
     if (*st) /* an earlier piece failed: keep its error */
         return -1;
     snprintf(name, sizeof name, "%.40s:%s", u->out.name, suffix);
     int id = mrt_spec_add_tensor(s, name, dims, nd, -1, u->out.mark);
     if (id < 0) {
-        *st = mrt_spec_nomem(u->p);
+        *st = mrt_ir_nomem(u->s, u->err);
         return -1;
     }
-    const mrt_spec_resolver r = {s, &s->mesh, NULL, u->p->err};
+    const mrt_spec_resolver r = {s, &s->mesh, NULL, u->err};
     s->tensor[id].own_layout = u->own;
     *st = mrt_spec_apply_rules(&r, &s->tensor[id], u->rules, u->own);
     return *st ? -1 : id;
@@ -52,13 +52,13 @@ static int tmp(mrt_user_op *u, const char *suffix, const int *dims, int nd,
 /* The result itself, appended once the tensors before it are. */
 static int result(mrt_user_op *u, mrt_status *st)
 {
-    mrt_spec *s = u->p->spec;
+    mrt_spec *s = u->s;
     if (*st)
         return -1;
     int id = mrt_spec_add_tensor(s, u->out.name, u->out.layout.dim,
                                  u->out.layout.ndims, -1, u->out.mark);
     if (id < 0) {
-        *st = mrt_spec_nomem(u->p);
+        *st = mrt_ir_nomem(u->s, u->err);
         return -1;
     }
     s->tensor[id] = u->out;
@@ -72,14 +72,14 @@ static int emit(mrt_user_op *u, mrt_op_kind kind, mrt_map_fn fn, double c,
 {
     if (*st || a < 0 || out < 0 || (b == -2))
         return -1;
-    mrt_spec_op op = {.kind = kind, .mark = mrt_spec_mark(u->node),
+    mrt_spec_op op = {.kind = kind, .mark = u->mark,
                       .nin = b >= 0 ? 2 : 1, .in = {a, b >= 0 ? b : 0},
                       .in_mark = {u->in_mark[0], u->in_mark[1]}, .out = out,
                       .expect = {-1, -1, {0, 0}}, .fn = fn, .c = c,
                       .from_dim = u->dim, .to_dim = u->to_dim,
                       .phase = MRT_PHASE_FORWARD, .user = u->number};
-    if (mrt_spec_add_op(u->p->spec, &op) < 0) {
-        *st = mrt_spec_nomem(u->p);
+    if (mrt_spec_add_op(u->s, &op) < 0) {
+        *st = mrt_ir_nomem(u->s, u->err);
         return -1;
     }
     return out;
@@ -132,7 +132,7 @@ static int mean(mrt_user_op *u, int x, const int *dims, int nd,
     if (*st || x < 0) /* an earlier piece failed: stop */
         return -1;
     snprintf(sum_name, sizeof sum_name, "%s_sum", suffix);
-    double n = reduced_count(u->p->spec, x, dims, nd);
+    double n = reduced_count(u->s, x, dims, nd);
     int sum = tmp(u, sum_name, dims, nd, st);
     sum = emit(u, MRT_OP_EINSUM, MRT_MAP_COPY, 0, x, -1, sum, st);
     if (out == -3 && sum >= 0)
@@ -145,13 +145,13 @@ static int mean(mrt_user_op *u, int x, const int *dims, int nd,
 /* max over d (no gradient), and x - max: the stable shift of softmax. */
 static int shifted(mrt_user_op *u, int x, int d, mrt_status *st)
 {
-    const mrt_spec *s = u->p->spec;
+    const mrt_spec *s = u->s;
     int rest[MRT_MAX_DIMS], nr;
     dims_without(s, x, d, rest, &nr);
     int m = tmp(u, "max", rest, nr, st);
     m = emit(u, MRT_OP_REDUCE_MAX, MRT_MAP_COPY, 0, x, -1, m, st);
     if (m >= 0)
-        u->p->spec->op[u->p->spec->nops - 1].no_grad = 1;
+        u->s->op[u->s->nops - 1].no_grad = 1;
     int z = tmp(u, "shifted", s->tensor[x].layout.dim,
                 s->tensor[x].layout.ndims, st);
     return map2(u, MRT_MAP_SUB, x, m, z, st);
@@ -161,7 +161,7 @@ static int shifted(mrt_user_op *u, int x, int d, mrt_status *st)
  * and the sum of e over d, which it returns. */
 static int exp_sum(mrt_user_op *u, int *z, int *e, mrt_status *st)
 {
-    const mrt_spec *s = u->p->spec;
+    const mrt_spec *s = u->s;
     int x = u->in[0], rest[MRT_MAX_DIMS], nr;
     /* (copies: s->tensor moves as the pieces are added) */
     int dims[MRT_MAX_DIMS], nd = s->tensor[x].layout.ndims;
@@ -184,7 +184,7 @@ static mrt_status softmax(mrt_user_op *u)
 static mrt_status layer_norm(mrt_user_op *u)
 {
     mrt_status st = MRT_OK;
-    const mrt_spec *s = u->p->spec;
+    const mrt_spec *s = u->s;
     int x = u->in[0], rest[MRT_MAX_DIMS], nr;
     int dims[MRT_MAX_DIMS], nd = s->tensor[x].layout.ndims;
     memcpy(dims, s->tensor[x].layout.dim, sizeof dims);
@@ -205,7 +205,7 @@ static mrt_status layer_norm(mrt_user_op *u)
 static mrt_status mse(mrt_user_op *u)
 {
     mrt_status st = MRT_OK;
-    const mrt_layout *l = &u->p->spec->tensor[u->in[0]].layout;
+    const mrt_layout *l = &u->s->tensor[u->in[0]].layout;
     int dims[MRT_MAX_DIMS], nd = l->ndims;
     memcpy(dims, l->dim, sizeof dims);
     int d = map2(u, MRT_MAP_SUB, u->in[0], u->in[1],
@@ -219,7 +219,7 @@ static mrt_status mse(mrt_user_op *u)
 static mrt_status cross_entropy(mrt_user_op *u)
 {
     mrt_status st = MRT_OK;
-    const mrt_spec *s = u->p->spec;
+    const mrt_spec *s = u->s;
     int x = u->in[0], t = u->in[1], rest[MRT_MAX_DIMS], nr;
     int dims[MRT_MAX_DIMS], nd = s->tensor[x].layout.ndims;
     memcpy(dims, s->tensor[x].layout.dim, sizeof dims);
@@ -230,7 +230,7 @@ static mrt_status cross_entropy(mrt_user_op *u)
         int hot = tmp(u, "one_hot", dims, nd, &st);
         t = emit(u, MRT_OP_MAP, MRT_MAP_ONE_HOT, 0, t, -1, hot, &st);
         if (t >= 0)
-            u->p->spec->op[u->p->spec->nops - 1].from_dim = u->dim;
+            u->s->op[u->s->nops - 1].from_dim = u->dim;
     }
     int picked = emit(u, MRT_OP_EINSUM, MRT_MAP_COPY, 0, t, z,
                       tmp(u, "picked", rest, nr, &st), &st);
@@ -267,9 +267,9 @@ static mrt_status simple(mrt_user_op *u)
     return st;
 }
 
-mrt_status mrt_spec_expand(mrt_user_op *u)
+mrt_status mrt_ir_expand(mrt_user_op *u)
 {
-    mrt_spec *s = u->p->spec;
+    mrt_spec *s = u->s;
     int first = s->nops;
     mrt_status st;
     switch (u->kind) {

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "grow.h"
-#include "spec.h"
+#include "ir.h"
 #include "work.h"
 
 static const char *tensor_name(const void *ctx, int id)
@@ -97,6 +97,37 @@ mrt_status mrt_spec_index_dim(mrt_spec *s, int id)
     return mrt_name_index_add(&s->dim_index, s->dim_name[id], id, dim_name, s)
                ? MRT_E_NOMEM
                : MRT_OK;
+}
+
+mrt_status mrt_ir_nomem(const mrt_spec *s, mrt_error *err)
+{
+    return mrt_error_set(err, MRT_E_NOMEM, s->path, (mrt_mark){0, 0},
+                         "out of memory");
+}
+
+mrt_status mrt_ir_add_train_outputs(mrt_spec *s, char *listed,
+                                    mrt_error *err)
+{
+    const mrt_train *tr = &s->train;
+    int more = 1 + 2 * tr->nparams + tr->nextra;
+    int *o = realloc(s->output, (size_t)(s->noutputs + more) * sizeof *o);
+    if (!o)
+        return mrt_ir_nomem(s, err);
+    s->output = o;
+    int add[1 + 3 * MRT_MAX_PARAMS], n = 0;
+    add[n++] = tr->loss;
+    for (int k = 0; k < tr->nparams; k++)
+        add[n++] = tr->grad[k];
+    for (int k = 0; k < tr->nextra; k++)
+        add[n++] = tr->extra_grad[k];
+    for (int k = 0; k < tr->nparams; k++)
+        add[n++] = tr->updated[k];
+    for (int j = 0; j < n; j++)
+        if (!listed[add[j]]) {
+            listed[add[j]] = 1;
+            s->output[s->noutputs++] = add[j];
+        }
+    return MRT_OK;
 }
 
 void mrt_spec_destroy(mrt_spec *spec)

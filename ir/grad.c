@@ -1,6 +1,7 @@
 /*
- * spec_grad.c — `train:`: the backward program by reverse-mode
- * differentiation of the primitive ops, and the SGD update.
+ * grad.c — reverse mode: `train:` (or mrt_ir_set_train) makes the
+ * backward program by reverse-mode differentiation of the primitive ops,
+ * and the SGD update.  It reads only the IR (spec.h), never YAML.
  *
  *   train: {loss: L, params: [w1, w2], lr: 0.01, steps: 5, grads: [x]}
  *
@@ -31,13 +32,11 @@
 #include <string.h>
 
 #include "grad_names.h"
-#include "spec_parse.h"
-
-static const char *const train_keys[] = {"loss", "params", "lr", "steps",
-                                         "grads", NULL};
+#include "ir.h"
 
 typedef struct grad_ctx {
-    mrt_spec_parser *p;
+    mrt_spec *s;
+    mrt_error *err;
     int *need;    /* [tensor] depends on a parameter */
     int *reach;   /* [tensor] the loss depends on it */
     int *pending; /* [tensor] contributions still to come */
@@ -55,14 +54,14 @@ typedef struct grad_ctx {
  * and dims in like's order. */
 static int new_like(grad_ctx *g, const char *name, int like)
 {
-    mrt_spec *s = g->p->spec;
+    mrt_spec *s = g->s;
     if (g->st)
         return -1;
     mrt_spec_tensor t = s->tensor[like];
     int id = mrt_spec_add_tensor(s, name, t.layout.dim, t.layout.ndims, -1,
                                  g->fwd.mark);
     if (id < 0) {
-        g->st = mrt_spec_nomem(g->p);
+        g->st = mrt_ir_nomem(g->s, g->err);
         return -1;
     }
     s->tensor[id].layout = t.layout;
@@ -86,8 +85,8 @@ static int emit(grad_ctx *g, mrt_op_kind kind, mrt_map_fn fn, double c,
                       .expect = {-1, -1, {0, 0}}, .fn = fn, .c = c,
                       .from_dim = -1, .to_dim = -1,
                       .phase = MRT_PHASE_BACKWARD, .user = g->fwd.user};
-    if (mrt_spec_add_op(g->p->spec, &op) < 0) {
-        g->st = mrt_spec_nomem(g->p);
+    if (mrt_spec_add_op(g->s, &op) < 0) {
+        g->st = mrt_ir_nomem(g->s, g->err);
         return -1;
     }
     return out;
@@ -97,9 +96,9 @@ static int emit(grad_ctx *g, mrt_op_kind kind, mrt_map_fn fn, double c,
 static int unique_name(grad_ctx *g, const char *stem, int first,
                        char name[MRT_NAME_MAX])
 {
-    if (mrt_grad_names_make(&g->names, g->p->spec, stem, first, name) == 0)
+    if (mrt_grad_names_make(&g->names, g->s, stem, first, name) == 0)
         return 0;
-    g->st = mrt_spec_nomem(g->p);
+    g->st = mrt_ir_nomem(g->s, g->err);
     return -1;
 }
 
@@ -109,7 +108,7 @@ static int scratch(grad_ctx *g, int like, const char *what)
     char stem[MRT_NAME_MAX], name[MRT_NAME_MAX];
     if (g->st)
         return -1;
-    snprintf(stem, sizeof stem, "grad:%.40s:%s", g->p->spec->tensor[like].name,
+    snprintf(stem, sizeof stem, "grad:%.40s:%s", g->s->tensor[like].name,
              what);
     if (unique_name(g, stem, 1, name))
         return -1;
@@ -132,7 +131,7 @@ static int same_dims(const mrt_spec *s, int a, int b)
  * with neg, negated. */
 static int onto(grad_ctx *g, int t, int x, int neg)
 {
-    const mrt_spec *s = g->p->spec;
+    const mrt_spec *s = g->s;
     if (!same_dims(s, t, x))
         t = emit(g, MRT_OP_EINSUM, MRT_MAP_COPY, 0, t, -1,
                  scratch(g, x, neg ? "sum" : "d"));
@@ -144,7 +143,7 @@ static int onto(grad_ctx *g, int t, int x, int neg)
  * gradient of its input k. */
 static int contribution(grad_ctx *g, int k, int dc)
 {
-    const mrt_spec *s = g->p->spec;
+    const mrt_spec *s = g->s;
     const mrt_spec_op *o = &g->fwd;
     int x = o->in[k], c = o->out;
     int other = o->nin > 1 ? o->in[1 - k] : -1;
@@ -168,20 +167,20 @@ static int contribution(grad_ctx *g, int k, int dc)
         snprintf(stem, sizeof stem, "grad:%.40s:part", s->tensor[x].name);
         int part = g->st || unique_name(g, stem, 1, name)
                        ? -1
-                       : mrt_spec_add_tensor(g->p->spec, name, dims, nd, -1,
+                       : mrt_spec_add_tensor(g->s, name, dims, nd, -1,
                                              o->mark);
         if (part < 0 && !g->st)
-            g->st = mrt_spec_nomem(g->p);
+            g->st = mrt_ir_nomem(g->s, g->err);
         if (part >= 0) { /* x's layout, on the dims it keeps */
-            mrt_spec_tensor *pt = &g->p->spec->tensor[part];
-            const mrt_layout *xl2 = &g->p->spec->tensor[x].layout;
+            mrt_spec_tensor *pt = &g->s->tensor[part];
+            const mrt_layout *xl2 = &g->s->tensor[x].layout;
             for (int i = 0; i < pt->layout.ndims; i++) {
                 int j = mrt_layout_find_dim(xl2, pt->layout.dim[i]);
                 pt->layout.naxes[i] = xl2->naxes[j];
                 memcpy(pt->layout.axes[i], xl2->axes[j],
                        sizeof pt->layout.axes[i]);
             }
-            pt->own_layout = g->p->spec->tensor[x].own_layout;
+            pt->own_layout = g->s->tensor[x].own_layout;
             pt->grad_like = 1 + x;
             pt->grad_piece = 1;
         }
@@ -199,8 +198,8 @@ static int contribution(grad_ctx *g, int k, int dc)
         int r = scratch(g, x, "d");
         int id = emit(g, MRT_OP_RENAME, MRT_MAP_COPY, 0, dc, -1, r);
         if (id >= 0) {
-            g->p->spec->op[g->p->spec->nops - 1].from_dim = o->to_dim;
-            g->p->spec->op[g->p->spec->nops - 1].to_dim = o->from_dim;
+            g->s->op[g->s->nops - 1].from_dim = o->to_dim;
+            g->s->op[g->s->nops - 1].to_dim = o->from_dim;
         }
         return id;
     }
@@ -296,7 +295,7 @@ static int may_pend(const mrt_spec *s, int t, int depth)
  * there is no sum yet). */
 static int add_to(grad_ctx *g, int x, int sum, int t)
 {
-    mrt_spec *s = g->p->spec;
+    mrt_spec *s = g->s;
     char stem[MRT_NAME_MAX], name[MRT_NAME_MAX];
     if (sum < 0 || t < 0)
         return sum < 0 ? t : sum;
@@ -314,7 +313,7 @@ static int add_to(grad_ctx *g, int x, int sum, int t)
  * must reduce the pending one first). */
 static void accumulate(grad_ctx *g, int x, int t)
 {
-    mrt_spec *s = g->p->spec;
+    mrt_spec *s = g->s;
     if (t < 0)
         return;
     g->have[x]++;
@@ -331,10 +330,10 @@ static void accumulate(grad_ctx *g, int x, int t)
         snprintf(name, sizeof name, "grad:%.40s", s->tensor[x].name);
         if (mrt_spec_find_tensor(s, name) < 0) {
             if (mrt_grad_names_release(&g->names, s->tensor[t].name))
-                g->st = mrt_spec_nomem(g->p);
+                g->st = mrt_ir_nomem(g->s, g->err);
             snprintf(s->tensor[t].name, sizeof s->tensor[t].name, "%s", name);
             if (mrt_spec_index_tensor(s, t))
-                g->st = mrt_spec_nomem(g->p);
+                g->st = mrt_ir_nomem(g->s, g->err);
         }
     }
 }
@@ -343,7 +342,7 @@ static void accumulate(grad_ctx *g, int x, int t)
  * on (reach), and how many contributions each gradient will get. */
 static void mark_paths(grad_ctx *g, const mrt_train *tr)
 {
-    const mrt_spec *s = g->p->spec;
+    const mrt_spec *s = g->s;
     for (int k = 0; k < tr->nparams; k++)
         g->need[tr->param[k]] = 1;
     for (int k = 0; k < tr->nextra; k++)
@@ -369,12 +368,11 @@ static void mark_paths(grad_ctx *g, const mrt_train *tr)
 }
 
 /* The backward program and the updates. */
-static mrt_status differentiate(mrt_spec_parser *p, const yaml_node_t *node)
+static mrt_status differentiate(mrt_spec *s, mrt_error *err)
 {
-    mrt_spec *s = p->spec;
     mrt_train *tr = &s->train;
     int n = s->ntensors + 1;
-    grad_ctx g = {.p = p};
+    grad_ctx g = {.s = s, .err = err};
     g.need = calloc((size_t)n, sizeof(int));
     g.reach = calloc((size_t)n, sizeof(int));
     g.pending = calloc((size_t)n, sizeof(int));
@@ -382,7 +380,7 @@ static mrt_status differentiate(mrt_spec_parser *p, const yaml_node_t *node)
     g.grad = malloc((size_t)n * sizeof(int));
     g.lin = malloc((size_t)n * sizeof(int));
     if (!g.need || !g.reach || !g.pending || !g.have || !g.grad || !g.lin) {
-        g.st = mrt_spec_nomem(p);
+        g.st = mrt_ir_nomem(s, err);
         goto done;
     }
     for (int t = 0; t < n; t++)
@@ -398,18 +396,14 @@ static mrt_status differentiate(mrt_spec_parser *p, const yaml_node_t *node)
             if (g.need[g.fwd.in[k]] && g.reach[g.fwd.in[k]])
                 accumulate(&g, g.fwd.in[k], contribution(&g, k, dc));
     }
-    const yaml_node_t *params = mrt_spec_get(p, node, "params");
     for (int k = 0; k < tr->nparams + tr->nextra && !g.st; k++) {
         int x = k < tr->nparams ? tr->param[k] : tr->extra[k - tr->nparams];
         if (g.grad[x] < 0) {
-            const yaml_node_t *at =
-                k < tr->nparams ? mrt_spec_item(p, params, k)
-                                : mrt_spec_item(p, mrt_spec_get(p, node,
-                                                                "grads"),
-                                                k - tr->nparams);
-            g.st = mrt_spec_fail(p, at, "the loss '%s' does not depend on "
-                                 "'%s'", s->tensor[tr->loss].name,
-                                 s->tensor[x].name);
+            mrt_mark at = k < tr->nparams ? tr->param_mark[k]
+                                          : tr->extra_mark[k - tr->nparams];
+            g.st = mrt_error_set(err, MRT_E_SPEC, s->path, at, "the loss "
+                                 "'%s' does not depend on '%s'",
+                                 s->tensor[tr->loss].name, s->tensor[x].name);
             break;
         }
         if (k < tr->nparams)
@@ -433,7 +427,7 @@ static mrt_status differentiate(mrt_spec_parser *p, const yaml_node_t *node)
         int k = order[u];
         char name[MRT_NAME_MAX];
         snprintf(name, sizeof name, "%.40s:next", s->tensor[tr->param[k]].name);
-        g.fwd.mark = mrt_spec_mark(mrt_spec_item(p, params, k));
+        g.fwd.mark = tr->param_mark[k];
         g.fwd.user = 0;
         int next = new_like(&g, name, tr->param[k]);
         if (next >= 0)
@@ -454,102 +448,22 @@ done:
     return g.st;
 }
 
-/* A list of input tensors (`params:` or `grads:`) into ids[]. */
-static mrt_status tensor_list(mrt_spec_parser *p, const yaml_node_t *n,
-                              const char *what, int ids[], int *count)
+mrt_status mrt_ir_grad(mrt_spec *s, mrt_error *err)
 {
-    const mrt_spec *s = p->spec;
-    char of[64], q[MRT_SPEC_QUOTE_MAX + 32];
-    snprintf(of, sizeof of, "'%s' of 'train'", what);
-    mrt_status st = mrt_spec_expect(p, n, YAML_SEQUENCE_NODE, of);
-    if (st)
-        return st;
-    if (mrt_spec_count(n) > MRT_MAX_PARAMS)
-        return mrt_spec_fail(p, n, "%s lists %d tensors (at most %d)", of,
-                             mrt_spec_count(n), MRT_MAX_PARAMS);
-    *count = 0;
-    for (int j = 0; j < mrt_spec_count(n); j++) {
-        const yaml_node_t *it = mrt_spec_item(p, n, j);
-        const char *name = mrt_spec_str(it);
-        int id = name && !mrt_spec_is_null(it) ? mrt_spec_find_tensor(s, name)
-                                               : -1;
-        if (id < 0)
-            return mrt_spec_fail(p, it, "unknown tensor %s in %s",
-                                 mrt_spec_what(it, q, sizeof q), of);
-        if (s->tensor[id].producer >= 0)
-            return mrt_spec_fail(p, it, "'%s' in %s is made by op %d; only "
-                                 "inputs (under 'tensors') can be trained",
-                                 name, of, s->op[s->tensor[id].producer].user);
-        for (int k = 0; k < *count; k++)
-            if (ids[k] == id)
-                return mrt_spec_fail(p, it, "'%s' is listed twice in %s",
-                                     name, of);
-        ids[(*count)++] = id;
-    }
-    return MRT_OK;
-}
-
-mrt_status mrt_spec_parse_train(mrt_spec_parser *p, const yaml_node_t *n)
-{
-    mrt_spec *s = p->spec;
     mrt_train *tr = &s->train;
-    char q[MRT_SPEC_QUOTE_MAX + 32];
-    mrt_status st = mrt_spec_expect(p, n, YAML_MAPPING_NODE, "'train'");
-    if (!st)
-        st = mrt_spec_check_keys(p, n, train_keys, "'train'");
-    if (!st && !mrt_spec_get(p, n, "loss"))
-        st = mrt_spec_fail(p, n, "'train' needs 'loss' and 'params'");
-    if (!st && !mrt_spec_get(p, n, "params"))
-        st = mrt_spec_fail(p, n, "'train' needs 'loss' and 'params'");
-    if (st)
-        return st;
-    tr->mark = mrt_spec_mark(n);
-    const yaml_node_t *loss = mrt_spec_get(p, n, "loss");
-    const char *name = mrt_spec_str(loss);
-    tr->loss = name && !mrt_spec_is_null(loss) ? mrt_spec_find_tensor(s, name)
-                                               : -1;
-    if (tr->loss < 0)
-        return mrt_spec_fail(p, loss, "unknown tensor %s as the loss",
-                             mrt_spec_what(loss, q, sizeof q));
-    if (s->tensor[tr->loss].layout.ndims != 0)
-        return mrt_spec_fail(p, loss, "the loss '%s' has %d dims; it must be "
-                             "a scalar (reduce it, or use mse or "
-                             "softmax_cross_entropy)", name,
-                             s->tensor[tr->loss].layout.ndims);
-    if (s->tensor[tr->loss].producer < 0)
-        return mrt_spec_fail(p, loss, "the loss '%s' is an input; it must be "
-                             "made by an op", name);
-    if ((st = tensor_list(p, mrt_spec_get(p, n, "params"), "params",
-                          tr->param, &tr->nparams)))
-        return st;
-    if (mrt_spec_get(p, n, "grads") &&
-        (st = tensor_list(p, mrt_spec_get(p, n, "grads"), "grads", tr->extra,
-                          &tr->nextra)))
-        return st;
-    tr->lr = 0.01;
-    tr->steps = 1;
-    const yaml_node_t *lr = mrt_spec_get(p, n, "lr");
-    if (lr && ((st = mrt_spec_positive(p, lr, "the 'lr' of 'train'",
-                                       &tr->lr)) ||
-               (st = mrt_spec_fits_dtype(p, lr, "the 'lr' of 'train'",
-                                         tr->lr))))
-        return st;
-    if (mrt_spec_get(p, n, "steps") &&
-        (st = mrt_spec_count_max(p, mrt_spec_get(p, n, "steps"),
-                                 "the 'steps' of 'train'",
-                                 MRT_TRAIN_STEPS_MAX, &tr->steps)))
-        return st;
+    const char *name = s->tensor[tr->loss].name;
     tr->nforward = s->nops;
     /* dL/dL = 1: an input of the backward program */
     int seed_name_len = snprintf(NULL, 0, "grad:%s", name);
     char seed[MRT_NAME_MAX];
     if (seed_name_len >= (int)sizeof seed)
-        return mrt_spec_fail(p, loss, "the loss name '%s' is too long", name);
-    snprintf(seed, sizeof seed, "grad:%s", name);
+        return mrt_error_set(err, MRT_E_SPEC, s->path, tr->loss_mark,
+                             "the loss name '%s' is too long", name);
+    snprintf(seed, sizeof seed, "grad:%.*s", MRT_NAME_MAX - 6, name);
     tr->seed = mrt_spec_add_tensor(s, seed, NULL, 0, -1, tr->mark);
     if (tr->seed < 0)
-        return mrt_spec_nomem(p);
+        return mrt_ir_nomem(s, err);
     s->tensor[tr->seed].init = MRT_INIT_FILL;
     s->tensor[tr->seed].fill = 1.0;
-    return differentiate(p, n);
+    return differentiate(s, err);
 }

@@ -80,13 +80,6 @@ mrt_status mrt_spec_parse_shape(mrt_spec_parser *p, const yaml_node_t *n,
     return st;
 }
 
-int mrt_spec_too_large(const mrt_layout *l)
-{
-    int64_t elements, bytes;
-    return mrt_checked_product(l->size, l->ndims, &elements) ||
-           mrt_checked_mul(elements, 8, &bytes);
-}
-
 /* "(16, 8)" */
 static const char *tuple_str(const int64_t v[], int n, char *buf,
                              size_t size)

@@ -1,6 +1,7 @@
 /*
- * spec_parse.h — private to the spec parser (layout/spec_*.c), not part of
- * the contract in spec.h.
+ * spec_parse.h — private to the YAML front end (yaml/spec_*.c), not part
+ * of the contract in spec.h: it reads the YAML and hands what it read to
+ * the IR (ir/ir.h), whose layouts, expansion and reverse mode it uses.
  *
  * mrt_spec_load (spec_parse.c) loads the YAML document and walks it in a
  * fixed order of passes: mesh, dtype, dims (spec_parse.c), global layout
@@ -18,7 +19,8 @@
 #include <stddef.h>
 #include <yaml.h>
 
-#include "spec.h"
+#include "ir.h"
+#include "spec_load.h"
 
 typedef struct mrt_spec_parser {
     yaml_document_t *doc;
@@ -31,10 +33,6 @@ typedef struct mrt_spec_parser {
     const mrt_mesh *rule_mesh;
     const char *rule_mesh_what;
 } mrt_spec_parser;
-
-/* Longest user text quoted in a message, and a buffer that holds it. */
-#define MRT_SPEC_QUOTE_MAX 60
-#define MRT_SPEC_LIST_MAX 200 /* longest list of valid names in a message */
 
 /* ---- spec_yaml.c: nodes, errors, names and numbers ---------------- */
 
@@ -105,10 +103,6 @@ mrt_status mrt_spec_fits_dtype(const mrt_spec_parser *p, const yaml_node_t *n,
                                const char *what, double v);
 /* Parses decimal digits s[0..len): 0 ok, 1 not an integer, 2 overflow. */
 int mrt_spec_parse_u64(const char *s, size_t len, uint64_t *out);
-/* Joins n names found at first, first + stride, ... as "a, b, c" (or
- * "none"), shortened with ", ..." to fit. */
-const char *mrt_spec_join(char *buf, size_t size, const char *first,
-                          size_t stride, int n);
 
 /* ---- spec_parse.c: the mesh --------------------------------------- */
 
@@ -137,57 +131,6 @@ mrt_status mrt_spec_parse_rule(mrt_spec_parser *p, const yaml_node_t *k,
 mrt_status mrt_spec_resolve_layout(mrt_spec_parser *p, mrt_spec_tensor *t,
                                    const yaml_node_t *own);
 
-/* What resolving a home layout needs besides the rules: shared by the
- * loader and by mrt_spec_derive, so both word their errors the same. */
-typedef struct mrt_spec_resolver {
-    const mrt_spec *s;    /* dim names, and the path in errors */
-    const mrt_mesh *mesh; /* the mesh the rules' axis ids refer to */
-    const char *alt;      /* NULL, or the `layouts:` alternative being
-                             checked at load time: messages then start
-                             "under layout 'dp', " and point at its rules */
-    mrt_error *err;       /* may be NULL */
-} mrt_spec_resolver;
-
-/* Sets the axes of t->layout (dims and sizes set) from rules[dim id]:
- * own says whether they are the tensor's own rules (errors at the rule)
- * or global ones (errors at the tensor's shape, or at the rule of an
- * alternative).  Checks that no axis splits two dims, then even splits. */
-mrt_status mrt_spec_apply_rules(const mrt_spec_resolver *r,
-                                mrt_spec_tensor *t, const mrt_rule rules[],
-                                int own);
-/* Checks that every split of t->layout is even on r->mesh. */
-mrt_status mrt_spec_check_even(const mrt_spec_resolver *r,
-                               const mrt_spec_tensor *t);
-/* Writes "[batch, d_model]" for the dims of l. */
-const char *mrt_spec_shape_str(const mrt_spec *s, const mrt_layout *l,
-                               char *buf, size_t size);
-
-/* ---- spec_derive.c: home layouts under other rules ---------------- */
-
-/* Re-resolves every tensor of r->s into out[0..ntensors) (a copy of
- * r->s->tensor, or NULL to check only): tensors without their own layout
- * under rules, tensors with one kept, their axes moved by name onto
- * r->mesh when it is not r->s's mesh.  Tensors i with skip[i] (skip may
- * be NULL) are left as they are: an alternative's entries place them. */
-mrt_status mrt_spec_rehome_all(const mrt_spec_resolver *r,
-                               const mrt_rule rules[], mrt_spec_tensor *out,
-                               const unsigned char *skip);
-/* What alternative l does to each tensor of s: [ntensors] entry index,
- * MRT_ALT_FOLLOW (a tensor of the backward program or an update: it
- * follows the tensor of its grad_like), or -1 (the alternative's rules);
- * NULL when l has no entries or out of memory (*nomem then set).  The
- * caller frees it. */
-#define MRT_ALT_FOLLOW (-2)
-int *mrt_spec_alt_targets(const mrt_spec *s, const mrt_spec_layout *l,
-                          int *nomem);
-/* Places the tensors alternative l's entries give a layout (targets
- * from mrt_spec_alt_targets), into out[0..ntensors) already rehomed
- * under l's rules; with out NULL, only checks each entry against the
- * tensors it applies to (errors "under layout 'l', ..."). */
-mrt_status mrt_spec_alt_apply(const mrt_spec_resolver *r,
-                              const mrt_spec_layout *l, const int *targets,
-                              mrt_spec_tensor *out);
-
 /* ---- spec_planning.c: `network:` and `expect:` ------------------- */
 
 /* The `network:` mapping (axis -> {latency_us, bandwidth_GBps}). */
@@ -209,55 +152,14 @@ mrt_status mrt_spec_parse_layouts(mrt_spec_parser *p, const yaml_node_t *map);
  * the element count. */
 mrt_status mrt_spec_parse_shape(mrt_spec_parser *p, const yaml_node_t *n,
                                 mrt_spec_tensor *t);
-/* 1 if a tensor of l's dims has more bytes than an int64 holds, at 8
- * bytes an element whatever the dtype (docs/spec.md, Limits). */
-int mrt_spec_too_large(const mrt_layout *l);
 /* The `tensors:` mapping: appends one tensor per entry. */
 mrt_status mrt_spec_parse_tensors(mrt_spec_parser *p, const yaml_node_t *map);
 
-/* ---- spec_ops.c and spec_expand.c: ops and outputs ---------------- */
-
-/* The op kinds a spec may name (spec_ops.c parses them; spec_expand.c
- * turns each into the primitive ops of spec.h). */
-typedef enum mrt_user_kind {
-    MRT_U_EINSUM = 0,
-    MRT_U_ADD, MRT_U_SUB, MRT_U_MUL, MRT_U_DIV,
-    MRT_U_RELU, MRT_U_GELU, MRT_U_TANH, MRT_U_EXP, MRT_U_LOG, MRT_U_NEG,
-    MRT_U_RSQRT, MRT_U_SQUARE, MRT_U_SCALE,
-    MRT_U_REDUCE_SUM, MRT_U_REDUCE_MAX, MRT_U_REDUCE_MEAN,
-    MRT_U_SOFTMAX, MRT_U_LAYER_NORM,
-    MRT_U_RENAME, MRT_U_RELAYOUT,
-    MRT_U_MSE, MRT_U_SOFTMAX_CE,
-    MRT_U_KIND_COUNT
-} mrt_user_kind;
-
-/* One op of the spec, parsed and checked, about to be expanded. */
-typedef struct mrt_user_op {
-    mrt_spec_parser *p;
-    const yaml_node_t *node;
-    int number;            /* from 1, as the user counts */
-    mrt_user_kind kind;
-    int nin, in[2];
-    mrt_mark in_mark[2];
-    mrt_spec_tensor out;   /* its result: name, dims, home layout */
-    int dim;               /* softmax, layer_norm, the cross-entropy: the
-                              dim; rename: the dim renamed */
-    int to_dim;            /* rename: its new name */
-    double c;              /* scale: `by`; layer_norm: `eps` */
-    int labels;            /* cross-entropy: integer labels, not one-hot */
-    const mrt_rule *rules; /* layout of the tensors it makes inside */
-    mrt_rule *own_rules;   /* (owned) its `layout:`, when it has one */
-    int own;               /* rules is its own `layout:` */
-    mrt_budget expect;
-} mrt_user_op;
+/* ---- spec_ops.c and spec_train.c: ops, outputs, training ---------- */
 
 /* The `train:` mapping, once the ops are parsed: appends the backward
- * program and the updates (spec_grad.c). */
+ * program and the updates (ir/grad.c). */
 mrt_status mrt_spec_parse_train(mrt_spec_parser *p, const yaml_node_t *n);
-
-/* Appends the primitive ops (and the tensors between them) that compute
- * u, the last of them making u->out (spec_expand.c). */
-mrt_status mrt_spec_expand(mrt_user_op *u);
 
 /* The `ops:` sequence: appends one op and its output tensor per item. */
 mrt_status mrt_spec_parse_ops(mrt_spec_parser *p, const yaml_node_t *seq);

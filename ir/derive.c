@@ -1,5 +1,5 @@
 /*
- * spec_derive.c — a loaded spec under other global rules (and perhaps
+ * derive.c — a loaded spec under other global rules (and perhaps
  * another mesh of the same rank count): mrt_spec_derive, which the
  * planner's search calls thousands of times, and mrt_spec_select_layout,
  * which picks a named `layouts:` alternative.
@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "spec_parse.h"
+#include "ir.h"
 
 static const mrt_mark no_mark = {0, 0};
 

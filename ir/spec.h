@@ -1,12 +1,14 @@
 /*
- * spec.h — a parsed and validated spec (the YAML file of docs/spec.md).
+ * spec.h — the program (the IR): a validated spec with no YAML in it,
+ * the planner's input.
  *
- * mrt_spec_load (layout/spec_parse.c) reads the YAML with libyaml's
- * document API, resolves every name (dims, mesh axes, tensors) and checks
- * everything that can be checked before planning: shapes, layouts (no axis
- * twice, sizes divisible by their axes), sizes that overflow, init files.
- * Every entity keeps the position (1-based line, column) of the YAML node
- * it came from, so later passes can still point at the line.
+ * Two front ends make one: the YAML loader (mrt_spec_load, yaml/), and
+ * the C builder of meshrt.h (ir/build.c).  Either resolves every name
+ * (dims, mesh axes, tensors) and checks everything that can be checked
+ * before planning: shapes, layouts (no axis twice, sizes divisible by
+ * their axes), sizes that overflow, init files.  Every entity keeps the
+ * position (1-based line, column) of the YAML node it came from ({0, 0}
+ * when built in C), so later passes can still point at the line.
  *
  * Tensors are numbered inputs first (in file order), then op outputs in op
  * order; op i makes tensor `out`.  Every tensor has a resolved home
@@ -20,14 +22,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "error.h"
 #include "layout.h"
 #include "mapfn.h"
 #include "meshrt.h"
 #include "name_index.h"
-
-typedef struct mrt_mark {
-    int line, column; /* 1-based; 0 = unknown */
-} mrt_mark;
 
 /* One layout rule: dim -> axes (major first), and where it was written. */
 typedef struct mrt_rule {
@@ -158,6 +157,8 @@ typedef struct mrt_train {
     int updated[MRT_MAX_PARAMS]; /* tensor ids of param - lr * grad */
     int nextra;        /* `grads:` inputs whose gradient is wanted */
     int extra[MRT_MAX_PARAMS], extra_grad[MRT_MAX_PARAMS];
+    mrt_mark param_mark[MRT_MAX_PARAMS], extra_mark[MRT_MAX_PARAMS];
+    mrt_mark loss_mark; /* where each was named */
     double lr;
     int64_t steps;
     int nforward;      /* ops 0..nforward-1 are the forward program */
@@ -203,13 +204,6 @@ struct mrt_spec {
     mrt_mark net_mark[MRT_MAX_AXES];
 };
 
-/* mrt_spec_load over text[0..len) already in memory (no NUL needed):
- * path names the spec in errors and its folder resolves relative `file:`
- * paths, but is not read.  Same ownership and errors as mrt_spec_load. */
-mrt_status mrt_spec_load_text(const char *path, const char *text, size_t len,
-                              const char *mesh_override, mrt_spec **out,
-                              mrt_error *err);
-
 /* Tensor id by name, or -1 (hashed: specs may have 10,000s of ops). */
 int mrt_spec_find_tensor(const mrt_spec *s, const char *name);
 /* Adds tensor id to the name index; call after appending a tensor. */
@@ -247,11 +241,5 @@ mrt_status mrt_spec_derive_alt(const mrt_spec *s, const mrt_spec_layout *l,
  * name is an MRT_E_USAGE error listing the names. */
 mrt_status mrt_spec_select_layout(const mrt_spec *s, const char *name,
                                   mrt_spec **out, mrt_error *err);
-
-/* Records an error at a position (the first error wins: does nothing if
- * err already holds one).  Returns code.  A NULL err is allowed. */
-mrt_status mrt_error_set(mrt_error *err, mrt_status code, const char *file,
-                         mrt_mark at, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
 
 #endif

@@ -433,24 +433,3 @@ mrt_status mrt_spec_positive(const mrt_spec_parser *p, const yaml_node_t *n,
     return mrt_spec_fail(p, n, "%s must be a positive number, got %s", what,
                          mrt_spec_what(n, q, sizeof q));
 }
-
-const char *mrt_spec_join(char *buf, size_t size, const char *first,
-                          size_t stride, int n)
-{
-    size_t len = 0;
-    const char *more = ", ...";
-    buf[0] = '\0';
-    if (n == 0)
-        snprintf(buf, size, "none");
-    for (int i = 0; i < n; i++) {
-        const char *name = first + (size_t)i * stride;
-        size_t need = strlen(name) + (i ? 2 : 0);
-        if (len + need + strlen(more) + 1 > size) {
-            snprintf(buf + len, size - len, "%s", i ? more : "...");
-            break;
-        }
-        len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? ", " : "",
-                                name);
-    }
-    return buf;
-}

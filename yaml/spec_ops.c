@@ -110,43 +110,6 @@ static mrt_status check_dims_known(mrt_user_op *u, const mrt_spec_tensor *t,
     return MRT_OK;
 }
 
-/* The spec's op kinds: what each takes and which keys it may have. */
-enum {
-    K_SHAPE = 1, K_DIM = 2, K_DIMS = 4, K_BY = 8, K_FROM = 16, K_TO = 32,
-    K_EPS = 64
-};
-static const struct {
-    const char *name;
-    int min_in, max_in;
-    unsigned keys, required;
-} kinds[] = {
-    [MRT_U_EINSUM] = {"einsum", 1, 2, K_SHAPE, K_SHAPE},
-    [MRT_U_ADD] = {"add", 2, 2, K_SHAPE, 0},
-    [MRT_U_SUB] = {"sub", 2, 2, K_SHAPE, 0},
-    [MRT_U_MUL] = {"mul", 2, 2, K_SHAPE, 0},
-    [MRT_U_DIV] = {"div", 2, 2, K_SHAPE, 0},
-    [MRT_U_RELU] = {"relu", 1, 1, K_SHAPE, 0},
-    [MRT_U_GELU] = {"gelu", 1, 1, K_SHAPE, 0},
-    [MRT_U_TANH] = {"tanh", 1, 1, K_SHAPE, 0},
-    [MRT_U_EXP] = {"exp", 1, 1, K_SHAPE, 0},
-    [MRT_U_LOG] = {"log", 1, 1, K_SHAPE, 0},
-    [MRT_U_NEG] = {"neg", 1, 1, K_SHAPE, 0},
-    [MRT_U_RSQRT] = {"rsqrt", 1, 1, K_SHAPE, 0},
-    [MRT_U_SQUARE] = {"square", 1, 1, K_SHAPE, 0},
-    [MRT_U_SCALE] = {"scale", 1, 1, K_SHAPE | K_BY, K_BY},
-    [MRT_U_REDUCE_SUM] = {"reduce_sum", 1, 1, K_SHAPE | K_DIMS, 0},
-    [MRT_U_REDUCE_MAX] = {"reduce_max", 1, 1, K_SHAPE | K_DIMS, 0},
-    [MRT_U_REDUCE_MEAN] = {"reduce_mean", 1, 1, K_SHAPE | K_DIMS, 0},
-    [MRT_U_SOFTMAX] = {"softmax", 1, 1, K_SHAPE | K_DIM, K_DIM},
-    [MRT_U_LAYER_NORM] = {"layer_norm", 1, 1, K_SHAPE | K_DIM | K_EPS, K_DIM},
-    [MRT_U_RENAME] = {"rename", 1, 1, K_SHAPE | K_FROM | K_TO,
-                      K_FROM | K_TO},
-    [MRT_U_RELAYOUT] = {"relayout", 1, 1, K_SHAPE, 0},
-    [MRT_U_MSE] = {"mse", 2, 2, 0, 0},
-    [MRT_U_SOFTMAX_CE] = {"softmax_cross_entropy", 2, 2, K_DIM, K_DIM},
-};
-_Static_assert(sizeof kinds / sizeof kinds[0] == MRT_U_KIND_COUNT,
-               "one entry per spec op kind");
 static const char *const key_names[] = {"shape", "dim", "dims", "by",
                                         "from", "to", "eps"};
 static const char *const op_keys[] = {"op",  "in",   "out", "shape", "layout",
@@ -162,14 +125,14 @@ static mrt_status op_inputs(mrt_user_op *u, const yaml_node_t *seq,
     mrt_status st = mrt_spec_expect(p, n, YAML_SEQUENCE_NODE, of);
     if (st)
         return st;
-    int count = mrt_spec_count(n), lo = kinds[u->kind].min_in,
-        hi = kinds[u->kind].max_in;
+    int count = mrt_spec_count(n), lo = mrt_user_kinds[u->kind].min_in,
+        hi = mrt_user_kinds[u->kind].max_in;
     if (count < lo || count > hi) {
         char want[16];
         snprintf(want, sizeof want, lo == hi ? "%d" : "%d or %d", lo, hi);
         return mrt_spec_fail(p, n, "op %d has %d input%s (%s takes %s)",
                              u->number, count, count == 1 ? "" : "s",
-                             kinds[u->kind].name, want);
+                             mrt_user_kinds[u->kind].name, want);
     }
     u->nin = count;
     for (int j = 0; !st && j < count; j++)
@@ -196,7 +159,7 @@ static mrt_status op_kind(mrt_user_op *u, const yaml_node_t *n)
     const yaml_node_t *kind = mrt_spec_get(p, n, "op");
     const char *name = mrt_spec_str(kind);
     for (int k = 0; name && k < MRT_U_KIND_COUNT; k++)
-        if (!strcmp(name, kinds[k].name)) {
+        if (!strcmp(name, mrt_user_kinds[k].name)) {
             u->kind = (mrt_user_kind)k;
             return MRT_OK;
         }
@@ -204,7 +167,7 @@ static mrt_status op_kind(mrt_user_op *u, const yaml_node_t *n)
     list[0] = 0;
     for (int k = 0; k < MRT_U_KIND_COUNT; k++)
         len += (size_t)snprintf(list + len, sizeof list - len, "%s%s",
-                                k ? ", " : "", kinds[k].name);
+                                k ? ", " : "", mrt_user_kinds[k].name);
     return mrt_spec_fail(p, kind, "unknown op %s (known ops: %s)",
                          mrt_spec_what(kind, q, sizeof q), list);
 }
@@ -215,13 +178,13 @@ static mrt_status op_keys_fit(mrt_user_op *u, const yaml_node_t *n)
     for (int k = 0; k < 7; k++) {
         unsigned bit = 1u << k;
         const yaml_node_t *v = mrt_spec_get(u->p, n, key_names[k]);
-        if (v && !(kinds[u->kind].keys & bit))
+        if (v && !(mrt_user_kinds[u->kind].keys & bit))
             return mrt_spec_fail(u->p, v, "op %d (%s) takes no '%s'",
-                                 u->number, kinds[u->kind].name,
+                                 u->number, mrt_user_kinds[u->kind].name,
                                  key_names[k]);
-        if (!v && (kinds[u->kind].required & bit))
+        if (!v && (mrt_user_kinds[u->kind].required & bit))
             return mrt_spec_fail(u->p, n, "op %d (%s) needs '%s'", u->number,
-                                 kinds[u->kind].name, key_names[k]);
+                                 mrt_user_kinds[u->kind].name, key_names[k]);
     }
     return MRT_OK;
 }
@@ -436,7 +399,7 @@ static mrt_status op_result(mrt_user_op *u, const yaml_node_t *seq,
                                  "bits", t->name,
                                  mrt_spec_shape_str(p->spec, &t->layout, a,
                                                     sizeof a),
-                                 u->number, kinds[u->kind].name);
+                                 u->number, mrt_user_kinds[u->kind].name);
         return MRT_OK;
     }
     if ((st = mrt_spec_parse_shape(p, shape, t)))
@@ -450,7 +413,7 @@ static mrt_status op_result(mrt_user_op *u, const yaml_node_t *seq,
             return mrt_spec_fail(
                 p, shape, "the shape of '%s' is %s but %s makes %s", t->name,
                 mrt_spec_shape_str(p->spec, &t->layout, a, sizeof a),
-                kinds[u->kind].name,
+                mrt_user_kinds[u->kind].name,
                 mrt_spec_shape_str(p->spec, &derived, b, sizeof b));
         return MRT_OK;
     }
@@ -500,7 +463,8 @@ static mrt_status op_layout(mrt_user_op *u, const yaml_node_t *n)
 static mrt_status parse_op(mrt_spec_parser *p, const yaml_node_t *seq, int i,
                            const yaml_node_t *n)
 {
-    mrt_user_op u = {.p = p, .node = n, .number = i + 1};
+    mrt_user_op u = {.s = p->spec, .err = p->err, .mark = mrt_spec_mark(n),
+                     .p = p, .number = i + 1};
     char of[48];
     u.expect = (mrt_budget){-1, -1, {0, 0}};
     mrt_status st = op_kind(&u, n);
@@ -520,7 +484,7 @@ static mrt_status parse_op(mrt_spec_parser *p, const yaml_node_t *seq, int i,
                                    &u.expect);
     }
     if (!st)
-        st = mrt_spec_expand(&u);
+        st = mrt_ir_expand(&u);
     free(u.own_rules);
     if (!st)
         p->spec->nuser_ops = i + 1;
@@ -567,33 +531,6 @@ static mrt_status output(mrt_spec_parser *p, const yaml_node_t *n, int j,
     return MRT_OK;
 }
 
-/* With `train:`, the outputs also hold the loss, the gradients and the
- * updated parameters (each once). */
-static mrt_status add_train_outputs(mrt_spec_parser *p, char *listed)
-{
-    mrt_spec *s = p->spec;
-    const mrt_train *tr = &s->train;
-    int more = 1 + 2 * tr->nparams + tr->nextra;
-    int *o = realloc(s->output, (size_t)(s->noutputs + more) * sizeof *o);
-    if (!o)
-        return mrt_spec_nomem(p);
-    s->output = o;
-    int add[1 + 3 * MRT_MAX_PARAMS], n = 0;
-    add[n++] = tr->loss;
-    for (int k = 0; k < tr->nparams; k++)
-        add[n++] = tr->grad[k];
-    for (int k = 0; k < tr->nextra; k++)
-        add[n++] = tr->extra_grad[k];
-    for (int k = 0; k < tr->nparams; k++)
-        add[n++] = tr->updated[k];
-    for (int j = 0; j < n; j++)
-        if (!listed[add[j]]) {
-            listed[add[j]] = 1;
-            s->output[s->noutputs++] = add[j];
-        }
-    return MRT_OK;
-}
-
 mrt_status mrt_spec_parse_outputs(mrt_spec_parser *p, const yaml_node_t *seq)
 {
     mrt_spec *s = p->spec;
@@ -612,7 +549,7 @@ mrt_status mrt_spec_parse_outputs(mrt_spec_parser *p, const yaml_node_t *seq)
         return mrt_spec_nomem(p);
     }
     if (!seq && s->train.loss >= 0) {
-        st = add_train_outputs(p, listed);
+        st = mrt_ir_add_train_outputs(s, listed, p->err);
     } else if (!seq) {
         s->output[0] = s->op[s->nops - 1].out;
         s->noutputs = 1;
@@ -620,7 +557,7 @@ mrt_status mrt_spec_parse_outputs(mrt_spec_parser *p, const yaml_node_t *seq)
         for (int j = 0; !st && j < count; j++)
             st = output(p, mrt_spec_item(p, seq, j), j, listed);
         if (!st && s->train.loss >= 0)
-            st = add_train_outputs(p, listed);
+            st = mrt_ir_add_train_outputs(s, listed, p->err);
     }
     free(listed);
     return st;

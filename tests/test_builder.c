@@ -1,0 +1,484 @@
+/*
+ * test_builder.c — the builder of meshrt.h ("building a program in
+ * code"), through the public header only.
+ *
+ * Three examples (examples/mlp.yaml, attention.yaml,
+ * transformer_layer.yaml: einsums, per-op layouts, layer_norm, rename,
+ * scale, softmax, gelu, add, the cross-entropy with integer labels,
+ * reverse mode and the SGD update) are built call by call and planned:
+ * the plan must print exactly as the plan of the YAML file does, as
+ * text and as JSON.  Then the builder's errors: each names the call and
+ * the argument, carries no file position, and sticks.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "meshrt.h"
+
+#define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
+#define SHAPE(...) .ndims = N(((const char *[]){__VA_ARGS__})), \
+                   .shape = (const char *[]){__VA_ARGS__}
+
+/* What mrt_plan_print (json: _json) writes for spec. */
+static char *plan_text(const mrt_spec *spec, int json)
+{
+    mrt_plan *plan = NULL;
+    mrt_error err = {0};
+    char *text = NULL;
+    size_t len = 0;
+    if (mrt_plan_create(spec, NULL, &plan, &err))
+        ck_abort_msg("plan: %s", err.message);
+    FILE *f = open_memstream(&text, &len);
+    ck_assert_ptr_nonnull(f);
+    if (json)
+        mrt_plan_print_json(plan, f);
+    else
+        mrt_plan_print(plan, f);
+    fclose(f);
+    mrt_plan_destroy(plan);
+    return text;
+}
+
+/* The plans of `built` and of the YAML file at path are the same text. */
+static void same_plans(mrt_spec *built, const char *path)
+{
+    mrt_spec *loaded = NULL;
+    mrt_error err = {0};
+    if (mrt_spec_load(path, NULL, &loaded, &err))
+        ck_abort_msg("%s:%d:%d: %s", path, err.line, err.column,
+                     err.message);
+    for (int json = 0; json < 2; json++) {
+        char *a = plan_text(built, json), *b = plan_text(loaded, json);
+        ck_assert_uint_gt(strlen(b), 100);
+        ck_assert_str_eq(a, b);
+        free(a);
+        free(b);
+    }
+    mrt_spec_destroy(loaded);
+    mrt_spec_destroy(built);
+}
+
+/* Fails the test with the builder's message unless st is MRT_OK. */
+static void ok(mrt_status st, const mrt_error *err)
+{
+    if (st)
+        ck_abort_msg("builder: %s", err->message);
+}
+
+static mrt_ir *mesh2x2(const char *name, const char *a, const char *b)
+{
+    mrt_ir *ir = NULL;
+    mrt_error err = {0};
+    const char *axes[] = {a, b};
+    const int64_t sizes[] = {2, 2};
+    ok(mrt_ir_create(name, 2, axes, sizes, &ir, &err), &err);
+    return ir;
+}
+
+START_TEST(mlp_as_yaml)
+{
+    mrt_error err = {0};
+    mrt_ir *ir = mesh2x2("examples/mlp.yaml", "rows", "cols");
+    ok(mrt_ir_set_dtype(ir, "float32", &err), &err);
+    ok(mrt_ir_add_dim(ir, "batch", 64, &err), &err);
+    ok(mrt_ir_add_dim(ir, "d_in", 128, &err), &err);
+    ok(mrt_ir_add_dim(ir, "hidden", 256, &err), &err);
+    ok(mrt_ir_add_dim(ir, "d_out", 64, &err), &err);
+    ok(mrt_ir_set_rule(ir, &(mrt_ir_rule){"batch", {"rows"}}, &err), &err);
+    ok(mrt_ir_set_rule(ir, &(mrt_ir_rule){"hidden", {"cols"}}, &err), &err);
+    ok(mrt_ir_add_tensor(ir, &(mrt_ir_tensor){
+           .name = "x", SHAPE("batch", "d_in")}, &err), &err);
+    ok(mrt_ir_add_tensor(ir, &(mrt_ir_tensor){
+           .name = "w1", SHAPE("d_in", "hidden"),
+           .init = MRT_IR_INIT_RANDOM, .seed = 7}, &err), &err);
+    ok(mrt_ir_add_tensor(ir, &(mrt_ir_tensor){
+           .name = "w2", SHAPE("hidden", "d_out"),
+           .init = MRT_IR_INIT_RANDOM, .seed = 8}, &err), &err);
+    ok(mrt_ir_add_tensor(ir, &(mrt_ir_tensor){
+           .name = "t", SHAPE("batch", "d_out"),
+           .init = MRT_IR_INIT_RANDOM, .seed = 9}, &err), &err);
+    ok(mrt_ir_add_op(ir, &(mrt_ir_op){
+           .kind = MRT_IR_EINSUM, {"x", "w1"}, "h", SHAPE("batch", "hidden")},
+           &err), &err);
+    ok(mrt_ir_add_op(ir, &(mrt_ir_op){.kind = MRT_IR_RELU, {"h"}, "r"}, &err),
+       &err);
+    ok(mrt_ir_add_op(ir, &(mrt_ir_op){
+           .kind = MRT_IR_EINSUM, {"r", "w2"}, "y", SHAPE("batch", "d_out")},
+           &err), &err);
+    ok(mrt_ir_add_op(ir, &(mrt_ir_op){.kind = MRT_IR_MSE, {"y", "t"}, "loss"},
+                     &err), &err);
+    ok(mrt_ir_set_train(ir, &(mrt_ir_train){
+           .loss = "loss", .nparams = 2,
+           .params = (const char *[]){"w1", "w2"}, .ngrads = 1,
+           .grads = (const char *[]){"x"}, .lr = 0.05, .steps = 4},
+           &err), &err);
+    mrt_spec *spec = NULL;
+    ok(mrt_ir_finish(ir, &spec, &err), &err);
+    mrt_ir_destroy(ir);
+    same_plans(spec, "examples/mlp.yaml");
+}
+END_TEST
+
+START_TEST(attention_as_yaml)
+{
+    mrt_error err = {0};
+    mrt_ir *ir = mesh2x2("examples/attention.yaml", "data", "model");
+    const char *dims[] = {"b", "heads", "q_len", "k_len", "d_head"};
+    const int64_t sizes[] = {4, 4, 16, 16, 8};
+    ok(mrt_ir_set_dtype(ir, "float64", &err), &err);
+    for (int i = 0; i < N(dims); i++)
+        ok(mrt_ir_add_dim(ir, dims[i], sizes[i], &err), &err);
+    ok(mrt_ir_set_rule(ir, &(mrt_ir_rule){"b", {"data"}}, &err), &err);
+    ok(mrt_ir_set_rule(ir, &(mrt_ir_rule){"heads", {"model"}}, &err), &err);
+    ok(mrt_ir_add_tensor(ir, &(mrt_ir_tensor){
+           .name = "q", SHAPE("b", "heads", "q_len", "d_head")}, &err), &err);
+    ok(mrt_ir_add_tensor(ir, &(mrt_ir_tensor){
+           .name = "k", SHAPE("b", "k_len", "heads", "d_head")}, &err), &err);
+    ok(mrt_ir_add_tensor(ir, &(mrt_ir_tensor){
+           .name = "v", SHAPE("heads", "b", "k_len", "d_head"),
+           .init = MRT_IR_INIT_RANDOM, .seed = 3}, &err), &err);
+    ok(mrt_ir_add_op(ir, &(mrt_ir_op){
+           .kind = MRT_IR_EINSUM, {"q", "k"}, "s",
+           SHAPE("b", "heads", "q_len", "k_len")}, &err), &err);
+    ok(mrt_ir_add_op(ir, &(mrt_ir_op){
+           .kind = MRT_IR_EINSUM, {"s", "v"}, "o",
+           SHAPE("q_len", "b", "heads", "d_head"), .nlayout = 1,
+           .layout = &(mrt_ir_rule){"b", {"data"}}}, &err), &err);
+    ok(mrt_ir_set_outputs(ir, 2, (const char *[]){"s", "o"}, &err), &err);
+    mrt_spec *spec = NULL;
+    ok(mrt_ir_finish(ir, &spec, &err), &err);
+    mrt_ir_destroy(ir);
+    same_plans(spec, "examples/attention.yaml");
+}
+END_TEST
+
+/* An op of transformer_layer.yaml. */
+static void op(mrt_ir *ir, mrt_ir_op o)
+{
+    mrt_error err = {0};
+    ok(mrt_ir_add_op(ir, &o, &err), &err);
+}
+
+START_TEST(transformer_as_yaml)
+{
+    mrt_error err = {0};
+    mrt_ir *ir = mesh2x2("examples/transformer_layer.yaml", "rows", "cols");
+    const char *dims[] = {"batch", "length", "klen", "d_model",
+                          "heads", "d_k", "d_ff", "vocab"};
+    const int64_t sizes[] = {8, 16, 16, 32, 4, 8, 128, 64};
+    ok(mrt_ir_set_dtype(ir, "float64", &err), &err);
+    for (int i = 0; i < N(dims); i++)
+        ok(mrt_ir_add_dim(ir, dims[i], sizes[i], &err), &err);
+    const char *split[][2] = {{"batch", "rows"}, {"heads", "cols"},
+                              {"d_ff", "cols"}, {"vocab", "cols"}};
+    for (int i = 0; i < N(split); i++)
+        ok(mrt_ir_set_rule(ir, &(mrt_ir_rule){split[i][0], {split[i][1]}},
+                           &err), &err);
+    ok(mrt_ir_add_tensor(ir, &(mrt_ir_tensor){
+           .name = "x", SHAPE("batch", "length", "d_model")}, &err), &err);
+    ok(mrt_ir_add_tensor(ir, &(mrt_ir_tensor){
+           .name = "labels", SHAPE("batch", "length"),
+           .init = MRT_IR_INIT_LABELS, .value = 64}, &err), &err);
+    const char *w[] = {"wq", "wk", "wv"};
+    for (int i = 0; i < 3; i++)
+        ok(mrt_ir_add_tensor(ir, &(mrt_ir_tensor){
+               .name = w[i], SHAPE("d_model", "heads", "d_k"),
+               .init = MRT_IR_INIT_RANDOM, .seed = (uint64_t)i + 1}, &err),
+           &err);
+    ok(mrt_ir_add_tensor(ir, &(mrt_ir_tensor){
+           .name = "wo", SHAPE("heads", "d_k", "d_model"),
+           .init = MRT_IR_INIT_RANDOM, .seed = 4}, &err), &err);
+    ok(mrt_ir_add_tensor(ir, &(mrt_ir_tensor){
+           .name = "w1", SHAPE("d_model", "d_ff"),
+           .init = MRT_IR_INIT_RANDOM, .seed = 5}, &err), &err);
+    ok(mrt_ir_add_tensor(ir, &(mrt_ir_tensor){
+           .name = "w2", SHAPE("d_ff", "d_model"),
+           .init = MRT_IR_INIT_RANDOM, .seed = 6}, &err), &err);
+    ok(mrt_ir_add_tensor(ir, &(mrt_ir_tensor){
+           .name = "wvocab", SHAPE("d_model", "vocab"),
+           .init = MRT_IR_INIT_RANDOM, .seed = 7}, &err), &err);
+    op(ir, (mrt_ir_op){.kind = MRT_IR_LAYER_NORM, {"x"}, "xn", .dim = "d_model"});
+    op(ir, (mrt_ir_op){.kind = MRT_IR_EINSUM, {"xn", "wq"}, "q",
+                       SHAPE("batch", "length", "heads", "d_k")});
+    op(ir, (mrt_ir_op){.kind = MRT_IR_EINSUM, {"xn", "wk"}, "k0",
+                       SHAPE("batch", "length", "heads", "d_k")});
+    op(ir, (mrt_ir_op){.kind = MRT_IR_EINSUM, {"xn", "wv"}, "v0",
+                       SHAPE("batch", "length", "heads", "d_k")});
+    op(ir, (mrt_ir_op){.kind = MRT_IR_RENAME, {"k0"}, "k", .dim = "length",
+                       .to = "klen"});
+    op(ir, (mrt_ir_op){.kind = MRT_IR_RENAME, {"v0"}, "v", .dim = "length",
+                       .to = "klen"});
+    op(ir, (mrt_ir_op){.kind = MRT_IR_EINSUM, {"q", "k"}, "s0",
+                       SHAPE("batch", "heads", "length", "klen")});
+    op(ir, (mrt_ir_op){.kind = MRT_IR_SCALE, {"s0"}, "s", .c = 0.35355339});
+    op(ir, (mrt_ir_op){.kind = MRT_IR_SOFTMAX, {"s"}, "p", .dim = "klen"});
+    op(ir, (mrt_ir_op){.kind = MRT_IR_EINSUM, {"p", "v"}, "o",
+                       SHAPE("batch", "length", "heads", "d_k")});
+    op(ir, (mrt_ir_op){.kind = MRT_IR_EINSUM, {"o", "wo"}, "a",
+                       SHAPE("batch", "length", "d_model")});
+    op(ir, (mrt_ir_op){.kind = MRT_IR_ADD, {"x", "a"}, "r1"});
+    op(ir, (mrt_ir_op){.kind = MRT_IR_LAYER_NORM, {"r1"}, "rn", .dim = "d_model"});
+    op(ir, (mrt_ir_op){.kind = MRT_IR_EINSUM, {"rn", "w1"}, "f",
+                       SHAPE("batch", "length", "d_ff")});
+    op(ir, (mrt_ir_op){.kind = MRT_IR_GELU, {"f"}, "g"});
+    op(ir, (mrt_ir_op){.kind = MRT_IR_EINSUM, {"g", "w2"}, "f2",
+                       SHAPE("batch", "length", "d_model")});
+    op(ir, (mrt_ir_op){.kind = MRT_IR_ADD, {"r1", "f2"}, "r2"});
+    op(ir, (mrt_ir_op){.kind = MRT_IR_EINSUM, {"r2", "wvocab"}, "z",
+                       SHAPE("batch", "length", "vocab")});
+    op(ir, (mrt_ir_op){.kind = MRT_IR_SCALE, {"z"}, "logits", .c = 0.1});
+    op(ir, (mrt_ir_op){.kind = MRT_IR_SOFTMAX_CE, {"logits", "labels"}, "loss",
+                       .dim = "vocab"});
+    const char *params[] = {"wq", "wk", "wv", "wo", "w1", "w2", "wvocab"};
+    ok(mrt_ir_set_train(ir, &(mrt_ir_train){
+           .loss = "loss", .nparams = N(params), .params = params,
+           .lr = 0.1, .steps = 3}, &err), &err);
+    mrt_spec *spec = NULL;
+    ok(mrt_ir_finish(ir, &spec, &err), &err);
+    mrt_ir_destroy(ir);
+    same_plans(spec, "examples/transformer_layer.yaml");
+}
+END_TEST
+
+/* The ops the examples leave out, each way its result can be named: a
+ * softmax and a layer norm with their own layouts, reductions by `dims`
+ * and by `shape`, a rename with a shape, scale, sub, mul, div, exp, log,
+ * neg, rsqrt, square, a relayout, softmax_cross_entropy with one-hot
+ * targets, and inits of every kind but files. */
+static const char other_ops_yaml[] =
+    "mesh: {data: 2, model: 2}\n"
+    "dims: {b: 8, d: 4, e: 4, c: 6}\n"
+    "layout: {b: data}\n"
+    "tensors:\n"
+    "  x: {shape: [b, d]}\n"
+    "  y: {shape: [b, d], init: {fill: 0.5}}\n"
+    "  z: {shape: [b, c], init: {fill: 1}, layout: {c: model}}\n"
+    "  k: {shape: [b], init: {labels: 4}}\n"
+    "  w: {shape: [d], init: {random: 3}}\n"
+    "ops:\n"
+    "  - {op: softmax, in: [x], dim: d, out: p, layout: {d: model}}\n"
+    "  - {op: layer_norm, in: [p], dim: d, out: n, eps: 0.001,"
+    " layout: {b: [data, model]}}\n"
+    "  - {op: reduce_mean, in: [n], dims: [b], out: m}\n"
+    "  - {op: reduce_max, in: [n], shape: [d], out: mx}\n"
+    "  - {op: reduce_sum, in: [n], out: total}\n"
+    "  - {op: rename, in: [n], from: d, to: e, out: r, shape: [b, e]}\n"
+    "  - {op: scale, in: [x], by: 2.5, out: s}\n"
+    "  - {op: sub, in: [s, y], out: s1}\n"
+    "  - {op: mul, in: [s1, w], out: s2}\n"
+    "  - {op: div, in: [s2, y], out: s3, shape: [d, b]}\n"
+    "  - {op: exp, in: [s3], out: s4}\n"
+    "  - {op: log, in: [s4], out: s5}\n"
+    "  - {op: neg, in: [s5], out: s6}\n"
+    "  - {op: square, in: [s6], out: s7}\n"
+    "  - {op: rsqrt, in: [s7], out: s8}\n"
+    "  - {op: relayout, in: [s8], out: s9, layout: {d: model}}\n"
+    "  - {op: softmax_cross_entropy, in: [z, z], dim: c, out: ce}\n"
+    "outputs: [m, mx, total, r, s9, ce]\n";
+
+START_TEST(other_ops_as_yaml)
+{
+    mrt_error err = {0};
+    mrt_ir *ir = mesh2x2(NULL, "data", "model");
+    const char *dims[] = {"b", "d", "e", "c"};
+    const int64_t sizes[] = {8, 4, 4, 6};
+    for (int i = 0; i < N(dims); i++)
+        ok(mrt_ir_add_dim(ir, dims[i], sizes[i], &err), &err);
+    ok(mrt_ir_set_rule(ir, &(mrt_ir_rule){"b", {"data"}}, &err), &err);
+    ok(mrt_ir_add_tensor(ir, &(mrt_ir_tensor){
+           .name = "x", SHAPE("b", "d")}, &err), &err);
+    ok(mrt_ir_add_tensor(ir, &(mrt_ir_tensor){
+           .name = "y", SHAPE("b", "d"), .init = MRT_IR_INIT_FILL,
+           .value = 0.5}, &err), &err);
+    ok(mrt_ir_add_tensor(ir, &(mrt_ir_tensor){
+           .name = "z", SHAPE("b", "c"), .init = MRT_IR_INIT_ONES,
+           .nlayout = 1, .layout = &(mrt_ir_rule){"c", {"model"}}}, &err),
+       &err);
+    ok(mrt_ir_add_tensor(ir, &(mrt_ir_tensor){
+           .name = "k", SHAPE("b"), .init = MRT_IR_INIT_LABELS,
+           .value = 4}, &err), &err);
+    ok(mrt_ir_add_tensor(ir, &(mrt_ir_tensor){
+           .name = "w", SHAPE("d"), .init = MRT_IR_INIT_RANDOM, .seed = 3},
+           &err), &err);
+    op(ir, (mrt_ir_op){.kind = MRT_IR_SOFTMAX, {"x"}, "p", .dim = "d",
+                       .nlayout = 1,
+                       .layout = &(mrt_ir_rule){"d", {"model"}}});
+    op(ir, (mrt_ir_op){.kind = MRT_IR_LAYER_NORM, {"p"}, "n", .dim = "d",
+                       .c = 0.001, .nlayout = 1,
+                       .layout = &(mrt_ir_rule){"b", {"data", "model"}}});
+    op(ir, (mrt_ir_op){.kind = MRT_IR_REDUCE_MEAN, {"n"}, "m", .nreduce = 1,
+                       .reduce = (const char *[]){"b"}});
+    op(ir, (mrt_ir_op){.kind = MRT_IR_REDUCE_MAX, {"n"}, "mx", SHAPE("d")});
+    op(ir, (mrt_ir_op){.kind = MRT_IR_REDUCE_SUM, {"n"}, "total"});
+    op(ir, (mrt_ir_op){.kind = MRT_IR_RENAME, {"n"}, "r", SHAPE("b", "e"),
+                       .dim = "d", .to = "e"});
+    op(ir, (mrt_ir_op){.kind = MRT_IR_SCALE, {"x"}, "s", .c = 2.5});
+    op(ir, (mrt_ir_op){.kind = MRT_IR_SUB, {"s", "y"}, "s1"});
+    op(ir, (mrt_ir_op){.kind = MRT_IR_MUL, {"s1", "w"}, "s2"});
+    op(ir, (mrt_ir_op){.kind = MRT_IR_DIV, {"s2", "y"}, "s3",
+                       SHAPE("d", "b")});
+    op(ir, (mrt_ir_op){.kind = MRT_IR_EXP, {"s3"}, "s4"});
+    op(ir, (mrt_ir_op){.kind = MRT_IR_LOG, {"s4"}, "s5"});
+    op(ir, (mrt_ir_op){.kind = MRT_IR_NEG, {"s5"}, "s6"});
+    op(ir, (mrt_ir_op){.kind = MRT_IR_SQUARE, {"s6"}, "s7"});
+    op(ir, (mrt_ir_op){.kind = MRT_IR_RSQRT, {"s7"}, "s8"});
+    op(ir, (mrt_ir_op){.kind = MRT_IR_RELAYOUT, {"s8"}, "s9", .nlayout = 1,
+                       .layout = &(mrt_ir_rule){"d", {"model"}}});
+    op(ir, (mrt_ir_op){.kind = MRT_IR_SOFTMAX_CE, {"z", "z"}, "ce",
+                       .dim = "c"});
+    const char *outs[] = {"m", "mx", "total", "r", "s9", "ce"};
+    ok(mrt_ir_set_outputs(ir, N(outs), outs, &err), &err);
+    mrt_spec *spec = NULL;
+    ok(mrt_ir_finish(ir, &spec, &err), &err);
+    mrt_ir_destroy(ir);
+    /* the file is called "program", the name mrt_ir_create gives */
+    char dir[] = "/tmp/mrt_test_builder_XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char file[64];
+    snprintf(file, sizeof file, "%s/program", dir);
+    FILE *f = fopen(file, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(other_ops_yaml, f);
+    fclose(f);
+    char *cwd = getcwd(NULL, 0);
+    ck_assert_ptr_nonnull(cwd);
+    ck_assert_int_eq(chdir(dir), 0);
+    same_plans(spec, "program");
+    ck_assert_int_eq(chdir(cwd), 0);
+    free(cwd);
+    unlink(file);
+    rmdir(dir);
+}
+END_TEST
+
+/* A builder with dims batch (8), d (4) and e (4) on a 2x2 mesh, inputs
+ * x [batch, d] and w [d, e]. */
+static mrt_ir *small(void)
+{
+    mrt_error err = {0};
+    mrt_ir *ir = mesh2x2("small", "data", "model");
+    ok(mrt_ir_add_dim(ir, "batch", 8, &err), &err);
+    ok(mrt_ir_add_dim(ir, "d", 4, &err), &err);
+    ok(mrt_ir_add_dim(ir, "e", 4, &err), &err);
+    ok(mrt_ir_add_tensor(ir, &(mrt_ir_tensor){
+           .name = "x", SHAPE("batch", "d")}, &err), &err);
+    ok(mrt_ir_add_tensor(ir, &(mrt_ir_tensor){
+           .name = "w", SHAPE("d", "e")}, &err), &err);
+    return ir;
+}
+
+/* The error err holds: status code and exactly msg, no position. */
+static void is_error(mrt_status st, const mrt_error *err, mrt_status code,
+                     const char *msg)
+{
+    ck_assert_int_eq(st, code);
+    ck_assert_int_eq(err->code, code);
+    ck_assert_str_eq(err->message, msg);
+    ck_assert_str_eq(err->file, "");
+    ck_assert_int_eq(err->line, 0);
+    ck_assert_int_eq(err->column, 0);
+}
+
+START_TEST(errors_name_call_and_argument)
+{
+    mrt_error err = {0};
+    mrt_ir *ir = small();
+    mrt_status st = mrt_ir_add_tensor(ir, &(mrt_ir_tensor){
+        .name = "y", SHAPE("batch", "foo")}, &err);
+    is_error(st, &err, MRT_E_SPEC, "mrt_ir_add_tensor: argument 'shape': "
+             "dim 'foo' not declared (the dims are: batch, d, e)");
+    mrt_ir_destroy(ir);
+
+    struct { mrt_ir_op op; const char *msg; } bad[] = {
+        {{.kind = MRT_IR_EINSUM, {"x", "nope"}, "y", SHAPE("batch")},
+         "mrt_ir_add_op: argument 'in': tensor 'nope' not declared"},
+        {{.kind = MRT_IR_RELU, {"x", "w"}, "y"},
+         "mrt_ir_add_op: argument 'in': relu takes 1 input, got 2"},
+        {{.kind = MRT_IR_EINSUM, {"x", "w"}, "y"},
+         "mrt_ir_add_op: argument 'shape': einsum needs a shape"},
+        {{.kind = MRT_IR_SOFTMAX, {"x"}, "y", .dim = "model"},
+         "mrt_ir_add_op: argument 'dim': dim 'model' not declared (the "
+         "dims are: batch, d, e)"},
+        {{.kind = MRT_IR_RELU, {"x"}, "x"},
+         "mrt_ir_add_op: argument 'out': tensor 'x' already exists"},
+        {{.kind = MRT_IR_RELU, {"x"}, "y", .nlayout = 1,
+          .layout = &(mrt_ir_rule){"batch", {"rows"}}},
+         "mrt_ir_add_op: argument 'layout': unknown mesh axis 'rows' in "
+         "the rule of dim 'batch'"},
+        {{.kind = MRT_IR_RELU, {"x"}, "y", .nlayout = 2,
+          .layout = (mrt_ir_rule[]){{"batch", {"data"}}, {"d", {"data"}}}},
+         "mrt_ir_add_op: argument 'layout': tensor 'y' would split mesh "
+         "axis 'data' twice: batch: data and d: data"},
+    };
+    for (int i = 0; i < N(bad); i++) {
+        mrt_error e = {0};
+        ir = small();
+        is_error(mrt_ir_add_op(ir, &bad[i].op, &e), &e, MRT_E_SPEC,
+                 bad[i].msg);
+        /* the first error sticks */
+        mrt_error again = {0};
+        mrt_spec *spec = (mrt_spec *)1;
+        ck_assert_int_eq(mrt_ir_finish(ir, &spec, &again), MRT_E_SPEC);
+        ck_assert_str_eq(again.message, bad[i].msg);
+        ck_assert_ptr_null(spec);
+        mrt_ir_destroy(ir);
+    }
+}
+END_TEST
+
+START_TEST(errors_of_training)
+{
+    mrt_error err = {0};
+    mrt_ir *ir = small();
+    ok(mrt_ir_add_op(ir, &(mrt_ir_op){.kind = MRT_IR_EINSUM, {"x", "w"}, "y",
+                                      SHAPE("batch", "d")}, &err), &err);
+    ok(mrt_ir_add_op(ir, &(mrt_ir_op){.kind = MRT_IR_MSE, {"y", "x"}, "loss"},
+                     &err), &err);
+    is_error(mrt_ir_add_tensor(ir, NULL, &err), &err, MRT_E_USAGE,
+             "mrt_ir_add_tensor: argument 't': NULL");
+    mrt_ir_destroy(ir);
+
+    ir = small();
+    memset(&err, 0, sizeof err);
+    ok(mrt_ir_add_op(ir, &(mrt_ir_op){.kind = MRT_IR_EINSUM, {"x", "w"}, "y",
+                                      SHAPE("batch", "d")}, &err), &err);
+    ok(mrt_ir_add_op(ir, &(mrt_ir_op){.kind = MRT_IR_REDUCE_SUM, {"x"}, "sx"},
+                     &err), &err);
+    mrt_status st = mrt_ir_set_train(ir, &(mrt_ir_train){
+        .loss = "sx", .nparams = 1, .params = (const char *[]){"w"}}, &err);
+    is_error(st, &err, MRT_E_SPEC, "mrt_ir_set_train: argument 'params': "
+             "the loss 'sx' does not depend on 'w'");
+    mrt_ir_destroy(ir);
+
+    ir = small();
+    memset(&err, 0, sizeof err);
+    ok(mrt_ir_add_op(ir, &(mrt_ir_op){.kind = MRT_IR_RELU, {"x"}, "r"}, &err), &err);
+    st = mrt_ir_set_train(ir, &(mrt_ir_train){
+        .loss = "r", .nparams = 1, .params = (const char *[]){"w"}}, &err);
+    is_error(st, &err, MRT_E_SPEC, "mrt_ir_set_train: argument 'loss': the "
+             "loss 'r' has 2 dims; it must be a scalar");
+    mrt_ir_destroy(ir);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("builder");
+    TCase *tc = tcase_create("builder");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, mlp_as_yaml);
+    tcase_add_test(tc, attention_as_yaml);
+    tcase_add_test(tc, transformer_as_yaml);
+    tcase_add_test(tc, other_ops_as_yaml);
+    tcase_add_test(tc, errors_name_call_and_argument);
+    tcase_add_test(tc, errors_of_training);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
