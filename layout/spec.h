@@ -4,7 +4,7 @@
  * mrt_spec_load (layout/spec_parse.c) reads the YAML with libyaml's
  * document API, resolves every name (dims, mesh axes, tensors) and checks
  * everything that can be checked before planning: shapes, layouts (no axis
- * twice, sizes divisible by their axes), sizes that overflow, init files.
+ * twice; uneven splits are allowed), sizes that overflow, init files.
  * Every entity keeps the position (1-based line, column) of the YAML node
  * it came from, so later passes can still point at the line.
  *
