@@ -53,9 +53,10 @@ static int make_types(mrt_exec *e, int k)
     e->type[k][0] = e->type[k][1] = MPI_DATATYPE_NULL;
     if (mrt_step_is_uneven(p, s))
         return mrt_uneven_make(p, s, e->comm->coords, &e->uneven[k]);
-    if (!mrt_step_is_strided(p, s))
+    /* an empty shard in a dim the step does not move: the whole group
+     * holds nothing and the step is skipped (do_step) */
+    if (!mrt_step_is_strided(p, s) || mine(e, s->in, il) == 0)
         return MPI_SUCCESS;
-    mine(e, s->in, il);
     mine(e, s->out, ol);
     if (s->kind == MRT_STEP_REDUCE_SCATTER) /* block j of dim, to rank j */
         return mrt_block_type(in->layout.ndims, il, s->dim, s->group,
@@ -86,6 +87,9 @@ static int64_t my_workspace(mrt_exec *e)
         int64_t ea[MRT_MAX_DIMS], eb[MRT_MAX_DIMS], ec[MRT_MAX_DIMS];
         mrt_kview a = kview(e, s->in, ea), c = kview(e, s->out, ec);
         mrt_kview b = s->in2 >= 0 ? kview(e, s->in2, eb) : a;
+        if (mine(e, s->in, NULL) == 0 || mine(e, s->out, NULL) == 0 ||
+            (s->in2 >= 0 && mine(e, s->in2, NULL) == 0))
+            continue; /* an empty shard: no kernel runs (do_einsum) */
         size_t ws = mrt_einsum_workspace(p->dtype, &a, s->in2 >= 0 ? &b : NULL,
                                          &c);
         if (ws <= INT64_MAX && (int64_t)ws > most)
@@ -389,6 +393,12 @@ static int do_rename(mrt_exec *e, const mrt_step *s)
 
 static int do_step(mrt_exec *e, const mrt_step *s)
 {
+    /* A collective over dims split evenly moves blocks of one size: when
+     * this rank's shard is empty (a dim smaller than its parts elsewhere),
+     * so is every shard of its group, and none of them calls MPI. */
+    if (mrt_step_is_collective(s->kind) && !e->uneven[s - e->plan->step] &&
+        mine(e, s->in, NULL) == 0)
+        return MPI_SUCCESS;
     switch (s->kind) {
     case MRT_STEP_EINSUM: return do_einsum(e, s);
     case MRT_STEP_SLICE: return do_slice(e, s);
