@@ -466,6 +466,37 @@ START_TEST(uneven_bytes_per_rank_add_up)
 }
 END_TEST
 
+/* The specs of tests/specs/uneven/ (run by the uneven_np* tests) between
+ * them move blocks of unequal sizes in every kind of collective. */
+START_TEST(uneven_specs_cover_every_collective)
+{
+    static const char *const files[] = {
+        "tests/specs/uneven/heads.yaml", "tests/specs/uneven/mlp.yaml",
+        "tests/specs/uneven/permute.yaml", "tests/specs/uneven/vocab.yaml"};
+    int kinds[MRT_STEP_KIND_COUNT] = {0};
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        mrt_error err = {0};
+        ck_assert_int_eq(mrt_spec_load(files[f], NULL, &spec, &err), MRT_OK);
+        mrt_plan_options opt = {.planner = MRT_PLANNER_AUTO};
+        ck_assert_int_eq(mrt_plan_create(spec, &opt, &plan, &err), MRT_OK);
+        for (int k = 0; k < plan->nsteps; k++) {
+            const mrt_step *st = &plan->step[k];
+            const mrt_layout *in = &plan->value[st->in].layout;
+            if (mrt_step_is_uneven(plan, st) ||
+                (st->kind == MRT_STEP_ALLREDUCE &&
+                 !mrt_layout_even(in, &plan->mesh)))
+                kinds[st->kind]++;
+        }
+        teardown();
+    }
+    ck_assert_int_gt(kinds[MRT_STEP_ALLGATHER], 0);
+    ck_assert_int_gt(kinds[MRT_STEP_ALLTOALL], 0);
+    ck_assert_int_gt(kinds[MRT_STEP_REDUCE_SCATTER], 0);
+    ck_assert_int_gt(kinds[MRT_STEP_ALLREDUCE], 0);
+    ck_assert_int_gt(kinds[MRT_STEP_PERMUTE], 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("plan");
@@ -487,6 +518,7 @@ int main(void)
     tcase_add_test(tc, memory_model_frees_after_last_use);
     tcase_add_test(tc, collectives_in_the_background);
     tcase_add_test(tc, uneven_bytes_per_rank_add_up);
+    tcase_add_test(tc, uneven_specs_cover_every_collective);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
