@@ -64,8 +64,8 @@ done
 
 # --save writes each output whole, as a .npy file, on any rank count.
 save=$(mktemp -d)
-# A run that cannot start (3 does not divide heads) saves nothing.
-"$here/mpirun.sh" 3 "$meshrt" run "$here/../examples/attention.yaml" \
+# A run that cannot start (a mesh of 3 ranks on 2) saves nothing.
+"$here/mpirun.sh" 2 "$meshrt" run "$here/../examples/attention.yaml" \
     --mesh data=1,model=3 --save "$save/bad" >/dev/null 2>&1 &&
     { echo "FAIL: a run on an impossible mesh succeeded"; fail=1; }
 [ -e "$save/bad" ] && { echo "FAIL: a failed run created $save/bad"; fail=1; }
