@@ -154,6 +154,8 @@ static void print_tensor(const mrt_spec *s, const mrt_spec_tensor *t)
         printf("%s%" PRId64, i ? "x" : "", local[i]);
     if (l->ndims == 0)
         printf("1 (a scalar)");
+    if (!mrt_layout_even(l, &s->mesh))
+        printf(" (the largest; split unevenly)");
     unsigned rep = ((1u << s->mesh.naxes) - 1) & ~mrt_layout_used_axes(l);
     if (rep && s->mesh.nranks > 1)
         printf("  (replicated over %s)",
@@ -179,7 +181,8 @@ int mrt_cli_check(const mrt_cli_args *a)
         printf("%s%s: %" PRId64, i ? ", " : "", spec->mesh.name[i],
                spec->mesh.size[i]);
     printf("} = %" PRId64 " ranks, %s, %d ops\n"
-           "tensors (shards have the same shape on every rank):\n",
+           "tensors (shards have the same shape on every rank; split "
+           "unevenly, rank 0's, the largest):\n",
            spec->mesh.nranks, mrt_dtype_name(spec->dtype), spec->nops);
     for (int t = 0; t < spec->ntensors; t++)
         print_tensor(spec, &spec->tensor[t]);

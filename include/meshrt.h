@@ -258,7 +258,9 @@ MRT_API void mrt_plan_print_explain(const mrt_plan *plan, FILE *f);
 
 /* Totals per rank of the whole plan. */
 typedef struct mrt_plan_totals {
-    int64_t comm_bytes;  /* handed to MPI */
+    int64_t comm_bytes;  /* handed to MPI (per rank: with uneven shards,
+                            the largest rank's, rank 0's) */
+    int64_t comm_bytes_total; /* handed to MPI by all ranks together */
     double wire_bytes;   /* sent on the wire (modeled) */
     int64_t messages;    /* modeled */
     int64_t collectives; /* MPI calls */

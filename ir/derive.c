@@ -62,7 +62,7 @@ static mrt_status move_own_axes(const mrt_spec_resolver *r,
                 mrt_spec_join(list, sizeof list, r->mesh->name[0],
                               sizeof r->mesh->name[0], r->mesh->naxes));
         }
-    return mrt_spec_check_even(r, t);
+    return MRT_OK;
 }
 
 mrt_status mrt_spec_rehome_all(const mrt_spec_resolver *r,

@@ -45,13 +45,11 @@ typedef struct mrt_spec_resolver {
 /* Sets the axes of t->layout (dims and sizes set) from rules[dim id]:
  * own says whether they are the tensor's own rules (errors at the rule)
  * or global ones (errors at the tensor's shape, or at the rule of an
- * alternative).  Checks that no axis splits two dims, then even splits. */
+ * alternative).  Checks that no axis splits two dims (splits may be
+ * uneven: layout.h). */
 mrt_status mrt_spec_apply_rules(const mrt_spec_resolver *r,
                                 mrt_spec_tensor *t, const mrt_rule rules[],
                                 int own);
-/* Checks that every split of t->layout is even on r->mesh. */
-mrt_status mrt_spec_check_even(const mrt_spec_resolver *r,
-                               const mrt_spec_tensor *t);
 /* Writes "[batch, d_model]" for the dims of l. */
 const char *mrt_spec_shape_str(const mrt_spec *s, const mrt_layout *l,
                                char *buf, size_t size);

@@ -43,23 +43,6 @@ static const char *rule_str(const mrt_spec *s, const mrt_mesh *m, int dim,
     return buf;
 }
 
-/* "4 = data(2) x model(2), the mesh axes that split" */
-static const char *parts_str(const mrt_mesh *m, const mrt_layout *l, int i,
-                             char *buf, size_t size)
-{
-    size_t n = (size_t)snprintf(buf, size, "%lld =",
-                                (long long)mrt_layout_parts(l, m, i));
-    for (int j = 0; j < l->naxes[i] && n < size; j++)
-        n += (size_t)snprintf(buf + n, size - n, "%s %s(%lld)", j ? " x" : "",
-                              m->name[l->axes[i][j]],
-                              (long long)m->size[l->axes[i][j]]);
-    if (n < size)
-        snprintf(buf + n, size - n, ", the mesh %s that split%s",
-                 l->naxes[i] > 1 ? "axes" : "axis",
-                 l->naxes[i] > 1 ? "" : "s");
-    return buf;
-}
-
 /* "under layout 'dp', " while an alternative is checked, else "". */
 static const char *under(const mrt_spec_resolver *r, char *buf, size_t size)
 {
@@ -74,27 +57,6 @@ static const char *under(const mrt_spec_resolver *r, char *buf, size_t size)
 static mrt_mark rule_mark(const mrt_spec_tensor *t, mrt_mark at)
 {
     return at.line > 0 ? at : t->shape_mark;
-}
-
-mrt_status mrt_spec_check_even(const mrt_spec_resolver *r,
-                               const mrt_spec_tensor *t)
-{
-    const mrt_spec *s = r->s;
-    const mrt_layout *l = &t->layout;
-    char parts[MRT_SPEC_LIST_MAX * 2], pre[MRT_NAME_MAX + 32];
-    for (int i = 0; i < l->ndims; i++) {
-        if (l->size[i] % mrt_layout_parts(l, r->mesh, i) == 0)
-            continue;
-        return mrt_error_set(r->err, MRT_E_SPEC, s->path,
-                             rule_mark(t, t->split_mark[i]),
-                             "%sdim '%s' (size %lld) is not divisible by %s "
-                             "it in tensor '%s' (uneven splits are not "
-                             "supported yet)", under(r, pre, sizeof pre),
-                             s->dim_name[l->dim[i]], (long long)l->size[i],
-                             parts_str(r->mesh, l, i, parts, sizeof parts),
-                             t->name);
-    }
-    return MRT_OK;
 }
 
 /* Copies rules[dim] into dim i of t, refusing an axis already used. */
@@ -145,7 +107,7 @@ mrt_status mrt_spec_apply_rules(const mrt_spec_resolver *r,
         owner[a] = -1;
     for (int i = 0; !st && i < t->layout.ndims; i++)
         st = apply_rule(r, t, i, rules, own, owner);
-    return st ? st : mrt_spec_check_even(r, t);
+    return st;
 }
 
 int mrt_spec_too_large(const mrt_layout *l)

@@ -5,8 +5,8 @@
  * Two front ends make one: the YAML loader (mrt_spec_load, yaml/), and
  * the C builder of meshrt.h (ir/build.c).  Either resolves every name
  * (dims, mesh axes, tensors) and checks everything that can be checked
- * before planning: shapes, layouts (no axis twice, sizes divisible by
- * their axes), sizes that overflow, init files.  Every entity keeps the
+ * before planning: shapes, layouts (no axis twice; uneven splits are
+ * allowed), sizes that overflow, init files.  Every entity keeps the
  * position (1-based line, column) of the YAML node it came from ({0, 0}
  * when built in C), so later passes can still point at the line.
  *

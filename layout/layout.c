@@ -2,10 +2,20 @@
  * layout.c — shard shapes and offsets of a tensor under a layout.
  *
  * A dim split over axes [a0, a1, ...] (major first) is cut into
- * size(a0) * size(a1) * ... even blocks; the rank's block number is the
- * mixed-radix number of its coordinates on those axes.
+ * size(a0) blocks, each of those into size(a1) blocks, and so on: the
+ * rank's block number is the mixed-radix number of its coordinates on
+ * those axes.  Each cut is as even as it can be: block b of n elements
+ * cut into p holds n/p + (b < n%p) of them (mrt_layout_block_extent and
+ * mrt_layout_block_start, the one place the rule is written).  Cutting
+ * level by level keeps the blocks nested: the blocks under [a0, a1] are
+ * pieces of those under [a0], so a slice stays local and an all-gather
+ * over a1 rebuilds a block of [a0] (one flat cut into size(a0)*size(a1)
+ * blocks would not nest when the sizes do not divide: 10 over 2x2 gives
+ * 3, 3, 2, 2 while 10 over 2 gives 5, 5).
  */
 #include "layout.h"
+
+#include "checked.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -42,33 +52,97 @@ int64_t mrt_layout_parts(const mrt_layout *l, const mrt_mesh *m, int i)
     return p;
 }
 
+int64_t mrt_layout_block_extent(int64_t n, int64_t p, int64_t b)
+{
+    return n / p + (b < n % p);
+}
+
+int64_t mrt_layout_block_start(int64_t n, int64_t p, int64_t b)
+{
+    return b * (n / p) + (b < n % p ? b : n % p);
+}
+
+void mrt_layout_dim_range(const mrt_layout *l, const mrt_mesh *m, int i,
+                          const int64_t coords[], int64_t *start,
+                          int64_t *extent)
+{
+    int64_t n = l->size[i], at = 0;
+    for (int j = 0; j < l->naxes[i]; j++) {
+        int64_t p = m->size[l->axes[i][j]], b = coords ? coords[l->axes[i][j]] : 0;
+        at += mrt_layout_block_start(n, p, b);
+        n = mrt_layout_block_extent(n, p, b);
+    }
+    *start = at;
+    *extent = n;
+}
+
 void mrt_layout_shard_shape(const mrt_layout *l, const mrt_mesh *m,
                             int64_t local[])
 {
-    for (int i = 0; i < l->ndims; i++)
-        local[i] = l->size[i] / mrt_layout_parts(l, m, i);
+    mrt_layout_shard_shape_at(l, m, NULL, local);
 }
 
-int64_t mrt_layout_shard_count(const mrt_layout *l, const mrt_mesh *m)
+void mrt_layout_shard_shape_at(const mrt_layout *l, const mrt_mesh *m,
+                               const int64_t coords[], int64_t local[])
 {
-    int64_t local[MRT_MAX_DIMS], n = 1;
-    mrt_layout_shard_shape(l, m, local);
+    int64_t at;
+    for (int i = 0; i < l->ndims; i++)
+        mrt_layout_dim_range(l, m, i, coords, &at, &local[i]);
+}
+
+static int64_t product(const mrt_layout *l, const int64_t local[])
+{
+    int64_t n = 1;
     for (int i = 0; i < l->ndims; i++)
         n *= local[i];
     return n;
 }
 
+int64_t mrt_layout_shard_count(const mrt_layout *l, const mrt_mesh *m)
+{
+    int64_t local[MRT_MAX_DIMS];
+    mrt_layout_shard_shape(l, m, local);
+    return product(l, local);
+}
+
+int64_t mrt_layout_shard_count_at(const mrt_layout *l, const mrt_mesh *m,
+                                  const int64_t coords[])
+{
+    int64_t local[MRT_MAX_DIMS];
+    mrt_layout_shard_shape_at(l, m, coords, local);
+    return product(l, local);
+}
+
+/* Every combination of blocks is held by the same number of ranks (the
+ * mesh's ranks over the blocks' product), so the shards of all ranks
+ * hold that many copies of the whole tensor. */
+int64_t mrt_layout_total_count(const mrt_layout *l, const mrt_mesh *m)
+{
+    int64_t ranks = 1, n = 1;
+    for (int a = 0; a < m->naxes; a++)
+        ranks *= m->size[a];
+    for (int i = 0; i < l->ndims; i++) {
+        ranks /= mrt_layout_parts(l, m, i);
+        if (mrt_checked_mul(n, l->size[i], &n))
+            return -1;
+    }
+    return mrt_checked_mul(n, ranks, &n) ? -1 : n;
+}
+
+int mrt_layout_even(const mrt_layout *l, const mrt_mesh *m)
+{
+    for (int i = 0; i < l->ndims; i++)
+        if (l->size[i] % mrt_layout_parts(l, m, i))
+            return 0;
+    return 1;
+}
+
 void mrt_layout_shard_offset(const mrt_layout *l, const mrt_mesh *m,
                              const int64_t coords[], int64_t off[])
 {
-    for (int i = 0; i < l->ndims; i++) {
-        int64_t block = 0;
-        for (int j = 0; j < l->naxes[i]; j++) {
-            int a = l->axes[i][j];
-            block = block * m->size[a] + coords[a];
-        }
-        off[i] = block * (l->size[i] / mrt_layout_parts(l, m, i));
-    }
+    int64_t n;
+    for (int i = 0; i < l->ndims; i++)
+        mrt_layout_dim_range(l, m, i, coords, &off[i], &n);
 }
 
 int mrt_layout_equal(const mrt_layout *a, const mrt_layout *b)

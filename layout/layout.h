@@ -5,7 +5,16 @@
  * fastest, on every rank) with their global sizes, and for each dim the
  * mesh axes that split it, major first: a dim of size 64 split over
  * [data, model] on a {data: 2, model: 2} mesh is cut into 4 blocks of 16,
- * and the rank at (d, m) holds block 2*d + m.  Axes that split no dim
+ * and the rank at (d, m) holds block 2*d + m.  Splits may be uneven: n
+ * elements cut into p blocks give block b n/p + (b < n%p) elements,
+ * starting at b*(n/p) + min(b, n%p) (the first n%p blocks get one more,
+ * as in ScaLAPACK's and MPI_Dims' block distributions; a dim smaller than
+ * p leaves the last blocks empty).  A split over [a0, a1] cuts by that
+ * rule over a0, then each piece over a1 (layout.c says why).
+ * mrt_layout_block_extent and mrt_layout_block_start are the rule, the
+ * one place it is written; the rank at coordinates 0 holds the largest
+ * block of every dim.
+ * Axes that split no dim
  * replicate the tensor along them.  `partial` marks axes over which the
  * shards are pending sums: the true tensor is the sum of the shards of the
  * group over those axes.  Each axis appears at most once in a layout.
@@ -42,11 +51,32 @@ unsigned mrt_layout_used_axes(const mrt_layout *l);
 int mrt_layout_find_dim(const mrt_layout *l, int dim);
 /* Number of blocks dim i is cut into. */
 int64_t mrt_layout_parts(const mrt_layout *l, const mrt_mesh *m, int i);
-/* Local extents of every dim (the same on every rank). */
+/* The block rule: elements in block b of n cut into p blocks, and the
+ * index of its first element (0 <= b < p). */
+int64_t mrt_layout_block_extent(int64_t n, int64_t p, int64_t b);
+int64_t mrt_layout_block_start(int64_t n, int64_t p, int64_t b);
+/* The global index of the first element of dim i held by the rank at
+ * coords (mesh coordinates; NULL: the rank at 0), and how many. */
+void mrt_layout_dim_range(const mrt_layout *l, const mrt_mesh *m, int i,
+                          const int64_t coords[], int64_t *start,
+                          int64_t *extent);
+/* Local extents of every dim of the largest shard (rank 0's: block 0 of
+ * every dim), what memory and costs are sized for. */
 void mrt_layout_shard_shape(const mrt_layout *l, const mrt_mesh *m,
                             int64_t local[]);
-/* Elements in one shard. */
+/* Elements in the largest shard. */
 int64_t mrt_layout_shard_count(const mrt_layout *l, const mrt_mesh *m);
+/* Local extents of the shard held by the rank at coords. */
+void mrt_layout_shard_shape_at(const mrt_layout *l, const mrt_mesh *m,
+                               const int64_t coords[], int64_t local[]);
+/* Elements in the shard held by the rank at coords. */
+int64_t mrt_layout_shard_count_at(const mrt_layout *l, const mrt_mesh *m,
+                                  const int64_t coords[]);
+/* Elements in the shards of all the mesh's ranks together (replicas
+ * counted once per rank); -1 when that does not fit in 64 bits. */
+int64_t mrt_layout_total_count(const mrt_layout *l, const mrt_mesh *m);
+/* 1 if every dim's size is divisible by its number of blocks. */
+int mrt_layout_even(const mrt_layout *l, const mrt_mesh *m);
 /* Global offset of the shard held by the rank at coords, per dim. */
 void mrt_layout_shard_offset(const mrt_layout *l, const mrt_mesh *m,
                              const int64_t coords[], int64_t off[]);

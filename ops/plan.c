@@ -124,6 +124,11 @@ int mrt_plan_add_step(mrt_plan *p, const mrt_step *s)
     if (mrt_step_is_collective(t->kind)) {
         t->group = mrt_mesh_group_size(&p->mesh, t->axes);
         t->bytes = p->value[t->in].count * p->elsize; /* a shard: fits */
+        int64_t all = mrt_layout_total_count(&p->value[t->in].layout,
+                                             &p->mesh);
+        if (all < 0 || mrt_checked_mul(all, p->elsize, &t->bytes_total))
+            mrt_plan_overflow(p, p->value[t->in].tensor,
+                              "bytes handed to MPI by all ranks");
         t->cost = mrt_cost_collective(&p->profile, &p->mesh,
                                       step_coll[t->kind], t->axes, t->bytes,
                                       p->elsize);
@@ -145,7 +150,7 @@ int mrt_plan_add_step(mrt_plan *p, const mrt_step *s)
             bytes += (double)p->value[t->in].count +
                      (t->in2 >= 0 ? (double)p->value[t->in2].count : 0);
         t->group = 1;
-        t->bytes = 0;
+        t->bytes = t->bytes_total = 0;
         t->time_s = mrt_cost_copy(&p->profile, bytes * p->elsize);
     } else {
         t->time_s = mrt_cost_kernel(&p->profile, p->dtype, t->flops);
@@ -280,7 +285,6 @@ static mrt_status meshtf_home(const mrt_spec *s, int t, mrt_layout *l,
     *l = st->layout;
     for (int i = 0; i < l->ndims; i++) {
         const mrt_rule *r = &s->rule[l->dim[i]];
-        int64_t parts = 1;
         l->naxes[i] = r->naxes;
         for (int j = 0; j < r->naxes; j++) {
             int a = r->axes[j];
@@ -292,14 +296,7 @@ static mrt_status meshtf_home(const mrt_spec *s, int t, mrt_layout *l,
                     "per-tensor layouts)", s->mesh.name[a], st->name);
             used |= 1u << a;
             l->axes[i][j] = a;
-            parts *= s->mesh.size[a];
         }
-        if (l->size[i] % parts)
-            return mrt_error_set(
-                err, MRT_E_SPEC, s->path, r->mark,
-                "--planner meshtf: dim '%s' (size %" PRId64 ") of tensor "
-                "'%s' is not divisible by %" PRId64 " under the global rules",
-                s->dim_name[l->dim[i]], l->size[i], st->name, parts);
     }
     return MRT_OK;
 }

@@ -30,7 +30,11 @@
  *                   an alltoall)
  * `bytes` is what each rank hands to the MPI call: the element count of
  * the send buffer times the element size (the whole local input value in
- * every kind of collective).
+ * every kind of collective).  With uneven splits (layout.h) shards differ
+ * from rank to rank: `bytes` is then the largest rank's figure (rank 0
+ * holds the largest block of every dim, so it is rank 0's, and the sum of
+ * the steps' `bytes` is rank 0's total), `bytes_total` the sum over all
+ * ranks, and mrt_step_rank_bytes any one rank's.
  */
 #ifndef MRT_PLAN_H
 #define MRT_PLAN_H
@@ -67,8 +71,11 @@ int mrt_step_is_collective(mrt_step_kind k);
 typedef struct mrt_value {
     int tensor;        /* spec tensor id */
     mrt_layout layout;
-    int64_t local[MRT_MAX_DIMS]; /* shard extents */
-    int64_t count;     /* elements per shard */
+    int64_t local[MRT_MAX_DIMS]; /* extents of the largest shard (rank
+                          0's; with uneven splits other ranks may hold
+                          less: mrt_layout_shard_shape_at) */
+    int64_t count;     /* elements of the largest shard (memory and costs
+                          are sized for it) */
     int made_by;       /* the op whose step made it; -1 for an input */
     int prev;          /* the value made before it for the same tensor,
                           or -1 (the plan's last_value[tensor] heads the
@@ -88,7 +95,9 @@ typedef struct mrt_step {
     int dim, dim2;     /* dim indices in the input's layout (-1: none) */
     unsigned axes;     /* mesh axes of the collective or slice */
     int64_t group;     /* ranks per group (1 for local steps) */
-    int64_t bytes;     /* per rank handed to MPI (0 for local steps) */
+    int64_t bytes;     /* per rank handed to MPI (0 for local steps):
+                          the largest rank's */
+    int64_t bytes_total; /* handed to MPI by all ranks together */
     double flops;      /* per rank (EINSUM) */
     mrt_einsum_shape cls; /* EINSUM only */
     mrt_comm_cost cost;   /* collectives: modeled wire bytes, messages */
@@ -204,6 +213,14 @@ int mrt_step_is_strided(const mrt_plan *p, const mrt_step *s);
 /* 1 if the collective step needs the workspace while it runs (a strided
  * reduce-scatter, which receives the blocks it sums there). */
 int mrt_step_needs_packing(const mrt_plan *p, const mrt_step *s);
+/* Bytes the rank at coords hands to MPI in step s (0 for local steps). */
+int64_t mrt_step_rank_bytes(const mrt_plan *p, const mrt_step *s,
+                            const int64_t coords[]);
+/* 1 if the collective step moves blocks of unequal sizes between the
+ * ranks of its groups (an all-gather, reduce-scatter or all-to-all of a
+ * dim split unevenly): the executor then gives every peer its own count
+ * and datatype. */
+int mrt_step_is_uneven(const mrt_plan *p, const mrt_step *s);
 /* Marks the collectives that may run in the background (overlap.c);
  * with `blocking`, none. */
 void mrt_plan_schedule_overlap(mrt_plan *p, int blocking);

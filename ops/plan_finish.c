@@ -48,13 +48,40 @@ int mrt_step_is_strided(const mrt_plan *p, const mrt_step *s)
     return 0;
 }
 
+int64_t mrt_step_rank_bytes(const mrt_plan *p, const mrt_step *s,
+                            const int64_t coords[])
+{
+    if (!mrt_step_is_collective(s->kind))
+        return 0;
+    return mrt_layout_shard_count_at(&p->value[s->in].layout, &p->mesh,
+                                     coords) * p->elsize;
+}
+
+static int uneven_dim(const mrt_plan *p, const mrt_layout *l, int i)
+{
+    return i >= 0 && l->size[i] % mrt_layout_parts(l, &p->mesh, i) != 0;
+}
+
+int mrt_step_is_uneven(const mrt_plan *p, const mrt_step *s)
+{
+    const mrt_layout *in = &p->value[s->in].layout,
+                     *out = &p->value[s->out].layout;
+    if (s->kind != MRT_STEP_ALLGATHER && s->kind != MRT_STEP_ALLTOALL &&
+        s->kind != MRT_STEP_REDUCE_SCATTER && s->kind != MRT_STEP_PERMUTE)
+        return 0;
+    return uneven_dim(p, in, s->dim) || uneven_dim(p, out, s->dim) ||
+           (s->kind == MRT_STEP_ALLTOALL &&
+            (uneven_dim(p, in, s->dim2) || uneven_dim(p, out, s->dim2)));
+}
+
 int mrt_step_needs_packing(const mrt_plan *p, const mrt_step *s)
 {
     /* all-to-alls and all-gathers read and write their strided blocks in
      * place through MPI datatypes (runtime/datatype.c); a strided
      * reduce-scatter receives the blocks it sums into the workspace
      * (runtime/exec.c: an all-to-all, then the sum) */
-    return s->kind == MRT_STEP_REDUCE_SCATTER && mrt_step_is_strided(p, s);
+    return s->kind == MRT_STEP_REDUCE_SCATTER &&
+           (mrt_step_is_strided(p, s) || mrt_step_is_uneven(p, s));
 }
 
 static mrt_kview view_of(const mrt_value *v)
@@ -128,6 +155,14 @@ static int64_t step_workspace(mrt_plan *p, const mrt_step *s)
     }
     if (!mrt_step_needs_packing(p, s))
         return 0;
+    if (mrt_step_is_uneven(p, s)) { /* a block of the output per rank */
+        int64_t ws;
+        if (!mrt_checked_mul(value_bytes(p, s->out), s->group, &ws))
+            return ws;
+        mrt_plan_overflow(p, p->value[s->out].tensor,
+                          MRT_PLAN_OVERFLOW_MEMORY);
+        return 0;
+    }
     return value_bytes(p, s->in); /* the reduce-scatter's packed input */
 }
 
@@ -296,6 +331,8 @@ static void totals(mrt_plan *p)
             t->phase_wire_bytes[ph] += s->cost.wire_bytes;
             t->phase_collectives[ph]++;
             t->comm_bytes += s->bytes;
+            t->comm_bytes_total =
+                mrt_saturating_add(t->comm_bytes_total, s->bytes_total);
             t->wire_bytes += s->cost.wire_bytes;
             t->messages += s->cost.messages;
             t->collectives++;

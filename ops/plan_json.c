@@ -5,9 +5,10 @@
  *   "inputs": [{"name", "layout", "shard"}],
  *   "ops": [{"out", "layout", "kernel": {"M","N","K","batch"}, "flops",
  *            "comm_bytes", "collectives": [{"kind", "tensor", "axes",
- *            "group", "bytes"}], "steps": [...every step...]}],
- *   "totals": {"comm_bytes", "flops", "collectives"} }
- * Byte counts are per rank: what each rank hands to MPI.  Every
+ *            "group", "bytes", "bytes_total"}], "steps": [...]}],
+ *   "totals": {"comm_bytes", "comm_bytes_total", "flops", "collectives"} }
+ * Byte counts are per rank: what each rank hands to MPI (with uneven
+ * shards, the largest rank's); the `_total` ones are summed over ranks.  Every
  * non-integer figure goes through mrt_json_num (null if not finite).
  */
 #include <inttypes.h>
@@ -54,9 +55,10 @@ static void json_step(const mrt_plan *p, const mrt_step *s, FILE *f)
     fputs(", \"axes\": ", f);
     json_axes(p, s->axes, f);
     fprintf(f, ", \"group\": %" PRId64 ", \"bytes\": %" PRId64
+               ", \"bytes_total\": %" PRId64
                ", \"wire_bytes\": %s, \"messages\": %" PRId64
                ", \"time_s\": %s, ",
-            s->group, s->bytes, MRT_JSON_NUM("%.17g", s->cost.wire_bytes),
+            s->group, s->bytes, s->bytes_total, MRT_JSON_NUM("%.17g", s->cost.wire_bytes),
             s->cost.messages, MRT_JSON_NUM("%.6g", s->time_s));
     if (mrt_step_is_collective(s->kind))
         fprintf(f, "\"background_until\": %d, ", s->wait);
@@ -152,12 +154,13 @@ void mrt_plan_print_json(const mrt_plan *p, FILE *f)
         ncoll += mrt_step_is_collective(p->step[k].kind);
     const mrt_plan_totals *t = &p->totals;
     fprintf(f, " ],\n \"totals\": {\"comm_bytes\": %" PRId64
-               ", \"flops\": %s, \"collectives\": %" PRId64
+               ", \"comm_bytes_total\": %" PRId64 ", \"flops\": %s, \"collectives\": %" PRId64
                ", \"wire_bytes\": %s, \"messages\": %" PRId64
                ", \"time_s\": %s, \"comm_time_s\": %s"
                ", \"compute_time_s\": %s, \"peak_memory\": %" PRId64
                ",\n   \"comm_bytes_by_axis\": {",
-            t->comm_bytes, MRT_JSON_NUM("%.17g", t->flops), ncoll,
+            t->comm_bytes, t->comm_bytes_total,
+            MRT_JSON_NUM("%.17g", t->flops), ncoll,
             MRT_JSON_NUM("%.17g", t->wire_bytes), t->messages,
             MRT_JSON_NUM("%.6g", t->time_s),
             MRT_JSON_NUM("%.6g", t->comm_time_s),

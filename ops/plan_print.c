@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "checked.h"
 #include "plan.h"
 
 /* A modeled time in readable units; a static buffer per call site is
@@ -323,6 +324,12 @@ void mrt_plan_print(const mrt_plan *p, FILE *f)
                "%.4g flops\n",
             t->comm_bytes, ncoll, ncoll == 1 ? "" : "s", t->wire_bytes,
             t->messages, t->messages == 1 ? "" : "s", t->flops);
+    int64_t even;
+    if (mrt_checked_mul(t->comm_bytes, p->mesh.nranks, &even) ||
+        t->comm_bytes_total != even)
+        fprintf(f, "uneven shards: per-rank figures are the largest rank's "
+                   "(rank 0); all %" PRId64 " ranks hand %" PRId64 " bytes "
+                   "to MPI together\n", p->mesh.nranks, t->comm_bytes_total);
     fprintf(f, "modeled time %s = communication %s + compute %s; "
                "peak memory %" PRId64 " bytes/rank\n",
             fmt_time(t->time_s), fmt_time(t->comm_time_s),

@@ -224,3 +224,17 @@ int mrt_comm_allgather_typed(mrt_comm *c, unsigned axes, const void *in,
     mrt_count_free(&n);
     return rc;
 }
+
+int mrt_comm_alltoallw(mrt_comm *c, unsigned axes, const void *in, void *out,
+                       const mrt_uneven *u, mrt_dtype t, MPI_Request *req)
+{
+    int *zero = u->count + 2 * u->g;
+    c->ledger_bytes += u->in_count * mrt_dtype_size(t);
+    c->ledger_calls++;
+    if (req)
+        return MPI_Ialltoallw(in, u->count, zero, u->type, out,
+                              u->count + u->g, zero, u->type + u->g,
+                              c->group[axes], req);
+    return MPI_Alltoallw(in, u->count, zero, u->type, out, u->count + u->g,
+                         zero, u->type + u->g, c->group[axes]);
+}

@@ -72,3 +72,25 @@ int mrt_block_type(int n, const int64_t ext[], int d, int64_t g, mrt_dtype t,
         rc = MPI_Type_commit(out);
     return rc;
 }
+
+int mrt_box_type(int n, const int64_t ext[], const int64_t sub[],
+                 const int64_t start[], MPI_Datatype base, MPI_Aint extra,
+                 MPI_Datatype *out)
+{
+    MPI_Aint lb, size, stride = 1, at = 0;
+    MPI_Type_get_extent(base, &lb, &size);
+    for (int i = n - 1; i >= 0; i--) {
+        at += (MPI_Aint)start[i] * stride;
+        stride *= (MPI_Aint)ext[i];
+    }
+    MPI_Datatype block;
+    int len = 1, rc = block_of(n, ext, sub, base, &block);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    MPI_Aint disp = extra + at * size;
+    rc = MPI_Type_create_struct(1, &len, &disp, &block, out);
+    MPI_Type_free(&block);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Type_commit(out);
+    return rc;
+}

@@ -84,7 +84,9 @@ static int64_t byte_mismatches(const mrt_exec *e)
 {
     int64_t bad = 0, all;
     for (int k = 0; k < e->plan->nsteps; k++)
-        bad += e->step_bytes[k] != e->plan->step[k].bytes;
+        bad += e->step_bytes[k] != mrt_step_rank_bytes(e->plan,
+                                                       &e->plan->step[k],
+                                                       e->comm->coords);
     MPI_Allreduce(&bad, &all, 1, MPI_INT64_T, MPI_SUM, e->comm->world);
     return all;
 }
@@ -235,7 +237,8 @@ static measured measure_steps(const mrt_exec *e, int runs, double *work)
     double *mine = work, *all = work + 2 * n + nops;
     for (int k = 0; k < n; k++) {
         mine[k] = e->step_time[k] / runs;
-        mine[n + k] = e->step_bytes[k] != p->step[k].bytes;
+        mine[n + k] = e->step_bytes[k] !=
+                      mrt_step_rank_bytes(p, &p->step[k], e->comm->coords);
     }
     for (int i = 0; i < nops; i++) {
         mine[2 * n + i] = 0;

@@ -7,6 +7,7 @@
  *               of bytes handed to MPI
  *   block.c     copying rectangular blocks between row-major arrays
  *   datatype.c  MPI datatypes for strided blocks
+ *   uneven.c    the collectives of dims split unevenly
  *   large_count.c  element counts beyond an int, for every MPI call
  *   big_alloc.c the arena and whole tensors, in huge pages
  *   exec.c      walking a plan: one case per step kind
@@ -76,6 +77,12 @@ int mrt_comm_alltoall_typed(mrt_comm *c, unsigned axes, const void *in,
 int mrt_comm_allgather_typed(mrt_comm *c, unsigned axes, const void *in,
                              int64_t count, mrt_dtype t, void *out,
                              MPI_Datatype recv_type, MPI_Request *req);
+struct mrt_uneven;
+/* The exchange of a collective over a dim split unevenly (uneven.c): an
+ * MPI_Alltoallw; the ledger records the whole input shard. */
+int mrt_comm_alltoallw(mrt_comm *c, unsigned axes, const void *in, void *out,
+                       const struct mrt_uneven *u, mrt_dtype t,
+                       MPI_Request *req);
 
 /* ---- large_count.c ---- */
 /* The most elements one MPI count carries here: INT_MAX, or
@@ -113,6 +120,31 @@ int mrt_block_type(int n, const int64_t ext[], int d, int64_t g, mrt_dtype t,
 int mrt_subarray_type(int n, const int64_t ext[], const int64_t sub[],
                       MPI_Datatype base, MPI_Datatype *out);
 
+/* The type of the block of extents sub[0..n) at start[0..n) of a
+ * row-major array of extents ext[0..n) of base, `extra` bytes further
+ * (sub[i] >= 1), committed.  The caller frees *out. */
+int mrt_box_type(int n, const int64_t ext[], const int64_t sub[],
+                 const int64_t start[], MPI_Datatype base, MPI_Aint extra,
+                 MPI_Datatype *out);
+
+/* ---- uneven.c ---- */
+/* What a rank exchanges with each peer in a collective over a dim split
+ * unevenly: per peer a count (0 or 1) and a datatype, to send and to
+ * receive (a reduce-scatter receives block q into slot q of the
+ * workspace, out_count elements each). */
+typedef struct mrt_uneven {
+    int64_t g;           /* ranks in the group */
+    int *count;          /* [4g]: send counts, receive counts, zeros (the
+                            displacements: the types hold the offsets) */
+    MPI_Datatype *type;  /* [2g]: send types, receive types */
+    int64_t in_count, out_count; /* this rank's shards */
+} mrt_uneven;
+/* For step s of p on the rank at coords; *out is the caller's
+ * (mrt_uneven_free).  Returns MPI's error code. */
+int mrt_uneven_make(const mrt_plan *p, const mrt_step *s,
+                    const int64_t coords[], mrt_uneven **out);
+void mrt_uneven_free(mrt_uneven *u);
+
 /* ---- big_alloc.c ---- */
 /* malloc (calloc with zeroed) of a buffer of gigabytes, in huge pages
  * where the system has them; free() it. */
@@ -137,6 +169,8 @@ typedef struct mrt_exec {
     int64_t *step_bytes;   /* [nsteps] bytes handed to MPI, last run */
     MPI_Datatype (*type)[2]; /* [nsteps] send and receive block types of
                                 the all-to-alls and strided all-gathers */
+    struct mrt_uneven **uneven; /* [nsteps] the peers' counts and types of
+                                   the collectives over uneven splits */
     int blocking;          /* run every collective blocking (the plan's
                               background ones too) */
     MPI_Request *req;      /* [nsteps] collectives in the background */

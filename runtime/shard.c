@@ -88,7 +88,7 @@ mrt_status mrt_shard_init(const mrt_spec *s, int t, const mrt_layout *l,
 {
     const mrt_spec_tensor *st = &s->tensor[t];
     int64_t local[MRT_MAX_DIMS], off[MRT_MAX_DIMS] = {0};
-    mrt_layout_shard_shape(l, m, local);
+    mrt_layout_shard_shape_at(l, m, coords, local);
     if (coords)
         mrt_layout_shard_offset(l, m, coords, off);
     if (st->init == MRT_INIT_FILE)
@@ -111,24 +111,33 @@ static int receive_shards(mrt_exec *e, int v, char *full)
     const mrt_value *val = &p->value[v];
     const mrt_layout *l = &val->layout;
     MPI_Datatype base = p->dtype == MRT_F64 ? MPI_DOUBLE : MPI_FLOAT;
-    MPI_Datatype block = MPI_DATATYPE_NULL;
     int64_t coords[MRT_MAX_AXES], off[MRT_MAX_DIMS], zero[MRT_MAX_DIMS] = {0};
-    int rc = mrt_subarray_type(l->ndims, l->size, val->local, base, &block);
+    int64_t local[MRT_MAX_DIMS];
+    int rc = MPI_SUCCESS;
+    /* each rank's own extents (uneven splits); an empty shard sends
+     * nothing */
     for (int r = 0; r < e->comm->size && rc == MPI_SUCCESS; r++) {
         mrt_mesh_coords(&p->mesh, r, coords);
         mrt_layout_shard_offset(l, &p->mesh, coords, off);
+        if (mrt_layout_shard_count_at(l, &p->mesh, coords) == 0)
+            continue;
+        mrt_layout_shard_shape_at(l, &p->mesh, coords, local);
         int64_t at = 0;
         for (int i = 0; i < l->ndims; i++)
             at = at * l->size[i] + off[i];
-        if (r == 0)
-            mrt_block_copy(l->ndims, val->local, full, l->size, off,
-                           e->buf[v], val->local, zero, (size_t)p->elsize);
-        else
+        if (r == 0) {
+            mrt_block_copy(l->ndims, local, full, l->size, off, e->buf[v],
+                           local, zero, (size_t)p->elsize);
+            continue;
+        }
+        MPI_Datatype block = MPI_DATATYPE_NULL;
+        rc = mrt_subarray_type(l->ndims, l->size, local, base, &block);
+        if (rc == MPI_SUCCESS)
             rc = MPI_Recv(full + at * p->elsize, 1, block, r, GATHER_TAG,
                           e->comm->world, MPI_STATUS_IGNORE);
+        if (block != MPI_DATATYPE_NULL)
+            MPI_Type_free(&block);
     }
-    if (block != MPI_DATATYPE_NULL)
-        MPI_Type_free(&block);
     return rc;
 }
 
@@ -136,7 +145,11 @@ static int send_shard(mrt_exec *e, int v)
 {
     const mrt_plan *p = e->plan;
     mrt_count n;
-    int rc = mrt_count_make(p->value[v].count,
+    int64_t count = mrt_layout_shard_count_at(&p->value[v].layout, &p->mesh,
+                                              e->comm->coords);
+    if (count == 0)
+        return MPI_SUCCESS;
+    int rc = mrt_count_make(count,
                             p->dtype == MRT_F64 ? MPI_DOUBLE : MPI_FLOAT,
                             MPI_OP_NULL, &n);
     if (rc == MPI_SUCCESS)

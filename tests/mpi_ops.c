@@ -9,9 +9,9 @@
  * planned with the cost-aware planner and with Mesh-TensorFlow's (when it
  * plans the spec at all), and run with verification: every output and
  * every step's loss against the unsharded reference, and the gradients
- * against central finite differences.  A mesh that does not divide the
- * spec's dims (a spec error saying so) is skipped and counted; a spec that
- * loads under no mesh at all is a failure.
+ * against central finite differences.  Every mesh must load: a mesh that
+ * does not divide a dim splits it unevenly (tests/specs/uneven/ are specs
+ * whose dims divide no mesh of 2-4 ranks).
  *
  * Then a negative control: the relu spec (the argument named relu.yaml)
  * with its backward relu (a relu_grad map) replaced by a copy must fail
@@ -43,7 +43,7 @@ typedef struct mesh2 {
 } mesh2;
 
 typedef struct tally {
-    int loaded, skipped, runs, failed, meshtf_refused;
+    int loaded, runs, failed, meshtf_refused;
 } tally;
 
 typedef struct ctx {
@@ -148,18 +148,10 @@ static void plan_and_run(ctx *C, tally *T, const char *label,
     mrt_plan_destroy(plan);
 }
 
-/* A spec error because the mesh does not divide a dim (a mesh to skip). */
-static int not_divisible(const mrt_error *e)
-{
-    return e->code == MRT_E_SPEC && strstr(e->message, "not divisible");
-}
-
 static void test_spec(ctx *C, const char *path, const mesh2 *meshes,
                       int nmeshes)
 {
     tally T = {0};
-    char skipped[256] = "";
-    size_t slen = 0;
     for (int k = 0; k < nmeshes; k++) {
         char mesh[64], label[512];
         snprintf(mesh, sizeof mesh, "data=%d,model=%d", meshes[k].data,
@@ -172,14 +164,6 @@ static void test_spec(ctx *C, const char *path, const mesh2 *meshes,
             T.failed++;
             report_failure(C, label, "the ranks disagree on loading it",
                            &err, NULL);
-        } else if (st != MRT_OK && all(not_divisible(&err))) {
-            T.skipped++;
-            slen += (size_t)snprintf(skipped + slen, sizeof skipped - slen,
-                                     " {%s}", mesh);
-            if (slen >= sizeof skipped)
-                slen = sizeof skipped - 1;
-            if (C->verbose && C->rank == 0)
-                printf("  %s: skipped (%s)\n", label, err.message);
         } else if (st != MRT_OK) {
             T.failed++;
             report_failure(C, label, "load failed", &err, NULL);
@@ -200,8 +184,6 @@ static void test_spec(ctx *C, const char *path, const mesh2 *meshes,
                T.failed ? "FAIL" : "ok", T.loaded, nmeshes, T.runs);
         if (T.meshtf_refused)
             printf(", meshtf refused %d", T.meshtf_refused);
-        if (T.skipped)
-            printf(", skipped (not divisible):%s", skipped);
         if (T.failed)
             printf(", %d FAILED", T.failed);
         printf("\n");

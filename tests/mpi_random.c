@@ -16,9 +16,11 @@
  * Each case is written as YAML to /tmp/mrt_random_<pid>_<rank>.yaml,
  * loaded, planned and run with verification on (mrt_run compares with the
  * unsharded reference and checks the bytes handed to MPI against the
- * plan).  The generator predicts whether the spec is valid (no axis twice
- * in a tensor, every split even); a case it predicts invalid must be
- * rejected by the loader, and one it predicts valid must load and run.
+ * plan).  About a third of the dims that are split get a size their
+ * splits do not divide (uneven shards, some of them empty).  The
+ * generator predicts whether the spec is valid (no axis twice in a
+ * tensor); a case it predicts invalid must be rejected by the loader, and
+ * one it predicts valid must load and run.
  * A fixed list of hand-picked cases follows, run on every mesh {a, b, c}
  * of P ranks.
  *
@@ -671,8 +673,14 @@ static int64_t lcm(int64_t a, int64_t b)
     return a / x * b;
 }
 
-/* Sizes: multiples of every split of the dim (so most layouts are even),
- * at most 12; now and then any size from 1 to 12. */
+/* Split dims given a size their splits do not divide, and split dims
+ * in all (over every case). */
+static int n_uneven, n_split;
+
+/* Sizes: multiples of every split of the dim, at most 12, or (a third of
+ * the split dims) one more than a multiple, up to unit - 1 more (so
+ * uneven, and smaller than the parts now and then); now and then any size
+ * from 1 to 12. */
 static void gen_sizes(g_case *c, rng *r)
 {
     int64_t unit[G_POOL];
@@ -684,7 +692,10 @@ static void gen_sizes(g_case *c, rng *r)
                                        split_parts(c, rule_of(c, &c->t[k], i)));
     for (int d = 0; d < c->npool; d++) {
         int64_t most = 12 / unit[d];
-        if (chance(r, 0.03) || most < 1)
+        if (unit[d] > 1 && chance(r, 1.0 / 3))
+            c->size[d] = (int)(unit[d] * rnd(r, most < 2 ? 1 : 2) + 1 +
+                               rnd(r, (int)unit[d] - 1));
+        else if (chance(r, 0.03) || most < 1)
             c->size[d] = 1 + rnd(r, 12);
         else if (unit[d] == 1)
             c->size[d] = 1 + rnd(r, 8);
@@ -740,18 +751,31 @@ static void gen_case(g_case *c, uint64_t seed, int P)
     gen_outputs(c, &r);
 }
 
-/* What the loader must decide: no axis twice in a tensor, even splits. */
+/* What the loader must decide: no axis twice in a tensor (uneven splits
+ * are valid). */
 static int predict_valid(const g_case *c)
 {
-    for (int k = 0; k < c->nt; k++) {
-        const g_tensor *t = &c->t[k];
-        if (axis_clash(c, t))
+    for (int k = 0; k < c->nt; k++)
+        if (axis_clash(c, &c->t[k]))
             return 0;
-        for (int i = 0; i < t->nd; i++)
-            if (c->size[t->dim[i]] % split_parts(c, rule_of(c, t, i)))
-                return 0;
-    }
     return 1;
+}
+
+/* Tallies the split dims of the case and those split unevenly. */
+static void count_uneven(const g_case *c)
+{
+    int split[G_POOL] = {0}, uneven[G_POOL] = {0};
+    for (int k = 0; k < c->nt; k++)
+        for (int i = 0; i < c->t[k].nd; i++) {
+            int64_t parts = split_parts(c, rule_of(c, &c->t[k], i));
+            int d = c->t[k].dim[i];
+            split[d] |= parts > 1;
+            uneven[d] |= parts > 1 && c->size[d] % parts != 0;
+        }
+    for (int d = 0; d < c->npool; d++) {
+        n_split += split[d];
+        n_uneven += uneven[d];
+    }
 }
 
 /* ---- writing the YAML ---------------------------------------------- */
@@ -1095,7 +1119,7 @@ static void run_spec(runner *R, const char *label, const char *yaml,
         R->rejected++;
     else if (!expect)
         fail(R, label, yaml, "an invalid spec was accepted (no axis may "
-             "split a tensor twice; splits must be even)", NULL, NULL);
+             "split a tensor twice)", NULL, NULL);
     else
         plan_and_run(R, label, yaml, spec);
     mrt_spec_destroy(spec);
@@ -1157,6 +1181,7 @@ int main(int argc, char **argv)
         snprintf(label, sizeof label, "random case %d (rerun: --seed %llu "
                  "--case %d)", k, (unsigned long long)seed, k);
         run_spec(&R, label, b.s, predict_valid(&c));
+        count_uneven(&c);
         cases++;
     }
     int random_failed = R.failed, random_rejected = R.rejected;
@@ -1174,6 +1199,8 @@ int main(int argc, char **argv)
             printf(" %s %d%s", kind_names[k], kinds[k],
                    k + 1 < O_NKINDS ? "," : "");
         printf("; %d cases train\n", ntrain);
+        printf("random dims split unevenly: %d of %d split dims\n", n_uneven,
+               n_split);
         printf("tricky: %d failed\n", R.failed - random_failed);
         printf("%d runs in %.1f s%s\n", R.run, secs,
                accepted_ok ? "" : "; FAIL: over 30% of random cases were "

@@ -420,6 +420,83 @@ START_TEST(collectives_in_the_background)
 }
 END_TEST
 
+/* Uneven splits: the plan's figures per rank are the largest rank's
+ * (rank 0's), its total over ranks is the sum of every rank's own bytes,
+ * and each value is sized for its largest shard. */
+START_TEST(uneven_bytes_per_rank_add_up)
+{
+    plan_text("mesh: {data: 2, model: 3}\ndtype: float64\n"
+              "dims: {b: 10, i: 7, h: 5, o: 2}\n"
+              "layout: {b: data, h: model}\ntensors:\n"
+              "  x: {shape: [b, i]}\n  w1: {shape: [i, h]}\n"
+              "  w2: {shape: [h, o], layout: {o: [data, model]}}\n"
+              "  t: {shape: [b, o]}\nops:\n"
+              "  - {op: einsum, in: [x, w1], out: h1, shape: [b, h]}\n"
+              "  - {op: relu, in: [h1], out: r}\n"
+              "  - {op: einsum, in: [r, w2], out: y, shape: [b, o],"
+              " layout: {b: [data, model]}}\n"
+              "  - {op: mse, in: [y, t], out: loss}\n"
+              "train: {loss: loss, params: [w1, w2]}\n", NULL);
+    const mrt_mesh *m = &plan->mesh;
+    int64_t most = 0, sum = 0, first = -1;
+    for (int64_t r = 0; r < m->nranks; r++) {
+        int64_t c[MRT_MAX_AXES], mine = 0;
+        mrt_mesh_coords(m, r, c);
+        for (int k = 0; k < plan->nsteps; k++) {
+            const mrt_step *st = &plan->step[k];
+            int64_t b = mrt_step_rank_bytes(plan, st, c);
+            ck_assert_int_le(b, st->bytes);
+            mine += b;
+        }
+        if (r == 0)
+            first = mine;
+        most = mine > most ? mine : most;
+        sum += mine;
+    }
+    ck_assert_int_eq(first, most);
+    ck_assert_int_eq(plan->totals.comm_bytes, most);
+    ck_assert_int_eq(plan->totals.comm_bytes_total, sum);
+    ck_assert_int_lt(sum, most * m->nranks); /* the shards differ */
+    for (int v = 0; v < plan->nvalues; v++) {
+        int64_t c[MRT_MAX_AXES] = {0};
+        ck_assert_int_eq(plan->value[v].count,
+                         mrt_layout_shard_count_at(&plan->value[v].layout, m,
+                                                   c));
+    }
+}
+END_TEST
+
+/* The specs of tests/specs/uneven/ (run by the uneven_np* tests) between
+ * them move blocks of unequal sizes in every kind of collective. */
+START_TEST(uneven_specs_cover_every_collective)
+{
+    static const char *const files[] = {
+        "tests/specs/uneven/heads.yaml", "tests/specs/uneven/mlp.yaml",
+        "tests/specs/uneven/permute.yaml", "tests/specs/uneven/vocab.yaml"};
+    int kinds[MRT_STEP_KIND_COUNT] = {0};
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        mrt_error err = {0};
+        ck_assert_int_eq(mrt_spec_load(files[f], NULL, &spec, &err), MRT_OK);
+        mrt_plan_options opt = {.planner = MRT_PLANNER_AUTO};
+        ck_assert_int_eq(mrt_plan_create(spec, &opt, &plan, &err), MRT_OK);
+        for (int k = 0; k < plan->nsteps; k++) {
+            const mrt_step *st = &plan->step[k];
+            const mrt_layout *in = &plan->value[st->in].layout;
+            if (mrt_step_is_uneven(plan, st) ||
+                (st->kind == MRT_STEP_ALLREDUCE &&
+                 !mrt_layout_even(in, &plan->mesh)))
+                kinds[st->kind]++;
+        }
+        teardown();
+    }
+    ck_assert_int_gt(kinds[MRT_STEP_ALLGATHER], 0);
+    ck_assert_int_gt(kinds[MRT_STEP_ALLTOALL], 0);
+    ck_assert_int_gt(kinds[MRT_STEP_REDUCE_SCATTER], 0);
+    ck_assert_int_gt(kinds[MRT_STEP_ALLREDUCE], 0);
+    ck_assert_int_gt(kinds[MRT_STEP_PERMUTE], 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("plan");
@@ -440,6 +517,8 @@ int main(void)
     tcase_add_test(tc, meshtf_ignores_per_tensor_layouts);
     tcase_add_test(tc, memory_model_frees_after_last_use);
     tcase_add_test(tc, collectives_in_the_background);
+    tcase_add_test(tc, uneven_bytes_per_rank_add_up);
+    tcase_add_test(tc, uneven_specs_cover_every_collective);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
