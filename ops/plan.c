@@ -186,6 +186,7 @@ void mrt_plan_destroy(mrt_plan *p)
     free(p->output);
     free(p->alt);
     mrt_search_memo_destroy(p->memo);
+    mrt_relayout_memo_destroy(p->relayout_memo);
     free(p);
 }
 
@@ -445,6 +446,8 @@ static mrt_status build(const mrt_spec *s, const mrt_plan_options *opt,
     free(deferrable);
     mrt_search_memo_destroy(p->memo);
     p->memo = NULL;
+    mrt_relayout_memo_destroy(p->relayout_memo);
+    p->relayout_memo = NULL;
     *out = p;
     return MRT_OK;
 nomem:

@@ -171,6 +171,8 @@ struct mrt_plan {
     int fell_back;            /* auto: the fixed rule beat the search */
     struct mrt_search_memo *memo; /* while planning: lowerings already
                                      found for identical ops */
+    struct mrt_relayout_memo *relayout_memo; /* while planning: relayouts
+                                     already searched (relayout_memo.c) */
     char ignored[256];        /* meshtf: tensors whose own layouts it
                                  replaced by the global rules */
     int nalts, cap_alts;
@@ -261,6 +263,17 @@ double mrt_move_time(const mrt_plan *p, const mrt_layout *before,
 int mrt_relayout_search(const mrt_plan *p, const mrt_layout *from,
                         const mrt_layout *to, mrt_move moves[], int max,
                         double *cost);
+
+/* relayout_memo.c: the answer kept for the pair (from, to): how many
+ * moves, copied into moves[] (-1: relayout.c's greedy moves), or -2 when
+ * there is none. */
+int mrt_relayout_memo_get(mrt_plan *p, const mrt_layout *from,
+                          const mrt_layout *to, mrt_move moves[]);
+/* Keeps the answer for (from, to): n moves, or -1 for the greedy ones. */
+void mrt_relayout_memo_put(mrt_plan *p, const mrt_layout *from,
+                           const mrt_layout *to, const mrt_move moves[],
+                           int n);
+void mrt_relayout_memo_destroy(struct mrt_relayout_memo *m);
 
 /* ---- exchange.c: ALLTOALL_GROUP ---- */
 /* Coordinates of member j of the group over mask that c belongs to. */

@@ -225,9 +225,15 @@ int mrt_relayout_emit(mrt_plan *p, int op, int from, const mrt_layout *to,
     int n = r.n;
     mrt_move alt[MRT_MAX_MOVES];
     if (!allreduce_only && worth_searching(&r)) {
-        double t;
-        int k = mrt_relayout_search(p, &start, &target, alt, MRT_MAX_MOVES, &t);
-        if (k >= 0 && t < moves_time(p, &start, r.move, r.n) * (1 - 1e-9)) {
+        int k = mrt_relayout_memo_get(p, &start, &target, alt);
+        if (k == -2) {
+            double t;
+            k = mrt_relayout_search(p, &start, &target, alt, MRT_MAX_MOVES, &t);
+            if (k < 0 || t >= moves_time(p, &start, r.move, r.n) * (1 - 1e-9))
+                k = -1;
+            mrt_relayout_memo_put(p, &start, &target, alt, k);
+        }
+        if (k >= 0) {
             move = alt;
             n = k;
         }

@@ -17,9 +17,11 @@
  *   all-to-all over a group
  *                   the last k >= 2 axes of a dim's excess, to the ready dim
  *                   that wants that set next, in its order; or, once L uses
- *                   the same axes as T, straight to T's split (every move
+ *                   every axis T uses, straight to T's split (every move
  *                   and reorder left, in one collective over the axes of
- *                   the dims that change: MRT_STEP_ALLTOALL_GROUP)
+ *                   the dims that change: MRT_STEP_ALLTOALL_GROUP), with
+ *                   the axes T does not use left at the minor end of their
+ *                   dims, for all-gathers
  * Each edge costs the modeled time of its step at the shard size it moves
  * (slices their copy).  The search keeps at most MAX_STATES layouts (past
  * that it finishes among those it has, or finds nothing); relayout.c keeps
@@ -150,6 +152,25 @@ static void expand_out(search *s, int k, const mrt_layout *l)
     }
 }
 
+/* Once L uses every axis T does: one all-to-all over a group to T's
+ * split, the axes T does not use (`extra`) kept at the minor end of the
+ * dim they split, for all-gathers to remove later. */
+static void jump(search *s, int k, const mrt_layout *l, unsigned extra)
+{
+    mrt_layout t = *s->to;
+    t.partial = l->partial;
+    for (int i = 0; i < l->ndims; i++)
+        for (int j = 0; j < l->naxes[i]; j++)
+            if (extra & (1u << l->axes[i][j]))
+                t.axes[i][t.naxes[i]++] = l->axes[i][j];
+    for (int i = 0; i < t.ndims; i++)
+        if (t.size[i] % parts(s->p, &t, i))
+            return;
+    unsigned axes = mrt_exchange_axes(l, &t);
+    if (axes && axes != ~0u)
+        reach(s, k, MRT_STEP_ALLTOALL_GROUP, -1, -1, axes, &t);
+}
+
 static void expand(search *s, int k)
 {
     const mrt_layout *l = &s->n[k].l, *to = s->to;
@@ -185,13 +206,8 @@ static void expand(search *s, int k)
         reach(s, k, MRT_STEP_ALLREDUCE, -1, -1, resolve & ~want, &t);
     }
     expand_out(s, k, l);
-    if (used == want) {
-        mrt_layout t = *to;
-        t.partial = l->partial;
-        unsigned axes = mrt_exchange_axes(l, &t);
-        if (axes && axes != ~0u)
-            reach(s, k, MRT_STEP_ALLTOALL_GROUP, -1, -1, axes, &t);
-    }
+    if ((used & want) == want)
+        jump(s, k, l, used & ~want);
 }
 
 int mrt_relayout_search(const mrt_plan *p, const mrt_layout *from,
