@@ -111,14 +111,15 @@ static mrt_layout pending_over(mrt_layout l, unsigned mask)
     return l;
 }
 
-/* A copy whose input the relayout just moved (value v, made by the last
- * step, in layout res) needs no copy of its own: v becomes the result's
- * value.  1 if it did. */
-static int take_moved(mrt_plan *p, const mrt_spec_op *o, int v,
+/* A copy whose input (value `from`) the relayout just moved (to value v,
+ * made by the last step, in layout res) needs no copy of its own: v
+ * becomes the result's value.  1 if it did. */
+static int take_moved(mrt_plan *p, const mrt_spec_op *o, int from, int v,
                       const mrt_layout *res)
 {
     mrt_value *val = &p->value[v];
-    if (v != p->nvalues - 1 || !p->nsteps || p->step[p->nsteps - 1].out != v ||
+    if (v == from || v != p->nvalues - 1 || !p->nsteps ||
+        p->step[p->nsteps - 1].out != v ||
         p->last_value[val->tensor] != v || !mrt_layout_equal(&val->layout, res))
         return 0;
     p->last_value[val->tensor] = val->prev;
@@ -147,7 +148,8 @@ static mrt_status lower_map(mrt_plan *p, const mrt_spec *s, int op,
     }
     mrt_layout res = pending_over(*home, sums);
     int v = in[0];
-    if (o->fn != MRT_MAP_COPY || !take_moved(p, o, v, &res)) {
+    if (o->fn != MRT_MAP_COPY ||
+        !take_moved(p, o, p->tensor_value[o->in[0]], v, &res)) {
         if ((v = mrt_plan_add_value(p, o->out, &res)) < 0)
             return nomem(s, op, err);
         mrt_step st = {.kind = MRT_STEP_MAP, .op = op, .in = in[0],
