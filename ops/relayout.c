@@ -1,6 +1,7 @@
 /*
- * relayout.c — moving a tensor from one layout to another, one mesh axis
- * at a time.
+ * relayout.c — moving a tensor from one layout to another: the greedy
+ * sequence, one mesh axis at a time, and the choice between it and the
+ * search's.
  *
  * For each dim, the axes that split it in both layouts form a common
  * prefix; axes after the prefix must go, the target's remaining axes must
@@ -25,6 +26,13 @@
  * Axes of size 1 are ignored throughout: moving along them moves nothing.
  * Pending sums the target keeps are left alone; with allreduce_only
  * (Mesh-TensorFlow), every sum resolved is all-reduced, then sliced.
+ *
+ * That greedy sequence is what Mesh-TensorFlow's planner keeps.  When it
+ * needs more than one collective, or an all-to-all or a permute, the
+ * search of relayout_search.c (which also moves several axes in one
+ * all-to-all, and slices onto dims that move anyway) looks for a cheaper
+ * one under the cost model, and its sequence is emitted instead when it
+ * costs less; the answer is kept per pair of layouts (relayout_memo.c).
  */
 #include <assert.h>
 
