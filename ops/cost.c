@@ -68,6 +68,18 @@ mrt_comm_cost mrt_cost_collective(const mrt_profile *p, const mrt_mesh *m,
     return c;
 }
 
+mrt_comm_cost mrt_cost_exchange(const mrt_profile *p, const mrt_mesh *m,
+                                unsigned axes, double wire_bytes,
+                                int64_t messages)
+{
+    mrt_comm_cost c = {.wire_bytes = wire_bytes, .messages = messages};
+    if (mrt_mesh_group_size(m, axes) <= 1)
+        return (mrt_comm_cost){0};
+    mrt_link l = group_link(p, m, axes);
+    c.time_s = l.latency_s * (double)messages + wire_bytes / l.bandwidth_Bps;
+    return c;
+}
+
 double mrt_cost_kernel(const mrt_profile *p, mrt_dtype t, double flops)
 {
     return flops / p->gemm_flops[t];

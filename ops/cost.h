@@ -51,6 +51,12 @@ typedef enum mrt_coll {
 mrt_comm_cost mrt_cost_collective(const mrt_profile *p, const mrt_mesh *m,
                                   mrt_coll kind, unsigned axes,
                                   int64_t bytes, int elsize);
+/* Cost of an all-to-all over the group `axes` whose pattern is not the
+ * uniform one (ops/exchange.c counts what each rank sends, and to how
+ * many peers, at most over the ranks). */
+mrt_comm_cost mrt_cost_exchange(const mrt_profile *p, const mrt_mesh *m,
+                                unsigned axes, double wire_bytes,
+                                int64_t messages);
 /* Seconds for `flops` of local GEMM work in dtype t. */
 double mrt_cost_kernel(const mrt_profile *p, mrt_dtype t, double flops);
 /* Seconds to copy `bytes` locally. */

@@ -23,6 +23,9 @@
  * followed by a relayout costs one reduce-scatter, not an all-reduce per
  * contribution.
  *
+ * A copy (the relayout op) whose input had to move takes the moved value
+ * as its result: the last move writes the result, with no copy after it.
+ *
  * rename relabels the shard (its layout keeps its axes on the renamed
  * dim, pending sums included) and then moves to the result's home; a
  * pending sum stays pending there when the result may defer it (as
@@ -110,6 +113,24 @@ static mrt_layout pending_over(mrt_layout l, unsigned mask)
     return l;
 }
 
+/* A copy whose input (value `from`) the relayout just moved (to value v,
+ * made by the last step, in layout res) needs no copy of its own: v
+ * becomes the result's value.  1 if it did. */
+static int take_moved(mrt_plan *p, const mrt_spec_op *o, int from, int v,
+                      const mrt_layout *res)
+{
+    mrt_value *val = &p->value[v];
+    if (v == from || v != p->nvalues - 1 || !p->nsteps ||
+        p->step[p->nsteps - 1].out != v ||
+        p->last_value[val->tensor] != v || !mrt_layout_equal(&val->layout, res))
+        return 0;
+    p->last_value[val->tensor] = val->prev;
+    val->tensor = o->out;
+    val->prev = p->last_value[o->out];
+    p->last_value[o->out] = v;
+    return 1;
+}
+
 static mrt_status lower_map(mrt_plan *p, const mrt_spec *s, int op,
                             const mrt_layout *home, int allreduce_only,
                             int may_defer, mrt_error *err)
@@ -128,16 +149,21 @@ static mrt_status lower_map(mrt_plan *p, const mrt_spec *s, int op,
             return nomem(s, op, err);
     }
     mrt_layout res = pending_over(*home, sums);
-    int v = mrt_plan_add_value(p, o->out, &res);
-    if (v < 0)
-        return nomem(s, op, err);
-    mrt_step st = {.kind = MRT_STEP_MAP, .op = op, .in = in[0], .in2 = in[1],
-                   .out = v, .dim = -1, .dim2 = -1, .fn = o->fn, .c = o->c,
-                   .hot = o->fn == MRT_MAP_ONE_HOT
-                              ? mrt_layout_find_dim(home, o->from_dim) : -1,
-                   .flops = (double)p->value[v].count};
-    if (mrt_plan_add_step(p, &st) < 0)
-        return nomem(s, op, err);
+    int v = in[0];
+    if (o->fn != MRT_MAP_COPY ||
+        !take_moved(p, o, p->tensor_value[o->in[0]], v, &res)) {
+        if ((v = mrt_plan_add_value(p, o->out, &res)) < 0)
+            return nomem(s, op, err);
+        mrt_step st = {.kind = MRT_STEP_MAP, .op = op, .in = in[0],
+                       .in2 = in[1], .out = v, .dim = -1, .dim2 = -1,
+                       .fn = o->fn, .c = o->c,
+                       .hot = o->fn == MRT_MAP_ONE_HOT
+                                  ? mrt_layout_find_dim(home, o->from_dim)
+                                  : -1,
+                       .flops = (double)p->value[v].count};
+        if (mrt_plan_add_step(p, &st) < 0)
+            return nomem(s, op, err);
+    }
     if (sums && !may_defer) { /* resolve into the home layout */
         mrt_layout target = *home;
         target.partial = 0;

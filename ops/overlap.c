@@ -30,8 +30,10 @@ void mrt_plan_schedule_overlap(mrt_plan *p, int blocking)
     for (int k = 0; k < p->nsteps; k++) {
         mrt_step *s = &p->step[k];
         s->wait = -1;
+        /* (an all-to-all over a group builds its per-peer types for the
+         * call only: it blocks) */
         if (blocking || !first_reader || !mrt_step_is_collective(s->kind) ||
-            mrt_step_needs_packing(p, s))
+            mrt_step_needs_packing(p, s) || s->kind == MRT_STEP_ALLTOALL_GROUP)
             continue;
         if (first_reader[s->out] > k + 1)
             s->wait = first_reader[s->out];

@@ -26,6 +26,7 @@ static const char *const step_kind_names[] = {
     [MRT_STEP_MAP] = "map",
     [MRT_STEP_REDUCE_MAX] = "reduce_max",
     [MRT_STEP_RENAME] = "rename",
+    [MRT_STEP_ALLTOALL_GROUP] = "alltoall",
 };
 _Static_assert(sizeof step_kind_names / sizeof step_kind_names[0] ==
                    MRT_STEP_KIND_COUNT,
@@ -40,6 +41,7 @@ static const mrt_coll step_coll[MRT_STEP_KIND_COUNT] = {
     [MRT_STEP_ALLREDUCE] = MRT_COLL_ALLREDUCE,
     [MRT_STEP_REDUCE_SCATTER] = MRT_COLL_REDUCE_SCATTER,
     [MRT_STEP_PERMUTE] = MRT_COLL_PERMUTE,
+    [MRT_STEP_ALLTOALL_GROUP] = MRT_COLL_ALLTOALL,
 };
 
 mrt_plan_mark mrt_plan_get_mark(const mrt_plan *p)
@@ -92,7 +94,7 @@ int mrt_step_is_collective(mrt_step_kind k)
 {
     return k == MRT_STEP_ALLGATHER || k == MRT_STEP_ALLTOALL ||
            k == MRT_STEP_ALLREDUCE || k == MRT_STEP_REDUCE_SCATTER ||
-           k == MRT_STEP_PERMUTE;
+           k == MRT_STEP_PERMUTE || k == MRT_STEP_ALLTOALL_GROUP;
 }
 
 int mrt_plan_add_value(mrt_plan *p, int tensor, const mrt_layout *l)
@@ -132,6 +134,11 @@ int mrt_plan_add_step(mrt_plan *p, const mrt_step *s)
         t->cost = mrt_cost_collective(&p->profile, &p->mesh,
                                       step_coll[t->kind], t->axes, t->bytes,
                                       p->elsize);
+        if (t->kind == MRT_STEP_ALLTOALL_GROUP)
+            t->cost = mrt_exchange_cost(&p->profile, &p->mesh,
+                                        &p->value[t->in].layout,
+                                        &p->value[t->out].layout, t->axes,
+                                        p->elsize);
         t->time_s = t->cost.time_s;
         /* (a strided reduce-scatter runs as an all-to-all into the
          * workspace: no scratch of MPI's) */
@@ -184,6 +191,7 @@ void mrt_plan_destroy(mrt_plan *p)
     free(p->output);
     free(p->alt);
     mrt_search_memo_destroy(p->memo);
+    mrt_relayout_memo_destroy(p->relayout_memo);
     free(p);
 }
 
@@ -435,6 +443,8 @@ static mrt_status build(const mrt_spec *s, const mrt_plan_options *opt,
     free(deferrable);
     mrt_search_memo_destroy(p->memo);
     p->memo = NULL;
+    mrt_relayout_memo_destroy(p->relayout_memo);
+    p->relayout_memo = NULL;
     *out = p;
     return MRT_OK;
 nomem:

@@ -28,6 +28,13 @@
  *                   sends its whole shard to one rank of the group over
  *                   `axes` (an MPI_Alltoallv with one peer; reported as
  *                   an alltoall)
+ *   ALLTOALL_GROUP  any move between two layouts that split over the same
+ *                   axes (so the shard keeps its size): one all-to-all over
+ *                   the group of the axes of the dims that change (`axes`),
+ *                   each rank sending each peer the part of its shard the
+ *                   peer holds afterwards (ops/exchange.c; an MPI_Alltoallw,
+ *                   reported as an alltoall).  Moves several axes at once
+ *                   (l/[y, z] -> j/[y, z]) and mixes of moves and reorders
  * `bytes` is what each rank hands to the MPI call: the element count of
  * the send buffer times the element size (the whole local input value in
  * every kind of collective).  With uneven splits (layout.h) shards differ
@@ -59,6 +66,7 @@ typedef enum mrt_step_kind {
     MRT_STEP_MAP,
     MRT_STEP_REDUCE_MAX,
     MRT_STEP_RENAME,
+    MRT_STEP_ALLTOALL_GROUP,
     MRT_STEP_KIND_COUNT
 } mrt_step_kind;
 
@@ -172,6 +180,8 @@ struct mrt_plan {
     int fell_back;            /* auto: the fixed rule beat the search */
     struct mrt_search_memo *memo; /* while planning: lowerings already
                                      found for identical ops */
+    struct mrt_relayout_memo *relayout_memo; /* while planning: relayouts
+                                     already searched (relayout_memo.c) */
     char ignored[256];        /* meshtf: tensors whose own layouts it
                                  replaced by the global rules */
     int nalts, cap_alts;
@@ -251,6 +261,58 @@ int mrt_plan_add_step(mrt_plan *p, const mrt_step *s);
  * moves), or -1 when out of memory. */
 int mrt_relayout_emit(mrt_plan *p, int op, int from, const mrt_layout *to,
                       int allreduce_only);
+
+/* One move of a relayout: the step to emit and the layout after it. */
+typedef struct mrt_move {
+    mrt_step_kind kind;
+    int dim, dim2;
+    unsigned axes;
+    mrt_layout after;
+} mrt_move;
+#define MRT_MAX_MOVES 64
+/* The modeled seconds of move m from layout `before`. */
+double mrt_move_time(const mrt_plan *p, const mrt_layout *before,
+                     const mrt_move *m);
+/* relayout_search.c: the cheapest sequence of at most max moves from
+ * `from` to `to` (both without axes of size 1, to's pending sums a subset
+ * of from's), into moves[]; returns how many (*cost: their modeled time),
+ * or -1 if it found none. */
+int mrt_relayout_search(const mrt_plan *p, const mrt_layout *from,
+                        const mrt_layout *to, mrt_move moves[], int max,
+                        double *cost);
+
+/* relayout_memo.c: the answer kept for the pair (from, to): how many
+ * moves, copied into moves[] (-1: relayout.c's greedy moves), or -2 when
+ * there is none. */
+int mrt_relayout_memo_get(mrt_plan *p, const mrt_layout *from,
+                          const mrt_layout *to, mrt_move moves[]);
+/* Keeps the answer for (from, to): n moves, or -1 for the greedy ones. */
+void mrt_relayout_memo_put(mrt_plan *p, const mrt_layout *from,
+                           const mrt_layout *to, const mrt_move moves[],
+                           int n);
+void mrt_relayout_memo_destroy(struct mrt_relayout_memo *m);
+
+/* ---- exchange.c: ALLTOALL_GROUP ---- */
+/* Coordinates of member j of the group over mask that c belongs to. */
+void mrt_exchange_member(const mrt_mesh *m, unsigned mask, const int64_t c[],
+                         int64_t j, int64_t out[]);
+/* The box where the block of the rank at src under layout a meets the
+ * block of the rank at dst under b: its extents (ext), where it starts in
+ * src's shard (at_src) and in dst's (at_dst); returns its elements (0:
+ * the blocks do not meet). */
+int64_t mrt_exchange_box(const mrt_layout *a, const mrt_layout *b,
+                         const mrt_mesh *m, const int64_t src[],
+                         const int64_t dst[], int64_t at_src[],
+                         int64_t at_dst[], int64_t ext[]);
+/* The modeled cost of an ALLTOALL_GROUP from a to b over axes: the most
+ * bytes a rank sends to others, to the most peers. */
+mrt_comm_cost mrt_exchange_cost(const mrt_profile *p, const mrt_mesh *m,
+                                const mrt_layout *a, const mrt_layout *b,
+                                unsigned axes, int elsize);
+/* The group of an ALLTOALL_GROUP from a to b: the axes of the dims that
+ * differ (0: none); ~0u when no such step goes from a to b (the axes used,
+ * or the pending sums, differ). */
+unsigned mrt_exchange_axes(const mrt_layout *a, const mrt_layout *b);
 
 /* The execution layout of an einsum: for each dim of the op, the mesh
  * axes that split it while the local kernel runs.  No axis twice. */

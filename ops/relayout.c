@@ -1,6 +1,7 @@
 /*
- * relayout.c — moving a tensor from one layout to another, one mesh axis
- * at a time.
+ * relayout.c — moving a tensor from one layout to another: the greedy
+ * sequence, one mesh axis at a time, and the choice between it and the
+ * search's.
  *
  * For each dim, the axes that split it in both layouts form a common
  * prefix; axes after the prefix must go, the target's remaining axes must
@@ -25,6 +26,13 @@
  * Axes of size 1 are ignored throughout: moving along them moves nothing.
  * Pending sums the target keeps are left alone; with allreduce_only
  * (Mesh-TensorFlow), every sum resolved is all-reduced, then sliced.
+ *
+ * That greedy sequence is what Mesh-TensorFlow's planner keeps.  When it
+ * needs more than one collective, or an all-to-all or a permute, the
+ * search of relayout_search.c (which also moves several axes in one
+ * all-to-all, and slices onto dims that move anyway) looks for a cheaper
+ * one under the cost model, and its sequence is emitted instead when it
+ * costs less; the answer is kept per pair of layouts (relayout_memo.c).
  */
 #include <assert.h>
 
@@ -32,12 +40,11 @@
 #include "work.h"
 
 typedef struct relayout {
-    mrt_plan *p;
-    int op;
-    int cur;               /* current value */
-    mrt_layout l;          /* its layout */
+    mrt_layout l;          /* the layout so far */
     const mrt_layout *to;
     int allreduce_only;    /* Mesh-TF: no reduce-scatter */
+    int n;                 /* moves so far */
+    mrt_move move[MRT_MAX_MOVES];
 } relayout;
 
 static int common_prefix(const mrt_layout *a, const mrt_layout *b, int i)
@@ -57,18 +64,13 @@ static int ready_for(const relayout *r, int i)
     return r->to->axes[i][n];
 }
 
-/* Emits one step on the current value; the new layout is r->l. */
+/* Records one move; the new layout is r->l. */
 static int emit(relayout *r, mrt_step_kind kind, int dim, int dim2,
                 unsigned axes)
 {
-    int v = mrt_plan_add_value(r->p, r->p->value[r->cur].tensor, &r->l);
-    if (v < 0)
-        return -1;
-    mrt_step s = {.kind = kind, .op = r->op, .in = r->cur, .in2 = -1,
-                  .out = v, .dim = dim, .dim2 = dim2, .axes = axes};
-    if (mrt_plan_add_step(r->p, &s) < 0)
-        return -1;
-    r->cur = v;
+    assert(r->n < MRT_MAX_MOVES);
+    r->move[r->n++] = (mrt_move){.kind = kind, .dim = dim, .dim2 = dim2,
+                                 .axes = axes, .after = r->l};
     return 0;
 }
 
@@ -93,8 +95,8 @@ static void append_axis(mrt_layout *l, int i, int a)
     l->axes[i][l->naxes[i]++] = a;
 }
 
-/* One move of the kinds above, cheapest first: 1 if it emitted a step,
- * 0 if the layout is final, -1 when out of memory. */
+/* One move of the kinds above, cheapest first: 1 if it recorded one, 0
+ * if the layout is final. */
 static int one_move(relayout *r)
 {
     mrt_layout *l = &r->l;
@@ -187,6 +189,29 @@ static int already_moved(const mrt_plan *p, int from, const mrt_layout *to)
     return -1;
 }
 
+/* 1 if the greedy moves may be beaten: more than one collective, or an
+ * all-to-all or permute (a slice before it may shrink what it moves). */
+static int worth_searching(const relayout *r)
+{
+    int coll = 0;
+    for (int k = 0; k < r->n; k++) {
+        mrt_step_kind kind = r->move[k].kind;
+        coll += mrt_step_is_collective(kind);
+        if (kind == MRT_STEP_ALLTOALL || kind == MRT_STEP_PERMUTE)
+            return 1;
+    }
+    return coll > 1;
+}
+
+static double moves_time(const mrt_plan *p, const mrt_layout *from,
+                         const mrt_move *m, int n)
+{
+    double t = 0;
+    for (int k = 0; k < n; k++)
+        t += mrt_move_time(p, k ? &m[k - 1].after : from, &m[k]);
+    return t;
+}
+
 int mrt_relayout_emit(mrt_plan *p, int op, int from, const mrt_layout *to,
                       int allreduce_only)
 {
@@ -196,20 +221,45 @@ int mrt_relayout_emit(mrt_plan *p, int op, int from, const mrt_layout *to,
     if (again >= 0)
         return again;
     mrt_layout target = without_unit_axes(to, &p->mesh);
-    relayout r = {.p = p, .op = op, .cur = from,
-                  .l = without_unit_axes(&p->value[from].layout, &p->mesh),
-                  .to = &target, .allreduce_only = allreduce_only};
+    mrt_layout start = without_unit_axes(&p->value[from].layout, &p->mesh);
+    relayout r = {.l = start, .to = &target, .allreduce_only = allreduce_only};
     assert(r.l.ndims == to->ndims);
     assert((target.partial & ~r.l.partial) == 0);
     assert((target.partial & mrt_layout_used_axes(&target)) == 0);
-    int moved;
-    while ((moved = one_move(&r)) > 0)
+    while (one_move(&r) > 0)
         ;
-    if (moved < 0)
-        return -1;
     assert(mrt_layout_equal(&r.l, &target));
+    const mrt_move *move = r.move;
+    int n = r.n;
+    mrt_move alt[MRT_MAX_MOVES];
+    if (!allreduce_only && worth_searching(&r)) {
+        int k = mrt_relayout_memo_get(p, &start, &target, alt);
+        if (k == -2) {
+            double t;
+            k = mrt_relayout_search(p, &start, &target, alt, MRT_MAX_MOVES, &t);
+            if (k < 0 || t >= moves_time(p, &start, r.move, r.n) * (1 - 1e-9))
+                k = -1;
+            mrt_relayout_memo_put(p, &start, &target, alt, k);
+        }
+        if (k >= 0) {
+            move = alt;
+            n = k;
+        }
+    }
+    int cur = from;
+    for (int k = 0; k < n; k++) {
+        int v = mrt_plan_add_value(p, p->value[from].tensor, &move[k].after);
+        if (v < 0)
+            return -1;
+        mrt_step s = {.kind = move[k].kind, .op = op, .in = cur, .in2 = -1,
+                      .out = v, .dim = move[k].dim, .dim2 = move[k].dim2,
+                      .axes = move[k].axes};
+        if (mrt_plan_add_step(p, &s) < 0)
+            return -1;
+        cur = v;
+    }
     /* A value made here shows the layout as the user wrote it. */
-    if (r.cur != from)
-        p->value[r.cur].layout = *to;
-    return r.cur;
+    if (cur != from)
+        p->value[cur].layout = *to;
+    return cur;
 }

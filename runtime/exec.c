@@ -413,6 +413,7 @@ static int do_step(mrt_exec *e, const mrt_step *s)
     case MRT_STEP_MAP: return do_map(e, s);
     case MRT_STEP_REDUCE_MAX: return do_reduce_max(e, s);
     case MRT_STEP_RENAME: return do_rename(e, s);
+    case MRT_STEP_ALLTOALL_GROUP: return mrt_exec_alltoall_group(e, s);
     case MRT_STEP_KIND_COUNT: break;
     }
     return MPI_ERR_OTHER;

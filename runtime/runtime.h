@@ -11,6 +11,7 @@
  *   large_count.c  element counts beyond an int, for every MPI call
  *   big_alloc.c the arena and whole tensors, in huge pages
  *   exec.c      walking a plan: one case per step kind
+ *   alltoall_group.c  the all-to-all over several axes at once
  *   shard.c     filling input shards, gathering shards into a full tensor
  *   reference.c the unsharded recomputation used by --verify
  *   verify.c    the rule by which a result agrees with the reference
@@ -192,6 +193,10 @@ mrt_status mrt_exec_create(const mrt_plan *plan, mrt_comm *comm,
 void mrt_exec_destroy(mrt_exec *e);
 /* Runs every step once. */
 mrt_status mrt_exec_run(mrt_exec *e, mrt_error *err);
+
+/* ---- alltoall_group.c ---- */
+/* Runs an ALLTOALL_GROUP step (one MPI_Alltoallw); MPI's error code. */
+int mrt_exec_alltoall_group(mrt_exec *e, const mrt_step *s);
 
 /* ---- shard.c ---- */
 /* Fills buf with this rank's shard (layout l, rank coords) of input

@@ -1,0 +1,107 @@
+/*
+ * exchange.c — the geometry and the cost of an all-to-all over a group of
+ * several mesh axes (MRT_STEP_ALLTOALL_GROUP).
+ *
+ * Such a step takes a value from layout A to layout B where both split
+ * their dims over the same set of axes (the shard keeps its size): inside
+ * each group over the step's axes, the shards of A are one copy of the
+ * group's part of the tensor, and so are the shards of B.  Rank s sends
+ * rank r the box where s's block under A meets r's block under B; that
+ * covers a multi-axis all-to-all ([l/[y, z]] -> [j/[y, z]]), a change of
+ * nesting order ([a, b] -> [b, a]) and any mix of them in one collective.
+ * The runtime (runtime/alltoall_group.c) and the cost model share the
+ * boxes computed here, so the bytes the plan predicts are the bytes that
+ * move.
+ */
+#include "plan.h"
+
+/* Group members are numbered row-major over the mask's axes in mesh
+ * order (mesh.h); member j's coordinates, the others as in c. */
+void mrt_exchange_member(const mrt_mesh *m, unsigned mask, const int64_t c[],
+                         int64_t j, int64_t out[])
+{
+    for (int a = 0; a < m->naxes; a++)
+        out[a] = c[a];
+    for (int a = m->naxes - 1; a >= 0; a--)
+        if (mask & (1u << a)) {
+            out[a] = j % m->size[a];
+            j /= m->size[a];
+        }
+}
+
+int64_t mrt_exchange_box(const mrt_layout *a, const mrt_layout *b,
+                         const mrt_mesh *m, const int64_t src[],
+                         const int64_t dst[], int64_t at_src[],
+                         int64_t at_dst[], int64_t ext[])
+{
+    int64_t oa[MRT_MAX_DIMS], ob[MRT_MAX_DIMS], la[MRT_MAX_DIMS],
+        lb[MRT_MAX_DIMS], n = 1;
+    mrt_layout_shard_offset(a, m, src, oa);
+    mrt_layout_shard_offset(b, m, dst, ob);
+    mrt_layout_shard_shape(a, m, la);
+    mrt_layout_shard_shape(b, m, lb);
+    for (int i = 0; i < a->ndims; i++) {
+        int64_t lo = oa[i] > ob[i] ? oa[i] : ob[i];
+        int64_t hi = oa[i] + la[i] < ob[i] + lb[i] ? oa[i] + la[i]
+                                                   : ob[i] + lb[i];
+        ext[i] = hi > lo ? hi - lo : 0;
+        at_src[i] = lo - oa[i];
+        at_dst[i] = lo - ob[i];
+        n *= ext[i];
+    }
+    return n;
+}
+
+/* Past this many ranks in the group, the cost assumes every rank sends
+ * all its shard to g - 1 peers rather than counting. */
+#define EXACT_GROUP 4096
+#define EXACT_PEERS 64
+
+mrt_comm_cost mrt_exchange_cost(const mrt_profile *p, const mrt_mesh *m,
+                                const mrt_layout *a, const mrt_layout *b,
+                                unsigned axes, int elsize)
+{
+    int64_t g = mrt_mesh_group_size(m, axes), n = mrt_layout_shard_count(a, m);
+    int64_t zero[MRT_MAX_AXES] = {0}, cs[MRT_MAX_AXES], cr[MRT_MAX_AXES];
+    int64_t s0[MRT_MAX_DIMS], d0[MRT_MAX_DIMS], e[MRT_MAX_DIMS];
+    int64_t most = g > EXACT_GROUP ? n : 0, peers = g - 1;
+    for (int64_t j = 0; j < g && g <= EXACT_GROUP; j++) {
+        mrt_exchange_member(m, axes, zero, j, cs);
+        int64_t sent = n - mrt_exchange_box(a, b, m, cs, cs, s0, d0, e);
+        most = sent > most ? sent : most;
+    }
+    if (g <= EXACT_PEERS) {
+        peers = 0;
+        for (int64_t j = 0; j < g; j++) {
+            int64_t k = 0;
+            mrt_exchange_member(m, axes, zero, j, cs);
+            for (int64_t q = 0; q < g; q++) {
+                mrt_exchange_member(m, axes, zero, q, cr);
+                k += q != j && mrt_exchange_box(a, b, m, cs, cr, s0, d0, e);
+            }
+            peers = k > peers ? k : peers;
+        }
+    }
+    return mrt_cost_exchange(p, m, axes, (double)most * elsize, peers);
+}
+
+/* The axes of the dims whose split differs between a and b (0 when none
+ * does); -1u if b cannot be reached from a by one such step: the axes used
+ * differ, or the pending sums do. */
+unsigned mrt_exchange_axes(const mrt_layout *a, const mrt_layout *b)
+{
+    unsigned mask = 0;
+    if (a->partial != b->partial ||
+        mrt_layout_used_axes(a) != mrt_layout_used_axes(b))
+        return ~0u;
+    for (int i = 0; i < a->ndims; i++) {
+        int same = a->naxes[i] == b->naxes[i];
+        for (int j = 0; same && j < a->naxes[i]; j++)
+            same = a->axes[i][j] == b->axes[i][j];
+        for (int j = 0; !same && j < a->naxes[i]; j++)
+            mask |= 1u << a->axes[i][j];
+        for (int j = 0; !same && j < b->naxes[i]; j++)
+            mask |= 1u << b->axes[i][j];
+    }
+    return mask;
+}
