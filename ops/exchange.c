@@ -38,8 +38,8 @@ int64_t mrt_exchange_box(const mrt_layout *a, const mrt_layout *b,
         lb[MRT_MAX_DIMS], n = 1;
     mrt_layout_shard_offset(a, m, src, oa);
     mrt_layout_shard_offset(b, m, dst, ob);
-    mrt_layout_shard_shape(a, m, la);
-    mrt_layout_shard_shape(b, m, lb);
+    mrt_layout_shard_shape_at(a, m, src, la); /* uneven splits: each */
+    mrt_layout_shard_shape_at(b, m, dst, lb); /* rank's own block */
     for (int i = 0; i < a->ndims; i++) {
         int64_t lo = oa[i] > ob[i] ? oa[i] : ob[i];
         int64_t hi = oa[i] + la[i] < ob[i] + lb[i] ? oa[i] + la[i]
@@ -67,7 +67,8 @@ mrt_comm_cost mrt_exchange_cost(const mrt_profile *p, const mrt_mesh *m,
     int64_t most = g > EXACT_GROUP ? n : 0, peers = g - 1;
     for (int64_t j = 0; j < g && g <= EXACT_GROUP; j++) {
         mrt_exchange_member(m, axes, zero, j, cs);
-        int64_t sent = n - mrt_exchange_box(a, b, m, cs, cs, s0, d0, e);
+        int64_t sent = mrt_layout_shard_count_at(a, m, cs) -
+                       mrt_exchange_box(a, b, m, cs, cs, s0, d0, e);
         most = sent > most ? sent : most;
     }
     if (g <= EXACT_PEERS) {

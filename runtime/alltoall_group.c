@@ -7,8 +7,9 @@
  * for the planner's cost too), read in place from the input shard and
  * written in place into the output shard through one MPI datatype per
  * peer and direction: no packing pass, and peers whose blocks do not meet
- * get a count of 0.  The ledger records the whole input shard, as for
- * every all-to-all.  The call is blocking (ops/overlap.c keeps it so):
+ * get a count of 0.  Blocks are each rank's own (uneven splits: layout.h).
+ * The ledger records this rank's whole input shard, as for every
+ * all-to-all.  The call is blocking (ops/overlap.c keeps it so):
  * the per-peer arrays live only for the call.
  */
 #include <stdlib.h>
@@ -46,6 +47,9 @@ int mrt_exec_alltoall_group(mrt_exec *e, const mrt_step *s)
     const int64_t *me = e->comm->coords;
     MPI_Datatype base = p->dtype == MRT_F64 ? MPI_DOUBLE : MPI_FLOAT;
     int g = (int)s->group, n = in->layout.ndims, rc = MPI_SUCCESS;
+    int64_t il[MRT_MAX_DIMS], ol[MRT_MAX_DIMS]; /* this rank's extents */
+    mrt_layout_shard_shape_at(&in->layout, m, me, il);
+    mrt_layout_shard_shape_at(&out->layout, m, me, ol);
     int *cnt = calloc(4 * (size_t)g, sizeof *cnt);
     MPI_Datatype *type = malloc(2 * (size_t)g * sizeof *type);
     if (!cnt || !type) {
@@ -64,16 +68,17 @@ int mrt_exec_alltoall_group(mrt_exec *e, const mrt_step *s)
         stype[j] = rtype[j] = base;
         if (mrt_exchange_box(&in->layout, &out->layout, m, me, q, a, b, ext)) {
             scnt[j] = 1;
-            rc = box_type(n, in->local, a, ext, p->elsize, base, &stype[j]);
+            rc = box_type(n, il, a, ext, p->elsize, base, &stype[j]);
         }
         if (rc == MPI_SUCCESS &&
             mrt_exchange_box(&in->layout, &out->layout, m, q, me, a, b, ext)) {
             rcnt[j] = 1;
-            rc = box_type(n, out->local, b, ext, p->elsize, base, &rtype[j]);
+            rc = box_type(n, ol, b, ext, p->elsize, base, &rtype[j]);
         }
     }
     if (rc == MPI_SUCCESS) {
-        e->comm->ledger_bytes += in->count * p->elsize;
+        e->comm->ledger_bytes +=
+            mrt_layout_shard_count_at(&in->layout, m, me) * p->elsize;
         e->comm->ledger_calls++;
         rc = MPI_Alltoallw(e->buf[s->in], scnt, displ, stype, e->buf[s->out],
                            rcnt, displ, rtype, e->comm->group[s->axes]);
