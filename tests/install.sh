@@ -6,7 +6,8 @@
 # meshrt.pc, whose prefix= line is rewritten to the DESTDIR's, as when an
 # installed tree is moved), and run on 4 ranks (a 2x2
 # mesh): it must print its "ok" line and exit 0, linked with the shared
-# library (through its soname) and with the static one.
+# library (through its soname) and with the static one; plan_mlp.c too
+# (one process: planning needs no MPI run).
 set -euo pipefail
 build=$(cd "$1" && pwd)
 src=$(cd "$2" && pwd)
@@ -43,7 +44,7 @@ grep -q "#define MESHRT_VERSION \"$ver\"" "$inc/meshrt.h" ||
 
 # Outside the tree: a copy of the example, pkg-config's flags only.
 mkdir "$tmp/user"
-cp "$src/examples/c/megatron_mlp.c" "$tmp/user/"
+cp "$src/examples/c/megatron_mlp.c" "$src/examples/c/plan_mlp.c" "$tmp/user/"
 cd "$tmp/user"
 read -r -a flags <<<"$(pc_flags --cflags --libs)"
 cc -std=c11 -O2 -Wall -Werror megatron_mlp.c "${flags[@]}" -lm -o mlp_shared ||
@@ -52,6 +53,12 @@ read -r -a sflags <<<"$(pc_flags --static --cflags --libs)"
 cc -std=c11 -O2 megatron_mlp.c -Wl,-Bstatic -lmeshrt -Wl,-Bdynamic "${sflags[@]}" \
     -lm -o mlp_static || fail "cc with pkg-config --static against libmeshrt.a"
 ! ldd mlp_static | grep -q libmeshrt || fail "mlp_static needs libmeshrt.so"
+
+# Planning needs no MPI run: one process, no mpirun.
+cc -std=c11 -O2 -Wall -Werror plan_mlp.c "${flags[@]}" -o plan_mlp ||
+    fail "cc plan_mlp.c with pkg-config --cflags --libs meshrt"
+out=$(LD_LIBRARY_PATH=$libdir ./plan_mlp) || { echo "$out" >&2; fail "plan_mlp failed"; }
+echo "$out" | grep -q "^plan_mlp: ok$" || { echo "$out" >&2; fail "plan_mlp's checks"; }
 
 for exe in mlp_shared mlp_static; do
     out=$(LD_LIBRARY_PATH=$libdir "$here/mpirun.sh" 4 -x LD_LIBRARY_PATH ./$exe 2>&1) ||
