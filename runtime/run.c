@@ -448,8 +448,10 @@ mrt_status mrt_runner_execute(mrt_runner *r, const mrt_run_options *opt_in,
     MPI_Comm w = comm->world;
     report_sink sink;
     mrt_status st = mrt_comm_agree(w, sink_open(opt, &sink, err), err);
-    if (st != MRT_OK)
+    if (st != MRT_OK) {
+        sink_close(&(mrt_run_options){0}, &sink, 0); /* silently */
         return st;
+    }
     FILE *f = sink.f;
     /* the executor sums its timings over runs: this execution's only */
     size_t n = (size_t)p->nsteps;

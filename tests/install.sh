@@ -18,7 +18,7 @@ fail() { echo "install.sh: FAIL: $*" >&2; exit 1; }
 
 meson install -C "$build" --no-rebuild --quiet --destdir "$tmp/root" >"$tmp/install.log" 2>&1 ||
     { cat "$tmp/install.log" >&2; fail "meson install"; }
-pc=$(find "$tmp/root" -name meshrt.pc | head -n 1)
+pc=$(find "$tmp/root" -name meshrt.pc -print -quit)
 [ -n "$pc" ] || fail "no meshrt.pc installed"
 export PKG_CONFIG_PATH=$(dirname "$pc")
 prefix=$tmp/root$(pkg-config --variable=prefix meshrt)
@@ -30,11 +30,14 @@ inc=$(pc_flags --variable=includedir)
 [ -f "$libdir/libmeshrt.a" ] || fail "no static libmeshrt.a in $libdir"
 [ "$(readlink "$libdir/libmeshrt.so")" = libmeshrt.so.0 ] ||
     fail "libmeshrt.so does not lead to libmeshrt.so.0"
-readelf -d "$libdir/libmeshrt.so.0" | grep -q 'SONAME.*\[libmeshrt\.so\.0\]' ||
+# (the output of each tool is read whole first: with pipefail, grep -q
+# ending a pipe early would fail it by SIGPIPE)
+dyn=$(readelf -d "$libdir/libmeshrt.so.0")
+grep -q 'SONAME.*\[libmeshrt\.so\.0\]' <<<"$dyn" ||
     fail "the soname is not libmeshrt.so.0"
 # Exported: meshrt.h's functions only.
-if nm -D --defined-only "$libdir/libmeshrt.so.0" | awk '$2 == "T" {print $3}' |
-    grep -v '^mrt_'; then
+syms=$(nm -D --defined-only "$libdir/libmeshrt.so.0")
+if awk '$2 == "T" {print $3}' <<<"$syms" | grep -v '^mrt_'; then
     fail "libmeshrt.so exports names outside mrt_"
 fi
 # The version macros are the package's version.
@@ -52,22 +55,25 @@ cc -std=c11 -O2 -Wall -Werror megatron_mlp.c "${flags[@]}" -lm -o mlp_shared ||
 read -r -a sflags <<<"$(pc_flags --static --cflags --libs)"
 cc -std=c11 -O2 megatron_mlp.c -Wl,-Bstatic -lmeshrt -Wl,-Bdynamic "${sflags[@]}" \
     -lm -o mlp_static || fail "cc with pkg-config --static against libmeshrt.a"
-! ldd mlp_static | grep -q libmeshrt || fail "mlp_static needs libmeshrt.so"
+deps=$(ldd mlp_static)
+! grep -q libmeshrt <<<"$deps" || fail "mlp_static needs libmeshrt.so"
 
 # Planning needs no MPI run: one process, no mpirun.
 cc -std=c11 -O2 -Wall -Werror plan_mlp.c "${flags[@]}" -o plan_mlp ||
     fail "cc plan_mlp.c with pkg-config --cflags --libs meshrt"
 out=$(LD_LIBRARY_PATH=$libdir ./plan_mlp) || { echo "$out" >&2; fail "plan_mlp failed"; }
-echo "$out" | grep -q "^plan_mlp: ok$" || { echo "$out" >&2; fail "plan_mlp's checks"; }
+grep -q "^plan_mlp: ok$" <<<"$out" || { echo "$out" >&2; fail "plan_mlp's checks"; }
 
 for exe in mlp_shared mlp_static; do
-    out=$(LD_LIBRARY_PATH=$libdir "$here/mpirun.sh" 4 -x LD_LIBRARY_PATH ./$exe 2>&1) ||
-        { echo "$out" >&2; fail "$exe exited with status $?"; }
+    rc=0
+    out=$(LD_LIBRARY_PATH=$libdir "$here/mpirun.sh" 4 -x LD_LIBRARY_PATH ./$exe 2>&1) || rc=$?
+    [ "$rc" = 0 ] || { echo "$out" >&2; fail "$exe exited with status $rc"; }
     echo "$exe: $out"
-    echo "$out" | grep -q "^megatron_mlp: meshrt $ver, 4 ranks .*: ok$" ||
+    grep -q "^megatron_mlp: meshrt $ver, 4 ranks .*: ok$" <<<"$out" ||
         fail "$exe did not print its ok line"
     [ "$(echo "$out" | wc -l)" = 1 ] || fail "$exe printed more than its line (not quiet)"
 done
-LD_LIBRARY_PATH=$libdir ldd mlp_shared | grep -q "libmeshrt.so.0 => $libdir/" ||
+deps=$(LD_LIBRARY_PATH=$libdir ldd mlp_shared)
+grep -q "libmeshrt.so.0 => $libdir/" <<<"$deps" ||
     fail "mlp_shared does not load the installed libmeshrt.so.0"
 echo "install.sh: ok"
