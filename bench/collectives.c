@@ -29,7 +29,6 @@
 #include <mpi.h>
 
 #include "bench.h"
-#include "blis_arch.h"
 #include "kernel.h"
 #include "runtime.h"
 
@@ -129,7 +128,7 @@ static int bench_step(mrt_exec *e, int k, int reps, double *t)
 
 int main(int argc, char **argv)
 {
-    mrt_blis_select();
+    mrt_init(NULL); /* before MPI_Init (meshrt.h) */
     MPI_Init(&argc, &argv);
     mrt_kernel_init();
     int rank, size;

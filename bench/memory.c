@@ -29,7 +29,7 @@ static double max_rss(void)
 
 int main(int argc, char **argv)
 {
-    mrt_blis_select();
+    mrt_init(NULL); /* before MPI_Init, as mrt_run requires */
     MPI_Init(&argc, &argv);
     mrt_kernel_init(); /* BLIS started, as in a run, before the baseline */
     int rank;

@@ -21,7 +21,6 @@
 #include <mpi.h>
 
 #include "bench.h"
-#include "blis_arch.h"
 #include "kernel.h"
 #include "runtime.h"
 
@@ -72,7 +71,7 @@ static double timed_run(side *x, mrt_status *st, mrt_error *err)
 
 int main(int argc, char **argv)
 {
-    mrt_blis_select();
+    mrt_init(NULL); /* before MPI_Init (meshrt.h) */
     MPI_Init(&argc, &argv);
     mrt_kernel_init();
     int rank, reps = argc > 2 ? atoi(argv[2]) : 15;

@@ -3,13 +3,14 @@
  * plans the spec, the ranks agree on the outcome (so a bad spec gives one
  * error line from rank 0 and exit 2 on every rank, never a hang), then
  * checks the plan against the spec's `expect:` budgets (over budget: rank
- * 0 says why, every rank exits 1 without running), then mrt_run executes.
+ * 0 says why, every rank exits 1 without running), then mrt_run executes
+ * and prints its report on the standard output.  Through meshrt.h only:
+ * loading and planning (mrt_cli_load, args.c) and the budgets (budget.c)
+ * still use internal headers.
  */
-#include <mpi.h>
 #include <stdio.h>
 
-#include "cli.h"
-#include "spec.h"
+#include "cli.h" /* which includes meshrt.h, and mpi.h through it */
 
 mrt_status mrt_cli_agree(mrt_status st, const mrt_error *err)
 {
@@ -54,7 +55,8 @@ int mrt_cli_run(const mrt_cli_args *a)
     if (st == MRT_OK && !over) {
         mrt_run_options opt = {.verify = a->verify, .save_dir = a->save,
                                .repeat = a->repeat, .json = a->json,
-                               .profile = a->profile, .trace = a->trace};
+                               .profile = a->profile, .trace = a->trace,
+                               .report = stdout, .comm = MPI_COMM_WORLD};
         st = mrt_run(spec, plan, &opt, &err);
         if (st != MRT_OK && rank == 0) /* mrt_run's errors agree already */
             mrt_cli_print_error(&err);

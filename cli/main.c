@@ -6,23 +6,22 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "blis_arch.h"
 #include "cli.h"
 
 int main(int argc, char **argv)
 {
     /* The commands that run kernels pick BLIS's kernel family before
-     * anything can call BLIS or start a thread (MPI_Init). */
+     * anything can call BLIS or start a thread (MPI_Init): mrt_init. */
     if (argc >= 2 && (strcmp(argv[1], "run") == 0 ||
                       strcmp(argv[1], "calibrate") == 0))
-        mrt_blis_select();
+        mrt_init(NULL);
     if (argc < 2 || strcmp(argv[1], "--help") == 0 ||
         strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
         mrt_cli_usage(argc > 2 ? argv[2] : NULL, argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
     }
     if (strcmp(argv[1], "--version") == 0) {
-        printf("meshrt 0.1.0\n");
+        printf("meshrt %s\n", mrt_version());
         return 0;
     }
     mrt_cli_args a = {.cmd = argv[1]};

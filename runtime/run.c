@@ -1,10 +1,15 @@
 /*
- * run.c — mrt_run: set up the mesh on MPI, fill the input shards, walk
- * the plan (N times with --repeat), then report per-op times and the
+ * run.c — mrt_runner_execute: walk the plan of a runner (runner.c: the
+ * mesh set up on MPI, the input shards filled) N times with --repeat,
+ * then report per-op times and the
  * bytes handed to MPI next to the plan's prediction, verify against the
  * unsharded reference (verify_run.c) and save outputs as asked.  With
  * --profile, every step's modeled time and bytes next to the measured
  * ones; with --trace, the last run's steps as a Chrome trace (trace.c).
+ *
+ * The report goes to the caller's FILE, or to its callback as one text,
+ * or nowhere (the library is quiet unless asked).  mrt_run is
+ * create + execute + destroy.
  *
  * Every rank returns the same status: after each phase that can fail on
  * one rank only, the ranks agree (the lowest failing rank's error is
@@ -24,60 +29,6 @@
 #include "runtime.h"
 #include "trace.h"
 
-
-/* A hash of what each rank will do, to confirm all built the same plan. */
-static uint64_t plan_hash(const mrt_plan *p)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (int k = 0; k < p->nsteps; k++) {
-        const mrt_step *s = &p->step[k];
-        uint64_t parts[4] = {(uint64_t)s->kind, s->axes, (uint64_t)s->bytes,
-                             (uint64_t)p->value[s->out].count};
-        for (int i = 0; i < 4; i++)
-            h = (h ^ parts[i]) * 1099511628211ull;
-    }
-    return h;
-}
-
-static mrt_status check_world(const mrt_spec *s, const mrt_plan *p,
-                              mrt_error *err)
-{
-    int size;
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (size != p->mesh.nranks) {
-        char mesh[512];
-        int n = 0;
-        for (int a = 0; a < p->mesh.naxes; a++)
-            n += snprintf(mesh + n, sizeof mesh - (size_t)n, "%s%s=%" PRId64,
-                          a ? "," : "", p->mesh.name[a], p->mesh.size[a]);
-        return mrt_error_set(
-            err, MRT_E_MESH, s->path, s->mesh_mark,
-            "the mesh %s has %" PRId64 " ranks but mpirun started %d "
-            "(run with -n %" PRId64 ", or choose a mesh of %d ranks with "
-            "--mesh)",
-            mesh, p->mesh.nranks, size, p->mesh.nranks, size);
-    }
-    uint64_t h = plan_hash(p), lo, hi;
-    MPI_Allreduce(&h, &lo, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
-    MPI_Allreduce(&h, &hi, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
-    if (lo != hi)
-        return mrt_error_set(err, MRT_E_RUNTIME, s->path, (mrt_mark){0},
-                             "the ranks built different plans");
-    return MRT_OK;
-}
-
-static mrt_status init_inputs(const mrt_spec *s, mrt_exec *e, mrt_error *err)
-{
-    const mrt_plan *p = e->plan;
-    mrt_status st = MRT_OK;
-    for (int i = 0; i < p->ninputs && st == MRT_OK; i++) {
-        int t = p->input[i];
-        int v = p->tensor_value[t];
-        st = mrt_shard_init(s, t, &p->value[v].layout, &p->mesh,
-                            e->comm->coords, e->buf[v], err);
-    }
-    return st;
-}
 
 /* Steps whose bytes handed to MPI differ from the plan, on any rank. */
 static int64_t byte_mismatches(const mrt_exec *e)
@@ -450,22 +401,76 @@ static mrt_status save(const mrt_spec *s, mrt_exec *e, const char *dir,
     return st;
 }
 
-mrt_status mrt_run(const mrt_spec *s, const mrt_plan *p,
-                   const mrt_run_options *opt, mrt_error *err)
+/* Where the report goes: the caller's FILE, or a text in memory that
+ * the callback receives (or that nobody reads: quiet). */
+typedef struct report_sink {
+    FILE *f;
+    FILE *mem;
+    char *text;
+    size_t len;
+} report_sink;
+
+static mrt_status sink_open(const mrt_run_options *opt, report_sink *k,
+                            mrt_error *err)
 {
-    FILE *f = opt->report ? opt->report : stdout;
-    mrt_comm *comm = NULL;
-    mrt_exec *e = NULL;
-    mrt_status st = mrt_comm_agree(MPI_COMM_WORLD, check_world(s, p, err), err);
-    if (st != MRT_OK)
+    memset(k, 0, sizeof *k);
+    if (opt->report && !opt->report_fn) {
+        k->f = opt->report;
+        return MRT_OK;
+    }
+    k->f = k->mem = open_memstream(&k->text, &k->len);
+    return k->mem ? MRT_OK
+                  : mrt_error_set(err, MRT_E_NOMEM, "", (mrt_mark){0},
+                                  "out of memory");
+}
+
+static void sink_close(const mrt_run_options *opt, report_sink *k, int root)
+{
+    if (k->mem) {
+        fclose(k->mem);
+        if (root && opt->report_fn && k->text && k->len)
+            opt->report_fn(k->text, k->len, opt->report_ctx);
+        free(k->text);
+    } else if (k->f) {
+        fflush(k->f);
+    }
+}
+
+mrt_status mrt_runner_execute(mrt_runner *r, const mrt_run_options *opt_in,
+                              mrt_error *err)
+{
+    static const mrt_run_options quiet;
+    const mrt_run_options *opt = opt_in ? opt_in : &quiet;
+    if (!r)
+        return mrt_error_set(err, MRT_E_USAGE, "", (mrt_mark){0},
+                             "mrt_runner_execute needs a runner");
+    const mrt_spec *s = r->spec;
+    const mrt_plan *p = r->plan;
+    mrt_comm *comm = r->comm;
+    mrt_exec *e = r->exec;
+    MPI_Comm w = comm->world;
+    report_sink sink;
+    mrt_status st = mrt_comm_agree(w, sink_open(opt, &sink, err), err);
+    if (st != MRT_OK) {
+        sink_close(&(mrt_run_options){0}, &sink, 0); /* silently */
         return st;
-    mrt_kernel_init();
-    st = mrt_comm_agree(MPI_COMM_WORLD, mrt_comm_create(p, MPI_COMM_WORLD, &comm, err),
-               err);
-    if (st == MRT_OK)
-        st = mrt_comm_agree(MPI_COMM_WORLD, mrt_exec_create(p, comm, &e, err), err);
-    if (st == MRT_OK)
-        st = mrt_comm_agree(MPI_COMM_WORLD, init_inputs(s, e, err), err);
+    }
+    FILE *f = sink.f;
+    /* the executor sums its timings over runs: this execution's only */
+    size_t n = (size_t)p->nsteps;
+    memset(e->step_time, 0, n * sizeof *e->step_time);
+    if (e->exposed && e->inflight) {
+        memset(e->exposed, 0, n * sizeof *e->exposed);
+        memset(e->inflight, 0, n * sizeof *e->inflight);
+    }
+    e->window = 0;
+    int own_inputs = !(r->caller_inputs || r->trained), all_own;
+    MPI_Allreduce(&own_inputs, &all_own, 1, MPI_INT, MPI_LAND, w);
+    if (opt->verify && !all_own)
+        st = mrt_error_set(err, MRT_E_USAGE, s->path, (mrt_mark){0},
+                           "verify recomputes the spec from its own inputs: "
+                           "not after mrt_runner_set_input or a training "
+                           "run (create a new runner)");
     /* --profile and --trace: room for the reductions and for the step
      * times before the last run (the executor sums over runs). */
     double *work = NULL, *last = NULL;
@@ -473,7 +478,7 @@ mrt_status mrt_run(const mrt_spec *s, const mrt_plan *p,
         work = calloc(5 * (size_t)p->nsteps + 2 * (size_t)p->nops + 1,
                       sizeof *work);
         last = work ? work + 4 * p->nsteps + 2 * p->nops : NULL;
-        st = mrt_comm_agree(MPI_COMM_WORLD, work ? MRT_OK
+        st = mrt_comm_agree(w, work ? MRT_OK
                    : mrt_error_set(err, MRT_E_NOMEM, "", (mrt_mark){0},
                                    "out of memory"), err);
     }
@@ -486,13 +491,14 @@ mrt_status mrt_run(const mrt_spec *s, const mrt_plan *p,
     if (st == MRT_OK && !losses)
         st = mrt_error_set(err, MRT_E_NOMEM, "", (mrt_mark){0},
                            "out of memory");
-    for (int r = 0; r < runs && st == MRT_OK; r++) {
-        if (last && r == runs - 1)
+    for (int run = 0; run < runs && st == MRT_OK; run++) {
+        if (last && run == runs - 1)
             memcpy(last, e->step_time, (size_t)p->nsteps * sizeof *last);
-        MPI_Barrier(MPI_COMM_WORLD);
-        st = mrt_comm_agree(MPI_COMM_WORLD, mrt_exec_run(e, err), err);
+        MPI_Barrier(w);
+        st = mrt_comm_agree(w, mrt_exec_run(e, err), err);
         if (st == MRT_OK && training)
-            losses[r] = take_step(s, e);
+            losses[run] = take_step(s, e);
+        r->trained |= training;
     }
     int reported = st == MRT_OK;
     if (reported)
@@ -518,7 +524,7 @@ mrt_status mrt_run(const mrt_spec *s, const mrt_plan *p,
     if (st == MRT_OK && opt->trace) {
         for (int k = 0; k < p->nsteps; k++)
             last[k] = e->step_time[k] - last[k];
-        st = mrt_comm_agree(MPI_COMM_WORLD,
+        st = mrt_comm_agree(w,
                    mrt_trace_write(e, last, opt->trace, s->path, err), err);
     }
     free(work);
@@ -532,8 +538,22 @@ mrt_status mrt_run(const mrt_spec *s, const mrt_plan *p,
     if (st == MRT_OK && comm && byte_mismatches(e))
         st = mrt_error_set(err, MRT_E_RUNTIME, s->path, (mrt_mark){0},
                            "the bytes handed to MPI differ from the plan");
-    fflush(f);
-    mrt_exec_destroy(e);
-    mrt_comm_destroy(comm);
+    sink_close(opt, &sink, comm->rank == 0);
+    return st;
+}
+
+mrt_status mrt_run(const mrt_spec *spec, const mrt_plan *plan,
+                   const mrt_run_options *opt, mrt_error *err)
+{
+    static const mrt_run_options quiet;
+    opt = opt ? opt : &quiet;
+    MPI_Comm comm = opt->comm;
+    if (comm == (MPI_Comm)0 || comm == MPI_COMM_NULL)
+        comm = MPI_COMM_WORLD;
+    mrt_runner *r = NULL;
+    mrt_status st = mrt_runner_create(spec, plan, comm, &r, err);
+    if (st == MRT_OK)
+        st = mrt_runner_execute(r, opt, err);
+    mrt_runner_destroy(r);
     return st;
 }

@@ -16,7 +16,10 @@
  *   reference.c the unsharded recomputation used by --verify
  *   verify.c    the rule by which a result agrees with the reference
  *   verify_run.c --verify: every check of a run, reported
- *   run.c       mrt_run: all of the above, timed and reported
+ *   runner.c    mrt_init and the runner: a plan set up on a
+ *               communicator, the caller's inputs in, outputs out
+ *   run.c       mrt_runner_execute and mrt_run: the runs, timed and
+ *               reported
  */
 #ifndef MRT_RUNTIME_H
 #define MRT_RUNTIME_H
@@ -274,5 +277,17 @@ void mrt_verify_compare(mrt_dtype t, const void *x, const void *r, int64_t n,
 mrt_status mrt_run_verify(const mrt_spec *s, mrt_exec *e,
                           const mrt_run_options *opt, const double *losses,
                           int runs, FILE *f, mrt_error *err);
+
+/* ---- runner.c ---- */
+struct mrt_runner {
+    const mrt_spec *spec;
+    const mrt_plan *plan;
+    mrt_comm *comm;
+    mrt_exec *exec;
+    int caller_inputs; /* some input no longer holds its `init:` values */
+    int trained;       /* a training run updated the parameters */
+};
+/* 1 once mrt_init has run in this process. */
+int mrt_init_done(void);
 
 #endif

@@ -293,7 +293,7 @@ int main(int argc, char **argv)
     int P, nspecs = 0;
     const char *relu = NULL;
     /* as the command line does: BLIS's kernel family before MPI_Init */
-    mrt_blis_select();
+    mrt_init(NULL);
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &C.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &P);

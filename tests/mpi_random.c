@@ -1148,6 +1148,7 @@ int main(int argc, char **argv)
     uint64_t seed = 20240611;
     int ncases = 200, only = -1, rank, P;
     runner R = {0};
+    mrt_init(NULL); /* before MPI_Init, as mrt_run requires */
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &P);

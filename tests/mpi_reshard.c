@@ -23,7 +23,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "blis_arch.h"
 #include "meshrt.h"
 #include "mpi_agree.h"
 #include "plan.h"
@@ -144,7 +143,7 @@ static int run_case(int rank, const reshard_case *c, const char *mesh,
 
 int main(int argc, char **argv)
 {
-    mrt_blis_select();
+    mrt_init(NULL); /* before MPI_Init (meshrt.h) */
     MPI_Init(&argc, &argv);
     int rank, P, failed = 0, runs = 0, grouped = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);

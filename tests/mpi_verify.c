@@ -28,7 +28,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "blis_arch.h"
 #include "kernel.h"
 #include "meshrt.h"
 #include "mpi_agree.h"
@@ -247,7 +246,7 @@ int main(int argc, char **argv)
 {
     ctx C = {0};
     int P;
-    mrt_blis_select();
+    mrt_init(NULL); /* before MPI_Init (meshrt.h) */
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &C.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &P);
