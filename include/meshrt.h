@@ -69,6 +69,19 @@ typedef struct mrt_spec mrt_spec; /* a parsed, validated spec */
  * (free with mrt_spec_destroy). */
 MRT_API mrt_status mrt_spec_load(const char *path, const char *mesh_override,
                                  mrt_spec **out, mrt_error *err);
+/* What mrt_spec_load_opts changes in the spec as it loads it, before
+ * anything is resolved against it (NULL members: nothing). */
+typedef struct mrt_spec_overrides {
+    const char *mesh; /* "AXIS=N,AXIS=N": replaces the spec's mesh */
+    const char *dims; /* "DIM=N,DIM=N": new sizes for dims the spec names
+                         (an unknown dim is an MRT_E_USAGE error) */
+} mrt_spec_overrides;
+/* mrt_spec_load with overrides (ov may be NULL).  With any override, a
+ * `layouts:` alternative that no longer fits is kept with its error,
+ * which selecting it returns (meshrt compare shows it in its row). */
+MRT_API mrt_status mrt_spec_load_opts(const char *path,
+                                      const mrt_spec_overrides *ov,
+                                      mrt_spec **out, mrt_error *err);
 MRT_API void mrt_spec_destroy(mrt_spec *spec);
 
 /* ---- plans -------------------------------------------------------- */

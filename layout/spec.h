@@ -79,6 +79,8 @@ typedef struct mrt_spec_layout {
     mrt_rule *rule;   /* [ndims], indexed by dim id */
     int has_mesh;
     mrt_mesh mesh;
+    int broken;       /* does not fit a --mesh or --dim given at load: */
+    mrt_error error;  /* why (selecting it returns this error) */
 } mrt_spec_layout;
 
 /* The primitive ops the planner lowers.  The spec's own ops (add,
@@ -185,6 +187,10 @@ struct mrt_spec {
 mrt_status mrt_spec_load_text(const char *path, const char *text, size_t len,
                               const char *mesh_override, mrt_spec **out,
                               mrt_error *err);
+/* The same with both overrides (mrt_spec_load_opts); ov may be NULL. */
+mrt_status mrt_spec_load_text_opts(const char *path, const char *text,
+                                   size_t len, const mrt_spec_overrides *ov,
+                                   mrt_spec **out, mrt_error *err);
 
 /* Tensor id by name, or -1 (hashed: specs may have 10,000s of ops). */
 int mrt_spec_find_tensor(const mrt_spec *s, const char *name);

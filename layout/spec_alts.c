@@ -9,6 +9,11 @@
  * mesh, every tensor with its own layout), so a typo in one that is
  * rarely selected is still reported at once — at the alternative's rule.
  *
+ * With --mesh or --dim (the mesh or sizes are not the file's), an
+ * alternative that does not fit them is not an error of the load: it is
+ * kept, marked broken, with its error, which mrt_spec_select_layout
+ * returns.
+ *
  * Inside an alternative, the key `mesh` with a mapping value is its
  * mesh; any other value makes it a rule for a dim called `mesh`.
  */
@@ -93,11 +98,28 @@ static mrt_status parse_alt(mrt_spec_parser *p, const yaml_node_t *k,
     if (!(l->rule = calloc((size_t)s->ndims + 1, sizeof *l->rule)))
         return mrt_spec_nomem(p);
     s->nlayouts++; /* owned by s from here, whatever happens */
-    if ((st = alt_rules(p, l, v)))
-        return st;
-    const mrt_spec_resolver r = {s, l->has_mesh ? &l->mesh : &s->mesh,
-                                 l->name, p->err};
-    return mrt_spec_rehome_all(&r, l->rule, NULL);
+    /* On a mesh or dims given on the command line, an alternative that
+     * no longer fits is kept with its error (compare shows it in its
+     * row; --layout of another still plans). */
+    mrt_error *err = p->err;
+    int defer = p->mesh_overridden || p->dims_overridden;
+    if (defer)
+        p->err = &l->error;
+    if (!(st = alt_rules(p, l, v))) {
+        const mrt_spec_resolver r = {s, l->has_mesh ? &l->mesh : &s->mesh,
+                                     l->name, p->err};
+        st = mrt_spec_rehome_all(&r, l->rule, NULL);
+    }
+    p->err = err;
+    if (defer && st == MRT_E_SPEC) {
+        l->broken = 1;
+        return MRT_OK;
+    }
+    if (defer && st) /* out of memory: the load's own error */
+        mrt_error_set(err, st, l->error.file,
+                      (mrt_mark){l->error.line, l->error.column}, "%s",
+                      l->error.message);
+    return st;
 }
 
 mrt_status mrt_spec_parse_layouts(mrt_spec_parser *p, const yaml_node_t *map)

@@ -187,6 +187,12 @@ mrt_status mrt_spec_select_layout(const mrt_spec *s, const char *name,
         const mrt_spec_layout *l = &s->layouts[i];
         if (strcmp(l->name, name))
             continue;
+        if (l->broken) {
+            mrt_error_set(err, l->error.code, l->error.file,
+                          (mrt_mark){l->error.line, l->error.column}, "%s",
+                          l->error.message);
+            return l->error.code;
+        }
         mrt_status st = mrt_spec_derive(s, l->rule,
                                         l->has_mesh ? &l->mesh : NULL, out,
                                         err);

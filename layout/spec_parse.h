@@ -30,6 +30,7 @@ typedef struct mrt_spec_parser {
      * layout 'dp'"); NULL: the spec's mesh. */
     const mrt_mesh *rule_mesh;
     const char *rule_mesh_what;
+    int dims_overridden; /* some dim sizes came from --dim */
 } mrt_spec_parser;
 
 /* Longest user text quoted in a message, and a buffer that holds it. */
