@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "spec_parse.h"
+#include "split.h"
 
 const char *mrt_spec_shape_str(const mrt_spec *s, const mrt_layout *l,
                                char *buf, size_t size)
@@ -178,7 +179,7 @@ mrt_status mrt_spec_check_even(const mrt_spec_resolver *r,
     const mrt_layout *l = &t->layout;
     char parts[MRT_SPEC_LIST_MAX * 2], pre[MRT_NAME_MAX + 32];
     for (int i = 0; i < l->ndims; i++) {
-        if (l->size[i] % mrt_layout_parts(l, r->mesh, i) == 0)
+        if (mrt_split_ok(l->size[i], mrt_layout_parts(l, r->mesh, i)))
             continue;
         return mrt_error_set(r->err, MRT_E_SPEC, s->path,
                              rule_mark(t, t->split_mark[i]),
