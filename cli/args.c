@@ -149,6 +149,7 @@ static const char *const usage_search =
     "                          [--planner auto|meshtf]\n"
     "                          [--machine FILE] [--json FILE]\n"
     "                          [--exhaustive | --screen | --no-screen]\n"
+    "                          [--per-tensor]\n"
     "\n"
     "Tries every set of global layout rules for the program (each dim on an\n"
     "ordered list of mesh axes of size > 1, each axis on one dim at most,\n"
@@ -168,6 +169,9 @@ static const char *const usage_search =
     "                     only the best of that with the auto planner (the\n"
     "                     default when planning them all would be slow)\n"
     "  --no-screen        never screen: plan every candidate the bounds keep\n"
+    "  --per-tensor       also give each parameter (train: params, else\n"
+    "                     every input) a layout of its own: every\n"
+    "                     combination of those, and the rules for each\n"
     PLANNER_OPTIONS
     "exit status 0, 1 if no layout fits --max-memory, 2 for bad input.\n";
 
@@ -391,6 +395,7 @@ mrt_status mrt_cli_parse(int argc, char **argv, mrt_cli_args *a,
         {"screen", no_argument, 0, 'Y'},
         {"no-screen", no_argument, 0, 'W'},
         {"dim", required_argument, 0, 'D'},
+        {"per-tensor", no_argument, 0, 'U'},
         {"sweep", required_argument, 0, 'V'},
         {0, 0, 0, 0}};
     struct option table[sizeof opts / sizeof opts[0]];
@@ -423,6 +428,12 @@ mrt_status mrt_cli_parse(int argc, char **argv, mrt_cli_args *a,
         case 'Y': case 'W': break;
         case 'm': a->mesh = optarg; break;
         case 'D': a->dims = optarg; break;
+        case 'U':
+            if (strcmp(a->cmd, "search"))
+                return usage_error(err, a->cmd, "option --per-tensor is only "
+                                   "valid for 'search'%s", "");
+            a->per_tensor = 1;
+            break;
         case 'V':
             if (strcmp(a->cmd, "compare"))
                 return usage_error(err, a->cmd, "option --sweep is only "
@@ -498,6 +509,9 @@ mrt_status mrt_cli_parse(int argc, char **argv, mrt_cli_args *a,
                                            "no SPEC, but got '%s'",
                                            argv[optind])
                              : MRT_OK;
+    if (a->per_tensor && a->layout)
+        return usage_error(err, a->cmd, "--per-tensor searches the spec's "
+                           "own tensors: it takes no --layout%s", "");
     if (a->sweep && a->svg)
         return usage_error(err, a->cmd, "--svg draws one comparison, not a "
                            "--sweep (write --csv or --json)%s", "");

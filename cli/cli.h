@@ -34,6 +34,7 @@ typedef struct mrt_cli_args {
     int top;           /* search --top K; 0: 5 */
     int exhaustive;    /* search --exhaustive: no pruning */
     int screen;        /* search: --screen 1, --no-screen -1, else 0 */
+    int per_tensor;    /* search --per-tensor: parameters' own layouts */
 } mrt_cli_args;
 
 /* Parses argv after the subcommand name; fills err on bad usage. */
@@ -77,6 +78,10 @@ int mrt_cli_run(const mrt_cli_args *a);
 int mrt_cli_calibrate(const mrt_cli_args *a);
 int mrt_cli_compare(const mrt_cli_args *a);
 int mrt_cli_search(const mrt_cli_args *a);
+/* search --per-tensor on spec, loaded as a says (cmd_search_params.c). */
+struct mrt_rules_options;
+int mrt_cli_search_params(const mrt_cli_args *a, const mrt_spec *spec,
+                          const struct mrt_rules_options *opt);
 
 
 /* "12.1 ms", "3.38 MiB": figures for people (report.c).  Return buf. */

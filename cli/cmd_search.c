@@ -276,6 +276,11 @@ int mrt_cli_search(const mrt_cli_args *a)
                              .exhaustive = a->exhaustive,
                              .screen = a->screen};
     opt.plan.explain = 0;
+    if (!st && a->per_tensor) {
+        int code = mrt_cli_search_params(a, spec, &opt);
+        mrt_spec_destroy(spec);
+        return code;
+    }
     if (!st)
         st = mrt_search_rules(spec, &opt, &r, &err);
     if (st) {

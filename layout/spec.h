@@ -192,6 +192,20 @@ mrt_status mrt_spec_load_text_opts(const char *path, const char *text,
                                    size_t len, const mrt_spec_overrides *ov,
                                    mrt_spec **out, mrt_error *err);
 
+/* A layout for the input tensor `name` as if its entry had `layout:`
+ * with these rules (by dim id: [ndims]): the search's per-tensor
+ * candidates are loaded so, and plan as the pasted spec will. */
+typedef struct mrt_spec_tensor_rules {
+    const char *name;
+    const mrt_rule *rules;
+} mrt_spec_tensor_rules;
+/* mrt_spec_load_opts, with the layouts of some input tensors given
+ * (tl[0..ntl); a name the spec lacks changes nothing). */
+mrt_status mrt_spec_load_layouts(const char *path,
+                                 const mrt_spec_overrides *ov,
+                                 const mrt_spec_tensor_rules *tl, int ntl,
+                                 mrt_spec **out, mrt_error *err);
+
 /* Tensor id by name, or -1 (hashed: specs may have 10,000s of ops). */
 int mrt_spec_find_tensor(const mrt_spec *s, const char *name);
 /* Adds tensor id to the name index; call after appending a tensor. */

@@ -398,6 +398,19 @@ mrt_status mrt_spec_load(const char *path, const char *mesh_override,
 mrt_status mrt_spec_load_opts(const char *path, const mrt_spec_overrides *ov,
                               mrt_spec **out, mrt_error *err)
 {
+    return mrt_spec_load_layouts(path, ov, NULL, 0, out, err);
+}
+
+static mrt_status load_text(const char *path, const char *text, size_t len,
+                            const mrt_spec_overrides *ov,
+                            const mrt_spec_tensor_rules *tl, int ntl,
+                            mrt_spec **out, mrt_error *err);
+
+mrt_status mrt_spec_load_layouts(const char *path,
+                                 const mrt_spec_overrides *ov,
+                                 const mrt_spec_tensor_rules *tl, int ntl,
+                                 mrt_spec **out, mrt_error *err)
+{
     char *text = NULL;
     size_t len = 0;
     mrt_status st;
@@ -412,7 +425,7 @@ mrt_status mrt_spec_load_opts(const char *path, const mrt_spec_overrides *ov,
                              "cannot open spec: path too long");
     if ((st = read_file(path, &text, &len, err)))
         return st;
-    st = mrt_spec_load_text_opts(path, text, len, ov, out, err);
+    st = load_text(path, text, len, ov, tl, ntl, out, err);
     free(text);
     return st;
 }
@@ -428,6 +441,14 @@ mrt_status mrt_spec_load_text(const char *path, const char *text, size_t len,
 mrt_status mrt_spec_load_text_opts(const char *path, const char *text,
                                    size_t len, const mrt_spec_overrides *ov,
                                    mrt_spec **out, mrt_error *err)
+{
+    return load_text(path, text, len, ov, NULL, 0, out, err);
+}
+
+static mrt_status load_text(const char *path, const char *text, size_t len,
+                            const mrt_spec_overrides *ov,
+                            const mrt_spec_tensor_rules *tl, int ntl,
+                            mrt_spec **out, mrt_error *err)
 {
     mrt_mesh override;
     mrt_spec *s = NULL;
@@ -454,7 +475,7 @@ mrt_status mrt_spec_load_text_opts(const char *path, const char *text,
                             MRT_SPEC_DEPTH_MAX, &doc, err)))
         goto fail;
     have_doc = 1;
-    mrt_spec_parser p = {&doc, s, err, 0, NULL, NULL, 0};
+    mrt_spec_parser p = {&doc, s, err, 0, NULL, NULL, 0, tl, ntl};
     if ((st = parse_root(&p, yaml_document_get_root_node(&doc),
                          mesh_override ? &override : NULL,
                          ov ? ov->dims : NULL)))

@@ -31,6 +31,8 @@ typedef struct mrt_spec_parser {
     const mrt_mesh *rule_mesh;
     const char *rule_mesh_what;
     int dims_overridden; /* some dim sizes came from --dim */
+    const mrt_spec_tensor_rules *tl; /* layouts given to input tensors */
+    int ntl;
 } mrt_spec_parser;
 
 /* Longest user text quoted in a message, and a buffer that holds it. */
