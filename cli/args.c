@@ -509,6 +509,10 @@ mrt_status mrt_cli_parse(int argc, char **argv, mrt_cli_args *a,
                                            "no SPEC, but got '%s'",
                                            argv[optind])
                              : MRT_OK;
+    if (a->per_tensor && a->plan.planner == MRT_PLANNER_MESHTF)
+        return usage_error(err, a->cmd, "--per-tensor needs the auto "
+                           "planner: Mesh-TensorFlow's has no per-tensor "
+                           "layouts%s", "");
     if (a->per_tensor && a->layout)
         return usage_error(err, a->cmd, "--per-tensor searches the spec's "
                            "own tensors: it takes no --layout%s", "");

@@ -28,7 +28,13 @@ static const mrt_rule *own_of(const params_out *o,
     return &x->own[(size_t)i * (size_t)o->spec->ndims];
 }
 
-/* "rules: batch: rows; w1: d_in: rows; w2: rules" */
+/* Parameter i has a layout: of its own in the spec. */
+static int s_own(const params_out *o, int i)
+{
+    return o->spec->tensor[o->r->param[i]].own_layout;
+}
+
+/* "rules: batch: rows; w1: {d_in: rows}; w2: rules" */
 static void print_layouts(const params_out *o, const mrt_params_result *x,
                           FILE *f)
 {
@@ -37,7 +43,7 @@ static void print_layouts(const params_out *o, const mrt_params_result *x,
     for (int i = 0; i < o->r->nparams; i++) {
         fprintf(f, "; %s: ", o->spec->tensor[o->r->param[i]].name);
         if (x->follows[i])
-            fputs("rules", f);
+            fputs(s_own(o, i) ? "as in the spec" : "rules", f);
         else
             fprintf(f, "{%s}",
                     mrt_rules_str(o->spec, own_of(o, x, i), buf, sizeof buf));

@@ -193,8 +193,9 @@ mrt_status mrt_spec_load_text_opts(const char *path, const char *text,
                                    mrt_spec **out, mrt_error *err);
 
 /* A layout for the input tensor `name` as if its entry had `layout:`
- * with these rules (by dim id: [ndims]): the search's per-tensor
- * candidates are loaded so, and plan as the pasted spec will. */
+ * with these rules (by dim id: [ndims]; in place of the one it has):
+ * the search's per-tensor candidates are loaded so, and plan as the
+ * pasted spec will. */
 typedef struct mrt_spec_tensor_rules {
     const char *name;
     const mrt_rule *rules;

@@ -3,8 +3,9 @@
  * rules (search_rules.h) widened to a layout of its own for each
  * parameter (the `train:` params; without `train:`, every input).
  *
- * Each parameter either follows the global rules or has a layout of its
- * own: every mesh axis of size > 1 on none or one of its dims (axes on
+ * Each parameter either keeps what the spec gives it (the global rules,
+ * or the `layout:` of its entry) or has a layout of its own, in place
+ * of that: every mesh axis of size > 1 on none or one of its dims (axes on
  * a dim in mesh order), every split one the planner takes
  * (mrt_split_ok).  For every combination of those choices the spec is
  * loaded again with them, as if each chosen layout were written in the

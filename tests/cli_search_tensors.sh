@@ -104,6 +104,9 @@ check "the MLP's layouts plan, pasted, to their times" paste_and_plan "$mlp" "$d
 "$meshrt" plan "$small" --per-tensor >/dev/null 2>"$dir/err"
 check "--per-tensor on plan exits 2" [ $? = 2 ]
 check "--per-tensor on plan says so" grep -q "option --per-tensor is only valid for 'search'" "$dir/err"
+"$meshrt" search "$mlp" --per-tensor --planner meshtf >/dev/null 2>"$dir/err"
+check "--per-tensor with meshtf exits 2" [ $? = 2 ]
+check "--per-tensor with meshtf says why" grep -q "needs the auto planner" "$dir/err"
 "$meshrt" search "$mlp" --per-tensor --layout mixed >/dev/null 2>"$dir/err"
 check "--per-tensor with --layout exits 2" [ $? = 2 ]
 check "--per-tensor with --layout is one line" [ "$(wc -l <"$dir/err")" = 1 ]
