@@ -1,6 +1,7 @@
 /*
  * args.c — command-line parsing, usage texts and exit codes.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdint.h>
@@ -23,6 +24,9 @@
     "                     whose result is read only steps later runs in\n"    \
     "                     the background, overlapped with those steps)\n"
 #define RUN_PLANNER_OPTIONS PLANNER_OPTIONS
+#define DIM_OPTION                                                          \
+    "  --dim DIM=N,...    give dims of the spec other sizes (e.g.\n"          \
+    "                     --dim batch=128,d_ff=1024), as --mesh the mesh\n"
 #define LAYOUT_OPTION                                                       \
     "  --layout NAME      use the alternative NAME of the spec's layouts:\n"  \
     "                     instead of its layout: rules (and mesh)\n"
@@ -46,7 +50,8 @@ static const char *const usage_overview =
     "memory, 2 bad input.\n";
 
 static const char *const usage_check =
-    "usage: meshrt check SPEC [--mesh AXIS=N,...] [--layout NAME]\n"
+    "usage: meshrt check SPEC [--mesh AXIS=N,...] [--dim DIM=N,...]\n"
+    "                         [--layout NAME]\n"
     "                         [--memory BYTES] [--replicated-share F]\n"
     "\n"
     "Validates SPEC and prints a summary: the mesh and, for every tensor,\n"
@@ -55,6 +60,7 @@ static const char *const usage_check =
     "rank of a mesh axis, about large tensors kept replicated, and about a\n"
     "plan whose peak memory per rank is over a rank's memory.\n"
     "  --mesh AXIS=N,...  replace the spec's mesh (e.g. --mesh data=4,model=1)\n"
+    DIM_OPTION
     LAYOUT_OPTION
     "  --memory BYTES     memory of one rank (suffix K, M, G or T allowed;\n"
     "                     default: this machine's physical memory)\n"
@@ -63,7 +69,8 @@ static const char *const usage_check =
     PLANNER_OPTIONS;
 
 static const char *const usage_plan =
-    "usage: meshrt plan SPEC [--mesh AXIS=N,...] [--layout NAME] [--json]\n"
+    "usage: meshrt plan SPEC [--mesh AXIS=N,...] [--dim DIM=N,...]\n"
+    "                        [--layout NAME] [--json]\n"
     "                        [--explain] [--planner auto|meshtf]\n"
     "                        [--machine FILE]\n"
     "\n"
@@ -74,13 +81,15 @@ static const char *const usage_plan =
     "stderr if that is over this machine's memory).  A plan over a\n"
     "budget of the spec's expect: is an error (exit status 1).\n"
     "  --mesh AXIS=N,...  replace the spec's mesh\n"
+    DIM_OPTION
     LAYOUT_OPTION
     "  --json             one JSON object instead of text\n"
     "  --explain          also list the alternatives weighed for each op\n"
     PLANNER_OPTIONS;
 
 static const char *const usage_run =
-    "usage: mpirun -n P meshrt run SPEC [--mesh AXIS=N,...] [--layout NAME]\n"
+    "usage: mpirun -n P meshrt run SPEC [--mesh AXIS=N,...] [--dim DIM=N,...]\n"
+    "                                  [--layout NAME]\n"
     "                                  [--verify] [--save DIR] [--repeat N]\n"
     "                                  [--json] [--profile] [--trace FILE]\n"
     "\n"
@@ -88,6 +97,7 @@ static const char *const usage_run =
     "per-op times and the bytes handed to MPI next to the plan's figures.\n"
     "A plan over a budget of the spec's expect: does not run (exit status 1).\n"
     "  --mesh AXIS=N,...  replace the spec's mesh\n"
+    DIM_OPTION
     LAYOUT_OPTION
     "  --verify           recompute unsharded on rank 0 and compare element\n"
     "                     by element (NaN and infinities must match)\n"
@@ -104,7 +114,8 @@ static const char *const usage_run =
     RUN_PLANNER_OPTIONS;
 
 static const char *const usage_compare =
-    "usage: meshrt compare SPEC [--mesh AXIS=N,...] [--planner auto|meshtf]\n"
+    "usage: meshrt compare SPEC [--mesh AXIS=N,...] [--dim DIM=N,...]\n"
+    "                           [--sweep DIM=N,N,...] [--planner auto|meshtf]\n"
     "                           [--machine FILE] [--csv FILE] [--json FILE]\n"
     "                           [--svg FILE]\n"
     "\n"
@@ -113,23 +124,32 @@ static const char *const usage_compare =
     "per rank handed to MPI over each set of mesh axes and in all, the\n"
     "modeled wire bytes and messages, the modeled communication, compute\n"
     "and total time, and the peak memory per rank; '*' marks the fastest.\n"
-    "An alternative that does not fit the program gets its error instead.\n"
+    "An alternative that does not fit the program, or the --mesh or --dim\n"
+    "given, gets its error instead.\n"
     "  --mesh AXIS=N,...  replace the spec's mesh (and that of every\n"
     "                     alternative without a mesh of its own)\n"
+    DIM_OPTION
+    "  --sweep DIM=N,N,...  compare at each size of DIM: one row per layout,\n"
+    "                     one column per size, each cell the modeled time\n"
+    "                     per step and wire bytes per rank, and how the\n"
+    "                     time grows (--csv: one line per cell; no --svg)\n"
     "  --csv FILE         also write the table as CSV (- for the standard\n"
     "                     output; a pipe or device is written through)\n"
     "  --json FILE        also write it as JSON\n"
     "  --svg FILE         also draw it: one bar per layout, communication\n"
     "                     and compute time stacked\n"
     PLANNER_OPTIONS
-    "exit status 0 if at least one layout plans, 2 if none does.\n";
+    "exit status 0 if at least one layout plans (at one size at least),\n"
+    "2 if none does.\n";
 
 static const char *const usage_search =
-    "usage: meshrt search SPEC [--mesh AXIS=N,...] [--layout NAME]\n"
+    "usage: meshrt search SPEC [--mesh AXIS=N,...] [--dim DIM=N,...]\n"
+    "                          [--layout NAME]\n"
     "                          [--max-memory BYTES] [--top K]\n"
     "                          [--planner auto|meshtf]\n"
     "                          [--machine FILE] [--json FILE]\n"
     "                          [--exhaustive | --screen | --no-screen]\n"
+    "                          [--per-tensor]\n"
     "\n"
     "Tries every set of global layout rules for the program (each dim on an\n"
     "ordered list of mesh axes of size > 1, each axis on one dim at most,\n"
@@ -138,6 +158,7 @@ static const char *const usage_search =
     "paste into the spec.  Candidates that provably cannot enter either\n"
     "list are pruned by a lower bound on their time and memory, unplanned.\n"
     "  --mesh AXIS=N,...  replace the spec's mesh\n"
+    DIM_OPTION
     LAYOUT_OPTION
     "  --max-memory BYTES keep only layouts whose peak memory per rank is\n"
     "                     at most BYTES (suffix K, M, G or T allowed)\n"
@@ -148,6 +169,9 @@ static const char *const usage_search =
     "                     only the best of that with the auto planner (the\n"
     "                     default when planning them all would be slow)\n"
     "  --no-screen        never screen: plan every candidate the bounds keep\n"
+    "  --per-tensor       also give each parameter (train: params, else\n"
+    "                     every input) a layout of its own: every\n"
+    "                     combination of those, and the rules for each\n"
     PLANNER_OPTIONS
     "exit status 0, 1 if no layout fits --max-memory, 2 for bad input.\n";
 
@@ -320,6 +344,31 @@ static mrt_status report_option(int c, const char *opt, mrt_cli_args *a,
     return MRT_OK;
 }
 
+/* --sweep DIM=N,N,...: a name, then positive sizes, at most
+ * MRT_CLI_SWEEP_MAX of them (the dim itself is checked at load). */
+static mrt_status check_sweep(const char *s, mrt_cli_args *a, mrt_error *err)
+{
+    const char *eq = strchr(s, '=');
+    int n = 0;
+    if (!eq || eq == s)
+        return usage_error(err, a->cmd, "--sweep needs DIM=SIZE,SIZE,... "
+                           "(e.g. batch=64,128,256), not '%.100s'", s);
+    for (const char *p = eq + 1;; p++) {
+        char *end;
+        errno = 0;
+        long long v = strtoll(p, &end, 10);
+        if (end == p || v < 1 || errno || (*end && *end != ','))
+            return usage_error(err, a->cmd, "--sweep: the sizes must be "
+                               "positive integers, in '%.100s'", s);
+        if (++n > MRT_CLI_SWEEP_MAX)
+            return usage_error(err, a->cmd, "--sweep: at most "
+                               MRT_CLI_SWEEP_MAX_STR " sizes, in '%.100s'", s);
+        if (!*end)
+            return MRT_OK;
+        p = end;
+    }
+}
+
 mrt_status mrt_cli_parse(int argc, char **argv, mrt_cli_args *a,
                          mrt_error *err)
 {
@@ -345,6 +394,9 @@ mrt_status mrt_cli_parse(int argc, char **argv, mrt_cli_args *a,
         {"exhaustive", no_argument, 0, 'Z'},
         {"screen", no_argument, 0, 'Y'},
         {"no-screen", no_argument, 0, 'W'},
+        {"dim", required_argument, 0, 'D'},
+        {"per-tensor", no_argument, 0, 'U'},
+        {"sweep", required_argument, 0, 'V'},
         {0, 0, 0, 0}};
     struct option table[sizeof opts / sizeof opts[0]];
     memcpy(table, opts, sizeof opts);
@@ -375,6 +427,21 @@ mrt_status mrt_cli_parse(int argc, char **argv, mrt_cli_args *a,
         case 'C': case 'G': case 'X': case 'N': case 'Z': case 'J': break;
         case 'Y': case 'W': break;
         case 'm': a->mesh = optarg; break;
+        case 'D': a->dims = optarg; break;
+        case 'U':
+            if (strcmp(a->cmd, "search"))
+                return usage_error(err, a->cmd, "option --per-tensor is only "
+                                   "valid for 'search'%s", "");
+            a->per_tensor = 1;
+            break;
+        case 'V':
+            if (strcmp(a->cmd, "compare"))
+                return usage_error(err, a->cmd, "option --sweep is only "
+                                   "valid for 'compare'%s", "");
+            if ((st = check_sweep(optarg, a, err)))
+                return st;
+            a->sweep = optarg;
+            break;
         case 'B': a->plan.blocking = 1; break;
         case 'P':
             if (strcmp(optarg, "auto") == 0)
@@ -442,6 +509,16 @@ mrt_status mrt_cli_parse(int argc, char **argv, mrt_cli_args *a,
                                            "no SPEC, but got '%s'",
                                            argv[optind])
                              : MRT_OK;
+    if (a->per_tensor && a->plan.planner == MRT_PLANNER_MESHTF)
+        return usage_error(err, a->cmd, "--per-tensor needs the auto "
+                           "planner: Mesh-TensorFlow's has no per-tensor "
+                           "layouts%s", "");
+    if (a->per_tensor && a->layout)
+        return usage_error(err, a->cmd, "--per-tensor searches the spec's "
+                           "own tensors: it takes no --layout%s", "");
+    if (a->sweep && a->svg)
+        return usage_error(err, a->cmd, "--svg draws one comparison, not a "
+                           "--sweep (write --csv or --json)%s", "");
     if (optind >= argc)
         return usage_error(err, a->cmd, "missing SPEC%s", "");
     a->spec = argv[optind++];
@@ -454,11 +531,19 @@ mrt_status mrt_cli_parse(int argc, char **argv, mrt_cli_args *a,
     return MRT_OK;
 }
 
+mrt_status mrt_cli_load_spec(const mrt_cli_args *a, const char *dims_override,
+                             mrt_spec **spec, mrt_error *err)
+{
+    const mrt_spec_overrides ov = {a->mesh,
+                                   dims_override ? dims_override : a->dims};
+    return mrt_spec_load_opts(a->spec, &ov, spec, err);
+}
+
 mrt_status mrt_cli_load(const mrt_cli_args *a, mrt_spec **spec,
                         mrt_plan **plan, mrt_error *err)
 {
     *plan = NULL;
-    mrt_status st = mrt_spec_load(a->spec, a->mesh, spec, err);
+    mrt_status st = mrt_cli_load_spec(a, NULL, spec, err);
     if (st == MRT_OK && a->layout) {
         mrt_spec *chosen = NULL;
         st = mrt_spec_select_layout(*spec, a->layout, &chosen, err);

@@ -15,6 +15,8 @@ typedef struct mrt_cli_args {
     const char *cmd;   /* "check", "plan", "run", "calibrate" */
     const char *spec;  /* NULL for calibrate */
     const char *mesh;  /* --mesh AXIS=N,... or NULL */
+    const char *dims;  /* --dim DIM=N,... or NULL */
+    const char *sweep; /* compare --sweep DIM=N,N,... or NULL */
     int json, verify, repeat, help;
     const char *save;  /* --save DIR or NULL */
     const char *layout; /* --layout NAME (a `layouts:` alternative) or NULL */
@@ -32,12 +34,17 @@ typedef struct mrt_cli_args {
     int top;           /* search --top K; 0: 5 */
     int exhaustive;    /* search --exhaustive: no pruning */
     int screen;        /* search: --screen 1, --no-screen -1, else 0 */
+    int per_tensor;    /* search --per-tensor: parameters' own layouts */
 } mrt_cli_args;
 
 /* Parses argv after the subcommand name; fills err on bad usage. */
 mrt_status mrt_cli_parse(int argc, char **argv, mrt_cli_args *a,
                          mrt_error *err);
-/* Loads a->spec (with a->mesh, then under a->layout) and plans it; on
+/* Loads a->spec with a->mesh and a->dims (dims_override: instead of
+ * a->dims, when not NULL).  On failure *spec is NULL. */
+mrt_status mrt_cli_load_spec(const mrt_cli_args *a, const char *dims_override,
+                             mrt_spec **spec, mrt_error *err);
+/* Loads a->spec (with a->mesh and a->dims, then under a->layout) and plans it; on
  * failure *spec and *plan are NULL and err says why.  The caller
  * destroys both. */
 mrt_status mrt_cli_load(const mrt_cli_args *a, mrt_spec **spec,
@@ -71,6 +78,10 @@ int mrt_cli_run(const mrt_cli_args *a);
 int mrt_cli_calibrate(const mrt_cli_args *a);
 int mrt_cli_compare(const mrt_cli_args *a);
 int mrt_cli_search(const mrt_cli_args *a);
+/* search --per-tensor on spec, loaded as a says (cmd_search_params.c). */
+struct mrt_rules_options;
+int mrt_cli_search_params(const mrt_cli_args *a, const mrt_spec *spec,
+                          const struct mrt_rules_options *opt);
 
 
 /* "12.1 ms", "3.38 MiB": figures for people (report.c).  Return buf. */
@@ -99,6 +110,19 @@ typedef struct mrt_cmp_table {
     int fastest;         /* row index, or -1 when no row planned */
     int training;        /* the spec has `train:`: phases are shown */
 } mrt_cmp_table;
+
+/* Fills t (zeroed; t->spec and t->planner set by the caller) with a row
+ * for spec's own rules and one per alternative (cmd_compare.c).  Fails
+ * only when out of memory; mrt_cmp_table_free frees it either way. */
+mrt_status mrt_cmp_build(mrt_cmp_table *t, const mrt_spec *spec,
+                         const mrt_plan_options *opt);
+void mrt_cmp_table_free(mrt_cmp_table *t);
+/* `compare --sweep` (cmd_sweep.c): at most this many sizes. */
+#define MRT_CLI_SWEEP_MAX 64
+#define MRT_CLI_SWEEP_MAX_STR "64"
+int mrt_cli_sweep(const mrt_cli_args *a);
+/* One CSV field (RFC 4180 quoting), then a comma or, if last, CRLF. */
+void mrt_cli_csv_field(const char *s, FILE *f, int last);
 
 void mrt_cmp_print_text(const mrt_cmp_table *t, FILE *f);
 void mrt_cmp_write_csv(FILE *f, const void *table);

@@ -4,7 +4,9 @@
  * `layout:` rules; then one row per `layouts:` alternative, in file
  * order (mrt_spec_select_layout: its rules, and its mesh if it has one;
  * --mesh replaces the mesh of the spec and of every alternative without
- * its own).  Each row is planned with the same planner and profile.  A
+ * its own; --dim resizes dims for all).  Each row is planned with the
+ * same planner and profile.  An alternative that does not fit a --mesh
+ * or --dim keeps its load error (spec_alts.c), shown in its row.  A
  * partitioning that does not fit the program gets its one-line error
  * instead of figures; the exit status is 0 if any row planned, else 2.
  * --csv, --json and --svg write the same table to files, atomically.
@@ -99,7 +101,7 @@ static mrt_status add_row(mrt_cmp_table *t, const char *name,
     return MRT_OK;
 }
 
-static void table_free(mrt_cmp_table *t)
+void mrt_cmp_table_free(mrt_cmp_table *t)
 {
     for (int r = 0; r < t->nrows; r++)
         free(t->row[r].axis_bytes);
@@ -150,8 +152,8 @@ static void sort_columns(mrt_cmp_table *t, const mrt_mesh *m)
 }
 
 /* Every row: the spec's own rules, then each alternative. */
-static mrt_status build(mrt_cmp_table *t, const mrt_spec *spec,
-                        const mrt_plan_options *opt)
+mrt_status mrt_cmp_build(mrt_cmp_table *t, const mrt_spec *spec,
+                         const mrt_plan_options *opt)
 {
     mrt_status st = add_row(t, "spec", spec, &spec->mesh, NULL, opt);
     for (int i = 0; !st && i < spec->nlayouts; i++) {
@@ -199,14 +201,16 @@ int mrt_cli_compare(const mrt_cli_args *a)
     mrt_error err = {0};
     mrt_spec *spec = NULL;
     mrt_cmp_table t = {0};
-    mrt_status st = mrt_spec_load(a->spec, a->mesh, &spec, &err);
+    if (a->sweep)
+        return mrt_cli_sweep(a);
+    mrt_status st = mrt_cli_load_spec(a, NULL, &spec, &err);
     if (st) {
         mrt_cli_print_error(&err);
         return mrt_cli_exit_code(st);
     }
     t.spec = spec->path;
     t.planner = a->plan.planner == MRT_PLANNER_MESHTF ? "meshtf" : "auto";
-    st = build(&t, spec, &a->plan);
+    st = mrt_cmp_build(&t, spec, &a->plan);
     if (st) {
         mrt_error_set(&err, st, spec->path, (mrt_mark){0},
                       "out of memory while comparing layouts");
@@ -221,7 +225,7 @@ int mrt_cli_compare(const mrt_cli_args *a)
         if (!st && t.fastest < 0)
             st = MRT_E_SPEC;
     }
-    table_free(&t);
+    mrt_cmp_table_free(&t);
     mrt_spec_destroy(spec);
     return mrt_cli_exit_code(st);
 }

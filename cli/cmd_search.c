@@ -140,8 +140,10 @@ static void print_report(const search_out *o, FILE *f)
         fprintf(f, " (%.2fx the speed of the spec's own rules)",
                 r->spec_totals.time_s / r->top[0].totals.time_s);
     fputs("; paste into the spec in place of its layout: block", f);
-    if (o->a->mesh)
-        fprintf(f, " (for --mesh %s)", o->a->mesh);
+    if (o->a->mesh || o->a->dims)
+        fprintf(f, " (for%s%s%s%s)", o->a->mesh ? " --mesh " : "",
+                o->a->mesh ? o->a->mesh : "", o->a->dims ? " --dim " : "",
+                o->a->dims ? o->a->dims : "");
     fputs(":\n\n", f);
     mrt_rules_print_yaml(s, r->top[0].rule, f);
 }
@@ -262,7 +264,7 @@ int mrt_cli_search(const mrt_cli_args *a)
     mrt_error err = {0};
     mrt_spec *spec = NULL;
     mrt_rules_report *r = NULL;
-    mrt_status st = mrt_spec_load(a->spec, a->mesh, &spec, &err);
+    mrt_status st = mrt_cli_load_spec(a, NULL, &spec, &err);
     if (!st && a->layout) {
         mrt_spec *chosen = NULL;
         st = mrt_spec_select_layout(spec, a->layout, &chosen, &err);
@@ -274,6 +276,11 @@ int mrt_cli_search(const mrt_cli_args *a)
                              .exhaustive = a->exhaustive,
                              .screen = a->screen};
     opt.plan.explain = 0;
+    if (!st && a->per_tensor) {
+        int code = mrt_cli_search_params(a, spec, &opt);
+        mrt_spec_destroy(spec);
+        return code;
+    }
     if (!st)
         st = mrt_search_rules(spec, &opt, &r, &err);
     if (st) {

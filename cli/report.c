@@ -164,6 +164,11 @@ static void csv_field(const char *s, FILE *f, int last)
     fputs(last ? "\r\n" : ",", f);
 }
 
+void mrt_cli_csv_field(const char *s, FILE *f, int last)
+{
+    csv_field(s, f, last);
+}
+
 void mrt_cmp_write_csv(FILE *f, const void *table)
 {
     const mrt_cmp_table *t = table;

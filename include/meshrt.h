@@ -98,6 +98,19 @@ MRT_API mrt_status mrt_spec_load_string(const char *name, const char *text,
                                         size_t len,
                                         const char *mesh_override,
                                         mrt_spec **out, mrt_error *err);
+/* What mrt_spec_load_opts changes in the spec as it loads it, before
+ * anything is resolved against it (NULL members: nothing). */
+typedef struct mrt_spec_overrides {
+    const char *mesh; /* "AXIS=N,AXIS=N": replaces the spec's mesh */
+    const char *dims; /* "DIM=N,DIM=N": new sizes for dims the spec names
+                         (an unknown dim is an MRT_E_USAGE error) */
+} mrt_spec_overrides;
+/* mrt_spec_load with overrides (ov may be NULL).  With any override, a
+ * `layouts:` alternative that no longer fits is kept with its error,
+ * which selecting it returns (meshrt compare shows it in its row). */
+MRT_API mrt_status mrt_spec_load_opts(const char *path,
+                                      const mrt_spec_overrides *ov,
+                                      mrt_spec **out, mrt_error *err);
 MRT_API void mrt_spec_destroy(mrt_spec *spec);
 
 /* ---- building a program in code ---------------------------------- */

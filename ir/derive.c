@@ -203,6 +203,12 @@ mrt_status mrt_spec_select_layout(const mrt_spec *s, const char *name,
         const mrt_spec_layout *l = &s->layouts[i];
         if (strcmp(l->name, name))
             continue;
+        if (l->broken) {
+            mrt_error_set(err, l->error.code, l->error.file,
+                          (mrt_mark){l->error.line, l->error.column}, "%s",
+                          l->error.message);
+            return l->error.code;
+        }
         return mrt_spec_derive_alt(s, l, out, err);
     }
     if (s->nlayouts == 0)

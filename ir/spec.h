@@ -102,6 +102,8 @@ typedef struct mrt_spec_layout {
     int nentries;
     mrt_spec_alt_entry *entry;  /* [nentries], owned */
     mrt_rule *entry_rules;      /* [nentries * ndims], owned */
+    int broken;       /* does not fit a --mesh or --dim given at load: */
+    mrt_error error;  /* why (selecting it returns this error) */
 } mrt_spec_layout;
 
 /* The primitive ops the planner lowers.  The spec's own ops (add,

@@ -63,6 +63,7 @@
 
 #include "checked.h"
 #include "plan.h"
+#include "split.h"
 #include "search_rules.h"
 
 
@@ -188,7 +189,7 @@ static int add_exec(exec_walk *w)
     return 0;
 }
 
-/* Searched axis k on no dim, then on each dim it splits evenly (the
+/* Searched axis k on no dim, then on each dim it may split (the
  * order of axes within a dim changes no kernel and no bound). */
 static int walk_exec(exec_walk *w, int k)
 {
@@ -200,7 +201,7 @@ static int walk_exec(exec_walk *w, int k)
         return -1;
     for (int i = 0; i < o->nd; i++) {
         int64_t saved = w->parts[i], parts = saved * (int64_t)w->b->size[k];
-        if (o->size[i] % parts)
+        if (!mrt_split_ok(o->size[i], parts))
             continue;
         w->parts[i] = parts;
         w->cur[k] = (signed char)i;

@@ -29,6 +29,7 @@
 #include <time.h>
 
 #include "plan.h"
+#include "split.h"
 
 #define MAX_CANDIDATES 1000000
 #define MAX_SHARE 8 /* dims one axis may split in one candidate */
@@ -78,8 +79,8 @@ static int place_axis(rules_enum *en, int k);
  * which share a tensor (as the rules `heads: model, d_ff: model` do):
  * dims from i on, each skipped first, then placed at each position from
  * the end (so mesh order comes first).  `on` lists the dims (by index)
- * that already took the axis.  A split that stops being even stays
- * uneven, so such branches are cut at once. */
+ * that already took the axis.  Splits the planner refuses (mrt_split_ok:
+ * uneven ones, today) are cut at once. */
 static int place_on(rules_enum *en, int k, int i, int *on, int non)
 {
     if (i == en->nd)
@@ -91,7 +92,7 @@ static int place_on(rules_enum *en, int k, int i, int *on, int non)
             return rc;
     mrt_rule *r = &en->rule[d];
     int64_t saved = en->parts[d];
-    if (rc || en->s->dim_size[d] % (saved * en->s->mesh.size[a]))
+    if (rc || !mrt_split_ok(en->s->dim_size[d], saved * en->s->mesh.size[a]))
         return rc;
     en->parts[d] = saved * en->s->mesh.size[a];
     on[non] = i;

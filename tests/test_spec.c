@@ -206,6 +206,59 @@ START_TEST(override_errors)
 }
 END_TEST
 
+/* mrt_spec_load_opts: --dim resizes dims before any shape is read, and
+ * an alternative that does not fit an override keeps its error for
+ * mrt_spec_select_layout instead of failing the load. */
+START_TEST(load_opts_overrides)
+{
+    const char *path = "tests/specs/cli/alts_override.yaml";
+    mrt_error err = {0};
+    mrt_spec *s = NULL, *alt = NULL;
+    mrt_spec_overrides ov = {"data=4", NULL};
+    ck_assert_int_eq(mrt_spec_load_opts(path, &ov, &s, &err), MRT_OK);
+    ck_assert_int_eq(s->nlayouts, 3);
+    ck_assert(s->layouts[0].broken && s->layouts[1].broken);
+    ck_assert(!s->layouts[2].broken);
+    ck_assert_int_eq(mrt_spec_select_layout(s, "dp", &alt, &err), MRT_E_SPEC);
+    ck_assert_ptr_null(alt);
+    ck_assert_int_eq(err.line, 14);
+    ck_assert_ptr_nonnull(strstr(err.message, "unknown mesh axis 'model'"));
+    err = (mrt_error){0};
+    ck_assert_int_eq(mrt_spec_select_layout(s, "rows", &alt, &err), MRT_OK);
+    ck_assert_int_eq(alt->mesh.nranks, 4);
+    mrt_spec_destroy(alt);
+    mrt_spec_destroy(s);
+
+    ov = (mrt_spec_overrides){NULL, " batch = 16,d_ff=32"};
+    ck_assert_int_eq(mrt_spec_load_opts(path, &ov, &s, &err), MRT_OK);
+    ck_assert_int_eq(s->dim_size[mrt_spec_find_dim(s, "batch")], 16);
+    ck_assert_int_eq(s->dim_size[mrt_spec_find_dim(s, "d_ff")], 32);
+    ck_assert_int_eq(s->dim_size[mrt_spec_find_dim(s, "d_model")], 8);
+    int h = mrt_spec_find_tensor(s, "h");
+    ck_assert_int_eq(s->tensor[h].layout.size[0], 16);
+    ck_assert_int_eq(s->tensor[h].layout.size[1], 32);
+    ck_assert(!s->layouts[0].broken);
+    mrt_spec_destroy(s);
+
+    ov = (mrt_spec_overrides){NULL, "batch=6"}; /* dp: 6 over 4 ranks, */
+    ck_assert_int_eq(mrt_spec_load_opts(path, &ov, &s, &err), MRT_OK);
+    ck_assert(!s->layouts[0].broken && !s->layouts[1].broken); /* uneven */
+    mrt_spec_destroy(s);
+
+    ov = (mrt_spec_overrides){NULL, "batch=2,nope=2"};
+    ck_assert_int_eq(mrt_spec_load_opts(path, &ov, &s, &err), MRT_E_USAGE);
+    ck_assert_ptr_null(s);
+    ck_assert_str_eq(err.message, "--dim: no dim 'nope' in "
+                     "tests/specs/cli/alts_override.yaml (dims: batch, "
+                     "d_model, d_ff)");
+    /* no override: the file's own alternatives are still checked */
+    ck_assert_int_eq(mrt_spec_load_opts(path, NULL, &s, &err), MRT_OK);
+    for (int i = 0; i < s->nlayouts; i++)
+        ck_assert(!s->layouts[i].broken);
+    mrt_spec_destroy(s);
+}
+END_TEST
+
 /* ---- specs that load ---------------------------------------------- */
 
 static mrt_spec *load_ok(const char *path, const char *mesh)
@@ -643,6 +696,7 @@ static Suite *spec_suite(void)
     tcase_add_test(alts, derive_same_rules);
     tcase_add_test(alts, derive_errors);
     tcase_add_test(alts, derive_many);
+    tcase_add_test(alts, load_opts_overrides);
     suite_add_tcase(s, alts);
     TCase *fuzz = tcase_create("fuzz");
     tcase_set_timeout(fuzz, 100);

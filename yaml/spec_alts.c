@@ -9,6 +9,11 @@
  * mesh, every tensor with its own layout), so a typo in one that is
  * rarely selected is still reported at once — at the alternative's rule.
  *
+ * With --mesh or --dim (the mesh or sizes are not the file's), an
+ * alternative that does not fit them is not an error of the load: it is
+ * kept, marked broken, with its error, which mrt_spec_select_layout
+ * returns.
+ *
  * Inside an alternative, the key `mesh` with a mapping value is its
  * mesh; any other value makes it a rule for a dim called `mesh`.  So
  * are `tensors` and `ops` with a mapping value its sections of layouts
@@ -274,6 +279,30 @@ static mrt_status alt_rules(mrt_spec_parser *p, mrt_spec_layout *l,
     return st;
 }
 
+/* Checks every tensor under alternative l: its rules re-resolve the
+ * tensors its entries do not place, then the entries are checked. */
+static mrt_status rehome(mrt_spec_parser *p, mrt_spec_layout *l)
+{
+    mrt_spec *s = p->spec;
+    const mrt_spec_resolver r = {s, l->has_mesh ? &l->mesh : &s->mesh,
+                                 l->name, p->err};
+    int nomem;
+    int *targets = mrt_spec_alt_targets(s, l, &nomem);
+    unsigned char *skip = targets ? calloc((size_t)s->ntensors + 1, 1) : NULL;
+    if (nomem || (targets && !skip)) {
+        free(targets);
+        return mrt_spec_nomem(p);
+    }
+    for (int i = 0; skip && i < s->ntensors; i++)
+        skip[i] = targets[i] != -1;
+    mrt_status st = mrt_spec_rehome_all(&r, l->rule, NULL, skip);
+    if (!st && targets)
+        st = mrt_spec_alt_apply(&r, l, targets, NULL);
+    free(targets);
+    free(skip);
+    return st;
+}
+
 /* One alternative: key k (its name), value v. */
 static mrt_status parse_alt(mrt_spec_parser *p, const yaml_node_t *k,
                             const yaml_node_t *v)
@@ -287,24 +316,24 @@ static mrt_status parse_alt(mrt_spec_parser *p, const yaml_node_t *k,
     if (!(l->rule = calloc((size_t)s->ndims + 1, sizeof *l->rule)))
         return mrt_spec_nomem(p);
     s->nlayouts++; /* owned by s from here, whatever happens */
-    if ((st = alt_rules(p, l, v)))
-        return st;
-    const mrt_spec_resolver r = {s, l->has_mesh ? &l->mesh : &s->mesh,
-                                 l->name, p->err};
-    int nomem;
-    int *targets = mrt_spec_alt_targets(s, l, &nomem);
-    unsigned char *skip = targets ? calloc((size_t)s->ntensors + 1, 1) : NULL;
-    if (nomem || (targets && !skip)) {
-        free(targets);
-        return mrt_spec_nomem(p);
+    /* On a mesh or dims given on the command line, an alternative that
+     * no longer fits is kept with its error (compare shows it in its
+     * row; --layout of another still plans). */
+    mrt_error *err = p->err;
+    int defer = p->mesh_overridden || p->dims_overridden;
+    if (defer)
+        p->err = &l->error;
+    if (!(st = alt_rules(p, l, v)))
+        st = rehome(p, l);
+    p->err = err;
+    if (defer && st == MRT_E_SPEC) {
+        l->broken = 1;
+        return MRT_OK;
     }
-    for (int i = 0; skip && i < s->ntensors; i++)
-        skip[i] = targets[i] != -1;
-    st = mrt_spec_rehome_all(&r, l->rule, NULL, skip);
-    if (!st && targets)
-        st = mrt_spec_alt_apply(&r, l, targets, NULL);
-    free(targets);
-    free(skip);
+    if (defer && st) /* out of memory: the load's own error */
+        mrt_error_set(err, st, l->error.file,
+                      (mrt_mark){l->error.line, l->error.column}, "%s",
+                      l->error.message);
     return st;
 }
 

@@ -120,6 +120,12 @@ mrt_status mrt_spec_resolve_layout(mrt_spec_parser *p, mrt_spec_tensor *t,
     mrt_rule *own_rules = NULL;
     char of[MRT_NAME_MAX + 32];
     mrt_status st = MRT_OK;
+    for (int i = 0; t->producer < 0 && i < p->ntl; i++)
+        if (!strcmp(p->tl[i].name, t->name)) { /* mrt_spec_load_layouts:
+                                                   in place of its own */
+            t->own_layout = 1;
+            return mrt_spec_apply_rules(&r, t, p->tl[i].rules, 1);
+        }
     t->own_layout = own != NULL;
     if (!own)
         return mrt_spec_apply_rules(&r, t, s->rule, 0);

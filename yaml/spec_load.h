@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "meshrt.h"
+#include "spec.h"
 
 /* mrt_spec_load over text[0..len) already in memory (no NUL needed):
  * path names the spec in errors and its folder resolves relative `file:`
@@ -17,5 +18,25 @@
 mrt_status mrt_spec_load_text(const char *path, const char *text, size_t len,
                               const char *mesh_override, mrt_spec **out,
                               mrt_error *err);
+
+/* The same with both overrides (mrt_spec_load_opts); ov may be NULL. */
+mrt_status mrt_spec_load_text_opts(const char *path, const char *text,
+                                   size_t len, const mrt_spec_overrides *ov,
+                                   mrt_spec **out, mrt_error *err);
+
+/* A layout for the input tensor `name` as if its entry had `layout:`
+ * with these rules (by dim id: [ndims]; in place of the one it has):
+ * the search's per-tensor candidates are loaded so, and plan as the
+ * pasted spec will. */
+typedef struct mrt_spec_tensor_rules {
+    const char *name;
+    const mrt_rule *rules;
+} mrt_spec_tensor_rules;
+/* mrt_spec_load_opts, with the layouts of some input tensors given
+ * (tl[0..ntl); a name the spec lacks changes nothing). */
+mrt_status mrt_spec_load_layouts(const char *path,
+                                 const mrt_spec_overrides *ov,
+                                 const mrt_spec_tensor_rules *tl, int ntl,
+                                 mrt_spec **out, mrt_error *err);
 
 #endif

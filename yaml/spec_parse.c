@@ -8,8 +8,9 @@
  * spec_ops.c and spec_alts.c.
  *
  * Errors: a missing file is MRT_E_IO with no position; malformed YAML is
- * MRT_E_SYNTAX at libyaml's problem mark; a bad --mesh string is
- * MRT_E_USAGE with no file; everything else is MRT_E_SPEC at the node.
+ * MRT_E_SYNTAX at libyaml's problem mark; a bad --mesh or --dim string
+ * (mrt_spec_load_opts: a dim the spec does not name, a size that is not
+ * a positive integer) is MRT_E_USAGE with no file; everything else is MRT_E_SPEC at the node.
  * The parser and document are freed on every path, and *out is set only
  * on success.  mrt_spec_load_text is the same loader over text already in
  * memory (the fuzz target of tests/fuzz feeds it directly).
@@ -246,6 +247,62 @@ static mrt_status parse_dims(mrt_spec_parser *p, const yaml_node_t *map)
     return MRT_OK;
 }
 
+/* ---- --dim: new sizes for dims the spec names ------------------------ */
+
+/* Applies one "DIM=SIZE" (text[0..n)) of a --dim string; else returns 0
+ * and says why. */
+static int dim_item(mrt_spec *s, const char *text, size_t n, char *seen,
+                    char *why, size_t size)
+{
+    char item[128], list[MRT_SPEC_LIST_MAX];
+    uint64_t v = 0;
+    snprintf(item, sizeof item, "%.*s", (int)(n < 127 ? n : 127), text);
+    char *eq = strchr(item, '=');
+    if (!eq)
+        return snprintf(why, size, "'%s' is not DIM=SIZE", trim(item)), 0;
+    *eq = '\0';
+    char *name = trim(item), *num = trim(eq + 1);
+    int d = mrt_spec_name_ok(name, strlen(name)) ? mrt_spec_find_dim(s, name)
+                                                 : -1;
+    if (d < 0)
+        return snprintf(why, size, "no dim '%.70s' in %.200s (dims: %s)", name,
+                        s->path, mrt_spec_join(list, sizeof list,
+                                               s->dim_name[0],
+                                               sizeof s->dim_name[0],
+                                               s->ndims)), 0;
+    if (mrt_spec_parse_u64(num, strlen(num), &v) || v == 0 || v > INT64_MAX)
+        return snprintf(why, size, "the size of dim '%s' must be a positive "
+                        "integer, got '%.30s'", name, num), 0;
+    if (seen[d])
+        return snprintf(why, size, "dim '%s' is given twice", name), 0;
+    seen[d] = 1;
+    s->dim_size[d] = (int64_t)v;
+    return 1;
+}
+
+/* Gives the dims named in a --dim string like "batch=128,d_ff=512"
+ * (blanks allowed) their new sizes, before any shape is read. */
+static mrt_status apply_dims(mrt_spec_parser *p, const char *text)
+{
+    char why[MRT_SPEC_LIST_MAX + 256] = "expected DIM=SIZE[,DIM=SIZE...]";
+    char *seen = calloc((size_t)p->spec->ndims + 1, 1);
+    if (!seen)
+        return mrt_spec_nomem(p);
+    for (const char *at = text; *text;) {
+        size_t n = strcspn(at, ",");
+        if (!dim_item(p->spec, at, n, seen, why, sizeof why))
+            break;
+        if (!at[n]) {
+            free(seen);
+            p->dims_overridden = 1;
+            return MRT_OK;
+        }
+        at += n + 1;
+    }
+    free(seen);
+    return mrt_error_set(p->err, MRT_E_USAGE, "", no_mark, "--dim: %s", why);
+}
+
 /* ---- the whole document ------------------------------------------- */
 
 static mrt_status check_top(mrt_spec_parser *p, const yaml_node_t *root)
@@ -286,7 +343,8 @@ static mrt_status alloc_tensors(mrt_spec_parser *p, const yaml_node_t *root)
 }
 
 static mrt_status parse_root(mrt_spec_parser *p, const yaml_node_t *root,
-                             const mrt_mesh *mesh_override)
+                             const mrt_mesh *mesh_override,
+                             const char *dims_override)
 {
     mrt_spec *s = p->spec;
     mrt_status st = check_top(p, root);
@@ -303,6 +361,8 @@ static mrt_status parse_root(mrt_spec_parser *p, const yaml_node_t *root,
         st = parse_dtype(p, mrt_spec_get(p, root, "dtype"));
     if (!st)
         st = parse_dims(p, mrt_spec_get(p, root, "dims"));
+    if (!st && dims_override)
+        st = apply_dims(p, dims_override);
     if (!st && mrt_spec_get(p, root, "layout"))
         st = mrt_spec_parse_rules(p, mrt_spec_get(p, root, "layout"), NULL,
                                   "'layout'", p->spec->rule);
@@ -331,6 +391,26 @@ static mrt_status parse_root(mrt_spec_parser *p, const yaml_node_t *root,
 mrt_status mrt_spec_load(const char *path, const char *mesh_override,
                          mrt_spec **out, mrt_error *err)
 {
+    const mrt_spec_overrides ov = {mesh_override, NULL};
+    return mrt_spec_load_opts(path, &ov, out, err);
+}
+
+mrt_status mrt_spec_load_opts(const char *path, const mrt_spec_overrides *ov,
+                              mrt_spec **out, mrt_error *err)
+{
+    return mrt_spec_load_layouts(path, ov, NULL, 0, out, err);
+}
+
+static mrt_status load_text(const char *path, const char *text, size_t len,
+                            const mrt_spec_overrides *ov,
+                            const mrt_spec_tensor_rules *tl, int ntl,
+                            mrt_spec **out, mrt_error *err);
+
+mrt_status mrt_spec_load_layouts(const char *path,
+                                 const mrt_spec_overrides *ov,
+                                 const mrt_spec_tensor_rules *tl, int ntl,
+                                 mrt_spec **out, mrt_error *err)
+{
     char *text = NULL;
     size_t len = 0;
     mrt_status st;
@@ -345,7 +425,7 @@ mrt_status mrt_spec_load(const char *path, const char *mesh_override,
                              "cannot open spec: path too long");
     if ((st = read_file(path, &text, &len, err)))
         return st;
-    st = mrt_spec_load_text(path, text, len, mesh_override, out, err);
+    st = load_text(path, text, len, ov, tl, ntl, out, err);
     free(text);
     return st;
 }
@@ -354,11 +434,28 @@ mrt_status mrt_spec_load_text(const char *path, const char *text, size_t len,
                               const char *mesh_override, mrt_spec **out,
                               mrt_error *err)
 {
+    const mrt_spec_overrides ov = {mesh_override, NULL};
+    return mrt_spec_load_text_opts(path, text, len, &ov, out, err);
+}
+
+mrt_status mrt_spec_load_text_opts(const char *path, const char *text,
+                                   size_t len, const mrt_spec_overrides *ov,
+                                   mrt_spec **out, mrt_error *err)
+{
+    return load_text(path, text, len, ov, NULL, 0, out, err);
+}
+
+static mrt_status load_text(const char *path, const char *text, size_t len,
+                            const mrt_spec_overrides *ov,
+                            const mrt_spec_tensor_rules *tl, int ntl,
+                            mrt_spec **out, mrt_error *err)
+{
     mrt_mesh override;
     mrt_spec *s = NULL;
     yaml_document_t doc;
     int have_doc = 0;
     mrt_status st;
+    const char *mesh_override = ov ? ov->mesh : NULL;
 
     if (out)
         *out = NULL;
@@ -378,9 +475,10 @@ mrt_status mrt_spec_load_text(const char *path, const char *text, size_t len,
                             MRT_SPEC_DEPTH_MAX, &doc, err)))
         goto fail;
     have_doc = 1;
-    mrt_spec_parser p = {&doc, s, err, 0, NULL, NULL};
+    mrt_spec_parser p = {&doc, s, err, 0, NULL, NULL, 0, tl, ntl};
     if ((st = parse_root(&p, yaml_document_get_root_node(&doc),
-                         mesh_override ? &override : NULL)))
+                         mesh_override ? &override : NULL,
+                         ov ? ov->dims : NULL)))
         goto fail;
     yaml_document_delete(&doc);
     *out = s;

@@ -32,6 +32,9 @@ typedef struct mrt_spec_parser {
      * layout 'dp'"); NULL: the spec's mesh. */
     const mrt_mesh *rule_mesh;
     const char *rule_mesh_what;
+    int dims_overridden; /* some dim sizes came from --dim */
+    const mrt_spec_tensor_rules *tl; /* layouts given to input tensors */
+    int ntl;
 } mrt_spec_parser;
 
 /* ---- spec_yaml.c: nodes, errors, names and numbers ---------------- */

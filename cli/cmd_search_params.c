@@ -1,0 +1,234 @@
+/*
+ * cmd_search_params.c — `meshrt search SPEC --per-tensor`: the search of
+ * ops/search_params.c (global rules, and a layout of its own for each
+ * parameter), printed as the K fastest, the time-versus-memory Pareto
+ * front and the winner to paste: a `layout:` block and the parameters'
+ * own `layout:`s.  --json FILE writes the same, atomically.  Exit
+ * status as search's: 0, 1 when nothing fits --max-memory, 2 bad input.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "output.h"
+#include "search_params.h"
+#include "spec.h"
+
+typedef struct params_out {
+    const mrt_cli_args *a;
+    const mrt_spec *spec;
+    const mrt_params_report *r;
+} params_out;
+
+static const mrt_rule *own_of(const params_out *o,
+                              const mrt_params_result *x, int i)
+{
+    return &x->own[(size_t)i * (size_t)o->spec->ndims];
+}
+
+/* Parameter i has a layout: of its own in the spec. */
+static int s_own(const params_out *o, int i)
+{
+    return o->spec->tensor[o->r->param[i]].own_layout;
+}
+
+/* "rules: batch: rows; w1: {d_in: rows}; w2: rules" */
+static void print_layouts(const params_out *o, const mrt_params_result *x,
+                          FILE *f)
+{
+    char buf[2048];
+    fprintf(f, "rules: %s", mrt_rules_str(o->spec, x->rule, buf, sizeof buf));
+    for (int i = 0; i < o->r->nparams; i++) {
+        fprintf(f, "; %s: ", o->spec->tensor[o->r->param[i]].name);
+        if (x->follows[i])
+            fputs(s_own(o, i) ? "as in the spec" : "rules", f);
+        else
+            fprintf(f, "{%s}",
+                    mrt_rules_str(o->spec, own_of(o, x, i), buf, sizeof buf));
+    }
+}
+
+static void print_list(const params_out *o, const mrt_params_result *x,
+                       int n, FILE *f)
+{
+    char t[3][32], b[2][32];
+    fprintf(f, "   #  %-10s %-10s %-10s %11s %11s  %s\n", "time", "comm",
+            "compute", "to MPI", "peak mem", "layouts");
+    for (int i = 0; i < n; i++) {
+        const mrt_plan_totals *y = &x[i].totals;
+        fprintf(f, "  %2d  %-10s %-10s %-10s %11s %11s  ", i + 1,
+                mrt_cli_fmt_time(y->time_s, t[0], sizeof t[0]),
+                mrt_cli_fmt_time(y->comm_time_s, t[1], sizeof t[1]),
+                mrt_cli_fmt_time(y->compute_time_s, t[2], sizeof t[2]),
+                mrt_cli_fmt_bytes((double)y->comm_bytes, b[0], sizeof b[0]),
+                mrt_cli_fmt_bytes((double)y->peak_memory, b[1], sizeof b[1]));
+        print_layouts(o, &x[i], f);
+        fputc('\n', f);
+    }
+}
+
+static void print_report(const params_out *o, FILE *f)
+{
+    const mrt_params_report *r = o->r;
+    const mrt_spec *s = o->spec;
+    char buf[2048];
+    fprintf(f, "search %s, per tensor: global rules and a layout for each "
+               "of %d parameter%s (",
+            s->path, r->nparams, r->nparams == 1 ? "" : "s");
+    for (int i = 0; i < r->nparams; i++)
+        fprintf(f, "%s%s", i ? ", " : "", s->tensor[r->param[i]].name);
+    fprintf(f, "): %" PRId64 " combination%s of their layouts\n", r->combos,
+            r->combos == 1 ? "" : "s");
+    fprintf(f, "%" PRId64 " candidates in all: %" PRId64 " planned, %" PRId64
+               " pruned by the bounds, %" PRId64 " invalid, %" PRId64
+               " over the memory cap; %" PRId64 " combination%s did not "
+               "load\n",
+            r->enumerated, r->planned, r->pruned, r->invalid,
+            r->over_memory, r->failed, r->failed == 1 ? "" : "s");
+    if (r->first_error[0])
+        fprintf(f, "first invalid: %s\n", r->first_error);
+    if (r->screened)
+        fputs("some combinations were screened (planning them all would "
+              "be slow): the lists are not necessarily exact "
+              "(--no-screen)\n", f);
+    if (!r->ntop) {
+        fprintf(f, "\nno candidate fits%s\n",
+                o->a->max_memory > 0 ? " the memory cap" : "");
+        return;
+    }
+    fprintf(f, "\nbest %d by modeled time:\n", r->ntop);
+    print_list(o, r->top, r->ntop, f);
+    fprintf(f, "\ntime-versus-memory Pareto front (%d):\n", r->npareto);
+    print_list(o, r->pareto, r->npareto, f);
+    fprintf(f, "\nwinner: %s modeled; paste into the spec in place of its "
+               "layout: block",
+            mrt_cli_fmt_time(r->top[0].totals.time_s, buf, sizeof buf));
+    if (o->a->mesh || o->a->dims)
+        fprintf(f, " (for%s%s%s%s)", o->a->mesh ? " --mesh " : "",
+                o->a->mesh ? o->a->mesh : "", o->a->dims ? " --dim " : "",
+                o->a->dims ? o->a->dims : "");
+    fputs(":\n\n", f);
+    mrt_rules_print_yaml(s, r->top[0].rule, f);
+    int any = 0;
+    for (int i = 0; i < r->nparams; i++) {
+        if (r->top[0].follows[i])
+            continue;
+        if (!any++)
+            fputs("\nand give these tensors (under tensors:) their own "
+                  "layout:\n\n", f);
+        const mrt_rule *own = own_of(o, &r->top[0], i);
+        int n = 0;
+        fprintf(f, "  %s: layout: {", s->tensor[r->param[i]].name);
+        for (int d = 0; d < s->ndims; d++) {
+            if (!own[d].naxes)
+                continue;
+            fprintf(f, "%s%s: ", n++ ? ", " : "", s->dim_name[d]);
+            if (own[d].naxes > 1)
+                fputc('[', f);
+            for (int j = 0; j < own[d].naxes; j++)
+                fprintf(f, "%s%s", j ? ", " : "",
+                        s->mesh.name[own[d].axes[j]]);
+            if (own[d].naxes > 1)
+                fputc(']', f);
+        }
+        fputs("}\n", f);
+    }
+}
+
+static void json_rules(const mrt_spec *s, const mrt_rule *rules, FILE *f)
+{
+    fputc('{', f);
+    for (int d = 0, k = 0; d < s->ndims; d++) {
+        if (!rules[d].naxes)
+            continue;
+        fputs(k++ ? ", " : "", f);
+        mrt_json_string(f, s->dim_name[d]);
+        fputs(": [", f);
+        for (int j = 0; j < rules[d].naxes; j++) {
+            fputs(j ? ", " : "", f);
+            mrt_json_string(f, s->mesh.name[rules[d].axes[j]]);
+        }
+        fputc(']', f);
+    }
+    fputc('}', f);
+}
+
+static void json_list(const params_out *o, const mrt_params_result *x, int n,
+                      FILE *f)
+{
+    fputc('[', f);
+    for (int i = 0; i < n; i++) {
+        const mrt_plan_totals *y = &x[i].totals;
+        fputs(i ? ",\n   {\"rules\": " : "\n   {\"rules\": ", f);
+        json_rules(o->spec, x[i].rule, f);
+        fputs(", \"tensors\": {", f);
+        for (int p = 0; p < o->r->nparams; p++) {
+            fputs(p ? ", " : "", f);
+            mrt_json_string(f, o->spec->tensor[o->r->param[p]].name);
+            fputs(": ", f);
+            if (x[i].follows[p])
+                fputs("null", f);
+            else
+                json_rules(o->spec, own_of(o, &x[i], p), f);
+        }
+        fprintf(f, "},\n    \"time_s\": %s, \"comm_time_s\": %s, "
+                   "\"compute_time_s\": %s, \"comm_bytes\": %" PRId64
+                   ", \"wire_bytes\": %s, \"peak_memory\": %" PRId64 "}",
+                MRT_JSON_NUM("%.9g", y->time_s),
+                MRT_JSON_NUM("%.9g", y->comm_time_s),
+                MRT_JSON_NUM("%.9g", y->compute_time_s), y->comm_bytes,
+                MRT_JSON_NUM("%.17g", y->wire_bytes), y->peak_memory);
+    }
+    fputs(n ? "\n  ]" : "]", f);
+}
+
+static void write_json(FILE *f, const void *ctx)
+{
+    const params_out *o = ctx;
+    const mrt_params_report *r = o->r;
+    fputs("{\"spec\": ", f);
+    mrt_json_string(f, o->spec->path);
+    fputs(", \"per_tensor\": true, \"params\": [", f);
+    for (int i = 0; i < r->nparams; i++) {
+        fputs(i ? ", " : "", f);
+        mrt_json_string(f, o->spec->tensor[r->param[i]].name);
+    }
+    fprintf(f, "],\n \"combinations\": %" PRId64 ", \"exhaustive\": %s, "
+               "\"candidates\": {\"enumerated\": %" PRId64 ", \"planned\": %"
+               PRId64 ", \"pruned\": %" PRId64 ", \"invalid\": %" PRId64
+               ", \"over_memory\": %" PRId64 ", \"screened\": %s},\n"
+               " \"top\": ",
+            r->combos, o->a->exhaustive ? "true" : "false", r->enumerated,
+            r->planned, r->pruned, r->invalid, r->over_memory,
+            r->screened ? "true" : "false");
+    json_list(o, r->top, r->ntop, f);
+    fputs(",\n \"pareto\": ", f);
+    json_list(o, r->pareto, r->npareto, f);
+    fputs("}\n", f);
+}
+
+int mrt_cli_search_params(const mrt_cli_args *a, const mrt_spec *spec,
+                          const mrt_rules_options *opt)
+{
+    mrt_error err = {0};
+    mrt_params_report *r = NULL;
+    const mrt_spec_overrides ov = {a->mesh, a->dims};
+    mrt_status st = mrt_search_params(spec, &ov, opt, &r, &err);
+    if (st) {
+        mrt_cli_print_error(&err);
+        return mrt_cli_exit_code(st);
+    }
+    params_out o = {a, spec, r};
+    print_report(&o, stdout);
+    fflush(stdout);
+    int code = r->ntop ? 0 : 1;
+    if (a->json_file && mrt_write_atomically(a->json_file, "the results",
+                                             write_json, &o, &err)) {
+        mrt_cli_print_error(&err);
+        code = mrt_cli_exit_code(err.code);
+    }
+    mrt_params_report_destroy(r);
+    return code;
+}

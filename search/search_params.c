@@ -1,0 +1,373 @@
+/*
+ * search_params.c — the search over global rules and per-parameter
+ * layouts (search_params.h says what is searched and why merging the
+ * combinations' results is exact).
+ */
+#include "search_params.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "spec_load.h"
+#include "split.h"
+
+/* One parameter's choices: [0] follows the rules; then own layouts. */
+typedef struct choices {
+    int n;
+    mrt_rule *rules; /* [n * ndims]; row 0 unused */
+} choices;
+
+typedef struct walker {
+    const mrt_spec *s;
+    const mrt_layout *l;
+    int na, ax[MRT_MAX_AXES];
+    int on[MRT_MAX_AXES]; /* the tensor dim each axis splits, or -1 */
+    choices *c;
+    int fail;
+} walker;
+
+/* Appends the layout of w->on as rules by dim id. */
+static void add_choice(walker *w)
+{
+    const mrt_spec *s = w->s;
+    mrt_rule *grown = realloc(w->c->rules, (size_t)(w->c->n + 1) *
+                                               (size_t)s->ndims *
+                                               sizeof *grown);
+    if (!grown) {
+        w->fail = 1;
+        return;
+    }
+    w->c->rules = grown;
+    mrt_rule *r = &grown[(size_t)w->c->n++ * (size_t)s->ndims];
+    memset(r, 0, (size_t)s->ndims * sizeof *r);
+    for (int k = 0; k < w->na; k++)
+        if (w->on[k] >= 0) {
+            mrt_rule *d = &r[w->l->dim[w->on[k]]];
+            d->axes[d->naxes++] = w->ax[k];
+        }
+}
+
+/* Axis k on no dim of the tensor, then on each it may split. */
+static void walk(walker *w, int k, int64_t *parts)
+{
+    if (w->fail)
+        return;
+    if (k == w->na) {
+        add_choice(w);
+        return;
+    }
+    w->on[k] = -1;
+    walk(w, k + 1, parts);
+    for (int i = 0; i < w->l->ndims; i++) {
+        int64_t saved = parts[i];
+        parts[i] = saved * w->s->mesh.size[w->ax[k]];
+        if (mrt_split_ok(w->l->size[i], parts[i])) {
+            w->on[k] = i;
+            walk(w, k + 1, parts);
+        }
+        parts[i] = saved;
+    }
+    w->on[k] = -1;
+}
+
+static int make_choices(const mrt_spec *s, int t, choices *c)
+{
+    walker w = {.s = s, .l = &s->tensor[t].layout, .c = c};
+    int64_t parts[MRT_MAX_DIMS];
+    for (int a = 0; a < s->mesh.naxes; a++)
+        if (s->mesh.size[a] > 1)
+            w.ax[w.na++] = a;
+    for (int i = 0; i < MRT_MAX_DIMS; i++)
+        parts[i] = 1;
+    c->n = 0;
+    c->rules = NULL;
+    add_choice(&w); /* row 0: follows the rules (its content unused) */
+    walk(&w, 0, parts);
+    return w.fail ? -1 : 0;
+}
+
+typedef struct merger {
+    const mrt_spec *s;
+    mrt_params_report *r;
+    mrt_params_result *all;
+    int64_t n, cap;
+} merger;
+
+static void result_free(mrt_params_result *x)
+{
+    free(x->rule);
+    free(x->own);
+    free(x->follows);
+}
+
+/* The rules parameter i of x actually has on dim d. */
+static const mrt_rule *effective(const merger *m, const mrt_params_result *x,
+                                 int i, int d)
+{
+    return x->follows[i] ? &x->rule[d]
+                         : &x->own[(size_t)i * (size_t)m->s->ndims + d];
+}
+
+static int same_rule(const mrt_rule *a, const mrt_rule *b)
+{
+    return a->naxes == b->naxes &&
+           !memcmp(a->axes, b->axes, (size_t)a->naxes * sizeof a->axes[0]);
+}
+
+/* Same figures, same rules, and every parameter laid out alike. */
+static int same_layouts(const merger *m, const mrt_params_result *x,
+                        const mrt_params_result *y)
+{
+    const mrt_spec *s = m->s;
+    if (x->totals.time_s != y->totals.time_s ||
+        x->totals.peak_memory != y->totals.peak_memory)
+        return 0;
+    for (int d = 0; d < s->ndims; d++)
+        if (!same_rule(&x->rule[d], &y->rule[d]))
+            return 0;
+    for (int i = 0; i < m->r->nparams; i++) {
+        const mrt_layout *l = &s->tensor[m->r->param[i]].layout;
+        for (int j = 0; j < l->ndims; j++)
+            if (!same_rule(effective(m, x, i, l->dim[j]),
+                           effective(m, y, i, l->dim[j])))
+                return 0;
+    }
+    return 1;
+}
+
+static mrt_status add_result(merger *m, const mrt_rules_result *res,
+                             int64_t combo, const choices *ch,
+                             const int *pick)
+{
+    const mrt_spec *s = m->s;
+    size_t nd = (size_t)s->ndims, np = (size_t)m->r->nparams;
+    if (m->n == m->cap) {
+        int64_t ncap = m->cap ? 2 * m->cap : 64;
+        mrt_params_result *g = realloc(m->all, (size_t)ncap * sizeof *g);
+        if (!g)
+            return MRT_E_NOMEM;
+        m->all = g;
+        m->cap = ncap;
+    }
+    mrt_params_result *x = &m->all[m->n];
+    memset(x, 0, sizeof *x);
+    x->rule = calloc(nd + 1, sizeof *x->rule);
+    x->own = calloc(np * nd + 1, sizeof *x->own);
+    x->follows = calloc(np + 1, 1);
+    if (!x->rule || !x->own || !x->follows) {
+        result_free(x);
+        return MRT_E_NOMEM;
+    }
+    memcpy(x->rule, res->rule, nd * sizeof *x->rule);
+    for (size_t i = 0; i < np; i++) {
+        x->follows[i] = pick[i] == 0;
+        if (pick[i])
+            memcpy(&x->own[i * nd], &ch[i].rules[(size_t)pick[i] * nd],
+                   nd * sizeof *x->own);
+    }
+    x->totals = res->totals;
+    x->combo = combo;
+    x->index = res->index;
+    m->n++;
+    return MRT_OK;
+}
+
+static int cmp_time(const void *p, const void *q)
+{
+    const mrt_params_result *a = p, *b = q;
+    if (a->totals.time_s != b->totals.time_s)
+        return a->totals.time_s < b->totals.time_s ? -1 : 1;
+    if (a->totals.peak_memory != b->totals.peak_memory)
+        return a->totals.peak_memory < b->totals.peak_memory ? -1 : 1;
+    if (a->combo != b->combo)
+        return a->combo < b->combo ? -1 : 1;
+    return (a->index > b->index) - (a->index < b->index);
+}
+
+/* Copies x (its arrays too) to the end of list[*n]. */
+static mrt_status keep(const merger *m, const mrt_params_result *x,
+                       mrt_params_result *list, int *n)
+{
+    size_t nd = (size_t)m->s->ndims, np = (size_t)m->r->nparams;
+    mrt_params_result *y = &list[(*n)++];
+    *y = *x;
+    y->rule = y->own = NULL;
+    y->follows = NULL;
+    y->rule = malloc(nd * sizeof *y->rule + 1);
+    y->own = malloc(np * nd * sizeof *y->own + 1);
+    y->follows = malloc(np + 1);
+    if (!y->rule || !y->own || !y->follows)
+        return MRT_E_NOMEM;
+    memcpy(y->rule, x->rule, nd * sizeof *y->rule);
+    memcpy(y->own, x->own, np * nd * sizeof *y->own);
+    memcpy(y->follows, x->follows, np);
+    return MRT_OK;
+}
+
+/* The K best and the front of everything the combinations kept. */
+static mrt_status finish(merger *m, int top)
+{
+    mrt_params_report *r = m->r;
+    qsort(m->all, (size_t)m->n, sizeof *m->all, cmp_time);
+    r->top = calloc((size_t)top + 1, sizeof *r->top);
+    r->pareto = calloc((size_t)m->n + 1, sizeof *r->pareto);
+    if (!r->top || !r->pareto)
+        return MRT_E_NOMEM;
+    for (int64_t i = 0; i < m->n; i++) {
+        const mrt_params_result *x = &m->all[i];
+        int dup = 0;
+        for (int j = 0; j < r->ntop && !dup; j++)
+            dup = same_layouts(m, &r->top[j], x);
+        if (!dup && r->ntop < top && keep(m, x, r->top, &r->ntop))
+            return MRT_E_NOMEM;
+        int out = 0;
+        for (int j = 0; j < r->npareto && !out; j++) {
+            const mrt_plan_totals *t = &r->pareto[j].totals;
+            out = same_layouts(m, &r->pareto[j], x) ||
+                  (t->time_s < x->totals.time_s &&
+                   t->peak_memory <= x->totals.peak_memory) ||
+                  (t->time_s <= x->totals.time_s &&
+                   t->peak_memory < x->totals.peak_memory);
+        }
+        /* sorted by time: nothing later can dominate what is kept */
+        if (!out && keep(m, x, r->pareto, &r->npareto))
+            return MRT_E_NOMEM;
+    }
+    return MRT_OK;
+}
+
+/* The parameters: `train:`'s, else every input. */
+static void find_params(const mrt_spec *s, mrt_params_report *r)
+{
+    if (s->train.loss >= 0) {
+        r->nparams = s->train.nparams;
+        memcpy(r->param, s->train.param, (size_t)r->nparams * sizeof(int));
+        return;
+    }
+    for (int t = 0; t < s->ntensors && r->nparams < MRT_MAX_PARAMS; t++)
+        if (s->tensor[t].producer < 0)
+            r->param[r->nparams++] = t;
+}
+
+/* Loads combination `pick` and searches its rules into m. */
+static mrt_status search_combo(merger *m, const mrt_spec_overrides *ov,
+                               const mrt_rules_options *opt,
+                               const choices *ch, const int *pick,
+                               int64_t combo, mrt_error *err)
+{
+    const mrt_spec *s = m->s;
+    mrt_params_report *r = m->r;
+    mrt_spec_tensor_rules tl[MRT_MAX_PARAMS];
+    int ntl = 0;
+    for (int i = 0; i < r->nparams; i++)
+        if (pick[i])
+            tl[ntl++] = (mrt_spec_tensor_rules){
+                s->tensor[r->param[i]].name,
+                &ch[i].rules[(size_t)pick[i] * (size_t)s->ndims]};
+    mrt_spec *cs = NULL;
+    mrt_error e = {0};
+    mrt_status st = mrt_spec_load_layouts(s->path, ov, tl, ntl, &cs, &e);
+    if (st == MRT_E_NOMEM)
+        return mrt_error_set(err, st, s->path, (mrt_mark){0},
+                             "out of memory while searching layouts");
+    if (st) {
+        if (!r->failed++ && !r->first_error[0])
+            mrt_error_format(&e, r->first_error, sizeof r->first_error);
+        return MRT_OK;
+    }
+    mrt_rules_report *rr = NULL;
+    st = mrt_search_rules(cs, opt, &rr, err);
+    mrt_spec_destroy(cs);
+    if (st)
+        return st;
+    r->enumerated += rr->enumerated;
+    r->planned += rr->planned;
+    r->invalid += rr->invalid;
+    r->pruned += rr->pruned_time + rr->pruned_memory;
+    r->over_memory += rr->over_memory;
+    r->screened |= rr->screened;
+    if (rr->invalid && !r->first_error[0])
+        snprintf(r->first_error, sizeof r->first_error, "%s",
+                 rr->first_error);
+    for (int i = 0; !st && i < rr->ntop; i++)
+        st = add_result(m, &rr->top[i], combo, ch, pick);
+    for (int i = 0; !st && i < rr->npareto; i++)
+        st = add_result(m, &rr->pareto[i], combo, ch, pick);
+    mrt_rules_report_destroy(rr);
+    if (st)
+        mrt_error_set(err, st, s->path, (mrt_mark){0},
+                      "out of memory while searching layouts");
+    return st;
+}
+
+mrt_status mrt_search_params(const mrt_spec *s, const mrt_spec_overrides *ov,
+                             const mrt_rules_options *opt,
+                             mrt_params_report **out, mrt_error *err)
+{
+    mrt_rules_options defaults = {0};
+    choices ch[MRT_MAX_PARAMS] = {{0}};
+    int pick[MRT_MAX_PARAMS] = {0};
+    merger m = {.s = s};
+    mrt_status st = MRT_OK;
+    *out = NULL;
+    if (!opt)
+        opt = &defaults;
+    if (!(m.r = calloc(1, sizeof *m.r)))
+        goto nomem;
+    m.r->ndims = s->ndims;
+    find_params(s, m.r);
+    m.r->combos = 1;
+    for (int i = 0; i < m.r->nparams; i++) {
+        if (make_choices(s, m.r->param[i], &ch[i]))
+            goto nomem;
+        if (m.r->combos > MRT_PARAMS_MAX_COMBOS / ch[i].n + 1)
+            m.r->combos = MRT_PARAMS_MAX_COMBOS + 1;
+        else
+            m.r->combos *= ch[i].n;
+    }
+    if (m.r->combos > MRT_PARAMS_MAX_COMBOS) {
+        st = mrt_error_set(err, MRT_E_USAGE, s->path, (mrt_mark){0},
+                           "more than %d combinations of per-tensor layouts "
+                           "for %d parameters: too many to search (give "
+                           "some their own layout: in the spec, or search "
+                           "without --per-tensor)", MRT_PARAMS_MAX_COMBOS,
+                           m.r->nparams);
+        goto fail;
+    }
+    for (int64_t combo = 0; combo < m.r->combos; combo++) {
+        if ((st = search_combo(&m, ov, opt, ch, pick, combo, err)))
+            goto fail;
+        for (int i = 0; i < m.r->nparams && ++pick[i] == ch[i].n; i++)
+            pick[i] = 0; /* odometer: the first parameter turns fastest */
+    }
+    if (finish(&m, opt->top > 0 ? opt->top : 5))
+        goto nomem;
+    *out = m.r;
+    m.r = NULL;
+    goto done;
+nomem:
+    st = mrt_error_set(err, MRT_E_NOMEM, s->path, (mrt_mark){0},
+                       "out of memory while searching layouts");
+fail:
+done:
+    for (int i = 0; i < MRT_MAX_PARAMS; i++)
+        free(ch[i].rules);
+    for (int64_t i = 0; i < m.n; i++)
+        result_free(&m.all[i]);
+    free(m.all);
+    mrt_params_report_destroy(m.r);
+    return st;
+}
+
+void mrt_params_report_destroy(mrt_params_report *r)
+{
+    if (!r)
+        return;
+    for (int i = 0; r->top && i < r->ntop; i++)
+        result_free(&r->top[i]);
+    for (int i = 0; r->pareto && i < r->npareto; i++)
+        result_free(&r->pareto[i]);
+    free(r->top);
+    free(r->pareto);
+    free(r);
+}

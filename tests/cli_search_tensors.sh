@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# cli_search_tensors.sh MESHRT — `meshrt search --per-tensor` (issue 10,
+# item 7): global rules and a layout of its own for each parameter.
+# (a) the pruned search finds what --exhaustive (every candidate of every
+#     combination planned) finds: the same K best and Pareto front, also
+#     under a memory cap that prunes most candidates;
+# (b) its best is at least as fast as the search over global rules alone
+#     (its space holds that one);
+# (c) every layout it lists, pasted into a copy of the spec (the rules as
+#     layout:, each parameter's own layout: in its entry), plans to the
+#     time it reported;
+# (d) bad usage is one line and exit 2.
+set -uo pipefail
+meshrt=$1
+here=$(dirname "$0")
+small="$here/specs/cli/per_tensor.yaml"
+mlp="$here/../examples/mlp.yaml"
+fail=0
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+
+check() { # DESCRIPTION COMMAND...: fails the test unless COMMAND succeeds
+    local what=$1; shift
+    if ! "$@"; then echo "FAIL: $what"; fail=1; fi
+}
+
+# --- (a) pruned == exhaustive -------------------------------------------
+same_results() { # A.json B.json
+    python3 -c '
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+key = lambda l: [(r["rules"], r["tensors"], r["time_s"], r["peak_memory"]) for r in l]
+assert a["top"] and key(a["top"]) == key(b["top"]), (key(a["top"]), key(b["top"]))
+assert key(a["pareto"]) == key(b["pareto"]), "fronts differ"
+' "$1" "$2"
+}
+n=0
+for args in "$small" "$small --max-memory 700 --top 3" \
+            "$mlp --mesh rows=4,cols=1" "$mlp --mesh rows=4,cols=1 --max-memory 250K --top 2"; do
+    n=$((n + 1))
+    # shellcheck disable=SC2086
+    "$meshrt" search $args --per-tensor --json "$dir/p$n.json" >"$dir/p$n.txt" 2>&1
+    check "search --per-tensor $args exits 0" [ $? = 0 ]
+    # shellcheck disable=SC2086
+    "$meshrt" search $args --per-tensor --exhaustive --json "$dir/e$n.json" >/dev/null 2>&1
+    check "search --per-tensor --exhaustive $args exits 0" [ $? = 0 ]
+    check "pruned and exhaustive agree: $args" same_results "$dir/p$n.json" "$dir/e$n.json"
+done
+check "the exhaustive run planned every candidate" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = d["candidates"]
+assert d["exhaustive"] and c["pruned"] == 0 and c["planned"] == c["enumerated"] - c["invalid"], c
+' "$dir/e4.json"
+check "the capped search pruned some" python3 -c '
+import json, sys
+assert json.load(open(sys.argv[1]))["candidates"]["pruned"] > 0
+' "$dir/p4.json"
+check "the combinations are counted" grep -q "(w1, w2): 16 combinations of their layouts" "$dir/p3.txt"
+
+# --- (b) at least as good as the rules alone -----------------------------
+"$meshrt" search "$mlp" --mesh rows=4,cols=1 --json "$dir/rules.json" >/dev/null 2>&1
+check "per-tensor is no slower than the rules alone" python3 -c '
+import json, sys
+p, r = (json.load(open(f)) for f in sys.argv[1:3])
+assert p["top"][0]["time_s"] <= r["top"][0]["time_s"], (p["top"][0], r["top"][0])
+' "$dir/p3.json" "$dir/rules.json"
+
+# --- (c) pasted, every listed layout plans to its time ---------------------
+paste_and_plan() { # SPEC JSON MESH_ARGS...
+    local spec=$1 json=$2; shift 2
+    python3 - "$spec" "$json" "$dir" "$meshrt" "$@" <<'EOF'
+import json, re, subprocess, sys
+spec, res, out, meshrt, extra = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
+text = open(spec).read()
+d = json.load(open(res))
+def flow(rules):
+    return "{" + ", ".join("%s: [%s]" % (k, ", ".join(v)) for k, v in rules.items()) + "}"
+seen = []
+for n, r in enumerate(d["top"] + d["pareto"]):
+    if (r["rules"], r["tensors"]) in seen:
+        continue
+    seen.append((r["rules"], r["tensors"]))
+    t = re.sub(r"(?m)^layout: .*$", "layout: " + flow(r["rules"]), text)
+    for name, own in r["tensors"].items():
+        if own is not None:
+            t, k = re.subn(r"(?m)^(  %s: \{.*)\}$" % name,
+                           r"\1, layout: %s}" % flow(own).replace("\\", "\\\\"), t)
+            assert k == 1, name
+    path = "%s/paste%d.yaml" % (out, n)
+    open(path, "w").write(t)
+    p = subprocess.run([meshrt, "plan", path, "--json"] + extra,
+                       capture_output=True, text=True)
+    assert p.returncode == 0, (path, p.stderr)
+    got = json.loads(p.stdout)["totals"]["time_s"]
+    # plan --json prints 6 digits
+    assert abs(got - r["time_s"]) <= 1e-5 * r["time_s"], (r, got)
+EOF
+}
+check "the small spec's layouts plan, pasted, to their times" paste_and_plan "$small" "$dir/p1.json"
+check "the MLP's layouts plan, pasted, to their times" paste_and_plan "$mlp" "$dir/p3.json" --mesh rows=4,cols=1
+
+# --- (d) usage -------------------------------------------------------------
+"$meshrt" plan "$small" --per-tensor >/dev/null 2>"$dir/err"
+check "--per-tensor on plan exits 2" [ $? = 2 ]
+check "--per-tensor on plan says so" grep -q "option --per-tensor is only valid for 'search'" "$dir/err"
+"$meshrt" search "$mlp" --per-tensor --planner meshtf >/dev/null 2>"$dir/err"
+check "--per-tensor with meshtf exits 2" [ $? = 2 ]
+check "--per-tensor with meshtf says why" grep -q "needs the auto planner" "$dir/err"
+"$meshrt" search "$mlp" --per-tensor --layout mixed >/dev/null 2>"$dir/err"
+check "--per-tensor with --layout exits 2" [ $? = 2 ]
+check "--per-tensor with --layout is one line" [ "$(wc -l <"$dir/err")" = 1 ]
+
+[ $fail = 0 ] && echo "cli_search_tensors: all checks passed"
+exit $fail
