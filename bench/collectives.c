@@ -18,6 +18,14 @@
  * bench/specs/relayout.yaml (4 ranks) is a relayout of the multi-axis
  * kind: one all-to-all over a group of two axes, against the one
  * MPI_Alltoall with block datatypes that makes the same move by hand.
+ * bench/specs/relayout_uneven.yaml (4 ranks) is a relayout over uneven
+ * splits: one all-to-all that the executor runs as an MPI_Alltoallw with
+ * per-peer types (made once, at mrt_exec_create), against the one
+ * MPI_Alltoallw with subarray types that makes the same move by hand
+ * (raw_uneven.c).  For these hand-written references the bench first
+ * checks that the raw call and meshrt's leave the same bytes in the
+ * output shard; a row whose results differ is not timed (n/a, and the
+ * exit status is 1).
  *
  * usage: mpirun -n 2 bench_collectives SPEC [REPS [KIND]]
  * (KIND: only the steps of that kind, e.g. alltoall, for profiling)
@@ -30,6 +38,7 @@
 
 #include "bench.h"
 #include "kernel.h"
+#include "raw_uneven.h"
 #include "runtime.h"
 
 #define TIMED(out, call)                                                    \
@@ -48,6 +57,9 @@
  * dim: these types, made once before the timing (the executor makes its
  * per-peer types in every call, and that is part of what is timed). */
 static MPI_Datatype group_type[2] = {MPI_DATATYPE_NULL, MPI_DATATYPE_NULL};
+/* An all-to-all over uneven splits, by hand (raw_uneven.c); g = 0 when
+ * the step is not one. */
+static mrt_bench_uneven raw_uneven;
 
 static int make_group_types(const mrt_exec *e, const mrt_step *s)
 {
@@ -71,6 +83,8 @@ static int raw_call(const mrt_exec *e, const mrt_step *s, MPI_Comm comm)
     MPI_Datatype t = p->dtype == MRT_F64 ? MPI_DOUBLE : MPI_FLOAT;
     void *send = e->buf[s->in], *recv = e->buf[s->out];
     int count = (int)p->value[s->in].count, g = (int)s->group;
+    if (raw_uneven.g > 0)
+        return mrt_bench_uneven_call(&raw_uneven, send, recv, comm);
     switch (s->kind) {
     case MRT_STEP_ALLGATHER:
         return MPI_Allgather(send, count, t, recv, count, t, comm);
@@ -96,21 +110,56 @@ static int raw_call(const mrt_exec *e, const mrt_step *s, MPI_Comm comm)
     }
 }
 
-static int bench_step(mrt_exec *e, int k, int reps, double *t)
+/* A view of the plan and the executor with step k alone. */
+static void one_step(const mrt_exec *e, int k, mrt_plan *one, mrt_exec *ex)
+{
+    *one = *e->plan;
+    one->step = e->plan->step + k;
+    one->nsteps = 1;
+    *ex = *e;
+    ex->plan = one;
+    ex->step_time = e->step_time + k;
+    ex->step_bytes = e->step_bytes + k;
+    ex->type = e->type + k;
+    ex->uneven = e->uneven + k; /* the executor indexes it by step */
+    ex->blocking = 1; /* the step alone: it completes before the next */
+}
+
+/* 1 on every rank if one raw call and one meshrt run of step k leave the
+ * same bytes in this rank's output shard, on every rank of the world
+ * (the output is overwritten with 0xff before each). */
+static int same_result(const mrt_exec *e, int k, MPI_Comm comm)
 {
     const mrt_plan *p = e->plan;
     const mrt_step *s = &p->step[k];
-    /* A view of the plan and the executor with step k alone. */
-    mrt_plan one = *p;
-    one.step = p->step + k;
-    one.nsteps = 1;
-    mrt_exec ex = *e;
-    ex.plan = &one;
-    ex.step_time = e->step_time + k;
-    ex.step_bytes = e->step_bytes + k;
-    ex.type = e->type + k;
-    ex.blocking = 1; /* the step alone: it completes before the next */
+    size_t n = (size_t)mrt_layout_shard_count_at(&p->value[s->out].layout,
+                                                 &p->mesh, e->comm->coords) *
+               (size_t)p->elsize;
+    mrt_plan one;
+    mrt_exec ex;
+    one_step(e, k, &one, &ex);
+    mrt_error err = {0};
+    char *raw = malloc(n + 1);
+    int ok = raw != NULL;
+    if (ok) {
+        memset(e->buf[s->out], 0xff, n);
+        ok = raw_call(e, s, comm) == MPI_SUCCESS;
+        memcpy(raw, e->buf[s->out], n);
+        memset(e->buf[s->out], 0xff, n);
+        ok = mrt_exec_run(&ex, &err) == MRT_OK && ok &&
+             memcmp(raw, e->buf[s->out], n) == 0;
+    }
+    free(raw);
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+    return ok;
+}
 
+static int bench_step(mrt_exec *e, int k, int reps, double *t)
+{
+    const mrt_step *s = &e->plan->step[k];
+    mrt_plan one;
+    mrt_exec ex;
+    one_step(e, k, &one, &ex);
     MPI_Comm comm = e->comm->group[s->axes];
     mrt_error err = {0};
     int rc = MPI_SUCCESS;
@@ -175,18 +224,8 @@ int main(int argc, char **argv)
             (argc > 3 && strcmp(argv[3], mrt_step_kind_name(s->kind)) != 0))
             continue;
         permutes += s->kind == MRT_STEP_PERMUTE;
-        if (s->kind == MRT_STEP_ALLTOALL_GROUP &&
-            make_group_types(e, s) != MPI_SUCCESS) {
-            fails++;
-            continue;
-        }
-        fails += bench_step(e, k, reps, t);
-        for (int j = 0; j < 2; j++)
-            if (group_type[j] != MPI_DATATYPE_NULL)
-                MPI_Type_free(&group_type[j]);
-        double ratio = mrt_bench_median_ratio(t, t + reps, reps);
-        double m = mrt_bench_median(t, reps), r = mrt_bench_median(t + reps, reps);
-        int packs = mrt_step_is_strided(plan, s);
+        int uneven = mrt_step_is_uneven(plan, s);
+        MPI_Comm group = comm->group[s->axes];
         char name[160], axes[64] = "";
         if (s->kind == MRT_STEP_ALLTOALL_GROUP) /* "over x,y" */
             snprintf(axes, sizeof axes, " over %s",
@@ -194,14 +233,53 @@ int main(int argc, char **argv)
                                        sizeof name));
         snprintf(name, sizeof name, "%s%s%s (%s)",
                  s->kind == MRT_STEP_PERMUTE ? "permute" : mrt_step_kind_name(s->kind),
-                 axes, packs ? " packed" : "",
+                 axes,
+                 uneven ? " uneven"
+                        : mrt_step_is_strided(plan, s) ? " packed" : "",
                  plan->tensor_name[plan->value[s->out].tensor]);
+        if (uneven && s->kind == MRT_STEP_REDUCE_SCATTER) {
+            if (rank == 0)
+                mrt_bench_result(3, name, -1, "<= 1.05",
+                                 "no raw reference for a reduce-scatter over "
+                                 "uneven splits");
+            continue;
+        }
+        int rc = MPI_SUCCESS;
+        if (s->kind == MRT_STEP_ALLTOALL_GROUP)
+            rc = make_group_types(e, s);
+        else if (uneven)
+            rc = mrt_bench_uneven_make(plan, s, comm->coords, group,
+                                       &raw_uneven);
+        MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        int checked = rc == MPI_SUCCESS &&
+                      (s->kind != MRT_STEP_ALLTOALL_GROUP && !uneven
+                           ? 1 : same_result(e, k, group));
+        if (checked)
+            fails += bench_step(e, k, reps, t);
+        for (int j = 0; j < 2; j++)
+            if (group_type[j] != MPI_DATATYPE_NULL)
+                MPI_Type_free(&group_type[j]);
+        mrt_bench_uneven_free(&raw_uneven);
+        if (!checked) {
+            fails++;
+            if (rank == 0)
+                mrt_bench_result(3, name, -1, "<= 1.05", "%s",
+                                 rc != MPI_SUCCESS
+                                     ? "the raw reference's datatypes could "
+                                       "not be made"
+                                     : "FAILED: raw MPI and meshrt left "
+                                       "different bytes in the output");
+            continue;
+        }
+        double ratio = mrt_bench_median_ratio(t, t + reps, reps);
+        double m = mrt_bench_median(t, reps), r = mrt_bench_median(t + reps, reps);
         if (rank == 0)
             mrt_bench_result(3, name, ratio, "<= 1.05",
-                             "%.1f MiB per rank over %lld ranks: meshrt %.2f ms, "
-                             "MPI %.2f ms",
-                             (double)s->bytes / (1 << 20), (long long)s->group,
-                             m * 1e3, r * 1e3);
+                             "%.1f MiB per rank%s over %lld ranks: meshrt "
+                             "%.2f ms, MPI %.2f ms",
+                             (double)s->bytes / (1 << 20),
+                             uneven ? " (the largest)" : "",
+                             (long long)s->group, m * 1e3, r * 1e3);
     }
     if (rank == 0 && permutes == 0 && argc <= 3)
         mrt_bench_result(3, "permute", -1, "<= 1.05",
