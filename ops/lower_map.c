@@ -55,12 +55,9 @@ static mrt_layout restrict_to(const mrt_layout *l, const mrt_layout *home,
         if (k < 0)
             continue;
         int free_axes = 1;
-        int64_t parts = 1;
-        for (int a = 0; a < keep->naxes[k]; a++) {
+        for (int a = 0; a < keep->naxes[k]; a++)
             free_axes &= !(used & (1u << keep->axes[k][a]));
-            parts *= m->size[keep->axes[k][a]];
-        }
-        if (free_axes && r.size[i] % parts == 0) {
+        if (free_axes) { /* uneven splits too: each rank reduces its block */
             r.naxes[i] = keep->naxes[k];
             memcpy(r.axes[i], keep->axes[k], sizeof r.axes[i]);
             for (int a = 0; a < keep->naxes[k]; a++)

@@ -423,6 +423,24 @@ END_TEST
 /* Uneven splits: the plan's figures per rank are the largest rank's
  * (rank 0's), its total over ranks is the sum of every rank's own bytes,
  * and each value is sized for its largest shard. */
+START_TEST(uneven_reduce_is_local_then_allreduced)
+{
+    /* A maximum over a dim split unevenly (10 over 4: 3, 3, 2, 2) is each
+     * rank's maximum of its own block, then an all-reduce of the
+     * per-row maxima: not a gather of the whole tensor first. */
+    plan_text("mesh: {data: 4}\n"
+              "dims: {b: 6, v: 10}\n"
+              "layout: {v: data}\n"
+              "tensors:\n"
+              "  x: {shape: [b, v]}\n"
+              "ops:\n"
+              "  - {op: reduce_max, in: [x], out: m, shape: [b]}\n",
+              NULL);
+    ck_assert_str_eq(op_steps(0), "reduce_max allreduce");
+    ck_assert_int_eq(op_step(0, 1)->bytes, 6 * 4);
+}
+END_TEST
+
 START_TEST(uneven_bytes_per_rank_add_up)
 {
     plan_text("mesh: {data: 2, model: 3}\ndtype: float64\n"
@@ -517,6 +535,7 @@ int main(void)
     tcase_add_test(tc, meshtf_ignores_per_tensor_layouts);
     tcase_add_test(tc, memory_model_frees_after_last_use);
     tcase_add_test(tc, collectives_in_the_background);
+    tcase_add_test(tc, uneven_reduce_is_local_then_allreduced);
     tcase_add_test(tc, uneven_bytes_per_rank_add_up);
     tcase_add_test(tc, uneven_specs_cover_every_collective);
     suite_add_tcase(s, tc);
