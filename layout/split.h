@@ -4,23 +4,24 @@
  *
  * The loader and the planner accept every split (uneven ones too:
  * layout.h's block rule).  The search's enumeration of rules
- * (ops/search_rules.c) and its bounds' execution layouts
- * (ops/search_bound.c) ask this one function, and today it keeps the
- * search to even splits: with uneven ones allowed, the search enumerated
- * candidates its brute-force check (tests/test_search.c) does not find,
- * and that difference is not understood yet.  Widening the search is
- * changing this function once the two agree.
+ * (ops/search_rules.c), its bounds' execution layouts
+ * (ops/search_bound.c) and the brute force that checks it
+ * (tests/test_search.c) ask this one function.  They weigh every split
+ * whose blocks all hold something; a dim smaller than its parts leaves
+ * ranks empty-handed and only adds candidates.  The bounds stay bounds
+ * for uneven splits: they take size / parts rounded down, at most the
+ * largest block.
  */
 #ifndef MRT_SPLIT_H
 #define MRT_SPLIT_H
 
 #include <stdint.h>
 
-/* 1 if the search may split a dim of size elements into parts blocks
- * (today: evenly, parts divides size). */
+/* 1 if the search may split a dim of size elements into parts blocks:
+ * every block holds at least one element. */
 static inline int mrt_split_ok(int64_t size, int64_t parts)
 {
-    return parts > 0 && size % parts == 0;
+    return parts > 0 && size >= parts;
 }
 
 #endif

@@ -16,6 +16,7 @@
 
 #include "plan.h"
 #include "search_rules.h"
+#include "split.h"
 #include "spec.h"
 
 /* Two einsums on a 2 x 2 mesh whose axes have different links. */
@@ -93,8 +94,8 @@ static void plan_rules(brute *b)
         int64_t parts = 1;
         for (int j = 0; j < b->rules[dim].naxes; j++)
             parts *= b->s->mesh.size[b->rules[dim].axes[j]];
-        if (b->s->dim_size[dim] % parts)
-            return;
+        if (!mrt_split_ok(b->s->dim_size[dim], parts)) /* the search's */
+            return;                                     /* space */
     }
     mrt_spec *d = NULL;
     mrt_plan *p = NULL;
@@ -314,6 +315,37 @@ START_TEST(meshtf_planner)
 }
 END_TEST
 
+START_TEST(uneven_split_is_searched)
+{
+    /* No dim divides by 3 (10 rows: 4, 3, 3; 256: 86, 85, 85), so every
+     * split is uneven: an even-only search has the replicated rules
+     * alone, and those compute everything 3 times.  The search must
+     * weigh the uneven splits, pick one, and agree with brute force. */
+    mrt_spec *s = load_text("mesh: {x: 3}\n"
+                            "dims: {b: 10, d: 256, e: 256}\n"
+                            "%s"
+                            "tensors:\n"
+                            "  h: {shape: [b, d]}\n"
+                            "  w: {shape: [d, e]}\n"
+                            "ops:\n"
+                            "  - {op: einsum, in: [h, w], out: y, "
+                            "shape: [b, e]}\n",
+                            "");
+    mrt_rules_options opt = {.top = 1};
+    mrt_rules_report *r = NULL;
+    ck_assert_int_eq(mrt_search_rules(s, &opt, &r, NULL), MRT_OK);
+    ck_assert_int_ge(r->ntop, 1);
+    ck_assert_int_gt(r->enumerated, 1);
+    int split = 0;
+    for (int i = 0; i < s->ndims; i++)
+        split += r->top[0].rule[i].naxes;
+    ck_assert_int_eq(split, 1); /* one dim over x, unevenly */
+    mrt_rules_report_destroy(r);
+    check_against_brute(s, MRT_PLANNER_AUTO, 0, 3, 0);
+    mrt_spec_destroy(s);
+}
+END_TEST
+
 START_TEST(awkward_mesh_and_own_layout)
 {
     mrt_spec *s = load_text(awkward, "layout: {a: rows}\n");
@@ -485,6 +517,7 @@ int main(void)
     tcase_add_test(tc, best_equals_brute_force);
     tcase_add_test(tc, exhaustive_agrees_with_pruned);
     tcase_add_test(tc, meshtf_planner);
+    tcase_add_test(tc, uneven_split_is_searched);
     tcase_add_test(tc, awkward_mesh_and_own_layout);
     tcase_add_test(tc, memory_cap);
     tcase_add_test(tc, screened_search);
