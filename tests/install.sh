@@ -50,10 +50,21 @@ mkdir "$tmp/user"
 cp "$src/examples/c/megatron_mlp.c" "$src/examples/c/plan_mlp.c" "$tmp/user/"
 cd "$tmp/user"
 read -r -a flags <<<"$(pc_flags --cflags --libs)"
+# A sanitizer build (meson -Db_sanitize=...) installs instrumented
+# objects: a program linking them needs the sanitizers' runtimes first,
+# as it would in any project built so.
+undefined=$(nm "$libdir/libmeshrt.a" 2>/dev/null || true)
+! grep -q " U __asan_" <<<"$undefined" || flags+=(-fsanitize=address)
+! grep -q " U __ubsan_" <<<"$undefined" || flags+=(-fsanitize=undefined)
 cc -std=c11 -O2 -Wall -Werror megatron_mlp.c "${flags[@]}" -lm -o mlp_shared ||
     fail "cc with pkg-config --cflags --libs meshrt"
 read -r -a sflags <<<"$(pc_flags --static --cflags --libs)"
-cc -std=c11 -O2 megatron_mlp.c -Wl,-Bstatic -lmeshrt -Wl,-Bdynamic "${sflags[@]}" \
+sflags+=("${flags[@]}")
+# the archive itself in place of pkg-config's -lmeshrt, so nothing can
+# pick the shared library instead
+static=()
+for f in "${sflags[@]}"; do [ "$f" = -lmeshrt ] || static+=("$f"); done
+cc -std=c11 -O2 megatron_mlp.c "$libdir/libmeshrt.a" "${static[@]}" \
     -lm -o mlp_static || fail "cc with pkg-config --static against libmeshrt.a"
 deps=$(ldd mlp_static)
 ! grep -q libmeshrt <<<"$deps" || fail "mlp_static needs libmeshrt.so"
