@@ -90,30 +90,25 @@ const char *mrt_cli_fmt_bytes(double bytes, char *buf, size_t size);
 
 /* ---- compare: one row per partitioning (cmd_compare.c), written as
  * text, CSV, JSON (report.c) and SVG (report_svg.c). */
-typedef struct mrt_cmp_row {
-    char name[64];       /* "spec", or the alternative's name */
-    char mesh[600];      /* "data=2,model=2" */
-    int ok;              /* planned; else error holds why not */
-    char error[1024];    /* one line */
-    mrt_plan_totals totals;
-    int64_t *axis_bytes; /* [ncols]: bytes per rank over each axis set */
-} mrt_cmp_row;
+typedef mrt_compare_row mrt_cmp_row; /* meshrt.h */
 
 typedef struct mrt_cmp_table {
     const char *spec;    /* its path */
     const char *planner; /* "auto" or "meshtf" */
     char profile[PATH_MAX]; /* the cost model's profile, as plans name it */
     int nrows;
-    mrt_cmp_row *row;
+    mrt_cmp_row *row;    /* borrowed from owner */
     int ncols;
     char (*col)[600];    /* axis-set names, e.g. "data,model" */
     int fastest;         /* row index, or -1 when no row planned */
     int training;        /* the spec has `train:`: phases are shown */
+    mrt_compare *owner;  /* the library's comparison */
 } mrt_cmp_table;
 
-/* Fills t (zeroed; t->spec and t->planner set by the caller) with a row
- * for spec's own rules and one per alternative (cmd_compare.c).  Fails
- * only when out of memory; mrt_cmp_table_free frees it either way. */
+/* Fills t (zeroed; t->spec and t->planner set by the caller) from
+ * mrt_compare_create: a row for spec's own rules and one per
+ * alternative (cmd_compare.c).  Fails only when out of memory;
+ * mrt_cmp_table_free frees it either way. */
 mrt_status mrt_cmp_build(mrt_cmp_table *t, const mrt_spec *spec,
                          const mrt_plan_options *opt);
 void mrt_cmp_table_free(mrt_cmp_table *t);

@@ -20,52 +20,9 @@
 #include "cli.h"
 #include "profile_io.h"
 #include "spec.h"
+#include "spec_load.h"
 
 static const mrt_mark no_mark = {0, 0};
-
-static int name_ok(const char *s, size_t n)
-{
-    if (n == 0 || n >= MRT_NAME_MAX || (s[0] >= '0' && s[0] <= '9'))
-        return 0;
-    for (size_t i = 0; i < n; i++)
-        if (!strchr("abcdefghijklmnopqrstuvwxyz"
-                    "ABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789", s[i]) || !s[i])
-            return 0;
-    return 1;
-}
-
-/* Adds "AXIS=SIZE" (item[0..n)) to m; else says why and returns 0. */
-static int add_axis(const char *item, size_t n, mrt_mesh *m, char *why,
-                    size_t size)
-{
-    const char *eq = memchr(item, '=', n);
-    if (!eq)
-        return snprintf(why, size, "'%.*s' is not AXIS=SIZE", (int)n, item),
-               0;
-    size_t len = (size_t)(eq - item);
-    char *end;
-    long v = strtol(eq + 1, &end, 10);
-    if (!name_ok(item, len))
-        return snprintf(why, size, "'%.*s' is not a valid axis name",
-                        (int)len, item), 0;
-    if (end != item + n || end == eq + 1 || eq[1] == '-' || eq[1] == '+' ||
-        v < 1 || v > INT_MAX)
-        return snprintf(why, size, "the size of axis '%.*s' must be a "
-                        "positive integer, got '%.*s'", (int)len, item,
-                        (int)(item + n - eq - 1), eq + 1), 0;
-    for (int a = 0; a < m->naxes; a++)
-        if (strlen(m->name[a]) == len && !strncmp(m->name[a], item, len))
-            return snprintf(why, size, "axis '%.*s' is given twice",
-                            (int)len, item), 0;
-    if (m->naxes == MRT_MAX_AXES)
-        return snprintf(why, size, "more than %d axes", MRT_MAX_AXES), 0;
-    if (v > INT_MAX / m->nranks)
-        return snprintf(why, size, "more than %d ranks", INT_MAX), 0;
-    snprintf(m->name[m->naxes], MRT_NAME_MAX, "%.*s", (int)len, item);
-    m->size[m->naxes++] = v;
-    m->nranks *= v;
-    return 1;
-}
 
 /* The mesh of --mesh "data=2,model=2", or one axis `world` of all the
  * ranks; its size must be the world's. */
@@ -80,16 +37,11 @@ static mrt_status parse_mesh(const char *s, int ranks, mrt_mesh *m,
         m->size[0] = m->nranks = ranks;
         return MRT_OK;
     }
-    char why[256] = "expected AXIS=SIZE[,AXIS=SIZE...]";
-    for (const char *p = s;;) {
-        size_t n = strcspn(p, ",");
-        if (!add_axis(p, n, m, why, sizeof why))
-            return mrt_error_set(err, MRT_E_USAGE, "meshrt", no_mark,
-                                 "invalid --mesh '%.100s': %s", s, why);
-        if (!p[n])
-            break;
-        p += n + 1;
-    }
+    /* the loader's parser (spec_load.h); errors name the command */
+    mrt_error why = {0};
+    if (mrt_spec_parse_mesh_string(s, m, &why) != MRT_OK)
+        return mrt_error_set(err, why.code, "meshrt", no_mark, "%s",
+                             why.message);
     if (m->nranks != ranks)
         return mrt_error_set(err, MRT_E_MESH, "meshrt", no_mark,
                              "the mesh %s has %lld ranks but mpirun started "

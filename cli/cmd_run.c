@@ -4,9 +4,9 @@
  * error line from rank 0 and exit 2 on every rank, never a hang), then
  * checks the plan against the spec's `expect:` budgets (over budget: rank
  * 0 says why, every rank exits 1 without running), then mrt_run executes
- * and prints its report on the standard output.  Through meshrt.h only:
- * loading and planning (mrt_cli_load, args.c) and the budgets (budget.c)
- * still use internal headers.
+ * and prints its report on the standard output.  Through meshrt.h only
+ * (the budgets too: mrt_plan_check_budgets, printed by budget.c); loading
+ * under --layout (mrt_cli_load, args.c) still uses internal headers.
  */
 #include <stdio.h>
 

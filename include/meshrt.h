@@ -326,6 +326,107 @@ MRT_API mrt_plan_totals mrt_plan_get_totals(const mrt_plan *plan);
 MRT_API int64_t mrt_plan_comm_bytes(const mrt_plan *plan);
 MRT_API double mrt_plan_flops(const mrt_plan *plan);
 
+/* The spec's `expect:` budgets (docs/spec.md) a plan exceeds. */
+typedef enum mrt_budget_kind {
+    MRT_BUDGET_COMM_BYTES = 0, /* comm_bytes_max: bytes per rank to MPI */
+    MRT_BUDGET_PEAK_MEMORY,    /* peak_memory_max: bytes per rank */
+    MRT_BUDGET_KIND_COUNT
+} mrt_budget_kind;
+typedef struct mrt_budget_violation {
+    int op;               /* 0: the whole program's budget; else the
+                             spec op's number, from 1 */
+    mrt_budget_kind kind;
+    int64_t value, limit; /* the plan's figure, over the budget's */
+    mrt_error error;      /* MRT_E_SPEC at the `expect:` node: "the plan
+                             hands 4096 bytes per rank to MPI, over the
+                             budget of 1024 (expect: comm_bytes_max)" */
+} mrt_budget_violation;
+/* Checks plan (made from spec, or a selected alternative of it) against
+ * the spec's budgets: the whole program's, then each op's in program
+ * order.  Writes the first max violations to out (the caller's array;
+ * out may be NULL with max 0) and returns how many there are in all (0:
+ * within budget), so a caller may count first, then allocate. */
+MRT_API int mrt_plan_check_budgets(const mrt_spec *spec, const mrt_plan *plan,
+                                   mrt_budget_violation *out, int max);
+
+/* What `meshrt check` warns about, as data: layouts that waste the mesh
+ * or do not fit it.  Warnings are advice: the plan is valid. */
+typedef enum mrt_warning_kind {
+    MRT_WARN_MEMORY = 0,    /* the plan's peak memory per rank is over a
+                               rank's memory (no position) */
+    MRT_WARN_DUPLICATED_OP, /* an einsum computes the same result on every
+                               rank of a mesh axis (at the op) */
+    MRT_WARN_REPLICATED,    /* a tensor kept replicated whose shard is over
+                               a share of a rank's memory (at the tensor) */
+    MRT_WARNING_KIND_COUNT
+} mrt_warning_kind;
+typedef struct mrt_warning {
+    mrt_warning_kind kind;
+    char file[256];    /* the spec */
+    int line, column;  /* 1-based; 0: about the whole plan */
+    char message[1024]; /* one line, without "warning:" */
+} mrt_warning;
+typedef struct mrt_warning_options {
+    int64_t memory;          /* bytes of one rank; 0: this machine's */
+    const char *memory_name; /* what messages call it; NULL: "this
+                                machine's memory" (memory 0), else "a
+                                rank's memory" */
+    double replicated_share; /* warn about a replicated shard over this
+                                share of memory; 0: 0.25 */
+} mrt_warning_options;
+/* The warnings about plan (made from spec, or the alternative of it the
+ * plan was made from): the memory one, then each op's, then each
+ * tensor's.  opt may be NULL (the defaults).  Writes the first max to
+ * out (the caller's array; NULL with max 0: count only) and returns how
+ * many there are in all. */
+MRT_API int mrt_plan_warnings(const mrt_spec *spec, const mrt_plan *plan,
+                              const mrt_warning_options *opt,
+                              mrt_warning *out, int max);
+
+/* ---- comparing partitionings -------------------------------------- */
+
+/* One partitioning of a comparison: the spec's own rules ("spec") or an
+ * alternative of its `layouts:`. */
+typedef struct mrt_compare_row {
+    char name[64];       /* "spec", or the alternative's name */
+    char mesh[600];      /* "data=2,model=2" ("(1 rank)": no axes) */
+    int ok;              /* planned; else status and error say why not */
+    mrt_status status;   /* MRT_OK, or why it did not load or plan */
+    char error[1024];    /* one line, "FILE:LINE:COL: error: ..." */
+    mrt_plan_totals totals; /* ok only */
+    int64_t *axis_bytes; /* [ncols]: bytes per rank over each axis set */
+} mrt_compare_row;
+
+/* A comparison: plain data the caller reads (and must not change); free
+ * with mrt_compare_destroy. */
+typedef struct mrt_compare {
+    int nrows;
+    mrt_compare_row *row; /* [nrows]: "spec" first, then the alternatives
+                             in file order */
+    int ncols;
+    char (*col)[600];     /* [ncols]: axis-set names, e.g. "data,model";
+                             fewer axes first, then in mesh order */
+    int fastest;          /* row with the least modeled time; -1: none
+                             planned */
+    int training;         /* the spec has `train:` (totals.phase_* split
+                             forward, backward, update) */
+    char planner[8];      /* "auto" or "meshtf" */
+    char profile[4096];   /* the cost model's profile as plans name it;
+                             "": no row planned */
+} mrt_compare;
+
+/* Plans spec under its own layout rules and under each alternative of
+ * its `layouts:` (each with its own mesh, if it has one), all with opt
+ * (NULL: defaults).  Mesh and dim overrides are given when loading
+ * (mrt_spec_load_opts): an alternative that no longer fits them gets its
+ * load error in its row.  A partitioning that does not plan is a row
+ * with ok 0, not a failure: this fails only for NULL arguments
+ * (MRT_E_USAGE) or out of memory.  The caller owns *out. */
+MRT_API mrt_status mrt_compare_create(const mrt_spec *spec,
+                                      const mrt_plan_options *opt,
+                                      mrt_compare **out, mrt_error *err);
+MRT_API void mrt_compare_destroy(mrt_compare *c);
+
 /* ---- running ------------------------------------------------------ */
 
 #ifndef MRT_NO_MPI

@@ -96,5 +96,13 @@ if [ $st != 2 ] || [ "$(wc -l <"$tmp/err")" != 1 ] || [ -e "$tmp/x.yaml" ]; then
     bad "calibrate on a mesh of the wrong size: status $st"; cat "$tmp/err"
 fi
 
+# calibrate reads --mesh with the loader's parser (blanks allowed, as
+# for plan --mesh): the mesh is read, then found to be the wrong size.
+"$here/mpirun.sh" 2 "$meshrt" calibrate --quick --mesh " data = 3" --out "$tmp/x.yaml" >/dev/null 2>"$tmp/err"
+st=$?
+if [ $st != 2 ] || ! grep -q "^meshrt: error: the mesh  data = 3 has 3 ranks but mpirun started 2 " "$tmp/err"; then
+    bad "calibrate --mesh is not read as plan --mesh is: status $st"; cat "$tmp/err"
+fi
+
 [ $fail = 0 ] && echo "run --profile, --trace and calibrate: all ok"
 exit $fail

@@ -138,8 +138,11 @@ static int override_item(const char *text, size_t n, mrt_mesh *m, char *why,
     return 1;
 }
 
-/* The mesh of a --mesh string like "data=4,model=2" (blanks allowed). */
-static mrt_status parse_override(const char *s, mrt_mesh *m, mrt_error *err)
+/* The mesh of a --mesh string like "data=4,model=2" (blanks allowed):
+ * the one parser of such strings (the loader's overrides, and
+ * `meshrt calibrate --mesh`; spec_load.h). */
+mrt_status mrt_spec_parse_mesh_string(const char *s, mrt_mesh *m,
+                                      mrt_error *err)
 {
     char why[256] = "expected AXIS=SIZE[,AXIS=SIZE...]";
     memset(m, 0, sizeof *m);
@@ -466,7 +469,7 @@ static mrt_status load_text(const char *path, const char *text, size_t len,
     if (len > MRT_SPEC_FILE_MAX)
         return mrt_error_set(err, MRT_E_IO, path, no_mark,
                              "cannot read spec: file too large");
-    if (mesh_override && (st = parse_override(mesh_override, &override, err)))
+    if (mesh_override && (st = mrt_spec_parse_mesh_string(mesh_override, &override, err)))
         return st;
     if (!(s = calloc(1, sizeof *s)))
         return mrt_error_set(err, MRT_E_NOMEM, path, no_mark, "out of memory");
