@@ -75,15 +75,16 @@ static void print_report(const params_out *o, FILE *f)
     const mrt_spec *s = o->spec;
     char buf[2048];
     fprintf(f, "search %s, per tensor: global rules and a layout for each "
-               "of %d parameter%s (",
-            s->path, r->nparams, r->nparams == 1 ? "" : "s");
+               "of %d %s%s (",
+            s->path, r->nparams, r->nacts ? "tensor" : "parameter",
+            r->nparams == 1 ? "" : "s");
     for (int i = 0; i < r->nparams; i++)
         fprintf(f, "%s%s", i ? ", " : "", s->tensor[r->param[i]].name);
     fprintf(f, "): %" PRId64 " combination%s of their layouts\n", r->combos,
             r->combos == 1 ? "" : "s");
     if (r->nacts)
         fprintf(f, "of which %d activation%s (op results, laid out as by "
-                   "the op's layout:)\n", r->nacts, r->nacts == 1 ? "" : "s");
+                   "their op's layout:)\n", r->nacts, r->nacts == 1 ? "" : "s");
     if (r->nleft) {
         fprintf(f, "the cap of %d combinations cut the space: not searched "
                    "with a layout of their own: ", MRT_PARAMS_MAX_COMBOS);

@@ -153,6 +153,11 @@ for n, r in enumerate(d["top"] + d["pareto"]):
 EOF2
 }
 check "the activation search's layouts plan, pasted, to their times" paste_ops "$act" "$dir/p$((n - 1)).json"
+"$meshrt" search "$here/specs/cli/per_activation_chain.yaml" --activations all >"$dir/all.txt" 2>&1
+check "--activations all exits 0" [ $? = 0 ]
+check "--activations all stops at the cap and says which it left out" \
+    grep -q "cap of 4096 combinations cut the space: .*: h7, h8$" "$dir/all.txt"
+check "--activations all searched the rest" grep -q "(x, h1, h2, h3, h4, h5, h6): 2187 combinations" "$dir/all.txt"
 "$meshrt" search "$act" --activations nosuch >/dev/null 2>"$dir/err"
 check "--activations of no op's result exits 2" [ $? = 2 ]
 check "--activations of no op's result says so in one line" \
