@@ -207,7 +207,7 @@ static void write_json(FILE *f, const void *ctx)
     fputs("{\"spec\": ", f);
     mrt_json_string(f, o->spec->path);
     fputs(", \"per_tensor\": true, \"params\": [", f);
-    for (int i = 0; i < r->nparams; i++) {
+    for (int i = 0; i < r->nparams - r->nacts; i++) {
         fputs(i ? ", " : "", f);
         mrt_json_string(f, o->spec->tensor[r->param[i]].name);
     }

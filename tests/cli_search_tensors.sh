@@ -120,7 +120,7 @@ done
 check "r's own layout beats what the rules and parameters alone reach" python3 -c '
 import json, sys
 a, p = (json.load(open(f)) for f in sys.argv[1:3])
-assert a["activations"] == ["r"], a["activations"]
+assert a["activations"] == ["r"] and a["params"] == ["w1", "w2"], (a["activations"], a["params"])
 best = a["top"][0]
 assert best["tensors"]["r"] is not None, best
 assert best["time_s"] < p["top"][0]["time_s"] * (1 - 1e-6), (best, p["top"][0])
