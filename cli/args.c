@@ -149,7 +149,7 @@ static const char *const usage_search =
     "                          [--planner auto|meshtf]\n"
     "                          [--machine FILE] [--json FILE]\n"
     "                          [--exhaustive | --screen | --no-screen]\n"
-    "                          [--per-tensor]\n"
+    "                          [--per-tensor] [--activations NAME,...|all]\n"
     "\n"
     "Tries every set of global layout rules for the program (each dim on an\n"
     "ordered list of mesh axes of size > 1, each axis on one dim at most,\n"
@@ -172,6 +172,10 @@ static const char *const usage_search =
     "  --per-tensor       also give each parameter (train: params, else\n"
     "                     every input) a layout of its own: every\n"
     "                     combination of those, and the rules for each\n"
+    "  --activations NAME,...|all\n"
+    "                     --per-tensor, and a layout of its own for these\n"
+    "                     op results too (as the op's layout:); all: every\n"
+    "                     op result while the combinations stay <= 4096\n"
     PLANNER_OPTIONS
     "exit status 0, 1 if no layout fits --max-memory, 2 for bad input.\n";
 
@@ -396,6 +400,7 @@ mrt_status mrt_cli_parse(int argc, char **argv, mrt_cli_args *a,
         {"no-screen", no_argument, 0, 'W'},
         {"dim", required_argument, 0, 'D'},
         {"per-tensor", no_argument, 0, 'U'},
+        {"activations", required_argument, 0, 'A'},
         {"sweep", required_argument, 0, 'V'},
         {0, 0, 0, 0}};
     struct option table[sizeof opts / sizeof opts[0]];
@@ -433,6 +438,13 @@ mrt_status mrt_cli_parse(int argc, char **argv, mrt_cli_args *a,
                 return usage_error(err, a->cmd, "option --per-tensor is only "
                                    "valid for 'search'%s", "");
             a->per_tensor = 1;
+            break;
+        case 'A':
+            if (strcmp(a->cmd, "search"))
+                return usage_error(err, a->cmd, "option --activations is "
+                                   "only valid for 'search'%s", "");
+            a->per_tensor = 1;
+            a->activations = optarg;
             break;
         case 'V':
             if (strcmp(a->cmd, "compare"))

@@ -35,6 +35,7 @@ typedef struct mrt_cli_args {
     int exhaustive;    /* search --exhaustive: no pruning */
     int screen;        /* search: --screen 1, --no-screen -1, else 0 */
     int per_tensor;    /* search --per-tensor: parameters' own layouts */
+    const char *activations; /* search --activations NAME,...|all, or NULL */
 } mrt_cli_args;
 
 /* Parses argv after the subcommand name; fills err on bad usage. */

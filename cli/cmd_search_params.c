@@ -3,7 +3,7 @@
  * ops/search_params.c (global rules, and a layout of its own for each
  * parameter), printed as the K fastest, the time-versus-memory Pareto
  * front and the winner to paste: a `layout:` block and the parameters'
- * own `layout:`s.  --json FILE writes the same, atomically.  Exit
+ * own `layout:`s, and (--activations) the ops' own `layout:`s.  --json FILE writes the same, atomically.  Exit
  * status as search's: 0, 1 when nothing fits --max-memory, 2 bad input.
  */
 #include <inttypes.h>
@@ -75,12 +75,23 @@ static void print_report(const params_out *o, FILE *f)
     const mrt_spec *s = o->spec;
     char buf[2048];
     fprintf(f, "search %s, per tensor: global rules and a layout for each "
-               "of %d parameter%s (",
-            s->path, r->nparams, r->nparams == 1 ? "" : "s");
+               "of %d %s%s (",
+            s->path, r->nparams, r->nacts ? "tensor" : "parameter",
+            r->nparams == 1 ? "" : "s");
     for (int i = 0; i < r->nparams; i++)
         fprintf(f, "%s%s", i ? ", " : "", s->tensor[r->param[i]].name);
     fprintf(f, "): %" PRId64 " combination%s of their layouts\n", r->combos,
             r->combos == 1 ? "" : "s");
+    if (r->nacts)
+        fprintf(f, "of which %d activation%s (op results, laid out as by "
+                   "their op's layout:)\n", r->nacts, r->nacts == 1 ? "" : "s");
+    if (r->nleft) {
+        fprintf(f, "the cap of %d combinations cut the space: not searched "
+                   "with a layout of their own: ", MRT_PARAMS_MAX_COMBOS);
+        for (int i = 0; i < r->nleft; i++)
+            fprintf(f, "%s%s", i ? ", " : "", s->tensor[r->left[i]].name);
+        fputc('\n', f);
+    }
     fprintf(f, "%" PRId64 " candidates in all: %" PRId64 " planned, %" PRId64
                " pruned by the bounds, %" PRId64 " invalid, %" PRId64
                " over the memory cap; %" PRId64 " combination%s did not "
@@ -111,16 +122,21 @@ static void print_report(const params_out *o, FILE *f)
                 o->a->dims ? o->a->dims : "");
     fputs(":\n\n", f);
     mrt_rules_print_yaml(s, r->top[0].rule, f);
-    int any = 0;
+    int any = 0, anyop = 0;
     for (int i = 0; i < r->nparams; i++) {
         if (r->top[0].follows[i])
             continue;
-        if (!any++)
+        int act = i >= r->nparams - r->nacts;
+        if (!act && !any++)
             fputs("\nand give these tensors (under tensors:) their own "
                   "layout:\n\n", f);
+        if (act && !anyop++)
+            fputs("\nand give these ops (under ops:, the op by its out:) "
+                  "their own layout:\n\n", f);
         const mrt_rule *own = own_of(o, &r->top[0], i);
         int n = 0;
-        fprintf(f, "  %s: layout: {", s->tensor[r->param[i]].name);
+        fprintf(f, act ? "  out: %s, layout: {" : "  %s: layout: {",
+                s->tensor[r->param[i]].name);
         for (int d = 0; d < s->ndims; d++) {
             if (!own[d].naxes)
                 continue;
@@ -191,8 +207,13 @@ static void write_json(FILE *f, const void *ctx)
     fputs("{\"spec\": ", f);
     mrt_json_string(f, o->spec->path);
     fputs(", \"per_tensor\": true, \"params\": [", f);
-    for (int i = 0; i < r->nparams; i++) {
+    for (int i = 0; i < r->nparams - r->nacts; i++) {
         fputs(i ? ", " : "", f);
+        mrt_json_string(f, o->spec->tensor[r->param[i]].name);
+    }
+    fputs("], \"activations\": [", f);
+    for (int i = r->nparams - r->nacts; i < r->nparams; i++) {
+        fputs(i > r->nparams - r->nacts ? ", " : "", f);
         mrt_json_string(f, o->spec->tensor[r->param[i]].name);
     }
     fprintf(f, "],\n \"combinations\": %" PRId64 ", \"exhaustive\": %s, "
@@ -215,7 +236,8 @@ int mrt_cli_search_params(const mrt_cli_args *a, const mrt_spec *spec,
     mrt_error err = {0};
     mrt_params_report *r = NULL;
     const mrt_spec_overrides ov = {a->mesh, a->dims};
-    mrt_status st = mrt_search_params(spec, &ov, opt, &r, &err);
+    mrt_status st = mrt_search_params(spec, &ov, a->activations, opt, &r,
+                                      &err);
     if (st) {
         mrt_cli_print_error(&err);
         return mrt_cli_exit_code(st);

@@ -249,6 +249,61 @@ static void find_params(const mrt_spec *s, mrt_params_report *r)
             r->param[r->nparams++] = t;
 }
 
+/* The activations acts names ("all": every op result with dims, in op
+ * order, while the combinations fit the cap), after the parameters. */
+static mrt_status find_acts(const mrt_spec *s, const char *acts,
+                            mrt_params_report *r, choices *ch,
+                            mrt_error *err)
+{
+    int all = !strcmp(acts, "all");
+    const char *p = acts;
+    while (*p) {
+        size_t len = all ? 0 : strcspn(p, ",");
+        int t = -1;
+        for (int k = 0; !all && k < s->ntensors && t < 0; k++)
+            if (strlen(s->tensor[k].name) == len &&
+                !strncmp(s->tensor[k].name, p, len) &&
+                s->tensor[k].producer >= 0)
+                t = k;
+        if (!all && t < 0)
+            return mrt_error_set(err, MRT_E_USAGE, s->path, (mrt_mark){0},
+                                 "--activations: no op makes '%.*s' (name "
+                                 "an op's out:, or say all)", (int)len, p);
+        for (int k = all ? 0 : t; k < (all ? s->ntensors : t + 1); k++) {
+            if (s->tensor[k].producer < 0 || !s->tensor[k].layout.ndims)
+                continue;
+            int dup = 0;
+            for (int i = 0; i < r->nparams; i++)
+                dup |= r->param[i] == k;
+            if (dup)
+                continue;
+            if (r->nparams == MRT_MAX_PARAMS) {
+                r->left[r->nleft++] = k;
+                continue;
+            }
+            choices *c = &ch[r->nparams];
+            if (make_choices(s, k, c))
+                return mrt_error_set(err, MRT_E_NOMEM, s->path,
+                                     (mrt_mark){0}, "out of memory while "
+                                     "searching layouts");
+            if (all && r->combos * c->n > MRT_PARAMS_MAX_COMBOS) {
+                free(c->rules);
+                c->rules = NULL;
+                if (r->nleft < MRT_MAX_PARAMS)
+                    r->left[r->nleft++] = k;
+                continue;
+            }
+            r->combos = r->combos > MRT_PARAMS_MAX_COMBOS / c->n + 1
+                            ? MRT_PARAMS_MAX_COMBOS + 1
+                            : r->combos * c->n;
+            r->param[r->nparams++] = k;
+            r->nacts++;
+        }
+        p += all ? strlen(p) : len + (p[len] == ',');
+    }
+    return MRT_OK;
+}
+
 /* Loads combination `pick` and searches its rules into m. */
 static mrt_status search_combo(merger *m, const mrt_spec_overrides *ov,
                                const mrt_rules_options *opt,
@@ -301,7 +356,7 @@ static mrt_status search_combo(merger *m, const mrt_spec_overrides *ov,
 }
 
 mrt_status mrt_search_params(const mrt_spec *s, const mrt_spec_overrides *ov,
-                             const mrt_rules_options *opt,
+                             const char *acts, const mrt_rules_options *opt,
                              mrt_params_report **out, mrt_error *err)
 {
     mrt_rules_options defaults = {0};
@@ -325,12 +380,15 @@ mrt_status mrt_search_params(const mrt_spec *s, const mrt_spec_overrides *ov,
         else
             m.r->combos *= ch[i].n;
     }
+    if (acts && (st = find_acts(s, acts, m.r, ch, err)))
+        goto fail;
     if (m.r->combos > MRT_PARAMS_MAX_COMBOS) {
         st = mrt_error_set(err, MRT_E_USAGE, s->path, (mrt_mark){0},
                            "more than %d combinations of per-tensor layouts "
-                           "for %d parameters: too many to search (give "
-                           "some their own layout: in the spec, or search "
-                           "without --per-tensor)", MRT_PARAMS_MAX_COMBOS,
+                           "for %d tensors: too many to search (give "
+                           "some their own layout: in the spec, or name "
+                           "fewer --activations, or search without "
+                           "--per-tensor)", MRT_PARAMS_MAX_COMBOS,
                            m.r->nparams);
         goto fail;
     }

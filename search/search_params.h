@@ -18,6 +18,13 @@
  * on its combination's front.  --exhaustive plans every candidate of
  * every combination.  Equal candidates (a parameter given by its own
  * layout exactly what the rules give it, same figures) count once.
+ *
+ * Activations (op results) named in `acts` ("h,r", or "all") are
+ * searched the same way after the parameters: each either follows the
+ * rules (or its op's `layout:`) or has a layout of its own, loaded as if
+ * written in its op's `layout:`.  With "all", op results are taken in
+ * op order while the combinations stay within MRT_PARAMS_MAX_COMBOS; the
+ * rest are listed in `left` (the cap cut the space).
  */
 #ifndef MRT_SEARCH_PARAMS_H
 #define MRT_SEARCH_PARAMS_H
@@ -38,7 +45,10 @@ typedef struct mrt_params_result {
 
 typedef struct mrt_params_report {
     int ndims, nparams;
-    int param[MRT_MAX_PARAMS];  /* tensor ids */
+    int param[MRT_MAX_PARAMS];  /* tensor ids: parameters, then the
+                                   activations (from nparams - nacts) */
+    int nacts;
+    int nleft, left[MRT_MAX_PARAMS]; /* activations the cap left out */
     int64_t combos;             /* combinations of per-parameter choices */
     int64_t failed;             /* combinations whose spec does not load */
     int64_t enumerated, planned, invalid, pruned, over_memory;
@@ -51,11 +61,13 @@ typedef struct mrt_params_report {
 } mrt_params_report;
 
 /* Searches s (loaded from s->path with overrides ov, which may be NULL)
- * over global rules and per-parameter layouts.  Fails for more than
- * MRT_PARAMS_MAX_COMBOS combinations (MRT_E_USAGE), out of memory, or
- * what mrt_search_rules fails for.  The caller destroys *out. */
+ * over global rules and per-parameter layouts, and per-activation ones
+ * for acts (NULL: none).  Fails for more than MRT_PARAMS_MAX_COMBOS
+ * combinations or a name in acts that no op makes (MRT_E_USAGE), out of
+ * memory, or what mrt_search_rules fails for.  The caller destroys
+ * *out. */
 mrt_status mrt_search_params(const mrt_spec *s, const mrt_spec_overrides *ov,
-                             const mrt_rules_options *opt,
+                             const char *acts, const mrt_rules_options *opt,
                              mrt_params_report **out, mrt_error *err);
 void mrt_params_report_destroy(mrt_params_report *r);
 

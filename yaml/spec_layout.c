@@ -112,6 +112,15 @@ mrt_status mrt_spec_parse_rules(mrt_spec_parser *p, const yaml_node_t *map,
     return st;
 }
 
+const mrt_rule *mrt_spec_given_rules(const mrt_spec_parser *p,
+                                     const char *name)
+{
+    for (int i = 0; i < p->ntl; i++)
+        if (!strcmp(p->tl[i].name, name))
+            return p->tl[i].rules;
+    return NULL;
+}
+
 mrt_status mrt_spec_resolve_layout(mrt_spec_parser *p, mrt_spec_tensor *t,
                                    const yaml_node_t *own)
 {
@@ -120,12 +129,11 @@ mrt_status mrt_spec_resolve_layout(mrt_spec_parser *p, mrt_spec_tensor *t,
     mrt_rule *own_rules = NULL;
     char of[MRT_NAME_MAX + 32];
     mrt_status st = MRT_OK;
-    for (int i = 0; t->producer < 0 && i < p->ntl; i++)
-        if (!strcmp(p->tl[i].name, t->name)) { /* mrt_spec_load_layouts:
-                                                   in place of its own */
-            t->own_layout = 1;
-            return mrt_spec_apply_rules(&r, t, p->tl[i].rules, 1);
-        }
+    const mrt_rule *given = mrt_spec_given_rules(p, t->name);
+    if (given) { /* mrt_spec_load_layouts: in place of its own */
+        t->own_layout = 1;
+        return mrt_spec_apply_rules(&r, t, given, 1);
+    }
     t->own_layout = own != NULL;
     if (!own)
         return mrt_spec_apply_rules(&r, t, s->rule, 0);

@@ -32,14 +32,15 @@ mrt_status mrt_spec_parse_mesh_string(const char *s, mrt_mesh *m,
                                       mrt_error *err);
 
 /* A layout for the input tensor `name` as if its entry had `layout:`
- * with these rules (by dim id: [ndims]; in place of the one it has):
+ * with these rules (by dim id: [ndims]; in place of the one it has), or
+ * for the op whose `out:` is `name` as if the op had that `layout:`:
  * the search's per-tensor candidates are loaded so, and plan as the
  * pasted spec will. */
 typedef struct mrt_spec_tensor_rules {
     const char *name;
     const mrt_rule *rules;
 } mrt_spec_tensor_rules;
-/* mrt_spec_load_opts, with the layouts of some input tensors given
+/* mrt_spec_load_opts, with the layouts of some inputs and ops given
  * (tl[0..ntl); a name the spec lacks changes nothing). */
 mrt_status mrt_spec_load_layouts(const char *path,
                                  const mrt_spec_overrides *ov,

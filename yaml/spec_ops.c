@@ -438,9 +438,11 @@ static mrt_status op_layout(mrt_user_op *u, const yaml_node_t *n)
     mrt_spec_parser *p = u->p;
     mrt_spec *s = p->spec;
     const yaml_node_t *own = mrt_spec_get(p, n, "layout");
+    /* mrt_spec_load_layouts: as if `layout:` held these rules */
+    const mrt_rule *given = mrt_spec_given_rules(p, u->out.name);
     u->rules = s->rule;
     u->own = 0;
-    if (u->kind == MRT_U_EINSUM || !own)
+    if (u->kind == MRT_U_EINSUM || (!own && !given))
         return mrt_spec_resolve_layout(p, &u->out, own);
     mrt_layout all = u->out.layout;
     for (int k = 0; k < u->nin; k++)
@@ -450,7 +452,11 @@ static mrt_status op_layout(mrt_user_op *u, const yaml_node_t *n)
         return mrt_spec_nomem(p);
     char of[64];
     snprintf(of, sizeof of, "the layout of op %d", u->number);
-    mrt_status st = mrt_spec_parse_rules(p, own, &all, of, u->own_rules);
+    mrt_status st = MRT_OK;
+    if (given)
+        memcpy(u->own_rules, given, (size_t)s->ndims * sizeof *given);
+    else
+        st = mrt_spec_parse_rules(p, own, &all, of, u->own_rules);
     if (st)
         return st;
     u->rules = u->own_rules;

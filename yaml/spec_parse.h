@@ -33,7 +33,7 @@ typedef struct mrt_spec_parser {
     const mrt_mesh *rule_mesh;
     const char *rule_mesh_what;
     int dims_overridden; /* some dim sizes came from --dim */
-    const mrt_spec_tensor_rules *tl; /* layouts given to input tensors */
+    const mrt_spec_tensor_rules *tl; /* layouts given to inputs, op results */
     int ntl;
 } mrt_spec_parser;
 
@@ -131,6 +131,10 @@ mrt_status mrt_spec_parse_rule(mrt_spec_parser *p, const yaml_node_t *k,
  * global rules) once t->layout's dims and sizes are set, sets
  * t->own_layout, and checks that no axis splits two dims and that every
  * split is even. */
+/* The rules mrt_spec_load_layouts gives tensor (or op result) `name`, in
+ * place of its `layout:`; NULL if none. */
+const mrt_rule *mrt_spec_given_rules(const mrt_spec_parser *p,
+                                     const char *name);
 mrt_status mrt_spec_resolve_layout(mrt_spec_parser *p, mrt_spec_tensor *t,
                                    const yaml_node_t *own);
 
