@@ -14,20 +14,6 @@
 
 #include "build.h"
 
-/* Appends dim d to l unless there (l->ndims past MRT_MAX_DIMS counts a
- * dim too many). */
-static void add_dim(const mrt_spec *s, mrt_layout *l, int d)
-{
-    if (l->ndims > MRT_MAX_DIMS || mrt_layout_find_dim(l, d) >= 0)
-        return;
-    if (l->ndims == MRT_MAX_DIMS) {
-        l->ndims = MRT_MAX_DIMS + 1;
-        return;
-    }
-    l->dim[l->ndims] = d;
-    l->size[l->ndims++] = s->dim_size[d];
-}
-
 static int same_dim_set(const mrt_layout *l, const mrt_layout *m)
 {
     if (l->ndims != m->ndims)
@@ -158,19 +144,22 @@ static void derived_dims(const mrt_spec *s, const mrt_ir_op *o,
     case MRT_U_REDUCE_MEAN:
         for (int i = 0; o->nreduce > 0 && i < a->ndims; i++)
             if (!reduced[i])
-                add_dim(s, l, a->dim[i]);
+                mrt_spec_layout_add_dim(s, l, a->dim[i]);
         return; /* without `reduce`: every dim, unless shape keeps some */
     case MRT_U_MSE:
     case MRT_U_SOFTMAX_CE:
         return;
     case MRT_U_RENAME:
         for (int i = 0; i < a->ndims; i++)
-            add_dim(s, l, a->dim[i] == u->dim ? u->to_dim : a->dim[i]);
+            mrt_spec_layout_add_dim(s, l,
+                                    a->dim[i] == u->dim ? u->to_dim
+                                                        : a->dim[i]);
         return;
     default:
         for (int k = 0; k < u->nin; k++)
             for (int i = 0; i < s->tensor[u->in[k]].layout.ndims; i++)
-                add_dim(s, l, s->tensor[u->in[k]].layout.dim[i]);
+                mrt_spec_layout_add_dim(s, l,
+                                        s->tensor[u->in[k]].layout.dim[i]);
     }
 }
 
@@ -255,7 +244,8 @@ static mrt_status op_layout(mrt_ir_call *c, const mrt_ir_op *o,
     if (u->kind != MRT_U_EINSUM)
         for (int k = 0; k < u->nin; k++)
             for (int i = 0; i < s->tensor[u->in[k]].layout.ndims; i++)
-                add_dim(s, &all, s->tensor[u->in[k]].layout.dim[i]);
+                mrt_spec_layout_add_dim(s, &all,
+                                        s->tensor[u->in[k]].layout.dim[i]);
     if (!(u->own_rules = calloc((size_t)s->ndims + 1, sizeof *u->own_rules)))
         return mrt_ir_fail(c, MRT_E_NOMEM, "out of memory");
     mrt_status st = mrt_ir_rules(c, o->nlayout, o->layout, &all,

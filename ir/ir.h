@@ -50,6 +50,11 @@ typedef struct mrt_spec_resolver {
 mrt_status mrt_spec_apply_rules(const mrt_spec_resolver *r,
                                 mrt_spec_tensor *t, const mrt_rule rules[],
                                 int own);
+/* Appends dim d (with its size) to l unless l has it.  A dim past
+ * MRT_MAX_DIMS is only counted (l->ndims goes past the limit, nothing is
+ * written), so the caller can name the problem.  Both front ends build
+ * op results' shapes with it. */
+void mrt_spec_layout_add_dim(const mrt_spec *s, mrt_layout *l, int d);
 /* Writes "[batch, d_model]" for the dims of l. */
 const char *mrt_spec_shape_str(const mrt_spec *s, const mrt_layout *l,
                                char *buf, size_t size);

@@ -137,3 +137,15 @@ const char *mrt_spec_join(char *buf, size_t size, const char *first,
     }
     return buf;
 }
+
+void mrt_spec_layout_add_dim(const mrt_spec *s, mrt_layout *l, int d)
+{
+    if (l->ndims > MRT_MAX_DIMS || mrt_layout_find_dim(l, d) >= 0)
+        return;
+    if (l->ndims == MRT_MAX_DIMS) {
+        l->ndims = MRT_MAX_DIMS + 1;
+        return;
+    }
+    l->dim[l->ndims] = d;
+    l->size[l->ndims++] = s->dim_size[d];
+}

@@ -216,22 +216,6 @@ static mrt_status dim_ref(mrt_user_op *u, const yaml_node_t *n,
     return MRT_OK;
 }
 
-/* Appends dim id d to l (unless there) with its size. */
-/* Appends dim d to l unless l has it.  A dim past MRT_MAX_DIMS is only
- * counted (l->ndims goes past the limit, nothing is written), so the
- * caller can name the problem. */
-static void add_dim(const mrt_spec *s, mrt_layout *l, int d)
-{
-    if (l->ndims > MRT_MAX_DIMS || mrt_layout_find_dim(l, d) >= 0)
-        return;
-    if (l->ndims == MRT_MAX_DIMS) {
-        l->ndims = MRT_MAX_DIMS + 1;
-        return;
-    }
-    l->dim[l->ndims] = d;
-    l->size[l->ndims++] = s->dim_size[d];
-}
-
 /* The reduced dims of a reduce op: `dims:` (a name or a list), else
  * every dim (a scalar result) unless `shape:` names what is left. */
 static mrt_status reduced_dims(mrt_user_op *u, const yaml_node_t *n,
@@ -258,7 +242,7 @@ static mrt_status reduced_dims(mrt_user_op *u, const yaml_node_t *n,
     out->ndims = 0;
     for (int i = 0; i < in->layout.ndims; i++)
         if (!gone[i])
-            add_dim(u->p->spec, out, in->layout.dim[i]);
+            mrt_spec_layout_add_dim(u->p->spec, out, in->layout.dim[i]);
     return st;
 }
 
@@ -283,14 +267,16 @@ static mrt_status derived_dims(mrt_user_op *u, const yaml_node_t *n,
         return MRT_OK; /* a scalar */
     case MRT_U_RENAME:
         for (int i = 0; i < a->layout.ndims; i++)
-            add_dim(s, l, a->layout.dim[i] == u->dim ? u->to_dim
-                                                      : a->layout.dim[i]);
+            mrt_spec_layout_add_dim(s, l,
+                                    a->layout.dim[i] == u->dim
+                                        ? u->to_dim
+                                        : a->layout.dim[i]);
         return MRT_OK;
     default:
         for (int i = 0; i < a->layout.ndims; i++)
-            add_dim(s, l, a->layout.dim[i]);
+            mrt_spec_layout_add_dim(s, l, a->layout.dim[i]);
         for (int i = 0; b && i < b->layout.ndims; i++)
-            add_dim(s, l, b->layout.dim[i]);
+            mrt_spec_layout_add_dim(s, l, b->layout.dim[i]);
         if (l->ndims > MRT_MAX_DIMS)
             st = mrt_spec_fail(u->p, n, "op %d makes a tensor of more than "
                                "%d dims", u->number, MRT_MAX_DIMS);
@@ -447,7 +433,8 @@ static mrt_status op_layout(mrt_user_op *u, const yaml_node_t *n)
     mrt_layout all = u->out.layout;
     for (int k = 0; k < u->nin; k++)
         for (int i = 0; i < s->tensor[u->in[k]].layout.ndims; i++)
-            add_dim(s, &all, s->tensor[u->in[k]].layout.dim[i]);
+            mrt_spec_layout_add_dim(s, &all,
+                                    s->tensor[u->in[k]].layout.dim[i]);
     if (!(u->own_rules = calloc((size_t)s->ndims + 1, sizeof *u->own_rules)))
         return mrt_spec_nomem(p);
     char of[64];
