@@ -16,7 +16,7 @@
  *     mpirun -n 4 ./megatron_mlp [--report]
  *
  * (--report prints meshrt's report of each run.)  The spec is YAML for
- * now; the program builds it with the builder API (docs/api_builder.md)
+ * now; the program builds it with the builder API (docs/api.md, "Building a program in code")
  * once that lands.
  */
 #include <math.h>
