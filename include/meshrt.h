@@ -137,7 +137,7 @@ MRT_API void mrt_spec_destroy(mrt_spec *spec);
  * inputs) before the first op; mrt_ir_add_op in program order;
  * mrt_ir_set_train after the last op; mrt_ir_set_outputs at any time;
  * mrt_ir_finish; mrt_ir_destroy (always, also after mrt_ir_finish or an
- * error).  docs/api_builder.md has an example. */
+ * error).  docs/api.md ("Building a program in code") has an example. */
 
 typedef struct mrt_ir mrt_ir; /* a program being built */
 
