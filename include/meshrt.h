@@ -327,11 +327,15 @@ MRT_API int64_t mrt_plan_comm_bytes(const mrt_plan *plan);
 MRT_API double mrt_plan_flops(const mrt_plan *plan);
 
 /* One step of a plan, copied out as plain data (nothing points into the
- * plan): what mrt_plan_print shows on the step's line. */
+ * plan): the figures mrt_plan_print shows on the step's line. */
 typedef struct mrt_plan_step_info {
     char kind[16];       /* "einsum", "slice", "allgather", "alltoall",
-                            "allreduce", "reduce_scatter", "map",
-                            "reduce_max", "rename" (as the plan prints) */
+                            "allreduce", "reduce_scatter", "permute",
+                            "map", "reduce_max", "rename",
+                            "alltoall_group" (one all-to-all over the
+                            group of several axes); the printed plan
+                            names permute and alltoall_group "alltoall",
+                            their MPI call */
     int collective;      /* 1: the step calls MPI */
     int op;              /* the spec's op it comes from, from 1; 0
                             for the ops a `train:` block adds */

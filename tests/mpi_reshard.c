@@ -25,9 +25,7 @@
 
 #include "meshrt.h"
 #include "mpi_agree.h"
-#include "plan.h"
 #include "reshard_cases.h"
-#include "spec.h"
 
 #define MAX_MESHES 6
 
@@ -117,8 +115,11 @@ static int run_case(int rank, const reshard_case *c, const char *mesh,
         st = mrt_plan_create(spec, NULL, &plan, &err);
     unlink(path);
     *group = 0;
-    for (int k = 0; st == MRT_OK && k < plan->nsteps; k++)
-        *group |= plan->step[k].kind == MRT_STEP_ALLTOALL_GROUP;
+    for (int k = 0; st == MRT_OK && k < mrt_plan_step_count(plan); k++) {
+        mrt_plan_step_info si;
+        if (mrt_plan_get_step(plan, k, &si, NULL) == MRT_OK)
+            *group |= !strcmp(si.kind, "alltoall_group");
+    }
     char *report = NULL;
     size_t len = 0;
     if (all(st == MRT_OK)) {
