@@ -7,9 +7,11 @@
  * code (mrt_ir_create ... mrt_ir_finish), plans it for a mesh
  * (mrt_plan_create: no MPI needed, any mesh size), prints or inspects the
  * plan, and runs it on the ranks of a communicator (mrt_runner_*, or
- * mrt_run in one call) with its own input and output buffers.  Every
- * function that can meet bad input returns an mrt_status and fills an
- * optional mrt_error; nothing here prints unless asked, or exits.
+ * mrt_run in one call: the runner takes the spec too, for the inputs'
+ * `init:`, `train:` and verification) with its own input and output
+ * buffers.  Every function that can meet bad input returns an mrt_status
+ * and fills an optional mrt_error; nothing here prints unless asked, or
+ * exits.
  * Objects come in create/destroy pairs; destroy functions accept NULL.
  * docs/api.md is the guide, with a program to copy (examples/c/).
  *
@@ -512,7 +514,14 @@ typedef enum mrt_placement {
 /* Collective over comm: comm's size must equal the plan's mesh size
  * (else MRT_E_MESH, on every rank); rank r of comm is mesh rank r.  The
  * runner borrows spec, plan and comm (keep them until destroy) and fills
- * every input from the spec's `init:`.  The caller owns *out. */
+ * every input from the spec's `init:`.  The caller owns *out.
+ *
+ * Running needs the spec as well as the plan: the plan says how to
+ * compute, the spec what the data is, and the runner reads it for the
+ * inputs' `init:`, `train:` (steps, rate, loss), verify's unsharded
+ * reference, and names in reports and errors.  spec must be the one plan
+ * was made from (with a `layouts:` alternative, the spec made under it):
+ * a plan of another program is MRT_E_USAGE on every rank. */
 MRT_API mrt_status mrt_runner_create(const mrt_spec *spec,
                                      const mrt_plan *plan, MPI_Comm comm,
                                      mrt_runner **out, mrt_error *err);
