@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "plan.h"
 #include "reshard_cases.h"
@@ -24,20 +23,18 @@ static mrt_plan *plan;
 
 static void plan_case(const reshard_case *c, const char *dtype)
 {
-    char yaml[2048], path[] = "/tmp/mrt_test_reshard_XXXXXX";
-    snprintf(yaml, sizeof yaml,
-             "mesh: %s\ndtype: %s\ndims: %s\ntensors:\n"
-             "  t: {shape: %s, layout: %s}\n"
-             "ops:\n  - {op: relayout, in: [t], out: u, layout: %s}\n"
-             "outputs: [u]\n",
-             c->mesh, dtype, c->dims, c->shape, c->from, c->to);
-    int fd = mkstemp(path);
-    ck_assert_int_ge(fd, 0);
-    ck_assert_int_eq(write(fd, yaml, strlen(yaml)), (ssize_t)strlen(yaml));
-    close(fd);
+    char yaml[2048];
+    int len = snprintf(yaml, sizeof yaml,
+                       "mesh: %s\ndtype: %s\ndims: %s\ntensors:\n"
+                       "  t: {shape: %s, layout: %s}\n"
+                       "ops:\n  - {op: relayout, in: [t], out: u, "
+                       "layout: %s}\n"
+                       "outputs: [u]\n",
+                       c->mesh, dtype, c->dims, c->shape, c->from, c->to);
+    ck_assert(len > 0 && (size_t)len < sizeof yaml);
     mrt_error err = {0};
-    mrt_status st = mrt_spec_load(path, NULL, &spec, &err);
-    unlink(path);
+    mrt_status st = mrt_spec_load_string("reshard.yaml", yaml, (size_t)len,
+                                         NULL, &spec, &err);
     if (st != MRT_OK)
         ck_abort_msg("%s: spec: %d:%d: %s", c->name, err.line, err.column,
                      err.message);
