@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # install.sh BUILD_DIR SOURCE_DIR — meshrt as an installed library:
 # `meson install` into a temporary DESTDIR, then examples/c/megatron_mlp.c
+# (the builder, the runner and the plan's steps, through meshrt.h)
 # compiled in a folder outside the tree with nothing but
 # `pkg-config --cflags --libs meshrt` (PKG_CONFIG_PATH at the installed
 # meshrt.pc, whose prefix= line is rewritten to the DESTDIR's, as when an
