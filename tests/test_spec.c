@@ -1,5 +1,6 @@
 /*
- * test_spec.c — the spec loader (layout/spec*.c).
+ * test_spec.c — the spec loader (yaml/spec*.c) and the program it fills
+ * (ir/spec.h), checked field by field.
  *
  * Golden errors: every tests/specs/bad/NAME.yaml must fail to load with
  * exactly the one line in NAME.err (as mrt_error_format writes it).  A
