@@ -8,6 +8,7 @@
  * of reaching into ops/plan.h.  The copy is by value: nothing returned
  * points into the plan.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -66,6 +67,7 @@ mrt_status mrt_plan_get_step(const mrt_plan *plan, int i,
                              "mrt_plan_get_step: argument 'i': %d is not a "
                              "step (the plan has %d)", i, plan->nsteps);
     const mrt_step *s = &plan->step[i];
+    assert(s->op >= 0 && s->op < plan->nops); /* every step is an op's */
     const mrt_plan_op *o = &plan->op[s->op];
     memset(out, 0, sizeof *out);
     snprintf(out->kind, sizeof out->kind, "%s", kind_names[s->kind]);
