@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include "plan.h"
-#include "spec.h"
 
 static mrt_spec *spec;
 static mrt_plan *plan;
