@@ -164,9 +164,10 @@ static int is_param(const mrt_spec *s, int id)
     return 0;
 }
 
-/* `reshard_after_forward:` of tensor t (node v): true adds an entry of
- * l, false none; anything else, or a tensor that is not a parameter,
- * is an error at v. */
+/* `reshard_after_forward:` (node v) of tensor id: true adds an entry
+ * to l, false none; anything else, or a tensor that is not a parameter,
+ * is an error at v.  Only plain true and false: a bool that reads as one
+ * in every YAML version (not yes/on, not the string "true"). */
 static mrt_status reshard_entry(mrt_spec_parser *p, mrt_spec_layout *l,
                                 int id, const yaml_node_t *v)
 {
