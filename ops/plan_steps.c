@@ -15,25 +15,6 @@
 #include "error.h"
 #include "plan.h"
 
-/* One name per kind: unlike the printed plan, which names a step by its
- * MPI call, a caller can tell a permute or an all-to-all over a group of
- * axes from a plain all-to-all. */
-static const char *const kind_names[] = {
-    [MRT_STEP_EINSUM] = "einsum",
-    [MRT_STEP_SLICE] = "slice",
-    [MRT_STEP_ALLGATHER] = "allgather",
-    [MRT_STEP_ALLTOALL] = "alltoall",
-    [MRT_STEP_ALLREDUCE] = "allreduce",
-    [MRT_STEP_REDUCE_SCATTER] = "reduce_scatter",
-    [MRT_STEP_PERMUTE] = "permute",
-    [MRT_STEP_MAP] = "map",
-    [MRT_STEP_REDUCE_MAX] = "reduce_max",
-    [MRT_STEP_RENAME] = "rename",
-    [MRT_STEP_ALLTOALL_GROUP] = "alltoall_group",
-};
-_Static_assert(sizeof kind_names / sizeof kind_names[0] == MRT_STEP_KIND_COUNT,
-               "one name per step kind");
-
 int mrt_plan_step_count(const mrt_plan *plan) { return plan ? plan->nsteps : 0; }
 
 /* "my,mz": the names of the axes in mask, in mesh order. */
@@ -70,7 +51,7 @@ mrt_status mrt_plan_get_step(const mrt_plan *plan, int i,
     assert(s->op >= 0 && s->op < plan->nops); /* every step is an op's */
     const mrt_plan_op *o = &plan->op[s->op];
     memset(out, 0, sizeof *out);
-    snprintf(out->kind, sizeof out->kind, "%s", kind_names[s->kind]);
+    snprintf(out->kind, sizeof out->kind, "%s", mrt_step_kind_id(s->kind));
     out->collective = mrt_step_is_collective(s->kind);
     out->op = o->user;
     out->phase = (int)o->phase;
