@@ -248,8 +248,8 @@ static mrt_status op_layout(mrt_ir_call *c, const mrt_ir_op *o,
                                         s->tensor[u->in[k]].layout.dim[i]);
     if (!(u->own_rules = calloc((size_t)s->ndims + 1, sizeof *u->own_rules)))
         return mrt_ir_fail(c, MRT_E_NOMEM, "out of memory");
-    mrt_status st = mrt_ir_rules(c, o->nlayout, o->layout, &all,
-                                 u->own_rules);
+    mrt_status st = mrt_ir_rules(c, o->nlayout, o->layout, NULL, &all,
+                                 "'layout'", u->own_rules);
     if (st)
         return st;
     if (u->kind != MRT_U_EINSUM) { /* einsums keep the global rules inside */

@@ -112,6 +112,56 @@ mrt_status mrt_spec_parse_rules(mrt_spec_parser *p, const yaml_node_t *map,
     return st;
 }
 
+/* One pair of the top-level `layout:` (dim k -> axes v) to the builder:
+ * the value's form is checked here, names and axes there. */
+static mrt_status global_rule(mrt_spec_parser *p, const yaml_node_t *k,
+                              const yaml_node_t *v)
+{
+    char q[MRT_SPEC_QUOTE_MAX + 32];
+    const char *dim = mrt_spec_str(k);
+    int n = v && v->type == YAML_SEQUENCE_NODE ? mrt_spec_count(v) : 1;
+    if (!v || (v->type != YAML_SEQUENCE_NODE &&
+               (v->type != YAML_SCALAR_NODE || mrt_spec_is_null(v))))
+        return mrt_spec_fail(p, v, "expected a mesh axis or a sequence of "
+                             "mesh axes for dim '%s', got %s", dim,
+                             mrt_spec_what(v, q, sizeof q));
+    const char **axes = calloc((size_t)n + 1, sizeof *axes);
+    mrt_mark *marks = calloc((size_t)n + 1, sizeof *marks);
+    mrt_status st = axes && marks ? MRT_OK : mrt_spec_nomem(p);
+    for (int j = 0; !st && j < n; j++) {
+        const yaml_node_t *a = v->type == YAML_SEQUENCE_NODE
+                                   ? mrt_spec_item(p, v, j) : v;
+        if (!a || a->type != YAML_SCALAR_NODE || mrt_spec_is_null(a) ||
+            !mrt_spec_str(a))
+            st = mrt_spec_fail(p, a, "expected a mesh axis in the rule for "
+                               "dim '%s', got %s", dim,
+                               mrt_spec_what(a, q, sizeof q));
+        else
+            axes[j] = mrt_spec_str(a);
+        marks[j] = mrt_spec_mark(a);
+    }
+    const mrt_ir_rule_at r = {dim, n, axes, mrt_spec_mark(k),
+                              mrt_spec_mark(v), marks};
+    if (!st)
+        st = mrt_ir_set_rule_at(p->ir, &r, p->err);
+    free(axes);
+    free(marks);
+    return st;
+}
+
+mrt_status mrt_spec_parse_global_rules(mrt_spec_parser *p,
+                                       const yaml_node_t *map)
+{
+    mrt_status st = mrt_spec_expect(p, map, YAML_MAPPING_NODE, "'layout'");
+    if (!st)
+        st = mrt_spec_check_keys(p, map, NULL, "'layout'");
+    for (yaml_node_pair_t *pr = st ? NULL : map->data.mapping.pairs.start;
+         !st && pr < map->data.mapping.pairs.top; pr++)
+        st = global_rule(p, mrt_spec_node(p, pr->key),
+                         mrt_spec_node(p, pr->value));
+    return st;
+}
+
 const mrt_rule *mrt_spec_given_rules(const mrt_spec_parser *p,
                                      const char *name)
 {

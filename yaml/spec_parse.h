@@ -19,12 +19,14 @@
 #include <stddef.h>
 #include <yaml.h>
 
-#include "ir.h"
+#include "build.h"
 #include "spec_load.h"
 
 typedef struct mrt_spec_parser {
     yaml_document_t *doc;
-    mrt_spec *spec; /* being filled; its path names the file in errors */
+    mrt_ir *ir;     /* the builder the passes call (ir/build.h) */
+    mrt_spec *spec; /* ir's program, being filled; its path names the
+                       file in errors */
     mrt_error *err; /* may be NULL */
     int mesh_overridden; /* the mesh came from --mesh, not the file */
     /* The mesh that layout rules name while a `layouts:` alternative with
@@ -115,6 +117,10 @@ mrt_status mrt_spec_parse_mesh(mrt_spec_parser *p, const yaml_node_t *map,
                                const char *of, mrt_mesh *m);
 
 /* ---- spec_layout.c: layout rules and home layouts ----------------- */
+
+/* The top-level `layout:` mapping: each rule to the builder. */
+mrt_status mrt_spec_parse_global_rules(mrt_spec_parser *p,
+                                       const yaml_node_t *map);
 
 /* Parses a layout mapping (dim -> axis | [axis, ...]) into rules[dim id]
  * (zeroed by the caller).  shape is NULL for the global rules, else the
