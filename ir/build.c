@@ -2,13 +2,15 @@
  * build.c — the builder of meshrt.h ("building a program in code"): a
  * program made by calls, with no YAML anywhere, into the same IR
  * (spec.h) the YAML front end makes.  This file holds the builder's
- * life (create, finish, destroy), the mesh, dtype, dims, global rules,
- * input tensors and outputs; build_op.c holds ops and training.
+ * life (create, finish, destroy), the mesh, dtype, dims, global rules
+ * and outputs; build_tensor.c holds input tensors, build_op.c ops and
+ * training, build_check.c the checks they share.
  *
- * Each call checks its arguments the way the YAML loader checks the
- * same part of a spec, resolves layouts with the loader's own code
- * (resolve.c) and words its errors "CALL: argument 'ARG': MESSAGE".
- * The first error sticks (build.h).
+ * Each call is the one place its part of a program is checked, for
+ * both front ends: the YAML loader calls the expert forms (`_at`, with
+ * the marks of what it read), a C caller the plain ones.  Errors are
+ * "CALL: argument 'ARG': MESSAGE", or at the file's line and column
+ * when the argument has a mark (build.h).  The first error sticks.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,8 +18,6 @@
 
 #include "build.h"
 #include "grow.h"
-#include "init.h"
-#include "npy.h"
 
 _Static_assert(MRT_IR_MAX_AXES == MRT_MAX_AXES, "one axis limit");
 _Static_assert((int)MRT_IR_KIND_COUNT == (int)MRT_U_KIND_COUNT,
@@ -301,144 +301,6 @@ mrt_status mrt_ir_set_rule_at(mrt_ir *ir, const mrt_ir_rule_at *rule,
                               mrt_error *err)
 {
     return set_rule(ir, NULL, rule, err);
-}
-
-/* ---- input tensors -------------------------------------------------- */
-
-/* The most classes whose labels the dtype holds exactly. */
-static int64_t labels_max(mrt_dtype t)
-{
-    return t == MRT_F64 ? (int64_t)1 << 53 : (int64_t)1 << 24;
-}
-
-/* The init of t from d. */
-static mrt_status tensor_init(mrt_ir_call *c, const mrt_ir_tensor *d,
-                              mrt_spec_tensor *t)
-{
-    const mrt_spec *s = c->ir->s;
-    c->arg = "init";
-    t->seed = mrt_init_seed_from_name(t->name);
-    t->init = MRT_INIT_RANDOM;
-    switch (d->init) {
-    case MRT_IR_INIT_DEFAULT: return MRT_OK;
-    case MRT_IR_INIT_RANDOM: t->seed = d->seed; return MRT_OK;
-    case MRT_IR_INIT_ZEROS:
-    case MRT_IR_INIT_ONES:
-    case MRT_IR_INIT_FILL:
-        t->init = MRT_INIT_FILL;
-        t->fill = d->init == MRT_IR_INIT_ZEROS  ? 0
-                  : d->init == MRT_IR_INIT_ONES ? 1 : d->value;
-        c->arg = "value";
-        if (!(t->fill == t->fill) || t->fill > 1.7976931348623157e308 ||
-            t->fill < -1.7976931348623157e308 ||
-            (s->dtype == MRT_F32 && (t->fill > 3.40282347e38 ||
-                                     t->fill < -3.40282347e38)))
-            return mrt_ir_fail(c, MRT_E_SPEC, "the fill value of tensor "
-                               "'%s' is not a finite %s", t->name,
-                               mrt_dtype_name(s->dtype));
-        return MRT_OK;
-    case MRT_IR_INIT_LABELS:
-        t->init = MRT_INIT_LABELS;
-        t->fill = d->value;
-        c->arg = "value";
-        if (!(d->value >= 1) || d->value != (double)(int64_t)d->value ||
-            d->value > (double)labels_max(s->dtype))
-            return mrt_ir_fail(c, MRT_E_SPEC, "the number of classes of "
-                               "tensor '%s' must be an integer from 1 to "
-                               "%lld for %s", t->name,
-                               (long long)labels_max(s->dtype),
-                               mrt_dtype_name(s->dtype));
-        return MRT_OK;
-    case MRT_IR_INIT_FILE: {
-        mrt_npy_header h;
-        mrt_error e = {0};
-        c->arg = "file";
-        if (!d->file)
-            return mrt_ir_fail(c, MRT_E_USAGE, "NULL");
-        t->init = MRT_INIT_FILE;
-        if (!(t->file = strdup(d->file)))
-            return mrt_ir_fail(c, MRT_E_NOMEM, "out of memory");
-        if (mrt_npy_read_header(t->file, &h, &e))
-            return mrt_ir_fail(c, e.code, "cannot read '%.60s': %s", d->file,
-                               e.message);
-        int same = h.ndims == t->layout.ndims;
-        for (int i = 0; same && i < h.ndims; i++)
-            same = h.shape[i] == t->layout.size[i];
-        if (!same)
-            return mrt_ir_fail(c, MRT_E_SPEC, "'%.60s' does not have the "
-                               "shape of tensor '%s'", d->file, t->name);
-        return MRT_OK;
-    }
-    case MRT_IR_INIT_COUNT:
-        break;
-    }
-    return mrt_ir_fail(c, MRT_E_USAGE, "unknown init kind %d", (int)d->init);
-}
-
-/* Checks d into t (name, dims, home layout, init). */
-static mrt_status make_tensor(mrt_ir_call *c, const mrt_ir_tensor *d,
-                              mrt_spec_tensor *t)
-{
-    mrt_spec *s = c->ir->s;
-    mrt_status st;
-    c->arg = "name";
-    if ((st = mrt_ir_check_name(c, d->name, "tensor")))
-        return st;
-    if (mrt_spec_find_tensor(s, d->name) >= 0)
-        return mrt_ir_fail(c, MRT_E_SPEC, "tensor '%s' is declared twice",
-                           d->name);
-    snprintf(t->name, sizeof t->name, "%s", d->name);
-    t->producer = -1;
-    c->arg = "shape";
-    if (d->ndims == 0)
-        return mrt_ir_fail(c, MRT_E_SPEC, "the shape of tensor '%s' is "
-                           "empty (scalars are not supported)", t->name);
-    if ((st = mrt_ir_shape(c, d->ndims, d->shape, &t->layout)))
-        return st;
-    const mrt_spec_resolver r = {s, &s->mesh, NULL, &c->e};
-    if (!d->nlayout) {
-        st = mrt_spec_apply_rules(&r, t, s->rule, 0);
-    } else {
-        mrt_rule *own = calloc((size_t)s->ndims + 1, sizeof *own);
-        c->arg = "layout";
-        st = own ? mrt_ir_rules(c, d->nlayout, d->layout, NULL, &t->layout,
-                               "'layout'", own)
-                 : mrt_ir_fail(c, MRT_E_NOMEM, "out of memory");
-        t->own_layout = 1;
-        if (!st)
-            st = mrt_spec_apply_rules(&r, t, own, 1);
-        free(own);
-    }
-    return st ? st : tensor_init(c, d, t);
-}
-
-mrt_status mrt_ir_add_tensor(mrt_ir *ir, const mrt_ir_tensor *d,
-                             mrt_error *err)
-{
-    mrt_ir_call c;
-    mrt_spec_tensor t;
-    memset(&t, 0, sizeof t);
-    mrt_status st = mrt_ir_begin(&c, ir, "mrt_ir_add_tensor");
-    c.arg = "t";
-    if (!st && !d)
-        st = mrt_ir_fail(&c, MRT_E_USAGE, "NULL");
-    if (!st && ir->s->nops)
-        st = mrt_ir_fail(&c, MRT_E_USAGE, "the inputs are declared before "
-                         "the first op");
-    if (!st)
-        st = make_tensor(&c, d, &t);
-    if (!st) {
-        mrt_spec *s = ir->s;
-        int id = mrt_spec_add_tensor(s, t.name, t.layout.dim, t.layout.ndims,
-                                     -1, t.mark);
-        if (id < 0)
-            st = mrt_ir_fail(&c, MRT_E_NOMEM, "out of memory");
-        else
-            s->tensor[id] = t; /* (the index is by name: unchanged) */
-    }
-    if (st)
-        free(t.file);
-    return mrt_ir_end(&c, st, err);
 }
 
 /* ---- outputs and the end -------------------------------------------- */

@@ -113,6 +113,29 @@ typedef struct mrt_ir_rule_at {
 /* mrt_ir_set_rule with marks. */
 mrt_status mrt_ir_set_rule_at(mrt_ir *ir, const mrt_ir_rule_at *rule,
                               mrt_error *err);
+/* Where each part of an input tensor was written (mrt_ir_add_tensor_at). */
+typedef struct mrt_ir_tensor_at {
+    mrt_mark mark;            /* its name */
+    mrt_mark shape_mark;      /* its shape */
+    const mrt_mark *dim_mark; /* [ndims]: each dim of the shape */
+    int has_layout;           /* it has a layout of its own (maybe {}): */
+    int nlayout;              /* its rules, with marks (the mrt_ir_tensor's */
+    const mrt_ir_rule_at *layout; /* layout is not read) */
+    const mrt_rule *given;    /* rules given in place of its layout
+                                 (mrt_spec_load_layouts), or NULL */
+    mrt_mark init_mark;       /* its init */
+    mrt_mark value_mark;      /* the init's value */
+    const char *value_text;   /* that value as written, for messages */
+    int64_t classes;          /* labels: the number as read (the value, a
+                                 double, rounds 2^53 + 1 down) */
+} mrt_ir_tensor_at;
+/* mrt_ir_add_tensor with marks (at NULL: none).  A file init is
+ * resolved against the builder's folder. */
+mrt_status mrt_ir_add_tensor_at(mrt_ir *ir, const mrt_ir_tensor *d,
+                                const mrt_ir_tensor_at *at, mrt_error *err);
+/* Room for n more tensors and ops (a hint: both grow as needed). */
+mrt_status mrt_ir_reserve(mrt_ir *ir, int ntensors, int nops);
+
 /* The program built so far, taken from the builder (which is then
  * empty), without mrt_ir_finish's checks: the YAML front end's end while
  * it still fills some sections itself.  The caller owns it. */
@@ -128,9 +151,12 @@ mrt_status mrt_ir_check_name(mrt_ir_call *c, const char *name,
 mrt_status mrt_ir_dim(mrt_ir_call *c, const char *name, int *out);
 /* Tensor id of name, or an error "tensor 'NAME' not declared". */
 mrt_status mrt_ir_tensor_id(mrt_ir_call *c, const char *name, int *out);
-/* A list of dims by name into l (dims and sizes; no dim twice). */
-mrt_status mrt_ir_shape(mrt_ir_call *c, int n, const char *const *names,
-                        mrt_layout *l);
+/* A list of dims by name into l (dims and sizes; no dim twice): the
+ * shape of tensor `tensor`; marks (may be NULL) are each dim's and
+ * shape_mark the whole shape's. */
+mrt_status mrt_ir_shape(mrt_ir_call *c, const char *tensor, int n,
+                        const char *const *names, const mrt_mark *marks,
+                        mrt_mark shape_mark, mrt_layout *l);
 /* Layout rules (n of them: plain, the public ones, or `at`, with
  * marks) into rules[dim id] (zeroed by the caller);
  * dims outside `shape` (when not NULL) are refused.  `of` names the

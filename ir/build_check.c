@@ -159,30 +159,51 @@ mrt_status mrt_ir_tensor_id(mrt_ir_call *c, const char *name, int *out)
     return MRT_OK;
 }
 
-mrt_status mrt_ir_shape(mrt_ir_call *c, int n, const char *const *names,
-                        mrt_layout *l)
+mrt_status mrt_ir_shape(mrt_ir_call *c, const char *tensor, int n,
+                        const char *const *names, const mrt_mark *marks,
+                        mrt_mark shape_mark, mrt_layout *l)
 {
     const mrt_spec *s = c->ir->s;
-    char shape[MRT_SPEC_LIST_MAX];
+    const char *arg = c->arg;
+    char shape[MRT_SPEC_LIST_MAX], q[MRT_SPEC_QUOTE_MAX + 8];
+    int yaml = mrt_ir_yaml(c);
     memset(l, 0, sizeof *l);
+    mrt_ir_at(c, arg, &shape_mark);
+    if (yaml && n > MRT_MAX_DIMS)
+        return mrt_ir_fail(c, MRT_E_SPEC, "tensor '%s' has %d dims (at most "
+                           "%d)", tensor, n, MRT_MAX_DIMS);
     if (n < 0 || n > MRT_MAX_DIMS || (n > 0 && !names))
         return mrt_ir_fail(c, MRT_E_USAGE, "%d dims (at most %d, and a "
                            "list of names)", n, MRT_MAX_DIMS);
     for (int i = 0; i < n; i++) {
-        int d;
-        mrt_status st = mrt_ir_dim(c, names[i], &d);
+        int d = names[i] ? mrt_spec_find_dim(s, names[i]) : -1;
+        mrt_ir_at(c, arg, marks ? &marks[i] : NULL);
+        mrt_status st = d >= 0 || !yaml ? mrt_ir_dim(c, names[i], &d)
+            : mrt_ir_fail(c, MRT_E_SPEC, "unknown dim '%s' in the shape of "
+                          "tensor '%s' (the dims are: %s)",
+                          mrt_ir_quote(names[i], q, sizeof q), tensor,
+                          dim_list(s, shape, sizeof shape));
         if (st)
             return st;
         if (mrt_layout_find_dim(l, d) >= 0)
-            return mrt_ir_fail(c, MRT_E_SPEC, "dim '%s' appears twice",
-                               names[i]);
+            return yaml ? mrt_ir_fail(c, MRT_E_SPEC, "dim '%s' appears twice "
+                                      "in the shape of tensor '%s'", names[i],
+                                      tensor)
+                        : mrt_ir_fail(c, MRT_E_SPEC, "dim '%s' appears twice",
+                                      names[i]);
         l->dim[l->ndims] = d;
         l->size[l->ndims++] = s->dim_size[d];
     }
+    mrt_ir_at(c, arg, &shape_mark);
     if (mrt_spec_too_large(l))
-        return mrt_ir_fail(c, MRT_E_SPEC, "%s is too large: its size in "
-                           "bytes overflows 64 bits",
-                           mrt_spec_shape_str(s, l, shape, sizeof shape));
+        return yaml ? mrt_ir_fail(c, MRT_E_SPEC, "tensor '%s' %s is too large: "
+                                  "its size in bytes overflows 64 bits", tensor,
+                                  mrt_spec_shape_str(s, l, shape, sizeof shape))
+                    : mrt_ir_fail(c, MRT_E_SPEC, "%s is too large: its size "
+                                  "in bytes overflows 64 bits",
+                                  mrt_spec_shape_str(s, l, shape,
+                                                     sizeof shape));
+    mrt_ir_at(c, arg, NULL);
     return MRT_OK;
 }
 

@@ -204,7 +204,8 @@ static mrt_status op_result(mrt_ir_call *c, const mrt_ir_op *o,
                                  "its size in bytes overflows 64 bits")
                    : MRT_OK;
     }
-    if ((st = mrt_ir_shape(c, o->ndims, o->shape, &t->layout)))
+    if ((st = mrt_ir_shape(c, o->out, o->ndims, o->shape, NULL,
+                           (mrt_mark){0, 0}, &t->layout)))
         return st;
     int reduction = u->kind == MRT_U_REDUCE_SUM ||
                     u->kind == MRT_U_REDUCE_MAX ||

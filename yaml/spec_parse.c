@@ -352,12 +352,8 @@ static mrt_status alloc_tensors(mrt_spec_parser *p, const yaml_node_t *root)
                                                       : 0;
     /* Room for the inputs, the gradient seed and one primitive op per
      * spec op; composite ops and training grow the arrays. */
-    p->spec->cap_tensors = nin + nops + 2;
-    p->spec->cap_ops = nops + 1;
-    p->spec->tensor = calloc((size_t)p->spec->cap_tensors,
-                             sizeof *p->spec->tensor);
-    p->spec->op = calloc((size_t)p->spec->cap_ops, sizeof *p->spec->op);
-    return p->spec->tensor && p->spec->op ? MRT_OK : mrt_spec_nomem(p);
+    return mrt_ir_reserve(p->ir, nin + nops + 2, nops + 1)
+               ? mrt_spec_nomem(p) : MRT_OK;
 }
 
 static mrt_status parse_root(mrt_spec_parser *p, const yaml_node_t *root,

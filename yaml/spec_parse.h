@@ -118,6 +118,18 @@ mrt_status mrt_spec_parse_mesh(mrt_spec_parser *p, const yaml_node_t *map,
 
 /* ---- spec_layout.c: layout rules and home layouts ----------------- */
 
+/* A layout mapping (dim -> axis | [axis, ...]) read for the builder:
+ * its form checked here (`of` names it in messages), its names there. */
+typedef struct mrt_spec_rules {
+    int n;
+    mrt_ir_rule_at *rule; /* [n], pointing into axes and marks */
+    const char **axes;
+    mrt_mark *marks;
+    int used;             /* axes and marks filled */
+} mrt_spec_rules;
+mrt_status mrt_spec_read_rules(mrt_spec_parser *p, const yaml_node_t *map,
+                               const char *of, mrt_spec_rules *out);
+void mrt_spec_rules_free(mrt_spec_rules *r);
 /* The top-level `layout:` mapping: each rule to the builder. */
 mrt_status mrt_spec_parse_global_rules(mrt_spec_parser *p,
                                        const yaml_node_t *map);
