@@ -147,13 +147,6 @@ void mrt_ir_override_mesh(mrt_ir *ir, const mrt_mesh *m, const char *what)
     ir->mesh_what = what;
 }
 
-mrt_spec *mrt_ir_take(mrt_ir *ir)
-{
-    mrt_spec *s = ir->s;
-    ir->s = NULL;
-    return s;
-}
-
 void mrt_ir_destroy(mrt_ir *ir)
 {
     if (!ir)
@@ -305,10 +298,11 @@ mrt_status mrt_ir_set_rule_at(mrt_ir *ir, const mrt_ir_rule_at *rule,
 
 /* ---- outputs and the end -------------------------------------------- */
 
-mrt_status mrt_ir_set_outputs(mrt_ir *ir, int n, const char *const *names,
-                              mrt_error *err)
+mrt_status mrt_ir_set_outputs_at(mrt_ir *ir, int n, const char *const *names,
+                                 const mrt_mark *marks, mrt_error *err)
 {
     mrt_ir_call c;
+    char q[MRT_SPEC_QUOTE_MAX + 8], list[MRT_SPEC_LIST_MAX];
     mrt_status st = mrt_ir_begin(&c, ir, "mrt_ir_set_outputs");
     int *ids = NULL;
     c.arg = "names";
@@ -318,11 +312,25 @@ mrt_status mrt_ir_set_outputs(mrt_ir *ir, int n, const char *const *names,
     if (!st && !(ids = calloc((size_t)n, sizeof *ids)))
         st = mrt_ir_fail(&c, MRT_E_NOMEM, "out of memory");
     for (int j = 0; !st && j < n; j++) {
-        st = mrt_ir_tensor_id(&c, names[j], &ids[j]);
+        const mrt_spec *s = ir->s;
+        mrt_ir_at(&c, "names", marks ? &marks[j] : NULL);
+        ids[j] = names[j] ? mrt_spec_find_tensor(s, names[j]) : -1;
+        if (ids[j] < 0 && mrt_ir_yaml(&c))
+            st = mrt_ir_fail(&c, MRT_E_SPEC, "unknown tensor '%s' in "
+                             "'outputs' (the tensors are: %s)",
+                             mrt_ir_quote(names[j], q, sizeof q),
+                             mrt_spec_join(list, sizeof list,
+                                           s->tensor[0].name,
+                                           sizeof s->tensor[0], s->ntensors));
+        else if (ids[j] < 0)
+            st = mrt_ir_tensor_id(&c, names[j], &ids[j]);
         for (int k = 0; !st && k < j; k++)
             if (ids[k] == ids[j])
-                st = mrt_ir_fail(&c, MRT_E_SPEC, "tensor '%s' is listed "
-                                 "twice", names[j]);
+                st = mrt_ir_yaml(&c)
+                         ? mrt_ir_fail(&c, MRT_E_SPEC, "tensor '%s' is listed "
+                                       "twice in 'outputs'", names[j])
+                         : mrt_ir_fail(&c, MRT_E_SPEC, "tensor '%s' is listed "
+                                       "twice", names[j]);
     }
     if (!st) {
         free(ir->outs);
@@ -332,6 +340,12 @@ mrt_status mrt_ir_set_outputs(mrt_ir *ir, int n, const char *const *names,
     }
     free(ids);
     return mrt_ir_end(&c, st, err);
+}
+
+mrt_status mrt_ir_set_outputs(mrt_ir *ir, int n, const char *const *names,
+                              mrt_error *err)
+{
+    return mrt_ir_set_outputs_at(ir, n, names, NULL, err);
 }
 
 mrt_status mrt_ir_finish(mrt_ir *ir, mrt_spec **out, mrt_error *err)

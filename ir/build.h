@@ -136,10 +136,26 @@ mrt_status mrt_ir_add_tensor_at(mrt_ir *ir, const mrt_ir_tensor *d,
 /* Room for n more tensors and ops (a hint: both grow as needed). */
 mrt_status mrt_ir_reserve(mrt_ir *ir, int ntensors, int nops);
 
-/* The program built so far, taken from the builder (which is then
- * empty), without mrt_ir_finish's checks: the YAML front end's end while
- * it still fills some sections itself.  The caller owns it. */
-mrt_spec *mrt_ir_take(mrt_ir *ir);
+/* Where the parts of a training block were written, and how the file
+ * wrote each name ("'w'", "the string 'w'", "a mapping": "unknown
+ * tensor 'w' ..."). */
+typedef struct mrt_ir_train_at {
+    mrt_mark mark;                  /* the block */
+    mrt_mark loss_mark, params_mark, grads_mark;
+    const mrt_mark *param_mark, *grad_mark;  /* [nparams], [ngrads] */
+    const char *loss_what;
+    const char *const *param_what, *const *grad_what;
+    const char *lr_text;            /* lr as written, or NULL */
+    mrt_mark lr_mark;
+} mrt_ir_train_at;
+/* mrt_ir_set_train with marks (at NULL: none).  nparams and ngrads may
+ * pass MRT_MAX_PARAMS (only the count is read then: refused). */
+mrt_status mrt_ir_set_train_at(mrt_ir *ir, const mrt_ir_train *t,
+                               const mrt_ir_train_at *at, mrt_error *err);
+/* mrt_ir_set_outputs with the mark of each name (marks may be NULL). */
+mrt_status mrt_ir_set_outputs_at(mrt_ir *ir, int n, const char *const *names,
+                                 const mrt_mark *marks, mrt_error *err);
+
 
 /* ---- shared checks ------------------------------------------------- */
 

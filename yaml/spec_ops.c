@@ -498,60 +498,37 @@ mrt_status mrt_spec_parse_ops(mrt_spec_parser *p, const yaml_node_t *seq)
     return st;
 }
 
-/* Output j, named by node n; listed[t] says whether tensor t is one
- * already. */
-static mrt_status output(mrt_spec_parser *p, const yaml_node_t *n, int j,
-                         char *listed)
+/* `outputs:` (seq; NULL: the last op's result, and with `train:` the
+ * loss, gradients and updates) to the builder, which then finishes the
+ * program into *out. */
+mrt_status mrt_spec_parse_outputs(mrt_spec_parser *p, const yaml_node_t *seq,
+                                  mrt_spec **out)
 {
-    mrt_spec *s = p->spec;
-    char q[MRT_SPEC_QUOTE_MAX + 32], list[MRT_SPEC_LIST_MAX];
-    const char *name = mrt_spec_str(n);
-    if (!name || mrt_spec_is_null(n))
-        return mrt_spec_fail(p, n, "expected a tensor name in 'outputs', "
-                             "got %s", mrt_spec_what(n, q, sizeof q));
-    int id = mrt_spec_find_tensor(s, name);
-    if (id < 0)
-        return mrt_spec_fail(p, n, "unknown tensor '%s' in 'outputs' (the "
-                             "tensors are: %s)", mrt_spec_quote(n, q, sizeof q),
-                             mrt_spec_join(list, sizeof list, s->tensor[0].name,
-                                           sizeof s->tensor[0], s->ntensors));
-    if (listed[id])
-        return mrt_spec_fail(p, n, "tensor '%s' is listed twice in "
-                             "'outputs'", name);
-    listed[id] = 1;
-    s->output[j] = id;
-    s->noutputs = j + 1;
-    return MRT_OK;
-}
-
-mrt_status mrt_spec_parse_outputs(mrt_spec_parser *p, const yaml_node_t *seq)
-{
-    mrt_spec *s = p->spec;
-    int count = seq ? mrt_spec_count(seq) : 1;
+    char q[MRT_SPEC_QUOTE_MAX + 32];
+    int count = seq ? mrt_spec_count(seq) : 0;
     mrt_status st = seq ? mrt_spec_expect(p, seq, YAML_SEQUENCE_NODE,
                                           "'outputs'") : MRT_OK;
-    if (!st && count == 0)
+    if (!st && seq && count == 0)
         st = mrt_spec_fail(p, seq, "'outputs' is empty (name at least one "
                            "tensor, or leave it out for the last op's "
                            "output)");
-    if (st)
-        return st;
-    char *listed = calloc((size_t)s->ntensors + 1, 1); /* [tensor] */
-    if (!listed || !(s->output = calloc((size_t)count, sizeof *s->output))) {
-        free(listed);
-        return mrt_spec_nomem(p);
+    const char **names = calloc((size_t)count + 1, sizeof *names);
+    mrt_mark *marks = calloc((size_t)count + 1, sizeof *marks);
+    if (!st && (!names || !marks))
+        st = mrt_spec_nomem(p);
+    for (int j = 0; !st && j < count; j++) {
+        const yaml_node_t *n = mrt_spec_item(p, seq, j);
+        names[j] = mrt_spec_str(n);
+        marks[j] = mrt_spec_mark(n);
+        if (!names[j] || mrt_spec_is_null(n))
+            st = mrt_spec_fail(p, n, "expected a tensor name in 'outputs', "
+                               "got %s", mrt_spec_what(n, q, sizeof q));
     }
-    if (!seq && s->train.loss >= 0) {
-        st = mrt_ir_add_train_outputs(s, listed, p->err);
-    } else if (!seq) {
-        s->output[0] = s->op[s->nops - 1].out;
-        s->noutputs = 1;
-    } else {
-        for (int j = 0; !st && j < count; j++)
-            st = output(p, mrt_spec_item(p, seq, j), j, listed);
-        if (!st && s->train.loss >= 0)
-            st = mrt_ir_add_train_outputs(s, listed, p->err);
-    }
-    free(listed);
+    if (!st && seq)
+        st = mrt_ir_set_outputs_at(p->ir, count, names, marks, p->err);
+    if (!st)
+        st = mrt_ir_finish(p->ir, out, p->err);
+    free(names);
+    free(marks);
     return st;
 }

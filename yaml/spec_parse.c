@@ -358,7 +358,7 @@ static mrt_status alloc_tensors(mrt_spec_parser *p, const yaml_node_t *root)
 
 static mrt_status parse_root(mrt_spec_parser *p, const yaml_node_t *root,
                              const mrt_mesh *mesh_override,
-                             const char *dims_override)
+                             const char *dims_override, mrt_spec **done)
 {
     mrt_spec *s = p->spec;
     mrt_status st = check_top(p, root);
@@ -391,7 +391,8 @@ static mrt_status parse_root(mrt_spec_parser *p, const yaml_node_t *root,
     if (!st && mrt_spec_get(p, root, "train"))
         st = mrt_spec_parse_train(p, mrt_spec_get(p, root, "train"));
     if (!st)
-        st = mrt_spec_parse_outputs(p, mrt_spec_get(p, root, "outputs"));
+        st = mrt_spec_parse_outputs(p, mrt_spec_get(p, root, "outputs"),
+                                    done);
     if (!st && mrt_spec_get(p, root, "layouts"))
         st = mrt_spec_parse_layouts(p, mrt_spec_get(p, root, "layouts"));
     return st;
@@ -461,6 +462,7 @@ static mrt_status load_text(const char *path, const char *text, size_t len,
 {
     mrt_mesh override;
     mrt_ir *ir = NULL;
+    mrt_spec *done = NULL;
     char dir[PATH_MAX];
     yaml_document_t doc;
     int have_doc = 0;
@@ -488,15 +490,16 @@ static mrt_status load_text(const char *path, const char *text, size_t len,
                          .tl = tl, .ntl = ntl};
     if ((st = parse_root(&p, yaml_document_get_root_node(&doc),
                          mesh_override ? &override : NULL,
-                         ov ? ov->dims : NULL)))
+                         ov ? ov->dims : NULL, &done)))
         goto fail;
     yaml_document_delete(&doc);
-    *out = mrt_ir_take(ir);
     mrt_ir_destroy(ir);
+    *out = done;
     return MRT_OK;
 fail:
     if (have_doc)
         yaml_document_delete(&doc);
+    mrt_spec_destroy(done); /* finished, then its `layouts:` failed */
     mrt_ir_destroy(ir);
     return st;
 }

@@ -188,7 +188,10 @@ mrt_status mrt_spec_parse_train(mrt_spec_parser *p, const yaml_node_t *n);
 
 /* The `ops:` sequence: appends one op and its output tensor per item. */
 mrt_status mrt_spec_parse_ops(mrt_spec_parser *p, const yaml_node_t *seq);
-/* The `outputs:` sequence, or NULL for the last op's output. */
-mrt_status mrt_spec_parse_outputs(mrt_spec_parser *p, const yaml_node_t *seq);
+/* The `outputs:` sequence, or NULL for the last op's output; then the
+ * builder's mrt_ir_finish, which hands the program to *out (p->spec
+ * stays that program: `layouts:` come after). */
+mrt_status mrt_spec_parse_outputs(mrt_spec_parser *p, const yaml_node_t *seq,
+                                  mrt_spec **out);
 
 #endif
