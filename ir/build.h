@@ -163,6 +163,10 @@ mrt_status mrt_ir_set_outputs_at(mrt_ir *ir, int n, const char *const *names,
  * letters, digits and '_', shorter than MRT_NAME_MAX). */
 mrt_status mrt_ir_check_name(mrt_ir_call *c, const char *name,
                              const char *kind);
+/* The name of a new tensor t: valid, and no tensor's yet (else "tensor
+ * 'NAME' TAKEN"). */
+mrt_status mrt_ir_new_tensor(mrt_ir_call *c, const char *name,
+                             const char *taken, mrt_spec_tensor *t);
 /* Dim id of name, or an error "dim 'NAME' not declared". */
 mrt_status mrt_ir_dim(mrt_ir_call *c, const char *name, int *out);
 /* Tensor id of name, or an error "tensor 'NAME' not declared". */

@@ -126,6 +126,17 @@ mrt_status mrt_ir_check_name(mrt_ir_call *c, const char *name,
     return MRT_OK;
 }
 
+mrt_status mrt_ir_new_tensor(mrt_ir_call *c, const char *name,
+                             const char *taken, mrt_spec_tensor *t)
+{
+    mrt_status st = mrt_ir_check_name(c, name, "tensor");
+    if (!st && mrt_spec_find_tensor(c->ir->s, name) >= 0)
+        st = mrt_ir_fail(c, MRT_E_SPEC, "tensor '%s' %s", name, taken);
+    if (!st)
+        snprintf(t->name, sizeof t->name, "%s", name);
+    return st;
+}
+
 /* "batch, d_model, d_ff": the dims, for messages. */
 static const char *dim_list(const mrt_spec *s, char *buf, size_t size)
 {

@@ -185,12 +185,8 @@ static mrt_status op_result(mrt_ir_call *c, const mrt_ir_op *o,
         reduced[mrt_layout_find_dim(&a->layout, d)] = 1;
     }
     c->arg = "out";
-    if ((st = mrt_ir_check_name(c, o->out, "tensor")))
+    if ((st = mrt_ir_new_tensor(c, o->out, "already exists", t)))
         return st;
-    if (mrt_spec_find_tensor(s, o->out) >= 0)
-        return mrt_ir_fail(c, MRT_E_SPEC, "tensor '%s' already exists",
-                           o->out);
-    snprintf(t->name, sizeof t->name, "%s", o->out);
     t->producer = s->nops;
     t->init = MRT_INIT_NONE;
     derived_dims(s, o, u, reduced, &derived);
@@ -262,18 +258,28 @@ static mrt_status op_layout(mrt_ir_call *c, const mrt_ir_op *o,
     return mrt_spec_apply_rules(&r, &u->out, u->own_rules, 1);
 }
 
+/* Starts call fn, whose argument arg (given) may not be NULL, on a
+ * program with no training block yet (else the error `trained`). */
+static mrt_status begin_untrained(mrt_ir_call *c, mrt_ir *ir, const char *fn,
+                                  const char *arg, const void *given,
+                                  const char *trained)
+{
+    mrt_status st = mrt_ir_begin(c, ir, fn);
+    c->arg = arg;
+    if (!st && !given)
+        st = mrt_ir_fail(c, MRT_E_USAGE, "NULL");
+    if (!st && ir->trained)
+        st = mrt_ir_fail(c, MRT_E_USAGE, "%s", trained);
+    return st;
+}
+
 mrt_status mrt_ir_add_op(mrt_ir *ir, const mrt_ir_op *o, mrt_error *err)
 {
     mrt_ir_call c;
     mrt_user_op u;
     memset(&u, 0, sizeof u);
-    mrt_status st = mrt_ir_begin(&c, ir, "mrt_ir_add_op");
-    c.arg = "op";
-    if (!st && !o)
-        st = mrt_ir_fail(&c, MRT_E_USAGE, "NULL");
-    if (!st && ir->trained)
-        st = mrt_ir_fail(&c, MRT_E_USAGE, "ops come before "
-                         "mrt_ir_set_train");
+    mrt_status st = begin_untrained(&c, ir, "mrt_ir_add_op", "op", o,
+                                    "ops come before mrt_ir_set_train");
     if (st)
         return mrt_ir_end(&c, st, err);
     u.s = ir->s;
@@ -396,15 +402,11 @@ mrt_status mrt_ir_set_train_at(mrt_ir *ir, const mrt_ir_train *t,
 {
     static const mrt_ir_train_at none;
     mrt_ir_call c;
-    mrt_status st = mrt_ir_begin(&c, ir, "mrt_ir_set_train");
-    c.arg = "t";
+    mrt_status st = begin_untrained(&c, ir, "mrt_ir_set_train", "t", t,
+                                    "the program has a training block "
+                                    "already");
     if (!at)
         at = &none;
-    if (!st && !t)
-        st = mrt_ir_fail(&c, MRT_E_USAGE, "NULL");
-    if (!st && ir->trained)
-        st = mrt_ir_fail(&c, MRT_E_USAGE, "the program has a training "
-                         "block already");
     if (st)
         return mrt_ir_end(&c, st, err);
     mrt_spec *s = ir->s;

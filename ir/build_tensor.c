@@ -201,15 +201,10 @@ static mrt_status tensor_layout(mrt_ir_call *c, const mrt_ir_tensor *d,
 static mrt_status make_tensor(mrt_ir_call *c, const mrt_ir_tensor *d,
                               const mrt_ir_tensor_at *at, mrt_spec_tensor *t)
 {
-    mrt_spec *s = c->ir->s;
     mrt_status st;
     mrt_ir_at(c, "name", &at->mark);
-    if ((st = mrt_ir_check_name(c, d->name, "tensor")))
+    if ((st = mrt_ir_new_tensor(c, d->name, "is declared twice", t)))
         return st;
-    if (mrt_spec_find_tensor(s, d->name) >= 0)
-        return mrt_ir_fail(c, MRT_E_SPEC, "tensor '%s' is declared twice",
-                           d->name);
-    snprintf(t->name, sizeof t->name, "%s", d->name);
     t->mark = at->mark;
     t->shape_mark = at->shape_mark;
     t->producer = -1;
