@@ -54,6 +54,11 @@ typedef struct mrt_ir_call {
                           ({0, 0}: in C); set with mrt_ir_at */
 } mrt_ir_call;
 
+/* mrt_ir_begin for a call whose argument arg (given) may not be NULL,
+ * on a program with no training block yet (else the error `trained`). */
+mrt_status mrt_ir_begin_untrained(mrt_ir_call *c, mrt_ir *ir, const char *fn,
+                                  const char *arg, const void *given,
+                                  const char *trained);
 /* The argument being checked and its mark (NULL: none). */
 void mrt_ir_at(mrt_ir_call *c, const char *arg, const mrt_mark *at);
 /* 1 if messages take the spec file's wording (see the top). */

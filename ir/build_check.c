@@ -36,6 +36,19 @@ mrt_status mrt_ir_begin(mrt_ir_call *c, mrt_ir *ir, const char *fn)
     return MRT_OK;
 }
 
+mrt_status mrt_ir_begin_untrained(mrt_ir_call *c, mrt_ir *ir, const char *fn,
+                                  const char *arg, const void *given,
+                                  const char *trained)
+{
+    mrt_status st = mrt_ir_begin(c, ir, fn);
+    c->arg = arg;
+    if (!st && !given)
+        st = mrt_ir_fail(c, MRT_E_USAGE, "NULL");
+    if (!st && ir->trained)
+        st = mrt_ir_fail(c, MRT_E_USAGE, "%s", trained);
+    return st;
+}
+
 void mrt_ir_at(mrt_ir_call *c, const char *arg, const mrt_mark *at)
 {
     c->arg = arg;
