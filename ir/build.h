@@ -141,6 +141,34 @@ mrt_status mrt_ir_add_tensor_at(mrt_ir *ir, const mrt_ir_tensor *d,
 /* Room for n more tensors and ops (a hint: both grow as needed). */
 mrt_status mrt_ir_reserve(mrt_ir *ir, int ntensors, int nops);
 
+/* Where the parts of an op were written (mrt_ir_add_op_at), and what a
+ * spec file says that the C struct cannot. */
+typedef struct mrt_ir_op_at {
+    mrt_mark mark;             /* the op */
+    int nin;                   /* inputs as written (past 2: refused) */
+    mrt_mark in_list_mark;     /* `in:` */
+    mrt_mark in_mark[2];
+    int later[2];              /* an unknown input made by a later op:
+                                  its number (0: none) */
+    mrt_mark out_mark;
+    int shape_given;           /* `shape:` was written (maybe empty) */
+    mrt_mark shape_mark;
+    const mrt_mark *shape_dim_mark; /* [ndims] */
+    mrt_mark dim_mark, to_mark;
+    int reduce_given;          /* `dims:` was written (maybe []) */
+    const mrt_mark *reduce_mark;    /* [nreduce] */
+    mrt_mark c_mark;           /* `by:` or `eps:` */
+    const char *c_text;        /* it as written */
+    int has_layout;            /* a `layout:` (maybe {}): its rules with */
+    int nlayout;               /* marks (the mrt_ir_op's layout is not */
+    const mrt_ir_rule_at *layout; /* read) */
+    const mrt_rule *given;     /* rules in place of its layout, or NULL */
+    mrt_budget expect;         /* its budget */
+} mrt_ir_op_at;
+/* mrt_ir_add_op with marks (at NULL: none). */
+mrt_status mrt_ir_add_op_at(mrt_ir *ir, const mrt_ir_op *o,
+                            const mrt_ir_op_at *at, mrt_error *err);
+
 /* Where the parts of a training block were written, and how the file
  * wrote each name ("'w'", "the string 'w'", "a mapping": "unknown
  * tensor 'w' ..."). */

@@ -202,29 +202,3 @@ const mrt_rule *mrt_spec_given_rules(const mrt_spec_parser *p,
             return p->tl[i].rules;
     return NULL;
 }
-
-mrt_status mrt_spec_resolve_layout(mrt_spec_parser *p, mrt_spec_tensor *t,
-                                   const yaml_node_t *own)
-{
-    const mrt_spec *s = p->spec;
-    const mrt_spec_resolver r = {s, &s->mesh, NULL, p->err};
-    mrt_rule *own_rules = NULL;
-    char of[MRT_NAME_MAX + 32];
-    mrt_status st = MRT_OK;
-    const mrt_rule *given = mrt_spec_given_rules(p, t->name);
-    if (given) { /* mrt_spec_load_layouts: in place of its own */
-        t->own_layout = 1;
-        return mrt_spec_apply_rules(&r, t, given, 1);
-    }
-    t->own_layout = own != NULL;
-    if (!own)
-        return mrt_spec_apply_rules(&r, t, s->rule, 0);
-    if (!(own_rules = calloc((size_t)s->ndims + 1, sizeof *own_rules)))
-        return mrt_spec_nomem(p);
-    snprintf(of, sizeof of, "the layout of tensor '%s'", t->name);
-    st = mrt_spec_parse_rules(p, own, &t->layout, of, own_rules);
-    if (!st)
-        st = mrt_spec_apply_rules(&r, t, own_rules, 1);
-    free(own_rules);
-    return st;
-}

@@ -145,16 +145,10 @@ mrt_status mrt_spec_parse_rules(mrt_spec_parser *p, const yaml_node_t *map,
 mrt_status mrt_spec_parse_rule(mrt_spec_parser *p, const yaml_node_t *k,
                                const yaml_node_t *v, const mrt_layout *shape,
                                const char *of, mrt_rule rules[]);
-/* Fills t->layout's axes from own (a `layout:` mapping, or NULL for the
- * global rules) once t->layout's dims and sizes are set, sets
- * t->own_layout, and checks that no axis splits two dims and that every
- * split is even. */
 /* The rules mrt_spec_load_layouts gives tensor (or op result) `name`, in
  * place of its `layout:`; NULL if none. */
 const mrt_rule *mrt_spec_given_rules(const mrt_spec_parser *p,
                                      const char *name);
-mrt_status mrt_spec_resolve_layout(mrt_spec_parser *p, mrt_spec_tensor *t,
-                                   const yaml_node_t *own);
 
 /* ---- spec_planning.c: `network:` and `expect:` ------------------- */
 
@@ -173,10 +167,13 @@ mrt_status mrt_spec_parse_layouts(mrt_spec_parser *p, const yaml_node_t *map);
 
 /* ---- spec_tensors.c: shapes, inputs and their init ---------------- */
 
-/* Parses a `shape:` sequence into t->layout's dims and sizes and checks
- * the element count. */
-mrt_status mrt_spec_parse_shape(mrt_spec_parser *p, const yaml_node_t *n,
-                                mrt_spec_tensor *t);
+/* A `shape:` sequence (of tensor `name`) read for the builder: dim
+ * names and marks into dims[] and marks[] (MRT_MAX_DIMS of them; a
+ * longer shape only sets *ndims, and the builder refuses it). */
+mrt_status mrt_spec_read_shape(mrt_spec_parser *p, const char *name,
+                               const yaml_node_t *n, int *ndims,
+                               const char **dims, mrt_mark *marks,
+                               mrt_mark *shape_mark);
 /* The `tensors:` mapping: appends one tensor per entry. */
 mrt_status mrt_spec_parse_tensors(mrt_spec_parser *p, const yaml_node_t *map);
 

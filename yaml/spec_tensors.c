@@ -7,8 +7,7 @@
  * Inits: {random: SEED} (uniform in [-1, 1); the default, seeded with
  * the FNV-1a hash of the name), {fill: X}, {labels: N} or {file: PATH}
  * (a .npy file, resolved against the spec's folder by the builder).
- * mrt_spec_parse_shape (shapes of op results) stays here until ops go
- * through the builder too.
+ * Shapes are read the same way for op results (mrt_spec_read_shape).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,61 +18,6 @@
 static const char *const tensor_keys[] = {"shape", "init", "layout", NULL};
 static const char *const init_keys[] = {"random", "fill", "file", "labels",
                                         NULL};
-
-/* One dim of a shape: item d, the i-th of t's shape. */
-static mrt_status shape_dim(mrt_spec_parser *p, const yaml_node_t *d,
-                            mrt_spec_tensor *t)
-{
-    const mrt_spec *s = p->spec;
-    char q[MRT_SPEC_QUOTE_MAX + 32], list[MRT_SPEC_LIST_MAX];
-    const char *name = mrt_spec_str(d);
-    int id = name ? mrt_spec_find_dim(s, name) : -1;
-    mrt_layout *l = &t->layout;
-    if (!name || mrt_spec_is_null(d))
-        return mrt_spec_fail(p, d, "expected a dim name in the shape of "
-                             "tensor '%s', got %s", t->name,
-                             mrt_spec_what(d, q, sizeof q));
-    if (id < 0)
-        return mrt_spec_fail(p, d, "unknown dim '%s' in the shape of tensor "
-                             "'%s' (the dims are: %s)",
-                             mrt_spec_quote(d, q, sizeof q), t->name,
-                             mrt_spec_join(list, sizeof list, s->dim_name[0],
-                                           sizeof s->dim_name[0], s->ndims));
-    if (mrt_layout_find_dim(l, id) >= 0)
-        return mrt_spec_fail(p, d, "dim '%s' appears twice in the shape of "
-                             "tensor '%s'", name, t->name);
-    l->dim[l->ndims] = id;
-    l->size[l->ndims++] = s->dim_size[id];
-    return MRT_OK;
-}
-
-mrt_status mrt_spec_parse_shape(mrt_spec_parser *p, const yaml_node_t *n,
-                                mrt_spec_tensor *t)
-{
-    char of[MRT_NAME_MAX + 32], shape[MRT_SPEC_LIST_MAX];
-    snprintf(of, sizeof of, "the shape of tensor '%s'", t->name);
-    mrt_status st = mrt_spec_expect(p, n, YAML_SEQUENCE_NODE, of);
-    if (st)
-        return st;
-    int count = mrt_spec_count(n);
-    if (count == 0)
-        return mrt_spec_fail(p, n, "the shape of tensor '%s' is empty "
-                             "(scalars are not supported)", t->name);
-    if (count > MRT_MAX_DIMS)
-        return mrt_spec_fail(p, n, "tensor '%s' has %d dims (at most %d)",
-                             t->name, count, MRT_MAX_DIMS);
-    t->shape_mark = mrt_spec_mark(n);
-    t->layout.ndims = 0;
-    for (yaml_node_item_t *it = n->data.sequence.items.start;
-         !st && it < n->data.sequence.items.top; it++)
-        st = shape_dim(p, mrt_spec_node(p, *it), t);
-    if (!st && mrt_spec_too_large(&t->layout))
-        return mrt_spec_fail(p, n, "tensor '%s' %s is too large: its size in "
-                             "bytes overflows 64 bits", t->name,
-                             mrt_spec_shape_str(p->spec, &t->layout, shape,
-                                                sizeof shape));
-    return st;
-}
 
 /* The init mapping n of tensor `name` into d and at (its value's mark
  * and text): its form here, its value's range and file there. */
@@ -132,23 +76,19 @@ static mrt_status read_init(mrt_spec_parser *p, const char *name,
     return st;
 }
 
-/* The shape sequence n of tensor `name` into d: dim names and marks
- * (the builder checks them and the count). */
-static mrt_status read_shape(mrt_spec_parser *p, const char *name,
-                             const yaml_node_t *n, mrt_ir_tensor *d,
-                             mrt_ir_tensor_at *at, const char **dims,
-                             mrt_mark *marks)
+mrt_status mrt_spec_read_shape(mrt_spec_parser *p, const char *name,
+                               const yaml_node_t *n, int *ndims,
+                               const char **dims, mrt_mark *marks,
+                               mrt_mark *shape_mark)
 {
     char of[MRT_NAME_MAX + 32], q[MRT_SPEC_QUOTE_MAX + 32];
     snprintf(of, sizeof of, "the shape of tensor '%s'", name);
     mrt_status st = mrt_spec_expect(p, n, YAML_SEQUENCE_NODE, of);
     if (st)
         return st;
-    at->shape_mark = mrt_spec_mark(n);
-    at->dim_mark = marks;
-    d->ndims = mrt_spec_count(n);
-    d->shape = dims;
-    for (int i = 0; d->ndims <= MRT_MAX_DIMS && i < d->ndims; i++) {
+    *shape_mark = mrt_spec_mark(n);
+    *ndims = mrt_spec_count(n);
+    for (int i = 0; *ndims <= MRT_MAX_DIMS && i < *ndims; i++) {
         const yaml_node_t *dn = mrt_spec_item(p, n, i);
         if (!mrt_spec_str(dn) || mrt_spec_is_null(dn))
             return mrt_spec_fail(p, dn, "expected a dim name in the shape of "
@@ -183,7 +123,10 @@ static mrt_status parse_tensor(mrt_spec_parser *p, const yaml_node_t *k,
     if (!shape)
         return mrt_spec_fail(p, v, "tensor '%s' has no shape (add shape: "
                              "[dim, ...])", name);
-    if ((st = read_shape(p, name, shape, &d, &at, dims, marks)))
+    d.shape = dims;
+    at.dim_mark = marks;
+    if ((st = mrt_spec_read_shape(p, name, shape, &d.ndims, dims, marks,
+                                  &at.shape_mark)))
         return st;
     snprintf(of, sizeof of, "the layout of tensor '%s'", name);
     at.given = mrt_spec_given_rules(p, name);
