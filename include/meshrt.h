@@ -211,7 +211,17 @@ typedef struct mrt_ir_op {
     int nlayout;               /* its own layout (for the result and
                                   what the op makes inside); 0: global */
     const mrt_ir_rule *layout;
+    const struct mrt_ir_budget *expect; /* this op's budget (its own
+                                  steps; YAML: the op's `expect:`), or
+                                  NULL: none */
 } mrt_ir_op;
+
+/* Budgets a plan must meet (YAML: `expect:`); plan and run exit 1 when
+ * one is missed.  -1: no limit. */
+typedef struct mrt_ir_budget {
+    int64_t comm_bytes_max;    /* bytes per rank handed to MPI */
+    int64_t peak_memory_max;   /* bytes per rank */
+} mrt_ir_budget;
 
 /* `train:`: one SGD step per run; the backward program is derived by
  * reverse-mode differentiation when this is called. */
@@ -245,6 +255,15 @@ MRT_API mrt_status mrt_ir_add_tensor(mrt_ir *ir, const mrt_ir_tensor *t,
                                      mrt_error *err);
 MRT_API mrt_status mrt_ir_add_op(mrt_ir *ir, const mrt_ir_op *op,
                                  mrt_error *err);
+/* The whole program's budget (YAML: the top-level `expect:`). */
+MRT_API mrt_status mrt_ir_set_expect(mrt_ir *ir, const mrt_ir_budget *b,
+                                     mrt_error *err);
+/* The link of mesh axis `axis` (YAML: an entry of `network:`), in place
+ * of the machine profile's: latency in microseconds (0 < it <= 1e9) and
+ * bandwidth in GB/s (1e-9 to 1e12).  Once per axis. */
+MRT_API mrt_status mrt_ir_set_link(mrt_ir *ir, const char *axis,
+                                   double latency_us, double bandwidth_GBps,
+                                   mrt_error *err);
 /* The tensors the program returns (default: the last op's result; with
  * training, also the loss, the gradients and the updated params). */
 MRT_API mrt_status mrt_ir_set_outputs(mrt_ir *ir, int n,

@@ -163,8 +163,27 @@ typedef struct mrt_ir_op_at {
     int nlayout;               /* marks (the mrt_ir_op's layout is not */
     const mrt_ir_rule_at *layout; /* read) */
     const mrt_rule *given;     /* rules in place of its layout, or NULL */
-    mrt_budget expect;         /* its budget */
+    mrt_ir_budget expect;      /* its budget (the mrt_ir_op's is not
+                                  read) and where it was written */
+    mrt_mark expect_mark;
 } mrt_ir_op_at;
+/* mrt_ir_set_expect with the mark of the budget (kept for messages). */
+mrt_status mrt_ir_set_expect_at(mrt_ir *ir, const mrt_ir_budget *b,
+                                mrt_mark at, mrt_error *err);
+/* Where a link of `network:` was written: the axis, each number (and
+ * how it was written, for messages). */
+typedef struct mrt_ir_link_at {
+    mrt_mark axis_mark, latency_mark, bandwidth_mark;
+    const char *latency_text, *bandwidth_text;
+} mrt_ir_link_at;
+/* mrt_ir_set_link with marks (at NULL: none). */
+mrt_status mrt_ir_set_link_at(mrt_ir *ir, const char *axis,
+                              double latency_us, double bandwidth_GBps,
+                              const mrt_ir_link_at *at, mrt_error *err);
+/* A budget checked into out (-1 or more in each field; NULL: none). */
+mrt_status mrt_ir_budget_check(mrt_ir_call *c, const mrt_ir_budget *b,
+                               mrt_mark at, mrt_budget *out);
+
 /* mrt_ir_add_op with marks (at NULL: none). */
 mrt_status mrt_ir_add_op_at(mrt_ir *ir, const mrt_ir_op *o,
                             const mrt_ir_op_at *at, mrt_error *err);

@@ -435,7 +435,7 @@ static mrt_status op_layout(mrt_ir_call *c, const mrt_ir_op *o,
 mrt_status mrt_ir_add_op_at(mrt_ir *ir, const mrt_ir_op *o,
                             const mrt_ir_op_at *at, mrt_error *err)
 {
-    static const mrt_ir_op_at none = {.expect = {-1, -1, {0, 0}}};
+    static const mrt_ir_op_at none;
     mrt_ir_call c;
     mrt_user_op u;
     memset(&u, 0, sizeof u);
@@ -450,11 +450,14 @@ mrt_status mrt_ir_add_op_at(mrt_ir *ir, const mrt_ir_op *o,
     u.err = &c.e;
     u.mark = at->mark;
     u.number = ir->s->nuser_ops + 1;
-    u.expect = at->expect;
     if (!(st = op_kind(&c, o, at, &u)) && !(st = op_params(&c, o, at, &u)) &&
         !(st = op_result(&c, o, at, &u)) && !(st = op_layout(&c, o, at, &u))) {
+        c.arg = "expect";
+        st = mrt_ir_budget_check(&c, at == &none ? o->expect : &at->expect,
+                                 at->expect_mark, &u.expect);
         mrt_ir_at(&c, NULL, NULL);
-        st = mrt_ir_expand(&u);
+        if (!st)
+            st = mrt_ir_expand(&u);
     }
     free(u.own_rules);
     if (!st)

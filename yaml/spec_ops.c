@@ -228,6 +228,7 @@ static mrt_status read_result(mrt_user_op *u, const yaml_node_t *n,
         snprintf(of, sizeof of, "the expect of op %d", u->number);
         st = mrt_spec_parse_budget(p, mrt_spec_get(p, n, "expect"), of,
                                    &r->at.expect);
+        r->at.expect_mark = mrt_spec_mark(mrt_spec_get(p, n, "expect"));
     }
     return st;
 }
@@ -237,8 +238,7 @@ static mrt_status parse_op(mrt_spec_parser *p, const yaml_node_t *seq, int i,
                            const yaml_node_t *n)
 {
     mrt_user_op u = {.s = p->spec, .err = p->err, .p = p, .number = i + 1};
-    op_read r = {.at = {.mark = mrt_spec_mark(n),
-                        .expect = {-1, -1, {0, 0}}}};
+    op_read r = {.at = {.mark = mrt_spec_mark(n), .expect = {-1, -1}}};
     char out[MRT_NAME_MAX];
     mrt_status st = op_kind(&u, n);
     if (!st)

@@ -360,7 +360,6 @@ static mrt_status parse_root(mrt_spec_parser *p, const yaml_node_t *root,
                              const mrt_mesh *mesh_override,
                              const char *dims_override, mrt_spec **done)
 {
-    mrt_spec *s = p->spec;
     mrt_status st = check_top(p, root);
     if (!st)
         st = parse_top_mesh(p, mrt_spec_get(p, root, "mesh"));
@@ -380,8 +379,7 @@ static mrt_status parse_root(mrt_spec_parser *p, const yaml_node_t *root,
     if (!st && mrt_spec_get(p, root, "network"))
         st = mrt_spec_parse_network(p, mrt_spec_get(p, root, "network"));
     if (!st && mrt_spec_get(p, root, "expect"))
-        st = mrt_spec_parse_budget(p, mrt_spec_get(p, root, "expect"),
-                                   "'expect'", &s->expect);
+        st = mrt_spec_parse_expect(p, mrt_spec_get(p, root, "expect"));
     if (!st)
         st = alloc_tensors(p, root);
     if (!st)

@@ -157,7 +157,9 @@ mrt_status mrt_spec_parse_network(mrt_spec_parser *p, const yaml_node_t *map);
 /* An `expect:` mapping into b (both budgets -1 unless given); `of` names
  * it in messages ("'expect'", "the expect of op 2"). */
 mrt_status mrt_spec_parse_budget(mrt_spec_parser *p, const yaml_node_t *map,
-                                 const char *of, mrt_budget *b);
+                                 const char *of, mrt_ir_budget *b);
+/* The top-level `expect:` to the builder. */
+mrt_status mrt_spec_parse_expect(mrt_spec_parser *p, const yaml_node_t *map);
 
 /* ---- spec_alts.c: the `layouts:` alternatives --------------------- */
 
