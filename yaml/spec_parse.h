@@ -1,7 +1,9 @@
 /*
  * spec_parse.h — private to the YAML front end (yaml/spec_*.c), not part
- * of the contract in spec.h: it reads the YAML and hands what it read to
- * the IR (ir/ir.h), whose layouts, expansion and reverse mode it uses.
+ * of the contract in spec.h: it reads the YAML and hands what it read,
+ * with the line and column of each node, to the builder's expert calls
+ * (ir/build.h), which check it and fill the program.  Only `layouts:`
+ * (spec_alts.c) still writes the program itself.
  *
  * mrt_spec_load (spec_parse.c) loads the YAML document and walks it in a
  * fixed order of passes: mesh, dtype, dims (spec_parse.c), global layout
@@ -9,7 +11,10 @@
  * (spec_tensors.c), ops and outputs (spec_ops.c), and last the `layouts:`
  * alternatives (spec_alts.c), which are checked against every tensor.  Each pass reads the nodes it owns, resolves names
  * against what the earlier passes built, and stops at the first problem
- * with an MRT_E_SPEC error at the offending node.  The helpers below
+ * with an MRT_E_SPEC error at the offending node.  A pass checks the
+ * form of its nodes (types, keys, numbers) itself, everything else
+ * through the builder; so in a file with two problems in one section, a
+ * problem of form may be reported before an earlier one of meaning.  The helpers below
  * (spec_yaml.c) turn libyaml nodes into checked names and numbers, so
  * every pass words its errors the same way.
  */
