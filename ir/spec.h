@@ -66,6 +66,11 @@ typedef struct mrt_spec_tensor {
                                tensor whose layout it takes (0: none) */
     int grad_piece;         /* with grad_like: a piece of that tensor's
                                gradient (1), or its update `:next` (0) */
+    int reshard;            /* a parameter whose copies moved for the
+                               forward pass are not kept for the backward
+                               pass, which moves it again from its home
+                               layout (FSDP's reshard_after_forward:
+                               memory for wire bytes); 0 by default */
 } mrt_spec_tensor;
 
 /* `expect:` — budgets a plan must meet (plan and run exit 1 otherwise). */
@@ -81,6 +86,8 @@ typedef enum mrt_alt_kind {
     MRT_ALT_GRAD,       /* the pieces of its gradient (`grad_layout:`) */
     MRT_ALT_OP,         /* the op that makes it, and the tensors it makes
                            inside (`ops: {y: {layout: ...}}`) */
+    MRT_ALT_RESHARD,    /* no layout: the tensor's `reshard_after_forward:
+                           true` (its rule is unused) */
     MRT_ALT_KIND_COUNT
 } mrt_alt_kind;
 
@@ -236,7 +243,8 @@ mrt_status mrt_spec_derive(const mrt_spec *s, const mrt_rule *rules,
  * with its rules and mesh, then the layouts of its `tensors:`, `ops:`
  * and `grad_layout:` entries; every tensor of the backward program takes
  * the layout of the tensor it is a gradient piece of (or its
- * grad_layout), and every update `<w>:next` that of w.  The caller
+ * grad_layout), and every update `<w>:next` that of w; the parameters
+ * with `reshard_after_forward: true` get tensor.reshard.  The caller
  * destroys *out. */
 mrt_status mrt_spec_derive_alt(const mrt_spec *s, const mrt_spec_layout *l,
                                mrt_spec **out, mrt_error *err);

@@ -185,6 +185,7 @@ void mrt_plan_destroy(mrt_plan *p)
     free(p->last_value);
     free(p->input);
     free(p->producer);
+    free(p->reshard);
     free(p->value);
     free(p->step);
     free(p->op);
@@ -231,6 +232,7 @@ static mrt_status copy_names(mrt_plan *p, const mrt_spec *s)
     p->last_value = malloc(((size_t)s->ntensors + 1) * sizeof(int));
     p->input = calloc((size_t)s->ntensors + 1, sizeof(int));
     p->producer = calloc((size_t)s->ntensors + 1, sizeof(int));
+    p->reshard = calloc((size_t)s->ntensors + 1, 1);
     p->nops = s->nops;
     if (p->op)
         memset(p->op, 0, ((size_t)s->nops + 1) * sizeof *p->op);
@@ -240,7 +242,7 @@ static mrt_status copy_names(mrt_plan *p, const mrt_spec *s)
     p->output = calloc((size_t)s->noutputs + 1, sizeof(int));
     if (!p->dim_names || !p->tensor_name || !p->tensor_value ||
         !p->last_value || !p->input ||
-        !p->producer ||
+        !p->producer || !p->reshard ||
         !p->op ||
         !p->output)
         return MRT_E_NOMEM;
@@ -251,6 +253,7 @@ static mrt_status copy_names(mrt_plan *p, const mrt_spec *s)
         if (!have_names)
             memcpy(p->tensor_name[i], s->tensor[i].name, MRT_NAME_MAX);
         p->producer[i] = s->tensor[i].producer;
+        p->reshard[i] = s->tensor[i].reshard != 0;
         p->last_value[i] = -1;
     }
     memcpy(p->output, s->output, (size_t)s->noutputs * sizeof(int));

@@ -163,6 +163,9 @@ struct mrt_plan {
     int *last_value;          /* [ntensors] the newest value of each
                                  tensor, or -1 (see mrt_value.prev) */
     int *producer;            /* [ntensors] the op making it, -1: input */
+    unsigned char *reshard;   /* [ntensors] a parameter whose copies moved
+                                 in the forward phase are not reused by
+                                 later phases (mrt_spec_tensor.reshard) */
     int nvalues, cap_values;
     mrt_value *value;
     int nsteps, cap_steps;
