@@ -119,12 +119,13 @@ MRT_API void mrt_spec_destroy(mrt_spec *spec);
 
 /* The same program a YAML spec describes, built by calls instead of
  * read from a file: a mesh, named dims, global layout rules, input
- * tensors, ops, outputs and optionally a training block.  Each call
- * checks what it is given as the YAML loader checks a spec (the same
- * rules, the same op expansion and reverse mode) and, on bad input,
- * returns MRT_E_SPEC (MRT_E_USAGE for NULL or missing arguments, MRT_E_IO
- * for an unreadable file, MRT_E_NOMEM) with a message that names the
- * call and the argument, e.g.
+ * tensors, ops, outputs, optionally a training block, budgets and
+ * network links.  The YAML loader is a front end of these calls: each
+ * call is where its part of a program is checked, whichever way it is
+ * made (the same rules, the same op expansion and reverse mode); on bad
+ * input it returns MRT_E_SPEC (MRT_E_USAGE for NULL or missing
+ * arguments, MRT_E_IO for an unreadable file, MRT_E_NOMEM) with a
+ * message that names the call and the argument, e.g.
  *
  *   mrt_ir_add_tensor: argument 'shape': dim 'foo' not declared
  *
@@ -137,9 +138,9 @@ MRT_API void mrt_spec_destroy(mrt_spec *spec);
  * Order: mrt_ir_create; mrt_ir_set_dtype, mrt_ir_add_dim and
  * mrt_ir_set_rule before the first tensor; mrt_ir_add_tensor (the
  * inputs) before the first op; mrt_ir_add_op in program order;
- * mrt_ir_set_train after the last op; mrt_ir_set_outputs at any time;
- * mrt_ir_finish; mrt_ir_destroy (always, also after mrt_ir_finish or an
- * error).  docs/api.md ("Building a program in code") has an example. */
+ * mrt_ir_set_train after the last op; mrt_ir_set_outputs,
+ * mrt_ir_set_expect and mrt_ir_set_link at any time; mrt_ir_finish;
+ * mrt_ir_destroy (always, also after mrt_ir_finish or an error).  docs/api.md ("Building a program in code") has an example. */
 
 typedef struct mrt_ir mrt_ir; /* a program being built */
 
