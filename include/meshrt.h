@@ -119,12 +119,13 @@ MRT_API void mrt_spec_destroy(mrt_spec *spec);
 
 /* The same program a YAML spec describes, built by calls instead of
  * read from a file: a mesh, named dims, global layout rules, input
- * tensors, ops, outputs and optionally a training block.  Each call
- * checks what it is given as the YAML loader checks a spec (the same
- * rules, the same op expansion and reverse mode) and, on bad input,
- * returns MRT_E_SPEC (MRT_E_USAGE for NULL or missing arguments, MRT_E_IO
- * for an unreadable file, MRT_E_NOMEM) with a message that names the
- * call and the argument, e.g.
+ * tensors, ops, outputs, optionally a training block, budgets and
+ * network links.  The YAML loader is a front end of these calls: each
+ * call is where its part of a program is checked, whichever way it is
+ * made (the same rules, the same op expansion and reverse mode); on bad
+ * input it returns MRT_E_SPEC (MRT_E_USAGE for NULL or missing
+ * arguments, MRT_E_IO for an unreadable file, MRT_E_NOMEM) with a
+ * message that names the call and the argument, e.g.
  *
  *   mrt_ir_add_tensor: argument 'shape': dim 'foo' not declared
  *
@@ -137,9 +138,9 @@ MRT_API void mrt_spec_destroy(mrt_spec *spec);
  * Order: mrt_ir_create; mrt_ir_set_dtype, mrt_ir_add_dim and
  * mrt_ir_set_rule before the first tensor; mrt_ir_add_tensor (the
  * inputs) before the first op; mrt_ir_add_op in program order;
- * mrt_ir_set_train after the last op; mrt_ir_set_outputs at any time;
- * mrt_ir_finish; mrt_ir_destroy (always, also after mrt_ir_finish or an
- * error).  docs/api.md ("Building a program in code") has an example. */
+ * mrt_ir_set_train after the last op; mrt_ir_set_outputs,
+ * mrt_ir_set_expect and mrt_ir_set_link at any time; mrt_ir_finish;
+ * mrt_ir_destroy (always, also after mrt_ir_finish or an error).  docs/api.md ("Building a program in code") has an example. */
 
 typedef struct mrt_ir mrt_ir; /* a program being built */
 
@@ -213,7 +214,17 @@ typedef struct mrt_ir_op {
     int nlayout;               /* its own layout (for the result and
                                   what the op makes inside); 0: global */
     const mrt_ir_rule *layout;
+    const struct mrt_ir_budget *expect; /* this op's budget (its own
+                                  steps; YAML: the op's `expect:`), or
+                                  NULL: none */
 } mrt_ir_op;
+
+/* Budgets a plan must meet (YAML: `expect:`); plan and run exit 1 when
+ * one is missed.  -1: no limit. */
+typedef struct mrt_ir_budget {
+    int64_t comm_bytes_max;    /* bytes per rank handed to MPI */
+    int64_t peak_memory_max;   /* bytes per rank */
+} mrt_ir_budget;
 
 /* `train:`: one SGD step per run; the backward program is derived by
  * reverse-mode differentiation when this is called. */
@@ -247,6 +258,15 @@ MRT_API mrt_status mrt_ir_add_tensor(mrt_ir *ir, const mrt_ir_tensor *t,
                                      mrt_error *err);
 MRT_API mrt_status mrt_ir_add_op(mrt_ir *ir, const mrt_ir_op *op,
                                  mrt_error *err);
+/* The whole program's budget (YAML: the top-level `expect:`). */
+MRT_API mrt_status mrt_ir_set_expect(mrt_ir *ir, const mrt_ir_budget *b,
+                                     mrt_error *err);
+/* The link of mesh axis `axis` (YAML: an entry of `network:`), in place
+ * of the machine profile's: latency in microseconds (0 < it <= 1e9) and
+ * bandwidth in GB/s (1e-9 to 1e12).  Once per axis. */
+MRT_API mrt_status mrt_ir_set_link(mrt_ir *ir, const char *axis,
+                                   double latency_us, double bandwidth_GBps,
+                                   mrt_error *err);
 /* The tensors the program returns (default: the last op's result; with
  * training, also the loss, the gradients and the updated params). */
 MRT_API mrt_status mrt_ir_set_outputs(mrt_ir *ir, int n,

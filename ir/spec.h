@@ -2,11 +2,12 @@
  * spec.h — the program (the IR): a validated spec with no YAML in it,
  * the planner's input.
  *
- * Two front ends make one: the YAML loader (mrt_spec_load, yaml/), and
- * the C builder of meshrt.h (ir/build.c).  Either resolves every name
- * (dims, mesh axes, tensors) and checks everything that can be checked
- * before planning: shapes, layouts (no axis twice; uneven splits are
- * allowed), sizes that overflow, init files.  Every entity keeps the
+ * The builder of meshrt.h (ir/build*.c) makes one, called by C code or
+ * by the YAML loader (mrt_spec_load, yaml/), which reads the file and
+ * hands each section to the builder's expert calls (build.h).  It
+ * resolves every name (dims, mesh axes, tensors) and checks everything
+ * that can be checked before planning: shapes, layouts (no axis twice;
+ * uneven splits are allowed), sizes that overflow, init files.  Every entity keeps the
  * position (1-based line, column) of the YAML node it came from ({0, 0}
  * when built in C), so later passes can still point at the line.
  *
