@@ -138,8 +138,9 @@ MRT_API void mrt_spec_destroy(mrt_spec *spec);
  * Order: mrt_ir_create; mrt_ir_set_dtype, mrt_ir_add_dim and
  * mrt_ir_set_rule before the first tensor; mrt_ir_add_tensor (the
  * inputs) before the first op; mrt_ir_add_op in program order;
- * mrt_ir_set_train after the last op; mrt_ir_set_outputs,
- * mrt_ir_set_expect and mrt_ir_set_link at any time; mrt_ir_finish;
+ * mrt_ir_set_train after the last op; mrt_ir_add_alternative after
+ * them; mrt_ir_set_outputs, mrt_ir_set_expect and mrt_ir_set_link at
+ * any time; mrt_ir_finish;
  * mrt_ir_destroy (always, also after mrt_ir_finish or an error).  docs/api.md ("Building a program in code") has an example. */
 
 typedef struct mrt_ir mrt_ir; /* a program being built */
@@ -274,6 +275,45 @@ MRT_API mrt_status mrt_ir_set_outputs(mrt_ir *ir, int n,
                                      mrt_error *err);
 MRT_API mrt_status mrt_ir_set_train(mrt_ir *ir, const mrt_ir_train *t,
                                     mrt_error *err);
+/* A named alternative to the global rules (YAML: an entry of
+ * `layouts:`), which meshrt compare, plan --layout and
+ * mrt_compare_create plan the program under: its own rules (dims it
+ * leaves out are replicated), optionally its own mesh of the same
+ * number of ranks, and layouts of its own for some tensors and ops.
+ * A layout given with nlayout 0 and a non-NULL pointer is replicated
+ * on every dim; a NULL layout is none. */
+typedef struct mrt_ir_alt_tensor {
+    const char *name;          /* a tensor of the program */
+    int nlayout;               /* its layout in place of its home one */
+    const mrt_ir_rule *layout;
+    int ngrad_layout;          /* the layout of every piece of its */
+    const mrt_ir_rule *grad_layout; /* gradient (it must have one) */
+    int reshard_after_forward; /* a trained param: the backward pass
+                                  moves it again from its home layout
+                                  (FSDP's option) */
+} mrt_ir_alt_tensor;
+typedef struct mrt_ir_alt_op {
+    const char *out;           /* the op, named by its result */
+    int nlayout;               /* its layout (the result and the */
+    const mrt_ir_rule *layout; /* tensors it makes inside) */
+} mrt_ir_alt_op;
+typedef struct mrt_ir_alternative {
+    const char *name;
+    int naxes;                 /* its own mesh (0: the program's) */
+    const char *const *axis;
+    const int64_t *size;
+    int nrules;                /* its global rules */
+    const mrt_ir_rule *rules;
+    int ntensors;
+    const mrt_ir_alt_tensor *tensors;
+    int nops;
+    const mrt_ir_alt_op *ops;
+} mrt_ir_alternative;
+/* Adds alternative alt, after the last op and mrt_ir_set_train (it is
+ * checked against every tensor now, gradients included). */
+MRT_API mrt_status mrt_ir_add_alternative(mrt_ir *ir,
+                                          const mrt_ir_alternative *alt,
+                                          mrt_error *err);
 /* The program, checked and complete, as a spec the caller owns
  * (mrt_spec_destroy): plan it with mrt_plan_create like a loaded one.
  * The builder is then empty: only mrt_ir_destroy may follow. */

@@ -46,10 +46,9 @@ static mrt_ir *new_builder(const char *path, const char *dir)
     return ir;
 }
 
-/* The mesh's axes into c's spec (marks may be NULL). */
-static mrt_status mesh_axes(mrt_ir_call *c, int naxes, const char *const *axis,
-                            const int64_t *size, const mrt_mark *axis_mark,
-                            const mrt_mark *size_mark)
+mrt_status mrt_ir_mesh(mrt_ir_call *c, int naxes, const char *const *axis,
+                       const int64_t *size, const mrt_mark *axis_mark,
+                       const mrt_mark *size_mark, mrt_mesh *out)
 {
     mrt_mesh m = {.nranks = 1};
     int yaml = mrt_ir_yaml(c);
@@ -84,7 +83,7 @@ static mrt_status mesh_axes(mrt_ir_call *c, int naxes, const char *const *axis,
         m.size[m.naxes++] = size[i];
         m.nranks *= size[i];
     }
-    c->ir->s->mesh = m;
+    *out = m;
     mrt_ir_at(c, NULL, NULL);
     return MRT_OK;
 }
@@ -104,7 +103,7 @@ mrt_status mrt_ir_create(const char *name, int naxes, const char *const *axis,
     if (!out)
         st = mrt_ir_fail(&c, MRT_E_USAGE, "NULL");
     if (!st)
-        st = mesh_axes(&c, naxes, axis, size, NULL, NULL);
+        st = mrt_ir_mesh(&c, naxes, axis, size, NULL, NULL, &ir->s->mesh);
     if (mrt_ir_end(&c, st, err)) {
         mrt_ir_destroy(ir);
         return st;
@@ -135,7 +134,8 @@ mrt_status mrt_ir_set_mesh_at(mrt_ir *ir, int naxes, const char *const *axis,
     if (!st && (ir->s->mesh.naxes || ir->s->ndims))
         st = mrt_ir_fail(&c, MRT_E_USAGE, "the mesh is set once, first");
     if (!st)
-        st = mesh_axes(&c, naxes, axis, size, axis_mark, size_mark);
+        st = mrt_ir_mesh(&c, naxes, axis, size, axis_mark, size_mark,
+                         &ir->s->mesh);
     if (!st)
         ir->s->mesh_mark = mesh_mark;
     return mrt_ir_end(&c, st, err);
@@ -145,6 +145,7 @@ void mrt_ir_override_mesh(mrt_ir *ir, const mrt_mesh *m, const char *what)
 {
     ir->s->mesh = *m;
     ir->mesh_what = what;
+    ir->keep_broken = 1;
 }
 
 void mrt_ir_destroy(mrt_ir *ir)
@@ -264,6 +265,7 @@ mrt_status mrt_ir_resize_dim(mrt_ir *ir, const char *name, int64_t size)
     if (d < 0 || size < 1 || ir->s->ntensors)
         return MRT_E_USAGE; /* the caller checked: a broken invariant */
     ir->s->dim_size[d] = size;
+    ir->keep_broken = 1;
     return MRT_OK;
 }
 

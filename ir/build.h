@@ -41,6 +41,13 @@ struct mrt_ir {
                           are given, messages are worded as the file's */
     const char *mesh_what; /* how messages call the mesh the rules name
                               ("the mesh", "the mesh given by --mesh") */
+    int keep_broken;   /* the mesh or a dim size is not the file's (--mesh,
+                          --dim): an alternative that does not fit is kept
+                          with its error, not the builder's error */
+    const mrt_mesh *rule_mesh; /* while an alternative with a mesh of its
+                                  own is checked: the mesh its rules name */
+    const char *rule_mesh_what; /* and how messages call it */
+    int cap_layouts;   /* room in the spec's layouts[] */
 };
 
 /* The call being made and the argument being checked, for messages. */
@@ -94,7 +101,8 @@ mrt_status mrt_ir_set_mesh_at(mrt_ir *ir, int naxes, const char *const *axis,
                               const mrt_mark *axis_mark,
                               const mrt_mark *size_mark, mrt_error *err);
 /* Replaces the mesh with m (checked already: --mesh), before any rule;
- * messages then call it what ("the mesh given by --mesh"). */
+ * messages then call it what ("the mesh given by --mesh"), and
+ * alternatives that do not fit it are kept broken (keep_broken). */
 void mrt_ir_override_mesh(mrt_ir *ir, const mrt_mesh *m, const char *what);
 /* mrt_ir_set_dtype with the mark of the dtype's node. */
 mrt_status mrt_ir_set_dtype_at(mrt_ir *ir, const char *dtype, mrt_mark at,
@@ -102,7 +110,8 @@ mrt_status mrt_ir_set_dtype_at(mrt_ir *ir, const char *dtype, mrt_mark at,
 /* mrt_ir_add_dim with the mark of the dim's name (its dim_mark). */
 mrt_status mrt_ir_add_dim_at(mrt_ir *ir, const char *name, int64_t size,
                              mrt_mark at, mrt_error *err);
-/* A new size for dim `name` (--dim), before the first tensor. */
+/* A new size for dim `name` (--dim), before the first tensor; sets
+ * keep_broken as mrt_ir_override_mesh does. */
 mrt_status mrt_ir_resize_dim(mrt_ir *ir, const char *name, int64_t size);
 
 /* A layout rule with its marks: dim -> axes[0..naxes) (naxes may exceed
@@ -208,8 +217,50 @@ mrt_status mrt_ir_set_train_at(mrt_ir *ir, const mrt_ir_train *t,
 mrt_status mrt_ir_set_outputs_at(mrt_ir *ir, int n, const char *const *names,
                                  const mrt_mark *marks, mrt_error *err);
 
+/* Where the parts of one entry of an alternative's `tensors:` or `ops:`
+ * were written (mrt_ir_add_alternative_at), and how the file wrote its
+ * key ("'w'", "a mapping": "unknown tensor 'w' in 'tensors' ..."). */
+typedef struct mrt_ir_alt_entry_at {
+    mrt_mark mark;              /* its key */
+    const char *what;
+    int nlayout;                /* its `layout:` with marks, when */
+    const mrt_ir_rule_at *layout; /* has_layout (the public entry's */
+    int has_layout;             /* layout is not read) */
+    int ngrad;                  /* tensors: its `grad_layout:`, the */
+    const mrt_ir_rule_at *grad; /* same way */
+    int has_grad;
+    mrt_mark grad_mark;
+    int has_reshard;            /* `reshard_after_forward:` was written */
+    mrt_mark reshard_mark;      /* (true or false: both are checked) */
+} mrt_ir_alt_entry_at;
+/* Where the parts of an alternative were written.  A front end that
+ * found its form wrong (broken, not NULL) passes the name and that
+ * error: kept as the alternative's own with keep_broken, else the
+ * call's error. */
+typedef struct mrt_ir_alternative_at {
+    mrt_mark mark;              /* its name */
+    int has_mesh;               /* a `mesh:` (maybe with no axis: the */
+    mrt_mark mesh_mark;         /* public struct's naxes > 0 says it) */
+    const mrt_mark *axis_mark, *size_mark; /* [naxes] */
+    int nrules;                 /* its rules with marks (the public */
+    const mrt_ir_rule_at *rules; /* struct's rules are not read) */
+    const mrt_ir_alt_entry_at *tensors; /* [ntensors] */
+    const mrt_ir_alt_entry_at *ops;     /* [nops] */
+    const mrt_error *broken;
+} mrt_ir_alternative_at;
+/* mrt_ir_add_alternative with marks (at NULL: none). */
+mrt_status mrt_ir_add_alternative_at(mrt_ir *ir,
+                                     const mrt_ir_alternative *alt,
+                                     const mrt_ir_alternative_at *at,
+                                     mrt_error *err);
 
 /* ---- shared checks ------------------------------------------------- */
+
+/* A mesh of naxes axes (names and sizes checked) into out; the marks
+ * (may be NULL) are each axis's key and size. */
+mrt_status mrt_ir_mesh(mrt_ir_call *c, int naxes, const char *const *axis,
+                       const int64_t *size, const mrt_mark *axis_mark,
+                       const mrt_mark *size_mark, mrt_mesh *out);
 
 /* A name as the builder accepts it (as YAML's: a letter or '_', then
  * letters, digits and '_', shorter than MRT_NAME_MAX). */

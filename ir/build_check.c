@@ -46,6 +46,9 @@ mrt_status mrt_ir_begin_untrained(mrt_ir_call *c, mrt_ir *ir, const char *fn,
         st = mrt_ir_fail(c, MRT_E_USAGE, "NULL");
     if (!st && ir->trained)
         st = mrt_ir_fail(c, MRT_E_USAGE, "%s", trained);
+    if (!st && ir->s->nlayouts) /* alternatives are checked on every tensor */
+        st = mrt_ir_fail(c, MRT_E_USAGE, "ops and training come before the "
+                         "first alternative (mrt_ir_add_alternative)");
     return st;
 }
 
@@ -263,15 +266,17 @@ static mrt_status rule_dim(mrt_ir_call *c, const mrt_ir_rule_at *r,
 static mrt_status rule_axis(mrt_ir_call *c, const mrt_ir_rule_at *r, int j,
                             mrt_rule *out)
 {
-    const mrt_mesh *m = &c->ir->s->mesh;
+    const mrt_mesh *m = c->ir->rule_mesh ? c->ir->rule_mesh
+                                          : &c->ir->s->mesh;
+    const char *what = c->ir->rule_mesh ? c->ir->rule_mesh_what
+                       : c->ir->mesh_what ? c->ir->mesh_what : "the mesh";
     const char *name = r->axes[j];
     char q[MRT_SPEC_QUOTE_MAX + 8], list[MRT_SPEC_LIST_MAX];
     int a = name ? mrt_mesh_find_axis(m, name) : -1;
     mrt_ir_at(c, c->arg, r->axis_mark ? &r->axis_mark[j] : NULL);
     if (a < 0 && mrt_ir_yaml(c))
         return mrt_ir_fail(c, MRT_E_SPEC, "unknown mesh axis '%s' (%s has: "
-                           "%s)", mrt_ir_quote(name, q, sizeof q),
-                           c->ir->mesh_what ? c->ir->mesh_what : "the mesh",
+                           "%s)", mrt_ir_quote(name, q, sizeof q), what,
                            mrt_spec_join(list, sizeof list, m->name[0],
                                          sizeof m->name[0], m->naxes));
     if (a < 0)

@@ -229,9 +229,9 @@ mrt_status mrt_ir_add_tensor_at(mrt_ir *ir, const mrt_ir_tensor *d,
     c.arg = "t";
     if (!st && !d)
         st = mrt_ir_fail(&c, MRT_E_USAGE, "NULL");
-    if (!st && ir->s->nops)
+    if (!st && (ir->s->nops || ir->s->nlayouts))
         st = mrt_ir_fail(&c, MRT_E_USAGE, "the inputs are declared before "
-                         "the first op");
+                         "the first op and the first alternative");
     if (!st)
         st = make_tensor(&c, d, at ? at : &no_marks, &t);
     if (!st) {

@@ -1,18 +1,9 @@
 /*
  * spec_alts.c — the `layouts:` section: named alternatives to the global
- * rules, each a full set of rules (dims it leaves out are replicated)
- * and optionally a mesh of its own with the same number of ranks.
- *
- * `meshrt ... --layout NAME` (mrt_spec_select_layout) plans the spec
- * under one of them.  Every alternative is checked here, at load time,
- * against every tensor that follows the global rules (and, on its own
- * mesh, every tensor with its own layout), so a typo in one that is
- * rarely selected is still reported at once — at the alternative's rule.
- *
- * With --mesh or --dim (the mesh or sizes are not the file's), an
- * alternative that does not fit them is not an error of the load: it is
- * kept, marked broken, with its error, which mrt_spec_select_layout
- * returns.
+ * rules, read here and handed to the builder (mrt_ir_add_alternative_at,
+ * ir/build_alts.c), which checks each against every tensor and keeps it
+ * in the program.  This file checks only their form: node types, keys,
+ * names, numbers, `reshard_after_forward:` a plain true or false.
  *
  * Inside an alternative, the key `mesh` with a mapping value is its
  * mesh; any other value makes it a rule for a dim called `mesh`.  So
@@ -29,13 +20,9 @@
  *       y: {layout: {batch: data}}              # the op making y, and
  *                                               # the tensors inside it
  *
- * A `layout:` there replaces the tensor's home layout as a tensor's own
- * `layout:` does; `grad_layout:` is the layout of every piece of its
- * gradient (grad:w2, grad:w2:d, ...), which otherwise follows the
- * tensor's; `reshard_after_forward: true` (a parameter of `train:` only)
- * has the backward pass move the parameter again from its home layout
- * instead of reusing the copy the forward pass moved (FSDP's option).
- * mrt_spec_derive_alt (ir/derive.c) applies them.
+ * With --mesh or --dim (the mesh or sizes are not the file's), an
+ * alternative whose form is wrong is passed on with that error: the
+ * builder keeps it broken, as it keeps one that does not fit.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,38 +30,43 @@
 
 #include "spec_parse.h"
 
-/* The pair of alternative map that is its mesh, or NULL. */
-static const yaml_node_pair_t *mesh_pair(const mrt_spec_parser *p,
-                                         const yaml_node_t *map)
+/* One alternative as read: the builder's arguments and their storage. */
+typedef struct alt_read {
+    mrt_ir_alternative a;
+    mrt_ir_alternative_at at;
+    char name[MRT_NAME_MAX];
+    mrt_spec_mesh mesh;
+    mrt_spec_rules rules;
+    mrt_ir_alt_tensor *tensors;
+    mrt_ir_alt_op *ops;
+    mrt_ir_alt_entry_at *tensor_at, *op_at;
+    mrt_spec_rules *entry_rules;  /* [2 per tensor + 1 per op] */
+    int nentry_rules;
+    char (*what)[MRT_SPEC_QUOTE_MAX + 32]; /* each entry's key */
+    int nwhat;
+} alt_read;
+
+static void alt_free(alt_read *r)
 {
-    int dim_called_mesh = mrt_spec_find_dim(p->spec, "mesh") >= 0;
-    for (const yaml_node_pair_t *pr = map->data.mapping.pairs.start;
-         pr < map->data.mapping.pairs.top; pr++) {
-        const char *key = mrt_spec_str(mrt_spec_node(p, pr->key));
-        const yaml_node_t *v = mrt_spec_node(p, pr->value);
-        if (key && !strcmp(key, "mesh") &&
-            (!dim_called_mesh || (v && v->type == YAML_MAPPING_NODE)))
-            return pr;
-    }
-    return NULL;
+    mrt_spec_rules_free(&r->rules);
+    for (int i = 0; i < r->nentry_rules; i++)
+        mrt_spec_rules_free(&r->entry_rules[i]);
+    free(r->entry_rules);
+    free(r->tensors);
+    free(r->ops);
+    free(r->tensor_at);
+    free(r->op_at);
+    free(r->what);
 }
 
-/* The mesh of alternative l (node v): parsed, and of the spec's size. */
-static mrt_status alt_mesh(mrt_spec_parser *p, mrt_spec_layout *l,
-                           const yaml_node_t *v, const char *what)
+/* 1 if pair pr of an alternative is its mesh (see the top). */
+static int is_mesh(const mrt_spec_parser *p, const yaml_node_pair_t *pr)
 {
-    const mrt_mesh *m = &p->spec->mesh;
-    mrt_status st = mrt_spec_parse_mesh(p, v, what, &l->mesh);
-    if (st)
-        return st;
-    l->has_mesh = 1;
-    if (l->mesh.nranks == m->nranks)
-        return MRT_OK;
-    return mrt_spec_fail(p, v, "layout '%s' has a mesh of %lld ranks but %s "
-                         "has %lld", l->name, (long long)l->mesh.nranks,
-                         p->mesh_overridden ? "the mesh given by --mesh"
-                                            : "the spec's mesh",
-                         (long long)m->nranks);
+    const char *key = mrt_spec_str(mrt_spec_node(p, pr->key));
+    const yaml_node_t *v = mrt_spec_node(p, pr->value);
+    return key && !strcmp(key, "mesh") &&
+           (mrt_spec_find_dim(p->spec, "mesh") < 0 ||
+            (v && v->type == YAML_MAPPING_NODE));
 }
 
 /* 1 if pair pr of an alternative is a section: `tensors` or `ops` with
@@ -87,91 +79,41 @@ static int is_section(const mrt_spec_parser *p, const yaml_node_pair_t *pr)
            v->type == YAML_MAPPING_NODE;
 }
 
-/* A new entry of l for tensor id, kind, its rules from mapping n; shape:
- * the dims the layout may name (NULL: any). */
-static mrt_status add_entry(mrt_spec_parser *p, mrt_spec_layout *l, int id,
-                            mrt_alt_kind kind, const yaml_node_t *n,
-                            const mrt_layout *shape, const char *of)
+/* 1 if pair pr of an alternative is one of its rules. */
+static int is_rule(const mrt_spec_parser *p, const yaml_node_pair_t *pr)
 {
-    mrt_spec_alt_entry *e = &l->entry[l->nentries];
-    e->tensor = id;
-    e->kind = kind;
-    e->rule = &l->entry_rules[(size_t)l->nentries * (size_t)p->spec->ndims];
-    l->nentries++;
-    return mrt_spec_parse_rules(p, n, shape, of, e->rule);
+    return !is_mesh(p, pr) && !is_section(p, pr);
 }
 
-/* The tensor named by key k of section `what` of alternative l. */
-static mrt_status entry_tensor(mrt_spec_parser *p, const mrt_spec_layout *l,
-                               const yaml_node_t *k, const char *what,
-                               int *id)
+/* The rules of mapping n (`of` names it) into the next entry_rules. */
+static mrt_status entry_rules(mrt_spec_parser *p, alt_read *r,
+                              const yaml_node_t *n, const char *of, int *count,
+                              const mrt_ir_rule_at **rules)
 {
-    const mrt_spec *s = p->spec;
-    char q[MRT_SPEC_QUOTE_MAX + 32], list[MRT_SPEC_LIST_MAX];
-    const char *name = mrt_spec_str(k);
-    *id = name && !mrt_spec_is_null(k) ? mrt_spec_find_tensor(s, name) : -1;
-    if (*id < 0)
-        return mrt_spec_fail(p, k, "unknown tensor %s in '%s' of layout '%s' "
-                             "(the tensors are: %s)",
-                             mrt_spec_what(k, q, sizeof q), what, l->name,
-                             mrt_spec_join(list, sizeof list, s->tensor[0].name,
-                                           sizeof s->tensor[0], s->ntensors));
-    return MRT_OK;
+    mrt_spec_rules *out = &r->entry_rules[r->nentry_rules++];
+    mrt_status st = mrt_spec_read_rules(p, n, of, out);
+    *count = out->n;
+    *rules = out->rule;
+    return st;
 }
 
-/* The dims the layout of the op making tensor id may name: those of the
- * tensors it makes and of their inputs (NULL when there are too many to
- * list, which leaves the check to the rules' own). */
-static const mrt_layout *op_dims(const mrt_spec *s, int id, mrt_layout *buf)
+/* The key of an entry: its name (NULL when it cannot be one) and how
+ * messages quote it. */
+static const char *entry_key(const mrt_spec_parser *p, alt_read *r,
+                             const yaml_node_t *k, mrt_ir_alt_entry_at *e)
 {
-    int user = s->op[s->tensor[id].producer].user;
-    memset(buf, 0, sizeof *buf);
-    for (int i = 0; i < s->nops && s->op[i].phase == MRT_PHASE_FORWARD; i++) {
-        if (s->op[i].user != user)
-            continue;
-        int ts[3] = {s->op[i].out, s->op[i].in[0],
-                     s->op[i].nin > 1 ? s->op[i].in[1] : s->op[i].in[0]};
-        for (int k = 0; k < 3; k++) {
-            const mrt_layout *t = &s->tensor[ts[k]].layout;
-            for (int d = 0; d < t->ndims; d++) {
-                if (mrt_layout_find_dim(buf, t->dim[d]) >= 0)
-                    continue;
-                if (buf->ndims == MRT_MAX_DIMS)
-                    return NULL;
-                buf->dim[buf->ndims] = t->dim[d];
-                buf->size[buf->ndims++] = t->size[d];
-            }
-        }
-    }
-    return buf;
+    char *what = r->what[r->nwhat++];
+    e->mark = mrt_spec_mark(k);
+    e->what = mrt_spec_what(k, what, sizeof r->what[0]);
+    return mrt_spec_is_null(k) ? NULL : mrt_spec_str(k);
 }
 
-/* 1 if tensor id has a gradient (train: made pieces of it). */
-static int has_grad(const mrt_spec *s, int id)
+/* `reshard_after_forward:` (node v) of tensor `name`: only plain true
+ * and false, a bool that reads as one in every YAML version (not yes/on,
+ * not the string "true"). */
+static mrt_status reshard(mrt_spec_parser *p, const alt_read *r,
+                          const char *name, const yaml_node_t *v, int *out)
 {
-    for (int i = 0; i < s->ntensors; i++)
-        if (s->tensor[i].grad_like == id + 1 && s->tensor[i].grad_piece)
-            return 1;
-    return 0;
-}
-
-/* 1 if tensor id is one of the parameters `train:` updates. */
-static int is_param(const mrt_spec *s, int id)
-{
-    for (int i = 0; i < s->train.nparams; i++)
-        if (s->train.param[i] == id)
-            return 1;
-    return 0;
-}
-
-/* `reshard_after_forward:` (node v) of tensor id: true adds an entry
- * to l, false none; anything else, or a tensor that is not a parameter,
- * is an error at v.  Only plain true and false: a bool that reads as one
- * in every YAML version (not yes/on, not the string "true"). */
-static mrt_status reshard_entry(mrt_spec_parser *p, mrt_spec_layout *l,
-                                int id, const yaml_node_t *v)
-{
-    const mrt_spec *s = p->spec;
     char q[MRT_SPEC_QUOTE_MAX + 32];
     const char *b = v && v->type == YAML_SCALAR_NODE &&
                     v->data.scalar.style == YAML_PLAIN_SCALAR_STYLE
@@ -179,104 +121,109 @@ static mrt_status reshard_entry(mrt_spec_parser *p, mrt_spec_layout *l,
     if (!b || (strcmp(b, "true") && strcmp(b, "false")))
         return mrt_spec_fail(p, v, "reshard_after_forward of tensor '%s' in "
                              "layout '%s' must be true or false, got %s",
-                             s->tensor[id].name, l->name,
-                             mrt_spec_what(v, q, sizeof q));
-    if (!is_param(s, id))
-        return mrt_spec_fail(p, v, "tensor '%s' is not a parameter "
-                             "(reshard_after_forward is for the tensors of "
-                             "'params' of 'train')", s->tensor[id].name);
-    if (!strcmp(b, "false"))
-        return MRT_OK;
-    mrt_spec_alt_entry *e = &l->entry[l->nentries];
-    e->tensor = id;
-    e->kind = MRT_ALT_RESHARD;
-    e->rule = &l->entry_rules[(size_t)l->nentries * (size_t)s->ndims];
-    l->nentries++;
+                             name, r->name, mrt_spec_what(v, q, sizeof q));
+    *out = !strcmp(b, "true");
     return MRT_OK;
 }
 
-/* One entry of the `tensors:` section: key k, value v. */
-static mrt_status tensor_entry(mrt_spec_parser *p, mrt_spec_layout *l,
+/* One entry of `tensors:`: key k, value v. */
+static mrt_status tensor_entry(mrt_spec_parser *p, alt_read *r,
                                const yaml_node_t *k, const yaml_node_t *v)
 {
     static const char *const keys[] = {"layout", "grad_layout",
                                        "reshard_after_forward", NULL};
-    const mrt_spec *s = p->spec;
     char in[2 * MRT_NAME_MAX + 64], of[2 * MRT_NAME_MAX + 64];
-    int id;
-    mrt_status st = entry_tensor(p, l, k, "tensors", &id);
+    mrt_ir_alt_entry_at *e = &r->tensor_at[r->a.ntensors];
+    mrt_ir_alt_tensor *d = &r->tensors[r->a.ntensors++];
+    const char *name = d->name = entry_key(p, r, k, e);
+    if (!name || mrt_spec_find_tensor(p->spec, name) < 0)
+        return MRT_OK; /* the builder names the problem: unknown tensor */
+    snprintf(in, sizeof in, "tensor '%s' of layout '%s'", name, r->name);
+    mrt_status st = mrt_spec_expect(p, v, YAML_MAPPING_NODE, in);
+    if (!st)
+        st = mrt_spec_check_keys(p, v, keys, in);
     if (st)
-        return st;
-    const mrt_spec_tensor *t = &s->tensor[id];
-    snprintf(in, sizeof in, "tensor '%s' of layout '%s'", t->name, l->name);
-    if ((st = mrt_spec_expect(p, v, YAML_MAPPING_NODE, in)) ||
-        (st = mrt_spec_check_keys(p, v, keys, in)))
         return st;
     const yaml_node_t *lay = mrt_spec_get(p, v, "layout");
     const yaml_node_t *grad = mrt_spec_get(p, v, "grad_layout");
-    const yaml_node_t *reshard = mrt_spec_get(p, v, "reshard_after_forward");
-    snprintf(of, sizeof of, "the layout of tensor '%s'", t->name);
-    if (lay && (st = add_entry(p, l, id, MRT_ALT_TENSOR, lay, &t->layout, of)))
+    const yaml_node_t *rs = mrt_spec_get(p, v, "reshard_after_forward");
+    snprintf(of, sizeof of, "the layout of tensor '%s'", name);
+    e->has_layout = lay != NULL;
+    if (lay && (st = entry_rules(p, r, lay, of, &e->nlayout, &e->layout)))
         return st;
-    if (reshard && (st = reshard_entry(p, l, id, reshard)))
+    e->has_reshard = rs != NULL;
+    e->reshard_mark = mrt_spec_mark(rs);
+    if (rs && (st = reshard(p, r, name, rs, &d->reshard_after_forward)))
         return st;
     if (!grad)
         return MRT_OK;
-    if (!has_grad(s, id))
-        return mrt_spec_fail(p, grad, "tensor '%s' has no gradient (a "
-                             "grad_layout is for the tensors on a path from "
-                             "'params' or 'grads' of 'train' to the loss)",
-                             t->name);
-    snprintf(of, sizeof of, "the grad_layout of tensor '%s'", t->name);
-    return add_entry(p, l, id, MRT_ALT_GRAD, grad, &t->layout, of);
+    e->has_grad = 1;
+    e->grad_mark = mrt_spec_mark(grad);
+    snprintf(of, sizeof of, "the grad_layout of tensor '%s'", name);
+    return entry_rules(p, r, grad, of, &e->ngrad, &e->grad);
 }
 
-/* One entry of the `ops:` section: key k (the op's `out`), value v. */
-static mrt_status op_entry(mrt_spec_parser *p, mrt_spec_layout *l,
+/* The number (from 1) of the spec op making tensor `name`, or 0: it
+ * words the messages about the op's entry. */
+static int op_number(const mrt_spec_parser *p, const char *name)
+{
+    const mrt_spec *s = p->spec;
+    int id = mrt_spec_find_tensor(s, name);
+    int op = id < 0 ? -1 : s->tensor[id].producer;
+    return op < 0 || s->op[op].phase != MRT_PHASE_FORWARD ? 0
+                                                          : s->op[op].user;
+}
+
+/* One entry of `ops:`: key k (the op's `out`), value v. */
+static mrt_status op_entry(mrt_spec_parser *p, alt_read *r,
                            const yaml_node_t *k, const yaml_node_t *v)
 {
     static const char *const keys[] = {"layout", NULL};
-    const mrt_spec *s = p->spec;
     char in[2 * MRT_NAME_MAX + 64], of[2 * MRT_NAME_MAX + 64];
-    mrt_layout buf;
-    int id;
-    mrt_status st = entry_tensor(p, l, k, "ops", &id);
-    if (st)
-        return st;
-    int op = s->tensor[id].producer;
-    if (op < 0 || s->op[op].phase != MRT_PHASE_FORWARD || s->op[op].user <= 0)
-        return mrt_spec_fail(p, k, "'%s' in 'ops' of layout '%s' is not made "
-                             "by an op of the spec (an op is named by its "
-                             "'out'; give an input its layout under "
-                             "'tensors')", s->tensor[id].name, l->name);
-    snprintf(in, sizeof in, "op %d of layout '%s'", s->op[op].user, l->name);
-    if ((st = mrt_spec_expect(p, v, YAML_MAPPING_NODE, in)) ||
-        (st = mrt_spec_check_keys(p, v, keys, in)))
-        return st;
-    const yaml_node_t *lay = mrt_spec_get(p, v, "layout");
-    snprintf(of, sizeof of, "the layout of op %d (%s)", s->op[op].user,
-             s->tensor[id].name);
-    return lay ? add_entry(p, l, id, MRT_ALT_OP, lay, op_dims(s, id, &buf), of)
-               : MRT_OK;
+    mrt_ir_alt_entry_at *e = &r->op_at[r->a.nops];
+    mrt_ir_alt_op *d = &r->ops[r->a.nops++];
+    const char *name = d->out = entry_key(p, r, k, e);
+    int op = name ? op_number(p, name) : 0;
+    if (op <= 0) /* the builder names the problem */
+        return MRT_OK;
+    snprintf(in, sizeof in, "op %d of layout '%s'", op, r->name);
+    mrt_status st = mrt_spec_expect(p, v, YAML_MAPPING_NODE, in);
+    if (!st)
+        st = mrt_spec_check_keys(p, v, keys, in);
+    const yaml_node_t *lay = st ? NULL : mrt_spec_get(p, v, "layout");
+    snprintf(of, sizeof of, "the layout of op %d (%s)", op, name);
+    e->has_layout = lay != NULL;
+    if (lay)
+        st = entry_rules(p, r, lay, of, &e->nlayout, &e->layout);
+    return st;
 }
 
-/* The sections of alternative l (mapping map), after its rules. */
-static mrt_status alt_sections(mrt_spec_parser *p, mrt_spec_layout *l,
-                               const yaml_node_t *map)
+/* Room for the entries of the sections of alternative map. */
+static mrt_status alloc_entries(mrt_spec_parser *p, alt_read *r,
+                                const yaml_node_t *map)
 {
-    mrt_status st = MRT_OK;
     size_t n = 0;
     for (const yaml_node_pair_t *pr = map->data.mapping.pairs.start;
          pr < map->data.mapping.pairs.top; pr++)
         if (is_section(p, pr))
-            n += 3 * (size_t)mrt_spec_count(mrt_spec_node(p, pr->value));
-    if (!n)
-        return MRT_OK;
-    l->entry = calloc(n, sizeof *l->entry);
-    l->entry_rules = calloc(n * ((size_t)p->spec->ndims + 1),
-                            sizeof *l->entry_rules);
-    if (!l->entry || !l->entry_rules)
+            n += (size_t)mrt_spec_count(mrt_spec_node(p, pr->value));
+    r->tensors = calloc(n + 1, sizeof *r->tensors);
+    r->ops = calloc(n + 1, sizeof *r->ops);
+    r->tensor_at = calloc(n + 1, sizeof *r->tensor_at);
+    r->op_at = calloc(n + 1, sizeof *r->op_at);
+    r->entry_rules = calloc(2 * n + 1, sizeof *r->entry_rules);
+    r->what = calloc(n + 1, sizeof *r->what);
+    if (!r->tensors || !r->ops || !r->tensor_at || !r->op_at ||
+        !r->entry_rules || !r->what)
         return mrt_spec_nomem(p);
+    return MRT_OK;
+}
+
+/* The sections of alternative map, after its rules. */
+static mrt_status read_sections(mrt_spec_parser *p, alt_read *r,
+                                const yaml_node_t *map)
+{
+    mrt_status st = alloc_entries(p, r, map);
     for (const yaml_node_pair_t *pr = map->data.mapping.pairs.start;
          !st && pr < map->data.mapping.pairs.top; pr++) {
         if (!is_section(p, pr))
@@ -285,117 +232,90 @@ static mrt_status alt_sections(mrt_spec_parser *p, mrt_spec_layout *l,
         int ops = !strcmp(mrt_spec_str(mrt_spec_node(p, pr->key)), "ops");
         char of[MRT_NAME_MAX + 32];
         snprintf(of, sizeof of, "'%s' of layout '%s'", ops ? "ops" : "tensors",
-                 l->name);
+                 r->name);
         if ((st = mrt_spec_check_keys(p, sec, NULL, of)))
             break;
         for (const yaml_node_pair_t *e = sec->data.mapping.pairs.start;
              !st && e < sec->data.mapping.pairs.top; e++)
-            st = (ops ? op_entry : tensor_entry)(p, l, mrt_spec_node(p, e->key),
+            st = (ops ? op_entry : tensor_entry)(p, r,
+                                                 mrt_spec_node(p, e->key),
                                                  mrt_spec_node(p, e->value));
     }
+    r->at.tensors = r->tensor_at;
+    r->at.ops = r->op_at;
+    r->a.tensors = r->tensors;
+    r->a.ops = r->ops;
     return st;
 }
 
-/* The rules (and mesh) of alternative l, mapping map. */
-static mrt_status alt_rules(mrt_spec_parser *p, mrt_spec_layout *l,
-                            const yaml_node_t *map)
+/* The form of alternative r (mapping map): its mesh, rules, sections. */
+static mrt_status read_alt(mrt_spec_parser *p, alt_read *r,
+                           const yaml_node_t *map)
 {
     char of[MRT_NAME_MAX + 16], what[MRT_NAME_MAX + 32];
-    snprintf(of, sizeof of, "layout '%s'", l->name);
-    snprintf(what, sizeof what, "the mesh of layout '%s'", l->name);
+    snprintf(of, sizeof of, "layout '%s'", r->name);
+    snprintf(what, sizeof what, "the mesh of layout '%s'", r->name);
     mrt_status st = mrt_spec_expect(p, map, YAML_MAPPING_NODE, of);
     if (!st)
         st = mrt_spec_check_keys(p, map, NULL, of);
-    if (st)
-        return st;
-    const yaml_node_pair_t *mp = mesh_pair(p, map);
-    if (mp && (st = alt_mesh(p, l, mrt_spec_node(p, mp->value), what)))
-        return st;
-    p->rule_mesh = l->has_mesh ? &l->mesh : NULL;
-    p->rule_mesh_what = l->has_mesh ? what : NULL;
-    for (const yaml_node_pair_t *pr = map->data.mapping.pairs.start;
-         !st && pr < map->data.mapping.pairs.top; pr++)
-        if (pr != mp && !is_section(p, pr))
-            st = mrt_spec_parse_rule(p, mrt_spec_node(p, pr->key),
-                                     mrt_spec_node(p, pr->value), NULL, of,
-                                     l->rule);
-    if (!st)
-        st = alt_sections(p, l, map);
-    p->rule_mesh = NULL;
-    p->rule_mesh_what = NULL;
-    return st;
-}
-
-/* Checks every tensor under alternative l: its rules re-resolve the
- * tensors its entries do not place, then the entries are checked. */
-static mrt_status rehome(mrt_spec_parser *p, mrt_spec_layout *l)
-{
-    mrt_spec *s = p->spec;
-    const mrt_spec_resolver r = {s, l->has_mesh ? &l->mesh : &s->mesh,
-                                 l->name, p->err};
-    int nomem;
-    int *targets = mrt_spec_alt_targets(s, l, &nomem);
-    unsigned char *skip = targets ? calloc((size_t)s->ntensors + 1, 1) : NULL;
-    if (nomem || (targets && !skip)) {
-        free(targets);
-        return mrt_spec_nomem(p);
+    for (const yaml_node_pair_t *pr = st ? NULL : map->data.mapping.pairs.start;
+         !st && pr < map->data.mapping.pairs.top; pr++) {
+        if (!is_mesh(p, pr))
+            continue;
+        st = mrt_spec_read_mesh(p, mrt_spec_node(p, pr->value), what,
+                                &r->mesh);
+        r->at.has_mesh = 1;
+        r->at.mesh_mark = r->mesh.mark;
+        r->at.axis_mark = r->mesh.axis_mark;
+        r->at.size_mark = r->mesh.size_mark;
+        r->a.naxes = r->mesh.n;
+        r->a.axis = r->mesh.axis;
+        r->a.size = r->mesh.size;
     }
-    for (int i = 0; skip && i < s->ntensors; i++)
-        skip[i] = targets[i] != -1;
-    mrt_status st = mrt_spec_rehome_all(&r, l->rule, NULL, skip);
-    if (!st && targets)
-        st = mrt_spec_alt_apply(&r, l, targets, NULL);
-    free(targets);
-    free(skip);
-    return st;
+    if (!st)
+        st = mrt_spec_read_rules_if(p, map, of, is_rule, &r->rules);
+    r->at.nrules = r->rules.n;
+    r->at.rules = r->rules.rule;
+    return st ? st : read_sections(p, r, map);
 }
 
-/* One alternative: key k (its name), value v. */
+/* One alternative: key k (its name), value v.  With --mesh or --dim, a
+ * problem of form is the alternative's own (passed on as broken). */
 static mrt_status parse_alt(mrt_spec_parser *p, const yaml_node_t *k,
                             const yaml_node_t *v)
 {
-    mrt_spec *s = p->spec;
-    mrt_spec_layout *l = &s->layouts[s->nlayouts];
-    mrt_status st = mrt_spec_name(p, k, "layout", l->name);
+    alt_read r;
+    memset(&r, 0, sizeof r);
+    mrt_status st = mrt_spec_name(p, k, "layout", r.name);
     if (st)
         return st;
-    l->mark = mrt_spec_mark(k);
-    if (!(l->rule = calloc((size_t)s->ndims + 1, sizeof *l->rule)))
-        return mrt_spec_nomem(p);
-    s->nlayouts++; /* owned by s from here, whatever happens */
-    /* On a mesh or dims given on the command line, an alternative that
-     * no longer fits is kept with its error (compare shows it in its
-     * row; --layout of another still plans). */
-    mrt_error *err = p->err;
+    r.a.name = r.name;
+    r.at.mark = mrt_spec_mark(k);
+    mrt_error form = {0}, *err = p->err;
     int defer = p->mesh_overridden || p->dims_overridden;
     if (defer)
-        p->err = &l->error;
-    if (!(st = alt_rules(p, l, v)))
-        st = rehome(p, l);
+        p->err = &form;
+    st = read_alt(p, &r, v);
     p->err = err;
     if (defer && st == MRT_E_SPEC) {
-        l->broken = 1;
-        return MRT_OK;
+        r.at.broken = &form;
+        st = MRT_OK;
+    } else if (defer && st) { /* out of memory: the load's own error */
+        mrt_error_set(err, st, form.file, (mrt_mark){form.line, form.column},
+                      "%s", form.message);
     }
-    if (defer && st) /* out of memory: the load's own error */
-        mrt_error_set(err, st, l->error.file,
-                      (mrt_mark){l->error.line, l->error.column}, "%s",
-                      l->error.message);
+    if (!st)
+        st = mrt_ir_add_alternative_at(p->ir, &r.a, &r.at, p->err);
+    alt_free(&r);
     return st;
 }
 
 mrt_status mrt_spec_parse_layouts(mrt_spec_parser *p, const yaml_node_t *map)
 {
-    mrt_spec *s = p->spec;
     mrt_status st = mrt_spec_expect(p, map, YAML_MAPPING_NODE, "'layouts'");
     if (!st)
         st = mrt_spec_check_keys(p, map, NULL, "'layouts'");
-    if (st)
-        return st;
-    s->layouts = calloc((size_t)mrt_spec_count(map) + 1, sizeof *s->layouts);
-    if (!s->layouts)
-        return mrt_spec_nomem(p);
-    for (yaml_node_pair_t *pr = map->data.mapping.pairs.start;
+    for (yaml_node_pair_t *pr = st ? NULL : map->data.mapping.pairs.start;
          !st && pr < map->data.mapping.pairs.top; pr++)
         st = parse_alt(p, mrt_spec_node(p, pr->key),
                        mrt_spec_node(p, pr->value));

@@ -16,102 +16,6 @@
 
 #include "spec_parse.h"
 
-/* One axis of a rule (scalar node a) appended to r.  The axes are those
- * of p->rule_mesh (a `layouts:` alternative's own mesh) when set. */
-static mrt_status rule_axis(mrt_spec_parser *p, const yaml_node_t *a,
-                            const char *dim, mrt_rule *r)
-{
-    const mrt_mesh *m = p->rule_mesh ? p->rule_mesh : &p->spec->mesh;
-    const char *what = p->rule_mesh_what  ? p->rule_mesh_what
-                       : p->mesh_overridden ? "the mesh given by --mesh"
-                                            : "the mesh";
-    char q[MRT_SPEC_QUOTE_MAX + 32], list[MRT_SPEC_LIST_MAX];
-    const char *name = mrt_spec_str(a);
-    int axis = name ? mrt_mesh_find_axis(m, name) : -1;
-    if (!a || a->type != YAML_SCALAR_NODE || mrt_spec_is_null(a))
-        return mrt_spec_fail(p, a, "expected a mesh axis in the rule for dim "
-                             "'%s', got %s", dim, mrt_spec_what(a, q,
-                                                                sizeof q));
-    if (axis < 0)
-        return mrt_spec_fail(p, a, "unknown mesh axis '%s' (%s has: %s)",
-                             mrt_spec_quote(a, q, sizeof q), what,
-                             mrt_spec_join(list, sizeof list, m->name[0],
-                                           sizeof m->name[0], m->naxes));
-    for (int j = 0; j < r->naxes; j++)
-        if (r->axes[j] == axis)
-            return mrt_spec_fail(p, a, "mesh axis '%s' appears twice in the "
-                                 "rule for dim '%s'", name, dim);
-    r->axes[r->naxes++] = axis; /* < MRT_MAX_AXES: axes are distinct */
-    return MRT_OK;
-}
-
-/* The value of one rule: an axis or a sequence of axes. */
-static mrt_status parse_rule(mrt_spec_parser *p, const yaml_node_t *v,
-                             const char *dim, mrt_rule *r)
-{
-    char what[MRT_SPEC_QUOTE_MAX + 32];
-    mrt_status st = MRT_OK;
-    r->naxes = 0;
-    r->mark = mrt_spec_mark(v);
-    if (v && v->type == YAML_SEQUENCE_NODE) {
-        for (yaml_node_item_t *it = v->data.sequence.items.start;
-             !st && it < v->data.sequence.items.top; it++)
-            st = rule_axis(p, mrt_spec_node(p, *it), dim, r);
-        return st;
-    }
-    if (v && v->type == YAML_SCALAR_NODE && !mrt_spec_is_null(v))
-        return rule_axis(p, v, dim, r);
-    return mrt_spec_fail(p, v, "expected a mesh axis or a sequence of mesh "
-                         "axes for dim '%s', got %s", dim,
-                         mrt_spec_what(v, what, sizeof what));
-}
-
-/* The dim id named by key k of a layout mapping, checked against shape. */
-static mrt_status rule_dim(mrt_spec_parser *p, const yaml_node_t *k,
-                           const mrt_layout *shape, const char *of, int *dim)
-{
-    const mrt_spec *s = p->spec;
-    char q[MRT_SPEC_QUOTE_MAX + 8], list[MRT_SPEC_LIST_MAX];
-    const char *name = mrt_spec_str(k);
-    *dim = name ? mrt_spec_find_dim(s, name) : -1;
-    if (*dim < 0)
-        return mrt_spec_fail(p, k, "unknown dim '%s' in %s (the dims are: %s)",
-                             mrt_spec_quote(k, q, sizeof q), of,
-                             mrt_spec_join(list, sizeof list, s->dim_name[0],
-                                           sizeof s->dim_name[0], s->ndims));
-    if (shape && mrt_layout_find_dim(shape, *dim) < 0)
-        return mrt_spec_fail(p, k, "%s names dim '%s', which is not in its "
-                             "shape %s", of, name,
-                             mrt_spec_shape_str(s, shape, list, sizeof list));
-    return MRT_OK;
-}
-
-mrt_status mrt_spec_parse_rule(mrt_spec_parser *p, const yaml_node_t *k,
-                               const yaml_node_t *v, const mrt_layout *shape,
-                               const char *of, mrt_rule rules[])
-{
-    int dim;
-    mrt_status st = rule_dim(p, k, shape, of, &dim);
-    if (!st)
-        st = parse_rule(p, v, p->spec->dim_name[dim], &rules[dim]);
-    return st;
-}
-
-mrt_status mrt_spec_parse_rules(mrt_spec_parser *p, const yaml_node_t *map,
-                                const mrt_layout *shape, const char *of,
-                                mrt_rule rules[])
-{
-    mrt_status st = mrt_spec_expect(p, map, YAML_MAPPING_NODE, of);
-    if (!st)
-        st = mrt_spec_check_keys(p, map, NULL, of);
-    for (yaml_node_pair_t *pr = st ? NULL : map->data.mapping.pairs.start;
-         !st && pr < map->data.mapping.pairs.top; pr++)
-        st = mrt_spec_parse_rule(p, mrt_spec_node(p, pr->key),
-                                 mrt_spec_node(p, pr->value), shape, of,
-                                 rules);
-    return st;
-}
-
 /* The axes of one rule (value v of dim `dim`) into r, from axes[*used]
  * and marks[*used] on: the value's form is checked here, names there. */
 static mrt_status read_rule(mrt_spec_parser *p, const yaml_node_t *v,
@@ -146,6 +50,15 @@ static mrt_status read_rule(mrt_spec_parser *p, const yaml_node_t *v,
 mrt_status mrt_spec_read_rules(mrt_spec_parser *p, const yaml_node_t *map,
                                const char *of, mrt_spec_rules *out)
 {
+    return mrt_spec_read_rules_if(p, map, of, NULL, out);
+}
+
+mrt_status mrt_spec_read_rules_if(mrt_spec_parser *p, const yaml_node_t *map,
+                                  const char *of,
+                                  int (*keep)(const mrt_spec_parser *,
+                                              const yaml_node_pair_t *),
+                                  mrt_spec_rules *out)
+{
     memset(out, 0, sizeof *out);
     mrt_status st = mrt_spec_expect(p, map, YAML_MAPPING_NODE, of);
     if (!st)
@@ -156,7 +69,9 @@ mrt_status mrt_spec_read_rules(mrt_spec_parser *p, const yaml_node_t *map,
     for (yaml_node_pair_t *pr = map->data.mapping.pairs.start;
          pr < map->data.mapping.pairs.top; pr++) {
         const yaml_node_t *v = mrt_spec_node(p, pr->value);
-        total += v && v->type == YAML_SEQUENCE_NODE ? mrt_spec_count(v) : 1;
+        if (!keep || keep(p, pr))
+            total += v && v->type == YAML_SEQUENCE_NODE ? mrt_spec_count(v)
+                                                        : 1;
     }
     out->rule = calloc((size_t)mrt_spec_count(map) + 1, sizeof *out->rule);
     out->axes = calloc(total, sizeof *out->axes);
@@ -167,6 +82,8 @@ mrt_status mrt_spec_read_rules(mrt_spec_parser *p, const yaml_node_t *map,
          !st && pr < map->data.mapping.pairs.top; pr++) {
         const yaml_node_t *k = mrt_spec_node(p, pr->key);
         mrt_ir_rule_at *r = &out->rule[out->n];
+        if (keep && !keep(p, pr))
+            continue;
         st = read_rule(p, mrt_spec_node(p, pr->value), mrt_spec_str(k), out,
                        r);
         r->dim_mark = mrt_spec_mark(k);

@@ -273,10 +273,8 @@ mrt_status mrt_spec_parse_ops(mrt_spec_parser *p, const yaml_node_t *seq)
 }
 
 /* `outputs:` (seq; NULL: the last op's result, and with `train:` the
- * loss, gradients and updates) to the builder, which then finishes the
- * program into *out. */
-mrt_status mrt_spec_parse_outputs(mrt_spec_parser *p, const yaml_node_t *seq,
-                                  mrt_spec **out)
+ * loss, gradients and updates) to the builder. */
+mrt_status mrt_spec_parse_outputs(mrt_spec_parser *p, const yaml_node_t *seq)
 {
     char q[MRT_SPEC_QUOTE_MAX + 32];
     int count = seq ? mrt_spec_count(seq) : 0;
@@ -300,8 +298,6 @@ mrt_status mrt_spec_parse_outputs(mrt_spec_parser *p, const yaml_node_t *seq,
     }
     if (!st && seq)
         st = mrt_ir_set_outputs_at(p->ir, count, names, marks, p->err);
-    if (!st)
-        st = mrt_ir_finish(p->ir, out, p->err);
     free(names);
     free(marks);
     return st;

@@ -160,72 +160,43 @@ mrt_status mrt_spec_parse_mesh_string(const char *s, mrt_mesh *m,
                          "invalid --mesh '%.100s': %s", s, why);
 }
 
-mrt_status mrt_spec_parse_mesh(mrt_spec_parser *p, const yaml_node_t *map,
-                               const char *of, mrt_mesh *m)
+mrt_status mrt_spec_read_mesh(mrt_spec_parser *p, const yaml_node_t *map,
+                              const char *of, mrt_spec_mesh *out)
 {
     char what[MRT_NAME_MAX + 32];
     mrt_status st = mrt_spec_expect(p, map, YAML_MAPPING_NODE, of);
+    memset(out, 0, sizeof *out);
     if (!st)
         st = mrt_spec_check_keys(p, map, NULL, of);
-    if (st)
-        return st;
-    memset(m, 0, sizeof *m);
-    m->nranks = 1;
-    for (yaml_node_pair_t *pr = map->data.mapping.pairs.start;
-         pr < map->data.mapping.pairs.top; pr++) {
+    out->mark = mrt_spec_mark(map);
+    for (yaml_node_pair_t *pr = st ? NULL : map->data.mapping.pairs.start;
+         !st && pr < map->data.mapping.pairs.top; pr++) {
+        int n = out->n++;
         const yaml_node_t *k = mrt_spec_node(p, pr->key);
         const yaml_node_t *v = mrt_spec_node(p, pr->value);
-        if (m->naxes == MRT_MAX_AXES)
-            return mrt_spec_fail(p, k, "too many mesh axes (at most %d)",
-                                 MRT_MAX_AXES);
-        st = mrt_spec_name(p, k, "mesh axis", m->name[m->naxes]);
+        out->axis_mark[n] = mrt_spec_mark(k);
+        out->size_mark[n] = mrt_spec_mark(v);
+        if (n == MRT_MAX_AXES) /* the builder refuses it at its key */
+            break;
+        st = mrt_spec_name(p, k, "mesh axis", out->name[n]);
         snprintf(what, sizeof what, "the size of mesh axis '%s'",
-                 m->name[m->naxes]);
+                 out->name[n]);
         if (!st)
-            st = mrt_spec_size(p, v, what, &m->size[m->naxes]);
-        if (st)
-            return st;
-        if (m->size[m->naxes] > INT_MAX / m->nranks)
-            return mrt_spec_fail(p, v, "the mesh has too many ranks: more "
-                                 "than %d (the most MPI can number)", INT_MAX);
-        m->nranks *= m->size[m->naxes++];
+            st = mrt_spec_size(p, v, what, &out->size[n]);
+        out->axis[n] = out->name[n];
     }
-    return MRT_OK;
+    return st;
 }
 
 /* The top-level `mesh:` to the builder: names and sizes read here,
- * the mesh checked there (a key past the last axis is passed on for its
- * "too many mesh axes"). */
+ * the mesh checked there. */
 static mrt_status parse_top_mesh(mrt_spec_parser *p, const yaml_node_t *map)
 {
-    char what[MRT_NAME_MAX + 32];
-    char name[MRT_MAX_AXES][MRT_NAME_MAX];
-    const char *axis[MRT_MAX_AXES + 1];
-    int64_t size[MRT_MAX_AXES + 1];
-    mrt_mark axis_mark[MRT_MAX_AXES + 1], size_mark[MRT_MAX_AXES + 1];
-    int n = 0;
-    mrt_status st = mrt_spec_expect(p, map, YAML_MAPPING_NODE, "'mesh'");
+    mrt_spec_mesh m;
+    mrt_status st = mrt_spec_read_mesh(p, map, "'mesh'", &m);
     if (!st)
-        st = mrt_spec_check_keys(p, map, NULL, "'mesh'");
-    for (yaml_node_pair_t *pr = st ? NULL : map->data.mapping.pairs.start;
-         !st && pr < map->data.mapping.pairs.top; pr++, n++) {
-        const yaml_node_t *k = mrt_spec_node(p, pr->key);
-        const yaml_node_t *v = mrt_spec_node(p, pr->value);
-        axis_mark[n] = mrt_spec_mark(k);
-        size_mark[n] = mrt_spec_mark(v);
-        if (n == MRT_MAX_AXES) { /* the builder refuses it at its key */
-            n++;
-            break;
-        }
-        st = mrt_spec_name(p, k, "mesh axis", name[n]);
-        snprintf(what, sizeof what, "the size of mesh axis '%s'", name[n]);
-        if (!st)
-            st = mrt_spec_size(p, v, what, &size[n]);
-        axis[n] = name[n];
-    }
-    if (!st)
-        st = mrt_ir_set_mesh_at(p->ir, n, axis, size, mrt_spec_mark(map),
-                                axis_mark, size_mark, p->err);
+        st = mrt_ir_set_mesh_at(p->ir, m.n, m.axis, m.size, m.mark,
+                                m.axis_mark, m.size_mark, p->err);
     return st;
 }
 
@@ -389,10 +360,11 @@ static mrt_status parse_root(mrt_spec_parser *p, const yaml_node_t *root,
     if (!st && mrt_spec_get(p, root, "train"))
         st = mrt_spec_parse_train(p, mrt_spec_get(p, root, "train"));
     if (!st)
-        st = mrt_spec_parse_outputs(p, mrt_spec_get(p, root, "outputs"),
-                                    done);
+        st = mrt_spec_parse_outputs(p, mrt_spec_get(p, root, "outputs"));
     if (!st && mrt_spec_get(p, root, "layouts"))
         st = mrt_spec_parse_layouts(p, mrt_spec_get(p, root, "layouts"));
+    if (!st)
+        st = mrt_ir_finish(p->ir, done, p->err);
     return st;
 }
 
@@ -497,7 +469,6 @@ static mrt_status load_text(const char *path, const char *text, size_t len,
 fail:
     if (have_doc)
         yaml_document_delete(&doc);
-    mrt_spec_destroy(done); /* finished, then its `layouts:` failed */
     mrt_ir_destroy(ir);
     return st;
 }

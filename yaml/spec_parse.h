@@ -2,8 +2,8 @@
  * spec_parse.h — private to the YAML front end (yaml/spec_*.c), not part
  * of the contract in spec.h: it reads the YAML and hands what it read,
  * with the line and column of each node, to the builder's expert calls
- * (ir/build.h), which check it and fill the program.  Only `layouts:`
- * (spec_alts.c) still writes the program itself.
+ * (ir/build.h), which check it and fill the program; no pass writes
+ * the program itself.
  *
  * mrt_spec_load (spec_parse.c) loads the YAML document and walks it in a
  * fixed order of passes: mesh, dtype, dims (spec_parse.c), global layout
@@ -34,11 +34,6 @@ typedef struct mrt_spec_parser {
                        file in errors */
     mrt_error *err; /* may be NULL */
     int mesh_overridden; /* the mesh came from --mesh, not the file */
-    /* The mesh that layout rules name while a `layouts:` alternative with
-     * a mesh of its own is parsed, and how messages call it ("the mesh of
-     * layout 'dp'"); NULL: the spec's mesh. */
-    const mrt_mesh *rule_mesh;
-    const char *rule_mesh_what;
     int dims_overridden; /* some dim sizes came from --dim */
     const mrt_spec_tensor_rules *tl; /* layouts given to inputs, op results */
     int ntl;
@@ -116,10 +111,19 @@ int mrt_spec_parse_u64(const char *s, size_t len, uint64_t *out);
 
 /* ---- spec_parse.c: the mesh --------------------------------------- */
 
-/* Parses a mesh mapping (axis -> size) into m; `of` names it in messages
- * ("'mesh'", "the mesh of layout 'dp'"). */
-mrt_status mrt_spec_parse_mesh(mrt_spec_parser *p, const yaml_node_t *map,
-                               const char *of, mrt_mesh *m);
+/* A mesh mapping (axis -> size) read for the builder: names and sizes
+ * checked here (`of` names it in messages: "'mesh'", "the mesh of
+ * layout 'dp'"), the mesh there.  A key past MRT_MAX_AXES is counted
+ * (n is one more) with its mark only: the builder refuses it. */
+typedef struct mrt_spec_mesh {
+    int n;
+    char name[MRT_MAX_AXES][MRT_NAME_MAX];
+    const char *axis[MRT_MAX_AXES + 1];
+    int64_t size[MRT_MAX_AXES + 1];
+    mrt_mark mark, axis_mark[MRT_MAX_AXES + 1], size_mark[MRT_MAX_AXES + 1];
+} mrt_spec_mesh;
+mrt_status mrt_spec_read_mesh(mrt_spec_parser *p, const yaml_node_t *map,
+                              const char *of, mrt_spec_mesh *out);
 
 /* ---- spec_layout.c: layout rules and home layouts ----------------- */
 
@@ -134,22 +138,18 @@ typedef struct mrt_spec_rules {
 } mrt_spec_rules;
 mrt_status mrt_spec_read_rules(mrt_spec_parser *p, const yaml_node_t *map,
                                const char *of, mrt_spec_rules *out);
+/* mrt_spec_read_rules of the pairs of map that keep (not NULL) keeps:
+ * a `layouts:` alternative's rules beside its mesh and sections. */
+mrt_status mrt_spec_read_rules_if(mrt_spec_parser *p, const yaml_node_t *map,
+                                  const char *of,
+                                  int (*keep)(const mrt_spec_parser *,
+                                              const yaml_node_pair_t *),
+                                  mrt_spec_rules *out);
 void mrt_spec_rules_free(mrt_spec_rules *r);
 /* The top-level `layout:` mapping: each rule to the builder. */
 mrt_status mrt_spec_parse_global_rules(mrt_spec_parser *p,
                                        const yaml_node_t *map);
 
-/* Parses a layout mapping (dim -> axis | [axis, ...]) into rules[dim id]
- * (zeroed by the caller).  shape is NULL for the global rules, else the
- * layout being resolved, whose dims the mapping may only name.  `of`
- * names the mapping in messages ("'layout'", "the layout of tensor 'x'"). */
-mrt_status mrt_spec_parse_rules(mrt_spec_parser *p, const yaml_node_t *map,
-                                const mrt_layout *shape, const char *of,
-                                mrt_rule rules[]);
-/* One pair of a layout mapping: key k (a dim) and value v (its axes). */
-mrt_status mrt_spec_parse_rule(mrt_spec_parser *p, const yaml_node_t *k,
-                               const yaml_node_t *v, const mrt_layout *shape,
-                               const char *of, mrt_rule rules[]);
 /* The rules mrt_spec_load_layouts gives tensor (or op result) `name`, in
  * place of its `layout:`; NULL if none. */
 const mrt_rule *mrt_spec_given_rules(const mrt_spec_parser *p,
@@ -168,8 +168,8 @@ mrt_status mrt_spec_parse_expect(mrt_spec_parser *p, const yaml_node_t *map);
 
 /* ---- spec_alts.c: the `layouts:` alternatives --------------------- */
 
-/* The `layouts:` mapping, once every tensor is resolved: each
- * alternative is parsed and checked against every tensor. */
+/* The `layouts:` mapping, once every tensor is made: each alternative
+ * read and handed to the builder, which checks it against every tensor. */
 mrt_status mrt_spec_parse_layouts(mrt_spec_parser *p, const yaml_node_t *map);
 
 /* ---- spec_tensors.c: shapes, inputs and their init ---------------- */
@@ -192,10 +192,7 @@ mrt_status mrt_spec_parse_train(mrt_spec_parser *p, const yaml_node_t *n);
 
 /* The `ops:` sequence: appends one op and its output tensor per item. */
 mrt_status mrt_spec_parse_ops(mrt_spec_parser *p, const yaml_node_t *seq);
-/* The `outputs:` sequence, or NULL for the last op's output; then the
- * builder's mrt_ir_finish, which hands the program to *out (p->spec
- * stays that program: `layouts:` come after). */
-mrt_status mrt_spec_parse_outputs(mrt_spec_parser *p, const yaml_node_t *seq,
-                                  mrt_spec **out);
+/* The `outputs:` sequence, or NULL for the last op's output. */
+mrt_status mrt_spec_parse_outputs(mrt_spec_parser *p, const yaml_node_t *seq);
 
 #endif
