@@ -7,8 +7,10 @@
  * scale, softmax, gelu, add, the cross-entropy with integer labels,
  * reverse mode and the SGD update) are built call by call and planned:
  * the plan must print exactly as the plan of the YAML file does, as
- * text and as JSON.  Then the builder's errors: each names the call and
- * the argument, carries no file position, and sticks.
+ * text and as JSON.  examples/zero.yaml's `layouts:` are built as
+ * alternatives: compare's figures and each one's plan must be the file's.
+ * Then the builder's errors: each names the call and the argument,
+ * carries no file position, and sticks.
  */
 #include <check.h>
 #include <stdio.h>
@@ -523,6 +525,216 @@ START_TEST(expect_and_network)
 }
 END_TEST
 
+/* ---- alternatives: examples/zero.yaml's `layouts:` in C ------------ */
+
+/* The internal selection that meshrt plan --layout makes (ir/derive.c):
+ * not in meshrt.h yet, reached through the static libraries. */
+mrt_status mrt_spec_select_layout(const mrt_spec *s, const char *name,
+                                  mrt_spec **out, mrt_error *err);
+
+#define RULES(...) .nrules = N(((const mrt_ir_rule[]){__VA_ARGS__})), \
+                   .rules = (const mrt_ir_rule[]){__VA_ARGS__}
+static const mrt_ir_rule no_rules[1];
+
+/* examples/zero.yaml up to its `layouts:`. */
+static mrt_ir *zero_program(void)
+{
+    mrt_error err = {0};
+    mrt_ir *ir = mesh2x2("examples/zero.yaml", "data", "model");
+    ok(mrt_ir_set_dtype(ir, "float64", &err), &err);
+    ok(mrt_ir_add_dim(ir, "batch", 96, &err), &err);
+    ok(mrt_ir_add_dim(ir, "d_model", 24, &err), &err);
+    ok(mrt_ir_add_dim(ir, "d_ff", 48, &err), &err);
+    ok(mrt_ir_set_rule(ir, &(mrt_ir_rule){"batch", {"data", "model"}}, &err),
+       &err);
+    ok(mrt_ir_add_tensor(ir, &(mrt_ir_tensor){
+           .name = "x", SHAPE("batch", "d_model")}, &err), &err);
+    const char *names[] = {"t", "w1", "w2"};
+    const uint64_t seeds[] = {9, 1, 2};
+    for (int i = 0; i < 3; i++)
+        ok(mrt_ir_add_tensor(ir, &(mrt_ir_tensor){
+               .name = names[i], .ndims = 2,
+               .shape = i == 1 ? (const char *[]){"d_model", "d_ff"}
+                        : i == 2 ? (const char *[]){"d_ff", "d_model"}
+                                 : (const char *[]){"batch", "d_model"},
+               .init = MRT_IR_INIT_RANDOM, .seed = seeds[i]}, &err), &err);
+    ok(mrt_ir_add_op(ir, &(mrt_ir_op){
+           .kind = MRT_IR_EINSUM, {"x", "w1"}, "h", SHAPE("batch", "d_ff")},
+           &err), &err);
+    ok(mrt_ir_add_op(ir, &(mrt_ir_op){.kind = MRT_IR_GELU, {"h"}, "g"}, &err),
+       &err);
+    ok(mrt_ir_add_op(ir, &(mrt_ir_op){
+           .kind = MRT_IR_EINSUM, {"g", "w2"}, "y", SHAPE("batch", "d_model")},
+           &err), &err);
+    ok(mrt_ir_add_op(ir, &(mrt_ir_op){.kind = MRT_IR_MSE, {"y", "t"}, "loss"},
+                     &err), &err);
+    ok(mrt_ir_set_train(ir, &(mrt_ir_train){
+           .loss = "loss", .nparams = 2,
+           .params = (const char *[]){"w1", "w2"}, .ngrads = 1,
+           .grads = (const char *[]){"x"}, .lr = 0.2, .steps = 3},
+           &err), &err);
+    return ir;
+}
+
+/* Its alternatives: ddp, zero3, zero3_keep, zero2, megatron. */
+static void zero_alternatives(mrt_ir *ir)
+{
+    mrt_error err = {0};
+    const mrt_ir_rule all[] = {{"batch", {"data", "model"}}};
+    const mrt_ir_rule ff[] = {{"d_ff", {"data", "model"}}};
+    const mrt_ir_alt_tensor sharded[] = {
+        {.name = "w1", .nlayout = 1, .layout = ff,
+         .reshard_after_forward = 1},
+        {.name = "w2", .nlayout = 1, .layout = ff,
+         .reshard_after_forward = 1}};
+    const mrt_ir_alt_tensor kept[] = {{.name = "w1", .nlayout = 1,
+                                       .layout = ff},
+                                      {.name = "w2", .nlayout = 1,
+                                       .layout = ff}};
+    const mrt_ir_alt_tensor grads[] = {
+        {.name = "w1", .ngrad_layout = 1, .grad_layout = ff},
+        {.name = "w2", .ngrad_layout = 1, .grad_layout = ff}};
+    const mrt_ir_alternative alts[] = {
+        {.name = "ddp", .nrules = 1, .rules = all},
+        {.name = "zero3", .nrules = 1, .rules = all, .ntensors = 2,
+         .tensors = sharded},
+        {.name = "zero3_keep", .nrules = 1, .rules = all, .ntensors = 2,
+         .tensors = kept},
+        {.name = "zero2", .nrules = 1, .rules = all, .ntensors = 2,
+         .tensors = grads},
+        {.name = "megatron", RULES({"batch", {"data"}}, {"d_ff", {"model"}})},
+    };
+    for (int i = 0; i < N(alts); i++)
+        ok(mrt_ir_add_alternative(ir, &alts[i], &err), &err);
+}
+
+/* Compare's rows of both specs agree, figure for figure. */
+static void same_rows(const mrt_spec *a, const mrt_spec *b)
+{
+    mrt_compare *ca = NULL, *cb = NULL;
+    mrt_error err = {0};
+    ok(mrt_compare_create(a, NULL, &ca, &err), &err);
+    ok(mrt_compare_create(b, NULL, &cb, &err), &err);
+    ck_assert_int_eq(ca->nrows, 6);
+    ck_assert_int_eq(ca->nrows, cb->nrows);
+    ck_assert_int_eq(ca->ncols, cb->ncols);
+    ck_assert_int_eq(ca->fastest, cb->fastest);
+    for (int r = 0; r < ca->nrows; r++) {
+        const mrt_compare_row *x = &ca->row[r], *y = &cb->row[r];
+        ck_assert_str_eq(x->name, y->name);
+        ck_assert_str_eq(x->mesh, y->mesh);
+        ck_assert_int_eq(x->ok, 1);
+        ck_assert_int_eq(y->ok, 1);
+        ck_assert_int_gt(x->totals.comm_bytes, 0);
+        ck_assert_int_eq(x->totals.comm_bytes, y->totals.comm_bytes);
+        ck_assert_int_eq(x->totals.peak_memory, y->totals.peak_memory);
+        ck_assert(!memcmp(&x->totals, &y->totals, sizeof x->totals));
+        for (int c = 0; c < ca->ncols; c++)
+            ck_assert_int_eq(x->axis_bytes[c], y->axis_bytes[c]);
+    }
+    mrt_compare_destroy(ca);
+    mrt_compare_destroy(cb);
+}
+
+START_TEST(zero_alternatives_as_yaml)
+{
+    mrt_error err = {0};
+    mrt_spec *built = NULL, *loaded = NULL;
+    mrt_ir *ir = zero_program();
+    zero_alternatives(ir);
+    ok(mrt_ir_finish(ir, &built, &err), &err);
+    mrt_ir_destroy(ir);
+    if (mrt_spec_load("examples/zero.yaml", NULL, &loaded, &err))
+        ck_abort_msg("zero.yaml: %s", err.message);
+    same_rows(built, loaded);
+    const char *names[] = {"ddp", "zero3", "zero3_keep", "zero2",
+                           "megatron"};
+    for (int i = 0; i < N(names); i++) {
+        mrt_spec *a = NULL, *b = NULL;
+        ok(mrt_spec_select_layout(built, names[i], &a, &err), &err);
+        ok(mrt_spec_select_layout(loaded, names[i], &b, &err), &err);
+        for (int json = 0; json < 2; json++) {
+            char *ta = plan_text(a, json), *tb = plan_text(b, json);
+            ck_assert_uint_gt(strlen(tb), 100);
+            ck_assert_str_eq(ta, tb);
+            free(ta);
+            free(tb);
+        }
+        mrt_spec_destroy(a);
+        mrt_spec_destroy(b);
+    }
+    mrt_spec_destroy(built);
+    mrt_spec_destroy(loaded);
+}
+END_TEST
+
+START_TEST(errors_of_alternatives)
+{
+    const mrt_ir_rule ff[] = {{"d_ff", {"data", "model"}}};
+    const mrt_ir_rule bad_axis[] = {{"d_ff", {"rows"}}};
+    const char *axes[] = {"ranks"};
+    const int64_t eight[] = {8};
+    struct { mrt_ir_alternative alt; const char *msg; } bad[] = {
+        {{.name = "a b"}, "mrt_ir_add_alternative: argument 'name': invalid "
+         "layout name 'a b' (a name starts with a letter or '_' and has "
+         "only letters, digits and '_')"},
+        {{.name = "dp", .nrules = 1, .rules = bad_axis},
+         "mrt_ir_add_alternative: argument 'rules': unknown mesh axis "
+         "'rows' in the rule of dim 'd_ff'"},
+        {{.name = "dp", .naxes = 1, .axis = axes, .size = eight},
+         "mrt_ir_add_alternative: argument 'naxes': layout 'dp' has a mesh "
+         "of 8 ranks but the program's mesh has 4"},
+        {{.name = "dp", .ntensors = 1, .tensors = (const mrt_ir_alt_tensor[]){
+             {.name = "nope", .nlayout = 1, .layout = ff}}},
+         "mrt_ir_add_alternative: argument 'tensors': tensor 'nope' not "
+         "declared"},
+        {{.name = "dp", .ntensors = 1, .tensors = (const mrt_ir_alt_tensor[]){
+             {.name = "x", .layout = no_rules, .reshard_after_forward = 1}}},
+         "mrt_ir_add_alternative: argument 'tensors': tensor 'x' is not a "
+         "parameter (reshard_after_forward is for the tensors of the params "
+         "of mrt_ir_set_train)"},
+        {{.name = "dp", .ntensors = 1, .tensors = (const mrt_ir_alt_tensor[]){
+             {.name = "t", .ngrad_layout = 0, .grad_layout = no_rules}}},
+         "mrt_ir_add_alternative: argument 'tensors': tensor 't' has no "
+         "gradient (a grad_layout is for the tensors on a path from the "
+         "params or grads of mrt_ir_set_train to the loss)"},
+        {{.name = "dp", .nops = 1, .ops = (const mrt_ir_alt_op[]){
+             {.out = "w1", .layout = no_rules}}},
+         "mrt_ir_add_alternative: argument 'ops': 'w1' is not made by an op "
+         "(an op is named by its out; give an input its layout in tensors)"},
+        {{.name = "dp", RULES({"d_model", {"data"}}, {"d_ff", {"data"}})},
+         "mrt_ir_add_alternative: argument 'rules': under layout 'dp', "
+         "tensor 'w1' would split mesh axis 'data' twice: d_model: data "
+         "and d_ff: data (give it its own layout:)"},
+    };
+    for (int i = 0; i < N(bad); i++) {
+        mrt_error e = {0};
+        mrt_ir *ir = zero_program();
+        is_error(mrt_ir_add_alternative(ir, &bad[i].alt, &e), &e,
+                 MRT_E_SPEC, bad[i].msg);
+        mrt_ir_destroy(ir);
+    }
+    /* A second alternative of the same name; an op after one. */
+    mrt_error e = {0};
+    mrt_ir *ir = zero_program();
+    const mrt_ir_alternative dp = {.name = "dp", .nrules = 1, .rules = ff};
+    ok(mrt_ir_add_alternative(ir, &dp, &e), &e);
+    is_error(mrt_ir_add_alternative(ir, &dp, &e), &e, MRT_E_SPEC,
+             "mrt_ir_add_alternative: argument 'name': layout 'dp' is given "
+             "twice");
+    mrt_ir_destroy(ir);
+    memset(&e, 0, sizeof e);
+    ir = small();
+    ok(mrt_ir_add_alternative(ir, &(mrt_ir_alternative){
+           .name = "dp", RULES({"batch", {"data"}})}, &e), &e);
+    is_error(mrt_ir_add_op(ir, &(mrt_ir_op){.kind = MRT_IR_RELU, {"x"}, "r"},
+                           &e), &e, MRT_E_USAGE,
+             "mrt_ir_add_op: argument 'op': ops and training come before the "
+             "first alternative (mrt_ir_add_alternative)");
+    mrt_ir_destroy(ir);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("builder");
@@ -535,6 +747,8 @@ int main(void)
     tcase_add_test(tc, errors_name_call_and_argument);
     tcase_add_test(tc, errors_of_training);
     tcase_add_test(tc, expect_and_network);
+    tcase_add_test(tc, zero_alternatives_as_yaml);
+    tcase_add_test(tc, errors_of_alternatives);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
