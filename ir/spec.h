@@ -100,7 +100,7 @@ typedef struct mrt_spec_alt_entry {
 
 /* One named alternative of `layouts:`: global rules, optionally a mesh
  * of the same rank count, and layouts of its own for some tensors, ops
- * and gradients (spec_alts.c). */
+ * and gradients (build_alts.c). */
 typedef struct mrt_spec_layout {
     char name[MRT_NAME_MAX];
     mrt_mark mark;

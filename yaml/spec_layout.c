@@ -1,6 +1,7 @@
 /*
- * spec_layout.c — layout rules (dim -> mesh axes) and the home layout of
- * every tensor.
+ * spec_layout.c — layout rules (dim -> mesh axes) read for the builder,
+ * which names their dims and axes and resolves home layouts
+ * (ir/build_check.c, ir/resolve.c).
  *
  * A rule maps one dim to an axis or to a sequence of axes, major first.
  * The global rules (top-level `layout:`) apply to every tensor that has
@@ -8,7 +9,7 @@
  * entirely, and the dims it does not name are replicated.  As in
  * Mesh-TensorFlow, two different dims may map to the same axis in the
  * global rules, as long as no tensor has both: a layout uses each axis at
- * most once.  Every split must be even.
+ * most once.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
  * libyaml document (yaml_load.c; every node keeps its position), checks the
  * top-level keys and runs the passes in a fixed order — mesh, dtype,
  * dims, layout, network, expect, tensors, ops, outputs, layouts —
- * whatever order the file uses.  The mesh, dtype and dims passes live
+ * whatever order the file uses — and finishes the builder.  The mesh, dtype and dims passes live
  * here; the others in spec_layout.c, spec_planning.c, spec_tensors.c,
  * spec_ops.c and spec_alts.c.
  *

@@ -9,7 +9,8 @@
  * fixed order of passes: mesh, dtype, dims (spec_parse.c), global layout
  * rules (spec_layout.c), network and expect (spec_planning.c), tensors
  * (spec_tensors.c), ops and outputs (spec_ops.c), and last the `layouts:`
- * alternatives (spec_alts.c), which are checked against every tensor.  Each pass reads the nodes it owns, resolves names
+ * alternatives (spec_alts.c), which the builder checks against every
+ * tensor; then mrt_ir_finish.  Each pass reads the nodes it owns, resolves names
  * against what the earlier passes built, and stops at the first problem
  * with an MRT_E_SPEC error at the offending node.  A pass checks the
  * form of its nodes (types, keys, numbers) itself, everything else
