@@ -44,6 +44,18 @@ static char *plan_text(const mrt_spec *spec, int json)
     return text;
 }
 
+/* The plans of specs x and y are the same text, and JSON. */
+static void same_plan_texts(const mrt_spec *x, const mrt_spec *y)
+{
+    for (int json = 0; json < 2; json++) {
+        char *a = plan_text(x, json), *b = plan_text(y, json);
+        ck_assert_uint_gt(strlen(b), 100);
+        ck_assert_str_eq(a, b);
+        free(a);
+        free(b);
+    }
+}
+
 /* The plans of `built` and of the YAML file at path are the same text. */
 static void same_plans(mrt_spec *built, const char *path)
 {
@@ -52,13 +64,7 @@ static void same_plans(mrt_spec *built, const char *path)
     if (mrt_spec_load(path, NULL, &loaded, &err))
         ck_abort_msg("%s:%d:%d: %s", path, err.line, err.column,
                      err.message);
-    for (int json = 0; json < 2; json++) {
-        char *a = plan_text(built, json), *b = plan_text(loaded, json);
-        ck_assert_uint_gt(strlen(b), 100);
-        ck_assert_str_eq(a, b);
-        free(a);
-        free(b);
-    }
+    same_plan_texts(built, loaded);
     mrt_spec_destroy(loaded);
     mrt_spec_destroy(built);
 }
@@ -78,6 +84,30 @@ static mrt_ir *mesh2x2(const char *name, const char *a, const char *b)
     const int64_t sizes[] = {2, 2};
     ok(mrt_ir_create(name, 2, axes, sizes, &ir, &err), &err);
     return ir;
+}
+
+/* y = act(x . w1) . w2 (act's result named a; h: [batch, hidden], y:
+ * [batch, out]), the mean squared error against t, and training of w1
+ * and w2 with dL/dx: the ops of examples/mlp.yaml and zero.yaml. */
+static void feed_forward(mrt_ir *ir, const char *hidden, mrt_ir_kind act,
+                         const char *a, const char *out, double lr,
+                         int64_t steps)
+{
+    mrt_error err = {0};
+    ok(mrt_ir_add_op(ir, &(mrt_ir_op){
+           .kind = MRT_IR_EINSUM, {"x", "w1"}, "h", SHAPE("batch", hidden)},
+           &err), &err);
+    ok(mrt_ir_add_op(ir, &(mrt_ir_op){.kind = act, {"h"}, a}, &err), &err);
+    ok(mrt_ir_add_op(ir, &(mrt_ir_op){
+           .kind = MRT_IR_EINSUM, {a, "w2"}, "y", SHAPE("batch", out)},
+           &err), &err);
+    ok(mrt_ir_add_op(ir, &(mrt_ir_op){.kind = MRT_IR_MSE, {"y", "t"}, "loss"},
+                     &err), &err);
+    ok(mrt_ir_set_train(ir, &(mrt_ir_train){
+           .loss = "loss", .nparams = 2,
+           .params = (const char *[]){"w1", "w2"}, .ngrads = 1,
+           .grads = (const char *[]){"x"}, .lr = lr, .steps = steps},
+           &err), &err);
 }
 
 START_TEST(mlp_as_yaml)
@@ -102,21 +132,7 @@ START_TEST(mlp_as_yaml)
     ok(mrt_ir_add_tensor(ir, &(mrt_ir_tensor){
            .name = "t", SHAPE("batch", "d_out"),
            .init = MRT_IR_INIT_RANDOM, .seed = 9}, &err), &err);
-    ok(mrt_ir_add_op(ir, &(mrt_ir_op){
-           .kind = MRT_IR_EINSUM, {"x", "w1"}, "h", SHAPE("batch", "hidden")},
-           &err), &err);
-    ok(mrt_ir_add_op(ir, &(mrt_ir_op){.kind = MRT_IR_RELU, {"h"}, "r"}, &err),
-       &err);
-    ok(mrt_ir_add_op(ir, &(mrt_ir_op){
-           .kind = MRT_IR_EINSUM, {"r", "w2"}, "y", SHAPE("batch", "d_out")},
-           &err), &err);
-    ok(mrt_ir_add_op(ir, &(mrt_ir_op){.kind = MRT_IR_MSE, {"y", "t"}, "loss"},
-                     &err), &err);
-    ok(mrt_ir_set_train(ir, &(mrt_ir_train){
-           .loss = "loss", .nparams = 2,
-           .params = (const char *[]){"w1", "w2"}, .ngrads = 1,
-           .grads = (const char *[]){"x"}, .lr = 0.05, .steps = 4},
-           &err), &err);
+    feed_forward(ir, "hidden", MRT_IR_RELU, "r", "d_out", 0.05, 4);
     mrt_spec *spec = NULL;
     ok(mrt_ir_finish(ir, &spec, &err), &err);
     mrt_ir_destroy(ir);
@@ -558,21 +574,7 @@ static mrt_ir *zero_program(void)
                         : i == 2 ? (const char *[]){"d_ff", "d_model"}
                                  : (const char *[]){"batch", "d_model"},
                .init = MRT_IR_INIT_RANDOM, .seed = seeds[i]}, &err), &err);
-    ok(mrt_ir_add_op(ir, &(mrt_ir_op){
-           .kind = MRT_IR_EINSUM, {"x", "w1"}, "h", SHAPE("batch", "d_ff")},
-           &err), &err);
-    ok(mrt_ir_add_op(ir, &(mrt_ir_op){.kind = MRT_IR_GELU, {"h"}, "g"}, &err),
-       &err);
-    ok(mrt_ir_add_op(ir, &(mrt_ir_op){
-           .kind = MRT_IR_EINSUM, {"g", "w2"}, "y", SHAPE("batch", "d_model")},
-           &err), &err);
-    ok(mrt_ir_add_op(ir, &(mrt_ir_op){.kind = MRT_IR_MSE, {"y", "t"}, "loss"},
-                     &err), &err);
-    ok(mrt_ir_set_train(ir, &(mrt_ir_train){
-           .loss = "loss", .nparams = 2,
-           .params = (const char *[]){"w1", "w2"}, .ngrads = 1,
-           .grads = (const char *[]){"x"}, .lr = 0.2, .steps = 3},
-           &err), &err);
+    feed_forward(ir, "d_ff", MRT_IR_GELU, "g", "d_model", 0.2, 3);
     return ir;
 }
 
@@ -653,13 +655,7 @@ START_TEST(zero_alternatives_as_yaml)
         mrt_spec *a = NULL, *b = NULL;
         ok(mrt_spec_select_layout(built, names[i], &a, &err), &err);
         ok(mrt_spec_select_layout(loaded, names[i], &b, &err), &err);
-        for (int json = 0; json < 2; json++) {
-            char *ta = plan_text(a, json), *tb = plan_text(b, json);
-            ck_assert_uint_gt(strlen(tb), 100);
-            ck_assert_str_eq(ta, tb);
-            free(ta);
-            free(tb);
-        }
+        same_plan_texts(a, b);
         mrt_spec_destroy(a);
         mrt_spec_destroy(b);
     }
