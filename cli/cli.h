@@ -38,6 +38,28 @@ typedef struct mrt_cli_args {
     const char *activations; /* search --activations NAME,...|all, or NULL */
 } mrt_cli_args;
 
+/* The commands, as bits of a mask. */
+#define MRT_CLI_CHECK 1u
+#define MRT_CLI_PLAN 2u
+#define MRT_CLI_RUN 4u
+#define MRT_CLI_COMPARE 8u
+#define MRT_CLI_SEARCH 16u
+#define MRT_CLI_CALIBRATE 32u
+/* cmd's bit, or 0 for no command. */
+unsigned mrt_cli_command_bit(const char *cmd);
+
+/* One row of the table of options (args.c): what getopt_long reads,
+ * which commands accept the option, and its usage text (usage.c). */
+typedef struct mrt_cli_option {
+    const char *name; /* "save": --save */
+    int key;          /* getopt_long's value */
+    const char *arg;  /* its argument in the usage, "DIR"; NULL: none */
+    unsigned cmds;    /* MRT_CLI_* of the commands that accept it */
+    const char *help; /* lines after the first indented; NULL: not listed */
+} mrt_cli_option;
+/* Ends with a row of name NULL. */
+extern const mrt_cli_option mrt_cli_options[];
+
 /* Parses argv after the subcommand name; fills err on bad usage. */
 mrt_status mrt_cli_parse(int argc, char **argv, mrt_cli_args *a,
                          mrt_error *err);
