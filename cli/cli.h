@@ -107,6 +107,12 @@ int mrt_cli_search_params(const mrt_cli_args *a, const mrt_spec *spec,
                           const struct mrt_rules_options *opt);
 
 
+/* A JSON number (mrt_json_format_number) in a buffer that lives until
+ * the end of the enclosing block: several may be arguments of one
+ * fprintf. */
+#define MRT_CLI_JSON_NUM(fmt, v)                                            \
+    mrt_json_format_number((char[MRT_JSON_NUMBER_MAX]){0}, fmt, v)
+
 /* "12.1 ms", "3.38 MiB": figures for people (report.c).  Return buf. */
 const char *mrt_cli_fmt_time(double seconds, char *buf, size_t size);
 const char *mrt_cli_fmt_bytes(double bytes, char *buf, size_t size);

@@ -11,7 +11,6 @@
 #include <stdio.h>
 
 #include "cli.h"
-#include "output.h"
 #include "spec.h"
 
 void mrt_cmp_table_free(mrt_cmp_table *t)
@@ -49,7 +48,7 @@ static mrt_status write_reports(const mrt_cli_args *a, const mrt_cmp_table *t)
     mrt_status first = MRT_OK;
     for (int k = 0; k < 3; k++) {
         mrt_error err = {0};
-        if (path[k] && mrt_write_atomically(path[k], "the comparison", writer[k], t, &err)) {
+        if (path[k] && mrt_file_write(path[k], "the comparison", writer[k], t, &err)) {
             mrt_cli_print_error(&err);
             first = first ? first : err.code;
         }

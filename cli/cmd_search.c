@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "output.h"
 #include "plan.h"
 #include "search_rules.h"
 #include "spec.h"
@@ -164,26 +163,26 @@ static void json_results(const search_out *o, const mrt_rules_result *res,
             if (!res[i].rule[d].naxes)
                 continue;
             fputs(k++ ? ", " : "", f);
-            mrt_json_string(f, s->dim_name[d]);
+            mrt_json_write_string(f, s->dim_name[d]);
             fputs(": [", f);
             for (int j = 0; j < res[i].rule[d].naxes; j++) {
                 fputs(j ? ", " : "", f);
-                mrt_json_string(f, s->mesh.name[res[i].rule[d].axes[j]]);
+                mrt_json_write_string(f, s->mesh.name[res[i].rule[d].axes[j]]);
             }
             fputc(']', f);
         }
         fputs("}, \"text\": ", f);
-        mrt_json_string(f, mrt_rules_str(s, res[i].rule, buf, sizeof buf));
+        mrt_json_write_string(f, mrt_rules_str(s, res[i].rule, buf, sizeof buf));
         fprintf(f, ",\n    \"time_s\": %s, \"comm_time_s\": %s, "
                    "\"compute_time_s\": %s, \"bound_s\": %s, "
                    "\"comm_bytes\": %" PRId64 ", \"wire_bytes\": %s, "
                    "\"messages\": %" PRId64 ", \"peak_memory\": %" PRId64
                    ", \"candidate\": %" PRId64 ", \"other_orders\": %d}",
-                MRT_JSON_NUM("%.9g", x->time_s),
-                MRT_JSON_NUM("%.9g", x->comm_time_s),
-                MRT_JSON_NUM("%.9g", x->compute_time_s),
-                MRT_JSON_NUM("%.9g", res[i].bound_s), x->comm_bytes,
-                MRT_JSON_NUM("%.17g", x->wire_bytes), x->messages,
+                MRT_CLI_JSON_NUM("%.9g", x->time_s),
+                MRT_CLI_JSON_NUM("%.9g", x->comm_time_s),
+                MRT_CLI_JSON_NUM("%.9g", x->compute_time_s),
+                MRT_CLI_JSON_NUM("%.9g", res[i].bound_s), x->comm_bytes,
+                MRT_CLI_JSON_NUM("%.17g", x->wire_bytes), x->messages,
                 x->peak_memory, res[i].index, res[i].orders);
     }
     fputs(n ? "\n  ]" : "]", f);
@@ -195,16 +194,16 @@ static void write_json(FILE *f, const void *ctx)
     const mrt_spec *s = o->spec;
     const mrt_rules_report *r = o->r;
     fputs("{\"spec\": ", f);
-    mrt_json_string(f, s->path);
+    mrt_json_write_string(f, s->path);
     fputs(", \"mesh\": {", f);
     for (int a = 0; a < s->mesh.naxes; a++) {
         fputs(a ? ", " : "", f);
-        mrt_json_string(f, s->mesh.name[a]);
+        mrt_json_write_string(f, s->mesh.name[a]);
         fprintf(f, ": %" PRId64, s->mesh.size[a]);
     }
     fprintf(f, "}, \"planner\": \"%s\", \"profile\": ",
             o->a->plan.planner == MRT_PLANNER_MESHTF ? "meshtf" : "auto");
-    mrt_json_string(f, o->profile);
+    mrt_json_write_string(f, o->profile);
     fprintf(f, ",\n \"max_memory\": %" PRId64 ", \"top_k\": %d"
                ", \"exhaustive\": %s,\n \"candidates\": {\"enumerated\": %"
                PRId64 ", \"pruned_by_time_bound\": %" PRId64
@@ -218,12 +217,12 @@ static void write_json(FILE *f, const void *ctx)
             o->a->exhaustive ? "true" : "false", r->enumerated,
             r->pruned_time, r->pruned_memory, r->planned, r->over_memory,
             r->invalid, r->screened ? "true" : "false", r->screen_plans,
-            r->not_replanned, MRT_JSON_NUM("%.6f", r->bound_seconds),
-            MRT_JSON_NUM("%.6f", r->plan_seconds),
-            MRT_JSON_NUM("%.6f", r->elapsed_seconds));
+            r->not_replanned, MRT_CLI_JSON_NUM("%.6f", r->bound_seconds),
+            MRT_CLI_JSON_NUM("%.6f", r->plan_seconds),
+            MRT_CLI_JSON_NUM("%.6f", r->elapsed_seconds));
     if (r->has_spec)
         fprintf(f, "{\"time_s\": %s, \"peak_memory\": %" PRId64 "}",
-                MRT_JSON_NUM("%.9g", r->spec_totals.time_s),
+                MRT_CLI_JSON_NUM("%.9g", r->spec_totals.time_s),
                 r->spec_totals.peak_memory);
     else
         fputs("null", f);
@@ -240,7 +239,7 @@ static void write_json(FILE *f, const void *ctx)
             mrt_rules_print_yaml(s, r->top[0].rule, m);
             fclose(m);
         }
-        mrt_json_string(f, text ? text : "");
+        mrt_json_write_string(f, text ? text : "");
         free(text);
     } else {
         fputs("null", f);
@@ -295,7 +294,7 @@ int mrt_cli_search(const mrt_cli_args *a)
     fflush(stdout);
     int code = r->ntop ? 0 : 1;
     if (a->json_file &&
-        mrt_write_atomically(a->json_file, "the results", write_json, &o, &err) != MRT_OK) {
+        mrt_file_write(a->json_file, "the results", write_json, &o, &err) != MRT_OK) {
         mrt_cli_print_error(&err);
         code = mrt_cli_exit_code(err.code);
     }

@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "output.h"
 #include "search_params.h"
 #include "spec.h"
 
@@ -160,11 +159,11 @@ static void json_rules(const mrt_spec *s, const mrt_rule *rules, FILE *f)
         if (!rules[d].naxes)
             continue;
         fputs(k++ ? ", " : "", f);
-        mrt_json_string(f, s->dim_name[d]);
+        mrt_json_write_string(f, s->dim_name[d]);
         fputs(": [", f);
         for (int j = 0; j < rules[d].naxes; j++) {
             fputs(j ? ", " : "", f);
-            mrt_json_string(f, s->mesh.name[rules[d].axes[j]]);
+            mrt_json_write_string(f, s->mesh.name[rules[d].axes[j]]);
         }
         fputc(']', f);
     }
@@ -182,7 +181,7 @@ static void json_list(const params_out *o, const mrt_params_result *x, int n,
         fputs(", \"tensors\": {", f);
         for (int p = 0; p < o->r->nparams; p++) {
             fputs(p ? ", " : "", f);
-            mrt_json_string(f, o->spec->tensor[o->r->param[p]].name);
+            mrt_json_write_string(f, o->spec->tensor[o->r->param[p]].name);
             fputs(": ", f);
             if (x[i].follows[p])
                 fputs("null", f);
@@ -192,10 +191,10 @@ static void json_list(const params_out *o, const mrt_params_result *x, int n,
         fprintf(f, "},\n    \"time_s\": %s, \"comm_time_s\": %s, "
                    "\"compute_time_s\": %s, \"comm_bytes\": %" PRId64
                    ", \"wire_bytes\": %s, \"peak_memory\": %" PRId64 "}",
-                MRT_JSON_NUM("%.9g", y->time_s),
-                MRT_JSON_NUM("%.9g", y->comm_time_s),
-                MRT_JSON_NUM("%.9g", y->compute_time_s), y->comm_bytes,
-                MRT_JSON_NUM("%.17g", y->wire_bytes), y->peak_memory);
+                MRT_CLI_JSON_NUM("%.9g", y->time_s),
+                MRT_CLI_JSON_NUM("%.9g", y->comm_time_s),
+                MRT_CLI_JSON_NUM("%.9g", y->compute_time_s), y->comm_bytes,
+                MRT_CLI_JSON_NUM("%.17g", y->wire_bytes), y->peak_memory);
     }
     fputs(n ? "\n  ]" : "]", f);
 }
@@ -205,16 +204,16 @@ static void write_json(FILE *f, const void *ctx)
     const params_out *o = ctx;
     const mrt_params_report *r = o->r;
     fputs("{\"spec\": ", f);
-    mrt_json_string(f, o->spec->path);
+    mrt_json_write_string(f, o->spec->path);
     fputs(", \"per_tensor\": true, \"params\": [", f);
     for (int i = 0; i < r->nparams - r->nacts; i++) {
         fputs(i ? ", " : "", f);
-        mrt_json_string(f, o->spec->tensor[r->param[i]].name);
+        mrt_json_write_string(f, o->spec->tensor[r->param[i]].name);
     }
     fputs("], \"activations\": [", f);
     for (int i = r->nparams - r->nacts; i < r->nparams; i++) {
         fputs(i > r->nparams - r->nacts ? ", " : "", f);
-        mrt_json_string(f, o->spec->tensor[r->param[i]].name);
+        mrt_json_write_string(f, o->spec->tensor[r->param[i]].name);
     }
     fprintf(f, "],\n \"combinations\": %" PRId64 ", \"exhaustive\": %s, "
                "\"candidates\": {\"enumerated\": %" PRId64 ", \"planned\": %"
@@ -246,7 +245,7 @@ int mrt_cli_search_params(const mrt_cli_args *a, const mrt_spec *spec,
     print_report(&o, stdout);
     fflush(stdout);
     int code = r->ntop ? 0 : 1;
-    if (a->json_file && mrt_write_atomically(a->json_file, "the results",
+    if (a->json_file && mrt_file_write(a->json_file, "the results",
                                              write_json, &o, &err)) {
         mrt_cli_print_error(&err);
         code = mrt_cli_exit_code(err.code);

@@ -17,7 +17,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "output.h"
 #include "spec.h"
 
 typedef struct sweep_cell {
@@ -280,20 +279,20 @@ static void write_json(FILE *f, const void *table)
 {
     const sweep_table *t = table;
     fputs("{\"spec\": ", f);
-    mrt_json_string(f, t->spec);
+    mrt_json_write_string(f, t->spec);
     fputs(", \"planner\": ", f);
-    mrt_json_string(f, t->planner);
+    mrt_json_write_string(f, t->planner);
     fputs(", \"profile\": ", f);
-    mrt_json_string(f, t->profile[0] ? t->profile : "default");
+    mrt_json_write_string(f, t->profile[0] ? t->profile : "default");
     fputs(",\n \"sweep\": {\"dim\": ", f);
-    mrt_json_string(f, t->dim);
+    mrt_json_write_string(f, t->dim);
     fputs(", \"sizes\": [", f);
     for (int v = 0; v < t->nvalues; v++)
         fprintf(f, "%s%" PRId64, v ? ", " : "", t->value[v]);
     fputs("]},\n \"layouts\": [", f);
     for (int r = 0; r < t->nrows; r++) {
         fputs(r ? ",\n  {\"name\": " : "\n  {\"name\": ", f);
-        mrt_json_string(f, t->name[r]);
+        mrt_json_write_string(f, t->name[r]);
         fputs(", \"points\": [", f);
         for (int v = 0; v < t->nvalues; v++) {
             const sweep_cell *c = CELL(t, r, v);
@@ -302,7 +301,7 @@ static void write_json(FILE *f, const void *table)
                     t->value[v]);
             if (!c->ok) {
                 fputs(", \"ok\": false, \"error\": ", f);
-                mrt_json_string(f, c->error);
+                mrt_json_write_string(f, c->error);
                 fputc('}', f);
                 continue;
             }
@@ -312,10 +311,10 @@ static void write_json(FILE *f, const void *table)
                        ", \"messages\": %" PRId64 ", \"peak_memory\": %" PRId64
                        "}",
                     fastest(t, v) == r ? "true" : "false",
-                    MRT_JSON_NUM("%.9g", x->time_s),
-                    MRT_JSON_NUM("%.9g", x->comm_time_s),
-                    MRT_JSON_NUM("%.9g", x->compute_time_s),
-                    MRT_JSON_NUM("%.17g", x->wire_bytes), x->comm_bytes,
+                    MRT_CLI_JSON_NUM("%.9g", x->time_s),
+                    MRT_CLI_JSON_NUM("%.9g", x->comm_time_s),
+                    MRT_CLI_JSON_NUM("%.9g", x->compute_time_s),
+                    MRT_CLI_JSON_NUM("%.17g", x->wire_bytes), x->comm_bytes,
                     x->messages, x->peak_memory);
         }
         fputs("]}", f);
@@ -331,7 +330,7 @@ static mrt_status write_reports(const mrt_cli_args *a, const sweep_table *t)
     mrt_status first = MRT_OK;
     for (int k = 0; k < 2; k++) {
         mrt_error err = {0};
-        if (path[k] && mrt_write_atomically(path[k], "the sweep", writer[k],
+        if (path[k] && mrt_file_write(path[k], "the sweep", writer[k],
                                             t, &err)) {
             mrt_cli_print_error(&err);
             first = first ? first : err.code;

@@ -427,6 +427,35 @@ MRT_API mrt_status mrt_compare_create(const mrt_spec *spec,
                                       mrt_compare **out, mrt_error *err);
 MRT_API void mrt_compare_destroy(mrt_compare *c);
 
+/* ---- files -------------------------------------------------------- */
+
+/* Writes path by calling write(f, ctx), according to what path is: "-"
+ * (or a path that leads to the standard output or error) is written to
+ * that stream; a new or regular file (or the file a symbolic link leads
+ * to) is replaced atomically: a temporary PATH.tmp.RANDOM in the same
+ * folder, flushed to disk, then renamed over it, so a reader sees the
+ * old file or the whole new one and a failure leaves nothing; a pipe or
+ * a device is written through; a folder is an error.  Errors are on
+ * path, "cannot write WHAT: REASON": MRT_E_IO when path cannot be a file
+ * (a missing folder, a folder, a name too long), MRT_E_RUNTIME when the
+ * system refused to store it (disk full, read-only, permission
+ * denied). */
+MRT_API mrt_status mrt_file_write(const char *path, const char *what,
+                                  void (*write)(FILE *f, const void *ctx),
+                                  const void *ctx, mrt_error *err);
+/* Removes the temporary file being written by mrt_file_write (or by any
+ * meshrt output), if there is one.  Async-signal-safe: for a handler of
+ * SIGINT, SIGTERM or SIGHUP that is about to end the process. */
+MRT_API void mrt_file_remove_partial(void);
+/* Writes s to f as a JSON string literal (quotes and escapes included). */
+MRT_API void mrt_json_write_string(FILE *f, const char *s);
+/* v as a JSON number in printf format fmt (one conversion of a double:
+ * "%.9g", "%.3f"), or "null" when v is not finite (JSON has no inf or
+ * nan), into buf, which it returns; meshrt's own JSON goes through it. */
+#define MRT_JSON_NUMBER_MAX 32
+MRT_API const char *mrt_json_format_number(char buf[MRT_JSON_NUMBER_MAX],
+                                           const char *fmt, double v);
+
 /* ---- running ------------------------------------------------------ */
 
 #ifndef MRT_NO_MPI
