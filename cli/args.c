@@ -2,6 +2,7 @@
  * args.c — command-line parsing, usage texts and exit codes.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdint.h>
@@ -10,7 +11,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "spec.h"
 
 /* The one table of options: getopt_long's table, the check that a
  * command accepts an option, and the usage texts (usage.c) all come
@@ -157,7 +157,7 @@ static mrt_status usage_error(mrt_error *err, const char *cmd,
 {
     char msg[256];
     snprintf(msg, sizeof msg, fmt, arg);
-    return mrt_error_set(err, MRT_E_USAGE, "meshrt", (mrt_mark){0},
+    return mrt_cli_error(err, MRT_E_USAGE, "meshrt",
                          "%s (see meshrt %s --help)", msg, cmd);
 }
 
@@ -427,6 +427,20 @@ mrt_status mrt_cli_load(const mrt_cli_args *a, mrt_spec **spec,
         *spec = NULL;
     }
     return st;
+}
+
+mrt_status mrt_cli_error(mrt_error *err, mrt_status code, const char *file,
+                         const char *fmt, ...)
+{
+    if (!err || err->code != MRT_OK)
+        return code;
+    *err = (mrt_error){.code = code};
+    snprintf(err->file, sizeof err->file, "%s", file ? file : "");
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    va_end(ap);
+    return code;
 }
 
 int mrt_cli_exit_code(mrt_status st)

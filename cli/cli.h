@@ -77,6 +77,11 @@ mrt_status mrt_cli_load(const mrt_cli_args *a, mrt_spec **spec,
  * writes one "SPEC:LINE:COL: error: ..." line each on stderr. */
 int mrt_cli_check_budgets(const mrt_spec *spec, const mrt_plan *plan,
                           int print);
+/* Fills err (when it holds no error yet) with code, file (no position)
+ * and the message; returns code. */
+mrt_status mrt_cli_error(mrt_error *err, mrt_status code, const char *file,
+                         const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 /* Exit status for a status code. */
 int mrt_cli_exit_code(mrt_status st);
 /* Prints the error as one line on stderr. */

@@ -17,7 +17,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "spec.h"
 
 typedef struct sweep_cell {
     int ok;
@@ -28,7 +27,7 @@ typedef struct sweep_cell {
 typedef struct sweep_table {
     const char *spec, *planner;
     char profile[PATH_MAX];
-    char dim[MRT_NAME_MAX];
+    char dim[64];
     int nvalues;
     int64_t value[MRT_CLI_SWEEP_MAX];
     char load_error[MRT_CLI_SWEEP_MAX][1024]; /* "" when that size loaded */
@@ -80,8 +79,7 @@ static mrt_status dims_at(const mrt_cli_args *a, const sweep_table *t, int v,
     int n = snprintf(buf, size, "%s%s%s=%" PRId64, a->dims ? a->dims : "",
                      a->dims ? "," : "", t->dim, t->value[v]);
     if (n < 0 || (size_t)n >= size)
-        return mrt_error_set(err, MRT_E_USAGE, "", (mrt_mark){0},
-                             "--dim: too long");
+        return mrt_cli_error(err, MRT_E_USAGE, "", "--dim: too long");
     return MRT_OK;
 }
 
@@ -97,12 +95,15 @@ static mrt_status check_dim(const mrt_cli_args *a, const sweep_table *t)
     if (!st && mrt_spec_find_dim(spec, t->dim) < 0) {
         size_t n = 0;
         list[0] = '\0';
-        for (int d = 0; d < spec->ndims && n < sizeof list; d++)
+        mrt_spec_info info;
+        mrt_spec_get_info(spec, &info);
+        for (int d = 0; d < info.ndims && n < sizeof list; d++)
             n += (size_t)snprintf(list + n, sizeof list - n, "%s%s",
-                                  d ? ", " : "", spec->dim_name[d]);
-        st = mrt_error_set(&err, MRT_E_USAGE, "", (mrt_mark){0},
+                                  d ? ", " : "",
+                                  mrt_spec_get_dim(spec, d, NULL));
+        st = mrt_cli_error(&err, MRT_E_USAGE, "",
                            "--sweep: no dim '%s' in %.200s (dims: %.200s)",
-                           t->dim, spec->path, list);
+                           t->dim, info.path, list);
     }
     if (st == MRT_E_USAGE || st == MRT_E_NOMEM)
         mrt_cli_print_error(&err);
@@ -126,7 +127,9 @@ static mrt_status sweep_point(const mrt_cli_args *a, sweep_table *t, int v)
         mrt_error_format(&err, t->load_error[v], sizeof t->load_error[v]);
         return MRT_OK;
     }
-    c.spec = spec->path;
+    mrt_spec_info info;
+    mrt_spec_get_info(spec, &info);
+    c.spec = info.path;
     c.planner = t->planner;
     st = mrt_cmp_build(&c, spec, &a->plan);
     for (int r = 0; !st && r < c.nrows; r++) {
@@ -356,7 +359,7 @@ int mrt_cli_sweep(const mrt_cli_args *a)
     for (int v = 0; !st && v < t->nvalues; v++)
         st = sweep_point(a, t, v);
     if (st) {
-        mrt_error_set(&err, st, a->spec, (mrt_mark){0},
+        mrt_cli_error(&err, st, a->spec,
                       "out of memory while sweeping dim %s", t->dim);
         mrt_cli_print_error(&err);
     } else if (!t->nrows) {

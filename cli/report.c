@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "spec.h"
 
 /* ---- readable figures ---- */
 

@@ -82,6 +82,10 @@ MRT_API char *mrt_error_format(const mrt_error *e, char *buf, size_t size);
 
 /* ---- specs -------------------------------------------------------- */
 
+/* At most this many dims per tensor, and mesh axes. */
+#define MRT_API_MAX_DIMS 12
+#define MRT_API_MAX_AXES 8
+
 typedef struct mrt_spec mrt_spec; /* a parsed, validated spec */
 
 /* Loads the YAML spec at path.  mesh_override is NULL or a string
@@ -427,6 +431,75 @@ MRT_API mrt_status mrt_compare_create(const mrt_spec *spec,
                                       mrt_compare **out, mrt_error *err);
 MRT_API void mrt_compare_destroy(mrt_compare *c);
 
+/* ---- inspecting a spec -------------------------------------------- */
+
+/* Plain data, filled by the calls below; strings marked borrowed live
+ * as long as the spec. */
+
+/* A mesh: axis i is name[i] of size[i], row major (first axis major). */
+typedef struct mrt_mesh_info {
+    int naxes;
+    char name[MRT_API_MAX_AXES][64];
+    int64_t size[MRT_API_MAX_AXES];
+    int64_t nranks;          /* the product of the sizes */
+} mrt_mesh_info;
+
+/* A spec as a whole. */
+typedef struct mrt_spec_info {
+    const char *path;        /* as given to the loader (borrowed) */
+    mrt_mesh_info mesh;
+    const char *dtype;       /* "float32" or "float64" (static) */
+    int ndims;               /* named dims: mrt_spec_get_dim */
+    int ntensors;            /* inputs, then op results (with `train:`,
+                                the backward program's too) */
+    int nops;                /* ops as planned (with `train:`, forward,
+                                backward and update) */
+    int nlayouts;            /* `layouts:` alternatives */
+    int training;            /* the spec has `train:` */
+} mrt_spec_info;
+MRT_API void mrt_spec_get_info(const mrt_spec *spec, mrt_spec_info *out);
+
+/* The name of dim i (0 <= i < ndims; borrowed), its size in *size (may
+ * be NULL); NULL when i is out of range. */
+MRT_API const char *mrt_spec_get_dim(const mrt_spec *spec, int i,
+                                     int64_t *size);
+/* The index of the dim called name, or -1. */
+MRT_API int mrt_spec_find_dim(const mrt_spec *spec, const char *name);
+
+/* Tensor i of the spec (0 <= i < ntensors) and how it is laid out. */
+typedef struct mrt_spec_tensor_info {
+    const char *name;        /* borrowed */
+    int input;               /* 1: an input; 0: an op's result */
+    int own_layout;          /* laid out by its own (or its op's)
+                                `layout:`, not the global rules */
+    int ndims;
+    const char *dim[MRT_API_MAX_DIMS]; /* dim names (borrowed) */
+    int64_t shape[MRT_API_MAX_DIMS];
+    int64_t shard_shape[MRT_API_MAX_DIMS]; /* the largest shard's (rank
+                                0's): split unevenly, others are smaller */
+    int even;                /* every rank's shard has that shape */
+    char layout[1024];       /* "[batch/data, d_model]": each dim and the
+                                mesh axes that split it */
+    char replicated[600];    /* "model": the mesh axes it is not split
+                                over, "" when none (or one rank) */
+} mrt_spec_tensor_info;
+/* MRT_E_USAGE when i is out of range. */
+MRT_API mrt_status mrt_spec_get_tensor(const mrt_spec *spec, int i,
+                                       mrt_spec_tensor_info *out,
+                                       mrt_error *err);
+
+/* The name of alternative i of the spec's `layouts:` (0 <= i <
+ * nlayouts; borrowed), or NULL. */
+MRT_API const char *mrt_spec_get_layout(const mrt_spec *spec, int i);
+/* A new spec: spec under its alternative `name` (its rules, its mesh if
+ * it has one, its tensors' and ops' layouts), as `--layout NAME` plans
+ * it.  An unknown name is MRT_E_USAGE listing the names; an alternative
+ * that did not fit the loader's overrides returns its error.  The caller
+ * owns *out (mrt_spec_destroy); spec is unchanged. */
+MRT_API mrt_status mrt_spec_select_layout(const mrt_spec *spec,
+                                          const char *name, mrt_spec **out,
+                                          mrt_error *err);
+
 /* ---- files -------------------------------------------------------- */
 
 /* Writes path by calling write(f, ctx), according to what path is: "-"
@@ -517,7 +590,6 @@ MRT_API mrt_status mrt_runner_create(const mrt_spec *spec,
 MRT_API void mrt_runner_destroy(mrt_runner *r);
 
 /* What a tensor (an input or output of the spec) looks like. */
-#define MRT_API_MAX_DIMS 12
 typedef struct mrt_tensor_info {
     int dtype_size;    /* bytes per element: 4 (float32) or 8 (float64) */
     int ndims;
