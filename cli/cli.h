@@ -86,9 +86,10 @@ mrt_status mrt_cli_error(mrt_error *err, mrt_status code, const char *file,
 int mrt_cli_exit_code(mrt_status st);
 /* Prints the error as one line on stderr. */
 void mrt_cli_print_error(const mrt_error *err);
-/* For commands under MPI: the lowest failing rank's status on every
- * rank, its error printed by that rank only (cmd_run.c). */
-mrt_status mrt_cli_agree(mrt_status st, const mrt_error *err);
+/* For commands under MPI: the lowest failing rank's status and error on
+ * every rank (mrt_comm_agree), the error printed by rank 0 only
+ * (cmd_run.c). */
+mrt_status mrt_cli_agree(mrt_status st, mrt_error *err);
 /* SIGINT, SIGTERM and SIGHUP remove the temporary file being written,
  * print one line (rank 0 only; rank -1: not known yet, ask mpirun's
  * environment) and end the process by the signal (signals.c). */

@@ -279,7 +279,7 @@ typedef enum mrt_planner {
 typedef struct mrt_plan_options {
     mrt_planner planner;
     const char *profile; /* machine profile file; NULL: the default file
-                            (see mrt_profile_default_path) when it exists,
+                            (see mrt_profile_get_default_path) when it exists,
                             else the built-in profile */
     int explain;         /* keep the alternatives weighed for each op */
     int blocking;        /* issue every collective blocking; by default a
@@ -377,6 +377,8 @@ typedef struct mrt_warning_options {
                                 rank's memory" */
     double replicated_share; /* warn about a replicated shard over this
                                 share of memory; 0: 0.25 */
+    unsigned kinds;          /* 0: every kind; else only those whose bit
+                                1u << kind is set */
 } mrt_warning_options;
 /* The warnings about plan (made from spec, or the alternative of it the
  * plan was made from): the memory one, then each op's, then each
@@ -499,6 +501,51 @@ MRT_API const char *mrt_spec_get_layout(const mrt_spec *spec, int i);
 MRT_API mrt_status mrt_spec_select_layout(const mrt_spec *spec,
                                           const char *name, mrt_spec **out,
                                           mrt_error *err);
+
+/* ---- machine profiles and calibration ----------------------------- */
+
+/* The machine profile plans read when mrt_plan_options.profile is NULL:
+ * $MESHRT_PROFILE, else $XDG_CONFIG_HOME/meshrt/profile.yaml, else
+ * ~/.config/meshrt/profile.yaml (whether it exists or not), into buf;
+ * returns buf. */
+MRT_API char *mrt_profile_get_default_path(char *buf, size_t size);
+
+/* A mesh string "AXIS=N,AXIS=N" (what --mesh and mesh_override take;
+ * blanks around names and sizes allowed) into *out; bad input is
+ * MRT_E_USAGE, "invalid --mesh 'S': WHY", with no file. */
+MRT_API mrt_status mrt_mesh_parse(const char *s, mrt_mesh_info *out,
+                                  mrt_error *err);
+
+#ifndef MRT_NO_MPI
+/* A measurement of the machine for the cost model (`meshrt calibrate`,
+ * docs/calibration.md): links per mesh axis, GEMM, reduction and copy
+ * rates, and each collective timed next to the model's prediction. */
+typedef struct mrt_calibration mrt_calibration;
+/* Measures on the ranks of comm laid out as mesh (NULL: one axis
+ * "world" of all of them; else its nranks must be comm's size, or
+ * MRT_E_MESH).  quick: smaller sizes, a few seconds.  Collective: every
+ * rank returns the same status and error, and on success its own *out,
+ * which the caller owns (mrt_calibration_destroy). */
+MRT_API mrt_status mrt_calibration_create(MPI_Comm comm,
+                                          const mrt_mesh_info *mesh,
+                                          int quick, mrt_calibration **out,
+                                          mrt_error *err);
+MRT_API void mrt_calibration_destroy(mrt_calibration *c);
+/* The figures as a table, with the model's predictions next to them. */
+MRT_API void mrt_calibration_print(const mrt_calibration *c, FILE *f);
+/* Writes the measured profile to path (as mrt_file_write does: "-" is
+ * the standard output), with what was measured in its `measured:`
+ * block.  Local: call it on one rank. */
+MRT_API mrt_status mrt_calibration_save(const mrt_calibration *c,
+                                        const char *path, mrt_error *err);
+
+/* Every rank of comm gets the status and error of the lowest rank whose
+ * st is not MRT_OK (MRT_OK when none): call it, collectively, before
+ * a collective that some rank might otherwise not reach.  err may be
+ * NULL (the status alone). */
+MRT_API mrt_status mrt_comm_agree(MPI_Comm comm, mrt_status st,
+                                  mrt_error *err);
+#endif
 
 /* ---- files -------------------------------------------------------- */
 

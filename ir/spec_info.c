@@ -15,7 +15,7 @@ _Static_assert(MRT_API_MAX_AXES == MRT_MAX_AXES,
 _Static_assert(MRT_API_MAX_DIMS == MRT_MAX_DIMS,
                "meshrt.h's dims are the layout's");
 
-static void mesh_info(const mrt_mesh *m, mrt_mesh_info *out)
+void mrt_mesh_info_of(const mrt_mesh *m, mrt_mesh_info *out)
 {
     memset(out, 0, sizeof *out);
     out->naxes = m->naxes;
@@ -30,7 +30,7 @@ void mrt_spec_get_info(const mrt_spec *s, mrt_spec_info *out)
 {
     memset(out, 0, sizeof *out);
     out->path = s->path;
-    mesh_info(&s->mesh, &out->mesh);
+    mrt_mesh_info_of(&s->mesh, &out->mesh);
     out->dtype = mrt_dtype_name(s->dtype);
     out->ndims = s->ndims;
     out->ntensors = s->ntensors;
