@@ -108,9 +108,8 @@ int mrt_cli_calibrate(const mrt_cli_args *a);
 int mrt_cli_compare(const mrt_cli_args *a);
 int mrt_cli_search(const mrt_cli_args *a);
 /* search --per-tensor on spec, loaded as a says (cmd_search_params.c). */
-struct mrt_rules_options;
 int mrt_cli_search_params(const mrt_cli_args *a, const mrt_spec *spec,
-                          const struct mrt_rules_options *opt);
+                          const mrt_search_options *opt);
 
 
 /* A JSON number (mrt_json_format_number) in a buffer that lives until

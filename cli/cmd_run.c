@@ -5,8 +5,8 @@
  * checks the plan against the spec's `expect:` budgets (over budget: rank
  * 0 says why, every rank exits 1 without running), then mrt_run executes
  * and prints its report on the standard output.  Through meshrt.h only
- * (the budgets too: mrt_plan_check_budgets, printed by budget.c); loading
- * under --layout (mrt_cli_load, args.c) still uses internal headers.
+ * (the budgets too: mrt_plan_check_budgets, printed by budget.c; the
+ * ranks agree with mrt_comm_agree).
  */
 #include <stdio.h>
 

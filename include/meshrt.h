@@ -502,6 +502,146 @@ MRT_API mrt_status mrt_spec_select_layout(const mrt_spec *spec,
                                           const char *name, mrt_spec **out,
                                           mrt_error *err);
 
+/* ---- searching layouts -------------------------------------------- */
+
+/* What `meshrt search` does, as data: the best global layout rules of a
+ * program (and, per tensor, layouts of its own for its parameters and
+ * chosen activations), planned with no MPI.  Reports are plain data the
+ * caller reads (and must not change) and frees with its destroy; they
+ * do not borrow the spec, but dims and axes in them are indices into it
+ * (mrt_spec_get_dim, mrt_spec_info.mesh). */
+
+/* The mesh axes that split one dim, major first (naxes 0: replicated). */
+typedef struct mrt_search_axes {
+    int naxes;
+    int axis[MRT_API_MAX_AXES];
+} mrt_search_axes;
+
+typedef struct mrt_search_options {
+    mrt_plan_options plan;   /* planner and profile of every candidate
+                                (explain is ignored) */
+    int top;                 /* how many of the best to keep; 0: 5 */
+    int64_t max_memory;      /* peak memory cap per rank, bytes; <= 0:
+                                none */
+    int exhaustive;          /* plan every candidate: no pruning, no
+                                screen */
+    int screen;              /* 0: screen when planning every candidate
+                                would be slow; 1: always; -1: never */
+    const char *activations; /* mrt_search_tensors_create: op results
+                                searched too, "h,r" or "all"; NULL: none */
+} mrt_search_options;
+
+/* One planned set of global rules. */
+typedef struct mrt_search_rules_item {
+    mrt_search_axes *rule;   /* [ndims], by dim */
+    mrt_plan_totals totals;
+    double bound_s;          /* the lower bound on its modeled time */
+    int64_t index;           /* the candidate, in enumeration order */
+    int orders;              /* other orders of the same axes with the very
+                                same figures, counted as this one */
+} mrt_search_rules_item;
+
+typedef struct mrt_search_rules_report {
+    int ndims;
+    unsigned char *searched; /* [ndims]: 1 if the dim's rule is searched
+                                (some tensor takes it from the rules) */
+    int nsearched;
+    int64_t enumerated;      /* candidates */
+    int64_t invalid;         /* did not plan (e.g. meshtf) */
+    int64_t pruned_time;     /* skipped: their time bound rules them out */
+    int64_t pruned_memory;   /* skipped: their memory bound is over the
+                                cap */
+    int64_t planned, over_memory;
+    int screened;            /* 1: planned with the fixed rule first, and
+                                only the best of that with the planner
+                                asked for: the lists may not be exact */
+    int64_t screen_plans;    /* screened: candidates planned so */
+    int64_t not_replanned;   /* screened: left out by the screen */
+    int replan_each;         /* screened: re-planned from the top of the
+                                screen and of the time bound, each */
+    double bound_seconds, plan_seconds, elapsed_seconds;
+    int has_spec;            /* the spec's own rules planned: */
+    mrt_plan_totals spec_totals;
+    int ntop;
+    mrt_search_rules_item *top;    /* best first: by time, then index */
+    int npareto;
+    mrt_search_rules_item *pareto; /* time-versus-memory front, by time */
+    char first_error[512];   /* the first invalid candidate's error */
+    char profile[4096];      /* the cost model's profile, as plans name
+                                it */
+} mrt_search_rules_report;
+
+/* Searches the global rules of spec (ops/search_rules.h says how: lower
+ * bounds prune what provably cannot enter the K best under the cap or
+ * the Pareto front).  opt may be NULL (auto planner, default profile,
+ * K = 5, no cap).  Fails for an unusable profile, out of memory, or
+ * more than 1000000 candidates.  The caller owns *out. */
+MRT_API mrt_status mrt_search_rules_create(const mrt_spec *spec,
+                                           const mrt_search_options *opt,
+                                           mrt_search_rules_report **out,
+                                           mrt_error *err);
+MRT_API void mrt_search_rules_destroy(mrt_search_rules_report *r);
+
+/* Per tensor: combinations of layouts searched at most, and tensors. */
+#define MRT_SEARCH_MAX_COMBOS 4096
+#define MRT_SEARCH_MAX_TENSORS 64
+
+/* One planned set of global rules and per-tensor layouts. */
+typedef struct mrt_search_tensors_item {
+    mrt_search_axes *rule;   /* [ndims] global rules */
+    mrt_search_axes *own;    /* [ntensors * ndims]: searched tensor i's
+                                own rules, from own[i * ndims] */
+    unsigned char *follows;  /* [ntensors]: 1 if tensor i keeps what the
+                                spec gives it (the rules or its layout:) */
+    mrt_plan_totals totals;
+    int64_t combo;           /* the combination, in enumeration order */
+    int64_t index;           /* the candidate within it */
+} mrt_search_tensors_item;
+
+typedef struct mrt_search_tensors_report {
+    int ndims, ntensors;     /* ntensors: tensors searched */
+    int tensor[MRT_SEARCH_MAX_TENSORS]; /* their indices in the spec
+                                (mrt_spec_get_tensor): the parameters,
+                                then nacts activations */
+    int nacts;
+    int nleft, left[MRT_SEARCH_MAX_TENSORS]; /* activations the cap of
+                                combinations left out */
+    int64_t combos;          /* combinations of per-tensor choices */
+    int64_t failed;          /* combinations whose spec did not load */
+    int64_t enumerated, planned, invalid, pruned, over_memory;
+    int screened;            /* some combination was screened */
+    int ntop;
+    mrt_search_tensors_item *top;    /* best first */
+    int npareto;
+    mrt_search_tensors_item *pareto; /* by time */
+    char first_error[512];
+} mrt_search_tensors_report;
+
+/* Searches global rules and, for each parameter (the `train:` params;
+ * without `train:`, every input) and each activation of
+ * opt->activations, a layout of its own, in place of what the spec
+ * gives it: the spec is loaded again from its file with ov (may be
+ * NULL) for every combination.  Fails for more than
+ * MRT_SEARCH_MAX_COMBOS combinations or an activation no op makes
+ * (MRT_E_USAGE), or for what mrt_search_rules_create fails for.  The
+ * caller owns *out. */
+MRT_API mrt_status mrt_search_tensors_create(const mrt_spec *spec,
+                                             const mrt_spec_overrides *ov,
+                                             const mrt_search_options *opt,
+                                             mrt_search_tensors_report **out,
+                                             mrt_error *err);
+MRT_API void mrt_search_tensors_destroy(mrt_search_tensors_report *r);
+
+/* rules ([ndims] of spec) as one line, "batch: data, d_ff: [model,
+ * pipe]" ("(all replicated)"), into buf; returns buf. */
+MRT_API char *mrt_search_format_rules(const mrt_spec *spec,
+                                      const mrt_search_axes *rules,
+                                      char *buf, size_t size);
+/* rules as a `layout:` block to paste into the spec:
+ * "layout:\n  batch: data\n  d_ff: [model, pipe]\n" ("layout: {}\n"). */
+MRT_API void mrt_search_write_layout(const mrt_spec *spec,
+                                     const mrt_search_axes *rules, FILE *f);
+
 /* ---- machine profiles and calibration ----------------------------- */
 
 /* The machine profile plans read when mrt_plan_options.profile is NULL:

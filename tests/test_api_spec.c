@@ -3,9 +3,11 @@
  * and "files" sections through the shared libmeshrt only (include/ on
  * the include path, no MPI): a spec read back as data (mesh, dims, each
  * tensor's shape, layout and shard shape, uneven splits, alternatives
- * and selecting one), what bad indices and names return, and a file
- * written atomically with JSON strings and numbers.
+ * and selecting one), what bad indices and names return, a file
+ * written atomically with JSON strings and numbers, and the rules search
+ * as data (best first, no slower than the spec's rules, shown as text).
  */
+#define _GNU_SOURCE /* open_memstream */
 #define MRT_NO_MPI /* planning only: no mpi.h */
 #include <check.h>
 #include <math.h>
@@ -142,6 +144,50 @@ START_TEST(file_written_with_json)
 }
 END_TEST
 
+START_TEST(search_rules_as_data)
+{
+    mrt_spec *s = load();
+    mrt_search_rules_report *r = NULL;
+    mrt_error err = {0};
+    mrt_search_options o = {.top = 3};
+    ck_assert_int_eq(mrt_search_rules_create(s, &o, &r, &err), MRT_OK);
+    ck_assert_int_eq(r->ndims, 3);
+    ck_assert_int_gt(r->enumerated, 1);
+    ck_assert_int_ge(r->ntop, 1);
+    ck_assert_int_le(r->ntop, 3);
+    ck_assert_int_ge(r->npareto, 1);
+    ck_assert_int_eq(r->has_spec, 1);
+    /* best first; the best is no slower than the spec's own rules */
+    for (int i = 1; i < r->ntop; i++)
+        ck_assert(r->top[i - 1].totals.time_s <= r->top[i].totals.time_s);
+    ck_assert(r->top[0].totals.time_s <= r->spec_totals.time_s);
+    ck_assert_int_gt(strlen(r->profile), 0); /* as plans name it */
+    /* the rules shown as the spec writes them, naming dims and axes */
+    char buf[256];
+    const mrt_search_axes *best = r->top[0].rule;
+    mrt_search_format_rules(s, best, buf, sizeof buf);
+    for (int d = 0; d < r->ndims; d++)
+        for (int j = 0; j < best[d].naxes; j++) {
+            mrt_spec_info in;
+            mrt_spec_get_info(s, &in);
+            ck_assert_ptr_nonnull(strstr(buf, mrt_spec_get_dim(s, d, NULL)));
+            ck_assert_ptr_nonnull(strstr(buf, in.mesh.name[best[d].axis[j]]));
+        }
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    mrt_search_axes none[3] = {{0}};
+    mrt_search_write_layout(s, none, f);
+    fclose(f);
+    ck_assert_str_eq(text, "layout: {}\n");
+    free(text);
+    mrt_search_format_rules(s, none, buf, sizeof buf);
+    ck_assert_str_eq(buf, "(all replicated)");
+    mrt_search_rules_destroy(r);
+    mrt_spec_destroy(s);
+}
+END_TEST
+
 int main(void)
 {
     Suite *su = suite_create("api_spec");
@@ -149,6 +195,7 @@ int main(void)
     tcase_add_test(tc, spec_reads_back_as_data);
     tcase_add_test(tc, selecting_an_alternative_gives_its_layout);
     tcase_add_test(tc, file_written_with_json);
+    tcase_add_test(tc, search_rules_as_data);
     suite_add_tcase(su, tc);
     SRunner *sr = srunner_create(su);
     srunner_run_all(sr, CK_NORMAL);
