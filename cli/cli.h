@@ -147,8 +147,8 @@ mrt_status mrt_cmp_build(mrt_cmp_table *t, const mrt_spec *spec,
                          const mrt_plan_options *opt);
 void mrt_cmp_table_free(mrt_cmp_table *t);
 /* `compare --sweep` (cmd_sweep.c): at most this many sizes. */
-#define MRT_CLI_SWEEP_MAX 64
-#define MRT_CLI_SWEEP_MAX_STR "64"
+#define MRT_CLI_SWEEP_MAX MRT_SWEEP_MAX /* meshrt.h */
+#define MRT_CLI_SWEEP_MAX_STR "64" /* the same, for messages */
 int mrt_cli_sweep(const mrt_cli_args *a);
 /* One CSV field (RFC 4180 quoting), then a comma or, if last, CRLF. */
 void mrt_cli_csv_field(const char *s, FILE *f, int last);

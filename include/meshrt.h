@@ -433,6 +433,45 @@ MRT_API mrt_status mrt_compare_create(const mrt_spec *spec,
                                       mrt_compare **out, mrt_error *err);
 MRT_API void mrt_compare_destroy(mrt_compare *c);
 
+/* A comparison at each of several sizes of one dim (`meshrt compare
+ * --sweep`): the spec is loaded from path once per size, with ov (may
+ * be NULL) and `dim` set to that size on top of ov->dims, then compared
+ * as mrt_compare_create does. */
+#define MRT_SWEEP_MAX 64 /* sizes at most */
+typedef struct mrt_sweep_cell {
+    int ok;                 /* planned; else error says why not */
+    mrt_plan_totals totals; /* ok only */
+    char error[1024];       /* one line, "FILE:LINE:COL: error: ..." */
+} mrt_sweep_cell;
+typedef struct mrt_sweep {
+    char dim[64];
+    int nvalues;
+    int64_t value[MRT_SWEEP_MAX];     /* the sizes, in the caller's order */
+    char load_error[MRT_SWEEP_MAX][1024]; /* "": the spec loaded at that
+                                         size; else why not (each row's
+                                         cell there has that error) */
+    int nrows;
+    char (*name)[64];       /* [nrows]: "spec", then the alternatives, as
+                               first met */
+    mrt_sweep_cell *cell;   /* row r at size v: cell[r * MRT_SWEEP_MAX + v] */
+    int fastest[MRT_SWEEP_MAX]; /* the row with the least modeled time at
+                               each size; -1: none planned */
+    char profile[4096];     /* the cost model's profile as plans name it;
+                               "": none planned */
+} mrt_sweep;
+/* nvalues sizes (1 to MRT_SWEEP_MAX, each > 0) of dim.  A size at which
+ * the spec does not load, or a row that does not plan, is recorded, not
+ * a failure (nrows is 0 when no size loaded): this fails only for bad
+ * arguments (MRT_E_USAGE) or out of memory.  The caller owns *out
+ * (mrt_sweep_destroy). */
+MRT_API mrt_status mrt_sweep_create(const char *path,
+                                    const mrt_spec_overrides *ov,
+                                    const char *dim, int nvalues,
+                                    const int64_t *values,
+                                    const mrt_plan_options *opt,
+                                    mrt_sweep **out, mrt_error *err);
+MRT_API void mrt_sweep_destroy(mrt_sweep *s);
+
 /* ---- inspecting a spec -------------------------------------------- */
 
 /* Plain data, filled by the calls below; strings marked borrowed live

@@ -5,7 +5,8 @@
  * tensor's shape, layout and shard shape, uneven splits, alternatives
  * and selecting one), what bad indices and names return, a file
  * written atomically with JSON strings and numbers, and the rules search
- * as data (best first, no slower than the spec's rules, shown as text).
+ * as data (best first, no slower than the spec's rules, shown as text),
+ * and a sweep of one dim (a row per partitioning, a column per size).
  */
 #define _GNU_SOURCE /* open_memstream */
 #define MRT_NO_MPI /* planning only: no mpi.h */
@@ -188,6 +189,40 @@ START_TEST(search_rules_as_data)
 }
 END_TEST
 
+START_TEST(sweep_as_data)
+{
+    char path[] = "/tmp/test_api_sweep_XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    FILE *f = fdopen(fd, "w");
+    fputs(spec_text, f);
+    fclose(f);
+    const int64_t sizes[] = {6, 60};
+    mrt_sweep *t = NULL;
+    mrt_error err = {0};
+    ck_assert_int_eq(mrt_sweep_create(path, NULL, "batch", 2, sizes, NULL,
+                                      &t, &err), MRT_OK);
+    ck_assert_str_eq(t->dim, "batch");
+    ck_assert_int_eq(t->nvalues, 2);
+    ck_assert_int_eq(t->nrows, 3);
+    ck_assert_str_eq(t->name[0], "spec");
+    ck_assert_str_eq(t->name[2], "mp");
+    for (int v = 0; v < 2; v++) {
+        ck_assert_str_eq(t->load_error[v], "");
+        ck_assert_int_ge(t->fastest[v], 0);
+    }
+    const mrt_sweep_cell *small = &t->cell[0], *big = &t->cell[1];
+    ck_assert(small->ok && big->ok);
+    ck_assert(big->totals.flops > small->totals.flops);
+    mrt_sweep_destroy(t);
+    t = NULL;
+    ck_assert_int_eq(mrt_sweep_create(path, NULL, "batch", 0, sizes, NULL,
+                                      &t, &err), MRT_E_USAGE);
+    ck_assert_ptr_null(t);
+    remove(path);
+}
+END_TEST
+
 int main(void)
 {
     Suite *su = suite_create("api_spec");
@@ -196,6 +231,7 @@ int main(void)
     tcase_add_test(tc, selecting_an_alternative_gives_its_layout);
     tcase_add_test(tc, file_written_with_json);
     tcase_add_test(tc, search_rules_as_data);
+    tcase_add_test(tc, sweep_as_data);
     suite_add_tcase(su, tc);
     SRunner *sr = srunner_create(su);
     srunner_run_all(sr, CK_NORMAL);
