@@ -1,10 +1,11 @@
 /*
  * cmd_search_params.c — `meshrt search SPEC --per-tensor`: the search of
- * mrt_search_tensors_create (search/search_params.c) (global rules, and a layout of its own for each
- * parameter), printed as the K fastest, the time-versus-memory Pareto
- * front and the winner to paste: a `layout:` block and the parameters'
- * own `layout:`s, and (--activations) the ops' own `layout:`s.  --json FILE writes the same, atomically.  Exit
- * status as search's: 0, 1 when nothing fits --max-memory, 2 bad input.
+ * mrt_search_tensors_create (search/search_params.c: global rules, and a
+ * layout of its own for each parameter), printed as the K fastest, the
+ * time-versus-memory Pareto front and the winner to paste: a `layout:`
+ * block and the parameters' own `layout:`s, and (--activations) the ops'
+ * own `layout:`s.  --json FILE writes the same, atomically.  Exit status
+ * as search's: 0, 1 when nothing fits --max-memory, 2 bad input.
  */
 #include <inttypes.h>
 #include <stdio.h>
