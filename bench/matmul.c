@@ -116,6 +116,7 @@ typedef struct pd_run {
     double *a, *b, *c;
 } pd_run;
 
+#ifdef MRT_HAVE_SCALAPACK
 /* Fills the local block-cyclic part of the n x n matrix whose element
  * (i, j) is mrt_init_random_value(seed, i * n + j), as the spec's. */
 static void pd_fill(const pd_run *r, int n, int myrow, int mycol, int nprow,
@@ -132,6 +133,7 @@ static void pd_fill(const pd_run *r, int n, int myrow, int mycol, int nprow,
         }
     }
 }
+#endif
 
 /* 0 when ScaLAPACK is not built in or memory ran out. */
 static int pd_setup(pd_run *r, int n, int nprow, int npcol, uint64_t sa,

@@ -15,7 +15,6 @@
 #include <mpi.h>
 
 #include "bench.h"
-#include "blis_arch.h"
 #include "kernel.h"
 #include "plan.h"
 

@@ -7,9 +7,11 @@
  * code (mrt_ir_create ... mrt_ir_finish), plans it for a mesh
  * (mrt_plan_create: no MPI needed, any mesh size), prints or inspects the
  * plan, and runs it on the ranks of a communicator (mrt_runner_*, or
- * mrt_run in one call) with its own input and output buffers.  Every
- * function that can meet bad input returns an mrt_status and fills an
- * optional mrt_error; nothing here prints unless asked, or exits.
+ * mrt_run in one call: the runner takes the spec too, for the inputs'
+ * `init:`, `train:` and verification) with its own input and output
+ * buffers.  Every function that can meet bad input returns an mrt_status
+ * and fills an optional mrt_error; nothing here prints unless asked, or
+ * exits.
  * Objects come in create/destroy pairs; destroy functions accept NULL.
  * docs/api.md is the guide, with a program to copy (examples/c/).
  *
@@ -121,12 +123,13 @@ MRT_API void mrt_spec_destroy(mrt_spec *spec);
 
 /* The same program a YAML spec describes, built by calls instead of
  * read from a file: a mesh, named dims, global layout rules, input
- * tensors, ops, outputs and optionally a training block.  Each call
- * checks what it is given as the YAML loader checks a spec (the same
- * rules, the same op expansion and reverse mode) and, on bad input,
- * returns MRT_E_SPEC (MRT_E_USAGE for NULL or missing arguments, MRT_E_IO
- * for an unreadable file, MRT_E_NOMEM) with a message that names the
- * call and the argument, e.g.
+ * tensors, ops, outputs, optionally a training block, budgets and
+ * network links.  The YAML loader is a front end of these calls: each
+ * call is where its part of a program is checked, whichever way it is
+ * made (the same rules, the same op expansion and reverse mode); on bad
+ * input it returns MRT_E_SPEC (MRT_E_USAGE for NULL or missing
+ * arguments, MRT_E_IO for an unreadable file, MRT_E_NOMEM) with a
+ * message that names the call and the argument, e.g.
  *
  *   mrt_ir_add_tensor: argument 'shape': dim 'foo' not declared
  *
@@ -139,9 +142,9 @@ MRT_API void mrt_spec_destroy(mrt_spec *spec);
  * Order: mrt_ir_create; mrt_ir_set_dtype, mrt_ir_add_dim and
  * mrt_ir_set_rule before the first tensor; mrt_ir_add_tensor (the
  * inputs) before the first op; mrt_ir_add_op in program order;
- * mrt_ir_set_train after the last op; mrt_ir_set_outputs at any time;
- * mrt_ir_finish; mrt_ir_destroy (always, also after mrt_ir_finish or an
- * error).  docs/api.md ("Building a program in code") has an example. */
+ * mrt_ir_set_train after the last op; mrt_ir_set_outputs,
+ * mrt_ir_set_expect and mrt_ir_set_link at any time; mrt_ir_finish;
+ * mrt_ir_destroy (always, also after mrt_ir_finish or an error).  docs/api.md ("Building a program in code") has an example. */
 
 typedef struct mrt_ir mrt_ir; /* a program being built */
 
@@ -215,7 +218,17 @@ typedef struct mrt_ir_op {
     int nlayout;               /* its own layout (for the result and
                                   what the op makes inside); 0: global */
     const mrt_ir_rule *layout;
+    const struct mrt_ir_budget *expect; /* this op's budget (its own
+                                  steps; YAML: the op's `expect:`), or
+                                  NULL: none */
 } mrt_ir_op;
+
+/* Budgets a plan must meet (YAML: `expect:`); plan and run exit 1 when
+ * one is missed.  -1: no limit. */
+typedef struct mrt_ir_budget {
+    int64_t comm_bytes_max;    /* bytes per rank handed to MPI */
+    int64_t peak_memory_max;   /* bytes per rank */
+} mrt_ir_budget;
 
 /* `train:`: one SGD step per run; the backward program is derived by
  * reverse-mode differentiation when this is called. */
@@ -249,11 +262,20 @@ MRT_API mrt_status mrt_ir_add_tensor(mrt_ir *ir, const mrt_ir_tensor *t,
                                      mrt_error *err);
 MRT_API mrt_status mrt_ir_add_op(mrt_ir *ir, const mrt_ir_op *op,
                                  mrt_error *err);
+/* The whole program's budget (YAML: the top-level `expect:`). */
+MRT_API mrt_status mrt_ir_set_expect(mrt_ir *ir, const mrt_ir_budget *b,
+                                     mrt_error *err);
+/* The link of mesh axis `axis` (YAML: an entry of `network:`), in place
+ * of the machine profile's: latency in microseconds (0 < it <= 1e9) and
+ * bandwidth in GB/s (1e-9 to 1e12).  Once per axis. */
+MRT_API mrt_status mrt_ir_set_link(mrt_ir *ir, const char *axis,
+                                   double latency_us, double bandwidth_GBps,
+                                   mrt_error *err);
 /* The tensors the program returns (default: the last op's result; with
  * training, also the loss, the gradients and the updated params). */
 MRT_API mrt_status mrt_ir_set_outputs(mrt_ir *ir, int n,
                                       const char *const *names,
-                                      mrt_error *err);
+                                     mrt_error *err);
 MRT_API mrt_status mrt_ir_set_train(mrt_ir *ir, const mrt_ir_train *t,
                                     mrt_error *err);
 /* The program, checked and complete, as a spec the caller owns
@@ -329,6 +351,37 @@ MRT_API mrt_plan_totals mrt_plan_get_totals(const mrt_plan *plan);
 /* Bytes per rank handed to MPI by the whole plan, and flops per rank. */
 MRT_API int64_t mrt_plan_comm_bytes(const mrt_plan *plan);
 MRT_API double mrt_plan_flops(const mrt_plan *plan);
+
+/* One step of a plan, copied out as plain data (nothing points into the
+ * plan): the figures mrt_plan_print shows on the step's line. */
+typedef struct mrt_plan_step_info {
+    char kind[16];       /* "einsum", "slice", "allgather", "alltoall",
+                            "allreduce", "reduce_scatter", "permute",
+                            "map", "reduce_max", "rename",
+                            "alltoall_group" (one all-to-all over the
+                            group of several axes); the printed plan
+                            names permute and alltoall_group "alltoall",
+                            their MPI call */
+    int collective;      /* 1: the step calls MPI */
+    int op;              /* the spec's op it comes from, from 1; 0
+                            for the ops a `train:` block adds */
+    int phase;           /* 0 forward, 1 backward, 2 update */
+    int naxes;           /* mesh axes a collective or slice runs over */
+    char axes[256];      /* their names, comma-separated: "my,mz" */
+    int64_t group;       /* ranks per group (1 for local steps) */
+    int64_t bytes;       /* per rank handed to MPI (the largest rank's;
+                            0 for local steps) */
+    double wire_bytes;   /* per rank on the wire (modeled; collectives) */
+    double flops;        /* per rank (einsums) */
+    double time_s;       /* modeled */
+} mrt_plan_step_info;
+/* The number of steps of plan (0 for NULL). */
+MRT_API int mrt_plan_step_count(const mrt_plan *plan);
+/* Step i (0 <= i < mrt_plan_step_count) into *out; MRT_E_USAGE for a
+ * NULL argument or an i out of range. */
+MRT_API mrt_status mrt_plan_get_step(const mrt_plan *plan, int i,
+                                     mrt_plan_step_info *out,
+                                     mrt_error *err);
 
 /* The spec's `expect:` budgets (docs/spec.md) a plan exceeds. */
 typedef enum mrt_budget_kind {
@@ -809,7 +862,14 @@ typedef enum mrt_placement {
 /* Collective over comm: comm's size must equal the plan's mesh size
  * (else MRT_E_MESH, on every rank); rank r of comm is mesh rank r.  The
  * runner borrows spec, plan and comm (keep them until destroy) and fills
- * every input from the spec's `init:`.  The caller owns *out. */
+ * every input from the spec's `init:`.  The caller owns *out.
+ *
+ * Running needs the spec as well as the plan: the plan says how to
+ * compute, the spec what the data is, and the runner reads it for the
+ * inputs' `init:`, `train:` (steps, rate, loss), verify's unsharded
+ * reference, and names in reports and errors.  spec must be the one plan
+ * was made from (with a `layouts:` alternative, the spec made under it):
+ * a plan of another program is MRT_E_USAGE on every rank. */
 MRT_API mrt_status mrt_runner_create(const mrt_spec *spec,
                                      const mrt_plan *plan, MPI_Comm comm,
                                      mrt_runner **out, mrt_error *err);
@@ -844,7 +904,7 @@ MRT_API mrt_status mrt_runner_set_input(mrt_runner *r, const char *name,
  * ignored.  Collective: every rank returns the same status. */
 MRT_API mrt_status mrt_runner_execute(mrt_runner *r,
                                       const mrt_run_options *opt,
-                                      mrt_error *err);
+                                     mrt_error *err);
 
 /* Copies a tensor's values out (an output, or an input such as a trained
  * parameter): with MRT_SHARD, this rank's shard into data (local); with

@@ -1,12 +1,29 @@
 /*
- * build.h — private to the builder (build.c, build_op.c): the state
- * behind the public mrt_ir of meshrt.h, and how its calls report errors.
+ * build.h — private to ir/ and to the YAML front end: the state behind
+ * the public mrt_ir of meshrt.h, how its calls report errors, and the
+ * "expert" calls (BLIS style) that take source positions.
  *
- * Every public call starts with mrt_ir_begin (which refuses a builder
- * that already failed, so the first error sticks) and ends with
- * mrt_ir_end, which words an error found by the shared IR code
- * (resolve.c, expand.c, grad.c: set at a position of a YAML file, here
- * none) the builder's way: "CALL: argument 'ARG': MESSAGE".
+ * Every call starts with mrt_ir_begin (which refuses a builder that
+ * already failed, so the first error sticks) and ends with mrt_ir_end.
+ *
+ * Two front ends, one set of checks.  A public call (mrt_ir_add_dim) is
+ * its expert call (mrt_ir_add_dim_at) with no marks.  The YAML loader
+ * (yaml/) calls the expert calls with the mark (1-based line, column)
+ * of the entity and of each argument or list item it read, after doing
+ * only the syntax checks itself (node types, unknown keys, a string
+ * where a number belongs).  The builder stores the marks in the spec
+ * (dim_mark, rule marks, ...) for later errors, and words a failed
+ * check by where its argument came from:
+ *   - the argument has a mark (c->at set with mrt_ir_at): the error is
+ *     at that position in the builder's file (ir->s->path), with the
+ *     message the spec file's user knows ("unknown dim 'x' in 'layout'
+ *     (the dims are: ...)"): "FILE:LINE:COL: error: MESSAGE";
+ *   - no mark: "CALL: argument 'ARG': MESSAGE", no position.
+ * A builder opened by mrt_ir_open with a file (ir->yaml) words messages
+ * the YAML way; mrt_ir_yaml(c) says which to pick where they differ.
+ * An error set by the shared IR code (resolve.c, expand.c, grad.c) at
+ * a position is kept as it is; one without a position gets the call and
+ * argument in front.
  */
 #ifndef MRT_BUILD_H
 #define MRT_BUILD_H
@@ -20,6 +37,10 @@ struct mrt_ir {
     int *outs;         /* [nouts] tensor ids */
     int trained;       /* mrt_ir_set_train succeeded: no more ops */
     int cap_dims;      /* room in the spec's per-dim arrays */
+    int yaml;          /* opened by mrt_ir_open for a spec file: marks
+                          are given, messages are worded as the file's */
+    const char *mesh_what; /* how messages call the mesh the rules name
+                              ("the mesh", "the mesh given by --mesh") */
 };
 
 /* The call being made and the argument being checked, for messages. */
@@ -29,7 +50,22 @@ typedef struct mrt_ir_call {
     const char *arg;   /* "shape"; changed as the call goes on */
     mrt_error e;       /* the call's error */
     int worded;        /* e says "FN: argument 'ARG': ..." already */
+    mrt_mark at;       /* where the argument being checked was written
+                          ({0, 0}: in C); set with mrt_ir_at */
 } mrt_ir_call;
+
+/* mrt_ir_begin for a call whose argument arg (given) may not be NULL,
+ * on a program with no training block yet (else the error `trained`). */
+mrt_status mrt_ir_begin_untrained(mrt_ir_call *c, mrt_ir *ir, const char *fn,
+                                  const char *arg, const void *given,
+                                  const char *trained);
+/* The argument being checked and its mark (NULL: none). */
+void mrt_ir_at(mrt_ir_call *c, const char *arg, const mrt_mark *at);
+/* 1 if messages take the spec file's wording (see the top). */
+int mrt_ir_yaml(const mrt_ir_call *c);
+/* name shortened for a message as the YAML front end quotes a scalar
+ * (MRT_SPEC_QUOTE_MAX characters, then "..."). */
+const char *mrt_ir_quote(const char *name, char *buf, size_t size);
 
 /* Starts call fn on ir: MRT_OK, or the builder's first error again. */
 mrt_status mrt_ir_begin(mrt_ir_call *c, mrt_ir *ir, const char *fn);
@@ -42,20 +78,164 @@ mrt_status mrt_ir_fail(mrt_ir_call *c, mrt_status code, const char *fmt,
  * err (may be NULL).  Returns st. */
 mrt_status mrt_ir_end(mrt_ir_call *c, mrt_status st, mrt_error *err);
 
+/* ---- expert calls (the YAML front end's) -------------------------- */
+
+/* An empty builder for the spec file `path` (its folder `dir` holds the
+ * files it names): no mesh yet (mrt_ir_set_mesh_at), messages worded as
+ * the file's.  The caller owns *out (mrt_ir_destroy). */
+mrt_status mrt_ir_open(const char *path, const char *dir, mrt_ir **out,
+                       mrt_error *err);
+/* The mesh, as mrt_ir_create takes it; mesh_mark is the `mesh:` node,
+ * axis_mark[i] and size_mark[i] its keys and values.  naxes may be one
+ * past MRT_MAX_AXES (only axis_mark of the extra one is read): the
+ * error "too many mesh axes" is then at that key. */
+mrt_status mrt_ir_set_mesh_at(mrt_ir *ir, int naxes, const char *const *axis,
+                              const int64_t *size, mrt_mark mesh_mark,
+                              const mrt_mark *axis_mark,
+                              const mrt_mark *size_mark, mrt_error *err);
+/* Replaces the mesh with m (checked already: --mesh), before any rule;
+ * messages then call it what ("the mesh given by --mesh"). */
+void mrt_ir_override_mesh(mrt_ir *ir, const mrt_mesh *m, const char *what);
+/* mrt_ir_set_dtype with the mark of the dtype's node. */
+mrt_status mrt_ir_set_dtype_at(mrt_ir *ir, const char *dtype, mrt_mark at,
+                               mrt_error *err);
+/* mrt_ir_add_dim with the mark of the dim's name (its dim_mark). */
+mrt_status mrt_ir_add_dim_at(mrt_ir *ir, const char *name, int64_t size,
+                             mrt_mark at, mrt_error *err);
+/* A new size for dim `name` (--dim), before the first tensor. */
+mrt_status mrt_ir_resize_dim(mrt_ir *ir, const char *name, int64_t size);
+
+/* A layout rule with its marks: dim -> axes[0..naxes) (naxes may exceed
+ * MRT_MAX_AXES: an axis is then unknown or twice, and refused). */
+typedef struct mrt_ir_rule_at {
+    const char *dim;
+    int naxes;
+    const char *const *axes;
+    mrt_mark dim_mark;         /* the dim's key */
+    mrt_mark mark;             /* the rule's value (kept in mrt_rule) */
+    const mrt_mark *axis_mark; /* [naxes], or NULL */
+} mrt_ir_rule_at;
+/* mrt_ir_set_rule with marks. */
+mrt_status mrt_ir_set_rule_at(mrt_ir *ir, const mrt_ir_rule_at *rule,
+                              mrt_error *err);
+/* Where each part of an input tensor was written (mrt_ir_add_tensor_at). */
+typedef struct mrt_ir_tensor_at {
+    mrt_mark mark;            /* its name */
+    mrt_mark shape_mark;      /* its shape */
+    const mrt_mark *dim_mark; /* [ndims]: each dim of the shape */
+    int has_layout;           /* it has a layout of its own (maybe {}): */
+    int nlayout;              /* its rules, with marks (the mrt_ir_tensor's */
+    const mrt_ir_rule_at *layout; /* layout is not read) */
+    const mrt_rule *given;    /* rules given in place of its layout
+                                 (mrt_spec_load_layouts), or NULL */
+    mrt_mark init_mark;       /* its init */
+    mrt_mark value_mark;      /* the init's value */
+    const char *value_text;   /* that value as written, for messages */
+    int64_t classes;          /* labels: the number as read (the value, a
+                                 double, rounds 2^53 + 1 down) */
+} mrt_ir_tensor_at;
+/* mrt_ir_add_tensor with marks (at NULL: none).  A file init is
+ * resolved against the builder's folder. */
+mrt_status mrt_ir_add_tensor_at(mrt_ir *ir, const mrt_ir_tensor *d,
+                                const mrt_ir_tensor_at *at, mrt_error *err);
+/* Room for n more tensors and ops (a hint: both grow as needed). */
+mrt_status mrt_ir_reserve(mrt_ir *ir, int ntensors, int nops);
+
+/* Where the parts of an op were written (mrt_ir_add_op_at), and what a
+ * spec file says that the C struct cannot. */
+typedef struct mrt_ir_op_at {
+    mrt_mark mark;             /* the op */
+    int nin;                   /* inputs as written (past 2: refused) */
+    mrt_mark in_list_mark;     /* `in:` */
+    mrt_mark in_mark[2];
+    int later[2];              /* an unknown input made by a later op:
+                                  its number (0: none) */
+    mrt_mark out_mark;
+    int shape_given;           /* `shape:` was written (maybe empty) */
+    mrt_mark shape_mark;
+    const mrt_mark *shape_dim_mark; /* [ndims] */
+    mrt_mark dim_mark, to_mark;
+    int reduce_given;          /* `dims:` was written (maybe []) */
+    const mrt_mark *reduce_mark;    /* [nreduce] */
+    mrt_mark c_mark;           /* `by:` or `eps:` */
+    const char *c_text;        /* it as written */
+    int has_layout;            /* a `layout:` (maybe {}): its rules with */
+    int nlayout;               /* marks (the mrt_ir_op's layout is not */
+    const mrt_ir_rule_at *layout; /* read) */
+    const mrt_rule *given;     /* rules in place of its layout, or NULL */
+    mrt_ir_budget expect;      /* its budget (the mrt_ir_op's is not
+                                  read) and where it was written */
+    mrt_mark expect_mark;
+} mrt_ir_op_at;
+/* mrt_ir_set_expect with the mark of the budget (kept for messages). */
+mrt_status mrt_ir_set_expect_at(mrt_ir *ir, const mrt_ir_budget *b,
+                                mrt_mark at, mrt_error *err);
+/* Where a link of `network:` was written: the axis, each number (and
+ * how it was written, for messages). */
+typedef struct mrt_ir_link_at {
+    mrt_mark axis_mark, latency_mark, bandwidth_mark;
+    const char *latency_text, *bandwidth_text;
+} mrt_ir_link_at;
+/* mrt_ir_set_link with marks (at NULL: none). */
+mrt_status mrt_ir_set_link_at(mrt_ir *ir, const char *axis,
+                              double latency_us, double bandwidth_GBps,
+                              const mrt_ir_link_at *at, mrt_error *err);
+/* A budget checked into out (-1 or more in each field; NULL: none). */
+mrt_status mrt_ir_budget_check(mrt_ir_call *c, const mrt_ir_budget *b,
+                               mrt_mark at, mrt_budget *out);
+
+/* mrt_ir_add_op with marks (at NULL: none). */
+mrt_status mrt_ir_add_op_at(mrt_ir *ir, const mrt_ir_op *o,
+                            const mrt_ir_op_at *at, mrt_error *err);
+
+/* Where the parts of a training block were written, and how the file
+ * wrote each name ("'w'", "the string 'w'", "a mapping": "unknown
+ * tensor 'w' ..."). */
+typedef struct mrt_ir_train_at {
+    mrt_mark mark;                  /* the block */
+    mrt_mark loss_mark, params_mark, grads_mark;
+    const mrt_mark *param_mark, *grad_mark;  /* [nparams], [ngrads] */
+    const char *loss_what;
+    const char *const *param_what, *const *grad_what;
+    const char *lr_text;            /* lr as written, or NULL */
+    mrt_mark lr_mark;
+} mrt_ir_train_at;
+/* mrt_ir_set_train with marks (at NULL: none).  nparams and ngrads may
+ * pass MRT_MAX_PARAMS (only the count is read then: refused). */
+mrt_status mrt_ir_set_train_at(mrt_ir *ir, const mrt_ir_train *t,
+                               const mrt_ir_train_at *at, mrt_error *err);
+/* mrt_ir_set_outputs with the mark of each name (marks may be NULL). */
+mrt_status mrt_ir_set_outputs_at(mrt_ir *ir, int n, const char *const *names,
+                                 const mrt_mark *marks, mrt_error *err);
+
+
+/* ---- shared checks ------------------------------------------------- */
+
 /* A name as the builder accepts it (as YAML's: a letter or '_', then
  * letters, digits and '_', shorter than MRT_NAME_MAX). */
 mrt_status mrt_ir_check_name(mrt_ir_call *c, const char *name,
                              const char *kind);
+/* The name of a new tensor t: valid, and no tensor's yet (else "tensor
+ * 'NAME' TAKEN"). */
+mrt_status mrt_ir_new_tensor(mrt_ir_call *c, const char *name,
+                             const char *taken, mrt_spec_tensor *t);
 /* Dim id of name, or an error "dim 'NAME' not declared". */
 mrt_status mrt_ir_dim(mrt_ir_call *c, const char *name, int *out);
 /* Tensor id of name, or an error "tensor 'NAME' not declared". */
 mrt_status mrt_ir_tensor_id(mrt_ir_call *c, const char *name, int *out);
-/* A list of dims by name into l (dims and sizes; no dim twice). */
-mrt_status mrt_ir_shape(mrt_ir_call *c, int n, const char *const *names,
-                        mrt_layout *l);
-/* Layout rules (n of them) into rules[dim id] (zeroed by the caller);
- * dims outside `shape` (when not NULL) are refused. */
-mrt_status mrt_ir_rules(mrt_ir_call *c, int n, const mrt_ir_rule *list,
-                        const mrt_layout *shape, mrt_rule rules[]);
+/* A list of dims by name into l (dims and sizes; no dim twice): the
+ * shape of tensor `tensor`; marks (may be NULL) are each dim's and
+ * shape_mark the whole shape's. */
+mrt_status mrt_ir_shape(mrt_ir_call *c, const char *tensor, int n,
+                        const char *const *names, const mrt_mark *marks,
+                        mrt_mark shape_mark, mrt_layout *l);
+/* Layout rules (n of them: plain, the public ones, or `at`, with
+ * marks) into rules[dim id] (zeroed by the caller);
+ * dims outside `shape` (when not NULL) are refused.  `of` names the
+ * mapping in the file's messages ("'layout'", "the layout of tensor
+ * 'x'"). */
+mrt_status mrt_ir_rules(mrt_ir_call *c, int n, const mrt_ir_rule *plain,
+                        const mrt_ir_rule_at *at, const mrt_layout *shape,
+                        const char *of, mrt_rule rules[]);
 
 #endif

@@ -2,11 +2,12 @@
  * spec.h — the program (the IR): a validated spec with no YAML in it,
  * the planner's input.
  *
- * Two front ends make one: the YAML loader (mrt_spec_load, yaml/), and
- * the C builder of meshrt.h (ir/build.c).  Either resolves every name
- * (dims, mesh axes, tensors) and checks everything that can be checked
- * before planning: shapes, layouts (no axis twice; uneven splits are
- * allowed), sizes that overflow, init files.  Every entity keeps the
+ * The builder of meshrt.h (ir/build*.c) makes one, called by C code or
+ * by the YAML loader (mrt_spec_load, yaml/), which reads the file and
+ * hands each section to the builder's expert calls (build.h).  It
+ * resolves every name (dims, mesh axes, tensors) and checks everything
+ * that can be checked before planning: shapes, layouts (no axis twice;
+ * uneven splits are allowed), sizes that overflow, init files.  Every entity keeps the
  * position (1-based line, column) of the YAML node it came from ({0, 0}
  * when built in C), so later passes can still point at the line.
  *
@@ -65,6 +66,11 @@ typedef struct mrt_spec_tensor {
                                tensor whose layout it takes (0: none) */
     int grad_piece;         /* with grad_like: a piece of that tensor's
                                gradient (1), or its update `:next` (0) */
+    int reshard;            /* a parameter whose copies moved for the
+                               forward pass are not kept for the backward
+                               pass, which moves it again from its home
+                               layout (FSDP's reshard_after_forward:
+                               memory for wire bytes); 0 by default */
 } mrt_spec_tensor;
 
 /* `expect:` — budgets a plan must meet (plan and run exit 1 otherwise). */
@@ -80,6 +86,8 @@ typedef enum mrt_alt_kind {
     MRT_ALT_GRAD,       /* the pieces of its gradient (`grad_layout:`) */
     MRT_ALT_OP,         /* the op that makes it, and the tensors it makes
                            inside (`ops: {y: {layout: ...}}`) */
+    MRT_ALT_RESHARD,    /* no layout: the tensor's `reshard_after_forward:
+                           true` (its rule is unused) */
     MRT_ALT_KIND_COUNT
 } mrt_alt_kind;
 
@@ -235,7 +243,8 @@ mrt_status mrt_spec_derive(const mrt_spec *s, const mrt_rule *rules,
  * with its rules and mesh, then the layouts of its `tensors:`, `ops:`
  * and `grad_layout:` entries; every tensor of the backward program takes
  * the layout of the tensor it is a gradient piece of (or its
- * grad_layout), and every update `<w>:next` that of w.  The caller
+ * grad_layout), and every update `<w>:next` that of w; the parameters
+ * with `reshard_after_forward: true` get tensor.reshard.  The caller
  * destroys *out. */
 mrt_status mrt_spec_derive_alt(const mrt_spec *s, const mrt_spec_layout *l,
                                mrt_spec **out, mrt_error *err);

@@ -15,24 +15,38 @@
 #include "checked.h"
 #include "grow.h"
 
-static const char *const step_kind_names[] = {
-    [MRT_STEP_EINSUM] = "einsum",
-    [MRT_STEP_SLICE] = "slice",
-    [MRT_STEP_ALLGATHER] = "allgather",
-    [MRT_STEP_ALLTOALL] = "alltoall",
-    [MRT_STEP_ALLREDUCE] = "allreduce",
-    [MRT_STEP_REDUCE_SCATTER] = "reduce_scatter",
-    [MRT_STEP_PERMUTE] = "alltoall",
-    [MRT_STEP_MAP] = "map",
-    [MRT_STEP_REDUCE_MAX] = "reduce_max",
-    [MRT_STEP_RENAME] = "rename",
-    [MRT_STEP_ALLTOALL_GROUP] = "alltoall",
+/* Each step kind's two names: the printed plan's, which is the MPI call
+ * a step makes (a permute and an all-to-all over a group of axes are
+ * both "alltoall"), and its own, which mrt_plan_get_step hands a caller
+ * so that it can tell them apart. */
+static const struct {
+    const char *call, *own;
+} step_kind_names[] = {
+    [MRT_STEP_EINSUM] = {"einsum", "einsum"},
+    [MRT_STEP_SLICE] = {"slice", "slice"},
+    [MRT_STEP_ALLGATHER] = {"allgather", "allgather"},
+    [MRT_STEP_ALLTOALL] = {"alltoall", "alltoall"},
+    [MRT_STEP_ALLREDUCE] = {"allreduce", "allreduce"},
+    [MRT_STEP_REDUCE_SCATTER] = {"reduce_scatter", "reduce_scatter"},
+    [MRT_STEP_PERMUTE] = {"alltoall", "permute"},
+    [MRT_STEP_MAP] = {"map", "map"},
+    [MRT_STEP_REDUCE_MAX] = {"reduce_max", "reduce_max"},
+    [MRT_STEP_RENAME] = {"rename", "rename"},
+    [MRT_STEP_ALLTOALL_GROUP] = {"alltoall", "alltoall_group"},
 };
 _Static_assert(sizeof step_kind_names / sizeof step_kind_names[0] ==
                    MRT_STEP_KIND_COUNT,
-               "one name per step kind");
+               "two names per step kind");
 
-const char *mrt_step_kind_name(mrt_step_kind k) { return step_kind_names[k]; }
+const char *mrt_step_kind_name(mrt_step_kind k)
+{
+    return step_kind_names[k].call;
+}
+
+const char *mrt_step_kind_id(mrt_step_kind k)
+{
+    return step_kind_names[k].own;
+}
 
 /* The cost model's kind for each collective step kind. */
 static const mrt_coll step_coll[MRT_STEP_KIND_COUNT] = {
@@ -185,6 +199,7 @@ void mrt_plan_destroy(mrt_plan *p)
     free(p->last_value);
     free(p->input);
     free(p->producer);
+    free(p->reshard);
     free(p->value);
     free(p->step);
     free(p->op);
@@ -231,6 +246,7 @@ static mrt_status copy_names(mrt_plan *p, const mrt_spec *s)
     p->last_value = malloc(((size_t)s->ntensors + 1) * sizeof(int));
     p->input = calloc((size_t)s->ntensors + 1, sizeof(int));
     p->producer = calloc((size_t)s->ntensors + 1, sizeof(int));
+    p->reshard = calloc((size_t)s->ntensors + 1, 1);
     p->nops = s->nops;
     if (p->op)
         memset(p->op, 0, ((size_t)s->nops + 1) * sizeof *p->op);
@@ -240,7 +256,7 @@ static mrt_status copy_names(mrt_plan *p, const mrt_spec *s)
     p->output = calloc((size_t)s->noutputs + 1, sizeof(int));
     if (!p->dim_names || !p->tensor_name || !p->tensor_value ||
         !p->last_value || !p->input ||
-        !p->producer ||
+        !p->producer || !p->reshard ||
         !p->op ||
         !p->output)
         return MRT_E_NOMEM;
@@ -251,6 +267,7 @@ static mrt_status copy_names(mrt_plan *p, const mrt_spec *s)
         if (!have_names)
             memcpy(p->tensor_name[i], s->tensor[i].name, MRT_NAME_MAX);
         p->producer[i] = s->tensor[i].producer;
+        p->reshard[i] = s->tensor[i].reshard != 0;
         p->last_value[i] = -1;
     }
     memcpy(p->output, s->output, (size_t)s->noutputs * sizeof(int));

@@ -73,6 +73,9 @@ typedef enum mrt_step_kind {
 /* "einsum", "slice", "allgather", "alltoall", "allreduce",
  * "reduce_scatter" (PERMUTE is named "alltoall": that is its MPI call). */
 const char *mrt_step_kind_name(mrt_step_kind k);
+/* Its own name: "permute" and "alltoall_group" where the printed plan
+ * says "alltoall" (mrt_plan_get_step's kind). */
+const char *mrt_step_kind_id(mrt_step_kind k);
 /* 1 for the kinds that call MPI. */
 int mrt_step_is_collective(mrt_step_kind k);
 
@@ -163,6 +166,9 @@ struct mrt_plan {
     int *last_value;          /* [ntensors] the newest value of each
                                  tensor, or -1 (see mrt_value.prev) */
     int *producer;            /* [ntensors] the op making it, -1: input */
+    unsigned char *reshard;   /* [ntensors] a parameter whose copies moved
+                                 in the forward phase are not reused by
+                                 later phases (mrt_spec_tensor.reshard) */
     int nvalues, cap_values;
     mrt_value *value;
     int nsteps, cap_steps;

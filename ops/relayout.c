@@ -177,15 +177,28 @@ static mrt_layout without_unit_axes(const mrt_layout *l, const mrt_mesh *m)
  * the first reader of a tensor then always pays its own move, which the
  * search's time bound relies on, ops/search_bound.c.)  Looks back a
  * bounded way (the last 4096 values), through the tensor's own values
- * only, newest first. */
-static int already_moved(const mrt_plan *p, int from, const mrt_layout *to)
+ * only, newest first.  A parameter with reshard_after_forward is the
+ * exception: a reader `op` of the backward pass or the update does not
+ * take a copy moved in the forward pass, so that copy's life ends at its
+ * last forward reader and the parameter is moved again (FSDP's second
+ * all-gather: wire bytes traded for memory). */
+static int already_moved(const mrt_plan *p, int op, int from,
+                         const mrt_layout *to)
 {
     int t = p->value[from].tensor;
+    int again = p->reshard[t] && p->op[op].phase != MRT_PHASE_FORWARD;
     for (int v = p->last_value[t]; v > from && v >= p->nvalues - 4096;
-         v = p->value[v].prev)
-        if (MRT_WORK(1), p->value[v].made_by != p->producer[t] &&
-            mrt_layout_equal(&p->value[v].layout, to))
-            return v;
+         v = p->value[v].prev) {
+        const mrt_value *x = &p->value[v];
+        MRT_WORK(1);
+        if (x->made_by == p->producer[t] ||
+            !mrt_layout_equal(&x->layout, to))
+            continue;
+        if (again && x->made_by >= 0 &&
+            p->op[x->made_by].phase == MRT_PHASE_FORWARD)
+            continue;
+        return v;
+    }
     return -1;
 }
 
@@ -217,7 +230,7 @@ int mrt_relayout_emit(mrt_plan *p, int op, int from, const mrt_layout *to,
 {
     if (mrt_layout_equal(&p->value[from].layout, to))
         return from;
-    int again = already_moved(p, from, to);
+    int again = already_moved(p, op, from, to);
     if (again >= 0)
         return again;
     mrt_layout target = without_unit_axes(to, &p->mesh);

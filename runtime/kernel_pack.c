@@ -97,63 +97,70 @@ static inner_fn *const inner_table[MRT_DTYPE_COUNT][MODE_COUNT] = {
 typedef void tile_fn(int64_t no, int64_t ni, const void *src, int64_t ssi,
                      void *dst, int64_t dso);
 
-static void tile_f32(int64_t no, int64_t ni, const void *src, int64_t ssi,
-                     void *dst, int64_t dso)
-{
-    const float *s = src;
-    float *d = dst;
-    int64_t o = 0;
+/* The W x W blocks of a tile in SSE2 registers: 4 x 4 floats, 2 x 2
+ * doubles (b: the block's source, e: its destination). */
 #ifdef __SSE2__
-    for (; o + 4 <= no; o += 4) {
-        int64_t i = 0;
-        for (; i + 4 <= ni; i += 4) {
-            const float *b = s + o + i * ssi;
-            __m128 r0 = _mm_loadu_ps(b), r1 = _mm_loadu_ps(b + ssi);
-            __m128 r2 = _mm_loadu_ps(b + 2 * ssi);
-            __m128 r3 = _mm_loadu_ps(b + 3 * ssi);
-            _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
-            float *e = d + o * dso + i;
-            _mm_storeu_ps(e, r0);
-            _mm_storeu_ps(e + dso, r1);
-            _mm_storeu_ps(e + 2 * dso, r2);
-            _mm_storeu_ps(e + 3 * dso, r3);
-        }
-        for (; i < ni; i++)
-            for (int64_t c = o; c < o + 4; c++)
-                d[c * dso + i] = s[c + i * ssi];
-    }
-#endif
-    for (; o < no; o++)
-        for (int64_t i = 0; i < ni; i++)
-            d[o * dso + i] = s[o + i * ssi];
+enum { TILE_W_f32 = 4, TILE_W_f64 = 2 };
+
+static inline void block_f32(const float *b, int64_t ssi, float *e,
+                             int64_t dso)
+{
+    __m128 r0 = _mm_loadu_ps(b), r1 = _mm_loadu_ps(b + ssi);
+    __m128 r2 = _mm_loadu_ps(b + 2 * ssi);
+    __m128 r3 = _mm_loadu_ps(b + 3 * ssi);
+    _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+    _mm_storeu_ps(e, r0);
+    _mm_storeu_ps(e + dso, r1);
+    _mm_storeu_ps(e + 2 * dso, r2);
+    _mm_storeu_ps(e + 3 * dso, r3);
 }
 
-static void tile_f64(int64_t no, int64_t ni, const void *src, int64_t ssi,
-                     void *dst, int64_t dso)
+static inline void block_f64(const double *b, int64_t ssi, double *e,
+                             int64_t dso)
 {
-    const double *s = src;
-    double *d = dst;
-    int64_t o = 0;
-#ifdef __SSE2__
-    for (; o + 2 <= no; o += 2) {
-        int64_t i = 0;
-        for (; i + 2 <= ni; i += 2) {
-            const double *b = s + o + i * ssi;
-            __m128d r0 = _mm_loadu_pd(b), r1 = _mm_loadu_pd(b + ssi);
-            double *e = d + o * dso + i;
-            _mm_storeu_pd(e, _mm_unpacklo_pd(r0, r1));
-            _mm_storeu_pd(e + dso, _mm_unpackhi_pd(r0, r1));
-        }
-        for (; i < ni; i++) {
-            d[o * dso + i] = s[o + i * ssi];
-            d[(o + 1) * dso + i] = s[o + 1 + i * ssi];
-        }
-    }
-#endif
-    for (; o < no; o++)
-        for (int64_t i = 0; i < ni; i++)
-            d[o * dso + i] = s[o + i * ssi];
+    __m128d r0 = _mm_loadu_pd(b), r1 = _mm_loadu_pd(b + ssi);
+    _mm_storeu_pd(e, _mm_unpacklo_pd(r0, r1));
+    _mm_storeu_pd(e + dso, _mm_unpackhi_pd(r0, r1));
 }
+#else
+enum { TILE_W_f32 = 1, TILE_W_f64 = 1 }; /* no blocks: the plain loop */
+static inline void block_f32(const float *b, int64_t ssi, float *e,
+                             int64_t dso)
+{
+    (void)b, (void)ssi, (void)e, (void)dso;
+}
+static inline void block_f64(const double *b, int64_t ssi, double *e,
+                             int64_t dso)
+{
+    (void)b, (void)ssi, (void)e, (void)dso;
+}
+#endif
+
+/* A tile: whole W x W blocks in registers, the rest element by element
+ * (the columns past the last whole block, then the rows). */
+#define DEFINE_TILE(T, sfx)                                                 \
+    static void tile_##sfx(int64_t no, int64_t ni, const void *src,         \
+                           int64_t ssi, void *dst, int64_t dso)             \
+    {                                                                       \
+        const T *s = src;                                                   \
+        T *d = dst;                                                         \
+        const int64_t w = TILE_W_##sfx;                                     \
+        int64_t o = 0;                                                      \
+        for (; w > 1 && o + w <= no; o += w) {                              \
+            int64_t i = 0;                                                  \
+            for (; i + w <= ni; i += w)                                     \
+                block_##sfx(s + o + i * ssi, ssi, d + o * dso + i, dso);    \
+            for (; i < ni; i++)                                             \
+                for (int64_t c = o; c < o + w; c++)                         \
+                    d[c * dso + i] = s[c + i * ssi];                        \
+        }                                                                   \
+        for (; o < no; o++)                                                 \
+            for (int64_t i = 0; i < ni; i++)                                \
+                d[o * dso + i] = s[o + i * ssi];                            \
+    }
+
+DEFINE_TILE(float, f32)
+DEFINE_TILE(double, f64)
 
 static tile_fn *const tile_table[MRT_DTYPE_COUNT] = {
     [MRT_F32] = tile_f32,

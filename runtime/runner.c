@@ -96,6 +96,44 @@ static mrt_status check_comm(const mrt_spec *s, const mrt_plan *p,
     return MRT_OK;
 }
 
+/* The runner reads the spec by the plan's tensor and op ids (inputs'
+ * `init:`, `train:`, the reference of verify): a plan made from another
+ * program would index past its tables.  The first difference, or MRT_OK. */
+static mrt_status same_program(const mrt_spec *s, const mrt_plan *p,
+                               mrt_error *err)
+{
+    const char *what = NULL;
+    char name[MRT_NAME_MAX + 32] = "";
+    int same_mesh = s->mesh.naxes == p->mesh.naxes;
+    for (int a = 0; same_mesh && a < s->mesh.naxes; a++)
+        same_mesh = s->mesh.size[a] == p->mesh.size[a] &&
+                    !strcmp(s->mesh.name[a], p->mesh.name[a]);
+    if (s->ntensors != p->ntensors || s->nops != p->nops)
+        what = "its tensors and ops";
+    else if (!same_mesh)
+        what = "its mesh";
+    else if (s->dtype != p->dtype)
+        what = "its dtype";
+    for (int t = 0; !what && t < s->ntensors; t++) {
+        const mrt_layout *l = &s->tensor[t].layout;
+        int v = p->tensor_value[t];
+        int differs = strcmp(s->tensor[t].name, p->tensor_name[t]) != 0;
+        for (int i = 0; !differs && v >= 0 && i < l->ndims; i++)
+            differs = p->value[v].layout.ndims != l->ndims ||
+                      p->value[v].layout.size[i] != l->size[i];
+        if (differs) {
+            snprintf(name, sizeof name, "tensor '%s'", s->tensor[t].name);
+            what = name;
+        }
+    }
+    if (!what)
+        return MRT_OK;
+    return mrt_error_set(err, MRT_E_USAGE, s->path, (mrt_mark){0},
+                         "mrt_runner_create: argument 'plan': it was not "
+                         "made from this spec (%s differ); plan the spec "
+                         "the runner is given", what);
+}
+
 static mrt_status init_inputs(const mrt_spec *s, mrt_exec *e, mrt_error *err)
 {
     const mrt_plan *p = e->plan;
@@ -135,6 +173,8 @@ mrt_status mrt_runner_create(const mrt_spec *spec, const mrt_plan *plan,
                       : mrt_error_set(err, MRT_E_NOMEM, spec->path,
                                       (mrt_mark){0}, "out of memory");
     st = mrt_comm_agree(comm, st, err);
+    if (st == MRT_OK)
+        st = mrt_comm_agree(comm, same_program(spec, plan, err), err);
     if (st == MRT_OK)
         st = mrt_comm_agree(comm, check_comm(spec, plan, comm, err), err);
     if (st == MRT_OK && MPI_Comm_dup(comm, &own) != MPI_SUCCESS)

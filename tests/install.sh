@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # install.sh BUILD_DIR SOURCE_DIR — meshrt as an installed library:
 # `meson install` into a temporary DESTDIR, then examples/c/megatron_mlp.c
+# (the builder, the runner and the plan's steps, through meshrt.h)
 # compiled in a folder outside the tree with nothing but
 # `pkg-config --cflags --libs meshrt` (PKG_CONFIG_PATH at the installed
 # meshrt.pc, whose prefix= line is rewritten to the DESTDIR's, as when an
@@ -82,6 +83,9 @@ for exe in mlp_shared mlp_static; do
     echo "$exe: $out"
     grep -q "^megatron_mlp: meshrt $ver, 4 ranks .*: ok$" <<<"$out" ||
         fail "$exe did not print its ok line"
+    # the built-in profile (tests/meson.build): Megatron's one all-reduce
+    grep -q ", one all-reduce: ok$" <<<"$out" ||
+        fail "$exe's plan is not one all-reduce over model"
     [ "$(echo "$out" | wc -l)" = 1 ] || fail "$exe printed more than its line (not quiet)"
 done
 deps=$(LD_LIBRARY_PATH=$libdir ldd mlp_shared)

@@ -5,9 +5,9 @@
  * outputs read back (gathered whole on rank 0, and each rank's shard),
  * quiet by default (nothing on the standard output), the report to a
  * callback or a FILE, and the errors: a mesh that is not the
- * communicator's size, names that are not inputs, --verify after the
- * caller's inputs, mrt_init forgotten (`mpi_library noinit`, which never
- * calls it) or called after MPI_Init.
+ * communicator's size, a plan made from another program, names that are
+ * not inputs, --verify after the caller's inputs, mrt_init forgotten
+ * (`mpi_library noinit`, which never calls it) or called after MPI_Init.
  *
  * Run at 1-4 ranks.  Every rank counts its failures; the ranks sum them
  * and all exit with the same status.
@@ -206,6 +206,37 @@ done:
     CHECK(crank == 0 ? strstr(text, "verify y:") != NULL : len == 0,
           "mrt_run's report: %s", text);
     free(text);
+    mrt_plan_destroy(plan);
+    mrt_spec_destroy(spec);
+
+    /* a plan made from another program: a usage error on every rank, not
+     * a crash (the runner reads the spec by the plan's ids); the same
+     * program loaded twice is the same program */
+    static const char other[] = "mesh: {rows: %d}\n"
+                                "dims: {i: %d}\n"
+                                "tensors: {a: {shape: [i]}}\n"
+                                "ops: [{op: relu, in: [a], out: b}]\n";
+    char text2[256];
+    int len2 = snprintf(text2, sizeof text2, other, size, 4 * size);
+    mrt_spec *spec2 = NULL;
+    spec = load(size);
+    plan = NULL;
+    r = NULL;
+    if (spec && mrt_plan_create(spec, NULL, &plan, fresh(&err)) == MRT_OK &&
+        mrt_spec_load_string("other.yaml", text2, (size_t)len2, NULL, &spec2,
+                             fresh(&err)) == MRT_OK) {
+        st = mrt_runner_create(spec2, plan, comm, &r, fresh(&err));
+        CHECK(st == MRT_E_USAGE && !r && strstr(err.message, "not made from"),
+              "a plan of another program: %s", err.message);
+        mrt_spec *again = load(size);
+        st = again ? mrt_runner_create(again, plan, comm, &r, fresh(&err))
+                   : MRT_E_SPEC;
+        CHECK(st == MRT_OK && r, "the same program loaded again: %s",
+              err.message);
+        mrt_runner_destroy(r);
+        mrt_spec_destroy(again);
+    }
+    mrt_spec_destroy(spec2);
     mrt_plan_destroy(plan);
     mrt_spec_destroy(spec);
 

@@ -21,13 +21,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "meshrt.h"
 #include "mpi_agree.h"
-#include "plan.h"
 #include "reshard_cases.h"
-#include "spec.h"
 
 #define MAX_MESHES 6
 
@@ -95,30 +92,29 @@ static void dims_of(const char *shape, char *out, size_t size)
 static int run_case(int rank, const reshard_case *c, const char *mesh,
                     int *group)
 {
-    char yaml[2048], dims[256], path[64];
+    char yaml[2048], dims[256];
     dims_of(c->shape, dims, sizeof dims);
-    snprintf(yaml, sizeof yaml,
-             "mesh: %s\ndtype: float64\ndims: %s\ntensors:\n"
-             "  t: {shape: %s, layout: %s, init: {random: 5}}\n"
-             "ops:\n  - {op: relayout, in: [t], out: u, layout: %s}\n"
-             "outputs: [u]\n",
-             mesh, dims, c->shape, c->from, c->to);
-    snprintf(path, sizeof path, "/tmp/mrt_mpi_reshard_%d_%d.yaml",
-             (int)getpid(), rank);
-    FILE *f = fopen(path, "w");
-    int ok = f && fputs(yaml, f) >= 0;
-    if (f)
-        ok &= fclose(f) == 0;
+    int ylen = snprintf(yaml, sizeof yaml,
+        "mesh: %s\ndtype: float64\ndims: %s\ntensors:\n"
+        "  t: {shape: %s, layout: %s, init: {random: 5}}\n"
+        "ops:\n  - {op: relayout, in: [t], out: u, layout: %s}\n"
+        "outputs: [u]\n",
+        mesh, dims, c->shape, c->from, c->to);
     mrt_error err = {0};
     mrt_spec *spec = NULL;
     mrt_plan *plan = NULL;
-    mrt_status st = ok ? mrt_spec_load(path, NULL, &spec, &err) : MRT_E_IO;
+    mrt_status st = ylen > 0 && (size_t)ylen < sizeof yaml
+                        ? mrt_spec_load_string("reshard.yaml", yaml,
+                                               (size_t)ylen, NULL, &spec, &err)
+                        : MRT_E_USAGE;
     if (st == MRT_OK)
         st = mrt_plan_create(spec, NULL, &plan, &err);
-    unlink(path);
     *group = 0;
-    for (int k = 0; st == MRT_OK && k < plan->nsteps; k++)
-        *group |= plan->step[k].kind == MRT_STEP_ALLTOALL_GROUP;
+    for (int k = 0; st == MRT_OK && k < mrt_plan_step_count(plan); k++) {
+        mrt_plan_step_info si;
+        if (mrt_plan_get_step(plan, k, &si, NULL) == MRT_OK)
+            *group |= !strcmp(si.kind, "alltoall_group");
+    }
     char *report = NULL;
     size_t len = 0;
     if (all(st == MRT_OK)) {
@@ -128,7 +124,7 @@ static int run_case(int rank, const reshard_case *c, const char *mesh,
         if (r)
             fclose(r);
     }
-    ok = all(st == MRT_OK);
+    int ok = all(st == MRT_OK);
     if (!ok && rank == 0) {
         char msg[1024];
         printf("FAIL %s on %s: %s\n%s", c->name, mesh,

@@ -5,7 +5,8 @@
  * figures those of the same layout planned on its own, a row that does
  * not fit a --mesh override with its error, the fastest), the `expect:`
  * budgets as data (mrt_plan_check_budgets) and check's warnings as data
- * (mrt_plan_warnings), each with the position of what it is about.
+ * (mrt_plan_warnings), each with the position of what it is about, and
+ * a plan's steps as data (mrt_plan_step_count, mrt_plan_get_step).
  */
 #define MRT_NO_MPI /* planning only: no mpi.h */
 #include <check.h>
@@ -202,6 +203,55 @@ START_TEST(warnings_come_back_as_data)
 }
 END_TEST
 
+/* The plan step by step (mrt_plan_step_count, mrt_plan_get_step): under
+ * Megatron's split the one collective is y's all-reduce over `model`; the
+ * steps add up to the plan's totals; bad arguments are usage errors. */
+START_TEST(steps_come_back_as_data)
+{
+    mrt_spec *s = load(SPEC(MIXED, ""), NULL);
+    mrt_plan *p = NULL;
+    ck_assert_int_eq(mrt_plan_create(s, NULL, &p, NULL), MRT_OK);
+    int n = mrt_plan_step_count(p), collectives = 0;
+    ck_assert_int_gt(n, 0);
+    int64_t bytes = 0;
+    double flops = 0;
+    mrt_plan_step_info si;
+    for (int i = 0; i < n; i++) {
+        ck_assert_int_eq(mrt_plan_get_step(p, i, &si, NULL), MRT_OK);
+        ck_assert_int_eq(si.phase, 0);
+        ck_assert(si.op >= 1 && si.op <= 2);
+        bytes += si.bytes;
+        flops += si.flops;
+        if (!si.collective) {
+            ck_assert_int_eq(si.bytes, 0);
+            continue;
+        }
+        collectives++;
+        ck_assert_str_eq(si.kind, "allreduce");
+        ck_assert_str_eq(si.axes, "model");
+        ck_assert_int_eq(si.naxes, 1);
+        ck_assert_int_eq(si.group, 2);
+        ck_assert_int_eq(si.op, 2);
+        /* y's shard: batch 8 / 2 x d_model 8, float32 */
+        ck_assert_int_eq(si.bytes, 4 * 8 * 4);
+        ck_assert(si.wire_bytes > 0 && si.time_s > 0);
+    }
+    ck_assert_int_eq(collectives, 1);
+    ck_assert_int_eq(bytes, mrt_plan_comm_bytes(p));
+    ck_assert(flops == mrt_plan_flops(p));
+
+    mrt_error err = {0};
+    ck_assert_int_eq(mrt_plan_get_step(p, n, &si, &err), MRT_E_USAGE);
+    ck_assert_msg(strstr(err.message, "argument 'i'"), "%s", err.message);
+    ck_assert_int_eq(mrt_plan_get_step(p, -1, &si, NULL), MRT_E_USAGE);
+    ck_assert_int_eq(mrt_plan_get_step(NULL, 0, &si, NULL), MRT_E_USAGE);
+    ck_assert_int_eq(mrt_plan_get_step(p, 0, NULL, NULL), MRT_E_USAGE);
+    ck_assert_int_eq(mrt_plan_step_count(NULL), 0);
+    mrt_plan_destroy(p);
+    mrt_spec_destroy(s);
+}
+END_TEST
+
 int main(void)
 {
     Suite *su = suite_create("api");
@@ -210,6 +260,7 @@ int main(void)
     tcase_add_test(tc, compare_row_that_does_not_fit_the_mesh_has_its_error);
     tcase_add_test(tc, budgets_come_back_as_data);
     tcase_add_test(tc, warnings_come_back_as_data);
+    tcase_add_test(tc, steps_come_back_as_data);
     suite_add_tcase(su, tc);
     SRunner *sr = srunner_create(su);
     srunner_run_all(sr, CK_NORMAL);

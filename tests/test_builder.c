@@ -464,6 +464,65 @@ START_TEST(errors_of_training)
 }
 END_TEST
 
+/* Budgets (the program's and an op's) reach the plan's check; links
+ * are checked against the mesh and a profile's limits. */
+START_TEST(expect_and_network)
+{
+    mrt_error err = {0};
+    mrt_ir *ir = small(); /* x [batch, d], w [d, e] on data x model */
+    ok(mrt_ir_set_expect(ir, &(mrt_ir_budget){0, -1}, &err), &err);
+    ok(mrt_ir_set_link(ir, "model", 2.0, 10.0, &err), &err);
+    is_error(mrt_ir_set_link(ir, "model", 2.0, 10.0, &err), &err,
+             MRT_E_SPEC, "mrt_ir_set_link: argument 'axis': mesh axis "
+             "'model' has a link already");
+    mrt_ir_destroy(ir);
+
+    ir = small();
+    memset(&err, 0, sizeof err);
+    ok(mrt_ir_set_expect(ir, &(mrt_ir_budget){0, -1}, &err), &err);
+    op(ir, (mrt_ir_op){.kind = MRT_IR_RELAYOUT, {"x"}, "x1", .nlayout = 1,
+                       .layout = &(mrt_ir_rule){"d", {"model"}}});
+    op(ir, (mrt_ir_op){.kind = MRT_IR_RELAYOUT, {"x1"}, "x2",
+                       .expect = &(mrt_ir_budget){0, -1}});
+    mrt_spec *spec = NULL;
+    ok(mrt_ir_finish(ir, &spec, &err), &err);
+    mrt_ir_destroy(ir);
+    mrt_plan *plan = NULL;
+    ok(mrt_plan_create(spec, NULL, &plan, &err), &err);
+    mrt_budget_violation v[4];
+    /* x2, replicated again, is gathered from x1's shards over model */
+    ck_assert_int_eq(mrt_plan_check_budgets(spec, plan, v, 4), 2);
+    ck_assert_int_eq(v[0].op, 0);
+    ck_assert_int_eq(v[1].op, 2);
+    ck_assert_int_eq(v[1].kind, MRT_BUDGET_COMM_BYTES);
+    mrt_plan_destroy(plan);
+    mrt_spec_destroy(spec);
+
+    struct { const char *axis; double lat, bw; const char *msg; } bad[] = {
+        {"rows", 1, 1, "mrt_ir_set_link: argument 'axis': unknown mesh axis "
+         "'rows' in 'network' (the mesh has: data, model)"},
+        {"data", 0, 1, "mrt_ir_set_link: argument 'latency_us': the "
+         "latency_us of mesh axis 'data' must be a positive number, got 0"},
+        {"data", 1, 1e13, "mrt_ir_set_link: argument 'bandwidth_GBps': the "
+         "bandwidth_GBps of mesh axis 'data' is out of range: 1e+13 (it "
+         "must be from 1e-09 to 1e+12 GB/s, as in a machine profile)"},
+    };
+    for (int i = 0; i < N(bad); i++) {
+        mrt_error e = {0};
+        ir = small();
+        is_error(mrt_ir_set_link(ir, bad[i].axis, bad[i].lat, bad[i].bw, &e),
+                 &e, MRT_E_SPEC, bad[i].msg);
+        mrt_ir_destroy(ir);
+    }
+    ir = small();
+    memset(&err, 0, sizeof err);
+    is_error(mrt_ir_set_expect(ir, &(mrt_ir_budget){-2, 0}, &err), &err,
+             MRT_E_SPEC, "mrt_ir_set_expect: argument 'b': a budget is -1 "
+             "(no limit) or a number of bytes, got -2 and 0");
+    mrt_ir_destroy(ir);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("builder");
@@ -475,6 +534,7 @@ int main(void)
     tcase_add_test(tc, other_ops_as_yaml);
     tcase_add_test(tc, errors_name_call_and_argument);
     tcase_add_test(tc, errors_of_training);
+    tcase_add_test(tc, expect_and_network);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

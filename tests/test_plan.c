@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include "plan.h"
-#include "spec.h"
 
 static mrt_spec *spec;
 static mrt_plan *plan;
@@ -486,6 +485,112 @@ END_TEST
 
 /* The specs of tests/specs/uneven/ (run by the uneven_np* tests) between
  * them move blocks of unequal sizes in every kind of collective. */
+/* ZeRO-3 on a one-axis mesh of 4, float64: x (256x16) batch-split, w1
+ * (16x64) and w2 (64x16) split on d_ff, dL/dx wanted, so the backward
+ * pass reads both weights (dL/dh = dL/dy.w2^T, dL/dx = dL/dh.w1^T).
+ * `keep` reuses the weights gathered for the forward pass; under
+ * `reshard`, w1 (reshard_after_forward: true) is gathered again for
+ * dL/dx, w2 (false) is kept.  The batch is large enough that the peak is
+ * where the activations h and dL/dh live together (dL/dw2 = h^T.dL/dy),
+ * after w1's forward use and before its backward one. */
+#define ZERO3_SPEC                                                           \
+    "mesh: {all: 4}\n"                                                       \
+    "dtype: float64\n"                                                       \
+    "dims: {batch: 256, d_model: 16, d_ff: 64}\n"                            \
+    "layout: {batch: all}\n"                                                 \
+    "tensors:\n"                                                             \
+    "  x:  {shape: [batch, d_model]}\n"                                      \
+    "  w1: {shape: [d_model, d_ff]}\n"                                       \
+    "  w2: {shape: [d_ff, d_model]}\n"                                       \
+    "ops:\n"                                                                 \
+    "  - {op: einsum, in: [x, w1], out: h, shape: [batch, d_ff]}\n"          \
+    "  - {op: einsum, in: [h, w2], out: y, shape: [batch, d_model]}\n"       \
+    "  - {op: reduce_sum, in: [y], out: loss}\n"                             \
+    "train: {loss: loss, params: [w1, w2], grads: [x]}\n"                    \
+    "layouts:\n"                                                             \
+    "  keep: {batch: all, tensors: {w1: {layout: {d_ff: all}}, "             \
+    "w2: {layout: {d_ff: all}}}}\n"                                          \
+    "  reshard: {batch: all, tensors: {"                                     \
+    "w1: {layout: {d_ff: all}, reshard_after_forward: true}, "               \
+    "w2: {layout: {d_ff: all}, reshard_after_forward: false}}}\n"
+
+/* Plans alternative `name` of the spec loaded by plan_text. */
+static void plan_alt(const char *name)
+{
+    mrt_spec *alt = NULL;
+    mrt_error err = {0};
+    mrt_plan_destroy(plan);
+    plan = NULL;
+    if (mrt_spec_select_layout(spec, name, &alt, &err) != MRT_OK)
+        ck_abort_msg("layout %s: %s", name, err.message);
+    mrt_spec_destroy(spec);
+    spec = alt;
+    if (mrt_plan_create(spec, NULL, &plan, &err) != MRT_OK)
+        ck_abort_msg("plan: %s", err.message);
+}
+
+/* All-gathers of tensor t (by name) in ops of phase ph. */
+static int gathers(const char *t, mrt_phase ph)
+{
+    int n = 0;
+    for (int k = 0; k < plan->nsteps; k++) {
+        const mrt_step *s = &plan->step[k];
+        n += s->kind == MRT_STEP_ALLGATHER && plan->op[s->op].phase == ph &&
+             !strcmp(plan->tensor_name[plan->value[s->in].tensor], t);
+    }
+    return n;
+}
+
+START_TEST(reshard_after_forward_gathers_again_in_backward)
+{
+    plan_text(ZERO3_SPEC, NULL);
+    plan_alt("keep");
+    ck_assert_int_eq(gathers("w1", MRT_PHASE_FORWARD), 1);
+    ck_assert_int_eq(gathers("w1", MRT_PHASE_BACKWARD), 0);
+    ck_assert_int_eq(gathers("w2", MRT_PHASE_BACKWARD), 0);
+    mrt_plan_totals keep = plan->totals;
+    int64_t keep_live = plan->live_peak;
+    teardown();
+    plan_text(ZERO3_SPEC, NULL);
+    plan_alt("reshard");
+    /* w1 has the option: gathered in each pass; w2 (false) is kept */
+    ck_assert_int_eq(gathers("w1", MRT_PHASE_FORWARD), 1);
+    ck_assert_int_eq(gathers("w1", MRT_PHASE_BACKWARD), 1);
+    ck_assert_int_eq(gathers("w2", MRT_PHASE_BACKWARD), 0);
+    /* the forward copy of w1 dies in the forward pass */
+    for (int k = 0; k < plan->nsteps; k++) {
+        const mrt_step *s = &plan->step[k];
+        if (s->kind != MRT_STEP_ALLGATHER ||
+            plan->op[s->op].phase != MRT_PHASE_FORWARD ||
+            strcmp(plan->tensor_name[plan->value[s->in].tensor], "w1"))
+            continue;
+        const mrt_value *v = &plan->value[s->out];
+        ck_assert_int_lt(v->last_use, plan->nsteps);
+        ck_assert_int_eq(plan->op[plan->step[v->last_use].op].phase,
+                         MRT_PHASE_FORWARD);
+    }
+    /* one more all-gather of w1: (n-1)/n of it, 3/4 * 16*64 * 8 bytes on
+     * the wire, a shard of 16*16*8 bytes handed to MPI */
+    ck_assert_int_eq(plan->totals.collectives, keep.collectives + 1);
+    ck_assert_double_eq_tol(plan->totals.wire_bytes - keep.wire_bytes,
+                            3 * 16 * 64 * 8 / 4, 1e-9);
+    ck_assert_int_eq(plan->totals.comm_bytes - keep.comm_bytes, 16 * 16 * 8);
+    ck_assert_double_eq_tol(
+        plan->totals.phase_wire_bytes[MRT_PHASE_BACKWARD] -
+            keep.phase_wire_bytes[MRT_PHASE_BACKWARD],
+        3 * 16 * 64 * 8 / 4, 1e-9);
+    ck_assert_double_eq_tol(plan->totals.phase_wire_bytes[MRT_PHASE_FORWARD],
+                            keep.phase_wire_bytes[MRT_PHASE_FORWARD], 1e-9);
+    ck_assert_int_eq(plan->totals.phase_collectives[MRT_PHASE_BACKWARD],
+                     keep.phase_collectives[MRT_PHASE_BACKWARD] + 1);
+    /* memory traded for it: the gathered w1 (16*64*8 bytes) is not held
+     * from the forward pass to the backward pass, so it is not live at
+     * the peak */
+    ck_assert_int_eq(keep_live - plan->live_peak, 16 * 64 * 8);
+    ck_assert_int_lt(plan->totals.peak_memory, keep.peak_memory);
+}
+END_TEST
+
 START_TEST(uneven_specs_cover_every_collective)
 {
     static const char *const files[] = {
@@ -538,6 +643,7 @@ int main(void)
     tcase_add_test(tc, uneven_reduce_is_local_then_allreduced);
     tcase_add_test(tc, uneven_bytes_per_rank_add_up);
     tcase_add_test(tc, uneven_specs_cover_every_collective);
+    tcase_add_test(tc, reshard_after_forward_gathers_again_in_backward);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

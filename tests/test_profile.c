@@ -16,7 +16,6 @@
 #include <unistd.h>
 
 #include "profile_io.h"
-#include "spec.h"
 
 static char dir[64];
 

@@ -14,31 +14,27 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "plan.h"
 #include "reshard_cases.h"
-#include "spec.h"
 
 static mrt_spec *spec;
 static mrt_plan *plan;
 
 static void plan_case(const reshard_case *c, const char *dtype)
 {
-    char yaml[2048], path[] = "/tmp/mrt_test_reshard_XXXXXX";
-    snprintf(yaml, sizeof yaml,
-             "mesh: %s\ndtype: %s\ndims: %s\ntensors:\n"
-             "  t: {shape: %s, layout: %s}\n"
-             "ops:\n  - {op: relayout, in: [t], out: u, layout: %s}\n"
-             "outputs: [u]\n",
-             c->mesh, dtype, c->dims, c->shape, c->from, c->to);
-    int fd = mkstemp(path);
-    ck_assert_int_ge(fd, 0);
-    ck_assert_int_eq(write(fd, yaml, strlen(yaml)), (ssize_t)strlen(yaml));
-    close(fd);
+    char yaml[2048];
+    int len = snprintf(yaml, sizeof yaml,
+                       "mesh: %s\ndtype: %s\ndims: %s\ntensors:\n"
+                       "  t: {shape: %s, layout: %s}\n"
+                       "ops:\n  - {op: relayout, in: [t], out: u, "
+                       "layout: %s}\n"
+                       "outputs: [u]\n",
+                       c->mesh, dtype, c->dims, c->shape, c->from, c->to);
+    ck_assert(len > 0 && (size_t)len < sizeof yaml);
     mrt_error err = {0};
-    mrt_status st = mrt_spec_load(path, NULL, &spec, &err);
-    unlink(path);
+    mrt_status st = mrt_spec_load_string("reshard.yaml", yaml, (size_t)len,
+                                         NULL, &spec, &err);
     if (st != MRT_OK)
         ck_abort_msg("%s: spec: %d:%d: %s", c->name, err.line, err.column,
                      err.message);
@@ -53,6 +49,16 @@ static void teardown(void)
     mrt_spec_destroy(spec);
     plan = NULL;
     spec = NULL;
+}
+
+/* The plan's id of tensor `name` (the plan keeps the spec's names). */
+static int plan_tensor(const char *name)
+{
+    for (int t = 0; t < plan->ntensors; t++)
+        if (!strcmp(plan->tensor_name[t], name))
+            return t;
+    ck_abort_msg("no tensor '%s' in the plan", name);
+    return -1;
 }
 
 /* Shardy's collectives for case c priced in wire bytes per rank, from a
@@ -106,7 +112,7 @@ static double meshrt_bytes(const reshard_case *c)
         wire += s->cost.wire_bytes;
     }
     ck_assert_int_eq(plan->value[o->out_value].tensor,
-                     mrt_spec_find_tensor(spec, "u"));
+                     plan_tensor("u"));
     return wire;
 }
 
@@ -115,7 +121,7 @@ START_TEST(shardy_case)
     const reshard_case *c = &reshard_cases[_i];
     plan_case(c, "float32");
     const mrt_value *in =
-        &plan->value[plan->tensor_value[mrt_spec_find_tensor(spec, "t")]];
+        &plan->value[plan->tensor_value[plan_tensor("t")]];
     double n = (double)(in->count * plan->elsize);
     double ours = meshrt_bytes(c), theirs = shardy_bytes(c, n);
     printf("%-48s meshrt %10.0f  shardy %10.0f bytes/rank (%.2fx)\n",

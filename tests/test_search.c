@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "plan.h"
 #include "search_rules.h"
@@ -53,17 +52,13 @@ static const char *const default_layout = "layout: {batch: data, f: model}\n";
 
 static mrt_spec *load_text(const char *fmt, const char *layout)
 {
-    char path[] = "/tmp/mrt_test_search_XXXXXX";
-    int fd = mkstemp(path);
-    ck_assert_int_ge(fd, 0);
-    FILE *f = fdopen(fd, "w");
-    ck_assert_ptr_nonnull(f);
-    fprintf(f, fmt, layout);
-    fclose(f);
+    char text[4096];
+    int len = snprintf(text, sizeof text, fmt, layout);
+    ck_assert(len > 0 && (size_t)len < sizeof text);
     mrt_spec *s = NULL;
     mrt_error err = {0};
-    mrt_status st = mrt_spec_load(path, NULL, &s, &err);
-    unlink(path);
+    mrt_status st = mrt_spec_load_string("search.yaml", text, (size_t)len,
+                                         NULL, &s, &err);
     if (st != MRT_OK)
         ck_abort_msg("spec: %d:%d: %s", err.line, err.column, err.message);
     return s;

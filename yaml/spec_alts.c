@@ -32,7 +32,10 @@
  * A `layout:` there replaces the tensor's home layout as a tensor's own
  * `layout:` does; `grad_layout:` is the layout of every piece of its
  * gradient (grad:w2, grad:w2:d, ...), which otherwise follows the
- * tensor's.  mrt_spec_derive_alt (spec_derive.c) applies them.
+ * tensor's; `reshard_after_forward: true` (a parameter of `train:` only)
+ * has the backward pass move the parameter again from its home layout
+ * instead of reusing the copy the forward pass moved (FSDP's option).
+ * mrt_spec_derive_alt (ir/derive.c) applies them.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -152,11 +155,52 @@ static int has_grad(const mrt_spec *s, int id)
     return 0;
 }
 
+/* 1 if tensor id is one of the parameters `train:` updates. */
+static int is_param(const mrt_spec *s, int id)
+{
+    for (int i = 0; i < s->train.nparams; i++)
+        if (s->train.param[i] == id)
+            return 1;
+    return 0;
+}
+
+/* `reshard_after_forward:` (node v) of tensor id: true adds an entry
+ * to l, false none; anything else, or a tensor that is not a parameter,
+ * is an error at v.  Only plain true and false: a bool that reads as one
+ * in every YAML version (not yes/on, not the string "true"). */
+static mrt_status reshard_entry(mrt_spec_parser *p, mrt_spec_layout *l,
+                                int id, const yaml_node_t *v)
+{
+    const mrt_spec *s = p->spec;
+    char q[MRT_SPEC_QUOTE_MAX + 32];
+    const char *b = v && v->type == YAML_SCALAR_NODE &&
+                    v->data.scalar.style == YAML_PLAIN_SCALAR_STYLE
+                        ? mrt_spec_str(v) : NULL;
+    if (!b || (strcmp(b, "true") && strcmp(b, "false")))
+        return mrt_spec_fail(p, v, "reshard_after_forward of tensor '%s' in "
+                             "layout '%s' must be true or false, got %s",
+                             s->tensor[id].name, l->name,
+                             mrt_spec_what(v, q, sizeof q));
+    if (!is_param(s, id))
+        return mrt_spec_fail(p, v, "tensor '%s' is not a parameter "
+                             "(reshard_after_forward is for the tensors of "
+                             "'params' of 'train')", s->tensor[id].name);
+    if (!strcmp(b, "false"))
+        return MRT_OK;
+    mrt_spec_alt_entry *e = &l->entry[l->nentries];
+    e->tensor = id;
+    e->kind = MRT_ALT_RESHARD;
+    e->rule = &l->entry_rules[(size_t)l->nentries * (size_t)s->ndims];
+    l->nentries++;
+    return MRT_OK;
+}
+
 /* One entry of the `tensors:` section: key k, value v. */
 static mrt_status tensor_entry(mrt_spec_parser *p, mrt_spec_layout *l,
                                const yaml_node_t *k, const yaml_node_t *v)
 {
-    static const char *const keys[] = {"layout", "grad_layout", NULL};
+    static const char *const keys[] = {"layout", "grad_layout",
+                                       "reshard_after_forward", NULL};
     const mrt_spec *s = p->spec;
     char in[2 * MRT_NAME_MAX + 64], of[2 * MRT_NAME_MAX + 64];
     int id;
@@ -170,8 +214,11 @@ static mrt_status tensor_entry(mrt_spec_parser *p, mrt_spec_layout *l,
         return st;
     const yaml_node_t *lay = mrt_spec_get(p, v, "layout");
     const yaml_node_t *grad = mrt_spec_get(p, v, "grad_layout");
+    const yaml_node_t *reshard = mrt_spec_get(p, v, "reshard_after_forward");
     snprintf(of, sizeof of, "the layout of tensor '%s'", t->name);
     if (lay && (st = add_entry(p, l, id, MRT_ALT_TENSOR, lay, &t->layout, of)))
+        return st;
+    if (reshard && (st = reshard_entry(p, l, id, reshard)))
         return st;
     if (!grad)
         return MRT_OK;
@@ -222,7 +269,7 @@ static mrt_status alt_sections(mrt_spec_parser *p, mrt_spec_layout *l,
     for (const yaml_node_pair_t *pr = map->data.mapping.pairs.start;
          pr < map->data.mapping.pairs.top; pr++)
         if (is_section(p, pr))
-            n += 2 * (size_t)mrt_spec_count(mrt_spec_node(p, pr->value));
+            n += 3 * (size_t)mrt_spec_count(mrt_spec_node(p, pr->value));
     if (!n)
         return MRT_OK;
     l->entry = calloc(n, sizeof *l->entry);

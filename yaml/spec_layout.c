@@ -112,6 +112,88 @@ mrt_status mrt_spec_parse_rules(mrt_spec_parser *p, const yaml_node_t *map,
     return st;
 }
 
+/* The axes of one rule (value v of dim `dim`) into r, from axes[*used]
+ * and marks[*used] on: the value's form is checked here, names there. */
+static mrt_status read_rule(mrt_spec_parser *p, const yaml_node_t *v,
+                            const char *dim, mrt_spec_rules *out,
+                            mrt_ir_rule_at *r)
+{
+    char q[MRT_SPEC_QUOTE_MAX + 32];
+    if (!v || (v->type != YAML_SEQUENCE_NODE &&
+               (v->type != YAML_SCALAR_NODE || mrt_spec_is_null(v))))
+        return mrt_spec_fail(p, v, "expected a mesh axis or a sequence of "
+                             "mesh axes for dim '%s', got %s", dim,
+                             mrt_spec_what(v, q, sizeof q));
+    int n = v->type == YAML_SEQUENCE_NODE ? mrt_spec_count(v) : 1;
+    const char **axes = &out->axes[out->used];
+    mrt_mark *marks = &out->marks[out->used];
+    for (int j = 0; j < n; j++) {
+        const yaml_node_t *a = v->type == YAML_SEQUENCE_NODE
+                                   ? mrt_spec_item(p, v, j) : v;
+        if (!a || a->type != YAML_SCALAR_NODE || mrt_spec_is_null(a) ||
+            !mrt_spec_str(a))
+            return mrt_spec_fail(p, a, "expected a mesh axis in the rule for "
+                                 "dim '%s', got %s", dim,
+                                 mrt_spec_what(a, q, sizeof q));
+        axes[j] = mrt_spec_str(a);
+        marks[j] = mrt_spec_mark(a);
+    }
+    out->used += n;
+    *r = (mrt_ir_rule_at){dim, n, axes, {0, 0}, mrt_spec_mark(v), marks};
+    return MRT_OK;
+}
+
+mrt_status mrt_spec_read_rules(mrt_spec_parser *p, const yaml_node_t *map,
+                               const char *of, mrt_spec_rules *out)
+{
+    memset(out, 0, sizeof *out);
+    mrt_status st = mrt_spec_expect(p, map, YAML_MAPPING_NODE, of);
+    if (!st)
+        st = mrt_spec_check_keys(p, map, NULL, of);
+    if (st)
+        return st;
+    size_t total = 1;
+    for (yaml_node_pair_t *pr = map->data.mapping.pairs.start;
+         pr < map->data.mapping.pairs.top; pr++) {
+        const yaml_node_t *v = mrt_spec_node(p, pr->value);
+        total += v && v->type == YAML_SEQUENCE_NODE ? mrt_spec_count(v) : 1;
+    }
+    out->rule = calloc((size_t)mrt_spec_count(map) + 1, sizeof *out->rule);
+    out->axes = calloc(total, sizeof *out->axes);
+    out->marks = calloc(total, sizeof *out->marks);
+    if (!out->rule || !out->axes || !out->marks)
+        return mrt_spec_nomem(p);
+    for (yaml_node_pair_t *pr = map->data.mapping.pairs.start;
+         !st && pr < map->data.mapping.pairs.top; pr++) {
+        const yaml_node_t *k = mrt_spec_node(p, pr->key);
+        mrt_ir_rule_at *r = &out->rule[out->n];
+        st = read_rule(p, mrt_spec_node(p, pr->value), mrt_spec_str(k), out,
+                       r);
+        r->dim_mark = mrt_spec_mark(k);
+        out->n++;
+    }
+    return st;
+}
+
+void mrt_spec_rules_free(mrt_spec_rules *r)
+{
+    free(r->rule);
+    free(r->axes);
+    free(r->marks);
+    memset(r, 0, sizeof *r);
+}
+
+mrt_status mrt_spec_parse_global_rules(mrt_spec_parser *p,
+                                       const yaml_node_t *map)
+{
+    mrt_spec_rules r;
+    mrt_status st = mrt_spec_read_rules(p, map, "'layout'", &r);
+    for (int i = 0; !st && i < r.n; i++)
+        st = mrt_ir_set_rule_at(p->ir, &r.rule[i], p->err);
+    mrt_spec_rules_free(&r);
+    return st;
+}
+
 const mrt_rule *mrt_spec_given_rules(const mrt_spec_parser *p,
                                      const char *name)
 {
@@ -119,30 +201,4 @@ const mrt_rule *mrt_spec_given_rules(const mrt_spec_parser *p,
         if (!strcmp(p->tl[i].name, name))
             return p->tl[i].rules;
     return NULL;
-}
-
-mrt_status mrt_spec_resolve_layout(mrt_spec_parser *p, mrt_spec_tensor *t,
-                                   const yaml_node_t *own)
-{
-    const mrt_spec *s = p->spec;
-    const mrt_spec_resolver r = {s, &s->mesh, NULL, p->err};
-    mrt_rule *own_rules = NULL;
-    char of[MRT_NAME_MAX + 32];
-    mrt_status st = MRT_OK;
-    const mrt_rule *given = mrt_spec_given_rules(p, t->name);
-    if (given) { /* mrt_spec_load_layouts: in place of its own */
-        t->own_layout = 1;
-        return mrt_spec_apply_rules(&r, t, given, 1);
-    }
-    t->own_layout = own != NULL;
-    if (!own)
-        return mrt_spec_apply_rules(&r, t, s->rule, 0);
-    if (!(own_rules = calloc((size_t)s->ndims + 1, sizeof *own_rules)))
-        return mrt_spec_nomem(p);
-    snprintf(of, sizeof of, "the layout of tensor '%s'", t->name);
-    st = mrt_spec_parse_rules(p, own, &t->layout, of, own_rules);
-    if (!st)
-        st = mrt_spec_apply_rules(&r, t, own_rules, 1);
-    free(own_rules);
-    return st;
 }

@@ -38,20 +38,21 @@ static const char *const required_keys[] = {"mesh", "dims", "tensors", "ops",
 
 /* ---- the file and the YAML document ------------------------------- */
 
-static mrt_status set_paths(mrt_spec *s, const char *path, mrt_error *err)
+/* The folder of the spec at path, for the files it names. */
+static mrt_status spec_dir(const char *path, char dir[PATH_MAX],
+                           mrt_error *err)
 {
     size_t len = strlen(path);
-    if (len >= sizeof s->path)
+    if (len >= PATH_MAX)
         return mrt_error_set(err, MRT_E_IO, path, no_mark,
                              "cannot open spec: path too long");
-    memcpy(s->path, path, len + 1);
     const char *slash = strrchr(path, '/');
     if (!slash)
-        strcpy(s->dir, ".");
+        strcpy(dir, ".");
     else if (slash == path)
-        strcpy(s->dir, "/");
+        strcpy(dir, "/");
     else
-        snprintf(s->dir, sizeof s->dir, "%.*s", (int)(slash - path), path);
+        snprintf(dir, PATH_MAX, "%.*s", (int)(slash - path), path);
     return MRT_OK;
 }
 
@@ -202,71 +203,85 @@ mrt_status mrt_spec_parse_mesh(mrt_spec_parser *p, const yaml_node_t *map,
     return MRT_OK;
 }
 
+/* The top-level `mesh:` to the builder: names and sizes read here,
+ * the mesh checked there (a key past the last axis is passed on for its
+ * "too many mesh axes"). */
+static mrt_status parse_top_mesh(mrt_spec_parser *p, const yaml_node_t *map)
+{
+    char what[MRT_NAME_MAX + 32];
+    char name[MRT_MAX_AXES][MRT_NAME_MAX];
+    const char *axis[MRT_MAX_AXES + 1];
+    int64_t size[MRT_MAX_AXES + 1];
+    mrt_mark axis_mark[MRT_MAX_AXES + 1], size_mark[MRT_MAX_AXES + 1];
+    int n = 0;
+    mrt_status st = mrt_spec_expect(p, map, YAML_MAPPING_NODE, "'mesh'");
+    if (!st)
+        st = mrt_spec_check_keys(p, map, NULL, "'mesh'");
+    for (yaml_node_pair_t *pr = st ? NULL : map->data.mapping.pairs.start;
+         !st && pr < map->data.mapping.pairs.top; pr++, n++) {
+        const yaml_node_t *k = mrt_spec_node(p, pr->key);
+        const yaml_node_t *v = mrt_spec_node(p, pr->value);
+        axis_mark[n] = mrt_spec_mark(k);
+        size_mark[n] = mrt_spec_mark(v);
+        if (n == MRT_MAX_AXES) { /* the builder refuses it at its key */
+            n++;
+            break;
+        }
+        st = mrt_spec_name(p, k, "mesh axis", name[n]);
+        snprintf(what, sizeof what, "the size of mesh axis '%s'", name[n]);
+        if (!st)
+            st = mrt_spec_size(p, v, what, &size[n]);
+        axis[n] = name[n];
+    }
+    if (!st)
+        st = mrt_ir_set_mesh_at(p->ir, n, axis, size, mrt_spec_mark(map),
+                                axis_mark, size_mark, p->err);
+    return st;
+}
+
 /* ---- dtype and dims ------------------------------------------------ */
 
 static mrt_status parse_dtype(mrt_spec_parser *p, const yaml_node_t *n)
 {
     char q[MRT_SPEC_QUOTE_MAX + 32];
-    p->spec->dtype = MRT_F32;
     if (!n)
         return MRT_OK;
-    for (int t = 0; t < MRT_DTYPE_COUNT; t++)
-        if (mrt_spec_str(n) && !strcmp(mrt_spec_str(n), mrt_dtype_name(t))) {
-            p->spec->dtype = (mrt_dtype)t;
-            return MRT_OK;
-        }
     if (!mrt_spec_str(n) || mrt_spec_is_null(n))
         return mrt_spec_fail(p, n, "expected float32 or float64 for 'dtype', "
                              "got %s", mrt_spec_what(n, q, sizeof q));
-    return mrt_spec_fail(p, n, "unknown dtype '%s' (expected: float32, "
-                         "float64)", mrt_spec_quote(n, q, sizeof q));
+    return mrt_ir_set_dtype_at(p->ir, mrt_spec_str(n), mrt_spec_mark(n),
+                               p->err);
 }
 
 static mrt_status parse_dims(mrt_spec_parser *p, const yaml_node_t *map)
 {
-    mrt_spec *s = p->spec;
-    char what[MRT_NAME_MAX + 32];
+    char what[MRT_NAME_MAX + 32], name[MRT_NAME_MAX];
     mrt_status st = mrt_spec_expect(p, map, YAML_MAPPING_NODE, "'dims'");
     if (!st)
         st = mrt_spec_check_keys(p, map, NULL, "'dims'");
-    if (st)
-        return st;
-    size_t n = (size_t)mrt_spec_count(map) + 1;
-    s->dim_name = calloc(n, sizeof *s->dim_name);
-    s->dim_names = calloc(n, sizeof *s->dim_names);
-    s->dim_size = calloc(n, sizeof *s->dim_size);
-    s->dim_mark = calloc(n, sizeof *s->dim_mark);
-    s->rule = calloc(n, sizeof *s->rule);
-    if (!s->dim_name || !s->dim_names || !s->dim_size || !s->dim_mark ||
-        !s->rule)
-        return mrt_spec_nomem(p);
-    for (yaml_node_pair_t *pr = map->data.mapping.pairs.start;
-         pr < map->data.mapping.pairs.top; pr++) {
-        int d = s->ndims;
+    for (yaml_node_pair_t *pr = st ? NULL : map->data.mapping.pairs.start;
+         !st && pr < map->data.mapping.pairs.top; pr++) {
         const yaml_node_t *k = mrt_spec_node(p, pr->key);
-        st = mrt_spec_name(p, k, "dim", s->dim_name[d]);
-        snprintf(what, sizeof what, "the size of dim '%s'", s->dim_name[d]);
+        int64_t size;
+        st = mrt_spec_name(p, k, "dim", name);
+        snprintf(what, sizeof what, "the size of dim '%s'", name);
         if (!st)
-            st = mrt_spec_size(p, mrt_spec_node(p, pr->value), what,
-                               &s->dim_size[d]);
-        if (st)
-            return st;
-        s->dim_names[d] = s->dim_name[d];
-        s->dim_mark[d] = mrt_spec_mark(k);
-        if (mrt_spec_index_dim(s, d))
-            return mrt_spec_nomem(p);
-        s->ndims++;
+            st = mrt_spec_size(p, mrt_spec_node(p, pr->value), what, &size);
+        if (!st)
+            st = mrt_ir_add_dim_at(p->ir, name, size, mrt_spec_mark(k),
+                                   p->err);
     }
-    return MRT_OK;
+    return st;
 }
 
 /* ---- --dim: new sizes for dims the spec names ------------------------ */
 
 /* Applies one "DIM=SIZE" (text[0..n)) of a --dim string; else returns 0
  * and says why. */
-static int dim_item(mrt_spec *s, const char *text, size_t n, char *seen,
+static int dim_item(mrt_ir *ir, const char *text, size_t n, char *seen,
                     char *why, size_t size)
 {
+    const mrt_spec *s = ir->s;
     char item[128], list[MRT_SPEC_LIST_MAX];
     uint64_t v = 0;
     snprintf(item, sizeof item, "%.*s", (int)(n < 127 ? n : 127), text);
@@ -289,7 +304,7 @@ static int dim_item(mrt_spec *s, const char *text, size_t n, char *seen,
     if (seen[d])
         return snprintf(why, size, "dim '%s' is given twice", name), 0;
     seen[d] = 1;
-    s->dim_size[d] = (int64_t)v;
+    mrt_ir_resize_dim(ir, name, (int64_t)v); /* (checked: cannot fail) */
     return 1;
 }
 
@@ -303,7 +318,7 @@ static mrt_status apply_dims(mrt_spec_parser *p, const char *text)
         return mrt_spec_nomem(p);
     for (const char *at = text; *text;) {
         size_t n = strcspn(at, ",");
-        if (!dim_item(p->spec, at, n, seen, why, sizeof why))
+        if (!dim_item(p->ir, at, n, seen, why, sizeof why))
             break;
         if (!at[n]) {
             free(seen);
@@ -347,27 +362,20 @@ static mrt_status alloc_tensors(mrt_spec_parser *p, const yaml_node_t *root)
                                                       : 0;
     /* Room for the inputs, the gradient seed and one primitive op per
      * spec op; composite ops and training grow the arrays. */
-    p->spec->cap_tensors = nin + nops + 2;
-    p->spec->cap_ops = nops + 1;
-    p->spec->tensor = calloc((size_t)p->spec->cap_tensors,
-                             sizeof *p->spec->tensor);
-    p->spec->op = calloc((size_t)p->spec->cap_ops, sizeof *p->spec->op);
-    return p->spec->tensor && p->spec->op ? MRT_OK : mrt_spec_nomem(p);
+    return mrt_ir_reserve(p->ir, nin + nops + 2, nops + 1)
+               ? mrt_spec_nomem(p) : MRT_OK;
 }
 
 static mrt_status parse_root(mrt_spec_parser *p, const yaml_node_t *root,
                              const mrt_mesh *mesh_override,
-                             const char *dims_override)
+                             const char *dims_override, mrt_spec **done)
 {
-    mrt_spec *s = p->spec;
     mrt_status st = check_top(p, root);
-    if (!st) {
-        s->mesh_mark = mrt_spec_mark(mrt_spec_get(p, root, "mesh"));
-        st = mrt_spec_parse_mesh(p, mrt_spec_get(p, root, "mesh"), "'mesh'",
-                                 &s->mesh);
-    }
+    if (!st)
+        st = parse_top_mesh(p, mrt_spec_get(p, root, "mesh"));
     if (!st && mesh_override) {
-        p->spec->mesh = *mesh_override;
+        mrt_ir_override_mesh(p->ir, mesh_override,
+                             "the mesh given by --mesh");
         p->mesh_overridden = 1;
     }
     if (!st)
@@ -377,25 +385,22 @@ static mrt_status parse_root(mrt_spec_parser *p, const yaml_node_t *root,
     if (!st && dims_override)
         st = apply_dims(p, dims_override);
     if (!st && mrt_spec_get(p, root, "layout"))
-        st = mrt_spec_parse_rules(p, mrt_spec_get(p, root, "layout"), NULL,
-                                  "'layout'", p->spec->rule);
+        st = mrt_spec_parse_global_rules(p, mrt_spec_get(p, root, "layout"));
     if (!st && mrt_spec_get(p, root, "network"))
         st = mrt_spec_parse_network(p, mrt_spec_get(p, root, "network"));
-    s->expect = (mrt_budget){-1, -1, {0, 0}};
     if (!st && mrt_spec_get(p, root, "expect"))
-        st = mrt_spec_parse_budget(p, mrt_spec_get(p, root, "expect"),
-                                   "'expect'", &s->expect);
+        st = mrt_spec_parse_expect(p, mrt_spec_get(p, root, "expect"));
     if (!st)
         st = alloc_tensors(p, root);
     if (!st)
         st = mrt_spec_parse_tensors(p, mrt_spec_get(p, root, "tensors"));
-    s->train.loss = -1;
     if (!st)
         st = mrt_spec_parse_ops(p, mrt_spec_get(p, root, "ops"));
     if (!st && mrt_spec_get(p, root, "train"))
         st = mrt_spec_parse_train(p, mrt_spec_get(p, root, "train"));
     if (!st)
-        st = mrt_spec_parse_outputs(p, mrt_spec_get(p, root, "outputs"));
+        st = mrt_spec_parse_outputs(p, mrt_spec_get(p, root, "outputs"),
+                                    done);
     if (!st && mrt_spec_get(p, root, "layouts"))
         st = mrt_spec_parse_layouts(p, mrt_spec_get(p, root, "layouts"));
     return st;
@@ -464,7 +469,9 @@ static mrt_status load_text(const char *path, const char *text, size_t len,
                             mrt_spec **out, mrt_error *err)
 {
     mrt_mesh override;
-    mrt_spec *s = NULL;
+    mrt_ir *ir = NULL;
+    mrt_spec *done = NULL;
+    char dir[PATH_MAX];
     yaml_document_t doc;
     int have_doc = 0;
     mrt_status st;
@@ -481,24 +488,26 @@ static mrt_status load_text(const char *path, const char *text, size_t len,
                              "cannot read spec: file too large");
     if (mesh_override && (st = mrt_spec_parse_mesh_string(mesh_override, &override, err)))
         return st;
-    if (!(s = calloc(1, sizeof *s)))
-        return mrt_error_set(err, MRT_E_NOMEM, path, no_mark, "out of memory");
-    if ((st = set_paths(s, path, err)) ||
+    if ((st = spec_dir(path, dir, err)) ||
+        (st = mrt_ir_open(path, dir, &ir, err)) ||
         (st = mrt_yaml_load(path, "spec", text ? text : "", len,
                             MRT_SPEC_DEPTH_MAX, &doc, err)))
         goto fail;
     have_doc = 1;
-    mrt_spec_parser p = {&doc, s, err, 0, NULL, NULL, 0, tl, ntl};
+    mrt_spec_parser p = {.doc = &doc, .ir = ir, .spec = ir->s, .err = err,
+                         .tl = tl, .ntl = ntl};
     if ((st = parse_root(&p, yaml_document_get_root_node(&doc),
                          mesh_override ? &override : NULL,
-                         ov ? ov->dims : NULL)))
+                         ov ? ov->dims : NULL, &done)))
         goto fail;
     yaml_document_delete(&doc);
-    *out = s;
+    mrt_ir_destroy(ir);
+    *out = done;
     return MRT_OK;
 fail:
     if (have_doc)
         yaml_document_delete(&doc);
-    mrt_spec_destroy(s);
+    mrt_spec_destroy(done); /* finished, then its `layouts:` failed */
+    mrt_ir_destroy(ir);
     return st;
 }

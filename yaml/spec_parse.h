@@ -1,7 +1,9 @@
 /*
  * spec_parse.h — private to the YAML front end (yaml/spec_*.c), not part
- * of the contract in spec.h: it reads the YAML and hands what it read to
- * the IR (ir/ir.h), whose layouts, expansion and reverse mode it uses.
+ * of the contract in spec.h: it reads the YAML and hands what it read,
+ * with the line and column of each node, to the builder's expert calls
+ * (ir/build.h), which check it and fill the program.  Only `layouts:`
+ * (spec_alts.c) still writes the program itself.
  *
  * mrt_spec_load (spec_parse.c) loads the YAML document and walks it in a
  * fixed order of passes: mesh, dtype, dims (spec_parse.c), global layout
@@ -9,7 +11,10 @@
  * (spec_tensors.c), ops and outputs (spec_ops.c), and last the `layouts:`
  * alternatives (spec_alts.c), which are checked against every tensor.  Each pass reads the nodes it owns, resolves names
  * against what the earlier passes built, and stops at the first problem
- * with an MRT_E_SPEC error at the offending node.  The helpers below
+ * with an MRT_E_SPEC error at the offending node.  A pass checks the
+ * form of its nodes (types, keys, numbers) itself, everything else
+ * through the builder; so in a file with two problems in one section, a
+ * problem of form may be reported before an earlier one of meaning.  The helpers below
  * (spec_yaml.c) turn libyaml nodes into checked names and numbers, so
  * every pass words its errors the same way.
  */
@@ -19,12 +24,14 @@
 #include <stddef.h>
 #include <yaml.h>
 
-#include "ir.h"
+#include "build.h"
 #include "spec_load.h"
 
 typedef struct mrt_spec_parser {
     yaml_document_t *doc;
-    mrt_spec *spec; /* being filled; its path names the file in errors */
+    mrt_ir *ir;     /* the builder the passes call (ir/build.h) */
+    mrt_spec *spec; /* ir's program, being filled; its path names the
+                       file in errors */
     mrt_error *err; /* may be NULL */
     int mesh_overridden; /* the mesh came from --mesh, not the file */
     /* The mesh that layout rules name while a `layouts:` alternative with
@@ -116,6 +123,22 @@ mrt_status mrt_spec_parse_mesh(mrt_spec_parser *p, const yaml_node_t *map,
 
 /* ---- spec_layout.c: layout rules and home layouts ----------------- */
 
+/* A layout mapping (dim -> axis | [axis, ...]) read for the builder:
+ * its form checked here (`of` names it in messages), its names there. */
+typedef struct mrt_spec_rules {
+    int n;
+    mrt_ir_rule_at *rule; /* [n], pointing into axes and marks */
+    const char **axes;
+    mrt_mark *marks;
+    int used;             /* axes and marks filled */
+} mrt_spec_rules;
+mrt_status mrt_spec_read_rules(mrt_spec_parser *p, const yaml_node_t *map,
+                               const char *of, mrt_spec_rules *out);
+void mrt_spec_rules_free(mrt_spec_rules *r);
+/* The top-level `layout:` mapping: each rule to the builder. */
+mrt_status mrt_spec_parse_global_rules(mrt_spec_parser *p,
+                                       const yaml_node_t *map);
+
 /* Parses a layout mapping (dim -> axis | [axis, ...]) into rules[dim id]
  * (zeroed by the caller).  shape is NULL for the global rules, else the
  * layout being resolved, whose dims the mapping may only name.  `of`
@@ -127,16 +150,10 @@ mrt_status mrt_spec_parse_rules(mrt_spec_parser *p, const yaml_node_t *map,
 mrt_status mrt_spec_parse_rule(mrt_spec_parser *p, const yaml_node_t *k,
                                const yaml_node_t *v, const mrt_layout *shape,
                                const char *of, mrt_rule rules[]);
-/* Fills t->layout's axes from own (a `layout:` mapping, or NULL for the
- * global rules) once t->layout's dims and sizes are set, sets
- * t->own_layout, and checks that no axis splits two dims and that every
- * split is even. */
 /* The rules mrt_spec_load_layouts gives tensor (or op result) `name`, in
  * place of its `layout:`; NULL if none. */
 const mrt_rule *mrt_spec_given_rules(const mrt_spec_parser *p,
                                      const char *name);
-mrt_status mrt_spec_resolve_layout(mrt_spec_parser *p, mrt_spec_tensor *t,
-                                   const yaml_node_t *own);
 
 /* ---- spec_planning.c: `network:` and `expect:` ------------------- */
 
@@ -145,7 +162,9 @@ mrt_status mrt_spec_parse_network(mrt_spec_parser *p, const yaml_node_t *map);
 /* An `expect:` mapping into b (both budgets -1 unless given); `of` names
  * it in messages ("'expect'", "the expect of op 2"). */
 mrt_status mrt_spec_parse_budget(mrt_spec_parser *p, const yaml_node_t *map,
-                                 const char *of, mrt_budget *b);
+                                 const char *of, mrt_ir_budget *b);
+/* The top-level `expect:` to the builder. */
+mrt_status mrt_spec_parse_expect(mrt_spec_parser *p, const yaml_node_t *map);
 
 /* ---- spec_alts.c: the `layouts:` alternatives --------------------- */
 
@@ -155,10 +174,13 @@ mrt_status mrt_spec_parse_layouts(mrt_spec_parser *p, const yaml_node_t *map);
 
 /* ---- spec_tensors.c: shapes, inputs and their init ---------------- */
 
-/* Parses a `shape:` sequence into t->layout's dims and sizes and checks
- * the element count. */
-mrt_status mrt_spec_parse_shape(mrt_spec_parser *p, const yaml_node_t *n,
-                                mrt_spec_tensor *t);
+/* A `shape:` sequence (of tensor `name`) read for the builder: dim
+ * names and marks into dims[] and marks[] (MRT_MAX_DIMS of them; a
+ * longer shape only sets *ndims, and the builder refuses it). */
+mrt_status mrt_spec_read_shape(mrt_spec_parser *p, const char *name,
+                               const yaml_node_t *n, int *ndims,
+                               const char **dims, mrt_mark *marks,
+                               mrt_mark *shape_mark);
 /* The `tensors:` mapping: appends one tensor per entry. */
 mrt_status mrt_spec_parse_tensors(mrt_spec_parser *p, const yaml_node_t *map);
 
@@ -170,7 +192,10 @@ mrt_status mrt_spec_parse_train(mrt_spec_parser *p, const yaml_node_t *n);
 
 /* The `ops:` sequence: appends one op and its output tensor per item. */
 mrt_status mrt_spec_parse_ops(mrt_spec_parser *p, const yaml_node_t *seq);
-/* The `outputs:` sequence, or NULL for the last op's output. */
-mrt_status mrt_spec_parse_outputs(mrt_spec_parser *p, const yaml_node_t *seq);
+/* The `outputs:` sequence, or NULL for the last op's output; then the
+ * builder's mrt_ir_finish, which hands the program to *out (p->spec
+ * stays that program: `layouts:` come after). */
+mrt_status mrt_spec_parse_outputs(mrt_spec_parser *p, const yaml_node_t *seq,
+                                  mrt_spec **out);
 
 #endif

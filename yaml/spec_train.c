@@ -3,9 +3,10 @@
  *
  *   train: {loss: L, params: [w1, w2], lr: 0.01, steps: 5, grads: [x]}
  *
- * checked against the program read so far (L a scalar made by an op;
- * params and grads inputs, each once), then handed to reverse mode
- * (ir/grad.c), which appends the backward program and the updates.
+ * read here and handed to the builder (mrt_ir_set_train_at), which
+ * checks it against the program so far (L a scalar made by an op;
+ * params and grads inputs, each once) and runs reverse mode (ir/grad.c):
+ * the backward program and the updates.
  */
 #include <stdio.h>
 #include <string.h>
@@ -15,48 +16,38 @@
 static const char *const train_keys[] = {"loss", "params", "lr", "steps",
                                          "grads", NULL};
 
-/* A list of input tensors (`params:` or `grads:`) into ids[]. */
-static mrt_status tensor_list(mrt_spec_parser *p, const yaml_node_t *n,
-                              const char *what, int ids[], mrt_mark marks[],
-                              int *count)
+/* Room for how the file wrote each name of a list. */
+typedef char mrt_spec_how[MRT_SPEC_QUOTE_MAX + 32];
+
+/* A list of tensors (`params:` or `grads:`) read for the builder: names
+ * (NULL where an item is no name: the builder then calls it unknown,
+ * as the file wrote it), their marks and how they were written. */
+static mrt_status read_list(mrt_spec_parser *p, const yaml_node_t *n,
+                            const char *what, const char **names,
+                            mrt_mark *marks, mrt_spec_how *how,
+                            const char **hows, int *count)
 {
-    const mrt_spec *s = p->spec;
-    char of[64], q[MRT_SPEC_QUOTE_MAX + 32];
+    char of[64];
     snprintf(of, sizeof of, "'%s' of 'train'", what);
     mrt_status st = mrt_spec_expect(p, n, YAML_SEQUENCE_NODE, of);
     if (st)
         return st;
-    if (mrt_spec_count(n) > MRT_MAX_PARAMS)
-        return mrt_spec_fail(p, n, "%s lists %d tensors (at most %d)", of,
-                             mrt_spec_count(n), MRT_MAX_PARAMS);
-    *count = 0;
-    for (int j = 0; j < mrt_spec_count(n); j++) {
+    *count = mrt_spec_count(n);
+    for (int j = 0; *count <= MRT_MAX_PARAMS && j < *count; j++) {
         const yaml_node_t *it = mrt_spec_item(p, n, j);
-        const char *name = mrt_spec_str(it);
-        int id = name && !mrt_spec_is_null(it) ? mrt_spec_find_tensor(s, name)
-                                               : -1;
-        if (id < 0)
-            return mrt_spec_fail(p, it, "unknown tensor %s in %s",
-                                 mrt_spec_what(it, q, sizeof q), of);
-        if (s->tensor[id].producer >= 0)
-            return mrt_spec_fail(p, it, "'%s' in %s is made by op %d; only "
-                                 "inputs (under 'tensors') can be trained",
-                                 name, of, s->op[s->tensor[id].producer].user);
-        for (int k = 0; k < *count; k++)
-            if (ids[k] == id)
-                return mrt_spec_fail(p, it, "'%s' is listed twice in %s",
-                                     name, of);
-        marks[*count] = mrt_spec_mark(it);
-        ids[(*count)++] = id;
+        names[j] = mrt_spec_is_null(it) ? NULL : mrt_spec_str(it);
+        marks[j] = mrt_spec_mark(it);
+        hows[j] = mrt_spec_what(it, how[j], sizeof how[j]);
     }
     return MRT_OK;
 }
 
 mrt_status mrt_spec_parse_train(mrt_spec_parser *p, const yaml_node_t *n)
 {
-    mrt_spec *s = p->spec;
-    mrt_train *tr = &s->train;
-    char q[MRT_SPEC_QUOTE_MAX + 32];
+    const char *params[MRT_MAX_PARAMS], *grads[MRT_MAX_PARAMS];
+    const char *param_how[MRT_MAX_PARAMS], *grad_how[MRT_MAX_PARAMS];
+    mrt_mark param_mark[MRT_MAX_PARAMS], grad_mark[MRT_MAX_PARAMS];
+    mrt_spec_how how[2 * MRT_MAX_PARAMS + 1];
     mrt_status st = mrt_spec_expect(p, n, YAML_MAPPING_NODE, "'train'");
     if (!st)
         st = mrt_spec_check_keys(p, n, train_keys, "'train'");
@@ -66,42 +57,34 @@ mrt_status mrt_spec_parse_train(mrt_spec_parser *p, const yaml_node_t *n)
         st = mrt_spec_fail(p, n, "'train' needs 'loss' and 'params'");
     if (st)
         return st;
-    tr->mark = mrt_spec_mark(n);
     const yaml_node_t *loss = mrt_spec_get(p, n, "loss");
-    tr->loss_mark = mrt_spec_mark(loss);
-    const char *name = mrt_spec_str(loss);
-    tr->loss = name && !mrt_spec_is_null(loss) ? mrt_spec_find_tensor(s, name)
-                                               : -1;
-    if (tr->loss < 0)
-        return mrt_spec_fail(p, loss, "unknown tensor %s as the loss",
-                             mrt_spec_what(loss, q, sizeof q));
-    if (s->tensor[tr->loss].layout.ndims != 0)
-        return mrt_spec_fail(p, loss, "the loss '%s' has %d dims; it must be "
-                             "a scalar (reduce it, or use mse or "
-                             "softmax_cross_entropy)", name,
-                             s->tensor[tr->loss].layout.ndims);
-    if (s->tensor[tr->loss].producer < 0)
-        return mrt_spec_fail(p, loss, "the loss '%s' is an input; it must be "
-                             "made by an op", name);
-    if ((st = tensor_list(p, mrt_spec_get(p, n, "params"), "params",
-                          tr->param, tr->param_mark, &tr->nparams)))
-        return st;
-    if (mrt_spec_get(p, n, "grads") &&
-        (st = tensor_list(p, mrt_spec_get(p, n, "grads"), "grads", tr->extra,
-                          tr->extra_mark, &tr->nextra)))
-        return st;
-    tr->lr = 0.01;
-    tr->steps = 1;
+    const yaml_node_t *pn = mrt_spec_get(p, n, "params");
+    const yaml_node_t *gn = mrt_spec_get(p, n, "grads");
     const yaml_node_t *lr = mrt_spec_get(p, n, "lr");
-    if (lr && ((st = mrt_spec_positive(p, lr, "the 'lr' of 'train'",
-                                       &tr->lr)) ||
-               (st = mrt_spec_fits_dtype(p, lr, "the 'lr' of 'train'",
-                                         tr->lr))))
-        return st;
-    if (mrt_spec_get(p, n, "steps") &&
-        (st = mrt_spec_count_max(p, mrt_spec_get(p, n, "steps"),
-                                 "the 'steps' of 'train'",
-                                 MRT_TRAIN_STEPS_MAX, &tr->steps)))
-        return st;
-    return mrt_ir_grad(s, p->err);
+    const yaml_node_t *steps = mrt_spec_get(p, n, "steps");
+    mrt_ir_train t = {.loss = mrt_spec_is_null(loss) ? NULL
+                                                     : mrt_spec_str(loss),
+                      .params = params, .grads = grads};
+    mrt_ir_train_at at = {
+        .mark = mrt_spec_mark(n), .loss_mark = mrt_spec_mark(loss),
+        .params_mark = mrt_spec_mark(pn), .grads_mark = mrt_spec_mark(gn),
+        .param_mark = param_mark, .grad_mark = grad_mark,
+        .loss_what = mrt_spec_what(loss, how[2 * MRT_MAX_PARAMS],
+                                   sizeof how[0]),
+        .param_what = param_how, .grad_what = grad_how,
+        .lr_mark = mrt_spec_mark(lr)};
+    st = read_list(p, pn, "params", params, param_mark, how, param_how,
+                   &t.nparams);
+    if (!st && gn)
+        st = read_list(p, gn, "grads", grads, grad_mark, how + MRT_MAX_PARAMS,
+                       grad_how, &t.ngrads);
+    if (!st && lr) {
+        st = mrt_spec_positive(p, lr, "the 'lr' of 'train'", &t.lr);
+        if (!st) /* a number, so a scalar */
+            at.lr_text = (const char *)lr->data.scalar.value;
+    }
+    if (!st && steps)
+        st = mrt_spec_count_max(p, steps, "the 'steps' of 'train'",
+                                MRT_TRAIN_STEPS_MAX, &t.steps);
+    return st ? st : mrt_ir_set_train_at(p->ir, &t, &at, p->err);
 }

@@ -1,0 +1,157 @@
+/*
+ * build_train.c — the builder's training block (meshrt.h, "building a
+ * program in code"): mrt_ir_set_train, and mrt_ir_set_train_at for the
+ * YAML front end's `train:`.  It checks the loss (a scalar made by an
+ * op), the params and grads (inputs, each once), lr and steps, then
+ * runs reverse mode (grad.c): the backward program and the updates.
+ */
+#include <float.h>
+#include <stdio.h>
+
+#include "build.h"
+
+/* params or grads (`what`): inputs, each once; marks and how the file
+ * wrote them (at NULL: from C). */
+static mrt_status input_list(mrt_ir_call *c, const char *what, int n,
+                             const char *const *names, mrt_mark list_mark,
+                             const mrt_mark *marks, const char *const *how,
+                             int ids[], mrt_mark out_marks[], int *count)
+{
+    const mrt_spec *s = c->ir->s;
+    char of[64];
+    int yaml = mrt_ir_yaml(c);
+    snprintf(of, sizeof of, "'%s' of 'train'", what);
+    mrt_ir_at(c, what, &list_mark);
+    if (yaml && n > MRT_MAX_PARAMS)
+        return mrt_ir_fail(c, MRT_E_SPEC, "%s lists %d tensors (at most %d)",
+                           of, n, MRT_MAX_PARAMS);
+    if (n < 0 || n > MRT_MAX_PARAMS || (n > 0 && !names))
+        return mrt_ir_fail(c, MRT_E_SPEC, "%d tensors (at most %d)", n,
+                           MRT_MAX_PARAMS);
+    *count = 0;
+    for (int j = 0; j < n; j++) {
+        int id = names[j] ? mrt_spec_find_tensor(s, names[j]) : -1;
+        mrt_status st = MRT_OK;
+        mrt_ir_at(c, what, marks ? &marks[j] : NULL);
+        if (id < 0 && yaml)
+            return mrt_ir_fail(c, MRT_E_SPEC, "unknown tensor %s in %s",
+                               how ? how[j] : names[j], of);
+        if (id < 0 && (st = mrt_ir_tensor_id(c, names[j], &id)))
+            return st;
+        if (s->tensor[id].producer >= 0)
+            return yaml ? mrt_ir_fail(c, MRT_E_SPEC, "'%s' in %s is made by "
+                                      "op %d; only inputs (under 'tensors') "
+                                      "can be trained", names[j], of,
+                                      s->op[s->tensor[id].producer].user)
+                        : mrt_ir_fail(c, MRT_E_SPEC, "'%s' is made by op %d; "
+                                      "only inputs can be trained", names[j],
+                                      s->op[s->tensor[id].producer].user);
+        for (int k = 0; k < *count; k++)
+            if (ids[k] == id)
+                return yaml ? mrt_ir_fail(c, MRT_E_SPEC, "'%s' is listed "
+                                          "twice in %s", names[j], of)
+                            : mrt_ir_fail(c, MRT_E_SPEC, "'%s' is listed "
+                                          "twice", names[j]);
+        out_marks[*count] = marks ? marks[j] : (mrt_mark){0, 0};
+        ids[(*count)++] = id;
+    }
+    return MRT_OK;
+}
+
+/* The loss: a scalar made by an op. */
+static mrt_status train_loss(mrt_ir_call *c, const mrt_ir_train *t,
+                             const mrt_ir_train_at *at, int *loss)
+{
+    const mrt_spec *s = c->ir->s;
+    int yaml = mrt_ir_yaml(c);
+    mrt_status st;
+    mrt_ir_at(c, "loss", &at->loss_mark);
+    *loss = t->loss ? mrt_spec_find_tensor(s, t->loss) : -1;
+    if (*loss < 0 && yaml)
+        return mrt_ir_fail(c, MRT_E_SPEC, "unknown tensor %s as the loss",
+                           at->loss_what ? at->loss_what : "?");
+    if (*loss < 0 && (st = mrt_ir_tensor_id(c, t->loss, loss)))
+        return st;
+    int nd = s->tensor[*loss].layout.ndims;
+    if (nd != 0)
+        return mrt_ir_fail(c, MRT_E_SPEC, "the loss '%s' has %d dims; it "
+                           "must be a scalar%s", t->loss, nd,
+                           yaml ? " (reduce it, or use mse or "
+                                  "softmax_cross_entropy)" : "");
+    if (s->tensor[*loss].producer < 0)
+        return mrt_ir_fail(c, MRT_E_SPEC, "the loss '%s' is an input; it "
+                           "must be made by an op", t->loss);
+    return MRT_OK;
+}
+
+/* lr and steps (0: their defaults, 0.01 and 1). */
+static mrt_status train_rates(mrt_ir_call *c, const mrt_ir_train *t,
+                              const mrt_ir_train_at *at, mrt_train *tr)
+{
+    char q[MRT_SPEC_QUOTE_MAX + 8];
+    mrt_ir_at(c, "lr", &at->lr_mark);
+    tr->lr = t->lr == 0 ? 0.01 : t->lr;
+    if (mrt_ir_yaml(c) && c->ir->s->dtype == MRT_F32 && tr->lr > FLT_MAX)
+        return mrt_ir_fail(c, MRT_E_SPEC, "the 'lr' of 'train' is out of "
+                           "float32's range: %s (at most %.8g in magnitude; "
+                           "or use dtype: float64)",
+                           mrt_ir_quote(at->lr_text, q, sizeof q),
+                           (double)FLT_MAX);
+    if (!mrt_ir_yaml(c) && !(tr->lr > 0 && tr->lr < 3.4e38))
+        return mrt_ir_fail(c, MRT_E_SPEC, "the learning rate must be a "
+                           "positive number");
+    mrt_ir_at(c, "steps", NULL);
+    tr->steps = t->steps == 0 ? 1 : t->steps;
+    if (tr->steps < 1 || tr->steps > MRT_TRAIN_STEPS_MAX)
+        return mrt_ir_fail(c, MRT_E_SPEC, "steps must be from 1 to %d",
+                           MRT_TRAIN_STEPS_MAX);
+    return MRT_OK;
+}
+
+mrt_status mrt_ir_set_train_at(mrt_ir *ir, const mrt_ir_train *t,
+                               const mrt_ir_train_at *at, mrt_error *err)
+{
+    static const mrt_ir_train_at none;
+    mrt_ir_call c;
+    mrt_status st = mrt_ir_begin_untrained(&c, ir, "mrt_ir_set_train", "t", t,
+                                    "the program has a training block "
+                                    "already");
+    if (!at)
+        at = &none;
+    if (st)
+        return mrt_ir_end(&c, st, err);
+    mrt_spec *s = ir->s;
+    mrt_train *tr = &s->train;
+    int loss = -1;
+    tr->mark = at->mark;
+    tr->loss_mark = at->loss_mark;
+    st = train_loss(&c, t, at, &loss);
+    mrt_ir_at(&c, "params", &at->params_mark);
+    if (!st && t->nparams < 1 && !mrt_ir_yaml(&c))
+        st = mrt_ir_fail(&c, MRT_E_SPEC, "name at least one input to train");
+    if (!st)
+        st = input_list(&c, "params", t->nparams, t->params, at->params_mark,
+                        at->param_mark, at->param_what, tr->param,
+                        tr->param_mark, &tr->nparams);
+    if (!st)
+        st = input_list(&c, "grads", t->ngrads, t->grads, at->grads_mark,
+                        at->grad_mark, at->grad_what, tr->extra,
+                        tr->extra_mark, &tr->nextra);
+    if (!st)
+        st = train_rates(&c, t, at, tr);
+    if (!st) {
+        tr->loss = loss;
+        mrt_ir_at(&c, "params", NULL); /* reverse mode's errors: about them */
+        st = mrt_ir_grad(s, &c.e);
+        ir->trained = 1;
+    }
+    if (st && tr->loss >= 0)
+        tr->loss = -1;
+    return mrt_ir_end(&c, st, err);
+}
+
+mrt_status mrt_ir_set_train(mrt_ir *ir, const mrt_ir_train *t,
+                            mrt_error *err)
+{
+    return mrt_ir_set_train_at(ir, t, NULL, err);
+}

@@ -1,0 +1,65 @@
+/*
+ * plan_steps.c — a plan's steps as plain data for callers of meshrt.h
+ * (mrt_plan_step_count, mrt_plan_get_step).
+ *
+ * A plan is printed for people (plan_print.c, plan_json.c); tests and
+ * programs that want to check a figure of one step (its kind, the axes a
+ * collective runs over, the bytes it hands to MPI) read it here instead
+ * of reaching into ops/plan.h.  The copy is by value: nothing returned
+ * points into the plan.
+ */
+#include <assert.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "error.h"
+#include "plan.h"
+
+int mrt_plan_step_count(const mrt_plan *plan) { return plan ? plan->nsteps : 0; }
+
+/* "my,mz": the names of the axes in mask, in mesh order. */
+static int axis_names(const mrt_mesh *m, unsigned mask, char *out,
+                      size_t size)
+{
+    int n = 0;
+    size_t len = 0;
+    out[0] = '\0';
+    for (int a = 0; a < m->naxes; a++) {
+        if (!(mask & (1u << a)))
+            continue;
+        int k = snprintf(out + len, size - len, "%s%s", n ? "," : "",
+                         m->name[a]);
+        if (k > 0 && (size_t)k < size - len)
+            len += (size_t)k;
+        n++;
+    }
+    return n;
+}
+
+mrt_status mrt_plan_get_step(const mrt_plan *plan, int i,
+                             mrt_plan_step_info *out, mrt_error *err)
+{
+    if (!plan || !out)
+        return mrt_error_set(err, MRT_E_USAGE, "", (mrt_mark){0},
+                             "mrt_plan_get_step: argument '%s': NULL",
+                             plan ? "out" : "plan");
+    if (i < 0 || i >= plan->nsteps)
+        return mrt_error_set(err, MRT_E_USAGE, "", (mrt_mark){0},
+                             "mrt_plan_get_step: argument 'i': %d is not a "
+                             "step (the plan has %d)", i, plan->nsteps);
+    const mrt_step *s = &plan->step[i];
+    assert(s->op >= 0 && s->op < plan->nops); /* every step is an op's */
+    const mrt_plan_op *o = &plan->op[s->op];
+    memset(out, 0, sizeof *out);
+    snprintf(out->kind, sizeof out->kind, "%s", mrt_step_kind_id(s->kind));
+    out->collective = mrt_step_is_collective(s->kind);
+    out->op = o->user;
+    out->phase = (int)o->phase;
+    out->naxes = axis_names(&plan->mesh, s->axes, out->axes, sizeof out->axes);
+    out->group = s->group;
+    out->bytes = s->bytes;
+    out->wire_bytes = out->collective ? s->cost.wire_bytes : 0;
+    out->flops = s->flops;
+    out->time_s = s->time_s;
+    return MRT_OK;
+}
