@@ -38,6 +38,28 @@ typedef struct mrt_cli_args {
     const char *activations; /* search --activations NAME,...|all, or NULL */
 } mrt_cli_args;
 
+/* The commands, as bits of a mask. */
+#define MRT_CLI_CHECK 1u
+#define MRT_CLI_PLAN 2u
+#define MRT_CLI_RUN 4u
+#define MRT_CLI_COMPARE 8u
+#define MRT_CLI_SEARCH 16u
+#define MRT_CLI_CALIBRATE 32u
+/* cmd's bit, or 0 for no command. */
+unsigned mrt_cli_command_bit(const char *cmd);
+
+/* One row of the table of options (args.c): what getopt_long reads,
+ * which commands accept the option, and its usage text (usage.c). */
+typedef struct mrt_cli_option {
+    const char *name; /* "save": --save */
+    int key;          /* getopt_long's value */
+    const char *arg;  /* its argument in the usage, "DIR"; NULL: none */
+    unsigned cmds;    /* MRT_CLI_* of the commands that accept it */
+    const char *help; /* lines after the first indented; NULL: not listed */
+} mrt_cli_option;
+/* Ends with a row of name NULL. */
+extern const mrt_cli_option mrt_cli_options[];
+
 /* Parses argv after the subcommand name; fills err on bad usage. */
 mrt_status mrt_cli_parse(int argc, char **argv, mrt_cli_args *a,
                          mrt_error *err);
@@ -55,13 +77,19 @@ mrt_status mrt_cli_load(const mrt_cli_args *a, mrt_spec **spec,
  * writes one "SPEC:LINE:COL: error: ..." line each on stderr. */
 int mrt_cli_check_budgets(const mrt_spec *spec, const mrt_plan *plan,
                           int print);
+/* Fills err (when it holds no error yet) with code, file (no position)
+ * and the message; returns code. */
+mrt_status mrt_cli_error(mrt_error *err, mrt_status code, const char *file,
+                         const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 /* Exit status for a status code. */
 int mrt_cli_exit_code(mrt_status st);
 /* Prints the error as one line on stderr. */
 void mrt_cli_print_error(const mrt_error *err);
-/* For commands under MPI: the lowest failing rank's status on every
- * rank, its error printed by that rank only (cmd_run.c). */
-mrt_status mrt_cli_agree(mrt_status st, const mrt_error *err);
+/* For commands under MPI: the lowest failing rank's status and error on
+ * every rank (mrt_comm_agree), the error printed by rank 0 only
+ * (cmd_run.c). */
+mrt_status mrt_cli_agree(mrt_status st, mrt_error *err);
 /* SIGINT, SIGTERM and SIGHUP remove the temporary file being written,
  * print one line (rank 0 only; rank -1: not known yet, ask mpirun's
  * environment) and end the process by the signal (signals.c). */
@@ -80,10 +108,15 @@ int mrt_cli_calibrate(const mrt_cli_args *a);
 int mrt_cli_compare(const mrt_cli_args *a);
 int mrt_cli_search(const mrt_cli_args *a);
 /* search --per-tensor on spec, loaded as a says (cmd_search_params.c). */
-struct mrt_rules_options;
 int mrt_cli_search_params(const mrt_cli_args *a, const mrt_spec *spec,
-                          const struct mrt_rules_options *opt);
+                          const mrt_search_options *opt);
 
+
+/* A JSON number (mrt_json_format_number) in a buffer that lives until
+ * the end of the enclosing block: several may be arguments of one
+ * fprintf. */
+#define MRT_CLI_JSON_NUM(fmt, v)                                            \
+    mrt_json_format_number((char[MRT_JSON_NUMBER_MAX]){0}, fmt, v)
 
 /* "12.1 ms", "3.38 MiB": figures for people (report.c).  Return buf. */
 const char *mrt_cli_fmt_time(double seconds, char *buf, size_t size);
@@ -114,8 +147,8 @@ mrt_status mrt_cmp_build(mrt_cmp_table *t, const mrt_spec *spec,
                          const mrt_plan_options *opt);
 void mrt_cmp_table_free(mrt_cmp_table *t);
 /* `compare --sweep` (cmd_sweep.c): at most this many sizes. */
-#define MRT_CLI_SWEEP_MAX 64
-#define MRT_CLI_SWEEP_MAX_STR "64"
+#define MRT_CLI_SWEEP_MAX MRT_SWEEP_MAX /* meshrt.h */
+#define MRT_CLI_SWEEP_MAX_STR "64" /* the same, for messages */
 int mrt_cli_sweep(const mrt_cli_args *a);
 /* One CSV field (RFC 4180 quoting), then a comma or, if last, CRLF. */
 void mrt_cli_csv_field(const char *s, FILE *f, int last);

@@ -12,8 +12,6 @@
 #include <stdlib.h>
 
 #include "cli.h"
-#include "plan.h"
-#include "spec.h"
 
 /* The library's warnings (mrt_plan_warnings), one line each on stderr:
  * "SPEC:LINE:COL: warning: MESSAGE", or "SPEC: warning: ..." without a
@@ -42,30 +40,24 @@ static void print_warnings(const mrt_cli_args *a, const mrt_spec *s,
     free(w);
 }
 
-static void print_tensor(const mrt_spec *s, const mrt_spec_tensor *t)
+static void print_tensor(const mrt_spec_tensor_info *t)
 {
-    char buf[512], shape[256];
+    char shape[256];
     int n = snprintf(shape, sizeof shape, "[");
-    int64_t local[MRT_MAX_DIMS];
-    const mrt_layout *l = &t->layout;
-    mrt_layout_shard_shape(l, &s->mesh, local);
-    for (int i = 0; i < l->ndims; i++)
+    for (int i = 0; i < t->ndims; i++)
         n += snprintf(shape + n, sizeof shape - (size_t)n, "%s%s=%" PRId64,
-                      i ? ", " : "", s->dim_name[l->dim[i]], l->size[i]);
+                      i ? ", " : "", t->dim[i], t->shape[i]);
     snprintf(shape + n, sizeof shape - (size_t)n, "]");
     printf("  %-10s %-6s %-32s %-34s shard ", t->name,
-           t->producer < 0 ? "input" : "op", shape,
-           mrt_layout_str(l, &s->mesh, s->dim_names, buf, sizeof buf));
-    for (int i = 0; i < l->ndims; i++)
-        printf("%s%" PRId64, i ? "x" : "", local[i]);
-    if (l->ndims == 0)
+           t->input ? "input" : "op", shape, t->layout);
+    for (int i = 0; i < t->ndims; i++)
+        printf("%s%" PRId64, i ? "x" : "", t->shard_shape[i]);
+    if (t->ndims == 0)
         printf("1 (a scalar)");
-    if (!mrt_layout_even(l, &s->mesh))
+    if (!t->even)
         printf(" (the largest; split unevenly)");
-    unsigned rep = ((1u << s->mesh.naxes) - 1) & ~mrt_layout_used_axes(l);
-    if (rep && s->mesh.nranks > 1)
-        printf("  (replicated over %s)",
-               mrt_mesh_axes_str(&s->mesh, rep, buf, sizeof buf));
+    if (t->replicated[0])
+        printf("  (replicated over %s)", t->replicated);
     printf("\n");
 }
 
@@ -79,26 +71,31 @@ int mrt_cli_check(const mrt_cli_args *a)
         mrt_cli_print_error(&err);
         goto out;
     }
-    printf("%s: ok", spec->path);
+    mrt_spec_info info;
+    mrt_spec_get_info(spec, &info);
+    printf("%s: ok", info.path);
     if (a->layout)
         printf(" (layout '%s')", a->layout);
     printf("\nmesh {");
-    for (int i = 0; i < spec->mesh.naxes; i++)
-        printf("%s%s: %" PRId64, i ? ", " : "", spec->mesh.name[i],
-               spec->mesh.size[i]);
+    for (int i = 0; i < info.mesh.naxes; i++)
+        printf("%s%s: %" PRId64, i ? ", " : "", info.mesh.name[i],
+               info.mesh.size[i]);
     printf("} = %" PRId64 " ranks, %s, %d ops\n"
            "tensors (shards have the same shape on every rank; split "
            "unevenly, rank 0's, the largest):\n",
-           spec->mesh.nranks, mrt_dtype_name(spec->dtype), spec->nops);
-    for (int t = 0; t < spec->ntensors; t++)
-        print_tensor(spec, &spec->tensor[t]);
+           info.mesh.nranks, info.dtype, info.nops);
+    for (int t = 0; t < info.ntensors; t++) {
+        mrt_spec_tensor_info ti;
+        if (mrt_spec_get_tensor(spec, t, &ti, NULL) == MRT_OK)
+            print_tensor(&ti);
+    }
     printf("plan: %" PRId64 " bytes per rank handed to MPI, %.4g flops per "
            "rank (meshrt plan shows the steps)\n",
            mrt_plan_comm_bytes(plan), mrt_plan_flops(plan));
-    if (spec->nlayouts) {
+    if (info.nlayouts) {
         printf("layouts:");
-        for (int i = 0; i < spec->nlayouts; i++)
-            printf("%s %s", i ? "," : "", spec->layouts[i].name);
+        for (int i = 0; i < info.nlayouts; i++)
+            printf("%s %s", i ? "," : "", mrt_spec_get_layout(spec, i));
         printf("  (meshrt compare weighs them; --layout NAME picks one)\n");
     }
     fflush(stdout);

@@ -11,8 +11,6 @@
 #include <stdio.h>
 
 #include "cli.h"
-#include "output.h"
-#include "spec.h"
 
 void mrt_cmp_table_free(mrt_cmp_table *t)
 {
@@ -49,7 +47,7 @@ static mrt_status write_reports(const mrt_cli_args *a, const mrt_cmp_table *t)
     mrt_status first = MRT_OK;
     for (int k = 0; k < 3; k++) {
         mrt_error err = {0};
-        if (path[k] && mrt_write_atomically(path[k], "the comparison", writer[k], t, &err)) {
+        if (path[k] && mrt_file_write(path[k], "the comparison", writer[k], t, &err)) {
             mrt_cli_print_error(&err);
             first = first ? first : err.code;
         }
@@ -69,11 +67,13 @@ int mrt_cli_compare(const mrt_cli_args *a)
         mrt_cli_print_error(&err);
         return mrt_cli_exit_code(st);
     }
-    t.spec = spec->path;
+    mrt_spec_info info;
+    mrt_spec_get_info(spec, &info);
+    t.spec = info.path;
     t.planner = a->plan.planner == MRT_PLANNER_MESHTF ? "meshtf" : "auto";
     st = mrt_cmp_build(&t, spec, &a->plan);
     if (st) {
-        mrt_error_set(&err, st, spec->path, (mrt_mark){0},
+        mrt_cli_error(&err, st, info.path,
                       "out of memory while comparing layouts");
         mrt_cli_print_error(&err);
     } else {

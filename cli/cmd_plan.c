@@ -4,12 +4,12 @@
  * over a budget of the spec's `expect:` (so the user sees why); the
  * budget errors then go to stderr and the exit status is 1.  A plan whose
  * peak memory per rank is over this machine's memory is printed with a
- * warning on stderr (fits.c); the exit status stays as it was.
+ * warning on stderr (mrt_plan_warnings); the exit status stays as it
+ * was.
  */
 #include <stdio.h>
 
 #include "cli.h"
-#include "fits.h"
 
 int mrt_cli_plan(const mrt_cli_args *a)
 {
@@ -28,11 +28,11 @@ int mrt_cli_plan(const mrt_cli_args *a)
             mrt_plan_print_explain(plan, stdout);
         }
         fflush(stdout);
-        char line[1024];
-        if (mrt_plan_memory_warning(plan, mrt_machine_memory(),
-                                    "this machine's memory", line,
-                                    sizeof line))
-            fprintf(stderr, "%s\n", line);
+        /* this machine's memory, the one warning plan gives */
+        mrt_warning_options o = {.kinds = 1u << MRT_WARN_MEMORY};
+        mrt_warning w;
+        if (mrt_plan_warnings(spec, plan, &o, &w, 1))
+            fprintf(stderr, "%s: warning: %s\n", w.file, w.message);
         over = mrt_cli_check_budgets(spec, plan, 1);
     } else {
         mrt_cli_print_error(&err);

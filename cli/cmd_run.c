@@ -5,27 +5,21 @@
  * checks the plan against the spec's `expect:` budgets (over budget: rank
  * 0 says why, every rank exits 1 without running), then mrt_run executes
  * and prints its report on the standard output.  Through meshrt.h only
- * (the budgets too: mrt_plan_check_budgets, printed by budget.c); loading
- * under --layout (mrt_cli_load, args.c) still uses internal headers.
+ * (the budgets too: mrt_plan_check_budgets, printed by budget.c; the
+ * ranks agree with mrt_comm_agree).
  */
 #include <stdio.h>
 
 #include "cli.h" /* which includes meshrt.h, and mpi.h through it */
 
-mrt_status mrt_cli_agree(mrt_status st, const mrt_error *err)
+mrt_status mrt_cli_agree(mrt_status st, mrt_error *err)
 {
-    int rank, size, who;
+    int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    int mine = st != MRT_OK ? rank : size;
-    MPI_Allreduce(&mine, &who, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    if (who == size)
-        return MRT_OK;
-    if (rank == who)
+    st = mrt_comm_agree(MPI_COMM_WORLD, st, err);
+    if (st != MRT_OK && rank == 0)
         mrt_cli_print_error(err);
-    int code = st;
-    MPI_Bcast(&code, 1, MPI_INT, who, MPI_COMM_WORLD);
-    return (mrt_status)code;
+    return st;
 }
 
 /* The number of exceeded budgets, the same on every rank (the plans are
@@ -33,11 +27,11 @@ mrt_status mrt_cli_agree(mrt_status st, const mrt_error *err)
  * rank 0 prints them. */
 static int over_budget(const mrt_spec *spec, const mrt_plan *plan)
 {
-    int rank, mine, most;
+    int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    mine = mrt_cli_check_budgets(spec, plan, rank == 0);
-    MPI_Allreduce(&mine, &most, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    return most;
+    int mine = mrt_cli_check_budgets(spec, plan, rank == 0);
+    return mrt_comm_agree(MPI_COMM_WORLD, mine ? MRT_E_SPEC : MRT_OK,
+                          NULL) != MRT_OK;
 }
 
 int mrt_cli_run(const mrt_cli_args *a)

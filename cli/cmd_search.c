@@ -1,6 +1,6 @@
 /*
  * cmd_search.c — `meshrt search SPEC`: the best global layout rules for
- * the program (ops/search_rules.c does the search), printed as the K
+ * the program (mrt_search_rules_create does the search), printed as the K
  * fastest under the memory cap, the time-versus-memory Pareto front, the
  * counts and the time it took, and the winner as a `layout:` block to
  * paste into the spec.  --json FILE writes the same, atomically.
@@ -13,19 +13,15 @@
 #include <string.h>
 
 #include "cli.h"
-#include "output.h"
-#include "plan.h"
-#include "search_rules.h"
-#include "spec.h"
 
 typedef struct search_out {
     const mrt_cli_args *a;
     const mrt_spec *spec;
-    const mrt_rules_report *r;
-    const char *profile;
+    mrt_spec_info info;
+    const mrt_search_rules_report *r;
 } search_out;
 
-static void print_mesh(const mrt_mesh *m, FILE *f)
+static void print_mesh(const mrt_mesh_info *m, FILE *f)
 {
     fputc('{', f);
     for (int i = 0; i < m->naxes; i++)
@@ -33,7 +29,8 @@ static void print_mesh(const mrt_mesh *m, FILE *f)
     fprintf(f, "} (%" PRId64 " rank%s)", m->nranks, m->nranks == 1 ? "" : "s");
 }
 
-static void print_results(const search_out *o, const mrt_rules_result *res,
+static void print_results(const search_out *o,
+                          const mrt_search_rules_item *res,
                           int n, int numbered, FILE *f)
 {
     char t[4][32], b[2][32], rules[2048];
@@ -51,7 +48,8 @@ static void print_results(const search_out *o, const mrt_rules_result *res,
                 mrt_cli_fmt_time(x->compute_time_s, t[2], sizeof t[2]),
                 mrt_cli_fmt_bytes((double)x->comm_bytes, b[0], sizeof b[0]),
                 mrt_cli_fmt_bytes((double)x->peak_memory, b[1], sizeof b[1]),
-                mrt_rules_str(o->spec, res[i].rule, rules, sizeof rules));
+                mrt_search_format_rules(o->spec, res[i].rule, rules,
+                                        sizeof rules));
         if (res[i].orders)
             fprintf(f, "  (and %d other order%s of the same axes)",
                     res[i].orders, res[i].orders == 1 ? "" : "s");
@@ -61,7 +59,7 @@ static void print_results(const search_out *o, const mrt_rules_result *res,
 
 static void print_counts(const search_out *o, FILE *f)
 {
-    const mrt_rules_report *r = o->r;
+    const mrt_search_rules_report *r = o->r;
     const char *planner =
         o->a->plan.planner == MRT_PLANNER_MESHTF ? "meshtf" : "auto";
     fprintf(f, "%" PRId64 " candidate%s: %" PRId64 " pruned by the time "
@@ -97,20 +95,19 @@ static void print_counts(const search_out *o, FILE *f)
 static void print_report(const search_out *o, FILE *f)
 {
     const mrt_spec *s = o->spec;
-    const mrt_rules_report *r = o->r;
+    const mrt_search_rules_report *r = o->r;
     char buf[64], b2[64];
-    fprintf(f, "search %s on mesh ", s->path);
-    print_mesh(&s->mesh, f);
+    fprintf(f, "search %s on mesh ", o->info.path);
+    print_mesh(&o->info.mesh, f);
     fprintf(f, ", %s\nplanner %s; costs modeled with the %s profile; "
                "figures per rank\n",
-            mrt_dtype_name(s->dtype),
+            o->info.dtype,
             o->a->plan.planner == MRT_PLANNER_MESHTF ? "meshtf" : "auto",
-            o->profile);
+            r->profile);
     fprintf(f, "dims searched (%d):", r->nsearched);
-    for (int d = 0, n = 0; d < s->ndims; d++)
-        if (o->a->plan.planner == MRT_PLANNER_MESHTF ||
-            mrt_rules_dim_searched(s, d))
-            fprintf(f, "%s %s", n++ ? "," : "", s->dim_name[d]);
+    for (int d = 0, n = 0; d < r->ndims; d++)
+        if (r->searched[d])
+            fprintf(f, "%s %s", n++ ? "," : "", mrt_spec_get_dim(s, d, NULL));
     if (o->a->max_memory > 0)
         fprintf(f, "; memory cap %s per rank",
                 mrt_cli_fmt_bytes((double)o->a->max_memory, buf, sizeof buf));
@@ -145,45 +142,47 @@ static void print_report(const search_out *o, FILE *f)
                 o->a->mesh ? o->a->mesh : "", o->a->dims ? " --dim " : "",
                 o->a->dims ? o->a->dims : "");
     fputs(":\n\n", f);
-    mrt_rules_print_yaml(s, r->top[0].rule, f);
+    mrt_search_write_layout(s, r->top[0].rule, f);
 }
 
 /* ---- JSON ---- */
 
 
-static void json_results(const search_out *o, const mrt_rules_result *res,
-                         int n, FILE *f)
+static void json_results(const search_out *o,
+                         const mrt_search_rules_item *res, int n, FILE *f)
 {
     const mrt_spec *s = o->spec;
+    const mrt_mesh_info *m = &o->info.mesh;
     char buf[2048];
     fputc('[', f);
     for (int i = 0; i < n; i++) {
         const mrt_plan_totals *x = &res[i].totals;
         fputs(i ? ",\n   {\"rules\": {" : "\n   {\"rules\": {", f);
-        for (int d = 0, k = 0; d < s->ndims; d++) {
+        for (int d = 0, k = 0; d < o->r->ndims; d++) {
             if (!res[i].rule[d].naxes)
                 continue;
             fputs(k++ ? ", " : "", f);
-            mrt_json_string(f, s->dim_name[d]);
+            mrt_json_write_string(f, mrt_spec_get_dim(s, d, NULL));
             fputs(": [", f);
             for (int j = 0; j < res[i].rule[d].naxes; j++) {
                 fputs(j ? ", " : "", f);
-                mrt_json_string(f, s->mesh.name[res[i].rule[d].axes[j]]);
+                mrt_json_write_string(f, m->name[res[i].rule[d].axis[j]]);
             }
             fputc(']', f);
         }
         fputs("}, \"text\": ", f);
-        mrt_json_string(f, mrt_rules_str(s, res[i].rule, buf, sizeof buf));
+        mrt_json_write_string(
+            f, mrt_search_format_rules(s, res[i].rule, buf, sizeof buf));
         fprintf(f, ",\n    \"time_s\": %s, \"comm_time_s\": %s, "
                    "\"compute_time_s\": %s, \"bound_s\": %s, "
                    "\"comm_bytes\": %" PRId64 ", \"wire_bytes\": %s, "
                    "\"messages\": %" PRId64 ", \"peak_memory\": %" PRId64
                    ", \"candidate\": %" PRId64 ", \"other_orders\": %d}",
-                MRT_JSON_NUM("%.9g", x->time_s),
-                MRT_JSON_NUM("%.9g", x->comm_time_s),
-                MRT_JSON_NUM("%.9g", x->compute_time_s),
-                MRT_JSON_NUM("%.9g", res[i].bound_s), x->comm_bytes,
-                MRT_JSON_NUM("%.17g", x->wire_bytes), x->messages,
+                MRT_CLI_JSON_NUM("%.9g", x->time_s),
+                MRT_CLI_JSON_NUM("%.9g", x->comm_time_s),
+                MRT_CLI_JSON_NUM("%.9g", x->compute_time_s),
+                MRT_CLI_JSON_NUM("%.9g", res[i].bound_s), x->comm_bytes,
+                MRT_CLI_JSON_NUM("%.17g", x->wire_bytes), x->messages,
                 x->peak_memory, res[i].index, res[i].orders);
     }
     fputs(n ? "\n  ]" : "]", f);
@@ -193,18 +192,19 @@ static void write_json(FILE *f, const void *ctx)
 {
     const search_out *o = ctx;
     const mrt_spec *s = o->spec;
-    const mrt_rules_report *r = o->r;
+    const mrt_search_rules_report *r = o->r;
+    const mrt_mesh_info *m = &o->info.mesh;
     fputs("{\"spec\": ", f);
-    mrt_json_string(f, s->path);
+    mrt_json_write_string(f, o->info.path);
     fputs(", \"mesh\": {", f);
-    for (int a = 0; a < s->mesh.naxes; a++) {
+    for (int a = 0; a < m->naxes; a++) {
         fputs(a ? ", " : "", f);
-        mrt_json_string(f, s->mesh.name[a]);
-        fprintf(f, ": %" PRId64, s->mesh.size[a]);
+        mrt_json_write_string(f, m->name[a]);
+        fprintf(f, ": %" PRId64, m->size[a]);
     }
     fprintf(f, "}, \"planner\": \"%s\", \"profile\": ",
             o->a->plan.planner == MRT_PLANNER_MESHTF ? "meshtf" : "auto");
-    mrt_json_string(f, o->profile);
+    mrt_json_write_string(f, r->profile);
     fprintf(f, ",\n \"max_memory\": %" PRId64 ", \"top_k\": %d"
                ", \"exhaustive\": %s,\n \"candidates\": {\"enumerated\": %"
                PRId64 ", \"pruned_by_time_bound\": %" PRId64
@@ -218,12 +218,12 @@ static void write_json(FILE *f, const void *ctx)
             o->a->exhaustive ? "true" : "false", r->enumerated,
             r->pruned_time, r->pruned_memory, r->planned, r->over_memory,
             r->invalid, r->screened ? "true" : "false", r->screen_plans,
-            r->not_replanned, MRT_JSON_NUM("%.6f", r->bound_seconds),
-            MRT_JSON_NUM("%.6f", r->plan_seconds),
-            MRT_JSON_NUM("%.6f", r->elapsed_seconds));
+            r->not_replanned, MRT_CLI_JSON_NUM("%.6f", r->bound_seconds),
+            MRT_CLI_JSON_NUM("%.6f", r->plan_seconds),
+            MRT_CLI_JSON_NUM("%.6f", r->elapsed_seconds));
     if (r->has_spec)
         fprintf(f, "{\"time_s\": %s, \"peak_memory\": %" PRId64 "}",
-                MRT_JSON_NUM("%.9g", r->spec_totals.time_s),
+                MRT_CLI_JSON_NUM("%.9g", r->spec_totals.time_s),
                 r->spec_totals.peak_memory);
     else
         fputs("null", f);
@@ -235,12 +235,12 @@ static void write_json(FILE *f, const void *ctx)
     if (r->ntop) {
         char *text = NULL;
         size_t len = 0;
-        FILE *m = open_memstream(&text, &len);
-        if (m) {
-            mrt_rules_print_yaml(s, r->top[0].rule, m);
-            fclose(m);
+        FILE *mem = open_memstream(&text, &len);
+        if (mem) {
+            mrt_search_write_layout(s, r->top[0].rule, mem);
+            fclose(mem);
         }
-        mrt_json_string(f, text ? text : "");
+        mrt_json_write_string(f, text ? text : "");
         free(text);
     } else {
         fputs("null", f);
@@ -248,22 +248,11 @@ static void write_json(FILE *f, const void *ctx)
     fputs("}\n", f);
 }
 
-/* The profile's name as the planner reports it. */
-static void profile_name(const mrt_spec *s, const mrt_plan_options *opt,
-                         char *buf, size_t size)
-{
-    mrt_plan *p = NULL;
-    snprintf(buf, size, "%s", opt->profile ? opt->profile : "default");
-    if (mrt_plan_create_with(s, opt, MRT_STRATEGY_RULES, &p, NULL) == MRT_OK)
-        snprintf(buf, size, "%s", p->profile.source);
-    mrt_plan_destroy(p);
-}
-
 int mrt_cli_search(const mrt_cli_args *a)
 {
     mrt_error err = {0};
     mrt_spec *spec = NULL;
-    mrt_rules_report *r = NULL;
+    mrt_search_rules_report *r = NULL;
     mrt_status st = mrt_cli_load_spec(a, NULL, &spec, &err);
     if (!st && a->layout) {
         mrt_spec *chosen = NULL;
@@ -271,35 +260,34 @@ int mrt_cli_search(const mrt_cli_args *a)
         mrt_spec_destroy(spec);
         spec = chosen;
     }
-    mrt_rules_options opt = {.plan = a->plan, .top = a->top,
-                             .max_memory = a->max_memory,
-                             .exhaustive = a->exhaustive,
-                             .screen = a->screen};
-    opt.plan.explain = 0;
+    mrt_search_options opt = {.plan = a->plan, .top = a->top,
+                              .max_memory = a->max_memory,
+                              .exhaustive = a->exhaustive,
+                              .screen = a->screen,
+                              .activations = a->activations};
     if (!st && a->per_tensor) {
         int code = mrt_cli_search_params(a, spec, &opt);
         mrt_spec_destroy(spec);
         return code;
     }
     if (!st)
-        st = mrt_search_rules(spec, &opt, &r, &err);
+        st = mrt_search_rules_create(spec, &opt, &r, &err);
     if (st) {
         mrt_cli_print_error(&err);
         mrt_spec_destroy(spec);
         return mrt_cli_exit_code(st);
     }
-    char profile[PATH_MAX + 64];
-    profile_name(spec, &opt.plan, profile, sizeof profile);
-    search_out o = {a, spec, r, profile};
+    search_out o = {a, spec, {0}, r};
+    mrt_spec_get_info(spec, &o.info);
     print_report(&o, stdout);
     fflush(stdout);
     int code = r->ntop ? 0 : 1;
     if (a->json_file &&
-        mrt_write_atomically(a->json_file, "the results", write_json, &o, &err) != MRT_OK) {
+        mrt_file_write(a->json_file, "the results", write_json, &o, &err)) {
         mrt_cli_print_error(&err);
         code = mrt_cli_exit_code(err.code);
     }
-    mrt_rules_report_destroy(r);
+    mrt_search_rules_destroy(r);
     mrt_spec_destroy(spec);
     return code;
 }

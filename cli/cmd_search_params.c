@@ -1,10 +1,11 @@
 /*
  * cmd_search_params.c — `meshrt search SPEC --per-tensor`: the search of
- * ops/search_params.c (global rules, and a layout of its own for each
- * parameter), printed as the K fastest, the time-versus-memory Pareto
- * front and the winner to paste: a `layout:` block and the parameters'
- * own `layout:`s, and (--activations) the ops' own `layout:`s.  --json FILE writes the same, atomically.  Exit
- * status as search's: 0, 1 when nothing fits --max-memory, 2 bad input.
+ * mrt_search_tensors_create (search/search_params.c: global rules, and a
+ * layout of its own for each parameter), printed as the K fastest, the
+ * time-versus-memory Pareto front and the winner to paste: a `layout:`
+ * block and the parameters' own `layout:`s, and (--activations) the ops'
+ * own `layout:`s.  --json FILE writes the same, atomically.  Exit status
+ * as search's: 0, 1 when nothing fits --max-memory, 2 bad input.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -12,45 +13,65 @@
 #include <string.h>
 
 #include "cli.h"
-#include "output.h"
-#include "search_params.h"
-#include "spec.h"
 
 typedef struct params_out {
     const mrt_cli_args *a;
     const mrt_spec *spec;
-    const mrt_params_report *r;
+    mrt_spec_info info;
+    const mrt_search_tensors_report *r;
 } params_out;
 
-static const mrt_rule *own_of(const params_out *o,
-                              const mrt_params_result *x, int i)
+static const mrt_search_axes *own_of(const params_out *o,
+                                     const mrt_search_tensors_item *x, int i)
 {
-    return &x->own[(size_t)i * (size_t)o->spec->ndims];
+    return &x->own[(size_t)i * (size_t)o->r->ndims];
+}
+
+/* Searched tensor i, as the spec has it. */
+static mrt_spec_tensor_info tensor_of(const params_out *o, int i)
+{
+    mrt_spec_tensor_info t = {.name = ""};
+    mrt_spec_get_tensor(o->spec, o->r->tensor[i], &t, NULL);
+    return t;
+}
+
+static const char *name_of(const params_out *o, int i)
+{
+    return tensor_of(o, i).name;
 }
 
 /* Parameter i has a layout: of its own in the spec. */
 static int s_own(const params_out *o, int i)
 {
-    return o->spec->tensor[o->r->param[i]].own_layout;
+    return tensor_of(o, i).own_layout;
+}
+
+static const char *dim_of(const params_out *o, int d)
+{
+    return mrt_spec_get_dim(o->spec, d, NULL);
 }
 
 /* "rules: batch: rows; w1: {d_in: rows}; w2: rules" */
-static void print_layouts(const params_out *o, const mrt_params_result *x,
+static void print_layouts(const params_out *o,
+                          const mrt_search_tensors_item *x,
                           FILE *f)
 {
     char buf[2048];
-    fprintf(f, "rules: %s", mrt_rules_str(o->spec, x->rule, buf, sizeof buf));
-    for (int i = 0; i < o->r->nparams; i++) {
-        fprintf(f, "; %s: ", o->spec->tensor[o->r->param[i]].name);
+    fprintf(f, "rules: %s",
+            mrt_search_format_rules(o->spec, x->rule, buf, sizeof buf));
+    for (int i = 0; i < o->r->ntensors; i++) {
+        fprintf(f, "; %s: ", name_of(o, i));
         if (x->follows[i])
             fputs(s_own(o, i) ? "as in the spec" : "rules", f);
         else
             fprintf(f, "{%s}",
-                    mrt_rules_str(o->spec, own_of(o, x, i), buf, sizeof buf));
+                    mrt_search_format_rules(o->spec, own_of(o, x, i), buf,
+                                            sizeof buf));
     }
 }
 
-static void print_list(const params_out *o, const mrt_params_result *x,
+static void print_list(const params_out *o,
+                       const mrt_search_tensors_item *x,
                        int n, FILE *f)
 {
     char t[3][32], b[2][32];
@@ -71,15 +92,16 @@ static void print_list(const params_out *o, const mrt_params_result *x,
 
 static void print_report(const params_out *o, FILE *f)
 {
-    const mrt_params_report *r = o->r;
+    const mrt_search_tensors_report *r = o->r;
     const mrt_spec *s = o->spec;
+    const mrt_mesh_info *m = &o->info.mesh;
     char buf[2048];
     fprintf(f, "search %s, per tensor: global rules and a layout for each "
                "of %d %s%s (",
-            s->path, r->nparams, r->nacts ? "tensor" : "parameter",
-            r->nparams == 1 ? "" : "s");
-    for (int i = 0; i < r->nparams; i++)
-        fprintf(f, "%s%s", i ? ", " : "", s->tensor[r->param[i]].name);
+            o->info.path, r->ntensors, r->nacts ? "tensor" : "parameter",
+            r->ntensors == 1 ? "" : "s");
+    for (int i = 0; i < r->ntensors; i++)
+        fprintf(f, "%s%s", i ? ", " : "", name_of(o, i));
     fprintf(f, "): %" PRId64 " combination%s of their layouts\n", r->combos,
             r->combos == 1 ? "" : "s");
     if (r->nacts)
@@ -87,9 +109,12 @@ static void print_report(const params_out *o, FILE *f)
                    "their op's layout:)\n", r->nacts, r->nacts == 1 ? "" : "s");
     if (r->nleft) {
         fprintf(f, "the cap of %d combinations cut the space: not searched "
-                   "with a layout of their own: ", MRT_PARAMS_MAX_COMBOS);
-        for (int i = 0; i < r->nleft; i++)
-            fprintf(f, "%s%s", i ? ", " : "", s->tensor[r->left[i]].name);
+                   "with a layout of their own: ", MRT_SEARCH_MAX_COMBOS);
+        for (int i = 0; i < r->nleft; i++) {
+            mrt_spec_tensor_info t = {.name = ""};
+            mrt_spec_get_tensor(s, r->left[i], &t, NULL);
+            fprintf(f, "%s%s", i ? ", " : "", t.name);
+        }
         fputc('\n', f);
     }
     fprintf(f, "%" PRId64 " candidates in all: %" PRId64 " planned, %" PRId64
@@ -121,31 +146,30 @@ static void print_report(const params_out *o, FILE *f)
                 o->a->mesh ? o->a->mesh : "", o->a->dims ? " --dim " : "",
                 o->a->dims ? o->a->dims : "");
     fputs(":\n\n", f);
-    mrt_rules_print_yaml(s, r->top[0].rule, f);
+    mrt_search_write_layout(s, r->top[0].rule, f);
     int any = 0, anyop = 0;
-    for (int i = 0; i < r->nparams; i++) {
+    for (int i = 0; i < r->ntensors; i++) {
         if (r->top[0].follows[i])
             continue;
-        int act = i >= r->nparams - r->nacts;
+        int act = i >= r->ntensors - r->nacts;
         if (!act && !any++)
             fputs("\nand give these tensors (under tensors:) their own "
                   "layout:\n\n", f);
         if (act && !anyop++)
             fputs("\nand give these ops (under ops:, the op by its out:) "
                   "their own layout:\n\n", f);
-        const mrt_rule *own = own_of(o, &r->top[0], i);
+        const mrt_search_axes *own = own_of(o, &r->top[0], i);
         int n = 0;
         fprintf(f, act ? "  out: %s, layout: {" : "  %s: layout: {",
-                s->tensor[r->param[i]].name);
-        for (int d = 0; d < s->ndims; d++) {
+                name_of(o, i));
+        for (int d = 0; d < r->ndims; d++) {
             if (!own[d].naxes)
                 continue;
-            fprintf(f, "%s%s: ", n++ ? ", " : "", s->dim_name[d]);
+            fprintf(f, "%s%s: ", n++ ? ", " : "", dim_of(o, d));
             if (own[d].naxes > 1)
                 fputc('[', f);
             for (int j = 0; j < own[d].naxes; j++)
-                fprintf(f, "%s%s", j ? ", " : "",
-                        s->mesh.name[own[d].axes[j]]);
+                fprintf(f, "%s%s", j ? ", " : "", m->name[own[d].axis[j]]);
             if (own[d].naxes > 1)
                 fputc(']', f);
         }
@@ -153,49 +177,50 @@ static void print_report(const params_out *o, FILE *f)
     }
 }
 
-static void json_rules(const mrt_spec *s, const mrt_rule *rules, FILE *f)
+static void json_rules(const params_out *o, const mrt_search_axes *rules,
+                       FILE *f)
 {
     fputc('{', f);
-    for (int d = 0, k = 0; d < s->ndims; d++) {
+    for (int d = 0, k = 0; d < o->r->ndims; d++) {
         if (!rules[d].naxes)
             continue;
         fputs(k++ ? ", " : "", f);
-        mrt_json_string(f, s->dim_name[d]);
+        mrt_json_write_string(f, dim_of(o, d));
         fputs(": [", f);
         for (int j = 0; j < rules[d].naxes; j++) {
             fputs(j ? ", " : "", f);
-            mrt_json_string(f, s->mesh.name[rules[d].axes[j]]);
+            mrt_json_write_string(f, o->info.mesh.name[rules[d].axis[j]]);
         }
         fputc(']', f);
     }
     fputc('}', f);
 }
 
-static void json_list(const params_out *o, const mrt_params_result *x, int n,
-                      FILE *f)
+static void json_list(const params_out *o, const mrt_search_tensors_item *x,
+                      int n, FILE *f)
 {
     fputc('[', f);
     for (int i = 0; i < n; i++) {
         const mrt_plan_totals *y = &x[i].totals;
         fputs(i ? ",\n   {\"rules\": " : "\n   {\"rules\": ", f);
-        json_rules(o->spec, x[i].rule, f);
+        json_rules(o, x[i].rule, f);
         fputs(", \"tensors\": {", f);
-        for (int p = 0; p < o->r->nparams; p++) {
+        for (int p = 0; p < o->r->ntensors; p++) {
             fputs(p ? ", " : "", f);
-            mrt_json_string(f, o->spec->tensor[o->r->param[p]].name);
+            mrt_json_write_string(f, name_of(o, p));
             fputs(": ", f);
             if (x[i].follows[p])
                 fputs("null", f);
             else
-                json_rules(o->spec, own_of(o, &x[i], p), f);
+                json_rules(o, own_of(o, &x[i], p), f);
         }
         fprintf(f, "},\n    \"time_s\": %s, \"comm_time_s\": %s, "
                    "\"compute_time_s\": %s, \"comm_bytes\": %" PRId64
                    ", \"wire_bytes\": %s, \"peak_memory\": %" PRId64 "}",
-                MRT_JSON_NUM("%.9g", y->time_s),
-                MRT_JSON_NUM("%.9g", y->comm_time_s),
-                MRT_JSON_NUM("%.9g", y->compute_time_s), y->comm_bytes,
-                MRT_JSON_NUM("%.17g", y->wire_bytes), y->peak_memory);
+                MRT_CLI_JSON_NUM("%.9g", y->time_s),
+                MRT_CLI_JSON_NUM("%.9g", y->comm_time_s),
+                MRT_CLI_JSON_NUM("%.9g", y->compute_time_s), y->comm_bytes,
+                MRT_CLI_JSON_NUM("%.17g", y->wire_bytes), y->peak_memory);
     }
     fputs(n ? "\n  ]" : "]", f);
 }
@@ -203,18 +228,18 @@ static void json_list(const params_out *o, const mrt_params_result *x, int n,
 static void write_json(FILE *f, const void *ctx)
 {
     const params_out *o = ctx;
-    const mrt_params_report *r = o->r;
+    const mrt_search_tensors_report *r = o->r;
     fputs("{\"spec\": ", f);
-    mrt_json_string(f, o->spec->path);
+    mrt_json_write_string(f, o->info.path);
     fputs(", \"per_tensor\": true, \"params\": [", f);
-    for (int i = 0; i < r->nparams - r->nacts; i++) {
+    for (int i = 0; i < r->ntensors - r->nacts; i++) {
         fputs(i ? ", " : "", f);
-        mrt_json_string(f, o->spec->tensor[r->param[i]].name);
+        mrt_json_write_string(f, name_of(o, i));
     }
     fputs("], \"activations\": [", f);
-    for (int i = r->nparams - r->nacts; i < r->nparams; i++) {
-        fputs(i > r->nparams - r->nacts ? ", " : "", f);
-        mrt_json_string(f, o->spec->tensor[r->param[i]].name);
+    for (int i = r->ntensors - r->nacts; i < r->ntensors; i++) {
+        fputs(i > r->ntensors - r->nacts ? ", " : "", f);
+        mrt_json_write_string(f, name_of(o, i));
     }
     fprintf(f, "],\n \"combinations\": %" PRId64 ", \"exhaustive\": %s, "
                "\"candidates\": {\"enumerated\": %" PRId64 ", \"planned\": %"
@@ -231,26 +256,26 @@ static void write_json(FILE *f, const void *ctx)
 }
 
 int mrt_cli_search_params(const mrt_cli_args *a, const mrt_spec *spec,
-                          const mrt_rules_options *opt)
+                          const mrt_search_options *opt)
 {
     mrt_error err = {0};
-    mrt_params_report *r = NULL;
+    mrt_search_tensors_report *r = NULL;
     const mrt_spec_overrides ov = {a->mesh, a->dims};
-    mrt_status st = mrt_search_params(spec, &ov, a->activations, opt, &r,
-                                      &err);
+    mrt_status st = mrt_search_tensors_create(spec, &ov, opt, &r, &err);
     if (st) {
         mrt_cli_print_error(&err);
         return mrt_cli_exit_code(st);
     }
-    params_out o = {a, spec, r};
+    params_out o = {a, spec, {0}, r};
+    mrt_spec_get_info(spec, &o.info);
     print_report(&o, stdout);
     fflush(stdout);
     int code = r->ntop ? 0 : 1;
-    if (a->json_file && mrt_write_atomically(a->json_file, "the results",
-                                             write_json, &o, &err)) {
+    if (a->json_file && mrt_file_write(a->json_file, "the results",
+                                       write_json, &o, &err)) {
         mrt_cli_print_error(&err);
         code = mrt_cli_exit_code(err.code);
     }
-    mrt_params_report_destroy(r);
+    mrt_search_tensors_destroy(r);
     return code;
 }

@@ -13,8 +13,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "output.h"
-#include "spec.h"
 
 /* ---- readable figures ---- */
 
@@ -219,19 +217,19 @@ void mrt_cmp_write_json(FILE *f, const void *table)
 {
     const mrt_cmp_table *t = table;
     fputs("{\"spec\": ", f);
-    mrt_json_string(f, t->spec);
+    mrt_json_write_string(f, t->spec);
     fputs(", \"planner\": ", f);
-    mrt_json_string(f, t->planner);
+    mrt_json_write_string(f, t->planner);
     fputs(", \"profile\": ", f);
-    mrt_json_string(f, t->profile);
+    mrt_json_write_string(f, t->profile);
     fputs(",\n \"axis_sets\": [", f);
     for (int k = 0; k < t->ncols; k++) {
         fputs(k ? ", " : "", f);
-        mrt_json_string(f, t->col[k]);
+        mrt_json_write_string(f, t->col[k]);
     }
     fputs("],\n \"fastest\": ", f);
     if (t->fastest >= 0)
-        mrt_json_string(f, t->row[t->fastest].name);
+        mrt_json_write_string(f, t->row[t->fastest].name);
     else
         fputs("null", f);
     fputs(",\n \"layouts\": [", f);
@@ -239,12 +237,12 @@ void mrt_cmp_write_json(FILE *f, const void *table)
         const mrt_cmp_row *row = &t->row[r];
         const mrt_plan_totals *x = &row->totals;
         fputs(r ? ",\n  {\"name\": " : "\n  {\"name\": ", f);
-        mrt_json_string(f, row->name);
+        mrt_json_write_string(f, row->name);
         fputs(", \"mesh\": ", f);
-        mrt_json_string(f, row->mesh);
+        mrt_json_write_string(f, row->mesh);
         if (!row->ok) {
             fputs(", \"ok\": false, \"error\": ", f);
-            mrt_json_string(f, row->error);
+            mrt_json_write_string(f, row->error);
             fputc('}', f);
             continue;
         }
@@ -255,7 +253,7 @@ void mrt_cmp_write_json(FILE *f, const void *table)
             if (!row->axis_bytes[k])
                 continue;
             fputs(n++ ? ", " : "", f);
-            mrt_json_string(f, t->col[k]);
+            mrt_json_write_string(f, t->col[k]);
             fprintf(f, ": %" PRId64, row->axis_bytes[k]);
         }
         fprintf(f, "},\n   \"comm_bytes\": %" PRId64 ", \"wire_bytes\": %s"
@@ -263,20 +261,20 @@ void mrt_cmp_write_json(FILE *f, const void *table)
                    ", \"flops\": %s,\n   \"comm_time_s\": %s"
                    ", \"compute_time_s\": %s, \"time_s\": %s"
                    ", \"peak_memory\": %" PRId64 ",\n   \"phases\": {",
-                x->comm_bytes, MRT_JSON_NUM("%.17g", x->wire_bytes),
-                x->messages, x->collectives, MRT_JSON_NUM("%.17g", x->flops),
-                MRT_JSON_NUM("%.9g", x->comm_time_s),
-                MRT_JSON_NUM("%.9g", x->compute_time_s),
-                MRT_JSON_NUM("%.9g", x->time_s), x->peak_memory);
+                x->comm_bytes, MRT_CLI_JSON_NUM("%.17g", x->wire_bytes),
+                x->messages, x->collectives, MRT_CLI_JSON_NUM("%.17g", x->flops),
+                MRT_CLI_JSON_NUM("%.9g", x->comm_time_s),
+                MRT_CLI_JSON_NUM("%.9g", x->compute_time_s),
+                MRT_CLI_JSON_NUM("%.9g", x->time_s), x->peak_memory);
         static const char *const phase[] = {"forward", "backward", "update"};
         for (int ph = 0; ph < 3; ph++)
             fprintf(f, "%s\"%s\": {\"comm_bytes\": %" PRId64
                        ", \"wire_bytes\": %s, \"collectives\": %" PRId64
                        ", \"time_s\": %s}",
                     ph ? ", " : "", phase[ph], x->phase_comm_bytes[ph],
-                    MRT_JSON_NUM("%.17g", x->phase_wire_bytes[ph]),
+                    MRT_CLI_JSON_NUM("%.17g", x->phase_wire_bytes[ph]),
                     x->phase_collectives[ph],
-                    MRT_JSON_NUM("%.9g", x->phase_time_s[ph]));
+                    MRT_CLI_JSON_NUM("%.9g", x->phase_time_s[ph]));
         fputs("}}", f);
     }
     fputs("\n ]}\n", f);

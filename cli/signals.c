@@ -18,7 +18,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "output.h"
 
 static const int caught[] = {SIGINT, SIGTERM, SIGHUP};
 static const char *const caught_name[] = {"SIGINT", "SIGTERM", "SIGHUP"};
@@ -32,7 +31,7 @@ static volatile sig_atomic_t quiet; /* a rank other than 0 */
 
 static void on_signal(int sig)
 {
-    mrt_output_remove_partial();
+    mrt_file_remove_partial();
     for (int k = 0; k < NCAUGHT && !quiet; k++)
         if (caught[k] == sig && write(STDERR_FILENO, line[k], line_len[k]))
             break;

@@ -84,6 +84,10 @@ MRT_API char *mrt_error_format(const mrt_error *e, char *buf, size_t size);
 
 /* ---- specs -------------------------------------------------------- */
 
+/* At most this many dims per tensor, and mesh axes. */
+#define MRT_API_MAX_DIMS 12
+#define MRT_API_MAX_AXES 8
+
 typedef struct mrt_spec mrt_spec; /* a parsed, validated spec */
 
 /* Loads the YAML spec at path.  mesh_override is NULL or a string
@@ -337,7 +341,7 @@ typedef enum mrt_planner {
 typedef struct mrt_plan_options {
     mrt_planner planner;
     const char *profile; /* machine profile file; NULL: the default file
-                            (see mrt_profile_default_path) when it exists,
+                            (see mrt_profile_get_default_path) when it exists,
                             else the built-in profile */
     int explain;         /* keep the alternatives weighed for each op */
     int blocking;        /* issue every collective blocking; by default a
@@ -466,6 +470,8 @@ typedef struct mrt_warning_options {
                                 rank's memory" */
     double replicated_share; /* warn about a replicated shard over this
                                 share of memory; 0: 0.25 */
+    unsigned kinds;          /* 0: every kind; else only those whose bit
+                                1u << kind is set */
 } mrt_warning_options;
 /* The warnings about plan (made from spec, or the alternative of it the
  * plan was made from): the memory one, then each op's, then each
@@ -519,6 +525,328 @@ MRT_API mrt_status mrt_compare_create(const mrt_spec *spec,
                                       const mrt_plan_options *opt,
                                       mrt_compare **out, mrt_error *err);
 MRT_API void mrt_compare_destroy(mrt_compare *c);
+
+/* A comparison at each of several sizes of one dim (`meshrt compare
+ * --sweep`): the spec is loaded from path once per size, with ov (may
+ * be NULL) and `dim` set to that size on top of ov->dims, then compared
+ * as mrt_compare_create does. */
+#define MRT_SWEEP_MAX 64 /* sizes at most */
+typedef struct mrt_sweep_cell {
+    int ok;                 /* planned; else error says why not */
+    mrt_plan_totals totals; /* ok only */
+    char error[1024];       /* one line, "FILE:LINE:COL: error: ..." */
+} mrt_sweep_cell;
+typedef struct mrt_sweep {
+    char dim[64];
+    int nvalues;
+    int64_t value[MRT_SWEEP_MAX];     /* the sizes, in the caller's order */
+    char load_error[MRT_SWEEP_MAX][1024]; /* "": the spec loaded at that
+                                         size; else why not (each row's
+                                         cell there has that error) */
+    int nrows;
+    char (*name)[64];       /* [nrows]: "spec", then the alternatives, as
+                               first met */
+    mrt_sweep_cell *cell;   /* row r at size v: cell[r * MRT_SWEEP_MAX + v] */
+    int fastest[MRT_SWEEP_MAX]; /* the row with the least modeled time at
+                               each size; -1: none planned */
+    char profile[4096];     /* the cost model's profile as plans name it;
+                               "": none planned */
+} mrt_sweep;
+/* nvalues sizes (1 to MRT_SWEEP_MAX, each > 0) of dim.  A size at which
+ * the spec does not load, or a row that does not plan, is recorded, not
+ * a failure (nrows is 0 when no size loaded): this fails only for bad
+ * arguments (MRT_E_USAGE) or out of memory.  The caller owns *out
+ * (mrt_sweep_destroy). */
+MRT_API mrt_status mrt_sweep_create(const char *path,
+                                    const mrt_spec_overrides *ov,
+                                    const char *dim, int nvalues,
+                                    const int64_t *values,
+                                    const mrt_plan_options *opt,
+                                    mrt_sweep **out, mrt_error *err);
+MRT_API void mrt_sweep_destroy(mrt_sweep *s);
+
+/* ---- inspecting a spec -------------------------------------------- */
+
+/* Plain data, filled by the calls below; strings marked borrowed live
+ * as long as the spec. */
+
+/* A mesh: axis i is name[i] of size[i], row major (first axis major). */
+typedef struct mrt_mesh_info {
+    int naxes;
+    char name[MRT_API_MAX_AXES][64];
+    int64_t size[MRT_API_MAX_AXES];
+    int64_t nranks;          /* the product of the sizes */
+} mrt_mesh_info;
+
+/* A spec as a whole. */
+typedef struct mrt_spec_info {
+    const char *path;        /* as given to the loader (borrowed) */
+    mrt_mesh_info mesh;
+    const char *dtype;       /* "float32" or "float64" (static) */
+    int ndims;               /* named dims: mrt_spec_get_dim */
+    int ntensors;            /* inputs, then op results (with `train:`,
+                                the backward program's too) */
+    int nops;                /* ops as planned (with `train:`, forward,
+                                backward and update) */
+    int nlayouts;            /* `layouts:` alternatives */
+    int training;            /* the spec has `train:` */
+} mrt_spec_info;
+MRT_API void mrt_spec_get_info(const mrt_spec *spec, mrt_spec_info *out);
+
+/* The name of dim i (0 <= i < ndims; borrowed), its size in *size (may
+ * be NULL); NULL when i is out of range. */
+MRT_API const char *mrt_spec_get_dim(const mrt_spec *spec, int i,
+                                     int64_t *size);
+/* The index of the dim called name, or -1. */
+MRT_API int mrt_spec_find_dim(const mrt_spec *spec, const char *name);
+
+/* Tensor i of the spec (0 <= i < ntensors) and how it is laid out. */
+typedef struct mrt_spec_tensor_info {
+    const char *name;        /* borrowed */
+    int input;               /* 1: an input; 0: an op's result */
+    int own_layout;          /* laid out by its own (or its op's)
+                                `layout:`, not the global rules */
+    int ndims;
+    const char *dim[MRT_API_MAX_DIMS]; /* dim names (borrowed) */
+    int64_t shape[MRT_API_MAX_DIMS];
+    int64_t shard_shape[MRT_API_MAX_DIMS]; /* the largest shard's (rank
+                                0's): split unevenly, others are smaller */
+    int even;                /* every rank's shard has that shape */
+    char layout[1024];       /* "[batch/data, d_model]": each dim and the
+                                mesh axes that split it */
+    char replicated[600];    /* "model": the mesh axes it is not split
+                                over, "" when none (or one rank) */
+} mrt_spec_tensor_info;
+/* MRT_E_USAGE when i is out of range. */
+MRT_API mrt_status mrt_spec_get_tensor(const mrt_spec *spec, int i,
+                                       mrt_spec_tensor_info *out,
+                                       mrt_error *err);
+
+/* The name of alternative i of the spec's `layouts:` (0 <= i <
+ * nlayouts; borrowed), or NULL. */
+MRT_API const char *mrt_spec_get_layout(const mrt_spec *spec, int i);
+/* A new spec: spec under its alternative `name` (its rules, its mesh if
+ * it has one, its tensors' and ops' layouts), as `--layout NAME` plans
+ * it.  An unknown name is MRT_E_USAGE listing the names; an alternative
+ * that did not fit the loader's overrides returns its error.  The caller
+ * owns *out (mrt_spec_destroy); spec is unchanged. */
+MRT_API mrt_status mrt_spec_select_layout(const mrt_spec *spec,
+                                          const char *name, mrt_spec **out,
+                                          mrt_error *err);
+
+/* ---- searching layouts -------------------------------------------- */
+
+/* What `meshrt search` does, as data: the best global layout rules of a
+ * program (and, per tensor, layouts of its own for its parameters and
+ * chosen activations), planned with no MPI.  Reports are plain data the
+ * caller reads (and must not change) and frees with its destroy; they
+ * do not borrow the spec, but dims and axes in them are indices into it
+ * (mrt_spec_get_dim, mrt_spec_info.mesh). */
+
+/* The mesh axes that split one dim, major first (naxes 0: replicated). */
+typedef struct mrt_search_axes {
+    int naxes;
+    int axis[MRT_API_MAX_AXES];
+} mrt_search_axes;
+
+typedef struct mrt_search_options {
+    mrt_plan_options plan;   /* planner and profile of every candidate
+                                (explain is ignored) */
+    int top;                 /* how many of the best to keep; 0: 5 */
+    int64_t max_memory;      /* peak memory cap per rank, bytes; <= 0:
+                                none */
+    int exhaustive;          /* plan every candidate: no pruning, no
+                                screen */
+    int screen;              /* 0: screen when planning every candidate
+                                would be slow; 1: always; -1: never */
+    const char *activations; /* mrt_search_tensors_create: op results
+                                searched too, "h,r" or "all"; NULL: none */
+} mrt_search_options;
+
+/* One planned set of global rules. */
+typedef struct mrt_search_rules_item {
+    mrt_search_axes *rule;   /* [ndims], by dim */
+    mrt_plan_totals totals;
+    double bound_s;          /* the lower bound on its modeled time */
+    int64_t index;           /* the candidate, in enumeration order */
+    int orders;              /* other orders of the same axes with the very
+                                same figures, counted as this one */
+} mrt_search_rules_item;
+
+typedef struct mrt_search_rules_report {
+    int ndims;
+    unsigned char *searched; /* [ndims]: 1 if the dim's rule is searched
+                                (some tensor takes it from the rules) */
+    int nsearched;
+    int64_t enumerated;      /* candidates */
+    int64_t invalid;         /* did not plan (e.g. meshtf) */
+    int64_t pruned_time;     /* skipped: their time bound rules them out */
+    int64_t pruned_memory;   /* skipped: their memory bound is over the
+                                cap */
+    int64_t planned, over_memory;
+    int screened;            /* 1: planned with the fixed rule first, and
+                                only the best of that with the planner
+                                asked for: the lists may not be exact */
+    int64_t screen_plans;    /* screened: candidates planned so */
+    int64_t not_replanned;   /* screened: left out by the screen */
+    int replan_each;         /* screened: re-planned from the top of the
+                                screen and of the time bound, each */
+    double bound_seconds, plan_seconds, elapsed_seconds;
+    int has_spec;            /* the spec's own rules planned: */
+    mrt_plan_totals spec_totals;
+    int ntop;
+    mrt_search_rules_item *top;    /* best first: by time, then index */
+    int npareto;
+    mrt_search_rules_item *pareto; /* time-versus-memory front, by time */
+    char first_error[512];   /* the first invalid candidate's error */
+    char profile[4096];      /* the cost model's profile, as plans name
+                                it */
+} mrt_search_rules_report;
+
+/* Searches the global rules of spec (ops/search_rules.h says how: lower
+ * bounds prune what provably cannot enter the K best under the cap or
+ * the Pareto front).  opt may be NULL (auto planner, default profile,
+ * K = 5, no cap).  Fails for an unusable profile, out of memory, or
+ * more than 1000000 candidates.  The caller owns *out. */
+MRT_API mrt_status mrt_search_rules_create(const mrt_spec *spec,
+                                           const mrt_search_options *opt,
+                                           mrt_search_rules_report **out,
+                                           mrt_error *err);
+MRT_API void mrt_search_rules_destroy(mrt_search_rules_report *r);
+
+/* Per tensor: combinations of layouts searched at most, and tensors. */
+#define MRT_SEARCH_MAX_COMBOS 4096
+#define MRT_SEARCH_MAX_TENSORS 64
+
+/* One planned set of global rules and per-tensor layouts. */
+typedef struct mrt_search_tensors_item {
+    mrt_search_axes *rule;   /* [ndims] global rules */
+    mrt_search_axes *own;    /* [ntensors * ndims]: searched tensor i's
+                                own rules, from own[i * ndims] */
+    unsigned char *follows;  /* [ntensors]: 1 if tensor i keeps what the
+                                spec gives it (the rules or its layout:) */
+    mrt_plan_totals totals;
+    int64_t combo;           /* the combination, in enumeration order */
+    int64_t index;           /* the candidate within it */
+} mrt_search_tensors_item;
+
+typedef struct mrt_search_tensors_report {
+    int ndims, ntensors;     /* ntensors: tensors searched */
+    int tensor[MRT_SEARCH_MAX_TENSORS]; /* their indices in the spec
+                                (mrt_spec_get_tensor): the parameters,
+                                then nacts activations */
+    int nacts;
+    int nleft, left[MRT_SEARCH_MAX_TENSORS]; /* activations the cap of
+                                combinations left out */
+    int64_t combos;          /* combinations of per-tensor choices */
+    int64_t failed;          /* combinations whose spec did not load */
+    int64_t enumerated, planned, invalid, pruned, over_memory;
+    int screened;            /* some combination was screened */
+    int ntop;
+    mrt_search_tensors_item *top;    /* best first */
+    int npareto;
+    mrt_search_tensors_item *pareto; /* by time */
+    char first_error[512];
+} mrt_search_tensors_report;
+
+/* Searches global rules and, for each parameter (the `train:` params;
+ * without `train:`, every input) and each activation of
+ * opt->activations, a layout of its own, in place of what the spec
+ * gives it: the spec is loaded again from its file with ov (may be
+ * NULL) for every combination.  Fails for more than
+ * MRT_SEARCH_MAX_COMBOS combinations or an activation no op makes
+ * (MRT_E_USAGE), or for what mrt_search_rules_create fails for.  The
+ * caller owns *out. */
+MRT_API mrt_status mrt_search_tensors_create(const mrt_spec *spec,
+                                             const mrt_spec_overrides *ov,
+                                             const mrt_search_options *opt,
+                                             mrt_search_tensors_report **out,
+                                             mrt_error *err);
+MRT_API void mrt_search_tensors_destroy(mrt_search_tensors_report *r);
+
+/* rules ([ndims] of spec) as one line, "batch: data, d_ff: [model,
+ * pipe]" ("(all replicated)"), into buf; returns buf. */
+MRT_API char *mrt_search_format_rules(const mrt_spec *spec,
+                                      const mrt_search_axes *rules,
+                                      char *buf, size_t size);
+/* rules as a `layout:` block to paste into the spec:
+ * "layout:\n  batch: data\n  d_ff: [model, pipe]\n" ("layout: {}\n"). */
+MRT_API void mrt_search_write_layout(const mrt_spec *spec,
+                                     const mrt_search_axes *rules, FILE *f);
+
+/* ---- machine profiles and calibration ----------------------------- */
+
+/* The machine profile plans read when mrt_plan_options.profile is NULL:
+ * $MESHRT_PROFILE, else $XDG_CONFIG_HOME/meshrt/profile.yaml, else
+ * ~/.config/meshrt/profile.yaml (whether it exists or not), into buf;
+ * returns buf. */
+MRT_API char *mrt_profile_get_default_path(char *buf, size_t size);
+
+/* A mesh string "AXIS=N,AXIS=N" (what --mesh and mesh_override take;
+ * blanks around names and sizes allowed) into *out; bad input is
+ * MRT_E_USAGE, "invalid --mesh 'S': WHY", with no file. */
+MRT_API mrt_status mrt_mesh_parse(const char *s, mrt_mesh_info *out,
+                                  mrt_error *err);
+
+#ifndef MRT_NO_MPI
+/* A measurement of the machine for the cost model (`meshrt calibrate`,
+ * docs/calibration.md): links per mesh axis, GEMM, reduction and copy
+ * rates, and each collective timed next to the model's prediction. */
+typedef struct mrt_calibration mrt_calibration;
+/* Measures on the ranks of comm laid out as mesh (NULL: one axis
+ * "world" of all of them; else its nranks must be comm's size, or
+ * MRT_E_MESH).  quick: smaller sizes, a few seconds.  Collective: every
+ * rank returns the same status and error, and on success its own *out,
+ * which the caller owns (mrt_calibration_destroy). */
+MRT_API mrt_status mrt_calibration_create(MPI_Comm comm,
+                                          const mrt_mesh_info *mesh,
+                                          int quick, mrt_calibration **out,
+                                          mrt_error *err);
+MRT_API void mrt_calibration_destroy(mrt_calibration *c);
+/* The figures as a table, with the model's predictions next to them. */
+MRT_API void mrt_calibration_print(const mrt_calibration *c, FILE *f);
+/* Writes the measured profile to path (as mrt_file_write does: "-" is
+ * the standard output), with what was measured in its `measured:`
+ * block.  Local: call it on one rank. */
+MRT_API mrt_status mrt_calibration_save(const mrt_calibration *c,
+                                        const char *path, mrt_error *err);
+
+/* Every rank of comm gets the status and error of the lowest rank whose
+ * st is not MRT_OK (MRT_OK when none): call it, collectively, before
+ * a collective that some rank might otherwise not reach.  err may be
+ * NULL (the status alone). */
+MRT_API mrt_status mrt_comm_agree(MPI_Comm comm, mrt_status st,
+                                  mrt_error *err);
+#endif
+
+/* ---- files -------------------------------------------------------- */
+
+/* Writes path by calling write(f, ctx), according to what path is: "-"
+ * (or a path that leads to the standard output or error) is written to
+ * that stream; a new or regular file (or the file a symbolic link leads
+ * to) is replaced atomically: a temporary PATH.tmp.RANDOM in the same
+ * folder, flushed to disk, then renamed over it, so a reader sees the
+ * old file or the whole new one and a failure leaves nothing; a pipe or
+ * a device is written through; a folder is an error.  Errors are on
+ * path, "cannot write WHAT: REASON": MRT_E_IO when path cannot be a file
+ * (a missing folder, a folder, a name too long), MRT_E_RUNTIME when the
+ * system refused to store it (disk full, read-only, permission
+ * denied). */
+MRT_API mrt_status mrt_file_write(const char *path, const char *what,
+                                  void (*write)(FILE *f, const void *ctx),
+                                  const void *ctx, mrt_error *err);
+/* Removes the temporary file being written by mrt_file_write (or by any
+ * meshrt output), if there is one.  Async-signal-safe: for a handler of
+ * SIGINT, SIGTERM or SIGHUP that is about to end the process. */
+MRT_API void mrt_file_remove_partial(void);
+/* Writes s to f as a JSON string literal (quotes and escapes included). */
+MRT_API void mrt_json_write_string(FILE *f, const char *s);
+/* v as a JSON number in printf format fmt (one conversion of a double:
+ * "%.9g", "%.3f"), or "null" when v is not finite (JSON has no inf or
+ * nan), into buf, which it returns; meshrt's own JSON goes through it. */
+#define MRT_JSON_NUMBER_MAX 32
+MRT_API const char *mrt_json_format_number(char buf[MRT_JSON_NUMBER_MAX],
+                                           const char *fmt, double v);
 
 /* ---- running ------------------------------------------------------ */
 
@@ -588,7 +916,6 @@ MRT_API mrt_status mrt_runner_create(const mrt_spec *spec,
 MRT_API void mrt_runner_destroy(mrt_runner *r);
 
 /* What a tensor (an input or output of the spec) looks like. */
-#define MRT_API_MAX_DIMS 12
 typedef struct mrt_tensor_info {
     int dtype_size;    /* bytes per element: 4 (float32) or 8 (float64) */
     int ndims;

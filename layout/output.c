@@ -280,3 +280,28 @@ const char *mrt_json_num(char *buf, const char *fmt, double v)
         snprintf(buf, MRT_JSON_NUM_MAX, "%.17g", v);
     return buf;
 }
+
+/* ---- meshrt.h's names for the helpers above ---- */
+
+mrt_status mrt_file_write(const char *path, const char *what,
+                          void (*write)(FILE *f, const void *ctx),
+                          const void *ctx, mrt_error *err)
+{
+    return mrt_write_atomically(path, what, write, ctx, err);
+}
+
+void mrt_file_remove_partial(void)
+{
+    mrt_output_remove_partial();
+}
+
+void mrt_json_write_string(FILE *f, const char *s)
+{
+    mrt_json_string(f, s);
+}
+
+const char *mrt_json_format_number(char buf[MRT_JSON_NUMBER_MAX],
+                                   const char *fmt, double v)
+{
+    return mrt_json_num(buf, fmt, v);
+}

@@ -42,6 +42,7 @@
  * added to one side must be added to the other.
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -75,6 +76,12 @@ char *mrt_profile_default_path(char *buf, int size)
         snprintf(buf, (size_t)size, "%s/.config/meshrt/profile.yaml",
                  home ? home : ".");
     return buf;
+}
+
+char *mrt_profile_get_default_path(char *buf, size_t size)
+{
+    return mrt_profile_default_path(buf, size > INT_MAX ? INT_MAX
+                                                        : (int)size);
 }
 
 /* ---- reading: nodes, positions and error wording ------------------ */

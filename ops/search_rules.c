@@ -317,6 +317,21 @@ static int cmp_bound(const void *x, const void *y)
     return (a->index > b->index) - (a->index < b->index);
 }
 
+int mrt_rules_cmp_totals(const mrt_plan_totals *a, const mrt_plan_totals *b)
+{
+    if (a->time_s != b->time_s)
+        return a->time_s < b->time_s ? -1 : 1;
+    if (a->peak_memory != b->peak_memory)
+        return a->peak_memory < b->peak_memory ? -1 : 1;
+    return 0;
+}
+
+int mrt_rules_dominated(const mrt_plan_totals *a, const mrt_plan_totals *b)
+{
+    return (b->time_s < a->time_s && b->peak_memory <= a->peak_memory) ||
+           (b->time_s <= a->time_s && b->peak_memory < a->peak_memory);
+}
+
 /* Faster, then earlier in enumeration order. */
 static int better(const result *a, const result *b)
 {
@@ -329,12 +344,10 @@ static int better(const result *a, const result *b)
  * a point of the front. */
 static int dominated(const driver *dr, double time_s, int64_t memory)
 {
-    for (int i = 0; i < dr->nfront; i++) {
-        const mrt_plan_totals *t = &dr->res[dr->front[i]].totals;
-        if ((t->time_s < time_s && t->peak_memory <= memory) ||
-            (t->time_s <= time_s && t->peak_memory < memory))
+    const mrt_plan_totals x = {.time_s = time_s, .peak_memory = memory};
+    for (int i = 0; i < dr->nfront; i++)
+        if (mrt_rules_dominated(&x, &dr->res[dr->front[i]].totals))
             return 1;
-    }
     return 0;
 }
 
@@ -357,10 +370,7 @@ static int same_dims(const cand *a, const cand *b)
 static int same_but_order(const driver *dr, const result *x, const result *y)
 {
     const cand *a = &dr->c[x->cand], *b = &dr->c[y->cand];
-    if (x->totals.time_s != y->totals.time_s ||
-        x->totals.peak_memory != y->totals.peak_memory)
-        return 0;
-    return same_dims(a, b);
+    return !mrt_rules_cmp_totals(&x->totals, &y->totals) && same_dims(a, b);
 }
 
 /* Groups result i into an equivalent one of list[0..n) (which: 0 the
@@ -411,15 +421,9 @@ static void file_result(driver *dr, int i)
         group_into(dr, 1, dr->front, dr->nfront, i))
         return;
     int n = 0;
-    for (int j = 0; j < dr->nfront; j++) {
-        const mrt_plan_totals *t = &dr->res[dr->front[j]].totals;
-        int beaten = (r->totals.time_s < t->time_s &&
-                      r->totals.peak_memory <= t->peak_memory) ||
-                     (r->totals.time_s <= t->time_s &&
-                      r->totals.peak_memory < t->peak_memory);
-        if (!beaten)
+    for (int j = 0; j < dr->nfront; j++)
+        if (!mrt_rules_dominated(&dr->res[dr->front[j]].totals, &r->totals))
             dr->front[n++] = dr->front[j];
-    }
     dr->front[n++] = i;
     dr->nfront = n;
 }
@@ -636,11 +640,8 @@ static mrt_status run(driver *dr)
 static int cmp_front(const void *x, const void *y)
 {
     const mrt_rules_result *a = x, *b = y;
-    if (a->totals.time_s != b->totals.time_s)
-        return a->totals.time_s < b->totals.time_s ? -1 : 1;
-    if (a->totals.peak_memory != b->totals.peak_memory)
-        return a->totals.peak_memory < b->totals.peak_memory ? -1 : 1;
-    return (a->index > b->index) - (a->index < b->index);
+    int c = mrt_rules_cmp_totals(&a->totals, &b->totals);
+    return c ? c : (a->index > b->index) - (a->index < b->index);
 }
 
 static mrt_status export(driver *dr, int which, const int *ids, int n,

@@ -49,6 +49,13 @@ char *mrt_rules_str(const mrt_spec *s, const mrt_rule *rules, char *buf,
  * every dim is replicated). */
 void mrt_rules_print_yaml(const mrt_spec *s, const mrt_rule *rules, FILE *f);
 
+/* Orders plans' totals by modeled time, then peak memory: < 0, 0 (the
+ * very same figures) or > 0.  Both searches rank results so. */
+int mrt_rules_cmp_totals(const mrt_plan_totals *a, const mrt_plan_totals *b);
+/* 1 if a is off the time-versus-memory front because of b: b is faster
+ * and no larger, or as fast and smaller. */
+int mrt_rules_dominated(const mrt_plan_totals *a, const mrt_plan_totals *b);
+
 typedef struct mrt_rules_options {
     mrt_plan_options plan; /* planner and profile for every candidate */
     int top;               /* how many of the best to keep; 0: 5 */

@@ -144,12 +144,16 @@ int mrt_plan_warnings(const mrt_spec *s, const mrt_plan *p,
                                                     : 0.25;
     /* fits.c words it (for `meshrt plan` too): "SPEC: warning: MSG" */
     char line[sizeof out->message + PATH_MAX];
-    if (mrt_plan_memory_warning(p, memory, what, line, sizeof line))
+    unsigned kinds = opt && opt->kinds ? opt->kinds : ~0u;
+    if ((kinds & 1u << MRT_WARN_MEMORY) &&
+        mrt_plan_memory_warning(p, memory, what, line, sizeof line))
         warn(&k, MRT_WARN_MEMORY, p->spec_path, (mrt_mark){0}, "%s",
              line + strlen(p->spec_path) + strlen(": warning: "));
-    for (int i = 0; i < s->nops && i < p->nops; i++)
+    for (int i = 0; (kinds & 1u << MRT_WARN_DUPLICATED_OP) && i < s->nops &&
+                    i < p->nops; i++)
         warn_duplicated_op(&k, s, p, i);
-    for (int t = 0; t < s->ntensors; t++)
+    for (int t = 0; (kinds & 1u << MRT_WARN_REPLICATED) && t < s->ntensors;
+         t++)
         warn_replicated(&k, s, &s->tensor[t], share, memory);
     return k.n;
 }

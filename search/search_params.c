@@ -119,8 +119,7 @@ static int same_layouts(const merger *m, const mrt_params_result *x,
                         const mrt_params_result *y)
 {
     const mrt_spec *s = m->s;
-    if (x->totals.time_s != y->totals.time_s ||
-        x->totals.peak_memory != y->totals.peak_memory)
+    if (mrt_rules_cmp_totals(&x->totals, &y->totals))
         return 0;
     for (int d = 0; d < s->ndims; d++)
         if (!same_rule(&x->rule[d], &y->rule[d]))
@@ -175,10 +174,9 @@ static mrt_status add_result(merger *m, const mrt_rules_result *res,
 static int cmp_time(const void *p, const void *q)
 {
     const mrt_params_result *a = p, *b = q;
-    if (a->totals.time_s != b->totals.time_s)
-        return a->totals.time_s < b->totals.time_s ? -1 : 1;
-    if (a->totals.peak_memory != b->totals.peak_memory)
-        return a->totals.peak_memory < b->totals.peak_memory ? -1 : 1;
+    int c = mrt_rules_cmp_totals(&a->totals, &b->totals);
+    if (c)
+        return c;
     if (a->combo != b->combo)
         return a->combo < b->combo ? -1 : 1;
     return (a->index > b->index) - (a->index < b->index);
@@ -221,14 +219,9 @@ static mrt_status finish(merger *m, int top)
         if (!dup && r->ntop < top && keep(m, x, r->top, &r->ntop))
             return MRT_E_NOMEM;
         int out = 0;
-        for (int j = 0; j < r->npareto && !out; j++) {
-            const mrt_plan_totals *t = &r->pareto[j].totals;
+        for (int j = 0; j < r->npareto && !out; j++)
             out = same_layouts(m, &r->pareto[j], x) ||
-                  (t->time_s < x->totals.time_s &&
-                   t->peak_memory <= x->totals.peak_memory) ||
-                  (t->time_s <= x->totals.time_s &&
-                   t->peak_memory < x->totals.peak_memory);
-        }
+                  mrt_rules_dominated(&x->totals, &r->pareto[j].totals);
         /* sorted by time: nothing later can dominate what is kept */
         if (!out && keep(m, x, r->pareto, &r->npareto))
             return MRT_E_NOMEM;

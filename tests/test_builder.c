@@ -543,11 +543,6 @@ END_TEST
 
 /* ---- alternatives: examples/zero.yaml's `layouts:` in C ------------ */
 
-/* The internal selection that meshrt plan --layout makes (ir/derive.c):
- * not in meshrt.h yet, reached through the static libraries. */
-mrt_status mrt_spec_select_layout(const mrt_spec *s, const char *name,
-                                  mrt_spec **out, mrt_error *err);
-
 #define RULES(...) .nrules = N(((const mrt_ir_rule[]){__VA_ARGS__})), \
                    .rules = (const mrt_ir_rule[]){__VA_ARGS__}
 static const mrt_ir_rule no_rules[1];

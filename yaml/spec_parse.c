@@ -160,6 +160,16 @@ mrt_status mrt_spec_parse_mesh_string(const char *s, mrt_mesh *m,
                          "invalid --mesh '%.100s': %s", s, why);
 }
 
+/* meshrt.h's form: the same parser, the mesh as plain data. */
+mrt_status mrt_mesh_parse(const char *s, mrt_mesh_info *out, mrt_error *err)
+{
+    mrt_mesh m;
+    mrt_status st = mrt_spec_parse_mesh_string(s, &m, err);
+    if (st == MRT_OK)
+        mrt_mesh_info_of(&m, out);
+    return st;
+}
+
 mrt_status mrt_spec_read_mesh(mrt_spec_parser *p, const yaml_node_t *map,
                               const char *of, mrt_spec_mesh *out)
 {

@@ -1,0 +1,150 @@
+/*
+ * sweep.c — meshrt.h's mrt_sweep (`meshrt compare --sweep DIM=N,N,...`):
+ * how the cost of each partitioning grows with one dim.  The spec is
+ * loaded once per size (the dim set on top of the caller's other dim
+ * and mesh overrides, so a sweep needs no copies of the spec) and
+ * compared with mrt_compare_create; the table gathers a row per
+ * partitioning (the spec's own rules, then each alternative, as first
+ * met) and a column per size.  A size at which the spec does not load
+ * gives every row that error there.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spec.h"
+
+#define CELL(t, r, v) (&(t)->cell[(size_t)(r) * MRT_SWEEP_MAX + (v)])
+
+/* The row of partitioning `name`, added if new; -1 when out of memory. */
+static int row_of(mrt_sweep *t, const char *name)
+{
+    for (int r = 0; r < t->nrows; r++)
+        if (!strcmp(t->name[r], name))
+            return r;
+    char(*nn)[64] = realloc(t->name, ((size_t)t->nrows + 1) * sizeof *nn);
+    if (!nn)
+        return -1;
+    t->name = nn;
+    mrt_sweep_cell *nc = realloc(t->cell, ((size_t)t->nrows + 1) *
+                                              MRT_SWEEP_MAX * sizeof *nc);
+    if (!nc)
+        return -1;
+    t->cell = nc;
+    memset(CELL(t, t->nrows, 0), 0, MRT_SWEEP_MAX * sizeof *nc);
+    snprintf(t->name[t->nrows], sizeof t->name[0], "%s", name);
+    return t->nrows++;
+}
+
+/* Loads and compares the spec at size v into column v; fails only when
+ * out of memory. */
+static mrt_status sweep_point(mrt_sweep *t, const char *path,
+                              const mrt_spec_overrides *ov,
+                              const mrt_plan_options *opt, int v)
+{
+    char dims[4096];
+    mrt_error err = {0};
+    mrt_spec *spec = NULL;
+    mrt_compare *c = NULL;
+    const char *user = ov && ov->dims ? ov->dims : NULL;
+    int n = snprintf(dims, sizeof dims, "%s%s%s=%" PRId64, user ? user : "",
+                     user ? "," : "", t->dim, t->value[v]);
+    mrt_status st = n < 0 || (size_t)n >= sizeof dims
+                        ? mrt_error_set(&err, MRT_E_USAGE, "", (mrt_mark){0},
+                                        "--dim: too long")
+                        : MRT_OK;
+    const mrt_spec_overrides here = {ov ? ov->mesh : NULL, dims};
+    if (!st)
+        st = mrt_spec_load_opts(path, &here, &spec, &err);
+    if (st == MRT_E_NOMEM)
+        return st;
+    if (st) {
+        mrt_error_format(&err, t->load_error[v], sizeof t->load_error[v]);
+        return MRT_OK;
+    }
+    st = mrt_compare_create(spec, opt, &c, NULL);
+    for (int r = 0; !st && r < c->nrows; r++) {
+        int row = row_of(t, c->row[r].name);
+        if (row < 0) {
+            st = MRT_E_NOMEM;
+            break;
+        }
+        mrt_sweep_cell *cell = CELL(t, row, v);
+        cell->ok = c->row[r].ok;
+        cell->totals = c->row[r].totals;
+        snprintf(cell->error, sizeof cell->error, "%s", c->row[r].error);
+    }
+    if (!st && !t->profile[0] && c->profile[0])
+        snprintf(t->profile, sizeof t->profile, "%s", c->profile);
+    mrt_compare_destroy(c);
+    mrt_spec_destroy(spec);
+    return st;
+}
+
+/* Cells of sizes that did not load take the load's error; then the
+ * fastest row of each size. */
+static void finish(mrt_sweep *t)
+{
+    for (int v = 0; v < t->nvalues; v++) {
+        t->fastest[v] = -1;
+        for (int r = 0; r < t->nrows; r++) {
+            mrt_sweep_cell *c = CELL(t, r, v);
+            if (t->load_error[v][0])
+                snprintf(c->error, sizeof c->error, "%s", t->load_error[v]);
+            if (c->ok && (t->fastest[v] < 0 ||
+                          c->totals.time_s <
+                              CELL(t, t->fastest[v], v)->totals.time_s))
+                t->fastest[v] = r;
+        }
+    }
+}
+
+mrt_status mrt_sweep_create(const char *path, const mrt_spec_overrides *ov,
+                            const char *dim, int nvalues,
+                            const int64_t *values,
+                            const mrt_plan_options *opt, mrt_sweep **out,
+                            mrt_error *err)
+{
+    *out = NULL;
+    if (!path || !dim || !values || nvalues < 1 || nvalues > MRT_SWEEP_MAX ||
+        strlen(dim) >= sizeof ((mrt_sweep *)0)->dim)
+        return mrt_error_set(err, MRT_E_USAGE, "", (mrt_mark){0},
+                             "mrt_sweep_create: argument '%s': missing or "
+                             "out of range", !path ? "path" : !dim ? "dim"
+                             : !values ? "values" : nvalues < 1 ||
+                             nvalues > MRT_SWEEP_MAX ? "nvalues" : "dim");
+    for (int v = 0; v < nvalues; v++)
+        if (values[v] < 1)
+            return mrt_error_set(err, MRT_E_USAGE, "", (mrt_mark){0},
+                                 "mrt_sweep_create: argument 'values': "
+                                 "size %" PRId64 " is not positive",
+                                 values[v]);
+    mrt_sweep *t = calloc(1, sizeof *t);
+    if (!t)
+        return mrt_error_set(err, MRT_E_NOMEM, path, (mrt_mark){0},
+                             "out of memory while sweeping dim %s", dim);
+    snprintf(t->dim, sizeof t->dim, "%s", dim);
+    t->nvalues = nvalues;
+    memcpy(t->value, values, (size_t)nvalues * sizeof *values);
+    mrt_status st = MRT_OK;
+    for (int v = 0; !st && v < nvalues; v++)
+        st = sweep_point(t, path, ov, opt, v);
+    if (st) {
+        mrt_sweep_destroy(t);
+        return mrt_error_set(err, st, path, (mrt_mark){0},
+                             "out of memory while sweeping dim %s", dim);
+    }
+    finish(t);
+    *out = t;
+    return MRT_OK;
+}
+
+void mrt_sweep_destroy(mrt_sweep *t)
+{
+    if (!t)
+        return;
+    free(t->name);
+    free(t->cell);
+    free(t);
+}
