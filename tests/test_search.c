@@ -12,7 +12,6 @@
  */
 #define MRT_NO_MPI /* planning only: no mpi.h */
 #include <check.h>
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -515,7 +514,8 @@ START_TEST(deterministic)
     mrt_search_rules_report *r[2];
     mrt_search_options opt = {.top = 7};
     for (int k = 0; k < 2; k++)
-        ck_assert_int_eq(mrt_search_rules_create(s, &opt, &r[k], NULL), MRT_OK);
+        ck_assert_int_eq(mrt_search_rules_create(s, &opt, &r[k], NULL),
+                         MRT_OK);
     ck_assert_int_eq(r[0]->ntop, r[1]->ntop);
     ck_assert_int_eq(r[0]->planned, r[1]->planned);
     for (int i = 0; i < r[0]->ntop; i++) {
