@@ -1,22 +1,23 @@
 /*
- * test_search.c — `meshrt search`'s engine (ops/search_rules.c) against a
- * brute force written here: every set of global rules of small programs
- * is derived and planned without any pruning, and the search's K best,
- * Pareto front, counts and bounds must agree with it.  The winner's
- * printed `layout:` block, pasted into the spec, must plan to the same
- * time.
+ * test_search.c — `meshrt search`'s engine, through meshrt.h only
+ * (mrt_search_rules_create), against a brute force written here: every
+ * set of global rules of small programs is enumerated from the spec's
+ * public description (mesh axes, dims, which tensors use which dims and
+ * which have a layout of their own), written as a `layout:` block into
+ * the spec's text, loaded and planned without any pruning; the search's
+ * K best, Pareto front, counts and bounds must agree with it.  The
+ * winner's printed `layout:` block, pasted into the spec, must plan to
+ * the same time.  Built against the shared libmeshrt with only include/
+ * on its include path, so it cannot lean on the search's internals.
  */
+#define MRT_NO_MPI /* planning only: no mpi.h */
 #include <check.h>
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan.h"
-#include "search_rules.h"
-#include "split.h"
-#include "spec.h"
+#include "meshrt.h"
 
 /* Two einsums on a 2 x 2 mesh whose axes have different links. */
 static const char *const two_einsums =
@@ -50,34 +51,90 @@ static const char *const awkward =
 
 static const char *const default_layout = "layout: {batch: data, f: model}\n";
 
-static mrt_spec *load_text(const char *fmt, const char *layout)
+/* The spec fmt with layout (a `layout:` block, or "") in its place. */
+static mrt_status try_load(const char *fmt, const char *layout,
+                           mrt_spec **s, mrt_error *err)
 {
     char text[4096];
     int len = snprintf(text, sizeof text, fmt, layout);
     ck_assert(len > 0 && (size_t)len < sizeof text);
+    *s = NULL;
+    return mrt_spec_load_string("search.yaml", text, (size_t)len, NULL, s,
+                                err);
+}
+
+static mrt_spec *load_text(const char *fmt, const char *layout)
+{
     mrt_spec *s = NULL;
     mrt_error err = {0};
-    mrt_status st = mrt_spec_load_string("search.yaml", text, (size_t)len,
-                                         NULL, &s, &err);
-    if (st != MRT_OK)
+    if (try_load(fmt, layout, &s, &err) != MRT_OK)
         ck_abort_msg("spec: %d:%d: %s", err.line, err.column, err.message);
     return s;
 }
 
+static int spec_ndims(const mrt_spec *s)
+{
+    mrt_spec_info info;
+    mrt_spec_get_info(s, &info);
+    return info.ndims;
+}
+
 /* ---- the brute force ---- */
+
+/* The search's split rule, mirrored from layout/split.h's mrt_split_ok
+ * (internal, so not reachable from here): a dim is cut into parts blocks
+ * only if every block holds at least one element.  Uneven blocks are
+ * fine.  If the search's rule changes, this copy must change with it, or
+ * the counts below disagree. */
+static int split_ok(int64_t size, int64_t parts)
+{
+    return parts > 0 && size >= parts;
+}
+
+/* rules ([ndims] of s) as a one-line `layout:` block, written here
+ * rather than by mrt_search_write_layout so the brute force does not
+ * trust the code it checks. */
+static void layout_block(const mrt_spec *s, const mrt_search_axes *rules,
+                         char *buf, size_t size)
+{
+    mrt_spec_info info;
+    mrt_spec_get_info(s, &info);
+    size_t n = (size_t)snprintf(buf, size, "layout: {");
+    const char *sep = "";
+    for (int d = 0; d < info.ndims; d++) {
+        if (rules[d].naxes == 0)
+            continue;
+        n += (size_t)snprintf(buf + n, size - n, "%s%s: %s", sep,
+                              mrt_spec_get_dim(s, d, NULL),
+                              rules[d].naxes > 1 ? "[" : "");
+        for (int j = 0; j < rules[d].naxes; j++)
+            n += (size_t)snprintf(buf + n, size - n, "%s%s",
+                                  j ? ", " : "",
+                                  info.mesh.name[rules[d].axis[j]]);
+        n += (size_t)snprintf(buf + n, size - n, "%s",
+                              rules[d].naxes > 1 ? "]" : "");
+        sep = ", ";
+    }
+    n += (size_t)snprintf(buf + n, size - n, "}\n");
+    ck_assert(n < size);
+}
 
 typedef struct point {
     double time_s;
     int64_t memory;
-    uint64_t owners[MRT_MAX_AXES]; /* the dims each mesh axis splits */
+    uint64_t owners[MRT_API_MAX_AXES]; /* the dims each mesh axis splits */
 } point;
 
 typedef struct brute {
     const mrt_spec *s;
+    const char *fmt;        /* s's text, "%s" where its layout: goes */
+    mrt_spec_info info;
+    int64_t dim_size[64];
     mrt_planner planner;
     int64_t cap;            /* <= 0: none */
-    int dims[64], nd;
-    mrt_rule rules[64];
+    int dims[64], nd;       /* the dims some tensor takes from the rules */
+    unsigned char used[64]; /* the same, by dim */
+    mrt_search_axes rules[64];
     point *pt;
     int n, enumerated;
 } brute;
@@ -88,18 +145,22 @@ static void plan_rules(brute *b)
         int dim = b->dims[d];
         int64_t parts = 1;
         for (int j = 0; j < b->rules[dim].naxes; j++)
-            parts *= b->s->mesh.size[b->rules[dim].axes[j]];
-        if (!mrt_split_ok(b->s->dim_size[dim], parts)) /* the search's */
-            return;                                     /* space */
+            parts *= b->info.mesh.size[b->rules[dim].axis[j]];
+        if (!split_ok(b->dim_size[dim], parts)) /* the search's space */
+            return;
     }
+    char block[2048];
+    layout_block(b->s, b->rules, block, sizeof block);
     mrt_spec *d = NULL;
     mrt_plan *p = NULL;
     mrt_error err = {0};
     mrt_plan_options opt = {.planner = b->planner};
     /* Rules that split one tensor twice over an axis are not layouts:
      * the loader's own check sorts them out here. */
-    if (mrt_spec_derive(b->s, b->rules, NULL, &d, &err) != MRT_OK)
+    if (try_load(b->fmt, block, &d, &err) != MRT_OK) {
+        ck_assert_int_eq(err.code, MRT_E_SPEC);
         return;
+    }
     /* Mesh-TF's planner refuses rules that split a tensor with its own
      * layout twice over an axis (it has no own layouts): invalid too. */
     if (mrt_plan_create(d, &opt, &p, &err) != MRT_OK) {
@@ -108,14 +169,16 @@ static void plan_rules(brute *b)
         return;
     }
     b->enumerated++;
-    if (b->cap <= 0 || p->totals.peak_memory <= b->cap) {
+    mrt_plan_totals t = mrt_plan_get_totals(p);
+    if (b->cap <= 0 || t.peak_memory <= b->cap) {
+        ck_assert_int_lt(b->n, 100000);
         point *pt = &b->pt[b->n++];
-        pt->time_s = p->totals.time_s;
-        pt->memory = p->totals.peak_memory;
+        pt->time_s = t.time_s;
+        pt->memory = t.peak_memory;
         memset(pt->owners, 0, sizeof pt->owners);
-        for (int i = 0; i < b->s->ndims; i++)
+        for (int i = 0; i < b->info.ndims; i++)
             for (int j = 0; j < b->rules[i].naxes; j++)
-                pt->owners[b->rules[i].axes[j]] |= 1ull << i;
+                pt->owners[b->rules[i].axis[j]] |= 1ull << i;
     }
     mrt_plan_destroy(p);
     mrt_spec_destroy(d);
@@ -132,15 +195,15 @@ static void brute_dims(brute *b, int a, int d)
         return;
     }
     brute_dims(b, a, d + 1);
-    mrt_rule *r = &b->rules[b->dims[d]];
+    mrt_search_axes *r = &b->rules[b->dims[d]];
     for (int pos = 0; pos <= r->naxes; pos++) {
-        memmove(&r->axes[pos + 1], &r->axes[pos],
+        memmove(&r->axis[pos + 1], &r->axis[pos],
                 (size_t)(r->naxes - pos) * sizeof(int));
-        r->axes[pos] = a;
+        r->axis[pos] = a;
         r->naxes++;
         brute_dims(b, a, d + 1);
         r->naxes--;
-        memmove(&r->axes[pos], &r->axes[pos + 1],
+        memmove(&r->axis[pos], &r->axis[pos + 1],
                 (size_t)(r->naxes - pos) * sizeof(int));
     }
 }
@@ -148,34 +211,47 @@ static void brute_dims(brute *b, int a, int d)
 /* Mesh axis a (and the ones after it). */
 static void brute_axis(brute *b, int a)
 {
-    if (a == b->s->mesh.naxes) {
+    if (a == b->info.mesh.naxes) {
         plan_rules(b);
         return;
     }
-    if (b->s->mesh.size[a] < 2) {
+    if (b->info.mesh.size[a] < 2) {
         brute_axis(b, a + 1);
         return;
     }
     brute_dims(b, a, 0);
 }
 
-static void brute_force(brute *b, const mrt_spec *s, mrt_planner planner,
-                        int64_t cap)
+/* Every set of rules of s (loaded from fmt) planned with planner; the
+ * points under cap kept in b->pt. */
+static void brute_force(brute *b, const mrt_spec *s, const char *fmt,
+                        mrt_planner planner, int64_t cap)
 {
     memset(b, 0, sizeof *b);
     b->s = s;
+    b->fmt = fmt;
     b->planner = planner;
     b->cap = cap;
-    ck_assert_int_le(s->ndims, 64);
-    for (int d = 0; d < s->ndims; d++) {
-        int used = 0;
-        for (int t = 0; t < s->ntensors; t++)
-            if ((planner == MRT_PLANNER_MESHTF || !s->tensor[t].own_layout) &&
-                mrt_layout_find_dim(&s->tensor[t].layout, d) >= 0)
-                used = 1;
-        if (used)
-            b->dims[b->nd++] = d;
+    mrt_spec_get_info(s, &b->info);
+    ck_assert_int_le(b->info.ndims, 64);
+    for (int d = 0; d < b->info.ndims; d++)
+        ck_assert_ptr_nonnull(mrt_spec_get_dim(s, d, &b->dim_size[d]));
+    /* A dim is searched when some tensor takes it from the rules: one
+     * without a layout of its own (Mesh-TF has no own layouts: all). */
+    for (int t = 0; t < b->info.ntensors; t++) {
+        mrt_spec_tensor_info ti;
+        ck_assert_int_eq(mrt_spec_get_tensor(s, t, &ti, NULL), MRT_OK);
+        if (planner != MRT_PLANNER_MESHTF && ti.own_layout)
+            continue;
+        for (int k = 0; k < ti.ndims; k++) {
+            int d = mrt_spec_find_dim(s, ti.dim[k]);
+            ck_assert_int_ge(d, 0);
+            b->used[d] = 1;
+        }
     }
+    for (int d = 0; d < b->info.ndims; d++)
+        if (b->used[d])
+            b->dims[b->nd++] = d;
     b->pt = calloc(100000, sizeof *b->pt);
     ck_assert_ptr_nonnull(b->pt);
     brute_axis(b, 0);
@@ -217,17 +293,23 @@ static int dominates(const mrt_plan_totals *a, double t, int64_t m)
            (a->time_s <= t && a->peak_memory < m);
 }
 
-static void check_against_brute(const mrt_spec *s, mrt_planner planner,
-                                int64_t cap, int top, int exhaustive)
+static void check_against_brute(const mrt_spec *s, const char *fmt,
+                                mrt_planner planner, int64_t cap, int top,
+                                int exhaustive)
 {
     brute b;
-    brute_force(&b, s, planner, cap);
-    mrt_rules_options opt = {.plan = {.planner = planner}, .top = top,
-                             .max_memory = cap, .exhaustive = exhaustive};
-    mrt_rules_report *r = NULL;
+    brute_force(&b, s, fmt, planner, cap);
+    mrt_search_options opt = {.plan = {.planner = planner}, .top = top,
+                              .max_memory = cap, .exhaustive = exhaustive};
+    mrt_search_rules_report *r = NULL;
     mrt_error err = {0};
-    ck_assert_int_eq(mrt_search_rules(s, &opt, &r, &err), MRT_OK);
+    ck_assert_int_eq(mrt_search_rules_create(s, &opt, &r, &err), MRT_OK);
 
+    /* The same dims searched, found independently. */
+    ck_assert_int_eq(r->ndims, b.info.ndims);
+    ck_assert_int_eq(r->nsearched, b.nd);
+    for (int d = 0; d < r->ndims; d++)
+        ck_assert_int_eq(r->searched[d], b.used[d]);
     ck_assert_int_eq(r->enumerated, b.enumerated);
     ck_assert_int_eq(r->invalid, 0);
     ck_assert_int_eq(r->enumerated, r->pruned_time + r->pruned_memory +
@@ -248,9 +330,9 @@ static void check_against_brute(const mrt_spec *s, mrt_planner planner,
         /* Grouped: the other orders of its axes with the same figures. */
         point me = {r->top[i].totals.time_s, r->top[i].totals.peak_memory,
                     {0}};
-        for (int d = 0; d < s->ndims; d++)
+        for (int d = 0; d < r->ndims; d++)
             for (int j = 0; j < r->top[i].rule[d].naxes; j++)
-                me.owners[r->top[i].rule[d].axes[j]] |= 1ull << d;
+                me.owners[r->top[i].rule[d].axis[j]] |= 1ull << d;
         int same = 0;
         for (int j = 0; j < b.n; j++)
             same += same_group(&b.pt[j], &me);
@@ -280,16 +362,16 @@ static void check_against_brute(const mrt_spec *s, mrt_planner planner,
                       "missing from the front", b.pt[i].time_s,
                       (long long)b.pt[i].memory);
     }
-    mrt_rules_report_destroy(r);
+    mrt_search_rules_destroy(r);
     free(b.pt);
 }
 
 START_TEST(best_equals_brute_force)
 {
     mrt_spec *s = load_text(two_einsums, default_layout);
-    check_against_brute(s, MRT_PLANNER_AUTO, 0, 5, 0);
-    check_against_brute(s, MRT_PLANNER_AUTO, 0, 1, 0);
-    check_against_brute(s, MRT_PLANNER_AUTO, 0, 40, 0);
+    check_against_brute(s, two_einsums, MRT_PLANNER_AUTO, 0, 5, 0);
+    check_against_brute(s, two_einsums, MRT_PLANNER_AUTO, 0, 1, 0);
+    check_against_brute(s, two_einsums, MRT_PLANNER_AUTO, 0, 40, 0);
     mrt_spec_destroy(s);
 }
 END_TEST
@@ -297,7 +379,7 @@ END_TEST
 START_TEST(exhaustive_agrees_with_pruned)
 {
     mrt_spec *s = load_text(two_einsums, default_layout);
-    check_against_brute(s, MRT_PLANNER_AUTO, 0, 3, 1);
+    check_against_brute(s, two_einsums, MRT_PLANNER_AUTO, 0, 3, 1);
     mrt_spec_destroy(s);
 }
 END_TEST
@@ -305,7 +387,7 @@ END_TEST
 START_TEST(meshtf_planner)
 {
     mrt_spec *s = load_text(two_einsums, default_layout);
-    check_against_brute(s, MRT_PLANNER_MESHTF, 0, 5, 0);
+    check_against_brute(s, two_einsums, MRT_PLANNER_MESHTF, 0, 5, 0);
     mrt_spec_destroy(s);
 }
 END_TEST
@@ -316,27 +398,27 @@ START_TEST(uneven_split_is_searched)
      * split is uneven: an even-only search has the replicated rules
      * alone, and those compute everything 3 times.  The search must
      * weigh the uneven splits, pick one, and agree with brute force. */
-    mrt_spec *s = load_text("mesh: {x: 3}\n"
-                            "dims: {b: 10, d: 256, e: 256}\n"
-                            "%s"
-                            "tensors:\n"
-                            "  h: {shape: [b, d]}\n"
-                            "  w: {shape: [d, e]}\n"
-                            "ops:\n"
-                            "  - {op: einsum, in: [h, w], out: y, "
-                            "shape: [b, e]}\n",
-                            "");
-    mrt_rules_options opt = {.top = 1};
-    mrt_rules_report *r = NULL;
-    ck_assert_int_eq(mrt_search_rules(s, &opt, &r, NULL), MRT_OK);
+    static const char *const uneven = "mesh: {x: 3}\n"
+                                      "dims: {b: 10, d: 256, e: 256}\n"
+                                      "%s"
+                                      "tensors:\n"
+                                      "  h: {shape: [b, d]}\n"
+                                      "  w: {shape: [d, e]}\n"
+                                      "ops:\n"
+                                      "  - {op: einsum, in: [h, w], out: y, "
+                                      "shape: [b, e]}\n";
+    mrt_spec *s = load_text(uneven, "");
+    mrt_search_options opt = {.top = 1};
+    mrt_search_rules_report *r = NULL;
+    ck_assert_int_eq(mrt_search_rules_create(s, &opt, &r, NULL), MRT_OK);
     ck_assert_int_ge(r->ntop, 1);
     ck_assert_int_gt(r->enumerated, 1);
     int split = 0;
-    for (int i = 0; i < s->ndims; i++)
+    for (int i = 0; i < r->ndims; i++)
         split += r->top[0].rule[i].naxes;
     ck_assert_int_eq(split, 1); /* one dim over x, unevenly */
-    mrt_rules_report_destroy(r);
-    check_against_brute(s, MRT_PLANNER_AUTO, 0, 3, 0);
+    mrt_search_rules_destroy(r);
+    check_against_brute(s, uneven, MRT_PLANNER_AUTO, 0, 3, 0);
     mrt_spec_destroy(s);
 }
 END_TEST
@@ -346,13 +428,13 @@ START_TEST(awkward_mesh_and_own_layout)
     mrt_spec *s = load_text(awkward, "layout: {a: rows}\n");
     /* q has its own layout: g, which only q has, is not searched (but
      * Mesh-TF, which ignores q's layout, searches it). */
-    mrt_rules_options opt = {0};
-    mrt_rules_report *r = NULL;
-    ck_assert_int_eq(mrt_search_rules(s, &opt, &r, NULL), MRT_OK);
+    mrt_search_options opt = {0};
+    mrt_search_rules_report *r = NULL;
+    ck_assert_int_eq(mrt_search_rules_create(s, &opt, &r, NULL), MRT_OK);
     ck_assert_int_eq(r->nsearched, 4); /* a, b (in p), c (s, r), e */
-    mrt_rules_report_destroy(r);
-    check_against_brute(s, MRT_PLANNER_AUTO, 0, 5, 0);
-    check_against_brute(s, MRT_PLANNER_MESHTF, 0, 5, 0);
+    mrt_search_rules_destroy(r);
+    check_against_brute(s, awkward, MRT_PLANNER_AUTO, 0, 5, 0);
+    check_against_brute(s, awkward, MRT_PLANNER_MESHTF, 0, 5, 0);
     mrt_spec_destroy(s);
 }
 END_TEST
@@ -362,7 +444,7 @@ START_TEST(memory_cap)
     mrt_spec *s = load_text(two_einsums, default_layout);
     /* A cap between the smallest and the largest peak. */
     brute b;
-    brute_force(&b, s, MRT_PLANNER_AUTO, 0);
+    brute_force(&b, s, two_einsums, MRT_PLANNER_AUTO, 0);
     int64_t lo = INT64_MAX, hi = 0;
     for (int i = 0; i < b.n; i++) {
         lo = b.pt[i].memory < lo ? b.pt[i].memory : lo;
@@ -370,15 +452,16 @@ START_TEST(memory_cap)
     }
     free(b.pt);
     ck_assert_int_lt(lo, hi);
-    check_against_brute(s, MRT_PLANNER_AUTO, (lo + hi) / 2, 5, 0);
-    check_against_brute(s, MRT_PLANNER_AUTO, lo, 5, 0);
+    check_against_brute(s, two_einsums, MRT_PLANNER_AUTO, (lo + hi) / 2, 5,
+                        0);
+    check_against_brute(s, two_einsums, MRT_PLANNER_AUTO, lo, 5, 0);
     /* Below the smallest: nothing fits. */
-    mrt_rules_options opt = {.max_memory = lo - 1};
-    mrt_rules_report *r = NULL;
-    ck_assert_int_eq(mrt_search_rules(s, &opt, &r, NULL), MRT_OK);
+    mrt_search_options opt = {.max_memory = lo - 1};
+    mrt_search_rules_report *r = NULL;
+    ck_assert_int_eq(mrt_search_rules_create(s, &opt, &r, NULL), MRT_OK);
     ck_assert_int_eq(r->ntop, 0);
     ck_assert_int_eq(r->npareto, 0);
-    mrt_rules_report_destroy(r);
+    mrt_search_rules_destroy(r);
     mrt_spec_destroy(s);
 }
 END_TEST
@@ -391,11 +474,11 @@ START_TEST(screened_search)
 {
     mrt_spec *s = load_text(two_einsums, default_layout);
     brute b;
-    brute_force(&b, s, MRT_PLANNER_AUTO, 0);
+    brute_force(&b, s, two_einsums, MRT_PLANNER_AUTO, 0);
     qsort(b.pt, (size_t)b.n, sizeof *b.pt, by_time);
-    mrt_rules_options opt = {.screen = 1};
-    mrt_rules_report *r = NULL;
-    ck_assert_int_eq(mrt_search_rules(s, &opt, &r, NULL), MRT_OK);
+    mrt_search_options opt = {.screen = 1};
+    mrt_search_rules_report *r = NULL;
+    ck_assert_int_eq(mrt_search_rules_create(s, &opt, &r, NULL), MRT_OK);
     ck_assert(r->screened);
     ck_assert_int_eq(r->screen_plans, b.enumerated);
     ck_assert_int_eq(r->enumerated, r->pruned_time + r->pruned_memory +
@@ -403,23 +486,23 @@ START_TEST(screened_search)
     ck_assert_int_gt(r->ntop, 0);
     ck_assert(r->top[0].totals.time_s == b.pt[0].time_s);
     for (int i = 0; i < r->ntop; i++) {
-        mrt_spec *d = NULL;
+        char block[2048];
+        layout_block(s, r->top[i].rule, block, sizeof block);
+        mrt_spec *d = load_text(two_einsums, block);
         mrt_plan *p = NULL;
-        ck_assert_int_eq(mrt_spec_derive(s, r->top[i].rule, NULL, &d, NULL),
-                         MRT_OK);
         ck_assert_int_eq(mrt_plan_create(d, NULL, &p, NULL), MRT_OK);
-        ck_assert(p->totals.time_s == r->top[i].totals.time_s);
+        ck_assert(mrt_plan_get_totals(p).time_s == r->top[i].totals.time_s);
         ck_assert(r->top[i].bound_s <= r->top[i].totals.time_s);
         mrt_plan_destroy(p);
         mrt_spec_destroy(d);
     }
-    mrt_rules_report_destroy(r);
+    mrt_search_rules_destroy(r);
     /* Exhaustive overrides screening. */
     opt.exhaustive = 1;
-    ck_assert_int_eq(mrt_search_rules(s, &opt, &r, NULL), MRT_OK);
+    ck_assert_int_eq(mrt_search_rules_create(s, &opt, &r, NULL), MRT_OK);
     ck_assert(!r->screened);
     ck_assert_int_eq(r->planned, b.enumerated);
-    mrt_rules_report_destroy(r);
+    mrt_search_rules_destroy(r);
     free(b.pt);
     mrt_spec_destroy(s);
 }
@@ -428,19 +511,20 @@ END_TEST
 START_TEST(deterministic)
 {
     mrt_spec *s = load_text(two_einsums, default_layout);
-    mrt_rules_report *r[2];
-    mrt_rules_options opt = {.top = 7};
+    mrt_search_rules_report *r[2];
+    mrt_search_options opt = {.top = 7};
     for (int k = 0; k < 2; k++)
-        ck_assert_int_eq(mrt_search_rules(s, &opt, &r[k], NULL), MRT_OK);
+        ck_assert_int_eq(mrt_search_rules_create(s, &opt, &r[k], NULL),
+                         MRT_OK);
     ck_assert_int_eq(r[0]->ntop, r[1]->ntop);
     ck_assert_int_eq(r[0]->planned, r[1]->planned);
     for (int i = 0; i < r[0]->ntop; i++) {
         ck_assert_int_eq(r[0]->top[i].index, r[1]->top[i].index);
         ck_assert(memcmp(r[0]->top[i].rule, r[1]->top[i].rule,
-                         (size_t)s->ndims * sizeof(mrt_rule)) == 0);
+                         (size_t)r[0]->ndims * sizeof(mrt_search_axes)) == 0);
     }
-    mrt_rules_report_destroy(r[0]);
-    mrt_rules_report_destroy(r[1]);
+    mrt_search_rules_destroy(r[0]);
+    mrt_search_rules_destroy(r[1]);
     mrt_spec_destroy(s);
 }
 END_TEST
@@ -448,28 +532,29 @@ END_TEST
 START_TEST(printed_layout_plans_the_same)
 {
     mrt_spec *s = load_text(two_einsums, default_layout);
-    mrt_rules_report *r = NULL;
-    ck_assert_int_eq(mrt_search_rules(s, NULL, &r, NULL), MRT_OK);
+    mrt_search_rules_report *r = NULL;
+    ck_assert_int_eq(mrt_search_rules_create(s, NULL, &r, NULL), MRT_OK);
     for (int i = 0; i < r->ntop; i++) {
         char *block = NULL;
         size_t len = 0;
         FILE *f = open_memstream(&block, &len);
-        mrt_rules_print_yaml(s, r->top[i].rule, f);
+        mrt_search_write_layout(s, r->top[i].rule, f);
         fclose(f);
         ck_assert(strncmp(block, "layout:", 7) == 0);
         mrt_spec *again = load_text(two_einsums, block);
         mrt_plan *p = NULL;
         ck_assert_int_eq(mrt_plan_create(again, NULL, &p, NULL), MRT_OK);
-        ck_assert_msg(p->totals.time_s == r->top[i].totals.time_s,
-                      "%s plans to %.17g, searched %.17g", block,
-                      p->totals.time_s, r->top[i].totals.time_s);
-        ck_assert_int_eq(p->totals.peak_memory,
+        mrt_plan_totals t = mrt_plan_get_totals(p);
+        ck_assert_msg(t.time_s == r->top[i].totals.time_s,
+                      "%s plans to %.17g, searched %.17g", block, t.time_s,
+                      r->top[i].totals.time_s);
+        ck_assert_int_eq(t.peak_memory,
                          r->top[i].totals.peak_memory);
         mrt_plan_destroy(p);
         mrt_spec_destroy(again);
         free(block);
     }
-    mrt_rules_report_destroy(r);
+    mrt_search_rules_destroy(r);
     mrt_spec_destroy(s);
 }
 END_TEST
@@ -477,21 +562,26 @@ END_TEST
 START_TEST(rules_text_and_yaml)
 {
     mrt_spec *s = load_text(two_einsums, default_layout);
-    mrt_rule *rules = calloc((size_t)s->ndims, sizeof *rules);
+    int ndims = spec_ndims(s);
+    mrt_search_axes *rules = calloc((size_t)ndims, sizeof *rules);
     char buf[256];
-    ck_assert_str_eq(mrt_rules_str(s, rules, buf, sizeof buf),
+    ck_assert_str_eq(mrt_search_format_rules(s, rules, buf, sizeof buf),
                      "(all replicated)");
     int f = mrt_spec_find_dim(s, "f"), batch = mrt_spec_find_dim(s, "batch");
-    rules[batch] = (mrt_rule){.naxes = 1, .axes = {0}};
-    rules[f] = (mrt_rule){.naxes = 2, .axes = {1, 0}};
-    ck_assert_str_eq(mrt_rules_str(s, rules, buf, sizeof buf),
+    ck_assert(f >= 0 && batch >= 0);
+    rules[batch] = (mrt_search_axes){.naxes = 1, .axis = {0}};
+    rules[f] = (mrt_search_axes){.naxes = 2, .axis = {1, 0}};
+    ck_assert_str_eq(mrt_search_format_rules(s, rules, buf, sizeof buf),
                      "batch: data, f: [model, data]");
+    /* The brute force's own writer of the same rules. */
+    layout_block(s, rules, buf, sizeof buf);
+    ck_assert_str_eq(buf, "layout: {batch: data, f: [model, data]}\n");
     char *text = NULL;
     size_t len = 0;
     FILE *m = open_memstream(&text, &len);
-    mrt_rules_print_yaml(s, rules, m);
-    memset(rules, 0, (size_t)s->ndims * sizeof *rules);
-    mrt_rules_print_yaml(s, rules, m);
+    mrt_search_write_layout(s, rules, m);
+    memset(rules, 0, (size_t)ndims * sizeof *rules);
+    mrt_search_write_layout(s, rules, m);
     fclose(m);
     ck_assert_str_eq(text, "layout:\n  batch: data\n  f: [model, data]\n"
                            "layout: {}\n");
