@@ -101,6 +101,20 @@ void mrt_search_rules_destroy(mrt_search_rules_report *r)
     free(r);
 }
 
+/* The figures a public report copies from the search's own, field by
+ * field under the same name (the public structs of meshrt.h mirror the
+ * internal ones of ops/search_rules.h and search/search_params.h, whose
+ * result items hold internal rule types and are converted apart). */
+#define COPY_FIGURE(f) r->f = in->f;
+#define RULES_FIGURES(X)                                                    \
+    X(nsearched) X(enumerated) X(invalid) X(pruned_time) X(pruned_memory)   \
+    X(planned) X(over_memory) X(screened) X(screen_plans) X(not_replanned)  \
+    X(replan_each) X(bound_seconds) X(plan_seconds) X(elapsed_seconds)      \
+    X(has_spec) X(spec_totals) X(ntop) X(npareto)
+#define TENSORS_FIGURES(X)                                                  \
+    X(nacts) X(nleft) X(combos) X(failed) X(enumerated) X(planned)          \
+    X(invalid) X(pruned) X(over_memory) X(screened) X(ntop) X(npareto)
+
 mrt_status mrt_search_rules_create(const mrt_spec *s,
                                    const mrt_search_options *opt,
                                    mrt_search_rules_report **out,
@@ -119,25 +133,8 @@ mrt_status mrt_search_rules_create(const mrt_spec *s,
     for (int d = 0; d < s->ndims; d++)
         r->searched[d] = o.plan.planner == MRT_PLANNER_MESHTF ||
                          mrt_rules_dim_searched(s, d);
-    r->nsearched = in->nsearched;
-    r->enumerated = in->enumerated;
-    r->invalid = in->invalid;
-    r->pruned_time = in->pruned_time;
-    r->pruned_memory = in->pruned_memory;
-    r->planned = in->planned;
-    r->over_memory = in->over_memory;
-    r->screened = in->screened;
-    r->screen_plans = in->screen_plans;
-    r->not_replanned = in->not_replanned;
-    r->replan_each = in->replan_each;
-    r->bound_seconds = in->bound_seconds;
-    r->plan_seconds = in->plan_seconds;
-    r->elapsed_seconds = in->elapsed_seconds;
-    r->has_spec = in->has_spec;
-    r->spec_totals = in->spec_totals;
+    RULES_FIGURES(COPY_FIGURE)
     snprintf(r->first_error, sizeof r->first_error, "%s", in->first_error);
-    r->ntop = in->ntop;
-    r->npareto = in->npareto;
     if (copy_rules_items(in->top, in->ntop, s->ndims, &r->top) ||
         copy_rules_items(in->pareto, in->npareto, s->ndims, &r->pareto))
         goto nomem;
@@ -216,20 +213,9 @@ mrt_status mrt_search_tensors_create(const mrt_spec *s,
     r->ndims = in->ndims;
     r->ntensors = in->nparams;
     memcpy(r->tensor, in->param, sizeof r->tensor);
-    r->nacts = in->nacts;
-    r->nleft = in->nleft;
     memcpy(r->left, in->left, sizeof r->left);
-    r->combos = in->combos;
-    r->failed = in->failed;
-    r->enumerated = in->enumerated;
-    r->planned = in->planned;
-    r->invalid = in->invalid;
-    r->pruned = in->pruned;
-    r->over_memory = in->over_memory;
-    r->screened = in->screened;
+    TENSORS_FIGURES(COPY_FIGURE)
     snprintf(r->first_error, sizeof r->first_error, "%s", in->first_error);
-    r->ntop = in->ntop;
-    r->npareto = in->npareto;
     if (copy_tensors_items(in->top, in->ntop, in->ndims, in->nparams,
                            &r->top) ||
         copy_tensors_items(in->pareto, in->npareto, in->ndims, in->nparams,
