@@ -312,12 +312,5 @@ static mrt_status parse_alt(mrt_spec_parser *p, const yaml_node_t *k,
 
 mrt_status mrt_spec_parse_layouts(mrt_spec_parser *p, const yaml_node_t *map)
 {
-    mrt_status st = mrt_spec_expect(p, map, YAML_MAPPING_NODE, "'layouts'");
-    if (!st)
-        st = mrt_spec_check_keys(p, map, NULL, "'layouts'");
-    for (yaml_node_pair_t *pr = st ? NULL : map->data.mapping.pairs.start;
-         !st && pr < map->data.mapping.pairs.top; pr++)
-        st = parse_alt(p, mrt_spec_node(p, pr->key),
-                       mrt_spec_node(p, pr->value));
-    return st;
+    return mrt_spec_each_entry(p, map, "'layouts'", parse_alt);
 }

@@ -73,6 +73,14 @@ mrt_status mrt_spec_expect(const mrt_spec_parser *p, const yaml_node_t *n,
 mrt_status mrt_spec_check_keys(const mrt_spec_parser *p,
                                const yaml_node_t *map,
                                const char *const *valid, const char *in);
+/* A section that maps names to entries (`tensors:`, `network:`,
+ * `layouts:`): checks that map is a mapping with scalar keys, each once
+ * (`in` names it in messages, "'tensors'"), and hands every (key, value)
+ * to entry in file order, stopping at the first error. */
+typedef mrt_status mrt_spec_entry_fn(mrt_spec_parser *p, const yaml_node_t *k,
+                                     const yaml_node_t *v);
+mrt_status mrt_spec_each_entry(mrt_spec_parser *p, const yaml_node_t *map,
+                               const char *in, mrt_spec_entry_fn *entry);
 /* The value of key in a mapping whose keys were checked, or NULL. */
 yaml_node_t *mrt_spec_get(const mrt_spec_parser *p, const yaml_node_t *map,
                           const char *key);

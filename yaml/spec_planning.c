@@ -54,14 +54,7 @@ static mrt_status parse_link(mrt_spec_parser *p, const yaml_node_t *k,
 
 mrt_status mrt_spec_parse_network(mrt_spec_parser *p, const yaml_node_t *map)
 {
-    mrt_status st = mrt_spec_expect(p, map, YAML_MAPPING_NODE, "'network'");
-    if (!st)
-        st = mrt_spec_check_keys(p, map, NULL, "'network'");
-    for (yaml_node_pair_t *pr = st ? NULL : map->data.mapping.pairs.start;
-         !st && pr < map->data.mapping.pairs.top; pr++)
-        st = parse_link(p, mrt_spec_node(p, pr->key),
-                        mrt_spec_node(p, pr->value));
-    return st;
+    return mrt_spec_each_entry(p, map, "'network'", parse_link);
 }
 
 mrt_status mrt_spec_parse_budget(mrt_spec_parser *p, const yaml_node_t *map,

@@ -146,12 +146,5 @@ static mrt_status parse_tensor(mrt_spec_parser *p, const yaml_node_t *k,
 
 mrt_status mrt_spec_parse_tensors(mrt_spec_parser *p, const yaml_node_t *map)
 {
-    mrt_status st = mrt_spec_expect(p, map, YAML_MAPPING_NODE, "'tensors'");
-    if (!st)
-        st = mrt_spec_check_keys(p, map, NULL, "'tensors'");
-    for (yaml_node_pair_t *pr = st ? NULL : map->data.mapping.pairs.start;
-         !st && pr < map->data.mapping.pairs.top; pr++)
-        st = parse_tensor(p, mrt_spec_node(p, pr->key),
-                          mrt_spec_node(p, pr->value));
-    return st;
+    return mrt_spec_each_entry(p, map, "'tensors'", parse_tensor);
 }

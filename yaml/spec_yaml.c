@@ -433,3 +433,15 @@ mrt_status mrt_spec_positive(const mrt_spec_parser *p, const yaml_node_t *n,
     return mrt_spec_fail(p, n, "%s must be a positive number, got %s", what,
                          mrt_spec_what(n, q, sizeof q));
 }
+
+mrt_status mrt_spec_each_entry(mrt_spec_parser *p, const yaml_node_t *map,
+                               const char *in, mrt_spec_entry_fn *entry)
+{
+    mrt_status st = mrt_spec_expect(p, map, YAML_MAPPING_NODE, in);
+    if (!st)
+        st = mrt_spec_check_keys(p, map, NULL, in);
+    for (yaml_node_pair_t *pr = st ? NULL : map->data.mapping.pairs.start;
+         !st && pr < map->data.mapping.pairs.top; pr++)
+        st = entry(p, mrt_spec_node(p, pr->key), mrt_spec_node(p, pr->value));
+    return st;
+}
