@@ -167,7 +167,10 @@ catching_ranks() { # MPIRUN_PID: how many of its meshrt ranks catch SIGTERM
 # As root the job runs at a raised priority, so that load does not decide.
 prio=()
 [ "$(id -u)" = 0 ] && prio=(nice -n -10)
-for np in 1 2 3 4; do
+# sigterm NP: runs a long job at NP ranks, sends mpirun SIGTERM once
+# every rank catches it, and checks the one "interrupted" line (0: ok).
+sigterm() {
+    local np=$1 status n
     "${prio[@]}" "$here/mpirun.sh" $np "$meshrt" run "$small" --mesh data=$np --repeat 1000000 \
         --save "$dir/sig$np" >"$dir/sig.out" 2>"$dir/sig.err" & job=$!
     for _ in $(seq 200); do # until every rank catches SIGTERM (at most 20 s)
@@ -179,11 +182,27 @@ for np in 1 2 3 4; do
     wait $job
     status=$?
     n=$(wc -l <"$dir/sig.err")
-    if [ $status = 0 ] || [ "$n" != 1 ] ||
-       ! grep -q "^meshrt: error: interrupted by signal 15 (SIGTERM): 'meshrt run' did not finish$" "$dir/sig.err"; then
-        bad "SIGTERM at $np ranks: status $status, $n stderr lines:"; cat "$dir/sig.err"
-    fi
-    check "SIGTERM at $np ranks leaves no temporary file" no_temp_in "$dir"
+    [ $status != 0 ] && [ "$n" = 1 ] &&
+        grep -q "^meshrt: error: interrupted by signal 15 (SIGTERM): 'meshrt run' did not finish$" "$dir/sig.err" &&
+        return 0
+    echo "SIGTERM at $np ranks: status $status, $n stderr lines:"; cat "$dir/sig.err"
+    return 1
+}
+# Even so, on a loaded machine the line is sometimes lost between the
+# rank and mpirun's output forwarding (seen under the sanitizers and
+# parallel builds, with a binary that passes when run alone): each rank
+# count gets three tries, and fails only if all three do.  A handler that
+# does not print, or prints twice, fails all three.  Every try must leave
+# no temporary file.
+for np in 1 2 3 4; do
+    ok=0
+    for try in 1 2 3; do
+        if sigterm $np; then ok=1; fi
+        check "SIGTERM at $np ranks (try $try) leaves no temporary file" no_temp_in "$dir"
+        [ $ok = 1 ] && break
+        echo "(try $try of 3 at $np ranks lost the line; trying again)"
+    done
+    [ $ok = 1 ] || bad "SIGTERM at $np ranks: no try printed the one line"
 done
 
 python3 - "${json_checks[@]}" <<'PY' || fail=1
