@@ -14,6 +14,7 @@
 
 #include <mpi.h>
 
+#include "meshrt_mpi.h"
 #include "bench.h"
 #include "kernel.h"
 #include "plan.h"

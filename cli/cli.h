@@ -9,7 +9,7 @@
 #include <limits.h>
 #include <stdint.h>
 
-#include "meshrt.h"
+#include "meshrt_mpi.h"
 
 typedef struct mrt_cli_args {
     const char *cmd;   /* "check", "plan", "run", "calibrate" */

@@ -1,23 +1,22 @@
 /*
- * meshrt.h — the one public header of meshrt.
+ * meshrt.h — meshrt's public header, everything but running.
  *
  * meshrt runs einsum programs on a logical processor mesh, Mesh-TensorFlow
- * style.  A C user calls mrt_init before MPI_Init, loads a spec
- * (mrt_spec_load, mrt_spec_load_string) or builds the same program in
- * code (mrt_ir_create ... mrt_ir_finish), plans it for a mesh
- * (mrt_plan_create: no MPI needed, any mesh size), prints or inspects the
- * plan, and runs it on the ranks of a communicator (mrt_runner_*, or
- * mrt_run in one call: the runner takes the spec too, for the inputs'
- * `init:`, `train:` and verification) with its own input and output
- * buffers.  Every function that can meet bad input returns an mrt_status
- * and fills an optional mrt_error; nothing here prints unless asked, or
- * exits.
+ * style.  A C user loads a spec (mrt_spec_load, mrt_spec_load_string,
+ * mrt_spec_load_ex) or builds the same program in code (mrt_ir_create
+ * ... mrt_ir_finish), plans it for a mesh (mrt_plan_create: no MPI
+ * needed, any mesh size), prints or inspects the plan, and runs it on the
+ * ranks of a communicator with the calls of meshrt_mpi.h (mrt_init before
+ * MPI_Init, then mrt_runner_*, or mrt_run in one call).  Every function
+ * that can meet bad input returns an mrt_status (MRT_E_USAGE for a NULL
+ * pointer argument, unless it says otherwise) and fills an optional
+ * mrt_error; nothing here prints unless asked, or exits.  A function
+ * returning a value says what it does with NULL.
  * Objects come in create/destroy pairs; destroy functions accept NULL.
- * docs/api.md is the guide, with a program to copy (examples/c/).
+ * docs/api.md is the guide, with programs to copy (examples/c/).
  *
- * The header includes <mpi.h>: the runner takes an MPI_Comm.  meshrt's
- * own layers below runtime/ (which must not call MPI) define MRT_NO_MPI,
- * which leaves the running section out.
+ * This header needs no <mpi.h>: a planning-only program builds with a
+ * plain C compiler and `pkg-config --cflags --libs meshrt`.
  */
 #ifndef MESHRT_H
 #define MESHRT_H
@@ -25,9 +24,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#ifndef MRT_NO_MPI
-#include <mpi.h>
-#endif
 
 /* The version of this header; mrt_version() gives the library's. */
 #define MESHRT_VERSION_MAJOR 0
@@ -788,36 +784,6 @@ MRT_API char *mrt_profile_get_default_path(char *buf, size_t size);
 MRT_API mrt_status mrt_mesh_parse(const char *s, mrt_mesh_info *out,
                                   mrt_error *err);
 
-#ifndef MRT_NO_MPI
-/* A measurement of the machine for the cost model (`meshrt calibrate`,
- * docs/calibration.md): links per mesh axis, GEMM, reduction and copy
- * rates, and each collective timed next to the model's prediction. */
-typedef struct mrt_calibration mrt_calibration;
-/* Measures on the ranks of comm laid out as mesh (NULL: one axis
- * "world" of all of them; else its nranks must be comm's size, or
- * MRT_E_MESH).  quick: smaller sizes, a few seconds.  Collective: every
- * rank returns the same status and error, and on success its own *out,
- * which the caller owns (mrt_calibration_destroy). */
-MRT_API mrt_status mrt_calibration_create(MPI_Comm comm,
-                                          const mrt_mesh_info *mesh,
-                                          int quick, mrt_calibration **out,
-                                          mrt_error *err);
-MRT_API void mrt_calibration_destroy(mrt_calibration *c);
-/* The figures as a table, with the model's predictions next to them. */
-MRT_API void mrt_calibration_print(const mrt_calibration *c, FILE *f);
-/* Writes the measured profile to path (as mrt_file_write does: "-" is
- * the standard output), with what was measured in its `measured:`
- * block.  Local: call it on one rank. */
-MRT_API mrt_status mrt_calibration_save(const mrt_calibration *c,
-                                        const char *path, mrt_error *err);
-
-/* Every rank of comm gets the status and error of the lowest rank whose
- * st is not MRT_OK (MRT_OK when none): call it, collectively, before
- * a collective that some rank might otherwise not reach.  err may be
- * NULL (the status alone). */
-MRT_API mrt_status mrt_comm_agree(MPI_Comm comm, mrt_status st,
-                                  mrt_error *err);
-#endif
 
 /* ---- files -------------------------------------------------------- */
 
@@ -848,119 +814,6 @@ MRT_API void mrt_json_write_string(FILE *f, const char *s);
 MRT_API const char *mrt_json_format_number(char buf[MRT_JSON_NUMBER_MAX],
                                            const char *fmt, double v);
 
-/* ---- running ------------------------------------------------------ */
-
-#ifndef MRT_NO_MPI
-
-/* Prepares the process for running: picks BLIS's kernel family for this
- * CPU (it may start a short-lived child process and set BLIS_ARCH_TYPE,
- * which is safe only before MPI and threads start).  Call it once, at the
- * top of main(), BEFORE MPI_Init; later calls do nothing.  Returns
- * MRT_E_USAGE when MPI is initialised already.  mrt_runner_create and
- * mrt_run refuse to run before it. */
-MRT_API mrt_status mrt_init(mrt_error *err);
-
-/* Receives rank 0's report, once per execution, as one text of len bytes
- * (NUL-terminated); ctx is the options' report_ctx. */
-typedef void (*mrt_report_fn)(const char *text, size_t len, void *ctx);
-
-typedef struct mrt_run_options {
-    int verify;           /* recompute unsharded on rank 0 and compare
-                             (inputs from the spec only: not after
-                             mrt_runner_set_input or a training run) */
-    const char *save_dir; /* NULL, or write each output as DIR/NAME.npy */
-    int repeat;           /* 0 or 1: run once; N: time N runs */
-    int json;             /* report as JSON instead of text */
-    FILE *report;         /* where rank 0 writes its report; NULL and no
-                             report_fn: no report (quiet) */
-    int profile;          /* also report each op and step: modeled against
-                             measured time, planned against measured
-                             bytes, GFLOP/s of the einsums */
-    const char *trace;    /* NULL, or write a Chrome trace-event JSON file
-                             of the last run here (one track per rank;
-                             "-": the standard output) */
-    mrt_report_fn report_fn; /* NULL, or receives the report (rank 0) */
-    void *report_ctx;
-    MPI_Comm comm;        /* mrt_run only: the ranks to run on; 0 (a
-                             zeroed struct) or MPI_COMM_NULL: world */
-} mrt_run_options;
-
-/* A plan made ready to run on the ranks of a communicator: its
- * sub-communicators, its shard buffers, its inputs.  Create it, set
- * inputs (or keep the spec's `init:`), execute as often as wanted, read
- * outputs, destroy. */
-typedef struct mrt_runner mrt_runner;
-
-/* Whole tensor, or this rank's shard of it (row-major, the shape given by
- * mrt_runner_tensor_info). */
-typedef enum mrt_placement {
-    MRT_WHOLE = 0,
-    MRT_SHARD,
-    MRT_PLACEMENT_COUNT
-} mrt_placement;
-
-/* Collective over comm: comm's size must equal the plan's mesh size
- * (else MRT_E_MESH, on every rank); rank r of comm is mesh rank r.  The
- * runner borrows spec, plan and comm (keep them until destroy) and fills
- * every input from the spec's `init:`.  The caller owns *out.
- *
- * Running needs the spec as well as the plan: the plan says how to
- * compute, the spec what the data is, and the runner reads it for the
- * inputs' `init:`, `train:` (steps, rate, loss), verify's unsharded
- * reference, and names in reports and errors.  spec must be the one plan
- * was made from (with a `layouts:` alternative, the spec made under it):
- * a plan of another program is MRT_E_USAGE on every rank. */
-MRT_API mrt_status mrt_runner_create(const mrt_spec *spec,
-                                     const mrt_plan *plan, MPI_Comm comm,
-                                     mrt_runner **out, mrt_error *err);
-MRT_API void mrt_runner_destroy(mrt_runner *r);
-
-/* What a tensor (an input or output of the spec) looks like. */
-typedef struct mrt_tensor_info {
-    int dtype_size;    /* bytes per element: 4 (float32) or 8 (float64) */
-    int ndims;
-    int64_t shape[MRT_API_MAX_DIMS];       /* the whole tensor */
-    int64_t shard_shape[MRT_API_MAX_DIMS]; /* this rank's shard */
-    int64_t shard_offset[MRT_API_MAX_DIMS]; /* where it starts */
-    int64_t count, shard_count;            /* elements */
-} mrt_tensor_info;
-/* Local: no communication. */
-MRT_API mrt_status mrt_runner_tensor_info(const mrt_runner *r,
-                                          const char *name,
-                                          mrt_tensor_info *out,
-                                          mrt_error *err);
-
-/* Copies an input's values in, replacing its `init:`: with MRT_WHOLE,
- * data is the whole tensor on every rank (each copies its shard out);
- * with MRT_SHARD, this rank's shard.  The caller keeps data.  Local: no
- * communication (call it alike on every rank). */
-MRT_API mrt_status mrt_runner_set_input(mrt_runner *r, const char *name,
-                                        const void *data, mrt_placement how,
-                                        mrt_error *err);
-
-/* Runs the plan (opt->repeat times, or the spec's `train:` steps; each
- * training run updates the parameters in place), then reports, verifies
- * and saves as opt asks; opt may be NULL (one quiet run).  opt->comm is
- * ignored.  Collective: every rank returns the same status. */
-MRT_API mrt_status mrt_runner_execute(mrt_runner *r,
-                                      const mrt_run_options *opt,
-                                     mrt_error *err);
-
-/* Copies a tensor's values out (an output, or an input such as a trained
- * parameter): with MRT_SHARD, this rank's shard into data (local); with
- * MRT_WHOLE, the whole tensor gathered into data on rank 0 of comm (data
- * is ignored, and may be NULL, elsewhere; collective). */
-MRT_API mrt_status mrt_runner_get_output(mrt_runner *r, const char *name,
-                                         void *data, mrt_placement how,
-                                         mrt_error *err);
-
-/* One call: create a runner on opt->comm, execute with opt, destroy.
- * Collective: every rank calls it and every rank returns the same
- * status. */
-MRT_API mrt_status mrt_run(const mrt_spec *spec, const mrt_plan *plan,
-                           const mrt_run_options *opt, mrt_error *err);
-
-#endif /* MRT_NO_MPI */
 
 #ifdef __cplusplus
 }

@@ -17,6 +17,7 @@
 #include <mpi.h>
 #include <stdio.h>
 
+#include "meshrt_mpi.h"
 #include "cost.h"
 #include "profile.h"
 

@@ -30,8 +30,6 @@ static int init_done;
 
 int mrt_init_done(void) { return init_done; }
 
-const char *mrt_version(void) { return MESHRT_VERSION; }
-
 mrt_status mrt_init(mrt_error *err)
 {
     int mpi_up = 0;

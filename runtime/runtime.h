@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdint.h>
 
+#include "meshrt_mpi.h"
 #include "plan.h"
 #include "spec.h"
 

@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # install.sh BUILD_DIR SOURCE_DIR — meshrt as an installed library:
 # `meson install` into a temporary DESTDIR, then examples/c/megatron_mlp.c
-# (the builder, the runner and the plan's steps, through meshrt.h)
+# (the builder, the runner and the plan's steps, through meshrt_mpi.h)
 # compiled in a folder outside the tree with nothing but
-# `pkg-config --cflags --libs meshrt` (PKG_CONFIG_PATH at the installed
-# meshrt.pc, whose prefix= line is rewritten to the DESTDIR's, as when an
-# installed tree is moved), and run on 4 ranks (a 2x2
+# `pkg-config --cflags --libs meshrt-mpi` (PKG_CONFIG_PATH at the
+# installed .pc files, whose prefix= lines are rewritten to the DESTDIR's,
+# as when an installed tree is moved), and run on 4 ranks (a 2x2
 # mesh): it must print its "ok" line and exit 0, linked with the shared
-# library (through its soname) and with the static one; plan_mlp.c too
-# (one process: planning needs no MPI run).
+# library (through its soname) and with the static one.  plan_mlp.c
+# (planning only, meshrt.h) is built with a plain cc and
+# `pkg-config --cflags --libs meshrt` alone, whose flags name no MPI, with
+# an mpi.h on the include path that stops the build if anything includes
+# it; linked with the shared library and with the static one (which then
+# needs no MPI library at all), and run as one process, no mpirun.
 set -euo pipefail
 build=$(cd "$1" && pwd)
 src=$(cd "$2" && pwd)
@@ -21,13 +25,16 @@ meson install -C "$build" --no-rebuild --quiet --destdir "$tmp/root" >"$tmp/inst
     { cat "$tmp/install.log" >&2; fail "meson install"; }
 pc=$(find "$tmp/root" -name meshrt.pc -print -quit)
 [ -n "$pc" ] || fail "no meshrt.pc installed"
+[ -f "$(dirname "$pc")/meshrt-mpi.pc" ] || fail "no meshrt-mpi.pc installed"
 export PKG_CONFIG_PATH=$(dirname "$pc")
 prefix=$tmp/root$(pkg-config --variable=prefix meshrt)
-sed -i "s|^prefix=.*|prefix=$prefix|" "$pc"
+sed -i "s|^prefix=.*|prefix=$prefix|" "$pc" "$(dirname "$pc")/meshrt-mpi.pc"
 pc_flags() { pkg-config "$@" meshrt; }
 libdir=$(pc_flags --variable=libdir)
 inc=$(pc_flags --variable=includedir)
 [ -f "$inc/meshrt.h" ] || fail "meshrt.h not installed in $inc"
+[ -f "$inc/meshrt_mpi.h" ] || fail "meshrt_mpi.h not installed in $inc"
+! grep -q '#include <mpi.h>' "$inc/meshrt.h" || fail "meshrt.h includes mpi.h"
 [ -f "$libdir/libmeshrt.a" ] || fail "no static libmeshrt.a in $libdir"
 [ "$(readlink "$libdir/libmeshrt.so")" = libmeshrt.so.0 ] ||
     fail "libmeshrt.so does not lead to libmeshrt.so.0"
@@ -50,16 +57,25 @@ grep -q "#define MESHRT_VERSION \"$ver\"" "$inc/meshrt.h" ||
 mkdir "$tmp/user"
 cp "$src/examples/c/megatron_mlp.c" "$src/examples/c/plan_mlp.c" "$tmp/user/"
 cd "$tmp/user"
-read -r -a flags <<<"$(pc_flags --cflags --libs)"
+read -r -a flags <<<"$(pkg-config --cflags --libs meshrt-mpi)"
+read -r -a pflags <<<"$(pc_flags --cflags --libs)"
+# meshrt's own flags, for a planning-only program, name no MPI
+mpiflags=$(pkg-config --cflags --libs mpi)
+for f in "${pflags[@]}"; do
+    case " $mpiflags " in *" $f "*) fail "pkg-config meshrt gives MPI's flag $f";; esac
+done
 # A sanitizer build (meson -Db_sanitize=...) installs instrumented
 # objects: a program linking them needs the sanitizers' runtimes first,
 # as it would in any project built so.
 undefined=$(nm "$libdir/libmeshrt.a" 2>/dev/null || true)
-! grep -q " U __asan_" <<<"$undefined" || flags+=(-fsanitize=address)
-! grep -q " U __ubsan_" <<<"$undefined" || flags+=(-fsanitize=undefined)
+san=()
+! grep -q " U __asan_" <<<"$undefined" || san+=(-fsanitize=address)
+! grep -q " U __ubsan_" <<<"$undefined" || san+=(-fsanitize=undefined)
+flags+=("${san[@]}")
+pflags+=("${san[@]}")
 cc -std=c11 -O2 -Wall -Werror megatron_mlp.c "${flags[@]}" -lm -o mlp_shared ||
-    fail "cc with pkg-config --cflags --libs meshrt"
-read -r -a sflags <<<"$(pc_flags --static --cflags --libs)"
+    fail "cc with pkg-config --cflags --libs meshrt-mpi"
+read -r -a sflags <<<"$(pkg-config --static --cflags --libs meshrt-mpi)"
 sflags+=("${flags[@]}")
 # the archive itself in place of pkg-config's -lmeshrt, so nothing can
 # pick the shared library instead
@@ -70,11 +86,26 @@ cc -std=c11 -O2 megatron_mlp.c "$libdir/libmeshrt.a" "${static[@]}" \
 deps=$(ldd mlp_static)
 ! grep -q libmeshrt <<<"$deps" || fail "mlp_static needs libmeshrt.so"
 
-# Planning needs no MPI run: one process, no mpirun.
-cc -std=c11 -O2 -Wall -Werror plan_mlp.c "${flags[@]}" -o plan_mlp ||
+# Planning needs no MPI: plain cc, meshrt's flags alone, an mpi.h that
+# stops the build if the program or meshrt.h includes one; one process,
+# no mpirun.
+mkdir "$tmp/nompi"
+echo '#error "a planning-only program must not need mpi.h"' >"$tmp/nompi/mpi.h"
+cc -std=c11 -O2 -Wall -Werror -I"$tmp/nompi" plan_mlp.c "${pflags[@]}" -o plan_mlp ||
     fail "cc plan_mlp.c with pkg-config --cflags --libs meshrt"
-out=$(LD_LIBRARY_PATH=$libdir ./plan_mlp) || { echo "$out" >&2; fail "plan_mlp failed"; }
-grep -q "^plan_mlp: ok$" <<<"$out" || { echo "$out" >&2; fail "plan_mlp's checks"; }
+# statically: no MPI library on the line, none needed
+read -r -a psflags <<<"$(pc_flags --static --cflags --libs)"
+pstatic=()
+for f in "${psflags[@]}"; do [ "$f" = -lmeshrt ] || pstatic+=("$f"); done
+cc -std=c11 -O2 -Wall -Werror -I"$tmp/nompi" plan_mlp.c "$libdir/libmeshrt.a" \
+    "${pstatic[@]}" "${san[@]}" -o plan_static ||
+    fail "cc plan_mlp.c against libmeshrt.a with pkg-config --static meshrt (no MPI)"
+deps=$(ldd plan_static)
+! grep -q 'libmpi\|libmeshrt' <<<"$deps" || fail "plan_static needs MPI or libmeshrt.so"
+for exe in plan_mlp plan_static; do
+    out=$(LD_LIBRARY_PATH=$libdir ./$exe) || { echo "$out" >&2; fail "$exe failed"; }
+    grep -q "^plan_mlp: ok$" <<<"$out" || { echo "$out" >&2; fail "$exe's checks"; }
+done
 
 for exe in mlp_shared mlp_static; do
     rc=0

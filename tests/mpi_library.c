@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "meshrt.h"
+#include "meshrt_mpi.h"
 
 enum { K = 5, N = 60 }; /* batch is 3 per mesh rank; N divisible by 1-5 */
 

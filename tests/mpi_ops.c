@@ -33,7 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "meshrt.h"
+#include "meshrt_mpi.h"
 #include "ops_fault.h"
 
 #define MAX_MESHES 64

@@ -43,7 +43,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "meshrt.h"
+#include "meshrt_mpi.h"
 
 #define G_AXES 3   /* mesh axes at most */
 #define G_POOL 7   /* named dims at most */

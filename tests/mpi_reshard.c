@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "meshrt.h"
+#include "meshrt_mpi.h"
 #include "mpi_agree.h"
 #include "reshard_cases.h"
 

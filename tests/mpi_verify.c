@@ -29,7 +29,7 @@
 #include <string.h>
 
 #include "kernel.h"
-#include "meshrt.h"
+#include "meshrt_mpi.h"
 #include "mpi_agree.h"
 #include "runtime.h"
 

@@ -8,7 +8,7 @@
  * (mrt_plan_warnings), each with the position of what it is about, and
  * a plan's steps as data (mrt_plan_step_count, mrt_plan_get_step).
  */
-#define MRT_NO_MPI /* planning only: no mpi.h */
+/* planning only: meshrt.h, no mpi.h */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -9,7 +9,7 @@
  * and a sweep of one dim (a row per partitioning, a column per size).
  */
 #define _GNU_SOURCE /* open_memstream */
-#define MRT_NO_MPI /* planning only: no mpi.h */
+/* planning only: meshrt.h, no mpi.h */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>

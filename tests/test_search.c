@@ -10,7 +10,7 @@
  * the same time.  Built against the shared libmeshrt with only include/
  * on its include path, so it cannot lean on the search's internals.
  */
-#define MRT_NO_MPI /* planning only: no mpi.h */
+/* planning only: meshrt.h, no mpi.h */
 #include <check.h>
 #include <stdint.h>
 #include <stdio.h>

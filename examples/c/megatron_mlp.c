@@ -38,7 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <meshrt.h>
+#include <meshrt_mpi.h>
 
 enum { B = 8, D = 16, F = 32 }; /* batch, d_model, d_ff */
 
