@@ -91,7 +91,8 @@ int mrt_cli_check(const mrt_cli_args *a)
     }
     printf("plan: %" PRId64 " bytes per rank handed to MPI, %.4g flops per "
            "rank (meshrt plan shows the steps)\n",
-           mrt_plan_comm_bytes(plan), mrt_plan_flops(plan));
+           mrt_plan_get_totals(plan).comm_bytes,
+           mrt_plan_get_totals(plan).flops);
     if (info.nlayouts) {
         printf("layouts:");
         for (int i = 0; i < info.nlayouts; i++)

@@ -384,9 +384,6 @@ typedef struct mrt_plan_totals {
     double phase_time_s[3];
 } mrt_plan_totals;
 MRT_API mrt_plan_totals mrt_plan_get_totals(const mrt_plan *plan);
-/* Bytes per rank handed to MPI by the whole plan, and flops per rank. */
-MRT_API int64_t mrt_plan_comm_bytes(const mrt_plan *plan);
-MRT_API double mrt_plan_flops(const mrt_plan *plan);
 
 /* One step of a plan, copied out as plain data (nothing points into the
  * plan): the figures mrt_plan_print shows on the step's line. */

@@ -248,8 +248,6 @@ mrt_status mrt_spec_derive(const mrt_spec *s, const mrt_rule *rules,
  * destroys *out. */
 mrt_status mrt_spec_derive_alt(const mrt_spec *s, const mrt_spec_layout *l,
                                mrt_spec **out, mrt_error *err);
-/* m as meshrt.h's plain mrt_mesh_info (spec_info.c). */
-void mrt_mesh_info_of(const mrt_mesh *m, mrt_mesh_info *out);
 
 /* The spec under alternative `name` of its `layouts:` block; an unknown
  * name is an MRT_E_USAGE error listing the names. */

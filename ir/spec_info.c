@@ -8,23 +8,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "mesh_parse.h"
 #include "spec.h"
 
 _Static_assert(MRT_API_MAX_AXES == MRT_MAX_AXES,
                "meshrt.h's mesh axes are the mesh's");
 _Static_assert(MRT_API_MAX_DIMS == MRT_MAX_DIMS,
                "meshrt.h's dims are the layout's");
-
-void mrt_mesh_info_of(const mrt_mesh *m, mrt_mesh_info *out)
-{
-    memset(out, 0, sizeof *out);
-    out->naxes = m->naxes;
-    for (int i = 0; i < m->naxes; i++) {
-        snprintf(out->name[i], sizeof out->name[i], "%s", m->name[i]);
-        out->size[i] = m->size[i];
-    }
-    out->nranks = m->nranks;
-}
 
 void mrt_spec_get_info(const mrt_spec *s, mrt_spec_info *out)
 {

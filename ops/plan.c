@@ -600,6 +600,4 @@ mrt_status mrt_plan_create(const mrt_spec *s, const mrt_plan_options *opt,
     return MRT_OK;
 }
 
-int64_t mrt_plan_comm_bytes(const mrt_plan *p) { return p->comm_bytes; }
-double mrt_plan_flops(const mrt_plan *p) { return p->flops; }
 mrt_plan_totals mrt_plan_get_totals(const mrt_plan *p) { return p->totals; }

@@ -237,8 +237,8 @@ START_TEST(steps_come_back_as_data)
         ck_assert(si.wire_bytes > 0 && si.time_s > 0);
     }
     ck_assert_int_eq(collectives, 1);
-    ck_assert_int_eq(bytes, mrt_plan_comm_bytes(p));
-    ck_assert(flops == mrt_plan_flops(p));
+    ck_assert_int_eq(bytes, mrt_plan_get_totals(p).comm_bytes);
+    ck_assert(flops == mrt_plan_get_totals(p).flops);
 
     mrt_error err = {0};
     ck_assert_int_eq(mrt_plan_get_step(p, n, &si, &err), MRT_E_USAGE);

@@ -106,7 +106,7 @@ START_TEST(global_rules_give_mesh_tensorflow_lowering)
     ck_assert_uint_eq(s->axes, 1u << 1);
     ck_assert_int_eq(s->group, 2);
     ck_assert_int_eq(s->bytes, 32 * 128 * 4);
-    ck_assert_int_eq(mrt_plan_comm_bytes(plan), 16384);
+    ck_assert_int_eq(mrt_plan_get_totals(plan).comm_bytes, 16384);
     /* flops per rank: 2 * 32 * 256 * 128 for each einsum */
     ck_assert_double_eq(plan->op[0].flops, 2.0 * 32 * 256 * 128);
     ck_assert_int_eq(op_step(0, 0)->cls.size[MRT_IDX_M], 32);
@@ -242,7 +242,7 @@ START_TEST(mesh_override_changes_the_plan)
               "  - {op: einsum, in: [h, w2], out: y, shape: [batch, d_model]}\n",
               "data=4,model=1");
     ck_assert_str_eq(op_steps(1), "einsum");
-    ck_assert_int_eq(mrt_plan_comm_bytes(plan), 0);
+    ck_assert_int_eq(mrt_plan_get_totals(plan).comm_bytes, 0);
 }
 END_TEST
 

@@ -24,13 +24,6 @@ mrt_status mrt_spec_load_text_opts(const char *path, const char *text,
                                    size_t len, const mrt_spec_overrides *ov,
                                    mrt_spec **out, mrt_error *err);
 
-/* The mesh of a --mesh string "AXIS=N,AXIS=N" (blanks around names and
- * sizes allowed) into m, which it overwrites; on bad input MRT_E_USAGE,
- * "invalid --mesh 'S': WHY", with no file.  What mesh overrides of
- * mrt_spec_load* and `meshrt calibrate --mesh` read. */
-mrt_status mrt_spec_parse_mesh_string(const char *s, mrt_mesh *m,
-                                      mrt_error *err);
-
 /* A layout for the input tensor `name` as if its entry had `layout:`
  * with these rules (by dim id: [ndims]; in place of the one it has), or
  * for the op whose `out:` is `name` as if the op had that `layout:`:

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mesh_parse.h"
 #include "spec_parse.h"
 #include "yaml_load.h"
 
@@ -106,68 +107,6 @@ static char *trim(char *s)
     while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
         s[--n] = '\0';
     return s;
-}
-
-/* Adds one "AXIS=SIZE" (text[0..n)) of a --mesh string to m; else
- * returns 0 and says why. */
-static int override_item(const char *text, size_t n, mrt_mesh *m, char *why,
-                         size_t size)
-{
-    char item[128];
-    uint64_t v = 0;
-    snprintf(item, sizeof item, "%.*s", (int)(n < 127 ? n : 127), text);
-    char *eq = strchr(item, '=');
-    if (!eq)
-        return snprintf(why, size, "'%s' is not AXIS=SIZE", trim(item)), 0;
-    *eq = '\0';
-    char *name = trim(item), *num = trim(eq + 1);
-    if (!mrt_spec_name_ok(name, strlen(name)))
-        return snprintf(why, size, "'%.70s' is not a valid axis name", name),
-               0;
-    if (mrt_spec_parse_u64(num, strlen(num), &v) || v == 0 || v > INT_MAX)
-        return snprintf(why, size, "the size of axis '%s' must be a positive "
-                        "integer, got '%.30s'", name, num), 0;
-    if (mrt_mesh_find_axis(m, name) >= 0)
-        return snprintf(why, size, "axis '%s' is given twice", name), 0;
-    if (m->naxes == MRT_MAX_AXES)
-        return snprintf(why, size, "more than %d axes", MRT_MAX_AXES), 0;
-    if ((int64_t)v > INT_MAX / m->nranks)
-        return snprintf(why, size, "more than %d ranks", INT_MAX), 0;
-    strcpy(m->name[m->naxes], name);
-    m->size[m->naxes++] = (int64_t)v;
-    m->nranks *= (int64_t)v;
-    return 1;
-}
-
-/* The mesh of a --mesh string like "data=4,model=2" (blanks allowed):
- * the one parser of such strings (the loader's overrides, and
- * `meshrt calibrate --mesh`; spec_load.h). */
-mrt_status mrt_spec_parse_mesh_string(const char *s, mrt_mesh *m,
-                                      mrt_error *err)
-{
-    char why[256] = "expected AXIS=SIZE[,AXIS=SIZE...]";
-    memset(m, 0, sizeof *m);
-    m->nranks = 1;
-    for (const char *p = s; *s;) {
-        size_t n = strcspn(p, ",");
-        if (!override_item(p, n, m, why, sizeof why))
-            break;
-        if (!p[n])
-            return MRT_OK;
-        p += n + 1;
-    }
-    return mrt_error_set(err, MRT_E_USAGE, "", no_mark,
-                         "invalid --mesh '%.100s': %s", s, why);
-}
-
-/* meshrt.h's form: the same parser, the mesh as plain data. */
-mrt_status mrt_mesh_parse(const char *s, mrt_mesh_info *out, mrt_error *err)
-{
-    mrt_mesh m;
-    mrt_status st = mrt_spec_parse_mesh_string(s, &m, err);
-    if (st == MRT_OK)
-        mrt_mesh_info_of(&m, out);
-    return st;
 }
 
 mrt_status mrt_spec_read_mesh(mrt_spec_parser *p, const yaml_node_t *map,
@@ -458,7 +397,7 @@ static mrt_status load_text(const char *path, const char *text, size_t len,
     if (len > MRT_SPEC_FILE_MAX)
         return mrt_error_set(err, MRT_E_IO, path, no_mark,
                              "cannot read spec: file too large");
-    if (mesh_override && (st = mrt_spec_parse_mesh_string(mesh_override, &override, err)))
+    if (mesh_override && (st = mrt_mesh_parse_string(mesh_override, &override, err)))
         return st;
     if ((st = spec_dir(path, dir, err)) ||
         (st = mrt_ir_open(path, dir, &ir, err)) ||

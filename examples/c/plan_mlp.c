@@ -50,8 +50,8 @@ static int64_t plan_bytes(const char *mesh, int print)
         printf("mesh %s: %" PRId64 " bytes to MPI per rank in %" PRId64
                " collective(s), %.3g flops per rank, peak %" PRId64
                " bytes per rank\n", mesh, t.comm_bytes, t.collectives,
-               mrt_plan_flops(plan), t.peak_memory);
-        bytes = mrt_plan_comm_bytes(plan);
+               t.flops, t.peak_memory);
+        bytes = t.comm_bytes;
     } else {
         char line[1024];
         fprintf(stderr, "%s\n", mrt_error_format(&err, line, sizeof line));
