@@ -46,6 +46,13 @@ mrt_status mrt_error_set(mrt_error *err, mrt_status code, const char *file,
     return code;
 }
 
+mrt_status mrt_error_null(mrt_error *err, const char *fn, const char *arg)
+{
+    static const mrt_mark none;
+    return mrt_error_set(err, MRT_E_USAGE, "", none,
+                         "%s: argument '%s' is NULL", fn, arg);
+}
+
 char *mrt_error_format(const mrt_error *e, char *buf, size_t size)
 {
     int n = 0;

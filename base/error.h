@@ -21,4 +21,9 @@ mrt_status mrt_error_set(mrt_error *err, mrt_status code, const char *file,
                          mrt_mark at, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
+/* The error of a public call given a NULL pointer where it needs one:
+ * MRT_E_USAGE, "FN: argument 'ARG' is NULL", no file.  Returns
+ * MRT_E_USAGE. */
+mrt_status mrt_error_null(mrt_error *err, const char *fn, const char *arg);
+
 #endif

@@ -197,7 +197,7 @@ int main(int argc, char **argv)
     mrt_plan *plan = NULL;
     mrt_comm *comm = NULL;
     mrt_exec *e = NULL;
-    mrt_status st = mrt_spec_load(argv[1], NULL, &spec, &err);
+    mrt_status st = mrt_spec_load(argv[1], &spec, &err);
     if (st == MRT_OK)
         st = mrt_plan_create(spec, NULL, &plan, &err);
     if (st == MRT_OK)

@@ -52,7 +52,7 @@ static mrt_status meshrt_setup(meshrt_run *r, const char *path,
                                const char *mesh, mrt_error *err)
 {
     memset(r, 0, sizeof *r);
-    mrt_status st = mrt_spec_load(path, mesh, &r->spec, err);
+    mrt_status st = mrt_spec_load_ex(path, &(mrt_spec_load_options){.mesh = mesh}, &r->spec, err);
     if (st == MRT_OK)
         st = mrt_plan_create(r->spec, NULL, &r->plan, err);
     if (st == MRT_OK)

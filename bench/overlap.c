@@ -87,7 +87,7 @@ int main(int argc, char **argv)
     side bg, bl;
     memset(&bg, 0, sizeof bg);
     memset(&bl, 0, sizeof bl);
-    mrt_status st = mrt_spec_load(argv[1], NULL, &spec, &err);
+    mrt_status st = mrt_spec_load(argv[1], &spec, &err);
     if (st == MRT_OK)
         st = setup(&bg, spec, 0, &err);
     if (st == MRT_OK)

@@ -177,7 +177,7 @@ static int time_first_plan(const char *spec, double out[2])
         mrt_spec *s = NULL;
         mrt_plan *p = NULL;
         double t0 = mrt_bench_now();
-        if (mrt_spec_load(spec, NULL, &s, NULL) == MRT_OK) {
+        if (mrt_spec_load(spec, &s, NULL) == MRT_OK) {
             double t1 = mrt_bench_now();
             if (mrt_plan_create(s, NULL, &p, NULL) == MRT_OK) {
                 t[0] = t1 - t0;

@@ -405,9 +405,9 @@ mrt_status mrt_cli_parse(int argc, char **argv, mrt_cli_args *a,
 mrt_status mrt_cli_load_spec(const mrt_cli_args *a, const char *dims_override,
                              mrt_spec **spec, mrt_error *err)
 {
-    const mrt_spec_overrides ov = {a->mesh,
-                                   dims_override ? dims_override : a->dims};
-    return mrt_spec_load_opts(a->spec, &ov, spec, err);
+    const mrt_spec_load_options ov = {
+        .mesh = a->mesh, .dims = dims_override ? dims_override : a->dims};
+    return mrt_spec_load_ex(a->spec, &ov, spec, err);
 }
 
 mrt_status mrt_cli_load(const mrt_cli_args *a, mrt_spec **spec,

@@ -252,7 +252,7 @@ int mrt_cli_sweep(const mrt_cli_args *a)
     mrt_status st = check_dim(a, dim);
     if (st)
         return mrt_cli_exit_code(st);
-    const mrt_spec_overrides ov = {a->mesh, a->dims};
+    const mrt_spec_load_options ov = {.mesh = a->mesh, .dims = a->dims};
     if ((st = mrt_sweep_create(a->spec, &ov, dim, n, value, &a->plan, &t,
                                &err))) {
         mrt_cli_print_error(&err);

@@ -86,33 +86,38 @@ MRT_API char *mrt_error_format(const mrt_error *e, char *buf, size_t size);
 
 typedef struct mrt_spec mrt_spec; /* a parsed, validated spec */
 
-/* Loads the YAML spec at path.  mesh_override is NULL or a string
- * "AXIS=N,AXIS=N" that replaces the spec's mesh before anything is
- * resolved against it.  On success *out is a new spec the caller owns
- * (free with mrt_spec_destroy). */
-MRT_API mrt_status mrt_spec_load(const char *path, const char *mesh_override,
-                                 mrt_spec **out, mrt_error *err);
-/* The same over a spec held in memory: text[0..len) (no NUL needed).
- * name names the spec in errors ("mlp.yaml:3:5: error: ...") and its
- * folder resolves relative `file:` paths; nothing is read from it.  The
- * caller keeps text (the spec copies what it needs). */
-MRT_API mrt_status mrt_spec_load_string(const char *name, const char *text,
-                                        size_t len,
-                                        const char *mesh_override,
-                                        mrt_spec **out, mrt_error *err);
-/* What mrt_spec_load_opts changes in the spec as it loads it, before
- * anything is resolved against it (NULL members: nothing). */
-typedef struct mrt_spec_overrides {
-    const char *mesh; /* "AXIS=N,AXIS=N": replaces the spec's mesh */
+/* How mrt_spec_load_ex loads a spec: what it changes in it before
+ * anything is resolved against it, and where its text is.  NULL members
+ * (a zeroed struct, or a NULL pointer): the file, as written. */
+typedef struct mrt_spec_load_options {
+    const char *mesh; /* "AXIS=N,AXIS=N" (mrt_mesh_parse): replaces the
+                         spec's mesh */
     const char *dims; /* "DIM=N,DIM=N": new sizes for dims the spec names
                          (an unknown dim is an MRT_E_USAGE error) */
-} mrt_spec_overrides;
-/* mrt_spec_load with overrides (ov may be NULL).  With any override, a
- * `layouts:` alternative that no longer fits is kept with its error,
- * which selecting it returns (meshrt compare shows it in its row). */
-MRT_API mrt_status mrt_spec_load_opts(const char *path,
-                                      const mrt_spec_overrides *ov,
-                                      mrt_spec **out, mrt_error *err);
+    const char *text; /* non-NULL: the spec's text, text[0..len) (no NUL
+                         needed), in place of reading path, which then
+                         names the spec in errors ("mlp.yaml:3:5: error:
+                         ...") and whose folder resolves relative `file:`
+                         paths; the caller keeps text (the spec copies
+                         what it needs) */
+    size_t len;
+} mrt_spec_load_options;
+/* Loads the YAML spec at path with opt (may be NULL).  With a mesh or
+ * dims override, a `layouts:` alternative that no longer fits is kept
+ * with its error, which selecting it returns (meshrt compare shows it in
+ * its row).  On success *out is a new spec the caller owns (free with
+ * mrt_spec_destroy); on failure *out is NULL. */
+MRT_API mrt_status mrt_spec_load_ex(const char *path,
+                                    const mrt_spec_load_options *opt,
+                                    mrt_spec **out, mrt_error *err);
+/* mrt_spec_load_ex(path, NULL, out, err). */
+MRT_API mrt_status mrt_spec_load(const char *path, mrt_spec **out,
+                                 mrt_error *err);
+/* mrt_spec_load_ex with the text text[0..len) named name (NULL:
+ * "<string>"); nothing is read from name. */
+MRT_API mrt_status mrt_spec_load_string(const char *name, const char *text,
+                                        size_t len, mrt_spec **out,
+                                        mrt_error *err);
 MRT_API void mrt_spec_destroy(mrt_spec *spec);
 
 /* ---- building a program in code ---------------------------------- */
@@ -510,7 +515,7 @@ typedef struct mrt_compare {
 /* Plans spec under its own layout rules and under each alternative of
  * its `layouts:` (each with its own mesh, if it has one), all with opt
  * (NULL: defaults).  Mesh and dim overrides are given when loading
- * (mrt_spec_load_opts): an alternative that no longer fits them gets its
+ * (mrt_spec_load_ex): an alternative that no longer fits them gets its
  * load error in its row.  A partitioning that does not plan is a row
  * with ok 0, not a failure: this fails only for NULL arguments
  * (MRT_E_USAGE) or out of memory.  The caller owns *out. */
@@ -520,8 +525,8 @@ MRT_API mrt_status mrt_compare_create(const mrt_spec *spec,
 MRT_API void mrt_compare_destroy(mrt_compare *c);
 
 /* A comparison at each of several sizes of one dim (`meshrt compare
- * --sweep`): the spec is loaded from path once per size, with ov (may
- * be NULL) and `dim` set to that size on top of ov->dims, then compared
+ * --sweep`): the spec is loaded from path once per size, with load (may
+ * be NULL) and `dim` set to that size on top of load->dims, then compared
  * as mrt_compare_create does. */
 #define MRT_SWEEP_MAX 64 /* sizes at most */
 typedef struct mrt_sweep_cell {
@@ -551,7 +556,7 @@ typedef struct mrt_sweep {
  * arguments (MRT_E_USAGE) or out of memory.  The caller owns *out
  * (mrt_sweep_destroy). */
 MRT_API mrt_status mrt_sweep_create(const char *path,
-                                    const mrt_spec_overrides *ov,
+                                    const mrt_spec_load_options *load,
                                     const char *dim, int nvalues,
                                     const int64_t *values,
                                     const mrt_plan_options *opt,
@@ -745,13 +750,13 @@ typedef struct mrt_search_tensors_report {
 /* Searches global rules and, for each parameter (the `train:` params;
  * without `train:`, every input) and each activation of
  * opt->activations, a layout of its own, in place of what the spec
- * gives it: the spec is loaded again from its file with ov (may be
+ * gives it: the spec is loaded again from its file with load (may be
  * NULL) for every combination.  Fails for more than
  * MRT_SEARCH_MAX_COMBOS combinations or an activation no op makes
  * (MRT_E_USAGE), or for what mrt_search_rules_create fails for.  The
  * caller owns *out. */
 MRT_API mrt_status mrt_search_tensors_create(const mrt_spec *spec,
-                                             const mrt_spec_overrides *ov,
+                                             const mrt_spec_load_options *load,
                                              const mrt_search_options *opt,
                                              mrt_search_tensors_report **out,
                                              mrt_error *err);

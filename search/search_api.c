@@ -195,7 +195,7 @@ void mrt_search_tensors_destroy(mrt_search_tensors_report *r)
 }
 
 mrt_status mrt_search_tensors_create(const mrt_spec *s,
-                                     const mrt_spec_overrides *ov,
+                                     const mrt_spec_load_options *ov,
                                      const mrt_search_options *opt,
                                      mrt_search_tensors_report **out,
                                      mrt_error *err)

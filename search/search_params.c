@@ -298,7 +298,7 @@ static mrt_status find_acts(const mrt_spec *s, const char *acts,
 }
 
 /* Loads combination `pick` and searches its rules into m. */
-static mrt_status search_combo(merger *m, const mrt_spec_overrides *ov,
+static mrt_status search_combo(merger *m, const mrt_spec_load_options *ov,
                                const mrt_rules_options *opt,
                                const choices *ch, const int *pick,
                                int64_t combo, mrt_error *err)
@@ -348,7 +348,7 @@ static mrt_status search_combo(merger *m, const mrt_spec_overrides *ov,
     return st;
 }
 
-mrt_status mrt_search_params(const mrt_spec *s, const mrt_spec_overrides *ov,
+mrt_status mrt_search_params(const mrt_spec *s, const mrt_spec_load_options *ov,
                              const char *acts, const mrt_rules_options *opt,
                              mrt_params_report **out, mrt_error *err)
 {

@@ -40,7 +40,7 @@ static int row_of(mrt_sweep *t, const char *name)
 /* Loads and compares the spec at size v into column v; fails only when
  * out of memory. */
 static mrt_status sweep_point(mrt_sweep *t, const char *path,
-                              const mrt_spec_overrides *ov,
+                              const mrt_spec_load_options *ov,
                               const mrt_plan_options *opt, int v)
 {
     char dims[4096];
@@ -54,9 +54,10 @@ static mrt_status sweep_point(mrt_sweep *t, const char *path,
                         ? mrt_error_set(&err, MRT_E_USAGE, "", (mrt_mark){0},
                                         "--dim: too long")
                         : MRT_OK;
-    const mrt_spec_overrides here = {ov ? ov->mesh : NULL, dims};
+    mrt_spec_load_options here = ov ? *ov : (mrt_spec_load_options){0};
+    here.dims = dims;
     if (!st)
-        st = mrt_spec_load_opts(path, &here, &spec, &err);
+        st = mrt_spec_load_ex(path, &here, &spec, &err);
     if (st == MRT_E_NOMEM)
         return st;
     if (st) {
@@ -100,7 +101,7 @@ static void finish(mrt_sweep *t)
     }
 }
 
-mrt_status mrt_sweep_create(const char *path, const mrt_spec_overrides *ov,
+mrt_status mrt_sweep_create(const char *path, const mrt_spec_load_options *ov,
                             const char *dim, int nvalues,
                             const int64_t *values,
                             const mrt_plan_options *opt, mrt_sweep **out,

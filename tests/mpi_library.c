@@ -60,7 +60,7 @@ static mrt_spec *load(int ranks)
         "outputs: [y]\n", ranks, 3 * ranks, K, N);
     mrt_spec *s = NULL;
     mrt_error err = {0};
-    mrt_status st = mrt_spec_load_string("lib.yaml", text, (size_t)len, NULL,
+    mrt_status st = mrt_spec_load_string("lib.yaml", text, (size_t)len,
                                          &s, fresh(&err));
     CHECK(st == MRT_OK, "load: %s", err.message);
     return s;
@@ -223,7 +223,7 @@ done:
     plan = NULL;
     r = NULL;
     if (spec && mrt_plan_create(spec, NULL, &plan, fresh(&err)) == MRT_OK &&
-        mrt_spec_load_string("other.yaml", text2, (size_t)len2, NULL, &spec2,
+        mrt_spec_load_string("other.yaml", text2, (size_t)len2, &spec2,
                              fresh(&err)) == MRT_OK) {
         st = mrt_runner_create(spec2, plan, comm, &r, fresh(&err));
         CHECK(st == MRT_E_USAGE && !r && strstr(err.message, "not made from"),

@@ -159,7 +159,7 @@ static void test_spec(ctx *C, const char *path, const mesh2 *meshes,
         snprintf(label, sizeof label, "%s on {%s}", base_name(path), mesh);
         mrt_error err = {0};
         mrt_spec *spec = NULL;
-        mrt_status st = mrt_spec_load(path, mesh, &spec, &err);
+        mrt_status st = mrt_spec_load_ex(path, &(mrt_spec_load_options){.mesh = mesh}, &spec, &err);
         if (!same(st)) {
             T.failed++;
             report_failure(C, label, "the ranks disagree on loading it",
@@ -226,7 +226,7 @@ static void negative_control(ctx *C, const char *path, const mesh2 *meshes,
         snprintf(mesh, sizeof mesh, "data=%d,model=%d", meshes[k].data,
                  meshes[k].model);
         memset(&err, 0, sizeof err);
-        mrt_status st = mrt_spec_load(path, mesh, &spec, &err);
+        mrt_status st = mrt_spec_load_ex(path, &(mrt_spec_load_options){.mesh = mesh}, &spec, &err);
         if (all(st == MRT_OK))
             break;
         mrt_spec_destroy(spec);

@@ -1123,7 +1123,7 @@ static void run_spec(runner *R, const char *label, const char *yaml,
         fail(R, label, yaml, "cannot write the temp file", NULL, NULL);
         return;
     }
-    mrt_status st = mrt_spec_load(R->path, NULL, &spec, &err);
+    mrt_status st = mrt_spec_load(R->path, &spec, &err);
     if (!same(st))
         fail(R, label, yaml, "the ranks disagree on loading the spec", &err,
              NULL);

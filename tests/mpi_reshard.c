@@ -105,7 +105,7 @@ static int run_case(int rank, const reshard_case *c, const char *mesh,
     mrt_plan *plan = NULL;
     mrt_status st = ylen > 0 && (size_t)ylen < sizeof yaml
                         ? mrt_spec_load_string("reshard.yaml", yaml,
-                                               (size_t)ylen, NULL, &spec, &err)
+                                               (size_t)ylen, &spec, &err)
                         : MRT_E_USAGE;
     if (st == MRT_OK)
         st = mrt_plan_create(spec, NULL, &plan, &err);

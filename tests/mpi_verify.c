@@ -197,7 +197,7 @@ static int on_mesh(ctx *C, const char *path, int d, int m)
     mrt_plan *plan = NULL;
     mrt_comm *comm = NULL;
     mrt_exec *e = NULL;
-    mrt_status st = mrt_spec_load(path, mesh, &spec, &err);
+    mrt_status st = mrt_spec_load_ex(path, &(mrt_spec_load_options){.mesh = mesh}, &spec, &err);
     if (all(st == MRT_E_SPEC && strstr(err.message, "not divisible"))) {
         mrt_spec_destroy(spec);
         return 0;

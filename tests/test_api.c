@@ -38,7 +38,7 @@ static mrt_spec *load(const char *text, const char *mesh)
 {
     mrt_spec *s = NULL;
     mrt_error err = {0};
-    const mrt_spec_overrides ov = {mesh, NULL};
+    const mrt_spec_load_options ov = {.mesh = mesh, .dims = NULL};
     /* mrt_spec_load_opts reads files; write the text to one */
     char path[] = "/tmp/test_api_XXXXXX";
     int fd = mkstemp(path);
@@ -46,7 +46,7 @@ static mrt_spec *load(const char *text, const char *mesh)
     FILE *f = fdopen(fd, "w");
     fputs(text, f);
     fclose(f);
-    mrt_status st = mrt_spec_load_opts(path, &ov, &s, &err);
+    mrt_status st = mrt_spec_load_ex(path, &ov, &s, &err);
     remove(path);
     ck_assert_msg(st == MRT_OK, "load: %s", err.message);
     return s;

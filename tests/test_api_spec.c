@@ -36,7 +36,7 @@ static mrt_spec *load(void)
     mrt_spec *s = NULL;
     mrt_error err = {0};
     mrt_status st = mrt_spec_load_string("inspect.yaml", spec_text,
-                                         strlen(spec_text), NULL, &s, &err);
+                                         strlen(spec_text), &s, &err);
     ck_assert_msg(st == MRT_OK, "load: %s", err.message);
     return s;
 }

@@ -27,7 +27,7 @@ static void plan_text(const char *yaml, const char *mesh)
     ck_assert_int_eq(write(fd, yaml, strlen(yaml)), (ssize_t)strlen(yaml));
     close(fd);
     mrt_error err = {0};
-    mrt_status st = mrt_spec_load(path, mesh, &spec, &err);
+    mrt_status st = mrt_spec_load_ex(path, &(mrt_spec_load_options){.mesh = mesh}, &spec, &err);
     unlink(path);
     if (st != MRT_OK)
         ck_abort_msg("spec: %d:%d: %s", err.line, err.column, err.message);
@@ -599,7 +599,7 @@ START_TEST(uneven_specs_cover_every_collective)
     int kinds[MRT_STEP_KIND_COUNT] = {0};
     for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
         mrt_error err = {0};
-        ck_assert_int_eq(mrt_spec_load(files[f], NULL, &spec, &err), MRT_OK);
+        ck_assert_int_eq(mrt_spec_load(files[f], &spec, &err), MRT_OK);
         mrt_plan_options opt = {.planner = MRT_PLANNER_AUTO};
         ck_assert_int_eq(mrt_plan_create(spec, &opt, &plan, &err), MRT_OK);
         for (int k = 0; k < plan->nsteps; k++) {

@@ -33,8 +33,7 @@ static void plan_case(const reshard_case *c, const char *dtype)
                        c->mesh, dtype, c->dims, c->shape, c->from, c->to);
     ck_assert(len > 0 && (size_t)len < sizeof yaml);
     mrt_error err = {0};
-    mrt_status st = mrt_spec_load_string("reshard.yaml", yaml, (size_t)len,
-                                         NULL, &spec, &err);
+    mrt_status st = mrt_spec_load_string("reshard.yaml", yaml, (size_t)len, &spec, &err);
     if (st != MRT_OK)
         ck_abort_msg("%s: spec: %d:%d: %s", c->name, err.line, err.column,
                      err.message);

@@ -105,7 +105,7 @@ static work measure(int layers)
     mrt_spec *s = NULL;
     mrt_plan *p = NULL;
     uint64_t t0 = mrt_work_steps;
-    mrt_status st = mrt_spec_load(path, NULL, &s, &err);
+    mrt_status st = mrt_spec_load(path, &s, &err);
     unlink(path);
     if (st != MRT_OK)
         ck_abort_msg("spec: %d:%d: %s", err.line, err.column, err.message);

@@ -59,7 +59,7 @@ static mrt_status try_load(const char *fmt, const char *layout,
     int len = snprintf(text, sizeof text, fmt, layout);
     ck_assert(len > 0 && (size_t)len < sizeof text);
     *s = NULL;
-    return mrt_spec_load_string("search.yaml", text, (size_t)len, NULL, s,
+    return mrt_spec_load_string("search.yaml", text, (size_t)len, s,
                                 err);
 }
 

@@ -75,7 +75,7 @@ static mrt_status load_error(const char *path, const char *mesh, char *buf,
 {
     mrt_error err = {0};
     mrt_spec *spec = (mrt_spec *)1;
-    mrt_status st = mrt_spec_load(path, mesh, &spec, &err);
+    mrt_status st = mrt_spec_load_ex(path, &(mrt_spec_load_options){.mesh = mesh}, &spec, &err);
     ck_assert_msg(st != MRT_OK, "%s loaded, but should not", path);
     ck_assert_ptr_null(spec);
     ck_assert_int_eq(err.code, st);
@@ -130,7 +130,7 @@ START_TEST(missing_file)
     mrt_error err = {0};
     mrt_spec *spec = NULL;
     const char *path = "tests/specs/no/such.yaml";
-    ck_assert_int_eq(mrt_spec_load(path, NULL, &spec, &err), MRT_E_IO);
+    ck_assert_int_eq(mrt_spec_load(path, &spec, &err), MRT_E_IO);
     ck_assert_ptr_null(spec);
     ck_assert_str_eq(err.file, path);
     ck_assert_int_eq(err.line, 0);
@@ -144,7 +144,7 @@ START_TEST(directory_as_spec)
 {
     mrt_error err = {0};
     mrt_spec *spec = NULL;
-    ck_assert_int_eq(mrt_spec_load(GOOD_DIR, NULL, &spec, &err), MRT_E_IO);
+    ck_assert_int_eq(mrt_spec_load(GOOD_DIR, &spec, &err), MRT_E_IO);
     ck_assert_ptr_null(spec);
     ck_assert_str_eq(err.message, "cannot read spec: Is a directory");
 }
@@ -154,16 +154,16 @@ START_TEST(null_error_and_first_error_wins)
 {
     mrt_spec *spec = NULL;
     mrt_error err = {0};
-    ck_assert_int_eq(mrt_spec_load(BAD_DIR "/op_unknown_kind.yaml", NULL,
+    ck_assert_int_eq(mrt_spec_load(BAD_DIR "/op_unknown_kind.yaml",
                                    &spec, NULL), MRT_E_SPEC);
     ck_assert_ptr_null(spec);
     err.code = MRT_E_RUNTIME;
     strcpy(err.message, "earlier");
-    ck_assert_int_eq(mrt_spec_load(BAD_DIR "/op_unknown_kind.yaml", NULL,
+    ck_assert_int_eq(mrt_spec_load(BAD_DIR "/op_unknown_kind.yaml",
                                    &spec, &err), MRT_E_SPEC);
     ck_assert_int_eq(err.code, MRT_E_RUNTIME);
     ck_assert_str_eq(err.message, "earlier");
-    ck_assert_int_eq(mrt_spec_load(NULL, NULL, &spec, NULL), MRT_E_USAGE);
+    ck_assert_int_eq(mrt_spec_load(NULL, &spec, NULL), MRT_E_USAGE);
     mrt_spec_destroy(NULL);
 }
 END_TEST
@@ -196,8 +196,7 @@ START_TEST(override_errors)
 {
     mrt_error err = {0};
     mrt_spec *spec = NULL;
-    ck_assert_int_eq(mrt_spec_load(GOOD_DIR "/mlp.yaml",
-                                   bad_overrides[_i].mesh, &spec, &err),
+    ck_assert_int_eq(mrt_spec_load_ex(GOOD_DIR "/mlp.yaml", &(mrt_spec_load_options){.mesh = bad_overrides[_i].mesh}, &spec, &err),
                      MRT_E_USAGE);
     ck_assert_ptr_null(spec);
     ck_assert_str_eq(err.file, "");
@@ -214,8 +213,8 @@ START_TEST(load_opts_overrides)
     const char *path = "tests/specs/cli/alts_override.yaml";
     mrt_error err = {0};
     mrt_spec *s = NULL, *alt = NULL;
-    mrt_spec_overrides ov = {"data=4", NULL};
-    ck_assert_int_eq(mrt_spec_load_opts(path, &ov, &s, &err), MRT_OK);
+    mrt_spec_load_options ov = {.mesh = "data=4", .dims = NULL};
+    ck_assert_int_eq(mrt_spec_load_ex(path, &ov, &s, &err), MRT_OK);
     ck_assert_int_eq(s->nlayouts, 3);
     ck_assert(s->layouts[0].broken && s->layouts[1].broken);
     ck_assert(!s->layouts[2].broken);
@@ -229,8 +228,8 @@ START_TEST(load_opts_overrides)
     mrt_spec_destroy(alt);
     mrt_spec_destroy(s);
 
-    ov = (mrt_spec_overrides){NULL, " batch = 16,d_ff=32"};
-    ck_assert_int_eq(mrt_spec_load_opts(path, &ov, &s, &err), MRT_OK);
+    ov = (mrt_spec_load_options){.mesh = NULL, .dims = " batch = 16,d_ff=32"};
+    ck_assert_int_eq(mrt_spec_load_ex(path, &ov, &s, &err), MRT_OK);
     ck_assert_int_eq(s->dim_size[mrt_spec_find_dim(s, "batch")], 16);
     ck_assert_int_eq(s->dim_size[mrt_spec_find_dim(s, "d_ff")], 32);
     ck_assert_int_eq(s->dim_size[mrt_spec_find_dim(s, "d_model")], 8);
@@ -240,19 +239,19 @@ START_TEST(load_opts_overrides)
     ck_assert(!s->layouts[0].broken);
     mrt_spec_destroy(s);
 
-    ov = (mrt_spec_overrides){NULL, "batch=6"}; /* dp: 6 over 4 ranks, */
-    ck_assert_int_eq(mrt_spec_load_opts(path, &ov, &s, &err), MRT_OK);
+    ov = (mrt_spec_load_options){.mesh = NULL, .dims = "batch=6"}; /* dp: 6 over 4 ranks, */
+    ck_assert_int_eq(mrt_spec_load_ex(path, &ov, &s, &err), MRT_OK);
     ck_assert(!s->layouts[0].broken && !s->layouts[1].broken); /* uneven */
     mrt_spec_destroy(s);
 
-    ov = (mrt_spec_overrides){NULL, "batch=2,nope=2"};
-    ck_assert_int_eq(mrt_spec_load_opts(path, &ov, &s, &err), MRT_E_USAGE);
+    ov = (mrt_spec_load_options){.mesh = NULL, .dims = "batch=2,nope=2"};
+    ck_assert_int_eq(mrt_spec_load_ex(path, &ov, &s, &err), MRT_E_USAGE);
     ck_assert_ptr_null(s);
     ck_assert_str_eq(err.message, "--dim: no dim 'nope' in "
                      "tests/specs/cli/alts_override.yaml (dims: batch, "
                      "d_model, d_ff)");
     /* no override: the file's own alternatives are still checked */
-    ck_assert_int_eq(mrt_spec_load_opts(path, NULL, &s, &err), MRT_OK);
+    ck_assert_int_eq(mrt_spec_load_ex(path, NULL, &s, &err), MRT_OK);
     for (int i = 0; i < s->nlayouts; i++)
         ck_assert(!s->layouts[i].broken);
     mrt_spec_destroy(s);
@@ -266,7 +265,7 @@ static mrt_spec *load_ok(const char *path, const char *mesh)
     mrt_error err = {0};
     mrt_spec *spec = NULL;
     char buf[1024];
-    mrt_status st = mrt_spec_load(path, mesh, &spec, &err);
+    mrt_status st = mrt_spec_load_ex(path, &(mrt_spec_load_options){.mesh = mesh}, &spec, &err);
     ck_assert_msg(st == MRT_OK, "%s", mrt_error_format(&err, buf, sizeof buf));
     ck_assert_ptr_nonnull(spec);
     return spec;
@@ -637,7 +636,7 @@ static void load_text(const char *text, size_t len)
     close(fd);
     mrt_error err = {0};
     mrt_spec *spec = NULL;
-    mrt_status st = mrt_spec_load(path, NULL, &spec, &err);
+    mrt_status st = mrt_spec_load(path, &spec, &err);
     unlink(path);
     mrt_spec_destroy(spec);
     if (st == MRT_OK)

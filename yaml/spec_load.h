@@ -1,6 +1,6 @@
 /*
  * spec_load.h — the YAML front end's entry points beyond meshrt.h's
- * mrt_spec_load (yaml/spec_parse.c).  Only what sits above the IR (the
+ * loaders (yaml/spec_parse.c).  Only what sits above the IR (the
  * command line, tests, fuzz targets) includes it: the IR and the
  * planner never read YAML.
  */
@@ -12,18 +12,6 @@
 #include "meshrt.h"
 #include "spec.h"
 
-/* mrt_spec_load over text[0..len) already in memory (no NUL needed):
- * path names the spec in errors and its folder resolves relative `file:`
- * paths, but is not read.  Same ownership and errors as mrt_spec_load. */
-mrt_status mrt_spec_load_text(const char *path, const char *text, size_t len,
-                              const char *mesh_override, mrt_spec **out,
-                              mrt_error *err);
-
-/* The same with both overrides (mrt_spec_load_opts); ov may be NULL. */
-mrt_status mrt_spec_load_text_opts(const char *path, const char *text,
-                                   size_t len, const mrt_spec_overrides *ov,
-                                   mrt_spec **out, mrt_error *err);
-
 /* A layout for the input tensor `name` as if its entry had `layout:`
  * with these rules (by dim id: [ndims]; in place of the one it has), or
  * for the op whose `out:` is `name` as if the op had that `layout:`:
@@ -33,10 +21,10 @@ typedef struct mrt_spec_tensor_rules {
     const char *name;
     const mrt_rule *rules;
 } mrt_spec_tensor_rules;
-/* mrt_spec_load_opts, with the layouts of some inputs and ops given
- * (tl[0..ntl); a name the spec lacks changes nothing). */
+/* mrt_spec_load_ex (ov may be NULL), with the layouts of some inputs
+ * and ops given (tl[0..ntl); a name the spec lacks changes nothing). */
 mrt_status mrt_spec_load_layouts(const char *path,
-                                 const mrt_spec_overrides *ov,
+                                 const mrt_spec_load_options *ov,
                                  const mrt_spec_tensor_rules *tl, int ntl,
                                  mrt_spec **out, mrt_error *err);
 

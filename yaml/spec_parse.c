@@ -317,26 +317,35 @@ static mrt_status parse_root(mrt_spec_parser *p, const yaml_node_t *root,
     return st;
 }
 
-mrt_status mrt_spec_load(const char *path, const char *mesh_override,
-                         mrt_spec **out, mrt_error *err)
+mrt_status mrt_spec_load(const char *path, mrt_spec **out, mrt_error *err)
 {
-    const mrt_spec_overrides ov = {mesh_override, NULL};
-    return mrt_spec_load_opts(path, &ov, out, err);
+    if (out)
+        *out = NULL;
+    if (!path || !out)
+        return mrt_error_null(err, "mrt_spec_load", !path ? "path" : "out");
+    return mrt_spec_load_layouts(path, NULL, NULL, 0, out, err);
 }
 
-mrt_status mrt_spec_load_opts(const char *path, const mrt_spec_overrides *ov,
-                              mrt_spec **out, mrt_error *err)
+mrt_status mrt_spec_load_ex(const char *path, const mrt_spec_load_options *opt,
+                            mrt_spec **out, mrt_error *err)
 {
-    return mrt_spec_load_layouts(path, ov, NULL, 0, out, err);
+    if (out)
+        *out = NULL;
+    if (!path || !out)
+        return mrt_error_null(err, "mrt_spec_load_ex",
+                              !path ? "path" : "out");
+    if (opt && !opt->text && opt->len)
+        return mrt_error_null(err, "mrt_spec_load_ex", "opt->text");
+    return mrt_spec_load_layouts(path, opt, NULL, 0, out, err);
 }
 
 static mrt_status load_text(const char *path, const char *text, size_t len,
-                            const mrt_spec_overrides *ov,
+                            const mrt_spec_load_options *ov,
                             const mrt_spec_tensor_rules *tl, int ntl,
                             mrt_spec **out, mrt_error *err);
 
 mrt_status mrt_spec_load_layouts(const char *path,
-                                 const mrt_spec_overrides *ov,
+                                 const mrt_spec_load_options *ov,
                                  const mrt_spec_tensor_rules *tl, int ntl,
                                  mrt_spec **out, mrt_error *err)
 {
@@ -347,8 +356,9 @@ mrt_status mrt_spec_load_layouts(const char *path,
     if (out)
         *out = NULL;
     if (!path || !out)
-        return mrt_error_set(err, MRT_E_USAGE, "", no_mark,
-                             "mrt_spec_load needs a path and an out pointer");
+        return mrt_error_null(err, "mrt_spec_load", !path ? "path" : "out");
+    if (ov && ov->text)
+        return load_text(path, ov->text, ov->len, ov, tl, ntl, out, err);
     if (strlen(path) >= PATH_MAX) /* as set_paths says it, before reading */
         return mrt_error_set(err, MRT_E_IO, path, no_mark,
                              "cannot open spec: path too long");
@@ -359,23 +369,8 @@ mrt_status mrt_spec_load_layouts(const char *path,
     return st;
 }
 
-mrt_status mrt_spec_load_text(const char *path, const char *text, size_t len,
-                              const char *mesh_override, mrt_spec **out,
-                              mrt_error *err)
-{
-    const mrt_spec_overrides ov = {mesh_override, NULL};
-    return mrt_spec_load_text_opts(path, text, len, &ov, out, err);
-}
-
-mrt_status mrt_spec_load_text_opts(const char *path, const char *text,
-                                   size_t len, const mrt_spec_overrides *ov,
-                                   mrt_spec **out, mrt_error *err)
-{
-    return load_text(path, text, len, ov, NULL, 0, out, err);
-}
-
 static mrt_status load_text(const char *path, const char *text, size_t len,
-                            const mrt_spec_overrides *ov,
+                            const mrt_spec_load_options *ov,
                             const mrt_spec_tensor_rules *tl, int ntl,
                             mrt_spec **out, mrt_error *err)
 {
@@ -388,12 +383,6 @@ static mrt_status load_text(const char *path, const char *text, size_t len,
     mrt_status st;
     const char *mesh_override = ov ? ov->mesh : NULL;
 
-    if (out)
-        *out = NULL;
-    if (!path || !out || (!text && len))
-        return mrt_error_set(err, MRT_E_USAGE, "", no_mark,
-                             "mrt_spec_load_text needs a path, the text "
-                             "and an out pointer");
     if (len > MRT_SPEC_FILE_MAX)
         return mrt_error_set(err, MRT_E_IO, path, no_mark,
                              "cannot read spec: file too large");

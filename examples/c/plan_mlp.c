@@ -41,8 +41,8 @@ static int64_t plan_bytes(const char *mesh, int print)
     mrt_plan *plan = NULL;
     int64_t bytes = -1;
     mrt_plan_options opt = {.planner = MRT_PLANNER_MESHTF};
-    if (mrt_spec_load_string("mlp.yaml", spec_text, sizeof spec_text - 1,
-                             mesh, &spec, &err) == MRT_OK &&
+    if (mrt_spec_load_ex("mlp.yaml",
+        &(mrt_spec_load_options){.mesh = mesh, .text = spec_text, .len = sizeof spec_text - 1}, &spec, &err) == MRT_OK &&
         mrt_plan_create(spec, &opt, &plan, &err) == MRT_OK) {
         if (print)
             mrt_plan_print(plan, stdout);
@@ -76,7 +76,7 @@ int main(void)
     memcpy(strstr(bad, "d_ff: model"), "d_ff: modl ", 11);
     mrt_error err = {0};
     mrt_spec *spec = NULL;
-    mrt_status st = mrt_spec_load_string("bad.yaml", bad, strlen(bad), NULL,
+    mrt_status st = mrt_spec_load_string("bad.yaml", bad, strlen(bad),
                                          &spec, &err);
     printf("%s (%s)\n", mrt_error_format(&err, line, sizeof line),
            mrt_status_name(st));

@@ -197,8 +197,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *mesh = mesh_override(data, size, buf, sizeof buf);
     mrt_error err = {0};
     mrt_spec *s = (mrt_spec *)&err; /* must be reset to NULL on failure */
-    mrt_status st = mrt_spec_load_text(MRT_FUZZ_SPEC_PATH, (const char *)data,
-                                       size, mesh, &s, &err);
+    mrt_status st = mrt_spec_load_ex(MRT_FUZZ_SPEC_PATH,
+        &(mrt_spec_load_options){.mesh = mesh, .text = (const char *)data, .len = size}, &s, &err);
     if (st != MRT_OK) {
         MRT_FUZZ_CHECK(!s, "a failed load returned a spec");
         check_failure(st, &err, mesh != NULL, "load");
