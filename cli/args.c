@@ -267,7 +267,7 @@ static mrt_status take_option(int c, mrt_cli_args *a, mrt_error *err)
     case 'm': a->mesh = optarg; break;
     case 'D': a->dims = optarg; break;
     case 'L': a->layout = optarg; break;
-    case 'K': a->plan.profile = optarg; break;
+    case 'K': a->plan.machine = optarg; break;
     case 'B': a->plan.blocking = 1; break;
     case 'E': a->plan.explain = 1; break;
     case 'R': a->profile = 1; break;
@@ -417,7 +417,7 @@ mrt_status mrt_cli_load(const mrt_cli_args *a, mrt_spec **spec,
     mrt_status st = mrt_cli_load_spec(a, NULL, spec, err);
     if (st == MRT_OK && a->layout) {
         mrt_spec *chosen = NULL;
-        st = mrt_spec_select_layout(*spec, a->layout, &chosen, err);
+        st = mrt_spec_select_alternative(*spec, a->layout, &chosen, err);
         mrt_spec_destroy(*spec);
         *spec = chosen;
     }

@@ -69,7 +69,7 @@ int mrt_cli_calibrate(const mrt_cli_args *a)
     if (a->out)
         snprintf(path, sizeof path, "%s", a->out);
     else
-        mrt_profile_get_default_path(path, sizeof path);
+        mrt_machine_get_default_path(path, sizeof path);
     mrt_status st = mrt_cli_agree(parse_mesh(a->mesh, size, &info, &mesh,
                                              &err), &err);
     if (st == MRT_OK) /* collective: agreed, and printed, as any other */

@@ -83,7 +83,7 @@ int mrt_cli_check(const mrt_cli_args *a)
     printf("} = %" PRId64 " ranks, %s, %d ops\n"
            "tensors (shards have the same shape on every rank; split "
            "unevenly, rank 0's, the largest):\n",
-           info.mesh.nranks, info.dtype, info.nops);
+           info.mesh.nranks, mrt_dtype_name(info.dtype), info.nops);
     for (int t = 0; t < info.ntensors; t++) {
         mrt_spec_tensor_info ti;
         if (mrt_spec_get_tensor(spec, t, &ti, NULL) == MRT_OK)
@@ -93,10 +93,10 @@ int mrt_cli_check(const mrt_cli_args *a)
            "rank (meshrt plan shows the steps)\n",
            mrt_plan_get_totals(plan).comm_bytes,
            mrt_plan_get_totals(plan).flops);
-    if (info.nlayouts) {
+    if (info.nalternatives) {
         printf("layouts:");
-        for (int i = 0; i < info.nlayouts; i++)
-            printf("%s %s", i ? "," : "", mrt_spec_get_layout(spec, i));
+        for (int i = 0; i < info.nalternatives; i++)
+            printf("%s %s", i ? "," : "", mrt_spec_get_alternative(spec, i));
         printf("  (meshrt compare weighs them; --layout NAME picks one)\n");
     }
     fflush(stdout);

@@ -27,7 +27,7 @@ mrt_status mrt_cmp_build(mrt_cmp_table *t, const mrt_spec *spec,
     if (st)
         return st;
     const mrt_compare *c = t->owner;
-    snprintf(t->profile, sizeof t->profile, "%s", c->profile);
+    snprintf(t->profile, sizeof t->profile, "%s", c->machine);
     t->nrows = c->nrows;
     t->row = c->row;
     t->ncols = c->ncols;
@@ -70,7 +70,7 @@ int mrt_cli_compare(const mrt_cli_args *a)
     mrt_spec_info info;
     mrt_spec_get_info(spec, &info);
     t.spec = info.path;
-    t.planner = a->plan.planner == MRT_PLANNER_MESHTF ? "meshtf" : "auto";
+    t.planner = mrt_planner_name(a->plan.planner);
     st = mrt_cmp_build(&t, spec, &a->plan);
     if (st) {
         mrt_cli_error(&err, st, info.path,
@@ -79,7 +79,7 @@ int mrt_cli_compare(const mrt_cli_args *a)
     } else {
         if (!t.profile[0])
             snprintf(t.profile, sizeof t.profile, "%s",
-                     a->plan.profile ? a->plan.profile : "default");
+                     a->plan.machine ? a->plan.machine : "default");
         mrt_cmp_print_text(&t, stdout);
         fflush(stdout);
         st = write_reports(a, &t);

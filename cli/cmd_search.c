@@ -61,7 +61,7 @@ static void print_counts(const search_out *o, FILE *f)
 {
     const mrt_search_rules_report *r = o->r;
     const char *planner =
-        o->a->plan.planner == MRT_PLANNER_MESHTF ? "meshtf" : "auto";
+        mrt_planner_name(o->a->plan.planner);
     fprintf(f, "%" PRId64 " candidate%s: %" PRId64 " pruned by the time "
                "bound, %" PRId64 " by the memory bound, ",
             r->enumerated, r->enumerated == 1 ? "" : "s", r->pruned_time,
@@ -101,8 +101,8 @@ static void print_report(const search_out *o, FILE *f)
     print_mesh(&o->info.mesh, f);
     fprintf(f, ", %s\nplanner %s; costs modeled with the %s profile; "
                "figures per rank\n",
-            o->info.dtype,
-            o->a->plan.planner == MRT_PLANNER_MESHTF ? "meshtf" : "auto",
+            mrt_dtype_name(o->info.dtype),
+            mrt_planner_name(o->a->plan.planner),
             r->profile);
     fprintf(f, "dims searched (%d):", r->nsearched);
     for (int d = 0, n = 0; d < r->ndims; d++)
@@ -203,7 +203,7 @@ static void write_json(FILE *f, const void *ctx)
         fprintf(f, ": %" PRId64, m->size[a]);
     }
     fprintf(f, "}, \"planner\": \"%s\", \"profile\": ",
-            o->a->plan.planner == MRT_PLANNER_MESHTF ? "meshtf" : "auto");
+            mrt_planner_name(o->a->plan.planner));
     mrt_json_write_string(f, r->profile);
     fprintf(f, ",\n \"max_memory\": %" PRId64 ", \"top_k\": %d"
                ", \"exhaustive\": %s,\n \"candidates\": {\"enumerated\": %"
@@ -256,7 +256,7 @@ int mrt_cli_search(const mrt_cli_args *a)
     mrt_status st = mrt_cli_load_spec(a, NULL, &spec, &err);
     if (!st && a->layout) {
         mrt_spec *chosen = NULL;
-        st = mrt_spec_select_layout(spec, a->layout, &chosen, &err);
+        st = mrt_spec_select_alternative(spec, a->layout, &chosen, &err);
         mrt_spec_destroy(spec);
         spec = chosen;
     }

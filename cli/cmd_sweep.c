@@ -95,7 +95,7 @@ static void print_text(const sweep_out *o, FILE *f)
                "with the %s profile; each cell: modeled time per step / wire "
                "bytes per rank ('*' the fastest at that size)\n\n",
             o->spec, t->nrows, t->nrows == 1 ? "" : "s", t->dim, o->planner,
-            t->profile[0] ? t->profile : "default");
+            t->machine[0] ? t->machine : "default");
     for (int v = 0; v < t->nvalues; v++) {
         snprintf(cell[v], sizeof cell[v], "%s=%" PRId64, t->dim, t->value[v]);
         w[v] = (int)strlen(cell[v]);
@@ -185,7 +185,7 @@ static void write_json(FILE *f, const void *table)
     fputs(", \"planner\": ", f);
     mrt_json_write_string(f, o->planner);
     fputs(", \"profile\": ", f);
-    mrt_json_write_string(f, t->profile[0] ? t->profile : "default");
+    mrt_json_write_string(f, t->machine[0] ? t->machine : "default");
     fputs(",\n \"sweep\": {\"dim\": ", f);
     mrt_json_write_string(f, t->dim);
     fputs(", \"sizes\": [", f);
@@ -259,7 +259,7 @@ int mrt_cli_sweep(const mrt_cli_args *a)
         return mrt_cli_exit_code(st);
     }
     sweep_out o = {a->spec,
-                   a->plan.planner == MRT_PLANNER_MESHTF ? "meshtf" : "auto",
+                   mrt_planner_name(a->plan.planner),
                    t};
     if (!t->nrows) {
         /* no size loaded: the spec (or --dim) is wrong; say it once */

@@ -78,7 +78,7 @@ char *mrt_profile_default_path(char *buf, int size)
     return buf;
 }
 
-char *mrt_profile_get_default_path(char *buf, size_t size)
+char *mrt_machine_get_default_path(char *buf, size_t size)
 {
     return mrt_profile_default_path(buf, size > INT_MAX ? INT_MAX
                                                         : (int)size);

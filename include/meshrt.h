@@ -78,6 +78,52 @@ MRT_API const char *mrt_status_name(mrt_status s);
  * left out) into buf.  Returns buf. */
 MRT_API char *mrt_error_format(const mrt_error *e, char *buf, size_t size);
 
+/* ---- enums and their names ---------------------------------------- */
+
+/* Every enum below ends with a _COUNT member; its name function returns
+ * a static string, or NULL for a value out of range. */
+
+/* Element types of a program. */
+typedef enum mrt_dtype {
+    MRT_F32 = 0, /* "float32", the default */
+    MRT_F64,     /* "float64" */
+    MRT_DTYPE_COUNT
+} mrt_dtype;
+MRT_API const char *mrt_dtype_name(mrt_dtype t);
+
+/* How einsums are lowered (mrt_plan_options.planner). */
+typedef enum mrt_planner {
+    MRT_PLANNER_AUTO = 0, /* "auto": cost-aware: the cheapest execution
+                             layout per op, pending sums kept where that
+                             pays */
+    MRT_PLANNER_MESHTF,   /* "meshtf": Mesh-TensorFlow's lowering,
+                             exactly: global rules only, all-reduce, no
+                             search */
+    MRT_PLANNER_COUNT
+} mrt_planner;
+MRT_API const char *mrt_planner_name(mrt_planner p);
+
+/* What a step of a plan does (mrt_plan_step_info.kind). */
+typedef enum mrt_plan_step_kind {
+    MRT_PLAN_STEP_EINSUM = 0,     /* "einsum": a local kernel */
+    MRT_PLAN_STEP_SLICE,          /* "slice": a local copy of a block */
+    MRT_PLAN_STEP_ALLGATHER,      /* "allgather" */
+    MRT_PLAN_STEP_ALLTOALL,       /* "alltoall" */
+    MRT_PLAN_STEP_ALLREDUCE,      /* "allreduce" */
+    MRT_PLAN_STEP_REDUCE_SCATTER, /* "reduce_scatter" */
+    MRT_PLAN_STEP_PERMUTE,        /* "permute": an all-to-all with one
+                                     peer (the printed plan says
+                                     "alltoall", its MPI call) */
+    MRT_PLAN_STEP_MAP,            /* "map": an elementwise kernel */
+    MRT_PLAN_STEP_REDUCE_MAX,     /* "reduce_max" */
+    MRT_PLAN_STEP_RENAME,         /* "rename" */
+    MRT_PLAN_STEP_ALLTOALL_GROUP, /* "alltoall_group": one all-to-all over
+                                     the group of several axes (printed
+                                     "alltoall") */
+    MRT_PLAN_STEP_KIND_COUNT
+} mrt_plan_step_kind;
+MRT_API const char *mrt_plan_step_kind_name(mrt_plan_step_kind k);
+
 /* ---- specs -------------------------------------------------------- */
 
 /* At most this many dims per tensor, and mesh axes. */
@@ -252,8 +298,8 @@ MRT_API mrt_status mrt_ir_create(const char *name, int naxes,
                                  const int64_t *size, mrt_ir **out,
                                  mrt_error *err);
 MRT_API void mrt_ir_destroy(mrt_ir *ir);
-/* "float32" (the default) or "float64". */
-MRT_API mrt_status mrt_ir_set_dtype(mrt_ir *ir, const char *dtype,
+/* MRT_F32 (the default) or MRT_F64; another value is MRT_E_USAGE. */
+MRT_API mrt_status mrt_ir_set_dtype(mrt_ir *ir, mrt_dtype dtype,
                                     mrt_error *err);
 MRT_API mrt_status mrt_ir_add_dim(mrt_ir *ir, const char *name, int64_t size,
                                   mrt_error *err);
@@ -287,7 +333,7 @@ MRT_API mrt_status mrt_ir_set_train(mrt_ir *ir, const mrt_ir_train *t,
  * number of ranks, and layouts of its own for some tensors and ops.
  * A layout given with nlayout 0 and a non-NULL pointer is replicated
  * on every dim; a NULL layout is none. */
-typedef struct mrt_ir_alt_tensor {
+typedef struct mrt_ir_alternative_tensor {
     const char *name;          /* a tensor of the program */
     int nlayout;               /* its layout in place of its home one */
     const mrt_ir_rule *layout;
@@ -296,12 +342,12 @@ typedef struct mrt_ir_alt_tensor {
     int reshard_after_forward; /* a trained param: the backward pass
                                   moves it again from its home layout
                                   (FSDP's option) */
-} mrt_ir_alt_tensor;
-typedef struct mrt_ir_alt_op {
+} mrt_ir_alternative_tensor;
+typedef struct mrt_ir_alternative_op {
     const char *out;           /* the op, named by its result */
     int nlayout;               /* its layout (the result and the */
     const mrt_ir_rule *layout; /* tensors it makes inside) */
-} mrt_ir_alt_op;
+} mrt_ir_alternative_op;
 typedef struct mrt_ir_alternative {
     const char *name;
     int naxes;                 /* its own mesh (0: the program's) */
@@ -310,9 +356,9 @@ typedef struct mrt_ir_alternative {
     int nrules;                /* its global rules */
     const mrt_ir_rule *rules;
     int ntensors;
-    const mrt_ir_alt_tensor *tensors;
+    const mrt_ir_alternative_tensor *tensors;
     int nops;
-    const mrt_ir_alt_op *ops;
+    const mrt_ir_alternative_op *ops;
 } mrt_ir_alternative;
 /* Adds alternative alt, after the last op and mrt_ir_set_train (it is
  * checked against every tensor now, gradients included). */
@@ -330,19 +376,11 @@ MRT_API mrt_status mrt_ir_finish(mrt_ir *ir, mrt_spec **out, mrt_error *err);
 
 typedef struct mrt_plan mrt_plan;
 
-/* How einsums are lowered. */
-typedef enum mrt_planner {
-    MRT_PLANNER_AUTO = 0, /* cost-aware: the cheapest execution layout per
-                             op, pending sums kept where that pays */
-    MRT_PLANNER_MESHTF,   /* Mesh-TensorFlow's lowering, exactly: global
-                             rules only, all-reduce, no search */
-    MRT_PLANNER_COUNT
-} mrt_planner;
-
 typedef struct mrt_plan_options {
     mrt_planner planner;
-    const char *profile; /* machine profile file; NULL: the default file
-                            (see mrt_profile_get_default_path) when it exists,
+    const char *machine; /* machine profile file (the CLI's --machine);
+                            NULL: the default file (see
+                            mrt_machine_get_default_path) when it exists,
                             else the built-in profile */
     int explain;         /* keep the alternatives weighed for each op */
     int blocking;        /* issue every collective blocking; by default a
@@ -393,13 +431,7 @@ MRT_API mrt_plan_totals mrt_plan_get_totals(const mrt_plan *plan);
 /* One step of a plan, copied out as plain data (nothing points into the
  * plan): the figures mrt_plan_print shows on the step's line. */
 typedef struct mrt_plan_step_info {
-    char kind[16];       /* "einsum", "slice", "allgather", "alltoall",
-                            "allreduce", "reduce_scatter", "permute",
-                            "map", "reduce_max", "rename",
-                            "alltoall_group" (one all-to-all over the
-                            group of several axes); the printed plan
-                            names permute and alltoall_group "alltoall",
-                            their MPI call */
+    mrt_plan_step_kind kind;
     int collective;      /* 1: the step calls MPI */
     int op;              /* the spec's op it comes from, from 1; 0
                             for the ops a `train:` block adds */
@@ -507,9 +539,9 @@ typedef struct mrt_compare {
                              planned */
     int training;         /* the spec has `train:` (totals.phase_* split
                              forward, backward, update) */
-    char planner[8];      /* "auto" or "meshtf" */
-    char profile[4096];   /* the cost model's profile as plans name it;
-                             "": no row planned */
+    mrt_planner planner;
+    char machine[4096];   /* the cost model's machine profile as plans
+                             name it; "": no row planned */
 } mrt_compare;
 
 /* Plans spec under its own layout rules and under each alternative of
@@ -547,8 +579,8 @@ typedef struct mrt_sweep {
     mrt_sweep_cell *cell;   /* row r at size v: cell[r * MRT_SWEEP_MAX + v] */
     int fastest[MRT_SWEEP_MAX]; /* the row with the least modeled time at
                                each size; -1: none planned */
-    char profile[4096];     /* the cost model's profile as plans name it;
-                               "": none planned */
+    char machine[4096];     /* the cost model's machine profile as plans
+                               name it; "": none planned */
 } mrt_sweep;
 /* nvalues sizes (1 to MRT_SWEEP_MAX, each > 0) of dim.  A size at which
  * the spec does not load, or a row that does not plan, is recorded, not
@@ -580,13 +612,13 @@ typedef struct mrt_mesh_info {
 typedef struct mrt_spec_info {
     const char *path;        /* as given to the loader (borrowed) */
     mrt_mesh_info mesh;
-    const char *dtype;       /* "float32" or "float64" (static) */
+    mrt_dtype dtype;
     int ndims;               /* named dims: mrt_spec_get_dim */
     int ntensors;            /* inputs, then op results (with `train:`,
                                 the backward program's too) */
     int nops;                /* ops as planned (with `train:`, forward,
                                 backward and update) */
-    int nlayouts;            /* `layouts:` alternatives */
+    int nalternatives;       /* alternatives: entries of `layouts:` */
     int training;            /* the spec has `train:` */
 } mrt_spec_info;
 MRT_API void mrt_spec_get_info(const mrt_spec *spec, mrt_spec_info *out);
@@ -621,14 +653,14 @@ MRT_API mrt_status mrt_spec_get_tensor(const mrt_spec *spec, int i,
                                        mrt_error *err);
 
 /* The name of alternative i of the spec's `layouts:` (0 <= i <
- * nlayouts; borrowed), or NULL. */
-MRT_API const char *mrt_spec_get_layout(const mrt_spec *spec, int i);
+ * nalternatives; borrowed), or NULL. */
+MRT_API const char *mrt_spec_get_alternative(const mrt_spec *spec, int i);
 /* A new spec: spec under its alternative `name` (its rules, its mesh if
  * it has one, its tensors' and ops' layouts), as `--layout NAME` plans
  * it.  An unknown name is MRT_E_USAGE listing the names; an alternative
  * that did not fit the loader's overrides returns its error.  The caller
  * owns *out (mrt_spec_destroy); spec is unchanged. */
-MRT_API mrt_status mrt_spec_select_layout(const mrt_spec *spec,
+MRT_API mrt_status mrt_spec_select_alternative(const mrt_spec *spec,
                                           const char *name, mrt_spec **out,
                                           mrt_error *err);
 
@@ -774,11 +806,11 @@ MRT_API void mrt_search_write_layout(const mrt_spec *spec,
 
 /* ---- machine profiles and calibration ----------------------------- */
 
-/* The machine profile plans read when mrt_plan_options.profile is NULL:
+/* The machine profile plans read when mrt_plan_options.machine is NULL:
  * $MESHRT_PROFILE, else $XDG_CONFIG_HOME/meshrt/profile.yaml, else
  * ~/.config/meshrt/profile.yaml (whether it exists or not), into buf;
  * returns buf. */
-MRT_API char *mrt_profile_get_default_path(char *buf, size_t size);
+MRT_API char *mrt_machine_get_default_path(char *buf, size_t size);
 
 /* A mesh string "AXIS=N,AXIS=N" (what --mesh and mesh_override take;
  * blanks around names and sizes allowed) into *out; bad input is

@@ -159,9 +159,19 @@ void mrt_ir_destroy(mrt_ir *ir)
 
 /* ---- dtype, dims and global rules ---------------------------------- */
 
-mrt_status mrt_ir_set_dtype(mrt_ir *ir, const char *dtype, mrt_error *err)
+mrt_status mrt_ir_set_dtype(mrt_ir *ir, mrt_dtype dtype, mrt_error *err)
 {
-    return mrt_ir_set_dtype_at(ir, dtype, (mrt_mark){0, 0}, err);
+    const char *name = mrt_dtype_name(dtype);
+    if (!name && ir) { /* the builder's error: it sticks */
+        mrt_ir_call c;
+        mrt_status st = mrt_ir_begin(&c, ir, "mrt_ir_set_dtype");
+        c.arg = "dtype";
+        if (!st)
+            st = mrt_ir_fail(&c, MRT_E_USAGE, "%d is not an mrt_dtype",
+                             (int)dtype);
+        return mrt_ir_end(&c, st, err);
+    }
+    return mrt_ir_set_dtype_at(ir, name, (mrt_mark){0, 0}, err);
 }
 
 mrt_status mrt_ir_set_dtype_at(mrt_ir *ir, const char *dtype, mrt_mark at,

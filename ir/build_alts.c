@@ -14,7 +14,7 @@
  * With keep_broken (the loader was given --mesh or --dim: the mesh or
  * sizes are not the file's), an alternative that does not fit is not the
  * builder's error: it is kept, marked broken, with its error, which
- * mrt_spec_select_layout returns (compare shows it in its row).
+ * mrt_spec_select_alternative returns (compare shows it in its row).
  * mrt_spec_derive_alt (derive.c) applies an alternative.
  */
 #include <stdio.h>
@@ -112,7 +112,7 @@ static int is_param(const mrt_spec *s, int id)
 
 /* One entry of `tensors`: d, written at e (marks). */
 static mrt_status tensor_entry(mrt_ir_call *c, mrt_spec_layout *l,
-                               const mrt_ir_alt_tensor *d,
+                               const mrt_ir_alternative_tensor *d,
                                const mrt_ir_alt_entry_at *e, int marked)
 {
     const mrt_spec *s = c->ir->s;
@@ -185,7 +185,7 @@ static const mrt_layout *op_dims(const mrt_spec *s, int id, mrt_layout *buf)
 
 /* One entry of `ops`: d, written at e (marks). */
 static mrt_status op_entry(mrt_ir_call *c, mrt_spec_layout *l,
-                           const mrt_ir_alt_op *d,
+                           const mrt_ir_alternative_op *d,
                            const mrt_ir_alt_entry_at *e, int marked)
 {
     const mrt_spec *s = c->ir->s;

@@ -1,7 +1,7 @@
 /*
  * derive.c — a loaded spec under other global rules (and perhaps
  * another mesh of the same rank count): mrt_spec_derive, which the
- * planner's search calls thousands of times, and mrt_spec_select_layout,
+ * planner's search calls thousands of times, and mrt_spec_select_alternative,
  * which picks a named `layouts:` alternative.
  *
  * No YAML is read again: the spec is copied (every array it owns, so
@@ -189,7 +189,7 @@ static mrt_status derive(const mrt_spec *s, const mrt_rule *rules,
     return MRT_OK;
 }
 
-mrt_status mrt_spec_select_layout(const mrt_spec *s, const char *name,
+mrt_status mrt_spec_select_alternative(const mrt_spec *s, const char *name,
                                   mrt_spec **out, mrt_error *err)
 {
     char list[MRT_SPEC_LIST_MAX];
@@ -197,7 +197,7 @@ mrt_status mrt_spec_select_layout(const mrt_spec *s, const char *name,
         *out = NULL;
     if (!s || !name || !out)
         return mrt_error_set(err, MRT_E_USAGE, "", no_mark,
-                             "mrt_spec_select_layout needs a spec, a name "
+                             "mrt_spec_select_alternative needs a spec, a name "
                              "and an out pointer");
     for (int i = 0; i < s->nlayouts; i++) {
         const mrt_spec_layout *l = &s->layouts[i];

@@ -251,7 +251,7 @@ mrt_status mrt_spec_derive_alt(const mrt_spec *s, const mrt_spec_layout *l,
 
 /* The spec under alternative `name` of its `layouts:` block; an unknown
  * name is an MRT_E_USAGE error listing the names. */
-mrt_status mrt_spec_select_layout(const mrt_spec *s, const char *name,
+mrt_status mrt_spec_select_alternative(const mrt_spec *s, const char *name,
                                   mrt_spec **out, mrt_error *err);
 
 #endif

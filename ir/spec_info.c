@@ -21,11 +21,11 @@ void mrt_spec_get_info(const mrt_spec *s, mrt_spec_info *out)
     memset(out, 0, sizeof *out);
     out->path = s->path;
     mrt_mesh_info_of(&s->mesh, &out->mesh);
-    out->dtype = mrt_dtype_name(s->dtype);
+    out->dtype = s->dtype;
     out->ndims = s->ndims;
     out->ntensors = s->ntensors;
     out->nops = s->nops;
-    out->nlayouts = s->nlayouts;
+    out->nalternatives = s->nlayouts;
     out->training = s->train.loss >= 0;
 }
 
@@ -69,7 +69,7 @@ mrt_status mrt_spec_get_tensor(const mrt_spec *s, int i,
     return MRT_OK;
 }
 
-const char *mrt_spec_get_layout(const mrt_spec *s, int i)
+const char *mrt_spec_get_alternative(const mrt_spec *s, int i)
 {
     return i >= 0 && i < s->nlayouts ? s->layouts[i].name : NULL;
 }

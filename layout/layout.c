@@ -22,9 +22,16 @@
 
 int mrt_dtype_size(mrt_dtype t) { return t == MRT_F64 ? 8 : 4; }
 
+static const char *const dtype_names[] = {
+    [MRT_F32] = "float32",
+    [MRT_F64] = "float64",
+};
+_Static_assert(sizeof dtype_names / sizeof dtype_names[0] == MRT_DTYPE_COUNT,
+               "one name per dtype");
+
 const char *mrt_dtype_name(mrt_dtype t)
 {
-    return t == MRT_F64 ? "float64" : "float32";
+    return t >= 0 && t < MRT_DTYPE_COUNT ? dtype_names[t] : NULL;
 }
 
 unsigned mrt_layout_used_axes(const mrt_layout *l)

@@ -24,16 +24,15 @@
 
 #include <stdint.h>
 
+#include "meshrt.h"
 #include "mesh.h"
 
 #define MRT_MAX_DIMS 12 /* dims of one tensor */
 
-/* Element types.  Shards are dense, row-major, of one type per spec. */
-typedef enum mrt_dtype { MRT_F32 = 0, MRT_F64, MRT_DTYPE_COUNT } mrt_dtype;
+/* Element types (mrt_dtype, meshrt.h).  Shards are dense, row-major, of
+ * one type per spec. */
 /* 4 or 8. */
 int mrt_dtype_size(mrt_dtype t);
-/* "float32" or "float64". */
-const char *mrt_dtype_name(mrt_dtype t);
 
 typedef struct mrt_layout {
     int ndims;

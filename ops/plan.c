@@ -397,7 +397,7 @@ static mrt_status build(const mrt_spec *s, const mrt_plan_options *opt,
          mrt_grow((void **)&p->step, &p->cap_steps,
               (int)(s->nops + s->nops / 4 + 16), sizeof *p->step)))
         goto nomem;
-    if ((st = load_profile(p, s, opt->profile, err)) != MRT_OK)
+    if ((st = load_profile(p, s, opt->machine, err)) != MRT_OK)
         goto fail;
     for (int t = 0; t < s->ntensors; t++) {
         if (strategy == MRT_STRATEGY_MESHTF) {

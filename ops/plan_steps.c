@@ -1,6 +1,7 @@
 /*
  * plan_steps.c — a plan's steps as plain data for callers of meshrt.h
- * (mrt_plan_step_count, mrt_plan_get_step).
+ * (mrt_plan_step_count, mrt_plan_get_step), and the names of the
+ * public enums a plan is described with (step kinds, planners).
  *
  * A plan is printed for people (plan_print.c, plan_json.c); tests and
  * programs that want to check a figure of one step (its kind, the axes a
@@ -14,6 +15,46 @@
 
 #include "error.h"
 #include "plan.h"
+
+/* The public kind of each of the planner's step kinds (meshrt.h). */
+static const mrt_plan_step_kind public_kind[] = {
+    [MRT_STEP_EINSUM] = MRT_PLAN_STEP_EINSUM,
+    [MRT_STEP_SLICE] = MRT_PLAN_STEP_SLICE,
+    [MRT_STEP_ALLGATHER] = MRT_PLAN_STEP_ALLGATHER,
+    [MRT_STEP_ALLTOALL] = MRT_PLAN_STEP_ALLTOALL,
+    [MRT_STEP_ALLREDUCE] = MRT_PLAN_STEP_ALLREDUCE,
+    [MRT_STEP_REDUCE_SCATTER] = MRT_PLAN_STEP_REDUCE_SCATTER,
+    [MRT_STEP_PERMUTE] = MRT_PLAN_STEP_PERMUTE,
+    [MRT_STEP_MAP] = MRT_PLAN_STEP_MAP,
+    [MRT_STEP_REDUCE_MAX] = MRT_PLAN_STEP_REDUCE_MAX,
+    [MRT_STEP_RENAME] = MRT_PLAN_STEP_RENAME,
+    [MRT_STEP_ALLTOALL_GROUP] = MRT_PLAN_STEP_ALLTOALL_GROUP,
+};
+_Static_assert(sizeof public_kind / sizeof public_kind[0] ==
+                   MRT_STEP_KIND_COUNT &&
+               (int)MRT_STEP_KIND_COUNT == (int)MRT_PLAN_STEP_KIND_COUNT,
+               "one public kind per step kind");
+
+const char *mrt_plan_step_kind_name(mrt_plan_step_kind k)
+{
+    for (int i = 0; i < MRT_STEP_KIND_COUNT; i++)
+        if (public_kind[i] == k)
+            return mrt_step_kind_id((mrt_step_kind)i);
+    return NULL;
+}
+
+static const char *const planner_names[] = {
+    [MRT_PLANNER_AUTO] = "auto",
+    [MRT_PLANNER_MESHTF] = "meshtf",
+};
+_Static_assert(sizeof planner_names / sizeof planner_names[0] ==
+                   MRT_PLANNER_COUNT,
+               "one name per planner");
+
+const char *mrt_planner_name(mrt_planner p)
+{
+    return p >= 0 && p < MRT_PLANNER_COUNT ? planner_names[p] : NULL;
+}
 
 int mrt_plan_step_count(const mrt_plan *plan) { return plan ? plan->nsteps : 0; }
 
@@ -51,7 +92,7 @@ mrt_status mrt_plan_get_step(const mrt_plan *plan, int i,
     assert(s->op >= 0 && s->op < plan->nops); /* every step is an op's */
     const mrt_plan_op *o = &plan->op[s->op];
     memset(out, 0, sizeof *out);
-    snprintf(out->kind, sizeof out->kind, "%s", mrt_step_kind_id(s->kind));
+    out->kind = public_kind[s->kind];
     out->collective = mrt_step_is_collective(s->kind);
     out->op = o->user;
     out->phase = (int)o->phase;

@@ -2,7 +2,7 @@
  * compare.c — a program planned under each of its partitionings, side by
  * side (mrt_compare_create in meshrt.h; `meshrt compare` prints it).
  * Row "spec" is the spec's own `layout:` rules; then one row per
- * `layouts:` alternative, in file order (mrt_spec_select_layout: its
+ * `layouts:` alternative, in file order (mrt_spec_select_alternative: its
  * rules, and its mesh if it has one).  Mesh and dim overrides are the
  * loader's (mrt_spec_load_opts): an alternative that does not fit them
  * keeps its load error, shown in its row.  Each row is planned with the
@@ -76,8 +76,8 @@ static mrt_status add_row(mrt_compare *t, const char *name,
     if (s && mrt_plan_create(s, opt, &p, &err) == MRT_OK) {
         row->ok = 1;
         row->totals = p->totals;
-        if (!t->profile[0])
-            snprintf(t->profile, sizeof t->profile, "%s", p->profile.source);
+        if (!t->machine[0])
+            snprintf(t->machine, sizeof t->machine, "%s", p->profile.source);
         char axes[600];
         for (unsigned m = 1; m < (1u << p->mesh.naxes); m++) {
             if (!p->axis_bytes[m])
@@ -162,7 +162,7 @@ static mrt_status build(mrt_compare *t, const mrt_spec *spec,
         const mrt_spec_layout *l = &spec->layouts[i];
         mrt_spec *alt = NULL;
         mrt_error why = {0};
-        if (mrt_spec_select_layout(spec, l->name, &alt, &why) != MRT_OK &&
+        if (mrt_spec_select_alternative(spec, l->name, &alt, &why) != MRT_OK &&
             why.code == MRT_E_NOMEM)
             return MRT_E_NOMEM;
         st = add_row(t, l->name, alt, l->has_mesh ? &l->mesh : &spec->mesh,
@@ -196,8 +196,7 @@ mrt_status mrt_compare_create(const mrt_spec *spec,
     if (!t)
         return mrt_error_set(err, MRT_E_NOMEM, spec->path, none,
                              "out of memory while comparing layouts");
-    snprintf(t->planner, sizeof t->planner, "%s",
-             opt && opt->planner == MRT_PLANNER_MESHTF ? "meshtf" : "auto");
+    t->planner = opt ? opt->planner : MRT_PLANNER_AUTO;
     if (build(t, spec, opt) != MRT_OK) {
         mrt_compare_destroy(t);
         return mrt_error_set(err, MRT_E_NOMEM, spec->path, none,

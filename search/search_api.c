@@ -56,7 +56,7 @@ static void profile_name(const mrt_spec *s, const mrt_plan_options *opt,
                          char *buf, size_t size)
 {
     mrt_plan *p = NULL;
-    snprintf(buf, size, "%s", opt->profile ? opt->profile : "default");
+    snprintf(buf, size, "%s", opt->machine ? opt->machine : "default");
     if (mrt_plan_create_with(s, opt, MRT_STRATEGY_RULES, &p, NULL) == MRT_OK)
         snprintf(buf, size, "%s", p->profile.source);
     mrt_plan_destroy(p);

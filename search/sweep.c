@@ -76,8 +76,8 @@ static mrt_status sweep_point(mrt_sweep *t, const char *path,
         cell->totals = c->row[r].totals;
         snprintf(cell->error, sizeof cell->error, "%s", c->row[r].error);
     }
-    if (!st && !t->profile[0] && c->profile[0])
-        snprintf(t->profile, sizeof t->profile, "%s", c->profile);
+    if (!st && !t->machine[0] && c->machine[0])
+        snprintf(t->machine, sizeof t->machine, "%s", c->machine);
     mrt_compare_destroy(c);
     mrt_spec_destroy(spec);
     return st;

@@ -113,7 +113,7 @@ static int run_case(int rank, const reshard_case *c, const char *mesh,
     for (int k = 0; st == MRT_OK && k < mrt_plan_step_count(plan); k++) {
         mrt_plan_step_info si;
         if (mrt_plan_get_step(plan, k, &si, NULL) == MRT_OK)
-            *group |= !strcmp(si.kind, "alltoall_group");
+            *group |= si.kind == MRT_PLAN_STEP_ALLTOALL_GROUP;
     }
     char *report = NULL;
     size_t len = 0;

@@ -51,11 +51,12 @@ START_TEST(spec_reads_back_as_data)
     ck_assert_str_eq(in.mesh.name[1], "model");
     ck_assert_int_eq(in.mesh.size[1], 3);
     ck_assert_int_eq(in.mesh.nranks, 6);
-    ck_assert_str_eq(in.dtype, "float32");
+    ck_assert_int_eq(in.dtype, MRT_F32);
+    ck_assert_str_eq(mrt_dtype_name(in.dtype), "float32");
     ck_assert_int_eq(in.ndims, 3);
     ck_assert_int_eq(in.ntensors, 3);
     ck_assert_int_eq(in.nops, 1);
-    ck_assert_int_eq(in.nlayouts, 2);
+    ck_assert_int_eq(in.nalternatives, 2);
     ck_assert_int_eq(in.training, 0);
     int64_t size = 0;
     ck_assert_str_eq(mrt_spec_get_dim(s, 2, &size), "d_ff");
@@ -63,8 +64,8 @@ START_TEST(spec_reads_back_as_data)
     ck_assert_ptr_null(mrt_spec_get_dim(s, 3, NULL));
     ck_assert_int_eq(mrt_spec_find_dim(s, "d_model"), 1);
     ck_assert_int_eq(mrt_spec_find_dim(s, "nope"), -1);
-    ck_assert_str_eq(mrt_spec_get_layout(s, 1), "mp");
-    ck_assert_ptr_null(mrt_spec_get_layout(s, 2));
+    ck_assert_str_eq(mrt_spec_get_alternative(s, 1), "mp");
+    ck_assert_ptr_null(mrt_spec_get_alternative(s, 2));
 
     /* h = [batch/data, d_ff/model]: 16 over 3 is uneven, 6 the largest */
     mrt_spec_tensor_info t;
@@ -97,14 +98,14 @@ START_TEST(selecting_an_alternative_gives_its_layout)
 {
     mrt_spec *s = load(), *dp = NULL;
     mrt_error err = {0};
-    ck_assert_int_eq(mrt_spec_select_layout(s, "dp", &dp, &err), MRT_OK);
+    ck_assert_int_eq(mrt_spec_select_alternative(s, "dp", &dp, &err), MRT_OK);
     mrt_spec_tensor_info t;
     ck_assert_int_eq(mrt_spec_get_tensor(dp, 0, &t, NULL), MRT_OK);
     ck_assert_int_eq(t.shard_shape[0], 8 / 6 + 1); /* 8 over 6 ranks */
     ck_assert_int_eq(t.shard_shape[1], 8);
     mrt_spec_destroy(dp);
     dp = NULL;
-    ck_assert_int_eq(mrt_spec_select_layout(s, "nope", &dp, &err),
+    ck_assert_int_eq(mrt_spec_select_alternative(s, "nope", &dp, &err),
                      MRT_E_USAGE);
     ck_assert_ptr_null(dp);
     ck_assert_ptr_nonnull(strstr(err.message, "mp"));

@@ -114,7 +114,7 @@ START_TEST(mlp_as_yaml)
 {
     mrt_error err = {0};
     mrt_ir *ir = mesh2x2("examples/mlp.yaml", "rows", "cols");
-    ok(mrt_ir_set_dtype(ir, "float32", &err), &err);
+    ok(mrt_ir_set_dtype(ir, MRT_F32, &err), &err);
     ok(mrt_ir_add_dim(ir, "batch", 64, &err), &err);
     ok(mrt_ir_add_dim(ir, "d_in", 128, &err), &err);
     ok(mrt_ir_add_dim(ir, "hidden", 256, &err), &err);
@@ -146,7 +146,7 @@ START_TEST(attention_as_yaml)
     mrt_ir *ir = mesh2x2("examples/attention.yaml", "data", "model");
     const char *dims[] = {"b", "heads", "q_len", "k_len", "d_head"};
     const int64_t sizes[] = {4, 4, 16, 16, 8};
-    ok(mrt_ir_set_dtype(ir, "float64", &err), &err);
+    ok(mrt_ir_set_dtype(ir, MRT_F64, &err), &err);
     for (int i = 0; i < N(dims); i++)
         ok(mrt_ir_add_dim(ir, dims[i], sizes[i], &err), &err);
     ok(mrt_ir_set_rule(ir, &(mrt_ir_rule){"b", {"data"}}, &err), &err);
@@ -187,7 +187,7 @@ START_TEST(transformer_as_yaml)
     const char *dims[] = {"batch", "length", "klen", "d_model",
                           "heads", "d_k", "d_ff", "vocab"};
     const int64_t sizes[] = {8, 16, 16, 32, 4, 8, 128, 64};
-    ok(mrt_ir_set_dtype(ir, "float64", &err), &err);
+    ok(mrt_ir_set_dtype(ir, MRT_F64, &err), &err);
     for (int i = 0; i < N(dims); i++)
         ok(mrt_ir_add_dim(ir, dims[i], sizes[i], &err), &err);
     const char *split[][2] = {{"batch", "rows"}, {"heads", "cols"},
@@ -552,7 +552,7 @@ static mrt_ir *zero_program(void)
 {
     mrt_error err = {0};
     mrt_ir *ir = mesh2x2("examples/zero.yaml", "data", "model");
-    ok(mrt_ir_set_dtype(ir, "float64", &err), &err);
+    ok(mrt_ir_set_dtype(ir, MRT_F64, &err), &err);
     ok(mrt_ir_add_dim(ir, "batch", 96, &err), &err);
     ok(mrt_ir_add_dim(ir, "d_model", 24, &err), &err);
     ok(mrt_ir_add_dim(ir, "d_ff", 48, &err), &err);
@@ -579,16 +579,16 @@ static void zero_alternatives(mrt_ir *ir)
     mrt_error err = {0};
     const mrt_ir_rule all[] = {{"batch", {"data", "model"}}};
     const mrt_ir_rule ff[] = {{"d_ff", {"data", "model"}}};
-    const mrt_ir_alt_tensor sharded[] = {
+    const mrt_ir_alternative_tensor sharded[] = {
         {.name = "w1", .nlayout = 1, .layout = ff,
          .reshard_after_forward = 1},
         {.name = "w2", .nlayout = 1, .layout = ff,
          .reshard_after_forward = 1}};
-    const mrt_ir_alt_tensor kept[] = {{.name = "w1", .nlayout = 1,
+    const mrt_ir_alternative_tensor kept[] = {{.name = "w1", .nlayout = 1,
                                        .layout = ff},
                                       {.name = "w2", .nlayout = 1,
                                        .layout = ff}};
-    const mrt_ir_alt_tensor grads[] = {
+    const mrt_ir_alternative_tensor grads[] = {
         {.name = "w1", .ngrad_layout = 1, .grad_layout = ff},
         {.name = "w2", .ngrad_layout = 1, .grad_layout = ff}};
     const mrt_ir_alternative alts[] = {
@@ -648,8 +648,8 @@ START_TEST(zero_alternatives_as_yaml)
                            "megatron"};
     for (int i = 0; i < N(names); i++) {
         mrt_spec *a = NULL, *b = NULL;
-        ok(mrt_spec_select_layout(built, names[i], &a, &err), &err);
-        ok(mrt_spec_select_layout(loaded, names[i], &b, &err), &err);
+        ok(mrt_spec_select_alternative(built, names[i], &a, &err), &err);
+        ok(mrt_spec_select_alternative(loaded, names[i], &b, &err), &err);
         same_plan_texts(a, b);
         mrt_spec_destroy(a);
         mrt_spec_destroy(b);
@@ -675,21 +675,21 @@ START_TEST(errors_of_alternatives)
         {{.name = "dp", .naxes = 1, .axis = axes, .size = eight},
          "mrt_ir_add_alternative: argument 'naxes': layout 'dp' has a mesh "
          "of 8 ranks but the program's mesh has 4"},
-        {{.name = "dp", .ntensors = 1, .tensors = (const mrt_ir_alt_tensor[]){
+        {{.name = "dp", .ntensors = 1, .tensors = (const mrt_ir_alternative_tensor[]){
              {.name = "nope", .nlayout = 1, .layout = ff}}},
          "mrt_ir_add_alternative: argument 'tensors': tensor 'nope' not "
          "declared"},
-        {{.name = "dp", .ntensors = 1, .tensors = (const mrt_ir_alt_tensor[]){
+        {{.name = "dp", .ntensors = 1, .tensors = (const mrt_ir_alternative_tensor[]){
              {.name = "x", .layout = no_rules, .reshard_after_forward = 1}}},
          "mrt_ir_add_alternative: argument 'tensors': tensor 'x' is not a "
          "parameter (reshard_after_forward is for the tensors of the params "
          "of mrt_ir_set_train)"},
-        {{.name = "dp", .ntensors = 1, .tensors = (const mrt_ir_alt_tensor[]){
+        {{.name = "dp", .ntensors = 1, .tensors = (const mrt_ir_alternative_tensor[]){
              {.name = "t", .ngrad_layout = 0, .grad_layout = no_rules}}},
          "mrt_ir_add_alternative: argument 'tensors': tensor 't' has no "
          "gradient (a grad_layout is for the tensors on a path from the "
          "params or grads of mrt_ir_set_train to the loss)"},
-        {{.name = "dp", .nops = 1, .ops = (const mrt_ir_alt_op[]){
+        {{.name = "dp", .nops = 1, .ops = (const mrt_ir_alternative_op[]){
              {.out = "w1", .layout = no_rules}}},
          "mrt_ir_add_alternative: argument 'ops': 'w1' is not made by an op "
          "(an op is named by its out; give an input its layout in tensors)"},

@@ -521,7 +521,7 @@ static void plan_alt(const char *name)
     mrt_error err = {0};
     mrt_plan_destroy(plan);
     plan = NULL;
-    if (mrt_spec_select_layout(spec, name, &alt, &err) != MRT_OK)
+    if (mrt_spec_select_alternative(spec, name, &alt, &err) != MRT_OK)
         ck_abort_msg("layout %s: %s", name, err.message);
     mrt_spec_destroy(spec);
     spec = alt;

@@ -207,7 +207,7 @@ END_TEST
 
 /* mrt_spec_load_opts: --dim resizes dims before any shape is read, and
  * an alternative that does not fit an override keeps its error for
- * mrt_spec_select_layout instead of failing the load. */
+ * mrt_spec_select_alternative instead of failing the load. */
 START_TEST(load_opts_overrides)
 {
     const char *path = "tests/specs/cli/alts_override.yaml";
@@ -218,12 +218,12 @@ START_TEST(load_opts_overrides)
     ck_assert_int_eq(s->nlayouts, 3);
     ck_assert(s->layouts[0].broken && s->layouts[1].broken);
     ck_assert(!s->layouts[2].broken);
-    ck_assert_int_eq(mrt_spec_select_layout(s, "dp", &alt, &err), MRT_E_SPEC);
+    ck_assert_int_eq(mrt_spec_select_alternative(s, "dp", &alt, &err), MRT_E_SPEC);
     ck_assert_ptr_null(alt);
     ck_assert_int_eq(err.line, 14);
     ck_assert_ptr_nonnull(strstr(err.message, "unknown mesh axis 'model'"));
     err = (mrt_error){0};
-    ck_assert_int_eq(mrt_spec_select_layout(s, "rows", &alt, &err), MRT_OK);
+    ck_assert_int_eq(mrt_spec_select_alternative(s, "rows", &alt, &err), MRT_OK);
     ck_assert_int_eq(alt->mesh.nranks, 4);
     mrt_spec_destroy(alt);
     mrt_spec_destroy(s);
@@ -505,7 +505,7 @@ START_TEST(select_layout)
 {
     mrt_spec *s = load_ok(GOOD_DIR "/alts.yaml", NULL), *d = NULL;
     mrt_error err = {0};
-    ck_assert_int_eq(mrt_spec_select_layout(s, "dp", &d, &err), MRT_OK);
+    ck_assert_int_eq(mrt_spec_select_alternative(s, "dp", &d, &err), MRT_OK);
     ck_assert_int_eq(d->nlayouts, 0);
     ck_assert_ptr_null(d->layouts);
     check_dim(d, "x", 0, "batch", "data+model");
@@ -522,7 +522,7 @@ START_TEST(select_layout)
     check_dim(s, "x", 0, "batch", "data");
     mrt_spec_destroy(d);
 
-    ck_assert_int_eq(mrt_spec_select_layout(s, "flat", &d, &err), MRT_OK);
+    ck_assert_int_eq(mrt_spec_select_alternative(s, "flat", &d, &err), MRT_OK);
     ck_assert_str_eq(d->mesh.name[0], "model");
     ck_assert_int_eq(d->mesh.size[0], 4);
     ck_assert_int_eq(d->mesh_mark.line, 19);
@@ -533,7 +533,7 @@ START_TEST(select_layout)
     ck_assert_int_eq(d->tensor[2].layout.axes[1][0], 0);
     mrt_spec_destroy(d);
 
-    ck_assert_int_eq(mrt_spec_select_layout(s, "tp", &d, &err), MRT_E_USAGE);
+    ck_assert_int_eq(mrt_spec_select_alternative(s, "tp", &d, &err), MRT_E_USAGE);
     ck_assert_ptr_null(d);
     ck_assert_str_eq(err.file, "");
     ck_assert_int_eq(err.line, 0);
@@ -543,7 +543,7 @@ START_TEST(select_layout)
 
     s = load_ok(GOOD_DIR "/mlp.yaml", NULL);
     memset(&err, 0, sizeof err);
-    ck_assert_int_eq(mrt_spec_select_layout(s, "dp", &d, &err), MRT_E_USAGE);
+    ck_assert_int_eq(mrt_spec_select_alternative(s, "dp", &d, &err), MRT_E_USAGE);
     ck_assert_str_eq(err.message, "unknown layout 'dp' (the spec has no "
                                   "layouts: block)");
     mrt_spec_destroy(s);

@@ -37,8 +37,8 @@ typedef struct alt_read {
     char name[MRT_NAME_MAX];
     mrt_spec_mesh mesh;
     mrt_spec_rules rules;
-    mrt_ir_alt_tensor *tensors;
-    mrt_ir_alt_op *ops;
+    mrt_ir_alternative_tensor *tensors;
+    mrt_ir_alternative_op *ops;
     mrt_ir_alt_entry_at *tensor_at, *op_at;
     mrt_spec_rules *entry_rules;  /* [2 per tensor + 1 per op] */
     int nentry_rules;
@@ -134,7 +134,7 @@ static mrt_status tensor_entry(mrt_spec_parser *p, alt_read *r,
                                        "reshard_after_forward", NULL};
     char in[2 * MRT_NAME_MAX + 64], of[2 * MRT_NAME_MAX + 64];
     mrt_ir_alt_entry_at *e = &r->tensor_at[r->a.ntensors];
-    mrt_ir_alt_tensor *d = &r->tensors[r->a.ntensors++];
+    mrt_ir_alternative_tensor *d = &r->tensors[r->a.ntensors++];
     const char *name = d->name = entry_key(p, r, k, e);
     if (!name || mrt_spec_find_tensor(p->spec, name) < 0)
         return MRT_OK; /* the builder names the problem: unknown tensor */
@@ -181,7 +181,7 @@ static mrt_status op_entry(mrt_spec_parser *p, alt_read *r,
     static const char *const keys[] = {"layout", NULL};
     char in[2 * MRT_NAME_MAX + 64], of[2 * MRT_NAME_MAX + 64];
     mrt_ir_alt_entry_at *e = &r->op_at[r->a.nops];
-    mrt_ir_alt_op *d = &r->ops[r->a.nops++];
+    mrt_ir_alternative_op *d = &r->ops[r->a.nops++];
     const char *name = d->out = entry_key(p, r, k, e);
     int op = name ? op_number(p, name) : 0;
     if (op <= 0) /* the builder names the problem */

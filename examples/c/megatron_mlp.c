@@ -59,7 +59,7 @@ static mrt_status build_mlp(mrt_spec **out, mrt_error *err)
     mrt_status st = mrt_ir_create("megatron_mlp", 2, axes, sizes, &ir, err);
     if (st != MRT_OK)
         return st;
-    mrt_ir_set_dtype(ir, "float64", err);
+    mrt_ir_set_dtype(ir, MRT_F64, err);
     mrt_ir_add_dim(ir, "batch", B, err);
     mrt_ir_add_dim(ir, "d_model", D, err);
     mrt_ir_add_dim(ir, "d_ff", F, err);
@@ -117,7 +117,7 @@ static int one_allreduce(const mrt_plan *plan, int *n)
         if (mrt_plan_get_step(plan, i, &s, NULL) != MRT_OK)
             return 0;
         collectives += s.collective;
-        allreduce += !strcmp(s.kind, "allreduce") && !strcmp(s.axes, "model");
+        allreduce += s.kind == MRT_PLAN_STEP_ALLREDUCE && !strcmp(s.axes, "model");
     }
     *n = collectives;
     return collectives == 1 && allreduce == 1;

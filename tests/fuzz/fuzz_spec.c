@@ -174,7 +174,7 @@ static void alternatives(const mrt_spec *s)
         mrt_error err = {0};
         mrt_spec *alt = NULL;
         mrt_status st =
-            mrt_spec_select_layout(s, s->layouts[i].name, &alt, &err);
+            mrt_spec_select_alternative(s, s->layouts[i].name, &alt, &err);
         if (st == MRT_OK)
             plan(alt, MRT_PLANNER_AUTO, NULL);
         else
