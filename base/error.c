@@ -39,6 +39,8 @@ mrt_status mrt_error_set(mrt_error *err, mrt_status code, const char *file,
     snprintf(err->file, sizeof err->file, "%s", file ? file : "");
     err->line = at.line;
     err->column = at.column;
+    err->context_line = err->context_column = 0;
+    err->context[0] = '\0';
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(err->message, sizeof err->message, fmt, ap);
@@ -53,17 +55,49 @@ mrt_status mrt_error_null(mrt_error *err, const char *fn, const char *arg)
                          "%s: argument '%s' is NULL", fn, arg);
 }
 
+void mrt_error_set_context(mrt_error *err, mrt_mark at, const char *fmt,
+                           ...)
+{
+    if (!err || err->code == MRT_OK || err->context[0] || at.line <= 0 ||
+        (at.line == err->line && at.column == err->column))
+        return; /* none, one already, or where the error itself is */
+    err->context_line = at.line;
+    err->context_column = at.column;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->context, sizeof err->context, fmt, ap);
+    va_end(ap);
+}
+
+/* "FILE:LINE:COL: KIND: TEXT" at buf + n; the new length. */
+static size_t format_line(char *buf, size_t size, size_t n, const char *file,
+                          int line, int column, const char *kind,
+                          const char *text)
+{
+    size_t start = n;
+    if (file[0] && n < size)
+        n += (size_t)snprintf(buf + n, size - n, "%s:", file);
+    if (line > 0 && n < size)
+        n += (size_t)snprintf(buf + n, size - n, "%d:%d:", line, column);
+    if (n < size)
+        n += (size_t)snprintf(buf + n, size - n, "%s%s: %s",
+                              n > start ? " " : "", kind, text);
+    return n;
+}
+
 char *mrt_error_format(const mrt_error *e, char *buf, size_t size)
 {
-    int n = 0;
+    if (!buf || size == 0)
+        return NULL;
     buf[0] = '\0';
-    if (e->file[0])
-        n += snprintf(buf, size, "%s:", e->file);
-    if (e->line > 0 && (size_t)n < size)
-        n += snprintf(buf + n, size - (size_t)n, "%d:%d:", e->line,
-                      e->column);
-    if ((size_t)n < size)
-        snprintf(buf + n, size - (size_t)n, "%serror: %s", n ? " " : "",
-                 e->message);
+    if (!e)
+        return buf;
+    size_t n = format_line(buf, size, 0, e->file, e->line, e->column,
+                           "error", e->message);
+    if (e->context[0] && n + 1 < size) {
+        buf[n++] = '\n';
+        format_line(buf, size, n, e->file, e->context_line,
+                    e->context_column, "note", e->context);
+    }
     return buf;
 }

@@ -454,8 +454,17 @@ int mrt_cli_exit_code(mrt_status st)
                : 2;
 }
 
+const char *mrt_cli_error_line(const mrt_error *e, char *buf, size_t size)
+{
+    mrt_error one = *e;
+    one.context[0] = '\0';
+    return mrt_error_format(&one, buf, size);
+}
+
+/* Bad input is one line on the command line (docs/spec.md): an error's
+ * context note is for the library's callers. */
 void mrt_cli_print_error(const mrt_error *err)
 {
-    char buf[1024];
-    fprintf(stderr, "%s\n", mrt_error_format(err, buf, sizeof buf));
+    char buf[MRT_CLI_ERROR_MAX];
+    fprintf(stderr, "%s\n", mrt_cli_error_line(err, buf, sizeof buf));
 }

@@ -86,6 +86,10 @@ mrt_status mrt_cli_error(mrt_error *err, mrt_status code, const char *file,
 int mrt_cli_exit_code(mrt_status st);
 /* Prints the error as one line on stderr. */
 void mrt_cli_print_error(const mrt_error *err);
+/* e's error line alone (no note), as tables and reports show it; returns
+ * buf. */
+#define MRT_CLI_ERROR_MAX 1024
+const char *mrt_cli_error_line(const mrt_error *e, char *buf, size_t size);
 /* For commands under MPI: the lowest failing rank's status and error on
  * every rank (mrt_comm_agree), the error printed by rank 0 only
  * (cmd_run.c). */

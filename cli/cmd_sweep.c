@@ -85,6 +85,7 @@ static double growth(const mrt_sweep *t, int r)
 
 static void print_text(const sweep_out *o, FILE *f)
 {
+    char line[MRT_CLI_ERROR_MAX];
     const mrt_sweep *t = o->t;
     char cell[MRT_CLI_SWEEP_MAX + 2][96], a[32], b[32];
     int namew = 6, w[MRT_CLI_SWEEP_MAX + 1];
@@ -143,12 +144,15 @@ static void print_text(const sweep_out *o, FILE *f)
             if (!CELL(t, r, v)->ok) {
                 fprintf(f, "%s%s at %s=%" PRId64 ": %s\n",
                         shown++ ? "" : "\nerrors:\n", t->name[r], t->dim,
-                        t->value[v], CELL(t, r, v)->error);
+                        t->value[v],
+                        mrt_cli_error_line(&CELL(t, r, v)->error, line,
+                                           sizeof line));
             }
 }
 
 static void write_csv(FILE *f, const void *table)
 {
+    char line[MRT_CLI_ERROR_MAX];
     const mrt_sweep *t = ((const sweep_out *)table)->t;
     static const char *const head[] = {
         "layout", "dim", "size", "ok", "time_s", "comm_time_s",
@@ -172,12 +176,15 @@ static void write_csv(FILE *f, const void *table)
                         x->peak_memory, t->fastest[v] == r);
             else
                 fputs(",,,,,,,,", f);
-            mrt_cli_csv_field(c->ok ? "" : c->error, f, 1);
+            mrt_cli_csv_field(c->ok ? "" : mrt_cli_error_line(&c->error, line,
+                                                              sizeof line),
+                              f, 1);
         }
 }
 
 static void write_json(FILE *f, const void *table)
 {
+    char line[MRT_CLI_ERROR_MAX];
     const sweep_out *o = table;
     const mrt_sweep *t = o->t;
     fputs("{\"spec\": ", f);
@@ -203,7 +210,8 @@ static void write_json(FILE *f, const void *table)
                     t->value[v]);
             if (!c->ok) {
                 fputs(", \"ok\": false, \"error\": ", f);
-                mrt_json_write_string(f, c->error);
+                mrt_json_write_string(f, mrt_cli_error_line(&c->error, line,
+                                                            sizeof line));
                 fputc('}', f);
                 continue;
             }
@@ -263,7 +271,9 @@ int mrt_cli_sweep(const mrt_cli_args *a)
                    t};
     if (!t->nrows) {
         /* no size loaded: the spec (or --dim) is wrong; say it once */
-        fprintf(stderr, "%s\n", t->load_error[0]);
+        char line[MRT_CLI_ERROR_MAX];
+        fprintf(stderr, "%s\n",
+                mrt_cli_error_line(&t->load_error[0], line, sizeof line));
         st = MRT_E_SPEC;
     } else {
         print_text(&o, stdout);

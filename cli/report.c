@@ -115,7 +115,9 @@ void mrt_cmp_print_text(const mrt_cmp_table *t, FILE *f)
         fprintf(f, "%-*s %-*s  %-*s", width[C_MARK], c[C_MARK],
                 width[C_NAME], c[C_NAME], width[C_MESH], c[C_MESH]);
         if (r > 0 && !t->row[r - 1].ok) {
-            fprintf(f, "  %s\n", t->row[r - 1].error);
+            char line[MRT_CLI_ERROR_MAX];
+            fprintf(f, "  %s\n", mrt_cli_error_line(&t->row[r - 1].error,
+                                                   line, sizeof line));
             continue;
         }
         for (int k = C_MESH + 1; k < ncell; k++)
@@ -193,7 +195,9 @@ void mrt_cmp_write_csv(FILE *f, const void *table)
         if (!row->ok) {
             for (size_t k = 0; k < (size_t)t->ncols + 15; k++)
                 fputc(',', f);
-            csv_field(row->error, f, 1);
+            char line[MRT_CLI_ERROR_MAX];
+            csv_field(mrt_cli_error_line(&row->error, line, sizeof line), f,
+                      1);
             continue;
         }
         for (int k = 0; k < t->ncols; k++)
@@ -242,7 +246,9 @@ void mrt_cmp_write_json(FILE *f, const void *table)
         mrt_json_write_string(f, row->mesh);
         if (!row->ok) {
             fputs(", \"ok\": false, \"error\": ", f);
-            mrt_json_write_string(f, row->error);
+            char line[MRT_CLI_ERROR_MAX];
+            mrt_json_write_string(f, mrt_cli_error_line(&row->error, line,
+                                                        sizeof line));
             fputc('}', f);
             continue;
         }

@@ -173,7 +173,9 @@ void mrt_cmp_write_svg(FILE *f, const void *table)
                        "font-style=\"italic\">%s",
                     left + 4, mid, row->ok ? "modeled time not finite"
                                            : "does not fit: ");
-            xml_text(row->ok ? "" : row->error, f, 90);
+            char line[MRT_CLI_ERROR_MAX];
+            xml_text(row->ok ? "" : mrt_cli_error_line(&row->error, line,
+                                                       sizeof line), f, 90);
             fputs("</text>\n", f);
             continue;
         }

@@ -60,13 +60,21 @@ typedef enum mrt_status {
     MRT_STATUS_COUNT
 } mrt_status;
 
-/* The first error met.  line and column are 1-based; 0 means "no
- * position" (an error about a whole file or about the command line). */
+/* The first error met: every call that can fail returns an mrt_status
+ * and, given a non-NULL mrt_error *, fills it (one error style for the
+ * whole API).  line and column are 1-based; 0 means "no position" (an
+ * error about a whole file or about the command line).  Like libyaml's
+ * problem and context marks, an error may carry a context: what was
+ * being read when it was met and where, in the same file ("while
+ * applying alternative 'zero3'" at that entry of `layouts:`);
+ * context[0] == '\0' when none.  Zero an mrt_error before passing it. */
 typedef struct mrt_error {
     mrt_status code;
     char file[256];
     int line, column;
     char message[512];
+    int context_line, context_column; /* 1-based; 0: no position */
+    char context[256];
 } mrt_error;
 
 /* The library's version, "MAJOR.MINOR.PATCH" (static). */
@@ -75,7 +83,9 @@ MRT_API const char *mrt_version(void);
 /* Name of a status code, e.g. "spec error". */
 MRT_API const char *mrt_status_name(mrt_status s);
 /* Formats "FILE:LINE:COL: error: MESSAGE" (parts without a value are
- * left out) into buf.  Returns buf. */
+ * left out), and with a context a second line
+ * "FILE:LINE:COL: note: CONTEXT", into buf.  Returns buf; NULL for a
+ * NULL buf or size 0, and "" for a NULL e. */
 MRT_API char *mrt_error_format(const mrt_error *e, char *buf, size_t size);
 
 /* ---- enums and their names ---------------------------------------- */
@@ -519,9 +529,9 @@ MRT_API int mrt_plan_warnings(const mrt_spec *spec, const mrt_plan *plan,
 typedef struct mrt_compare_row {
     char name[64];       /* "spec", or the alternative's name */
     char mesh[600];      /* "data=2,model=2" ("(1 rank)": no axes) */
-    int ok;              /* planned; else status and error say why not */
-    mrt_status status;   /* MRT_OK, or why it did not load or plan */
-    char error[1024];    /* one line, "FILE:LINE:COL: error: ..." */
+    int ok;              /* planned; else error says why not */
+    mrt_error error;     /* code MRT_OK, or why it did not load or plan
+                            (mrt_error_format words it) */
     mrt_plan_totals totals; /* ok only */
     int64_t *axis_bytes; /* [ncols]: bytes per rank over each axis set */
 } mrt_compare_row;
@@ -564,15 +574,16 @@ MRT_API void mrt_compare_destroy(mrt_compare *c);
 typedef struct mrt_sweep_cell {
     int ok;                 /* planned; else error says why not */
     mrt_plan_totals totals; /* ok only */
-    char error[1024];       /* one line, "FILE:LINE:COL: error: ..." */
+    mrt_error error;        /* code MRT_OK, or why it did not plan */
 } mrt_sweep_cell;
 typedef struct mrt_sweep {
     char dim[64];
     int nvalues;
     int64_t value[MRT_SWEEP_MAX];     /* the sizes, in the caller's order */
-    char load_error[MRT_SWEEP_MAX][1024]; /* "": the spec loaded at that
-                                         size; else why not (each row's
-                                         cell there has that error) */
+    mrt_error load_error[MRT_SWEEP_MAX]; /* code MRT_OK: the spec loaded
+                                         at that size; else why not (each
+                                         row's cell there has that
+                                         error) */
     int nrows;
     char (*name)[64];       /* [nrows]: "spec", then the alternatives, as
                                first met */

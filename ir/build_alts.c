@@ -352,9 +352,13 @@ mrt_status mrt_ir_add_alternative_at(mrt_ir *ir,
         return mrt_ir_end(&c, st, err);
     /* On a mesh or dims not the file's: kept with its error (compare
      * shows it in its row; the others still plan), and the builder goes
-     * on, so its error is not the first that sticks. */
+     * on, so its error is not the first that sticks.  Its context: the
+     * entry being applied, where the error's own mark is elsewhere. */
     l->broken = 1;
     mrt_ir_end(&c, st, &l->error);
+    mrt_error_set_context(&l->error, at->mark,
+                              "while applying alternative '%s' (an entry "
+                              "of layouts:)", a->name);
     memset(&ir->error, 0, sizeof ir->error);
     return MRT_OK;
 }

@@ -203,13 +203,24 @@ mrt_status mrt_spec_select_alternative(const mrt_spec *s, const char *name,
         const mrt_spec_layout *l = &s->layouts[i];
         if (strcmp(l->name, name))
             continue;
+        mrt_status st;
         if (l->broken) {
-            mrt_error_set(err, l->error.code, l->error.file,
-                          (mrt_mark){l->error.line, l->error.column}, "%s",
-                          l->error.message);
-            return l->error.code;
+            const mrt_error *e = &l->error;
+            st = mrt_error_set(err, e->code, e->file,
+                               (mrt_mark){e->line, e->column}, "%s",
+                               e->message);
+            if (e->context[0])
+                mrt_error_set_context(err,
+                                      (mrt_mark){e->context_line,
+                                                 e->context_column},
+                                      "%s", e->context);
+        } else {
+            st = mrt_spec_derive_alt(s, l, out, err);
         }
-        return mrt_spec_derive_alt(s, l, out, err);
+        if (st)
+            mrt_error_set_context(err, l->mark, "while applying alternative "
+                                  "'%s' (an entry of layouts:)", l->name);
+        return st;
     }
     if (s->nlayouts == 0)
         return mrt_error_set(err, MRT_E_USAGE, "", no_mark,

@@ -93,8 +93,7 @@ static mrt_status add_row(mrt_compare *t, const char *name,
     } else {
         if (err.code == MRT_E_NOMEM)
             return MRT_E_NOMEM;
-        row->status = err.code;
-        mrt_error_format(&err, row->error, sizeof row->error);
+        row->error = err;
     }
     mrt_plan_destroy(p);
     return MRT_OK;

@@ -61,7 +61,7 @@ static mrt_status sweep_point(mrt_sweep *t, const char *path,
     if (st == MRT_E_NOMEM)
         return st;
     if (st) {
-        mrt_error_format(&err, t->load_error[v], sizeof t->load_error[v]);
+        t->load_error[v] = err;
         return MRT_OK;
     }
     st = mrt_compare_create(spec, opt, &c, NULL);
@@ -74,7 +74,7 @@ static mrt_status sweep_point(mrt_sweep *t, const char *path,
         mrt_sweep_cell *cell = CELL(t, row, v);
         cell->ok = c->row[r].ok;
         cell->totals = c->row[r].totals;
-        snprintf(cell->error, sizeof cell->error, "%s", c->row[r].error);
+        cell->error = c->row[r].error;
     }
     if (!st && !t->machine[0] && c->machine[0])
         snprintf(t->machine, sizeof t->machine, "%s", c->machine);
@@ -91,8 +91,8 @@ static void finish(mrt_sweep *t)
         t->fastest[v] = -1;
         for (int r = 0; r < t->nrows; r++) {
             mrt_sweep_cell *c = CELL(t, r, v);
-            if (t->load_error[v][0])
-                snprintf(c->error, sizeof c->error, "%s", t->load_error[v]);
+            if (t->load_error[v].code != MRT_OK)
+                c->error = t->load_error[v];
             if (c->ok && (t->fastest[v] < 0 ||
                           c->totals.time_s <
                               CELL(t, t->fastest[v], v)->totals.time_s))

@@ -78,8 +78,8 @@ START_TEST(compare_rows_are_each_layout_planned_alone)
         const mrt_compare_row *row = &c->row[r];
         ck_assert_str_eq(row->name, name[r]);
         ck_assert_str_eq(row->mesh, "data=2,model=2");
-        ck_assert_msg(row->ok, "row %s: %s", row->name, row->error);
-        ck_assert_int_eq(row->status, MRT_OK);
+        ck_assert_msg(row->ok, "row %s: %s", row->name, row->error.message);
+        ck_assert_int_eq(row->error.code, MRT_OK);
         mrt_plan_totals t = totals_of(rules[r]);
         ck_assert_int_eq(row->totals.comm_bytes, t.comm_bytes);
         ck_assert_int_eq(row->totals.peak_memory, t.peak_memory);
@@ -115,10 +115,10 @@ START_TEST(compare_row_that_does_not_fit_the_mesh_has_its_error)
     ck_assert(c->row[0].ok);
     ck_assert_str_eq(c->row[0].mesh, "data=4");
     ck_assert(!c->row[1].ok);
-    ck_assert_int_ne(c->row[1].status, MRT_OK);
-    ck_assert_msg(strstr(c->row[1].error, "model") &&
-                      strstr(c->row[1].error, "error: "),
-                  "row error: %s", c->row[1].error);
+    ck_assert_int_ne(c->row[1].error.code, MRT_OK);
+    ck_assert_msg(strstr(c->row[1].error.message, "model") &&
+                      c->row[1].error.file[0],
+                  "row error: %s", c->row[1].error.message);
     ck_assert_int_eq(c->fastest, 0);
     ck_assert_int_eq(c->planner, MRT_PLANNER_MESHTF);
     ck_assert_str_eq(mrt_planner_name(c->planner), "meshtf");

@@ -41,6 +41,65 @@ static mrt_spec *load(void)
     return s;
 }
 
+/* An alternative that no longer fits a mesh override keeps its error,
+ * at the axis it names, with the entry being applied as its context:
+ * mrt_error_format prints it as a note line. */
+START_TEST(alternative_error_has_its_context)
+{
+    static const char text[] = "mesh: {data: 2, model: 2}\n"
+                               "dims: {batch: 8, d_ff: 16}\n"
+                               "layout: {batch: data}\n"
+                               "tensors:\n"
+                               "  x: {shape: [batch, d_ff]}\n"
+                               "ops:\n"
+                               "  - {op: relu, in: [x], out: y}\n"
+                               "layouts:\n"
+                               "  tp: {d_ff: model}\n";
+    mrt_spec *s = NULL, *d = NULL;
+    mrt_error err = {0};
+    const mrt_spec_load_options opt = {.mesh = "data=4", .text = text,
+                                       .len = strlen(text)};
+    ck_assert_msg(mrt_spec_load_ex("inspect.yaml", &opt, &s, &err) == MRT_OK,
+                  "%s", err.message);
+    ck_assert_msg(mrt_spec_select_alternative(s, "tp", &d, &err) == MRT_E_SPEC,
+                  "%s:%d:%d %s", err.file, err.line, err.column, err.message);
+    ck_assert_ptr_null(d);
+    ck_assert_int_eq(err.line, 9);
+    ck_assert_int_gt(err.column, 3);
+    ck_assert_int_eq(err.context_line, 9);
+    ck_assert_int_eq(err.context_column, 3);
+    ck_assert_ptr_nonnull(strstr(err.context, "alternative 'tp'"));
+    char buf[2048];
+    mrt_error_format(&err, buf, sizeof buf);
+    ck_assert_msg(strstr(buf, "\ninspect.yaml:9:3: note: while applying "
+                              "alternative 'tp'"), "%s", buf);
+    ck_assert_ptr_eq(strstr(buf, "inspect.yaml:9:"), buf);
+    mrt_spec_destroy(s);
+    /* no context: one line */
+    mrt_error plain = {.code = MRT_E_SPEC, .file = "a.yaml", .line = 2,
+                       .column = 5, .message = "bad"};
+    ck_assert_str_eq(mrt_error_format(&plain, buf, sizeof buf),
+                     "a.yaml:2:5: error: bad");
+}
+END_TEST
+
+/* The public enums' names; out of range: NULL. */
+START_TEST(enum_names)
+{
+    ck_assert_str_eq(mrt_dtype_name(MRT_F64), "float64");
+    ck_assert_ptr_null(mrt_dtype_name(MRT_DTYPE_COUNT));
+    ck_assert_str_eq(mrt_planner_name(MRT_PLANNER_MESHTF), "meshtf");
+    ck_assert_ptr_null(mrt_planner_name((mrt_planner)-1));
+    ck_assert_str_eq(mrt_plan_step_kind_name(MRT_PLAN_STEP_PERMUTE),
+                     "permute");
+    ck_assert_str_eq(mrt_plan_step_kind_name(MRT_PLAN_STEP_ALLTOALL_GROUP),
+                     "alltoall_group");
+    ck_assert_ptr_null(mrt_plan_step_kind_name(MRT_PLAN_STEP_KIND_COUNT));
+    for (int k = 0; k < MRT_PLAN_STEP_KIND_COUNT; k++)
+        ck_assert_ptr_nonnull(mrt_plan_step_kind_name((mrt_plan_step_kind)k));
+}
+END_TEST
+
 START_TEST(spec_reads_back_as_data)
 {
     mrt_spec *s = load();
@@ -209,7 +268,7 @@ START_TEST(sweep_as_data)
     ck_assert_str_eq(t->name[0], "spec");
     ck_assert_str_eq(t->name[2], "mp");
     for (int v = 0; v < 2; v++) {
-        ck_assert_str_eq(t->load_error[v], "");
+        ck_assert_int_eq(t->load_error[v].code, MRT_OK);
         ck_assert_int_ge(t->fastest[v], 0);
     }
     const mrt_sweep_cell *small = &t->cell[0], *big = &t->cell[1];
@@ -229,6 +288,8 @@ int main(void)
     Suite *su = suite_create("api_spec");
     TCase *tc = tcase_create("api_spec");
     tcase_add_test(tc, spec_reads_back_as_data);
+    tcase_add_test(tc, alternative_error_has_its_context);
+    tcase_add_test(tc, enum_names);
     tcase_add_test(tc, selecting_an_alternative_gives_its_layout);
     tcase_add_test(tc, file_written_with_json);
     tcase_add_test(tc, search_rules_as_data);
