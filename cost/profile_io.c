@@ -80,6 +80,8 @@ char *mrt_profile_default_path(char *buf, int size)
 
 char *mrt_machine_get_default_path(char *buf, size_t size)
 {
+    if (!buf || size == 0)
+        return NULL;
     return mrt_profile_default_path(buf, size > INT_MAX ? INT_MAX
                                                         : (int)size);
 }

@@ -405,7 +405,8 @@ MRT_API mrt_status mrt_plan_create(const mrt_spec *spec,
                                    const mrt_plan_options *opt,
                                    mrt_plan **out, mrt_error *err);
 MRT_API void mrt_plan_destroy(mrt_plan *plan);
-/* Human-readable plan; deterministic, so it can be golden-tested. */
+/* Human-readable plan; deterministic, so it can be golden-tested.  The
+ * three printers print nothing for a NULL plan or f. */
 MRT_API void mrt_plan_print(const mrt_plan *plan, FILE *f);
 /* The same as one JSON object (see docs/plan.md for its fields). */
 MRT_API void mrt_plan_print_json(const mrt_plan *plan, FILE *f);
@@ -436,6 +437,7 @@ typedef struct mrt_plan_totals {
     int64_t phase_collectives[3];
     double phase_time_s[3];
 } mrt_plan_totals;
+/* All zero for a NULL plan. */
 MRT_API mrt_plan_totals mrt_plan_get_totals(const mrt_plan *plan);
 
 /* One step of a plan, copied out as plain data (nothing points into the
@@ -481,8 +483,9 @@ typedef struct mrt_budget_violation {
 /* Checks plan (made from spec, or a selected alternative of it) against
  * the spec's budgets: the whole program's, then each op's in program
  * order.  Writes the first max violations to out (the caller's array;
- * out may be NULL with max 0) and returns how many there are in all (0:
- * within budget), so a caller may count first, then allocate. */
+ * out NULL: count only) and returns how many there are in all (0:
+ * within budget), so a caller may count first, then allocate; -1 for a
+ * NULL spec or plan. */
 MRT_API int mrt_plan_check_budgets(const mrt_spec *spec, const mrt_plan *plan,
                                    mrt_budget_violation *out, int max);
 
@@ -516,8 +519,8 @@ typedef struct mrt_warning_options {
 /* The warnings about plan (made from spec, or the alternative of it the
  * plan was made from): the memory one, then each op's, then each
  * tensor's.  opt may be NULL (the defaults).  Writes the first max to
- * out (the caller's array; NULL with max 0: count only) and returns how
- * many there are in all. */
+ * out (the caller's array; NULL: count only) and returns how many there
+ * are in all; -1 for a NULL spec or plan. */
 MRT_API int mrt_plan_warnings(const mrt_spec *spec, const mrt_plan *plan,
                               const mrt_warning_options *opt,
                               mrt_warning *out, int max);
@@ -632,13 +635,15 @@ typedef struct mrt_spec_info {
     int nalternatives;       /* alternatives: entries of `layouts:` */
     int training;            /* the spec has `train:` */
 } mrt_spec_info;
+/* A NULL spec: *out all zero; a NULL out: nothing. */
 MRT_API void mrt_spec_get_info(const mrt_spec *spec, mrt_spec_info *out);
 
 /* The name of dim i (0 <= i < ndims; borrowed), its size in *size (may
- * be NULL); NULL when i is out of range. */
+ * be NULL); NULL when i is out of range or spec is NULL. */
 MRT_API const char *mrt_spec_get_dim(const mrt_spec *spec, int i,
                                      int64_t *size);
-/* The index of the dim called name, or -1. */
+/* The index of the dim called name, or -1 (also for a NULL spec or
+ * name). */
 MRT_API int mrt_spec_find_dim(const mrt_spec *spec, const char *name);
 
 /* Tensor i of the spec (0 <= i < ntensors) and how it is laid out. */
@@ -664,7 +669,7 @@ MRT_API mrt_status mrt_spec_get_tensor(const mrt_spec *spec, int i,
                                        mrt_error *err);
 
 /* The name of alternative i of the spec's `layouts:` (0 <= i <
- * nalternatives; borrowed), or NULL. */
+ * nalternatives; borrowed), or NULL (also for a NULL spec). */
 MRT_API const char *mrt_spec_get_alternative(const mrt_spec *spec, int i);
 /* A new spec: spec under its alternative `name` (its rules, its mesh if
  * it has one, its tensors' and ops' layouts), as `--layout NAME` plans
@@ -806,12 +811,14 @@ MRT_API mrt_status mrt_search_tensors_create(const mrt_spec *spec,
 MRT_API void mrt_search_tensors_destroy(mrt_search_tensors_report *r);
 
 /* rules ([ndims] of spec) as one line, "batch: data, d_ff: [model,
- * pipe]" ("(all replicated)"), into buf; returns buf. */
+ * pipe]" ("(all replicated)"), into buf; returns buf ("" for a NULL
+ * spec or rules; NULL for a NULL buf or size 0). */
 MRT_API char *mrt_search_format_rules(const mrt_spec *spec,
                                       const mrt_search_axes *rules,
                                       char *buf, size_t size);
 /* rules as a `layout:` block to paste into the spec:
- * "layout:\n  batch: data\n  d_ff: [model, pipe]\n" ("layout: {}\n"). */
+ * "layout:\n  batch: data\n  d_ff: [model, pipe]\n" ("layout: {}\n");
+ * nothing for a NULL argument. */
 MRT_API void mrt_search_write_layout(const mrt_spec *spec,
                                      const mrt_search_axes *rules, FILE *f);
 
@@ -820,7 +827,7 @@ MRT_API void mrt_search_write_layout(const mrt_spec *spec,
 /* The machine profile plans read when mrt_plan_options.machine is NULL:
  * $MESHRT_PROFILE, else $XDG_CONFIG_HOME/meshrt/profile.yaml, else
  * ~/.config/meshrt/profile.yaml (whether it exists or not), into buf;
- * returns buf. */
+ * returns buf (NULL for a NULL buf or size 0). */
 MRT_API char *mrt_machine_get_default_path(char *buf, size_t size);
 
 /* A mesh string "AXIS=N,AXIS=N" (what --mesh and mesh_override take;
@@ -850,11 +857,13 @@ MRT_API mrt_status mrt_file_write(const char *path, const char *what,
  * meshrt output), if there is one.  Async-signal-safe: for a handler of
  * SIGINT, SIGTERM or SIGHUP that is about to end the process. */
 MRT_API void mrt_file_remove_partial(void);
-/* Writes s to f as a JSON string literal (quotes and escapes included). */
+/* Writes s to f as a JSON string literal (quotes and escapes included);
+ * a NULL s as null, nothing to a NULL f. */
 MRT_API void mrt_json_write_string(FILE *f, const char *s);
 /* v as a JSON number in printf format fmt (one conversion of a double:
  * "%.9g", "%.3f"), or "null" when v is not finite (JSON has no inf or
- * nan), into buf, which it returns; meshrt's own JSON goes through it. */
+ * nan), into buf, which it returns; meshrt's own JSON goes through it.
+ * A NULL fmt is "%.17g"; a NULL buf returns NULL. */
 #define MRT_JSON_NUMBER_MAX 32
 MRT_API const char *mrt_json_format_number(char buf[MRT_JSON_NUMBER_MAX],
                                            const char *fmt, double v);

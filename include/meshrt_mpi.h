@@ -39,7 +39,8 @@ MRT_API mrt_status mrt_calibration_create(MPI_Comm comm,
                                           int quick, mrt_calibration **out,
                                           mrt_error *err);
 MRT_API void mrt_calibration_destroy(mrt_calibration *c);
-/* The figures as a table, with the model's predictions next to them. */
+/* The figures as a table, with the model's predictions next to them;
+ * nothing for a NULL c or f. */
 MRT_API void mrt_calibration_print(const mrt_calibration *c, FILE *f);
 /* Writes the measured profile to path (as mrt_file_write does: "-" is
  * the standard output), with what was measured in its `measured:`

@@ -287,6 +287,9 @@ mrt_status mrt_file_write(const char *path, const char *what,
                           void (*write)(FILE *f, const void *ctx),
                           const void *ctx, mrt_error *err)
 {
+    if (!path || !what || !write)
+        return mrt_error_null(err, "mrt_file_write",
+                              !path ? "path" : !what ? "what" : "write");
     return mrt_write_atomically(path, what, write, ctx, err);
 }
 
@@ -297,11 +300,14 @@ void mrt_file_remove_partial(void)
 
 void mrt_json_write_string(FILE *f, const char *s)
 {
-    mrt_json_string(f, s);
+    if (f && s)
+        mrt_json_string(f, s);
+    else if (f)
+        fputs("null", f);
 }
 
 const char *mrt_json_format_number(char buf[MRT_JSON_NUMBER_MAX],
                                    const char *fmt, double v)
 {
-    return mrt_json_num(buf, fmt, v);
+    return buf ? mrt_json_num(buf, fmt ? fmt : "%.17g", v) : NULL;
 }

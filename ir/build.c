@@ -54,11 +54,15 @@ mrt_status mrt_ir_mesh(mrt_ir_call *c, int naxes, const char *const *axis,
     int yaml = mrt_ir_yaml(c);
     mrt_status st = MRT_OK;
     mrt_ir_at(c, "naxes", NULL);
-    if (naxes < (yaml ? 0 : 1) || naxes > MRT_MAX_AXES + yaml ||
-        (naxes > 0 && (!axis || !size)))
-        return mrt_ir_fail(c, MRT_E_SPEC, "a mesh has 1 to %d axes, each "
+    /* no axes: one rank, as YAML's `mesh: {}` */
+    if (naxes < 0 || naxes > MRT_MAX_AXES + yaml)
+        return mrt_ir_fail(c, MRT_E_SPEC, "a mesh has 0 to %d axes, each "
                            "with a name and a size; got %d", MRT_MAX_AXES,
                            naxes);
+    if (naxes > 0 && (!axis || !size)) {
+        mrt_ir_at(c, !axis ? "axis" : "size", NULL);
+        return mrt_ir_fail(c, MRT_E_USAGE, "NULL with %d axes", naxes);
+    }
     for (int i = 0; i < naxes; i++) {
         mrt_ir_at(c, "axis", axis_mark ? &axis_mark[i] : NULL);
         if (i == MRT_MAX_AXES) /* only from a file: the key past the last */

@@ -61,7 +61,9 @@ static mrt_status link_axis(mrt_ir_call *c, const char *axis,
     const mrt_mesh *m = &s->mesh;
     char q[MRT_SPEC_QUOTE_MAX + 8], list[MRT_SPEC_LIST_MAX];
     mrt_ir_at(c, "axis", &at->axis_mark);
-    if (!axis || mrt_mesh_find_axis(m, axis) < 0)
+    if (!axis)
+        return mrt_ir_fail(c, MRT_E_USAGE, "NULL");
+    if (mrt_mesh_find_axis(m, axis) < 0)
         return mrt_ir_fail(c, MRT_E_SPEC, "unknown mesh axis '%s' in "
                            "'network' (%s has: %s)",
                            mrt_ir_quote(axis, q, sizeof q),

@@ -83,6 +83,8 @@ int mrt_spec_add_op(mrt_spec *s, const mrt_spec_op *op)
 
 int mrt_spec_find_dim(const mrt_spec *s, const char *name)
 {
+    if (!s || !name)
+        return -1;
     if (!s->dim_index.cap) { /* a spec built by hand, without the index */
         for (int i = 0; i < s->ndims; i++)
             if (MRT_WORK(1), strcmp(s->dim_name[i], name) == 0)

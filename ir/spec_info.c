@@ -18,7 +18,11 @@ _Static_assert(MRT_API_MAX_DIMS == MRT_MAX_DIMS,
 
 void mrt_spec_get_info(const mrt_spec *s, mrt_spec_info *out)
 {
+    if (!out)
+        return;
     memset(out, 0, sizeof *out);
+    if (!s)
+        return;
     out->path = s->path;
     mrt_mesh_info_of(&s->mesh, &out->mesh);
     out->dtype = s->dtype;
@@ -31,7 +35,7 @@ void mrt_spec_get_info(const mrt_spec *s, mrt_spec_info *out)
 
 const char *mrt_spec_get_dim(const mrt_spec *s, int i, int64_t *size)
 {
-    if (i < 0 || i >= s->ndims)
+    if (!s || i < 0 || i >= s->ndims)
         return NULL;
     if (size)
         *size = s->dim_size[i];
@@ -71,5 +75,5 @@ mrt_status mrt_spec_get_tensor(const mrt_spec *s, int i,
 
 const char *mrt_spec_get_alternative(const mrt_spec *s, int i)
 {
-    return i >= 0 && i < s->nlayouts ? s->layouts[i].name : NULL;
+    return s && i >= 0 && i < s->nlayouts ? s->layouts[i].name : NULL;
 }

@@ -56,6 +56,8 @@ static void check_one(sink *k, const mrt_spec *s, const mrt_budget *b,
 int mrt_plan_check_budgets(const mrt_spec *spec, const mrt_plan *plan,
                            mrt_budget_violation *out, int max)
 {
+    if (!spec || !plan)
+        return -1;
     sink k = {out, out ? max : 0, 0};
     mrt_plan_totals t = mrt_plan_get_totals(plan);
     char who[MRT_NAME_MAX + 64];

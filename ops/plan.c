@@ -537,8 +537,17 @@ mrt_status mrt_plan_create(const mrt_spec *s, const mrt_plan_options *opt,
                            mrt_plan **out, mrt_error *err)
 {
     mrt_plan_options defaults = {0};
+    if (out)
+        *out = NULL;
+    if (!s || !out)
+        return mrt_error_null(err, "mrt_plan_create", !s ? "spec" : "out");
     if (!opt)
         opt = &defaults;
+    if (opt->planner < 0 || opt->planner >= MRT_PLANNER_COUNT)
+        return mrt_error_set(err, MRT_E_USAGE, "", (mrt_mark){0, 0},
+                             "mrt_plan_create: argument 'opt': planner %d "
+                             "is not an mrt_planner (auto, meshtf)",
+                             (int)opt->planner);
     if (opt->planner == MRT_PLANNER_MESHTF)
         return mrt_plan_create_with(s, opt, MRT_STRATEGY_MESHTF, out, err);
     /* auto: the search, unless a fixed lowering (the rule, or Mesh-TF's
@@ -600,4 +609,7 @@ mrt_status mrt_plan_create(const mrt_spec *s, const mrt_plan_options *opt,
     return MRT_OK;
 }
 
-mrt_plan_totals mrt_plan_get_totals(const mrt_plan *p) { return p->totals; }
+mrt_plan_totals mrt_plan_get_totals(const mrt_plan *p)
+{
+    return p ? p->totals : (mrt_plan_totals){0};
+}

@@ -117,6 +117,8 @@ static void json_op(const mrt_plan *p, int i, FILE *f)
 
 void mrt_plan_print_json(const mrt_plan *p, FILE *f)
 {
+    if (!p || !f)
+        return;
     fputs("{\"spec\": ", f);
     mrt_json_string(f, p->spec_path);
     fputs(", \"mesh\": {", f);

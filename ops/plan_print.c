@@ -261,6 +261,8 @@ static void print_step(const mrt_plan *p, const mrt_step *s, text *t)
 
 void mrt_plan_print(const mrt_plan *p, FILE *f)
 {
+    if (!p || !f)
+        return;
     fprintf(f, "plan for %s on mesh ", p->spec_path);
     print_mesh(&p->mesh, f);
     fprintf(f, ", %s\nplanner %s%s; costs modeled with the %s profile\n",
@@ -353,6 +355,8 @@ void mrt_plan_print(const mrt_plan *p, FILE *f)
 
 void mrt_plan_print_explain(const mrt_plan *p, FILE *f)
 {
+    if (!p || !f)
+        return;
     fprintf(f, "alternatives weighed per op (modeled time, best first):\n");
     for (int i = 0; i < p->nops; i++) {
         const mrt_plan_op *o = &p->op[i];

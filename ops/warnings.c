@@ -134,6 +134,8 @@ int mrt_plan_warnings(const mrt_spec *s, const mrt_plan *p,
                       const mrt_warning_options *opt, mrt_warning *out,
                       int max)
 {
+    if (!s || !p)
+        return -1;
     sink k = {out, out ? max : 0, 0};
     int64_t memory = opt && opt->memory > 0 ? opt->memory
                                             : mrt_machine_memory();

@@ -475,6 +475,8 @@ static const char *axes_str(const mrt_calibration *c, unsigned axes,
 
 void mrt_calibration_print(const mrt_calibration *c, FILE *f)
 {
+    if (!c || !f)
+        return;
     const mrt_profile *p = &c->profile;
     char axes[256];
     fprintf(f, "calibrate: %s\n", p->source);

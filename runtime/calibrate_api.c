@@ -57,9 +57,18 @@ mrt_status mrt_calibration_create(MPI_Comm comm, const mrt_mesh_info *mesh,
 {
     int ranks;
     mrt_mesh m;
-    *out = NULL;
+    if (out)
+        *out = NULL;
+    if (comm == MPI_COMM_NULL) /* no ranks to agree with */
+        return mrt_error_null(err, "mrt_calibration_create", "comm");
+    /* the ranks agree on the arguments first: none waits for another */
+    mrt_status st = mrt_comm_agree(
+        comm, out ? MRT_OK : mrt_error_null(err, "mrt_calibration_create",
+                                            "out"), err);
+    if (st)
+        return st;
     MPI_Comm_size(comm, &ranks);
-    mrt_status st = mesh_of(mesh, ranks, &m, err);
+    st = mesh_of(mesh, ranks, &m, err);
     mrt_calibration *c = st ? NULL : malloc(sizeof *c);
     if (!st && !c)
         st = mrt_error_set(err, MRT_E_NOMEM, "", no_mark, "out of memory");
@@ -83,6 +92,9 @@ void mrt_calibration_destroy(mrt_calibration *c)
 mrt_status mrt_calibration_save(const mrt_calibration *c, const char *path,
                                 mrt_error *err)
 {
+    if (!c || !path)
+        return mrt_error_null(err, "mrt_calibration_save",
+                              !c ? "c" : "path");
     char *yaml = mrt_calibration_yaml(c);
     mrt_status st = yaml ? mrt_profile_save_measured(path, &c->profile, yaml,
                                                      err)

@@ -120,7 +120,11 @@ mrt_status mrt_search_rules_create(const mrt_spec *s,
                                    mrt_search_rules_report **out,
                                    mrt_error *err)
 {
-    *out = NULL;
+    if (out)
+        *out = NULL;
+    if (!s || !out)
+        return mrt_error_null(err, "mrt_search_rules_create",
+                              !s ? "spec" : "out");
     mrt_rules_options o = rules_options(opt);
     mrt_rules_report *in = NULL;
     mrt_status st = mrt_search_rules(s, &o, &in, err);
@@ -200,7 +204,11 @@ mrt_status mrt_search_tensors_create(const mrt_spec *s,
                                      mrt_search_tensors_report **out,
                                      mrt_error *err)
 {
-    *out = NULL;
+    if (out)
+        *out = NULL;
+    if (!s || !out)
+        return mrt_error_null(err, "mrt_search_tensors_create",
+                              !s ? "spec" : "out");
     mrt_rules_options o = rules_options(opt);
     mrt_params_report *in = NULL;
     mrt_status st = mrt_search_params(s, ov, opt ? opt->activations : NULL,
@@ -236,6 +244,11 @@ nomem:
 char *mrt_search_format_rules(const mrt_spec *s, const mrt_search_axes *a,
                               char *buf, size_t size)
 {
+    if (!buf || size == 0)
+        return NULL;
+    buf[0] = '\0';
+    if (!s || !a)
+        return buf;
     mrt_rule *r = calloc((size_t)s->ndims + 1, sizeof *r);
     if (!r) {
         snprintf(buf, size, "(out of memory)");
@@ -250,6 +263,8 @@ char *mrt_search_format_rules(const mrt_spec *s, const mrt_search_axes *a,
 void mrt_search_write_layout(const mrt_spec *s, const mrt_search_axes *a,
                              FILE *f)
 {
+    if (!s || !a || !f)
+        return;
     mrt_rule *r = calloc((size_t)s->ndims + 1, sizeof *r);
     if (!r)
         return;

@@ -107,6 +107,8 @@ mrt_status mrt_sweep_create(const char *path, const mrt_spec_load_options *ov,
                             const mrt_plan_options *opt, mrt_sweep **out,
                             mrt_error *err)
 {
+    if (!out)
+        return mrt_error_null(err, "mrt_sweep_create", "out");
     *out = NULL;
     if (!path || !dim || !values || nvalues < 1 || nvalues > MRT_SWEEP_MAX ||
         strlen(dim) >= sizeof ((mrt_sweep *)0)->dim)
