@@ -323,7 +323,15 @@ static mrt_status op_reduced(mrt_ir_call *c, const mrt_ir_op *o,
                                                : (mrt_mark){0, 0}, a, &d);
         if (st)
             return st;
-        reduced[mrt_layout_find_dim(&a->layout, d)] = 1;
+        int k = mrt_layout_find_dim(&a->layout, d);
+        if (reduced[k]) {
+            mrt_mark m = at->reduce_mark ? at->reduce_mark[j]
+                                         : (mrt_mark){0, 0};
+            mrt_ir_at(c, "reduce", &m);
+            return mrt_ir_fail(c, MRT_E_SPEC, "dim '%s' is reduced twice",
+                               o->reduce[j]);
+        }
+        reduced[k] = 1;
     }
     return MRT_OK;
 }

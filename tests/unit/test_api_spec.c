@@ -100,6 +100,68 @@ START_TEST(enum_names)
 }
 END_TEST
 
+/* Issue 17 item 15: misuse the builder, the planner and the loader. */
+START_TEST(misuse_is_a_usage_error)
+{
+    mrt_error err = {0};
+    mrt_ir *b = NULL;
+    const int64_t size[] = {2};
+    /* one axis, NULL names: the argument at fault, not "naxes" */
+    ck_assert_int_eq(mrt_ir_create("p", 1, NULL, size, &b, &err),
+                     MRT_E_USAGE);
+    ck_assert_ptr_null(b);
+    ck_assert_msg(strstr(err.message, "'axis'") &&
+                      !strstr(err.message, "naxes"), "%s", err.message);
+
+    /* an out-of-range planner */
+    mrt_spec *s = load(), *t = NULL;
+    mrt_plan *p = NULL;
+    mrt_plan_options opt = {.planner = MRT_PLANNER_COUNT};
+    err = (mrt_error){0};
+    ck_assert_int_eq(mrt_plan_create(s, &opt, &p, &err), MRT_E_USAGE);
+    ck_assert_ptr_null(p);
+    ck_assert_ptr_nonnull(strstr(err.message, "planner"));
+    opt.planner = (mrt_planner)-1;
+    ck_assert_int_eq(mrt_plan_create(s, &opt, &p, NULL), MRT_E_USAGE);
+    mrt_spec_destroy(s);
+
+    /* the loader names the call it was given */
+    err = (mrt_error){0};
+    ck_assert_int_eq(mrt_spec_load_string("x.yaml", NULL, 4, &t, &err),
+                     MRT_E_USAGE);
+    ck_assert_msg(strstr(err.message, "mrt_spec_load_string") &&
+                      !strstr(err.message, "load_text"), "%s", err.message);
+}
+END_TEST
+
+/* A mesh of no axes, as YAML's `mesh: {}`: one rank. */
+START_TEST(builder_mesh_of_no_axes)
+{
+    mrt_error err = {0};
+    mrt_ir *b = NULL;
+    ck_assert_msg(mrt_ir_create("p", 0, NULL, NULL, &b, &err) == MRT_OK, "%s",
+                  err.message);
+    const char *shape[] = {"d"};
+    mrt_ir_tensor x = {.name = "x", .ndims = 1, .shape = shape};
+    mrt_ir_op op = {.kind = MRT_IR_RELU, .in = {"x"}, .out = "y"};
+    mrt_spec *s = NULL;
+    mrt_ir_add_dim(b, "d", 4, &err);
+    mrt_ir_add_tensor(b, &x, &err);
+    mrt_ir_add_op(b, &op, &err);
+    ck_assert_msg(mrt_ir_finish(b, &s, &err) == MRT_OK, "%s", err.message);
+    mrt_ir_destroy(b);
+    mrt_spec_info in;
+    mrt_spec_get_info(s, &in);
+    ck_assert_int_eq(in.mesh.naxes, 0);
+    ck_assert_int_eq(in.mesh.nranks, 1);
+    mrt_plan *p = NULL;
+    ck_assert_int_eq(mrt_plan_create(s, NULL, &p, NULL), MRT_OK);
+    ck_assert_int_eq(mrt_plan_get_totals(p).comm_bytes, 0);
+    mrt_plan_destroy(p);
+    mrt_spec_destroy(s);
+}
+END_TEST
+
 START_TEST(spec_reads_back_as_data)
 {
     mrt_spec *s = load();
@@ -290,6 +352,8 @@ int main(void)
     tcase_add_test(tc, spec_reads_back_as_data);
     tcase_add_test(tc, alternative_error_has_its_context);
     tcase_add_test(tc, enum_names);
+    tcase_add_test(tc, misuse_is_a_usage_error);
+    tcase_add_test(tc, builder_mesh_of_no_axes);
     tcase_add_test(tc, selecting_an_alternative_gives_its_layout);
     tcase_add_test(tc, file_written_with_json);
     tcase_add_test(tc, search_rules_as_data);
