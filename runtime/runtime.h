@@ -18,8 +18,10 @@
  *   verify_run.c --verify: every check of a run, reported
  *   runner.c    mrt_init and the runner: a plan set up on a
  *               communicator, the caller's inputs in, outputs out
- *   run.c       mrt_runner_execute and mrt_run: the runs, timed and
- *               reported
+ *   runner_execute.c  mrt_runner_execute and mrt_run: the runs, then
+ *               trace, verify, save and the report, a function each
+ *   run_measure.c  the run's timings and ledger reduced to rank 0
+ *   run_report.c   the report written from them (run_report.h)
  */
 #ifndef MRT_RUNTIME_H
 #define MRT_RUNTIME_H
@@ -286,6 +288,8 @@ struct mrt_runner {
     mrt_exec *exec;
     int caller_inputs; /* some input no longer holds its `init:` values */
     int trained;       /* a training run updated the parameters */
+    int computed;      /* the last execute ran every step: the tensors
+                          ops make hold values */
 };
 /* 1 once mrt_init has run in this process. */
 int mrt_init_done(void);
