@@ -4,7 +4,7 @@
  * ranks of a caller's communicator: its sub-communicators and shard
  * buffers, inputs filled from the spec or copied from the caller's
  * arrays (whole or this rank's shard), outputs copied back (this rank's
- * shard, or gathered whole on rank 0).  run.c executes it.
+ * shard, or gathered whole on rank 0).  runner_execute.c executes it.
  *
  * Ownership: the runner borrows the spec, the plan and the caller's
  * communicator (it works on its own duplicate of it, so its messages
@@ -12,8 +12,10 @@
  * read or written during the call that takes them.
  *
  * Collective calls (create, execute, get_output of a whole tensor) return
- * the same status on every rank: after each step that can fail on one
- * rank only, the ranks agree on the lowest failing rank's error.
+ * the same status on every rank: they agree on their arguments first,
+ * and after each step that can fail on one rank only, the ranks agree on
+ * the lowest failing rank's error.  A tensor an op makes can be read
+ * only once an execute has run every step (r->computed).
  */
 #include <inttypes.h>
 #include <stdlib.h>
