@@ -13,7 +13,7 @@
  *
  * Build it against an installed meshrt with pkg-config only:
  *
- *     cc megatron_mlp.c $(pkg-config --cflags --libs meshrt) -o megatron_mlp
+ *     cc megatron_mlp.c $(pkg-config --cflags --libs meshrt-mpi) -o megatron_mlp
  *     mpirun -n 4 ./megatron_mlp [--report]
  *
  * (--report prints meshrt's report of each run.)  The same program as a

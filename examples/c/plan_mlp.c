@@ -2,7 +2,8 @@
  * plan_mlp.c — planning without MPI: the Megatron MLP of megatron_mlp.c
  * planned for a 2x2 mesh and for an 8x8 one (no ranks needed for either),
  * its plan printed, its totals read, and a spec with a mistake in it
- * reported as the command line reports it.  One process, no mpirun:
+ * reported as the command line reports it.  meshrt.h only (no mpi.h, no
+ * MPI library in its flags), a plain C compiler, one process, no mpirun:
  *
  *     cc plan_mlp.c $(pkg-config --cflags --libs meshrt) -o plan_mlp
  *     ./plan_mlp
@@ -41,8 +42,10 @@ static int64_t plan_bytes(const char *mesh, int print)
     mrt_plan *plan = NULL;
     int64_t bytes = -1;
     mrt_plan_options opt = {.planner = MRT_PLANNER_MESHTF};
-    if (mrt_spec_load_ex("mlp.yaml",
-        &(mrt_spec_load_options){.mesh = mesh, .text = spec_text, .len = sizeof spec_text - 1}, &spec, &err) == MRT_OK &&
+    /* the text in memory, its mesh replaced (what --mesh does) */
+    const mrt_spec_load_options load = {.mesh = mesh, .text = spec_text,
+                                        .len = sizeof spec_text - 1};
+    if (mrt_spec_load_ex("mlp.yaml", &load, &spec, &err) == MRT_OK &&
         mrt_plan_create(spec, &opt, &plan, &err) == MRT_OK) {
         if (print)
             mrt_plan_print(plan, stdout);
