@@ -749,9 +749,9 @@ typedef struct mrt_search_rules_report {
                                 it */
 } mrt_search_rules_report;
 
-/* Searches the global rules of spec (ops/search_rules.h says how: lower
- * bounds prune what provably cannot enter the K best under the cap or
- * the Pareto front).  opt may be NULL (auto planner, default profile,
+/* Searches the global rules of spec (docs/api.md, "Searching layouts",
+ * says how: lower bounds prune what provably cannot enter the K best
+ * under the cap or the Pareto front).  opt may be NULL (auto planner, default profile,
  * K = 5, no cap).  Fails for an unusable profile, out of memory, or
  * more than 1000000 candidates.  The caller owns *out. */
 MRT_API mrt_status mrt_search_rules_create(const mrt_spec *spec,
