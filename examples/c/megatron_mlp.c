@@ -117,7 +117,8 @@ static int one_allreduce(const mrt_plan *plan, int *n)
         if (mrt_plan_get_step(plan, i, &s, NULL) != MRT_OK)
             return 0;
         collectives += s.collective;
-        allreduce += s.kind == MRT_PLAN_STEP_ALLREDUCE && !strcmp(s.axes, "model");
+        allreduce += s.kind == MRT_PLAN_STEP_ALLREDUCE &&
+                     !strcmp(s.axes, "model");
     }
     *n = collectives;
     return collectives == 1 && allreduce == 1;
@@ -135,6 +136,27 @@ static int fail(int rank, const mrt_error *err)
     if (rank == 0)
         fprintf(stderr, "%s\n", mrt_error_format(err, line, sizeof line));
     return err->code == MRT_E_VERIFY || err->code == MRT_E_RUNTIME ? 1 : 2;
+}
+
+/* W1 whole on every rank, W2 as this rank's shard (its rows [off, off +
+ * rows) of d_ff, copied into *shard, the caller's to free). */
+static mrt_status set_weights(mrt_runner *run, const double *w1,
+                              const double *w2, double **shard,
+                              mrt_error *err)
+{
+    mrt_tensor_info w2i;
+    mrt_status st = mrt_runner_tensor_info(run, "w2", &w2i, err);
+    if (st)
+        return st;
+    double *s = *shard = malloc((size_t)w2i.shard_count * sizeof *s);
+    if (!s)
+        return err->code = MRT_E_NOMEM;
+    for (int64_t i = 0; i < w2i.shard_shape[0]; i++)
+        for (int64_t j = 0; j < w2i.shard_shape[1]; j++)
+            s[i * w2i.shard_shape[1] + j] =
+                w2[(w2i.shard_offset[0] + i) * D + w2i.shard_offset[1] + j];
+    st = mrt_runner_set_input(run, "w1", w1, MRT_WHOLE, err);
+    return st ? st : mrt_runner_set_input(run, "w2", s, MRT_SHARD, err);
 }
 
 int main(int argc, char **argv)
@@ -166,20 +188,8 @@ int main(int argc, char **argv)
         code = fail(rank, &err);
         goto done;
     }
-    /* W2 as this rank's shard: its rows [off, off + rows) of d_ff */
-    mrt_tensor_info w2i;
-    if (mrt_runner_tensor_info(run, "w2", &w2i, &err)) {
+    if (set_weights(run, w1, w2, &w2_shard, &err)) {
         code = fail(rank, &err);
-        goto done;
-    }
-    w2_shard = malloc((size_t)w2i.shard_count * sizeof *w2_shard);
-    for (int64_t i = 0; w2_shard && i < w2i.shard_shape[0]; i++)
-        for (int64_t j = 0; j < w2i.shard_shape[1]; j++)
-            w2_shard[i * w2i.shard_shape[1] + j] =
-                w2[(w2i.shard_offset[0] + i) * D + w2i.shard_offset[1] + j];
-    if (!w2_shard || mrt_runner_set_input(run, "w1", w1, MRT_WHOLE, &err) ||
-        mrt_runner_set_input(run, "w2", w2_shard, MRT_SHARD, &err)) {
-        code = w2_shard ? fail(rank, &err) : 1;
         goto done;
     }
     double worst = 0;
