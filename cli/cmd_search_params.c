@@ -260,8 +260,7 @@ int mrt_cli_search_params(const mrt_cli_args *a, const mrt_spec *spec,
 {
     mrt_error err = {0};
     mrt_search_tensors_report *r = NULL;
-    const mrt_spec_overrides ov = {a->mesh, a->dims};
-    mrt_status st = mrt_search_tensors_create(spec, &ov, opt, &r, &err);
+    mrt_status st = mrt_search_tensors_create(spec, opt, &r, &err);
     if (st) {
         mrt_cli_print_error(&err);
         return mrt_cli_exit_code(st);

@@ -751,14 +751,15 @@ typedef struct mrt_search_tensors_report {
 
 /* Searches global rules and, for each parameter (the `train:` params;
  * without `train:`, every input) and each activation of
- * opt->activations, a layout of its own, in place of what the spec
- * gives it: the spec is loaded again from its file with ov (may be
- * NULL) for every combination.  Fails for more than
+ * opt->activations (results of the program's ops, by their `out:`), a
+ * layout of its own, in place of what the spec gives it: each
+ * combination is a copy of spec with those layouts, made in memory, so
+ * a program built with mrt_ir_* is searched as one loaded from a file.
+ * Fails for more than
  * MRT_SEARCH_MAX_COMBOS combinations or an activation no op makes
  * (MRT_E_USAGE), or for what mrt_search_rules_create fails for.  The
  * caller owns *out. */
 MRT_API mrt_status mrt_search_tensors_create(const mrt_spec *spec,
-                                             const mrt_spec_overrides *ov,
                                              const mrt_search_options *opt,
                                              mrt_search_tensors_report **out,
                                              mrt_error *err);

@@ -195,7 +195,6 @@ void mrt_search_tensors_destroy(mrt_search_tensors_report *r)
 }
 
 mrt_status mrt_search_tensors_create(const mrt_spec *s,
-                                     const mrt_spec_overrides *ov,
                                      const mrt_search_options *opt,
                                      mrt_search_tensors_report **out,
                                      mrt_error *err)
@@ -203,7 +202,7 @@ mrt_status mrt_search_tensors_create(const mrt_spec *s,
     *out = NULL;
     mrt_rules_options o = rules_options(opt);
     mrt_params_report *in = NULL;
-    mrt_status st = mrt_search_params(s, ov, opt ? opt->activations : NULL,
+    mrt_status st = mrt_search_params(s, opt ? opt->activations : NULL,
                                       &o, &in, err);
     if (st)
         return st;

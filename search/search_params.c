@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "spec_load.h"
 #include "split.h"
+#include "with_layouts.h"
 
 /* One parameter's choices: [0] follows the rules; then own layouts. */
 typedef struct choices {
@@ -229,17 +229,20 @@ static mrt_status finish(merger *m, int top)
     return MRT_OK;
 }
 
-/* The parameters: `train:`'s, else every input. */
-static void find_params(const mrt_spec *s, mrt_params_report *r)
+/* The parameters: `train:`'s, else every input (the first
+ * MRT_MAX_PARAMS of them).  Returns how many there are. */
+static int find_params(const mrt_spec *s, mrt_params_report *r)
 {
     if (s->train.loss >= 0) {
         r->nparams = s->train.nparams;
         memcpy(r->param, s->train.param, (size_t)r->nparams * sizeof(int));
-        return;
+        return r->nparams;
     }
-    for (int t = 0; t < s->ntensors && r->nparams < MRT_MAX_PARAMS; t++)
-        if (s->tensor[t].producer < 0)
+    int n = 0;
+    for (int t = 0; t < s->ntensors; t++)
+        if (s->tensor[t].producer < 0 && n++ < MRT_MAX_PARAMS)
             r->param[r->nparams++] = t;
+    return n;
 }
 
 /* The activations acts names ("all": every op result with dims, in op
@@ -256,14 +259,14 @@ static mrt_status find_acts(const mrt_spec *s, const char *acts,
         for (int k = 0; !all && k < s->ntensors && t < 0; k++)
             if (strlen(s->tensor[k].name) == len &&
                 !strncmp(s->tensor[k].name, p, len) &&
-                s->tensor[k].producer >= 0)
+                mrt_spec_is_op_result(s, k))
                 t = k;
         if (!all && t < 0)
             return mrt_error_set(err, MRT_E_USAGE, s->path, (mrt_mark){0},
                                  "--activations: no op makes '%.*s' (name "
                                  "an op's out:, or say all)", (int)len, p);
         for (int k = all ? 0 : t; k < (all ? s->ntensors : t + 1); k++) {
-            if (s->tensor[k].producer < 0 || !s->tensor[k].layout.ndims)
+            if (!mrt_spec_is_op_result(s, k) || !s->tensor[k].layout.ndims)
                 continue;
             int dup = 0;
             for (int i = 0; i < r->nparams; i++)
@@ -271,7 +274,8 @@ static mrt_status find_acts(const mrt_spec *s, const char *acts,
             if (dup)
                 continue;
             if (r->nparams == MRT_MAX_PARAMS) {
-                r->left[r->nleft++] = k;
+                if (r->nleft < MRT_MAX_PARAMS)
+                    r->left[r->nleft++] = k;
                 continue;
             }
             choices *c = &ch[r->nparams];
@@ -297,24 +301,22 @@ static mrt_status find_acts(const mrt_spec *s, const char *acts,
     return MRT_OK;
 }
 
-/* Loads combination `pick` and searches its rules into m. */
-static mrt_status search_combo(merger *m, const mrt_spec_overrides *ov,
-                               const mrt_rules_options *opt,
+/* Makes combination `pick` of s and searches its rules into m. */
+static mrt_status search_combo(merger *m, const mrt_rules_options *opt,
                                const choices *ch, const int *pick,
                                int64_t combo, mrt_error *err)
 {
     const mrt_spec *s = m->s;
     mrt_params_report *r = m->r;
-    mrt_spec_tensor_rules tl[MRT_MAX_PARAMS];
-    int ntl = 0;
+    mrt_spec_own_layout own[MRT_MAX_PARAMS];
+    int n = 0;
     for (int i = 0; i < r->nparams; i++)
         if (pick[i])
-            tl[ntl++] = (mrt_spec_tensor_rules){
-                s->tensor[r->param[i]].name,
-                &ch[i].rules[(size_t)pick[i] * (size_t)s->ndims]};
+            own[n++] = (mrt_spec_own_layout){
+                r->param[i], &ch[i].rules[(size_t)pick[i] * (size_t)s->ndims]};
     mrt_spec *cs = NULL;
     mrt_error e = {0};
-    mrt_status st = mrt_spec_load_layouts(s->path, ov, tl, ntl, &cs, &e);
+    mrt_status st = mrt_spec_with_layouts(s, own, n, &cs, &e);
     if (st == MRT_E_NOMEM)
         return mrt_error_set(err, st, s->path, (mrt_mark){0},
                              "out of memory while searching layouts");
@@ -348,8 +350,8 @@ static mrt_status search_combo(merger *m, const mrt_spec_overrides *ov,
     return st;
 }
 
-mrt_status mrt_search_params(const mrt_spec *s, const mrt_spec_overrides *ov,
-                             const char *acts, const mrt_rules_options *opt,
+mrt_status mrt_search_params(const mrt_spec *s, const char *acts,
+                             const mrt_rules_options *opt,
                              mrt_params_report **out, mrt_error *err)
 {
     mrt_rules_options defaults = {0};
@@ -363,7 +365,7 @@ mrt_status mrt_search_params(const mrt_spec *s, const mrt_spec_overrides *ov,
     if (!(m.r = calloc(1, sizeof *m.r)))
         goto nomem;
     m.r->ndims = s->ndims;
-    find_params(s, m.r);
+    int asked = find_params(s, m.r); /* tensors asked for, past the cap */
     m.r->combos = 1;
     for (int i = 0; i < m.r->nparams; i++) {
         if (make_choices(s, m.r->param[i], &ch[i]))
@@ -373,20 +375,24 @@ mrt_status mrt_search_params(const mrt_spec *s, const mrt_spec_overrides *ov,
         else
             m.r->combos *= ch[i].n;
     }
+    int before = m.r->nparams + m.r->nleft;
     if (acts && (st = find_acts(s, acts, m.r, ch, err)))
         goto fail;
+    if (acts && strcmp(acts, "all")) /* named: all asked for */
+        asked += m.r->nparams + m.r->nleft - before;
+    else
+        asked += m.r->nacts;
     if (m.r->combos > MRT_PARAMS_MAX_COMBOS) {
         st = mrt_error_set(err, MRT_E_USAGE, s->path, (mrt_mark){0},
                            "more than %d combinations of per-tensor layouts "
                            "for %d tensors: too many to search (give "
                            "some their own layout: in the spec, or name "
                            "fewer --activations, or search without "
-                           "--per-tensor)", MRT_PARAMS_MAX_COMBOS,
-                           m.r->nparams);
+                           "--per-tensor)", MRT_PARAMS_MAX_COMBOS, asked);
         goto fail;
     }
     for (int64_t combo = 0; combo < m.r->combos; combo++) {
-        if ((st = search_combo(&m, ov, opt, ch, pick, combo, err)))
+        if ((st = search_combo(&m, opt, ch, pick, combo, err)))
             goto fail;
         for (int i = 0; i < m.r->nparams && ++pick[i] == ch[i].n; i++)
             pick[i] = 0; /* odometer: the first parameter turns fastest */

@@ -66,8 +66,7 @@ typedef struct mrt_params_report {
  * combinations or a name in acts that no op makes (MRT_E_USAGE), out of
  * memory, or what mrt_search_rules fails for.  The caller destroys
  * *out. */
-mrt_status mrt_search_params(const mrt_spec *s, const mrt_spec_overrides *ov,
-                             const char *acts, const mrt_rules_options *opt,
+mrt_status mrt_search_params(const mrt_spec *s, const char *acts, const mrt_rules_options *opt,
                              mrt_params_report **out, mrt_error *err);
 void mrt_params_report_destroy(mrt_params_report *r);
 
