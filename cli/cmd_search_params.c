@@ -1,6 +1,6 @@
 /*
  * cmd_search_params.c — `meshrt search SPEC --per-tensor`: the search of
- * mrt_search_tensors_create (search/search_params.c: global rules, and a
+ * mrt_search_tensors_create (search/search_tensors.c: global rules, and a
  * layout of its own for each parameter), printed as the K fastest, the
  * time-versus-memory Pareto front and the winner to paste: a `layout:`
  * block and the parameters' own `layout:`s, and (--activations) the ops'

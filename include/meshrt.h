@@ -703,11 +703,12 @@ typedef struct mrt_search_rules_report {
                                 it */
 } mrt_search_rules_report;
 
-/* Searches the global rules of spec (ops/search_rules.h says how: lower
- * bounds prune what provably cannot enter the K best under the cap or
- * the Pareto front).  opt may be NULL (auto planner, default profile,
- * K = 5, no cap).  Fails for an unusable profile, out of memory, or
- * more than 1000000 candidates.  The caller owns *out. */
+/* Searches the global rules of spec (docs/tutorial.md, "search", says
+ * how: lower bounds prune what provably cannot enter the K best under
+ * the cap or the Pareto front).  opt may be NULL (auto planner, default
+ * profile, K = 5, no cap).  Fails for a NULL spec or out
+ * (MRT_E_USAGE), an unusable profile, out of memory, or more than
+ * 1000000 candidates.  The caller owns *out (NULL on failure). */
 MRT_API mrt_status mrt_search_rules_create(const mrt_spec *spec,
                                            const mrt_search_options *opt,
                                            mrt_search_rules_report **out,
@@ -739,7 +740,8 @@ typedef struct mrt_search_tensors_report {
     int nleft, left[MRT_SEARCH_MAX_TENSORS]; /* activations the cap of
                                 combinations left out */
     int64_t combos;          /* combinations of per-tensor choices */
-    int64_t failed;          /* combinations whose spec did not load */
+    int64_t failed;          /* combinations whose layouts did not
+                                apply (their error: first_error) */
     int64_t enumerated, planned, invalid, pruned, over_memory;
     int screened;            /* some combination was screened */
     int ntop;
@@ -755,10 +757,10 @@ typedef struct mrt_search_tensors_report {
  * layout of its own, in place of what the spec gives it: each
  * combination is a copy of spec with those layouts, made in memory, so
  * a program built with mrt_ir_* is searched as one loaded from a file.
- * Fails for more than
- * MRT_SEARCH_MAX_COMBOS combinations or an activation no op makes
- * (MRT_E_USAGE), or for what mrt_search_rules_create fails for.  The
- * caller owns *out. */
+ * Fails for a NULL spec or out, more than MRT_SEARCH_MAX_COMBOS
+ * combinations or an activation no op makes (MRT_E_USAGE), or for what
+ * mrt_search_rules_create fails for.  The caller owns *out (NULL on
+ * failure). */
 MRT_API mrt_status mrt_search_tensors_create(const mrt_spec *spec,
                                              const mrt_search_options *opt,
                                              mrt_search_tensors_report **out,
@@ -766,12 +768,14 @@ MRT_API mrt_status mrt_search_tensors_create(const mrt_spec *spec,
 MRT_API void mrt_search_tensors_destroy(mrt_search_tensors_report *r);
 
 /* rules ([ndims] of spec) as one line, "batch: data, d_ff: [model,
- * pipe]" ("(all replicated)"), into buf; returns buf. */
+ * pipe]" ("(all replicated)"), into buf; returns buf.  A NULL spec or
+ * rules writes "" (buf NULL or size 0: nothing). */
 MRT_API char *mrt_search_format_rules(const mrt_spec *spec,
                                       const mrt_search_axes *rules,
                                       char *buf, size_t size);
 /* rules as a `layout:` block to paste into the spec:
- * "layout:\n  batch: data\n  d_ff: [model, pipe]\n" ("layout: {}\n"). */
+ * "layout:\n  batch: data\n  d_ff: [model, pipe]\n" ("layout: {}\n").
+ * A NULL argument writes nothing. */
 MRT_API void mrt_search_write_layout(const mrt_spec *spec,
                                      const mrt_search_axes *rules, FILE *f);
 
