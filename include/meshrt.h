@@ -555,7 +555,8 @@ typedef struct mrt_sweep {
 /* nvalues sizes (1 to MRT_SWEEP_MAX, each > 0) of dim.  A size at which
  * the spec does not load, or a row that does not plan, is recorded, not
  * a failure (nrows is 0 when no size loaded): this fails only for bad
- * arguments (MRT_E_USAGE) or out of memory.  The caller owns *out
+ * arguments (MRT_E_USAGE: NULL path, dim, values or out; ov and opt may
+ * be NULL) or out of memory.  The caller owns *out
  * (mrt_sweep_destroy). */
 MRT_API mrt_status mrt_sweep_create(const char *path,
                                     const mrt_spec_overrides *ov,
