@@ -9,8 +9,11 @@
  * under a name that is no file, and both are searched with their
  * parameters and activations; the reports must be equal field by field,
  * and the built one must have planned (no combination "did not load").
- * Then the message for too many combinations counts every tensor it
- * would search (70 inputs, not the 64 it can hold).
+ * Activations are the results of the program's ops: "all" takes no
+ * tensor an op makes inside (mse's loss:diff, whose layout is its op's)
+ * nor the backward program, and naming one is refused.  Then the message
+ * for too many combinations counts every tensor it would search (70
+ * inputs, not the 64 it can hold).
  */
 #define MRT_NO_MPI /* planning only: no mpi.h */
 #include <check.h>
@@ -154,6 +157,32 @@ START_TEST(built_program_searched_as_loaded)
 }
 END_TEST
 
+START_TEST(activations_are_op_results)
+{
+    mrt_error err = {0};
+    mrt_spec *s = NULL;
+    ck_assert_int_eq(mrt_spec_load("tests/specs/cli/per_tensor.yaml", NULL,
+                                   &s, &err), MRT_OK);
+    mrt_search_options opt = {.top = 2, .activations = "all"};
+    mrt_search_tensors_report *r = NULL;
+    ck_assert_int_eq(mrt_search_tensors_create(s, &opt, &r, &err), MRT_OK);
+    /* w, then y (loss is a scalar: nothing to lay out) */
+    ck_assert_int_eq(r->ntensors, 2);
+    ck_assert_int_eq(r->nacts, 1);
+    ck_assert_int_eq(r->nleft, 0);
+    mrt_spec_tensor_info t = {0};
+    ck_assert_int_eq(mrt_spec_get_tensor(s, r->tensor[1], &t, NULL), MRT_OK);
+    ck_assert_str_eq(t.name, "y");
+    mrt_search_tensors_destroy(r);
+    opt.activations = "loss:diff";
+    ck_assert_int_eq(mrt_search_tensors_create(s, &opt, &r, &err),
+                     MRT_E_USAGE);
+    ck_assert_msg(strstr(err.message, "no op makes 'loss:diff'"), "%s",
+                  err.message);
+    mrt_spec_destroy(s);
+}
+END_TEST
+
 START_TEST(too_many_combinations_counts_every_tensor)
 {
     /* 70 inputs added together: each has a layout of its own to try */
@@ -189,6 +218,7 @@ int main(void)
     TCase *tc = tcase_create("search_tensors");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, built_program_searched_as_loaded);
+    tcase_add_test(tc, activations_are_op_results);
     tcase_add_test(tc, too_many_combinations_counts_every_tensor);
     suite_add_tcase(su, tc);
     SRunner *sr = srunner_create(su);
