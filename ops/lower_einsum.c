@@ -4,7 +4,7 @@
  * result (a pending sum over the axes of split summed dims) to the
  * output's home layout, which resolves the sums by all-reduce or
  * reduce-scatter (ops/relayout.c).  Which lowering: choose.c's fixed
- * rules, or search.c's cheapest.
+ * rules, or cheapest.c's cheapest.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,12 +13,12 @@
 
 /* The layout of a tensor with dims like `shape` under exec. */
 static mrt_layout under_exec(const mrt_layout *shape,
-                             const mrt_exec_layout *e, unsigned partial)
+                             const mrt_xlayout *e, unsigned partial)
 {
     mrt_layout l = *shape;
     l.partial = partial;
     for (int i = 0; i < l.ndims; i++) {
-        int x = mrt_exec_find(e, l.dim[i]);
+        int x = mrt_xlayout_find(e, l.dim[i]);
         l.naxes[i] = e->naxes[x];
         for (int j = 0; j < e->naxes[x]; j++)
             l.axes[i][j] = e->axes[x][j];
@@ -28,7 +28,7 @@ static mrt_layout under_exec(const mrt_layout *shape,
 
 /* Axes of the exec layout on dims of the op that the output lacks. */
 static unsigned summed_axes(const mrt_plan *p, const mrt_layout *out,
-                            const mrt_exec_layout *e)
+                            const mrt_xlayout *e)
 {
     unsigned mask = 0;
     for (int i = 0; i < e->ndims; i++)
@@ -126,9 +126,9 @@ mrt_status mrt_lower_einsum(mrt_plan *p, const mrt_spec *s, int op,
     case MRT_STRATEGY_RULES:
         mrt_choose_rules(p, s, op, home, &lw.exec);
         return mrt_lower_emit(p, s, op, home, &lw, 0, err);
-    case MRT_STRATEGY_SEARCH:
+    case MRT_STRATEGY_CHEAPEST:
     case MRT_STRATEGY_COUNT:
         break;
     }
-    return mrt_search_einsum(p, s, op, home, 0, err);
+    return mrt_cheapest_einsum(p, s, op, home, 0, err);
 }

@@ -205,7 +205,7 @@ void mrt_plan_destroy(mrt_plan *p)
     free(p->op);
     free(p->output);
     free(p->alt);
-    mrt_search_memo_destroy(p->memo);
+    mrt_cheapest_memo_destroy(p->memo);
     mrt_relayout_memo_destroy(p->relayout_memo);
     free(p);
 }
@@ -375,7 +375,7 @@ static mrt_status build(const mrt_spec *s, const mrt_plan_options *opt,
         mrt_plan_destroy(spare);
     if (!p || !deferrable)
         goto nomem;
-    if (strategy == MRT_STRATEGY_SEARCH && !(p->memo = mrt_search_memo_create()))
+    if (strategy == MRT_STRATEGY_CHEAPEST && !(p->memo = mrt_cheapest_memo_create()))
         goto nomem;
     snprintf(p->spec_path, sizeof p->spec_path, "%s", s->path);
     p->mesh = s->mesh;
@@ -383,7 +383,7 @@ static mrt_status build(const mrt_spec *s, const mrt_plan_options *opt,
     p->elsize = mrt_dtype_size(s->dtype);
     p->overflow_tensor = -1;
     p->planner = opt->planner;
-    p->explain = opt->explain && strategy == MRT_STRATEGY_SEARCH;
+    p->explain = opt->explain && strategy == MRT_STRATEGY_CHEAPEST;
     p->blocking = opt->blocking;
     if ((st = copy_names(p, s)) != MRT_OK)
         goto nomem;
@@ -436,8 +436,8 @@ static mrt_status build(const mrt_spec *s, const mrt_plan_options *opt,
             st = mrt_lower_local(p, s, i, home,
                                  strategy == MRT_STRATEGY_MESHTF,
                                  deferrable[out_t], err);
-        else if (strategy == MRT_STRATEGY_SEARCH)
-            st = mrt_search_einsum(p, s, i, home, deferrable[out_t], err);
+        else if (strategy == MRT_STRATEGY_CHEAPEST)
+            st = mrt_cheapest_einsum(p, s, i, home, deferrable[out_t], err);
         else
             st = mrt_lower_einsum(p, s, i, home, strategy, err);
         if (st == MRT_OK && p->overflow_tensor >= 0)
@@ -458,7 +458,7 @@ static mrt_status build(const mrt_spec *s, const mrt_plan_options *opt,
     if (st != MRT_OK)
         goto fail;
     free(deferrable);
-    mrt_search_memo_destroy(p->memo);
+    mrt_cheapest_memo_destroy(p->memo);
     p->memo = NULL;
     mrt_relayout_memo_destroy(p->relayout_memo);
     p->relayout_memo = NULL;
@@ -495,27 +495,27 @@ static int meshtf_compatible(const mrt_spec *s)
 }
 
 /* Rebuilds the plan of strategy `keep` (a fixed lowering found cheaper
- * than the search) in the tables of `search`, which it destroys; the
- * alternatives the search weighed stay with the plan shown. */
+ * than the cheapest-per-op one) in the tables of `costed`, which it
+ * destroys; the alternatives costed per op stay with the plan shown. */
 static mrt_status rebuild(const mrt_spec *s, const mrt_plan_options *opt,
-                          mrt_strategy keep, mrt_plan *search,
+                          mrt_strategy keep, mrt_plan *costed,
                           mrt_plan **out, mrt_error *err)
 {
-    int *alts = malloc(2 * ((size_t)search->nops + 1) * sizeof *alts);
+    int *alts = malloc(2 * ((size_t)costed->nops + 1) * sizeof *alts);
     if (!alts) {
-        mrt_plan_destroy(search);
+        mrt_plan_destroy(costed);
         return mrt_error_set(err, MRT_E_NOMEM, s->path, (mrt_mark){0},
                              "out of memory while planning");
     }
-    for (int i = 0; i < search->nops; i++) {
-        alts[2 * i] = search->op[i].first_alt;
-        alts[2 * i + 1] = search->op[i].nalts;
+    for (int i = 0; i < costed->nops; i++) {
+        alts[2 * i] = costed->op[i].first_alt;
+        alts[2 * i + 1] = costed->op[i].nalts;
     }
-    mrt_alt *alt = search->alt;
-    int explain = search->explain, nalts = search->nalts,
-        cap_alts = search->cap_alts;
-    search->alt = NULL;
-    mrt_status st = build(s, opt, keep, 0, search, out, err);
+    mrt_alt *alt = costed->alt;
+    int explain = costed->explain, nalts = costed->nalts,
+        cap_alts = costed->cap_alts;
+    costed->alt = NULL;
+    mrt_status st = build(s, opt, keep, 0, costed, out, err);
     if (st == MRT_OK) {
         mrt_plan *p = *out;
         p->explain = explain;
@@ -541,15 +541,15 @@ mrt_status mrt_plan_create(const mrt_spec *s, const mrt_plan_options *opt,
         opt = &defaults;
     if (opt->planner == MRT_PLANNER_MESHTF)
         return mrt_plan_create_with(s, opt, MRT_STRATEGY_MESHTF, out, err);
-    /* auto: the search, unless a fixed lowering (the rule, or Mesh-TF's
-     * when it plans the same program) is cheaper over the whole program:
-     * the search is greedy, op by op.  The three plans take turns in one
+    /* auto: the cheapest lowering of each op, unless a fixed lowering
+     * (the rule, or Mesh-TF's when it plans the same program) is cheaper
+     * over the whole program: the per-op choice is greedy.  The three plans take turns in one
      * set of tables (a long program's tables are hundreds of MB, and
      * mapping fresh memory is much of the time): the fixed lowerings are
-     * only tallied, then the search fills the tables; in the rare case a
+     * only tallied, then the per-op choice fills the tables; in the rare case a
      * fixed lowering is cheaper, it is built again to be kept.  Only the
-     * plan kept is finished.  The search's error is reported before the
-     * rule's, as when the search was planned first. */
+     * plan kept is finished.  The per-op choice's error is reported before
+     * the rule's, as when it was planned first. */
     mrt_error rules_err = {0};
     mrt_plan *p = NULL, *fixed = NULL;
     double t_rules = 0, t_meshtf = 0;
@@ -566,7 +566,7 @@ mrt_status mrt_plan_create(const mrt_spec *s, const mrt_plan_options *opt,
             fixed = m; /* build took the rule's plan */
         }
     }
-    mrt_status st = build(s, opt, MRT_STRATEGY_SEARCH, 0, fixed, &p, err);
+    mrt_status st = build(s, opt, MRT_STRATEGY_CHEAPEST, 0, fixed, &p, err);
     if (st != MRT_OK)
         return st;
     if (st_rules != MRT_OK) {
@@ -575,8 +575,8 @@ mrt_status mrt_plan_create(const mrt_spec *s, const mrt_plan_options *opt,
             *err = rules_err;
         return st_rules;
     }
-    /* ties keep the earlier of search, rule, Mesh-TF */
-    mrt_strategy keep = MRT_STRATEGY_SEARCH;
+    /* ties keep the earlier of cheapest, rule, Mesh-TF */
+    mrt_strategy keep = MRT_STRATEGY_CHEAPEST;
     double best = p->totals.time_s;
     if (t_rules < best * (1 - 1e-9)) {
         keep = MRT_STRATEGY_RULES;
@@ -584,11 +584,11 @@ mrt_status mrt_plan_create(const mrt_spec *s, const mrt_plan_options *opt,
     }
     if (have_meshtf && t_meshtf < best * (1 - 1e-9))
         keep = MRT_STRATEGY_MESHTF;
-    if (keep != MRT_STRATEGY_SEARCH &&
+    if (keep != MRT_STRATEGY_CHEAPEST &&
         (st = rebuild(s, opt, keep, p, &p, err)) != MRT_OK)
         return st;
     p->planner = MRT_PLANNER_AUTO;
-    p->fell_back = keep != MRT_STRATEGY_SEARCH;
+    p->fell_back = keep != MRT_STRATEGY_CHEAPEST;
     st = mrt_plan_finish(p, err);
     if (st == MRT_OK && p->overflow_tensor >= 0)
         st = overflow_error(s, p, err);

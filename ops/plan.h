@@ -183,11 +183,11 @@ struct mrt_plan {
     mrt_profile profile;
     int explain;
     int blocking;             /* no collective runs in the background */
-    int fell_back;            /* auto: the fixed rule beat the search */
-    struct mrt_search_memo *memo; /* while planning: lowerings already
+    int fell_back;            /* auto: a fixed rule beat the cheapest */
+    struct mrt_cheapest_memo *memo; /* while planning: lowerings already
                                      found for identical ops */
     struct mrt_relayout_memo *relayout_memo; /* while planning: relayouts
-                                     already searched (relayout_memo.c) */
+                                     already found (relayout_memo.c) */
     char ignored[256];        /* meshtf: tensors whose own layouts it
                                  replaced by the global rules */
     int nalts, cap_alts;
@@ -279,11 +279,11 @@ typedef struct mrt_move {
 /* The modeled seconds of move m from layout `before`. */
 double mrt_move_time(const mrt_plan *p, const mrt_layout *before,
                      const mrt_move *m);
-/* relayout_search.c: the cheapest sequence of at most max moves from
+/* relayout_path.c: the cheapest sequence of at most max moves from
  * `from` to `to` (both without axes of size 1, to's pending sums a subset
  * of from's), into moves[]; returns how many (*cost: their modeled time),
  * or -1 if it found none. */
-int mrt_relayout_search(const mrt_plan *p, const mrt_layout *from,
+int mrt_relayout_path(const mrt_plan *p, const mrt_layout *from,
                         const mrt_layout *to, mrt_move moves[], int max,
                         double *cost);
 
@@ -322,20 +322,20 @@ unsigned mrt_exchange_axes(const mrt_layout *a, const mrt_layout *b);
 
 /* The execution layout of an einsum: for each dim of the op, the mesh
  * axes that split it while the local kernel runs.  No axis twice. */
-typedef struct mrt_exec_layout {
+typedef struct mrt_xlayout {
     int ndims;
     int dim[MRT_MAX_EINSUM_DIMS];    /* spec dim ids */
     int64_t size[MRT_MAX_EINSUM_DIMS];
     int naxes[MRT_MAX_EINSUM_DIMS];
     int axes[MRT_MAX_EINSUM_DIMS][MRT_MAX_AXES];
-} mrt_exec_layout;
+} mrt_xlayout;
 
 /* One way to lower an einsum: its execution layout, which pending sums
  * of each input ride through the kernel (the product is linear in each
  * input), and which pending sums of the result are left for its consumer
  * instead of being resolved into the output's home layout. */
 typedef struct mrt_lowering {
-    mrt_exec_layout exec;
+    mrt_xlayout exec;
     unsigned keep_in[2];
     unsigned keep_out;
 } mrt_lowering;
@@ -344,36 +344,36 @@ typedef struct mrt_lowering {
 typedef enum mrt_strategy {
     MRT_STRATEGY_RULES = 0, /* ops/choose.c's rule, reduce-scatter allowed */
     MRT_STRATEGY_MESHTF,    /* global rules, all-reduce only */
-    MRT_STRATEGY_SEARCH,    /* every execution layout, costed (search.c) */
+    MRT_STRATEGY_CHEAPEST, /* every execution layout, costed (cheapest.c) */
     MRT_STRATEGY_COUNT
 } mrt_strategy;
 
 /* Plans every op of s with one fixed strategy (mrt_plan_create's auto
- * planner runs SEARCH and RULES and keeps the cheaper). */
+ * planner runs CHEAPEST and RULES and keeps the cheaper). */
 mrt_status mrt_plan_create_with(const mrt_spec *s, const mrt_plan_options *opt,
                                 mrt_strategy strategy, mrt_plan **out,
                                 mrt_error *err);
 
 /* The op's dims (output dims, then the inputs' others), unsplit. */
-void mrt_exec_init(const mrt_plan *p, const mrt_spec *s, int op,
-                   mrt_exec_layout *e);
+void mrt_xlayout_init(const mrt_plan *p, const mrt_spec *s, int op,
+                   mrt_xlayout *e);
 /* Index of spec dim `dim` in e, or -1. */
-int mrt_exec_find(const mrt_exec_layout *e, int dim);
+int mrt_xlayout_find(const mrt_xlayout *e, int dim);
 /* "batch/data d_ff/model" */
-char *mrt_exec_str(const mrt_plan *p, const mrt_exec_layout *e, char *buf,
+char *mrt_xlayout_str(const mrt_plan *p, const mrt_xlayout *e, char *buf,
                    int size);
 /* The rule (ops/choose.c): summed dims keep their inputs' split, output
  * dims take their home layout's. */
 void mrt_choose_rules(const mrt_plan *p, const mrt_spec *s, int op,
-                      const mrt_layout *home, mrt_exec_layout *e);
+                      const mrt_layout *home, mrt_xlayout *e);
 /* Mesh-TensorFlow: every dim takes its global rule. */
 void mrt_choose_meshtf(const mrt_plan *p, const mrt_spec *s, int op,
-                       mrt_exec_layout *e);
+                       mrt_xlayout *e);
 /* Calls visit for every valid execution layout of the op's dims (each
  * axis of size > 1 on at most one dim, in any order; sizes divisible),
  * until visit returns nonzero (which is then returned). */
-int mrt_exec_enumerate(const mrt_plan *p, const mrt_exec_layout *dims,
-                       int (*visit)(void *ctx, const mrt_exec_layout *e),
+int mrt_xlayout_enumerate(const mrt_plan *p, const mrt_xlayout *dims,
+                       int (*visit)(void *ctx, const mrt_xlayout *e),
                        void *ctx);
 
 /* Emits one lowering of op: input moves, kernel, result move.  The
@@ -385,11 +385,11 @@ mrt_status mrt_lower_emit(mrt_plan *p, const mrt_spec *s, int op,
 mrt_status mrt_lower_einsum(mrt_plan *p, const mrt_spec *s, int op,
                             const mrt_layout *home, mrt_strategy strategy,
                             mrt_error *err);
-/* The search's memory of ops already lowered: an op whose inputs sit in
+/* cheapest.c's memory of ops already lowered: an op whose inputs sit in
  * the same layouts as an earlier one's, with the same shapes and home,
- * gets the same lowering without a new search (repeated layers). */
-struct mrt_search_memo *mrt_search_memo_create(void);
-void mrt_search_memo_destroy(struct mrt_search_memo *m);
+ * gets the same lowering without being costed again (repeated layers). */
+struct mrt_cheapest_memo *mrt_cheapest_memo_create(void);
+void mrt_cheapest_memo_destroy(struct mrt_cheapest_memo *m);
 /* Lowers a map, reduce_max or rename op (lower_map.c): its inputs
  * moved to the output's home layout (reduce_max: the reduced dims keep
  * their split, and an all-reduce of the maximum follows), then the local
@@ -398,8 +398,8 @@ void mrt_search_memo_destroy(struct mrt_search_memo *m);
 mrt_status mrt_lower_local(mrt_plan *p, const mrt_spec *s, int op,
                            const mrt_layout *home, int allreduce_only,
                            int may_defer, mrt_error *err);
-/* SEARCH: tries every lowering (search.c), keeps the cheapest. */
-mrt_status mrt_search_einsum(mrt_plan *p, const mrt_spec *s, int op,
+/* CHEAPEST: tries every lowering (cheapest.c), keeps the cheapest. */
+mrt_status mrt_cheapest_einsum(mrt_plan *p, const mrt_spec *s, int op,
                              const mrt_layout *home, int may_defer,
                              mrt_error *err);
 

@@ -1,7 +1,7 @@
 /*
  * relayout.c — moving a tensor from one layout to another: the greedy
  * sequence, one mesh axis at a time, and the choice between it and the
- * search's.
+ * cheapest path's (relayout_path.c).
  *
  * For each dim, the axes that split it in both layouts form a common
  * prefix; axes after the prefix must go, the target's remaining axes must
@@ -29,7 +29,7 @@
  *
  * That greedy sequence is what Mesh-TensorFlow's planner keeps.  When it
  * needs more than one collective, or an all-to-all or a permute, the
- * search of relayout_search.c (which also moves several axes in one
+ * pathfinder of relayout_path.c (which also moves several axes in one
  * all-to-all, and slices onto dims that move anyway) looks for a cheaper
  * one under the cost model, and its sequence is emitted instead when it
  * costs less; the answer is kept per pair of layouts (relayout_memo.c).
@@ -175,8 +175,8 @@ static mrt_layout without_unit_axes(const mrt_layout *l, const mrt_mesh *m)
  * of one tensor in one layout are interchangeable, so a second consumer
  * reads it instead of moving the data again.  (Only consumers' moves:
  * the first reader of a tensor then always pays its own move, which the
- * search's time bound relies on, ops/search_bound.c.)  Looks back a
- * bounded way (the last 4096 values), through the tensor's own values
+ * layout search's time bound relies on, search/search_bound.c.)  Looks
+ * back a bounded way (the last 4096 values), through the tensor's own values
  * only, newest first.  A parameter with reshard_after_forward is the
  * exception: a reader `op` of the backward pass or the update does not
  * take a copy moved in the forward pass, so that copy's life ends at its
@@ -204,7 +204,7 @@ static int already_moved(const mrt_plan *p, int op, int from,
 
 /* 1 if the greedy moves may be beaten: more than one collective, or an
  * all-to-all or permute (a slice before it may shrink what it moves). */
-static int worth_searching(const relayout *r)
+static int worth_a_path(const relayout *r)
 {
     int coll = 0;
     for (int k = 0; k < r->n; k++) {
@@ -245,11 +245,11 @@ int mrt_relayout_emit(mrt_plan *p, int op, int from, const mrt_layout *to,
     const mrt_move *move = r.move;
     int n = r.n;
     mrt_move alt[MRT_MAX_MOVES];
-    if (!allreduce_only && worth_searching(&r)) {
+    if (!allreduce_only && worth_a_path(&r)) {
         int k = mrt_relayout_memo_get(p, &start, &target, alt);
         if (k == -2) {
             double t;
-            k = mrt_relayout_search(p, &start, &target, alt, MRT_MAX_MOVES, &t);
+            k = mrt_relayout_path(p, &start, &target, alt, MRT_MAX_MOVES, &t);
             if (k < 0 || t >= moves_time(p, &start, r.move, r.n) * (1 - 1e-9))
                 k = -1;
             mrt_relayout_memo_put(p, &start, &target, alt, k);

@@ -1,14 +1,14 @@
 /*
- * relayout_memo.c — the relayouts already searched while planning, by
+ * relayout_memo.c — the relayout paths already found while planning, by
  * (from, to) layout pair.
  *
- * The planner weighs many lowerings of every op (ops/search.c) and a long
+ * The planner weighs many lowerings of every op (ops/cheapest.c) and a long
  * program repeats its layers, so the same pair of layouts comes back
- * again and again; the search (relayout_search.c) runs once per pair and
+ * again and again; the pathfinder (relayout_path.c) runs once per pair and
  * its answer is kept here: the moves it found, or that relayout.c's
  * greedy moves are as cheap.  Direct-mapped: a pair evicts the one
  * before it in its slot.  Only answers of at most MEMO_MOVES moves are
- * kept (the others are searched again).  The plan owns the memo while
+ * kept (the others are looked for again).  The plan owns the memo while
  * planning (mrt_plan.relayout_memo); it is freed when planning ends.
  */
 #include <stdlib.h>
