@@ -5,10 +5,11 @@
  * Every execution layout of the op's dims is a candidate (xlayout.c
  * enumerates them: each mesh axis of size > 1 splits at most one dim or
  * none, a dim split over several axes takes them in any order, and every
- * split must be even).  For each one, and for each way of handling pending sums (an input's pending sum
- * may ride through the kernel, since the product is linear in each input,
- * when the layout does not use its axes; the result's pending sums may be
- * left for its one consumer), the steps are emitted for real, costed with
+ * split must be even).  For each one, and for each way of handling
+ * pending sums (an input's pending sum may ride through the kernel, since
+ * the product is linear in each input, when the layout does not use its
+ * axes; the result's pending sums may be left for its one consumer), the
+ * steps are emitted for real, costed with
  * the cost model, and rolled back.  The cheapest by modeled time wins
  * (ties: fewer bytes, then the order of enumeration, which starts from
  * the unsplit layout), and is emitted again to stay.
@@ -18,11 +19,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan.h"
+#include "planning.h"
 
 /* ---- the choice ---- */
 
 typedef struct chooser {
+    mrt_planning *pl;
     mrt_plan *p;
     const mrt_spec *s;
     int op;
@@ -46,8 +48,9 @@ static unsigned exec_axes(const mrt_xlayout *e)
     return m;
 }
 
-static void record(chooser *sr, const mrt_lowering *lw, mrt_plan_mark m)
+static void record(chooser *sr, const mrt_lowering *lw, mrt_planning_mark m)
 {
+    mrt_planning *pl = sr->pl;
     mrt_plan *p = sr->p;
     double t = 0, tc = 0, tk = 0;
     for (int k = m.nsteps; k < p->nsteps; k++) {
@@ -65,15 +68,15 @@ static void record(chooser *sr, const mrt_lowering *lw, mrt_plan_mark m)
         sr->best_time = t;
         sr->best_bytes = bytes;
     }
-    if (!p->explain)
+    if (!pl->explain)
         return;
-    if (p->nalts == p->cap_alts) {
-        int ncap = p->cap_alts ? 2 * p->cap_alts : 64;
+    if (p->nalts == pl->cap_alts) {
+        int ncap = pl->cap_alts ? 2 * pl->cap_alts : 64;
         mrt_alt *na = realloc(p->alt, (size_t)ncap * sizeof *na);
         if (!na)
             return; /* explain is best effort; the plan is unaffected */
         p->alt = na;
-        p->cap_alts = ncap;
+        pl->cap_alts = ncap;
     }
     mrt_alt *a = &p->alt[p->nalts++];
     memset(a, 0, sizeof *a);
@@ -90,15 +93,15 @@ static void record(chooser *sr, const mrt_lowering *lw, mrt_plan_mark m)
 /* Costs one lowering: emit, measure, roll back. */
 static int try_lowering(chooser *sr, const mrt_lowering *lw)
 {
-    mrt_plan_mark m = mrt_plan_get_mark(sr->p);
-    mrt_status st = mrt_lower_emit(sr->p, sr->s, sr->op, sr->home, lw, 0,
+    mrt_planning_mark m = mrt_planning_get_mark(sr->pl);
+    mrt_status st = mrt_lower_emit(sr->pl, sr->s, sr->op, sr->home, lw, 0,
                                    sr->err);
     if (st != MRT_OK) {
         sr->st = st;
         return 1;
     }
     record(sr, lw, m);
-    mrt_plan_rollback(sr->p, m);
+    mrt_planning_rollback(sr->pl, m);
     return 0;
 }
 
@@ -262,22 +265,23 @@ static void memo_put(struct mrt_cheapest_memo *m, uint64_t h,
     m->n++;
 }
 
-mrt_status mrt_cheapest_einsum(mrt_plan *p, const mrt_spec *s, int op,
-                             const mrt_layout *home, int may_defer,
-                             mrt_error *err)
+mrt_status mrt_cheapest_einsum(mrt_planning *pl, const mrt_spec *s, int op,
+                               const mrt_layout *home, int may_defer,
+                               mrt_error *err)
 {
+    mrt_plan *p = pl->plan;
     int32_t key[MEMO_KEY_MAX];
     int len = 0;
     uint64_t h = 0;
     /* The key fits: 2 + 3 layouts of at most 2 + 12 * (4 + 8) ints. */
-    if (!p->explain) {
+    if (!pl->explain) {
         len = make_key(p, s, op, home, may_defer, key);
         h = key_hash(key, len);
-        memo_entry *e = memo_find(p->memo, h, key, len);
+        memo_entry *e = memo_find(pl->memo, h, key, len);
         if (e)
-            return mrt_lower_emit(p, s, op, home, &e->best, 0, err);
+            return mrt_lower_emit(pl, s, op, home, &e->best, 0, err);
     }
-    chooser sr = {.p = p, .s = s, .op = op, .home = home,
+    chooser sr = {.pl = pl, .p = p, .s = s, .op = op, .home = home,
                  .may_defer = may_defer, .err = err, .st = MRT_OK,
                  .first_alt = p->nalts};
     mrt_xlayout dims;
@@ -285,14 +289,14 @@ mrt_status mrt_cheapest_einsum(mrt_plan *p, const mrt_spec *s, int op,
     mrt_xlayout_enumerate(p, &dims, visit, &sr);
     if (sr.st != MRT_OK)
         return sr.st;
-    if (p->explain) {
+    if (pl->explain) {
         p->op[op].first_alt = sr.first_alt;
         p->op[op].nalts = p->nalts - sr.first_alt;
         qsort(p->alt + sr.first_alt, (size_t)p->op[op].nalts, sizeof *p->alt,
               by_time);
     }
     /* The unsplit layout is always valid, so something was found. */
-    if (!p->explain)
-        memo_put(p->memo, h, key, len, &sr.best);
-    return mrt_lower_emit(p, s, op, home, &sr.best, 0, err);
+    if (!pl->explain)
+        memo_put(pl->memo, h, key, len, &sr.best);
+    return mrt_lower_emit(pl, s, op, home, &sr.best, 0, err);
 }

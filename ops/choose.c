@@ -20,7 +20,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "plan.h"
+#include "planning.h"
 
 /* Appends to dim i the axes in `want` that no dim has taken yet. */
 static void take(mrt_xlayout *e, unsigned *taken, int i, int n,

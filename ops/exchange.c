@@ -13,7 +13,7 @@
  * boxes computed here, so the bytes the plan predicts are the bytes that
  * move.
  */
-#include "plan.h"
+#include "exchange.h"
 
 /* Group members are numbered row-major over the mask's axes in mesh
  * order (mesh.h); member j's coordinates, the others as in c. */

@@ -36,7 +36,7 @@
  */
 #include <assert.h>
 
-#include "plan.h"
+#include "planning.h"
 #include "work.h"
 
 typedef struct relayout {
@@ -182,16 +182,18 @@ static mrt_layout without_unit_axes(const mrt_layout *l, const mrt_mesh *m)
  * take a copy moved in the forward pass, so that copy's life ends at its
  * last forward reader and the parameter is moved again (FSDP's second
  * all-gather: wire bytes traded for memory). */
-static int already_moved(const mrt_plan *p, int op, int from,
+static int already_moved(const mrt_planning *pl, int op, int from,
                          const mrt_layout *to)
 {
+    const mrt_plan *p = pl->plan;
     int t = p->value[from].tensor;
-    int again = p->reshard[t] && p->op[op].phase != MRT_PHASE_FORWARD;
-    for (int v = p->last_value[t]; v > from && v >= p->nvalues - 4096;
+    const mrt_spec_tensor *st = &pl->spec->tensor[t];
+    int again = st->reshard && p->op[op].phase != MRT_PHASE_FORWARD;
+    for (int v = pl->last_value[t]; v > from && v >= p->nvalues - 4096;
          v = p->value[v].prev) {
         const mrt_value *x = &p->value[v];
         MRT_WORK(1);
-        if (x->made_by == p->producer[t] ||
+        if (x->made_by == st->producer ||
             !mrt_layout_equal(&x->layout, to))
             continue;
         if (again && x->made_by >= 0 &&
@@ -225,12 +227,13 @@ static double moves_time(const mrt_plan *p, const mrt_layout *from,
     return t;
 }
 
-int mrt_relayout_emit(mrt_plan *p, int op, int from, const mrt_layout *to,
-                      int allreduce_only)
+int mrt_relayout_emit(mrt_planning *pl, int op, int from,
+                      const mrt_layout *to, int allreduce_only)
 {
+    mrt_plan *p = pl->plan;
     if (mrt_layout_equal(&p->value[from].layout, to))
         return from;
-    int again = already_moved(p, op, from, to);
+    int again = already_moved(pl, op, from, to);
     if (again >= 0)
         return again;
     mrt_layout target = without_unit_axes(to, &p->mesh);
@@ -246,13 +249,13 @@ int mrt_relayout_emit(mrt_plan *p, int op, int from, const mrt_layout *to,
     int n = r.n;
     mrt_move alt[MRT_MAX_MOVES];
     if (!allreduce_only && worth_a_path(&r)) {
-        int k = mrt_relayout_memo_get(p, &start, &target, alt);
+        int k = mrt_relayout_memo_get(pl, &start, &target, alt);
         if (k == -2) {
             double t;
             k = mrt_relayout_path(p, &start, &target, alt, MRT_MAX_MOVES, &t);
             if (k < 0 || t >= moves_time(p, &start, r.move, r.n) * (1 - 1e-9))
                 k = -1;
-            mrt_relayout_memo_put(p, &start, &target, alt, k);
+            mrt_relayout_memo_put(pl, &start, &target, alt, k);
         }
         if (k >= 0) {
             move = alt;
@@ -261,13 +264,14 @@ int mrt_relayout_emit(mrt_plan *p, int op, int from, const mrt_layout *to,
     }
     int cur = from;
     for (int k = 0; k < n; k++) {
-        int v = mrt_plan_add_value(p, p->value[from].tensor, &move[k].after);
+        int v = mrt_planning_add_value(pl, p->value[from].tensor,
+                                       &move[k].after);
         if (v < 0)
             return -1;
         mrt_step s = {.kind = move[k].kind, .op = op, .in = cur, .in2 = -1,
                       .out = v, .dim = move[k].dim, .dim2 = move[k].dim2,
                       .axes = move[k].axes};
-        if (mrt_plan_add_step(p, &s) < 0)
+        if (mrt_planning_add_step(pl, &s) < 0)
             return -1;
         cur = v;
     }

@@ -29,7 +29,7 @@
  */
 #include <string.h>
 
-#include "plan.h"
+#include "planning.h"
 
 #define MAX_STATES 512
 
@@ -63,43 +63,9 @@ static int64_t parts(const mrt_plan *p, const mrt_layout *l, int i)
     return k;
 }
 
-double mrt_move_time(const mrt_plan *p, const mrt_layout *before,
-                     const mrt_move *m)
-{
-    int64_t n = mrt_layout_shard_count(before, &p->mesh) * p->elsize;
-    switch (m->kind) {
-    case MRT_STEP_SLICE:
-        return mrt_cost_copy(&p->profile,
-                             (double)mrt_layout_shard_count(&m->after, &p->mesh) *
-                                 p->elsize);
-    case MRT_STEP_ALLTOALL_GROUP:
-        return mrt_exchange_cost(&p->profile, &p->mesh, before, &m->after,
-                                 m->axes, p->elsize)
-            .time_s;
-    case MRT_STEP_ALLGATHER:
-        return mrt_cost_collective(&p->profile, &p->mesh, MRT_COLL_ALLGATHER,
-                                   m->axes, n, p->elsize).time_s;
-    case MRT_STEP_ALLTOALL:
-        return mrt_cost_collective(&p->profile, &p->mesh, MRT_COLL_ALLTOALL,
-                                   m->axes, n, p->elsize).time_s;
-    case MRT_STEP_ALLREDUCE:
-        return mrt_cost_collective(&p->profile, &p->mesh, MRT_COLL_ALLREDUCE,
-                                   m->axes, n, p->elsize).time_s;
-    case MRT_STEP_REDUCE_SCATTER:
-        return mrt_cost_collective(&p->profile, &p->mesh,
-                                   MRT_COLL_REDUCE_SCATTER, m->axes, n,
-                                   p->elsize).time_s;
-    case MRT_STEP_PERMUTE:
-        return mrt_cost_collective(&p->profile, &p->mesh, MRT_COLL_PERMUTE,
-                                   m->axes, n, p->elsize).time_s;
-    default:
-        return 0;
-    }
-}
-
 /* Records layout l reached from node `from` by move m. */
-static void reach(pathfinder *s, int from, mrt_step_kind kind, int dim, int dim2,
-                  unsigned axes, const mrt_layout *l)
+static void reach(pathfinder *s, int from, mrt_step_kind kind, int dim,
+                  int dim2, unsigned axes, const mrt_layout *l)
 {
     mrt_move m = {.kind = kind, .dim = dim, .dim2 = dim2, .axes = axes,
                   .after = *l};

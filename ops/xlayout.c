@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "plan.h"
+#include "planning.h"
 
 static void add_dim(mrt_xlayout *e, int dim, int64_t size)
 {

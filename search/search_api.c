@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan.h"
+#include "planning.h"
 #include "search_params.h"
 #include "search_rules.h"
 #include "spec.h"

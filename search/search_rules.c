@@ -28,7 +28,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "plan.h"
+#include "planning.h"
 #include "split.h"
 
 #define MAX_CANDIDATES 1000000

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "plan.h"
+#include "planning.h"
 
 static mrt_spec *spec;
 static mrt_plan *plan;
