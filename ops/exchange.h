@@ -9,10 +9,8 @@
 
 #include <stdint.h>
 
-#include "cost.h"
 #include "layout.h"
 #include "mesh.h"
-#include "profile.h"
 
 /* Coordinates of member j of the group over mask that c belongs to. */
 void mrt_exchange_member(const mrt_mesh *m, unsigned mask, const int64_t c[],
@@ -25,11 +23,12 @@ int64_t mrt_exchange_box(const mrt_layout *a, const mrt_layout *b,
                          const mrt_mesh *m, const int64_t src[],
                          const int64_t dst[], int64_t at_src[],
                          int64_t at_dst[], int64_t ext[]);
-/* The modeled cost of an ALLTOALL_GROUP from a to b over axes: the most
- * bytes a rank sends to others, to the most peers. */
-mrt_comm_cost mrt_exchange_cost(const mrt_profile *p, const mrt_mesh *m,
-                                const mrt_layout *a, const mrt_layout *b,
-                                unsigned axes, int elsize);
+/* What an ALLTOALL_GROUP from a to b over axes moves, for its cost: the
+ * most elements a rank sends to others (returned) and the most peers a
+ * rank sends to (*peers). */
+int64_t mrt_exchange_volume(const mrt_mesh *m, const mrt_layout *a,
+                            const mrt_layout *b, unsigned axes,
+                            int64_t *peers);
 /* The group of an ALLTOALL_GROUP from a to b: the axes of the dims that
  * differ (0: none); ~0u when no such step goes from a to b (the axes used,
  * or the pending sums, differ). */

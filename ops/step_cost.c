@@ -27,9 +27,12 @@ static mrt_comm_cost collective(const mrt_plan *p, mrt_step_kind k,
                                 unsigned axes, int64_t bytes,
                                 const mrt_layout *a, const mrt_layout *b)
 {
-    if (k == MRT_STEP_ALLTOALL_GROUP)
-        return mrt_exchange_cost(&p->profile, &p->mesh, a, b, axes,
-                                 p->elsize);
+    if (k == MRT_STEP_ALLTOALL_GROUP) {
+        int64_t peers, most = mrt_exchange_volume(&p->mesh, a, b, axes,
+                                                  &peers);
+        return mrt_cost_exchange(&p->profile, &p->mesh, axes,
+                                 (double)most * p->elsize, peers);
+    }
     return mrt_cost_collective(&p->profile, &p->mesh, step_coll[k], axes,
                                bytes, p->elsize);
 }
