@@ -4,7 +4,7 @@
  * result (a pending sum over the axes of split summed dims) to the
  * output's home layout, which resolves the sums by all-reduce or
  * reduce-scatter (ops/relayout.c).  Which lowering: choose.c's fixed
- * rules, or cheapest.c's cheapest.
+ * rules, or the cheapest of all (cheapest.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,10 +69,9 @@ static int emit_kernel(mrt_planning *pl, const mrt_spec *s, int op,
     return mrt_planning_add_step(pl, &k) < 0 ? -1 : v;
 }
 
-static mrt_status fail_at(mrt_planning *pl, const mrt_spec *s, int op,
-                          mrt_status st, mrt_error *err)
+static mrt_status fail_at(const mrt_spec *s, int op, mrt_status st,
+                          mrt_error *err)
 {
-    mrt_plan *p = pl->plan;
     if (st == MRT_E_NOMEM)
         return mrt_error_set(err, MRT_E_NOMEM, s->path, s->op[op].mark,
                              "out of memory while planning");
@@ -81,7 +80,6 @@ static mrt_status fail_at(mrt_planning *pl, const mrt_spec *s, int op,
         err->column = s->op[op].mark.column;
         snprintf(err->file, sizeof err->file, "%.255s", s->path);
     }
-    (void)p;
     return st;
 }
 
@@ -100,19 +98,19 @@ mrt_status mrt_lower_emit(mrt_planning *pl, const mrt_spec *s, int op,
                                      lw->keep_in[k]);
         in[k] = mrt_relayout_emit(pl, op, from, &want, allreduce_only);
         if (in[k] < 0)
-            return fail_at(pl, s, op, st, err);
+            return fail_at(s, op, st, err);
         kept |= lw->keep_in[k];
     }
     mrt_layout res = under_exec(home, &lw->exec, 0);
     res.partial = summed_axes(p, home, &lw->exec) | kept;
     int r = emit_kernel(pl, s, op, in, &res, err, &st);
     if (r < 0)
-        return fail_at(pl, s, op, st, err);
+        return fail_at(s, op, st, err);
     mrt_layout target = *home;
     target.partial = lw->keep_out;
     int fin = mrt_relayout_emit(pl, op, r, &target, allreduce_only);
     if (fin < 0)
-        return fail_at(pl, s, op, MRT_E_NOMEM, err);
+        return fail_at(s, op, MRT_E_NOMEM, err);
     p->tensor_value[o->out] = fin;
     return MRT_OK;
 }

@@ -15,8 +15,9 @@
  * Every figure of memory is at most the sum of all the buffers of a rank
  * (every value, rounded up to the arena's alignment, every workspace and
  * every MPI scratch), so that sum is checked first: when it does not fit
- * in 64 bits the plan records an overflow at the tensor where it stopped
- * fitting (planning then fails there), and nothing past it is computed.
+ * in 64 bits the planning context records an overflow at the tensor where
+ * it stopped fitting (planning then fails there), and nothing past it is
+ * computed.
  */
 #include <stdlib.h>
 #include <string.h>
