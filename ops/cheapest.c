@@ -94,7 +94,7 @@ static void record(chooser *sr, const mrt_lowering *lw, mrt_planning_mark m)
 static int try_lowering(chooser *sr, const mrt_lowering *lw)
 {
     mrt_planning_mark m = mrt_planning_get_mark(sr->pl);
-    mrt_status st = mrt_lower_emit(sr->pl, sr->s, sr->op, sr->home, lw, 0,
+    mrt_status st = mrt_lower_emit(sr->pl, sr->op, sr->home, lw, 0,
                                    sr->err);
     if (st != MRT_OK) {
         sr->st = st;
@@ -265,10 +265,11 @@ static void memo_put(struct mrt_cheapest_memo *m, uint64_t h,
     m->n++;
 }
 
-mrt_status mrt_cheapest_einsum(mrt_planning *pl, const mrt_spec *s, int op,
+mrt_status mrt_cheapest_einsum(mrt_planning *pl, int op,
                                const mrt_layout *home, int may_defer,
                                mrt_error *err)
 {
+    const mrt_spec *s = pl->spec;
     mrt_plan *p = pl->plan;
     int32_t key[MEMO_KEY_MAX];
     int len = 0;
@@ -279,7 +280,7 @@ mrt_status mrt_cheapest_einsum(mrt_planning *pl, const mrt_spec *s, int op,
         h = key_hash(key, len);
         memo_entry *e = memo_find(pl->memo, h, key, len);
         if (e)
-            return mrt_lower_emit(pl, s, op, home, &e->best, 0, err);
+            return mrt_lower_emit(pl, op, home, &e->best, 0, err);
     }
     chooser sr = {.pl = pl, .p = p, .s = s, .op = op, .home = home,
                  .may_defer = may_defer, .err = err, .st = MRT_OK,
@@ -298,5 +299,5 @@ mrt_status mrt_cheapest_einsum(mrt_planning *pl, const mrt_spec *s, int op,
     /* The unsplit layout is always valid, so something was found. */
     if (!pl->explain)
         memo_put(pl->memo, h, key, len, &sr.best);
-    return mrt_lower_emit(pl, s, op, home, &sr.best, 0, err);
+    return mrt_lower_emit(pl, op, home, &sr.best, 0, err);
 }

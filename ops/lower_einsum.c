@@ -46,10 +46,10 @@ static mrt_kview view_of(const mrt_value *v)
 }
 
 /* Emits the kernel step; returns the value id of its result or -1. */
-static int emit_kernel(mrt_planning *pl, const mrt_spec *s, int op,
-                       const int in[2], const mrt_layout *res,
-                       mrt_error *err, mrt_status *st)
+static int emit_kernel(mrt_planning *pl, int op, const int in[2],
+                       const mrt_layout *res, mrt_error *err, mrt_status *st)
 {
+    const mrt_spec *s = pl->spec;
     mrt_plan *p = pl->plan;
     const mrt_spec_op *o = &s->op[op];
     int v = mrt_planning_add_value(pl, o->out, res);
@@ -83,10 +83,11 @@ static mrt_status fail_at(const mrt_spec *s, int op, mrt_status st,
     return st;
 }
 
-mrt_status mrt_lower_emit(mrt_planning *pl, const mrt_spec *s, int op,
-                          const mrt_layout *home, const mrt_lowering *lw,
-                          int allreduce_only, mrt_error *err)
+mrt_status mrt_lower_emit(mrt_planning *pl, int op, const mrt_layout *home,
+                          const mrt_lowering *lw, int allreduce_only,
+                          mrt_error *err)
 {
+    const mrt_spec *s = pl->spec;
     mrt_plan *p = pl->plan;
     const mrt_spec_op *o = &s->op[op];
     mrt_status st = MRT_E_NOMEM;
@@ -103,7 +104,7 @@ mrt_status mrt_lower_emit(mrt_planning *pl, const mrt_spec *s, int op,
     }
     mrt_layout res = under_exec(home, &lw->exec, 0);
     res.partial = summed_axes(p, home, &lw->exec) | kept;
-    int r = emit_kernel(pl, s, op, in, &res, err, &st);
+    int r = emit_kernel(pl, op, in, &res, err, &st);
     if (r < 0)
         return fail_at(s, op, st, err);
     mrt_layout target = *home;
@@ -115,22 +116,22 @@ mrt_status mrt_lower_emit(mrt_planning *pl, const mrt_spec *s, int op,
     return MRT_OK;
 }
 
-mrt_status mrt_lower_einsum(mrt_planning *pl, const mrt_spec *s, int op,
-                            const mrt_layout *home, mrt_strategy strategy,
-                            mrt_error *err)
+mrt_status mrt_lower_einsum(mrt_planning *pl, int op, const mrt_layout *home,
+                            mrt_strategy strategy, mrt_error *err)
 {
+    const mrt_spec *s = pl->spec;
     mrt_plan *p = pl->plan;
     mrt_lowering lw = {0};
     switch (strategy) {
     case MRT_STRATEGY_MESHTF:
         mrt_choose_meshtf(p, s, op, &lw.exec);
-        return mrt_lower_emit(pl, s, op, home, &lw, 1, err);
+        return mrt_lower_emit(pl, op, home, &lw, 1, err);
     case MRT_STRATEGY_RULES:
         mrt_choose_rules(p, s, op, home, &lw.exec);
-        return mrt_lower_emit(pl, s, op, home, &lw, 0, err);
+        return mrt_lower_emit(pl, op, home, &lw, 0, err);
     case MRT_STRATEGY_CHEAPEST:
     case MRT_STRATEGY_COUNT:
         break;
     }
-    return mrt_cheapest_einsum(pl, s, op, home, 0, err);
+    return mrt_cheapest_einsum(pl, op, home, 0, err);
 }

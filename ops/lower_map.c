@@ -130,10 +130,10 @@ static int take_moved(mrt_planning *pl, const mrt_spec_op *o, int from, int v,
     return 1;
 }
 
-static mrt_status lower_map(mrt_planning *pl, const mrt_spec *s, int op,
-                            const mrt_layout *home, int allreduce_only,
-                            int may_defer, mrt_error *err)
+static mrt_status lower_map(mrt_planning *pl, int op, const mrt_layout *home,
+                            int allreduce_only, int may_defer, mrt_error *err)
 {
+    const mrt_spec *s = pl->spec;
     mrt_plan *p = pl->plan;
     const mrt_spec_op *o = &s->op[op];
     int in[2] = {-1, -1};
@@ -174,10 +174,11 @@ static mrt_status lower_map(mrt_planning *pl, const mrt_spec *s, int op,
     return MRT_OK;
 }
 
-static mrt_status lower_reduce_max(mrt_planning *pl, const mrt_spec *s, int op,
+static mrt_status lower_reduce_max(mrt_planning *pl, int op,
                                    const mrt_layout *home, int allreduce_only,
                                    mrt_error *err)
 {
+    const mrt_spec *s = pl->spec;
     mrt_plan *p = pl->plan;
     const mrt_spec_op *o = &s->op[op];
     int from = p->tensor_value[o->in[0]];
@@ -218,10 +219,11 @@ static mrt_status lower_reduce_max(mrt_planning *pl, const mrt_spec *s, int op,
     return MRT_OK;
 }
 
-static mrt_status lower_rename(mrt_planning *pl, const mrt_spec *s, int op,
+static mrt_status lower_rename(mrt_planning *pl, int op,
                                const mrt_layout *home, int allreduce_only,
                                int may_defer, mrt_error *err)
 {
+    const mrt_spec *s = pl->spec;
     mrt_plan *p = pl->plan;
     const mrt_spec_op *o = &s->op[op];
     int from = p->tensor_value[o->in[0]];
@@ -250,17 +252,17 @@ static mrt_status lower_rename(mrt_planning *pl, const mrt_spec *s, int op,
     return MRT_OK;
 }
 
-mrt_status mrt_lower_local(mrt_planning *pl, const mrt_spec *s, int op,
-                           const mrt_layout *home, int allreduce_only,
-                           int may_defer, mrt_error *err)
+mrt_status mrt_lower_local(mrt_planning *pl, int op, const mrt_layout *home,
+                           int allreduce_only, int may_defer, mrt_error *err)
 {
+    const mrt_spec *s = pl->spec;
     switch (s->op[op].kind) {
     case MRT_OP_MAP:
-        return lower_map(pl, s, op, home, allreduce_only, may_defer, err);
+        return lower_map(pl, op, home, allreduce_only, may_defer, err);
     case MRT_OP_REDUCE_MAX:
-        return lower_reduce_max(pl, s, op, home, allreduce_only, err);
+        return lower_reduce_max(pl, op, home, allreduce_only, err);
     case MRT_OP_RENAME:
-        return lower_rename(pl, s, op, home, allreduce_only, may_defer,
+        return lower_rename(pl, op, home, allreduce_only, may_defer,
                             err);
     case MRT_OP_EINSUM:
     case MRT_OP_KIND_COUNT:

@@ -238,12 +238,12 @@ static mrt_status plan_op(mrt_planning *pl, int i, mrt_error *err)
     for (int k = 0; k < o->nin; k++)
         po->in_value[k] = p->tensor_value[o->in[k]];
     if (o->kind != MRT_OP_EINSUM)
-        st = mrt_lower_local(pl, s, i, home,
+        st = mrt_lower_local(pl, i, home,
                              pl->strategy == MRT_STRATEGY_MESHTF, defer, err);
     else if (pl->strategy == MRT_STRATEGY_CHEAPEST)
-        st = mrt_cheapest_einsum(pl, s, i, home, defer, err);
+        st = mrt_cheapest_einsum(pl, i, home, defer, err);
     else
-        st = mrt_lower_einsum(pl, s, i, home, pl->strategy, err);
+        st = mrt_lower_einsum(pl, i, home, pl->strategy, err);
     if (st == MRT_OK)
         st = mrt_planning_overflow_error(pl, err);
     if (st != MRT_OK)

@@ -209,13 +209,12 @@ int mrt_xlayout_enumerate(const mrt_plan *p, const mrt_xlayout *dims,
 
 /* Emits one lowering of op: input moves, kernel, result move.  The
  * op's output tensor then holds the new value. */
-mrt_status mrt_lower_emit(mrt_planning *pl, const mrt_spec *s, int op,
-                          const mrt_layout *home, const mrt_lowering *lw,
-                          int allreduce_only, mrt_error *err);
+mrt_status mrt_lower_emit(mrt_planning *pl, int op, const mrt_layout *home,
+                          const mrt_lowering *lw, int allreduce_only,
+                          mrt_error *err);
 /* Lowers one einsum op with the given strategy. */
-mrt_status mrt_lower_einsum(mrt_planning *pl, const mrt_spec *s, int op,
-                            const mrt_layout *home, mrt_strategy strategy,
-                            mrt_error *err);
+mrt_status mrt_lower_einsum(mrt_planning *pl, int op, const mrt_layout *home,
+                            mrt_strategy strategy, mrt_error *err);
 /* cheapest.c's memory of ops already lowered: an op whose inputs sit in
  * the same layouts as an earlier one's, with the same shapes and home,
  * gets the same lowering without being costed again (repeated layers). */
@@ -226,11 +225,10 @@ void mrt_cheapest_memo_destroy(struct mrt_cheapest_memo *m);
  * their split, and an all-reduce of the maximum follows), then the local
  * step.  A map linear in a pending sum keeps it pending (resolved at once
  * unless may_defer). */
-mrt_status mrt_lower_local(mrt_planning *pl, const mrt_spec *s, int op,
-                           const mrt_layout *home, int allreduce_only,
-                           int may_defer, mrt_error *err);
+mrt_status mrt_lower_local(mrt_planning *pl, int op, const mrt_layout *home,
+                           int allreduce_only, int may_defer, mrt_error *err);
 /* CHEAPEST: tries every lowering (cheapest.c), keeps the cheapest. */
-mrt_status mrt_cheapest_einsum(mrt_planning *pl, const mrt_spec *s, int op,
+mrt_status mrt_cheapest_einsum(mrt_planning *pl, int op,
                                const mrt_layout *home, int may_defer,
                                mrt_error *err);
 
