@@ -143,12 +143,6 @@ static const mrt_layout *home_of(const mrt_planning *pl, int t,
     return buf;
 }
 
-static mrt_status nomem(const mrt_planning *pl, mrt_error *err)
-{
-    return mrt_error_set(err, MRT_E_NOMEM, pl->spec->path, (mrt_mark){0},
-                         "out of memory while planning");
-}
-
 /* A fresh plan of the spec, in the spare tables if any, with room for
  * what most programs make, its names and its profile: pl->plan. */
 static mrt_status start_plan(mrt_planning *pl, mrt_error *err)
@@ -157,12 +151,12 @@ static mrt_status start_plan(mrt_planning *pl, mrt_error *err)
     mrt_plan *p = pl->plan = calloc(1, sizeof *p);
     if (!p) {
         mrt_planning_recycle(pl, NULL);
-        return nomem(pl, err);
+        return mrt_planning_nomem(pl->spec, err);
     }
     take_tables(pl, p);
     if (pl->strategy == MRT_STRATEGY_CHEAPEST &&
         !(pl->memo = mrt_cheapest_memo_create()))
-        return nomem(pl, err);
+        return mrt_planning_nomem(pl->spec, err);
     snprintf(p->spec_path, sizeof p->spec_path, "%s", s->path);
     p->mesh = s->mesh;
     p->dtype = s->dtype;
@@ -171,7 +165,7 @@ static mrt_status start_plan(mrt_planning *pl, mrt_error *err)
     p->planner = pl->opt->planner;
     pl->explain = pl->opt->explain && pl->strategy == MRT_STRATEGY_CHEAPEST;
     if (copy_names(pl, p) != MRT_OK)
-        return nomem(pl, err);
+        return mrt_planning_nomem(pl->spec, err);
     /* room for what most programs make (every tensor a value, a quarter
      * of the ops a step more), so a long program's tables are not copied
      * as they grow; more is still grown into */
@@ -181,7 +175,7 @@ static mrt_status start_plan(mrt_planning *pl, mrt_error *err)
                   sizeof *p->value) ||
          mrt_grow((void **)&p->step, &pl->cap_steps,
                   (int)(s->nops + s->nops / 4 + 16), sizeof *p->step)))
-        return nomem(pl, err);
+        return mrt_planning_nomem(pl->spec, err);
     return load_profile(p, s, pl->opt->profile, err);
 }
 
@@ -209,7 +203,7 @@ static mrt_status plan_inputs(mrt_planning *pl, mrt_error *err)
         p->input[p->ninputs++] = t;
         if ((p->tensor_value[t] = mrt_planning_add_value(
                  pl, t, home_of(pl, t, &hbuf))) < 0)
-            return nomem(pl, err);
+            return mrt_planning_nomem(pl->spec, err);
     }
     return MRT_OK;
 }
@@ -291,8 +285,7 @@ mrt_status mrt_plan_create_with(const mrt_spec *s,
     *out = NULL;
     mrt_planning *pl = mrt_planning_create(s, opt);
     if (!pl)
-        return mrt_error_set(err, MRT_E_NOMEM, s->path, (mrt_mark){0},
-                             "out of memory while planning");
+        return mrt_planning_nomem(s, err);
     mrt_status st = mrt_planning_build(pl, strategy, 1, out, err);
     mrt_planning_destroy(pl);
     return st;

@@ -97,6 +97,12 @@ void mrt_planning_overflow(mrt_planning *pl, int tensor, const char *what)
     pl->overflow_what = what;
 }
 
+mrt_status mrt_planning_nomem(const mrt_spec *s, mrt_error *err)
+{
+    return mrt_error_set(err, MRT_E_NOMEM, s->path, (mrt_mark){0},
+                         "out of memory while planning");
+}
+
 mrt_status mrt_planning_overflow_error(const mrt_planning *pl,
                                        mrt_error *err)
 {

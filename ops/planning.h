@@ -77,6 +77,8 @@ mrt_status mrt_planning_build(mrt_planning *pl, mrt_strategy strategy,
 /* Gives back a plan of the same spec no longer wanted: the next build
  * fills its tables (any spare before it is destroyed). */
 void mrt_planning_recycle(mrt_planning *pl, mrt_plan *spare);
+/* "out of memory while planning", for spec s. */
+mrt_status mrt_planning_nomem(const mrt_spec *s, mrt_error *err);
 /* The first overflow as an error at its tensor's spec node; MRT_OK when
  * there is none. */
 mrt_status mrt_planning_overflow_error(const mrt_planning *pl,

@@ -26,12 +26,6 @@ static int meshtf_compatible(const mrt_spec *s)
     return 1;
 }
 
-static mrt_status nomem(const mrt_spec *s, mrt_error *err)
-{
-    return mrt_error_set(err, MRT_E_NOMEM, s->path, (mrt_mark){0},
-                         "out of memory while planning");
-}
-
 /* Rebuilds the plan of strategy `keep` (a fixed lowering found cheaper
  * than the cheapest-per-op one) in the tables of `costed`, which it
  * destroys; the alternatives costed per op stay with the plan shown. */
@@ -41,7 +35,7 @@ static mrt_status rebuild(mrt_planning *pl, mrt_strategy keep,
     int *alts = malloc(2 * ((size_t)costed->nops + 1) * sizeof *alts);
     if (!alts) {
         mrt_plan_destroy(costed);
-        return nomem(pl->spec, err);
+        return mrt_planning_nomem(pl->spec, err);
     }
     for (int i = 0; i < costed->nops; i++) {
         alts[2 * i] = costed->op[i].first_alt;
@@ -152,7 +146,7 @@ mrt_status mrt_plan_create(const mrt_spec *s, const mrt_plan_options *opt,
     *out = NULL;
     mrt_planning *pl = mrt_planning_create(s, opt);
     if (!pl)
-        return nomem(s, err);
+        return mrt_planning_nomem(s, err);
     mrt_status st = plan_auto(pl, out, err);
     mrt_planning_destroy(pl);
     return st;
