@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "grow.h"
+#include "program_hash.h"
 
 /* Moves the big tables of the context's spare plan (one of the same spec
  * no longer wanted) into p, which then fills them instead of allocating
@@ -158,6 +159,7 @@ static mrt_status start_plan(mrt_planning *pl, mrt_error *err)
         !(pl->memo = mrt_cheapest_memo_create()))
         return mrt_planning_nomem(pl->spec, err);
     snprintf(p->spec_path, sizeof p->spec_path, "%s", s->path);
+    p->program = mrt_program_hash(s);
     p->mesh = s->mesh;
     p->dtype = s->dtype;
     p->elsize = mrt_dtype_size(s->dtype);
