@@ -14,7 +14,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "plan.h"
+#include "planning.h"
 #include "rules_driver.h"
 
 /* The time of candidate ci's plan with the fixed rule (INFINITY when it

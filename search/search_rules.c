@@ -18,7 +18,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "plan.h"
+#include "planning.h"
 #include "rules_driver.h"
 
 #define MAX_CANDIDATES 1000000
