@@ -4,7 +4,7 @@
  * Row "spec" is the spec's own `layout:` rules; then one row per
  * `layouts:` alternative, in file order (mrt_spec_select_alternative: its
  * rules, and its mesh if it has one).  Mesh and dim overrides are the
- * loader's (mrt_spec_load_opts): an alternative that does not fit them
+ * loader's (mrt_spec_load_ex): an alternative that does not fit them
  * keeps its load error, shown in its row.  Each row is planned with the
  * same options; one that does not plan gets its one-line error instead
  * of figures.  The columns are the sets of mesh axes bytes travel over,

@@ -452,10 +452,8 @@ static int c_search_tensors_create(void)
     mrt_error err = {0};
     mrt_spec *s = spec();
     mrt_search_tensors_report *r = NULL;
-    mrt_spec_load_options o = {.text = spec_text, .len = sizeof spec_text - 1};
-    mrt_status st = mrt_search_tensors_create(N(spec, s), N(load?, &o),
-                                              N(opt?, NULL), N(out, &r),
-                                              ERR);
+    mrt_status st = mrt_search_tensors_create(N(spec, s), N(opt?, NULL),
+                                              N(out, &r), ERR);
     mrt_search_tensors_destroy(r);
     mrt_spec_destroy(s);
     return optional() ? 1 : status_ok(st, ERR);
@@ -737,7 +735,7 @@ static const struct {
      c_spec_select_alternative},
     {"mrt_search_rules_create", "spec,opt?,out,err?", c_search_rules_create},
     {"mrt_search_rules_destroy", "-", c_destroy},
-    {"mrt_search_tensors_create", "spec,load?,opt?,out,err?",
+    {"mrt_search_tensors_create", "spec,opt?,out,err?",
      c_search_tensors_create},
     {"mrt_search_tensors_destroy", "-", c_destroy},
     {"mrt_search_format_rules", "spec,rules,buf", c_search_format_rules},
