@@ -24,7 +24,8 @@ fail=0
 bad() { echo "FAIL: $*"; fail=1; }
 
 if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null; then
-    echo "FAIL: multihost: cannot make network namespaces: needs root and iproute2 (ip)"
+    echo "FAIL: multihost: cannot make network namespaces:" \
+         "needs root and iproute2 (ip)"
     exit 1
 fi
 dir=$(mktemp -d)
@@ -49,7 +50,8 @@ make_hosts() {
     local i
     for i in 1 2; do
         ip netns add "${ns}h$i" &&
-            ip link add e0 netns "${ns}h$i" type veth peer name "p$i" netns "${ns}sw" &&
+            ip link add e0 netns "${ns}h$i" type veth \
+                peer name "p$i" netns "${ns}sw" &&
             ip -n "${ns}sw" link set "p$i" master br0 up &&
             ip -n "${ns}h$i" addr add "$net.$i/24" dev e0 &&
             ip -n "${ns}h$i" link set e0 up &&
@@ -94,67 +96,105 @@ print(s["rx"]["bytes"] + s["tx"]["bytes"])'
 }
 
 # (a) Where the ranks are: each prints its rank and its host's address.
-where=$(timeout -s KILL 30 "${cmd[@]}" -n 4 sh -c \
-    'echo "$OMPI_COMM_WORLD_RANK $(ip -4 -o addr show e0 | awk "{print \$4}")"' 2>&1 | sort)
-want=$(printf '%s\n' "0 $net.1/24" "1 $net.1/24" "2 $net.2/24" "3 $net.2/24")
-[ "$where" = "$want" ] || bad "ranks are not two per host: got:"$'\n'"$where"
+check_placement() {
+    local where want
+    where=$(timeout -s KILL 30 "${cmd[@]}" -n 4 sh -c 'echo \
+        "$OMPI_COMM_WORLD_RANK $(ip -4 -o addr show e0 | awk "{print \$4}")"' \
+        2>&1 | sort)
+    want=$(printf '%s\n' "0 $net.1/24" "1 $net.1/24" \
+                         "2 $net.2/24" "3 $net.2/24")
+    if [ "$where" = "$want" ]; then
+        echo "ok: ranks 0 and 1 on h1, 2 and 3 on h2"
+    else
+        bad "ranks are not two per host: got:"$'\n'"$where"
+    fi
+}
 
-# (b) A verified run across the hosts, bytes as planned.
-planned=$("$meshrt" plan "$spec" --json |
-          sed -n 's/.*"totals": {"comm_bytes": \([0-9]*\).*/\1/p')
-before=$(port_bytes)
-if out=$(timeout -s KILL 60 "${cmd[@]}" -n 4 "$meshrt" run "$spec" --verify --json 2>&1); then
-    crossed=$(( $(port_bytes) - before ))
-    if ! echo "$out" | python3 -c '
+# verified RUN_JSON PLANNED: every check ok, bytes as planned.
+verified() {
+    python3 -c '
 import json, sys
 r = json.load(sys.stdin)
 ok = (r["ranks"] == 4 and r["totals"]["bytes_match"]
       and r["totals"]["bytes"] == int(sys.argv[1]) and r["verify"]
       and all(v["ok"] for v in r["verify"] + r["verify_losses"]))
-sys.exit(0 if ok else 1)' "$planned"; then
-        bad "the run across two hosts did not verify, or its bytes are not the plan's $planned"
+sys.exit(0 if ok else 1)' "$2" <<<"$1"
+}
+
+# (b) A verified run across the hosts, bytes as planned, and at least a
+# rank's worth of them over h2's bridge port.
+check_run() {
+    local planned before out crossed
+    planned=$("$meshrt" plan "$spec" --json |
+              sed -n 's/.*"totals": {"comm_bytes": \([0-9]*\).*/\1/p')
+    before=$(port_bytes)
+    if ! out=$(timeout -s KILL 60 "${cmd[@]}" -n 4 \
+               "$meshrt" run "$spec" --verify --json 2>&1); then
+        bad "the run across two hosts failed (exit $?)"; echo "$out"
+        return
+    fi
+    crossed=$(( $(port_bytes) - before ))
+    if ! verified "$out" "$planned"; then
+        bad "the run across two hosts did not verify, or its bytes" \
+            "are not the plan's $planned"
         echo "$out"
     elif [ "$crossed" -lt "$planned" ]; then
-        bad "only $crossed bytes crossed the bridge for a plan of $planned bytes per rank"
+        bad "only $crossed bytes crossed the bridge (the plan: $planned" \
+            "bytes per rank)"
     else
-        echo "ok: $spec verified across two hosts ($planned bytes/rank, $crossed bytes over the bridge)"
+        echo "ok: $spec verified across two hosts ($planned bytes/rank," \
+             "$crossed bytes over the bridge)"
     fi
-else
-    bad "the run across two hosts failed (exit $?)"; echo "$out"
-fi
+}
 
-# (c) h2 cut off mid-run: a long run (some 15 s uncut), started in
-# the background; once h2 runs its ranks, its bridge port goes down.
-timeout -s KILL 30 "${cmd[@]}" -n 4 "$meshrt" run "$spec" --repeat 300 \
-    >"$dir/cut.out" 2>&1 &
-job=$!
-for _ in $(seq 100); do
-    [ "$(ip netns pids "${ns}h2" | xargs -r ps -o comm= -p | grep -c '^meshrt$')" = 2 ] && break
-    sleep 0.2
-done
-sleep 1
-if ! kill -0 "$job" 2>/dev/null; then
-    bad "the long run ended before the cut"; cat "$dir/cut.out"
-else
+running_on_h2() { # how many meshrt processes h2 runs
+    ip netns pids "${ns}h2" | xargs -r ps -o comm= -p | grep -c '^meshrt$'
+}
+
+# (c) h2 cut off mid-run: a long run (some 15 s uncut) in the
+# background; once h2 runs its two ranks, its bridge port goes down.
+check_cut() {
+    local job cut rc took left
+    local lost='ORTE has lost communication with a remote daemon'
+    timeout -s KILL 30 "${cmd[@]}" -n 4 "$meshrt" run "$spec" --repeat 300 \
+        >"$dir/cut.out" 2>&1 &
+    job=$!
+    for _ in $(seq 100); do
+        [ "$(running_on_h2)" = 2 ] && break
+        sleep 0.2
+    done
+    sleep 1
+    if ! kill -0 "$job" 2>/dev/null; then
+        bad "the long run ended before the cut"; cat "$dir/cut.out"
+        return
+    fi
     ip -n "${ns}sw" link set p2 down
     cut=$(date +%s.%N)
     wait "$job"; rc=$?
-    took=$(awk -v a="$cut" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+    took=$(awk -v a="$cut" -v b="$(date +%s.%N)" \
+               'BEGIN { printf "%.1f", b - a }')
     if [ "$rc" = 0 ] || [ "$rc" = 137 ]; then
-        bad "with h2 cut off, mpirun exited $rc after ${took} s (0: not cut; 137: killed at 30 s)"
+        bad "with h2 cut off, mpirun exited $rc after $took s" \
+            "(0: not cut; 137: killed at 30 s)"
     elif awk -v t="$took" 'BEGIN { exit !(t >= 10) }'; then
-        bad "with h2 cut off, the job took ${took} s to end (over 10 s)"
-    elif ! grep -q 'ORTE has lost communication with a remote daemon' "$dir/cut.out"; then
-        bad "with h2 cut off, the job ended without saying why:"; cat "$dir/cut.out"
+        bad "with h2 cut off, the job took $took s to end (over 10 s)"
+    elif ! grep -q "$lost" "$dir/cut.out"; then
+        bad "with h2 cut off, the job ended without saying why:"
+        cat "$dir/cut.out"
     else
-        echo "ok: h2 cut off, the job ended ${took} s later (exit $rc): ORTE has lost communication with a remote daemon"
+        echo "ok: h2 cut off, the job ended $took s later (exit $rc): $lost"
     fi
     # The cut-off host's orted (keepalives too) ends its ranks by itself.
     for _ in $(seq 40); do
         left=$(ip netns pids "${ns}h1"; ip netns pids "${ns}h2")
-        [ -z "$left" ] && break
+        [ -z "$left" ] && return
         sleep 0.2
     done
-    [ -z "$left" ] || bad "processes left on the hosts 8 s after the job ended: $(echo $left | xargs ps -o comm= -p | tr '\n' ' ')"
-fi
+    bad "processes left on the hosts 8 s after the job ended:" \
+        "$(echo "$left" | xargs ps -o comm= -p | tr '\n' ' ')"
+}
+
+check_placement
+check_run
+check_cut
 exit $fail
