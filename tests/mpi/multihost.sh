@@ -16,12 +16,10 @@
 # Without root or iproute2 this test FAILS (it cannot check anything).
 set -uo pipefail
 meshrt=$1
-here=$(dirname "$0")
+. "$(dirname "$0")/../lib.sh"
 spec="$here/../examples/mlp.yaml"
 net=10.213.47
 ns="mrt$$"          # namespace prefix: concurrent runs do not collide
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
 
 if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null; then
     echo "FAIL: multihost: cannot make network namespaces:" \
