@@ -38,12 +38,14 @@ int main(int argc, char **argv)
         cmd = mrt_cli_compare;
     else if (strcmp(a.cmd, "search") == 0)
         cmd = mrt_cli_search;
-    if (!cmd) {
-        fprintf(stderr, "meshrt: error: unknown command '%s' (commands: "
-                        "check, plan, run, calibrate, compare, search; see meshrt --help)\n", a.cmd);
+    mrt_error err = {0};
+    if (!cmd) { /* through the error formatter, which escapes a newline */
+        mrt_cli_error(&err, MRT_E_USAGE, "meshrt", "unknown command '%.200s' "
+                      "(commands: check, plan, run, calibrate, compare, "
+                      "search; see meshrt --help)", a.cmd);
+        mrt_cli_print_error(&err);
         return 2;
     }
-    mrt_error err = {0};
     if (mrt_cli_parse(argc - 1, argv + 1, &a, &err) != MRT_OK) {
         mrt_cli_print_error(&err);
         return 2;
