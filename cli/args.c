@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -342,6 +344,56 @@ static mrt_status take_option(int c, mrt_cli_args *a, mrt_error *err)
     return MRT_OK;
 }
 
+/* 1 if writing path writes the standard output: "-", a name of it, or
+ * the very file or pipe it is (`> out.json --json out.json`).  A device
+ * (a terminal, /dev/null) only by name: two outputs into /dev/null
+ * harm nothing. */
+static int writes_stdout(const char *path)
+{
+    static const char *const names[] = {"-", "/dev/stdout", "/dev/fd/1",
+                                        "/proc/self/fd/1"};
+    struct stat p, o;
+    if (!path)
+        return 0;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(path, names[i]) == 0)
+            return 1;
+    return stat(path, &p) == 0 && fstat(STDOUT_FILENO, &o) == 0 &&
+           p.st_dev == o.st_dev && p.st_ino == o.st_ino &&
+           (S_ISREG(p.st_mode) || S_ISFIFO(p.st_mode));
+}
+
+/* The standard output holds one document: a JSON report (plan and run
+ * --json) and the files named "-" (--json FILE, --csv, --svg, --trace,
+ * --out) are each one, and two of them would be mixed into something no
+ * reader can parse (run --json --trace - put the trace inside the JSON
+ * report).  A text report with one file after it stays allowed. */
+static mrt_status one_stdout_writer(const mrt_cli_args *a, mrt_error *err)
+{
+    const struct { const char *opt, *path; int on; } w[] = {
+        {"--json", "", a->json}, /* the report */
+        {"--json", a->json_file, writes_stdout(a->json_file)},
+        {"--csv", a->csv, writes_stdout(a->csv)},
+        {"--svg", a->svg, writes_stdout(a->svg)},
+        {"--trace", a->trace, writes_stdout(a->trace)},
+        {"--out", a->out, writes_stdout(a->out)},
+    };
+    int first = -1;
+    for (int i = 0; i < (int)(sizeof w / sizeof w[0]); i++) {
+        if (!w[i].on)
+            continue;
+        if (first >= 0)
+            return mrt_cli_error(err, MRT_E_USAGE, "meshrt", "%s%s%.100s and "
+                                 "%s %.100s would both write the standard "
+                                 "output: name a file for one of them (see "
+                                 "meshrt %s --help)", w[first].opt,
+                                 *w[first].path ? " " : "", w[first].path,
+                                 w[i].opt, w[i].path, a->cmd);
+        first = i;
+    }
+    return MRT_OK;
+}
+
 mrt_status mrt_cli_parse(int argc, char **argv, mrt_cli_args *a,
                          mrt_error *err)
 {
@@ -390,6 +442,8 @@ mrt_status mrt_cli_parse(int argc, char **argv, mrt_cli_args *a,
     if (a->sweep && a->svg)
         return usage_error(err, a->cmd, "--svg draws one comparison, not a "
                            "--sweep (write --csv or --json)%s", "");
+    if (one_stdout_writer(a, err))
+        return MRT_E_USAGE;
     if (optind >= argc)
         return usage_error(err, a->cmd, "missing SPEC%s", "");
     a->spec = argv[optind++];

@@ -94,6 +94,9 @@ mrt_status mrt_cli_agree(mrt_status st, mrt_error *err);
  * print one line (rank 0 only; rank -1: not known yet, ask mpirun's
  * environment) and end the process by the signal (signals.c). */
 void mrt_cli_signals_install(const char *cmd, int rank);
+/* The rank mpirun gave this process, from its environment (before
+ * MPI_Init), or 0 outside mpirun. */
+int mrt_cli_launcher_rank(void);
 /* The command has done its work (under MPI: just before MPI_Finalize):
  * a signal from now on is mpirun ending the job because another rank
  * has exited with an error, and prints nothing. */

@@ -47,7 +47,8 @@ int main(int argc, char **argv)
         return 2;
     }
     if (mrt_cli_parse(argc - 1, argv + 1, &a, &err) != MRT_OK) {
-        mrt_cli_print_error(&err);
+        if (mrt_cli_launcher_rank() == 0) /* one line for the job */
+            mrt_cli_print_error(&err);
         return 2;
     }
     if (a.help) {

@@ -3,7 +3,9 @@
 # writes: (a) a spec that is not a regular file (a FIFO, a folder, a
 # device) is refused at once, one line and exit 2, from check, plan and
 # run at 1-4 ranks (a FIFO used to block forever); (b) a path with a
-# newline stays on the error's one line (escaped);
+# newline stays on the error's one line (escaped); (c) two writers of
+# the standard output (a JSON report and a file named "-", or two files)
+# are a usage error, one line and exit 2, with nothing printed;
 set -uo pipefail
 meshrt=$1
 here=$(dirname "$0")
@@ -52,5 +54,30 @@ mkdir "$nl_dir" && cp "$here/specs/bad/layout_unknown_axis.yaml" "$nl_dir/s.yaml
 expect 2 1 'a\\nb/s[.]yaml:[0-9]+:[0-9]+: error: unknown mesh axis' "$meshrt" check "$nl_dir/s.yaml"
 expect 2 1 "^meshrt: error: unknown command 'x\\\\ny'" "$meshrt" "x
 y" "$spec"
+
+# ---- (c) one writer of the standard output --------------------------------
+two="would both write the standard output: name a file for one of them"
+expect 2 1 "^meshrt: error: --json and --trace - $two" "$meshrt" run "$spec" --json --trace -
+[ -s "$out" ] && bad "run --json --trace - printed something: $(head -c 200 "$out")"
+for np in 1 2 3 4; do
+    expect 2 1 "^meshrt: error: --json and --trace - $two" \
+        "$here/mpirun.sh" "$np" "$meshrt" run "$spec" --json --trace -
+done
+expect 2 1 "^meshrt: error: --json and --trace /dev/stdout $two" \
+    "$meshrt" run "$spec" --json --trace /dev/stdout
+expect 2 1 "^meshrt: error: --json - and --csv - $two" "$meshrt" compare "$spec" --csv - --json -
+expect 2 1 "^meshrt: error: --csv - and --svg /proc/self/fd/1 $two" \
+    "$meshrt" compare "$spec" --csv - --svg /proc/self/fd/1
+# the file the standard output is, by its own name
+: >"$dir/o.json"
+timeout 20 "$meshrt" compare "$spec" --json "$dir/o.json" --csv - >"$dir/o.json" 2>"$err"
+[ $? = 2 ] && grep -q "$two" "$err" || bad "--json FILE and --csv - into FILE: $(cat "$err")"
+# one writer (or a text report and one file after it) is fine
+expect 0 0 "" "$meshrt" compare "$spec" --csv -
+expect 0 0 "" "$meshrt" compare "$spec" --csv "$dir/t.csv" --json -
+expect 0 0 "" "$here/mpirun.sh" 4 "$meshrt" run "$spec" --json --trace "$dir/trace.json"
+python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$out" ||
+    bad "run --json with --trace FILE: the standard output is not one JSON document"
+expect 0 0 "" "$here/mpirun.sh" 4 "$meshrt" run "$spec" --trace -
 
 exit $fail
