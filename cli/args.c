@@ -62,6 +62,11 @@ const mrt_cli_option mrt_cli_options[] = {
     {"repeat", 'r', "N", MRT_CLI_RUN, "run N times; times are per run"},
     {"json", 'j', NULL, MRT_CLI_PLAN, "one JSON object instead of text"},
     {"json", 'j', NULL, MRT_CLI_RUN, "report as one JSON object"},
+    {"report", 'F', "FILE", MRT_CLI_RUN,
+     "write the report to FILE instead of the standard\n"
+     "output (rank 0, atomically; a refused write is\n"
+     "an error): under mpirun, a report that must not\n"
+     "be lost (mpirun drops what it cannot forward)"},
     {"csv", 'C', "FILE", MRT_CLI_COMPARE,
      "also write the table as CSV (- for the standard\n"
      "output; a pipe or device is written through)"},
@@ -225,7 +230,7 @@ static int getopt_table(unsigned bit, struct option *table,
 static mrt_status empty_path(int c, const char *opt, mrt_cli_args *a,
                              mrt_error *err)
 {
-    if (!optarg || optarg[0] || !strchr("sTOCGJK", c))
+    if (!optarg || optarg[0] || !strchr("sTOCGJKF", c))
         return MRT_OK;
     if (c == 's')
         return usage_error(err, a->cmd, "--save needs a folder name, not an "
@@ -274,6 +279,7 @@ static mrt_status take_option(int c, mrt_cli_args *a, mrt_error *err)
     case 'E': a->plan.explain = 1; break;
     case 'R': a->profile = 1; break;
     case 'T': a->trace = optarg; break;
+    case 'F': a->report = optarg; break;
     case 'O': a->out = optarg; break;
     case 'Q': a->quick = 1; break;
     case 'C': a->csv = optarg; break;
@@ -365,13 +371,14 @@ static int writes_stdout(const char *path)
 
 /* The standard output holds one document: a JSON report (plan and run
  * --json) and the files named "-" (--json FILE, --csv, --svg, --trace,
- * --out) are each one, and two of them would be mixed into something no
+ * --out, and run's --report with --json) are each one, and two of them would be mixed into something no
  * reader can parse (run --json --trace - put the trace inside the JSON
  * report).  A text report with one file after it stays allowed. */
 static mrt_status one_stdout_writer(const mrt_cli_args *a, mrt_error *err)
 {
     const struct { const char *opt, *path; int on; } w[] = {
-        {"--json", "", a->json}, /* the report */
+        {"--json", "", a->json && !a->report}, /* the report */
+        {"--report", a->report, a->json && writes_stdout(a->report)},
         {"--json", a->json_file, writes_stdout(a->json_file)},
         {"--csv", a->csv, writes_stdout(a->csv)},
         {"--svg", a->svg, writes_stdout(a->svg)},

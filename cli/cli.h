@@ -26,6 +26,7 @@ typedef struct mrt_cli_args {
                               FILE), --explain */
     int profile;       /* run --profile: modeled against measured */
     const char *trace; /* run --trace FILE or NULL */
+    const char *report; /* run --report FILE or NULL: the standard output */
     const char *out;   /* calibrate --out FILE or NULL */
     int quick;         /* calibrate --quick */
     const char *csv, *svg; /* compare: --csv FILE, --svg FILE, or NULL */

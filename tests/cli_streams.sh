@@ -5,7 +5,11 @@
 # run at 1-4 ranks (a FIFO used to block forever); (b) a path with a
 # newline stays on the error's one line (escaped); (c) two writers of
 # the standard output (a JSON report and a file named "-", or two files)
-# are a usage error, one line and exit 2, with nothing printed;
+# are a usage error, one line and exit 2, with nothing printed; (d) a
+# standard output that refuses the report (a full device) is exit 1
+# naming the cause, ENOSPC (it used to blame ENOENT, left by
+# MPI_Finalize), and run --report FILE writes the report to a file at
+# 1-4 ranks, a refused one being exit 1 and one line.
 set -uo pipefail
 meshrt=$1
 here=$(dirname "$0")
@@ -79,5 +83,40 @@ expect 0 0 "" "$here/mpirun.sh" 4 "$meshrt" run "$spec" --json --trace "$dir/tra
 python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$out" ||
     bad "run --json with --trace FILE: the standard output is not one JSON document"
 expect 0 0 "" "$here/mpirun.sh" 4 "$meshrt" run "$spec" --trace -
+expect 2 1 "^meshrt: error: --report - and --trace - $two" \
+    "$meshrt" run "$spec" --report - --json --trace -
+
+# ---- (d) a refused report ------------------------------------------------
+# a full device of our own (the system's /dev/full if mknod is refused)
+full=/dev/full
+mknod "$dir/full" c 1 7 2>/dev/null && full="$dir/full"
+[ -c "$full" ] || bad "no full device to write to ($full)"
+nospace="cannot write the standard output: No space left on device"
+for cmd in check plan compare; do
+    timeout 60 "$meshrt" $cmd "$spec" >"$full" 2>"$err"
+    got=$?
+    [ "$got" = 1 ] && [ "$(wc -l <"$err")" = 1 ] && grep -q "^meshrt: error: $nospace" "$err" ||
+        bad "$cmd > full device: status $got, want 1 and one line '$nospace': $(cat "$err")"
+done
+for opt in "" --json --verify; do
+    timeout 60 "$meshrt" run "$spec" --mesh rows=1,cols=1 $opt >"$full" 2>"$err"
+    got=$?
+    [ "$got" = 1 ] && [ "$(wc -l <"$err")" = 1 ] && grep -q "^meshrt: error: $nospace" "$err" ||
+        bad "run $opt > full device: status $got, want 1 and '$nospace': $(cat "$err")"
+done
+for np in 1 2 3 4; do
+    rm -f "$dir/report.json"
+    expect 0 0 "" "$here/mpirun.sh" "$np" "$meshrt" run "$spec" --mesh rows=$np,cols=1 \
+        --verify --json --report "$dir/report.json" --trace -
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d, d' \
+        "$dir/report.json" || bad "$np ranks: --report FILE --json is not one JSON document"
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["traceEvents"]' \
+        "$out" || bad "$np ranks: with --report FILE, --trace - is not alone on the standard output"
+    expect 1 1 "^$full: error: cannot write the report: No space left on device" \
+        "$here/mpirun.sh" "$np" "$meshrt" run "$spec" --mesh rows=$np,cols=1 --report "$full"
+done
+expect 0 0 "" "$meshrt" run "$spec" --mesh rows=1,cols=1 --report "$dir/report.txt"
+grep -q "bytes match the plan" "$dir/report.txt" || bad "--report FILE: not the text report"
+[ -s "$out" ] && bad "--report FILE printed on the standard output: $(head -c 200 "$out")"
 
 exit $fail
