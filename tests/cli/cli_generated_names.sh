@@ -9,12 +9,9 @@
 # one, exit 0.)
 set -uo pipefail
 meshrt=$1
-here=$(dirname "$0")
+. "$(dirname "$0")/../lib.sh"
+use_temp_dir
 spec="$here/specs/cli/long_names.yaml"
-fail=0
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-bad() { echo "FAIL: $*"; fail=1; }
 
 # every tensor `check` lists has a name of its own
 "$meshrt" check "$spec" >"$dir/check" 2>&1 || bad "check: $(cat "$dir/check")"

@@ -12,28 +12,12 @@
 # 1-4 ranks, a refused one being exit 1 and one line.
 set -uo pipefail
 meshrt=$1
-here=$(dirname "$0")
+. "$(dirname "$0")/../lib.sh"
+use_temp_dir
 spec="$here/../examples/mlp.yaml"
-fail=0
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-err="$dir/err"
-out="$dir/out"
-bad() { echo "FAIL: $*"; fail=1; }
-
-# expect STATUS LINES REGEX CMD...: exit status, stderr lines, their text;
-# within 20 seconds (a block is a failure, not a hang of the suite).
-expect() {
-    local status=$1 lines=$2 regex=$3; shift 3
-    timeout 20 "$@" >"$out" 2>"$err"
-    local got=$? n
-    n=$(wc -l <"$err")
-    if [ "$got" != "$status" ] || [ "$n" != "$lines" ] ||
-       { [ "$lines" != 0 ] && ! grep -Eq -e "$regex" "$err"; }; then
-        bad "$* -> status $got (want $status), $n stderr lines (want $lines):"
-        cat "$err"
-    fi
-}
+err="$dir/stderr"  # expect (lib.sh) puts the command's streams there,
+out="$dir/stdout"  # within expect_timeout seconds: a block is a failure
+expect_timeout=20
 
 # ---- (a) a spec that is not a regular file ------------------------------
 mkfifo "$dir/spec.fifo"
