@@ -18,8 +18,8 @@
  * Every made-up name comes from mrt_ir_name, which keeps it unique
  * whatever the length of the name it is made from: the whole name when it
  * fits, else the start of the base name, '~' and 8 hex digits of a hash of
- * the whole name ("grad:" + 60 characters + ":acc" becomes
- * "grad:<the first 41>~1f3a9c07:acc"), and when that is taken too, the
+ * the whole name ("grad:" + 60 characters becomes
+ * "grad:<the first 49>~1f3a9c07"), and when that is taken too, the
  * next hash value until one is free.  User names cannot hold ':' or '~',
  * so a made-up name never meets a user's.
  */
