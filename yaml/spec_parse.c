@@ -16,13 +16,10 @@
  * memory (the fuzz target of tests/fuzz feeds it directly).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "spec_parse.h"
 #include "yaml_load.h"
@@ -59,82 +56,11 @@ static mrt_status spec_dir(const char *path, char dir[PATH_MAX],
     return MRT_OK;
 }
 
-/* What a file that is not a regular one is, for the message. */
-static const char *file_kind(mode_t m)
-{
-    return S_ISFIFO(m)   ? "a FIFO"
-           : S_ISDIR(m)  ? "a folder"
-           : S_ISCHR(m)  ? "a character device"
-           : S_ISBLK(m)  ? "a block device"
-           : S_ISSOCK(m) ? "a socket"
-                         : "a special file";
-}
-
-/* path opened for reading if it is a regular file: the open does not
- * block (O_NONBLOCK: a FIFO would wait for a writer forever) and what was
- * opened is checked (fstat, so a file swapped in between cannot slip
- * through). */
-static mrt_status open_spec(const char *path, FILE **f, mrt_error *err)
-{
-    struct stat sb;
-    *f = NULL;
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0)
-        return mrt_error_set(err, MRT_E_IO, path, no_mark,
-                             "cannot open spec: %s", strerror(errno));
-    mrt_status st = MRT_OK;
-    if (fstat(fd, &sb) != 0)
-        st = mrt_error_set(err, MRT_E_IO, path, no_mark,
-                           "cannot open spec: %s", strerror(errno));
-    else if (!S_ISREG(sb.st_mode))
-        st = mrt_error_set(err, MRT_E_IO, path, no_mark,
-                           "cannot read spec: it is %s, not a regular file",
-                           file_kind(sb.st_mode));
-    else if (fcntl(fd, F_SETFL, 0) != 0 || !(*f = fdopen(fd, "rb")))
-        st = mrt_error_set(err, MRT_E_IO, path, no_mark,
-                           "cannot open spec: %s", strerror(errno));
-    if (st)
-        close(fd);
-    return st;
-}
-
 static mrt_status read_file(const char *path, char **text, size_t *len,
                             mrt_error *err)
 {
-    size_t cap = 0, n = 0;
-    char *buf = NULL;
-    FILE *f;
-    mrt_status st = open_spec(path, &f, err);
-    if (st)
-        return st;
-    for (size_t got = 1; got > 0; n += got) {
-        if (n == cap) {
-            int too_big = cap >= MRT_SPEC_FILE_MAX;
-            cap = cap ? 2 * cap : 4096;
-            char *grown = too_big ? NULL : realloc(buf, cap);
-            if (!grown) {
-                st = mrt_error_set(err, too_big ? MRT_E_IO : MRT_E_NOMEM,
-                                   path, no_mark, "cannot read spec: %s",
-                                   too_big ? "file too large"
-                                           : "out of memory");
-                goto done;
-            }
-            buf = grown;
-        }
-        got = fread(buf + n, 1, cap - n, f);
-    }
-    if (ferror(f))
-        st = mrt_error_set(err, MRT_E_IO, path, no_mark,
-                           "cannot read spec: %s", strerror(errno));
-done:
-    fclose(f);
-    if (st) {
-        free(buf);
-        return st;
-    }
-    *text = buf;
-    *len = n;
-    return MRT_OK;
+    return mrt_yaml_read_file(path, "spec", MRT_SPEC_FILE_MAX, text, len,
+                              err);
 }
 
 /* ---- mesh ---------------------------------------------------------- */

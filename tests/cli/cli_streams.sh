@@ -34,6 +34,9 @@ expect 2 1 "it is a folder, not a regular file" "$meshrt" check "$dir"
 expect 2 1 "it is a character device, not a regular file" "$meshrt" check /dev/null
 ln -s spec.fifo "$dir/link.yaml"
 expect 2 1 "it is a FIFO" "$meshrt" check "$dir/link.yaml"
+# a machine profile that is a FIFO: the same reader, the same refusal
+expect 2 1 "cannot read profile: it is a FIFO, not a regular file" \
+    "$meshrt" plan "$spec" --machine "$dir/spec.fifo"
 
 # ---- (b) a newline in a path: escaped, one line -------------------------
 nl_dir="$dir/a
