@@ -251,30 +251,8 @@ static mrt_status load_root(const mrt_yaml_doc *d, const yaml_node_t *root,
 static mrt_status read_file(const char *path, char **text, size_t *len,
                             mrt_error *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return mrt_error_set(err, MRT_E_IO, path, no_mark,
-                             "cannot open profile: %s", strerror(errno));
-    char *buf = malloc(PROFILE_FILE_MAX + 1);
-    size_t n = buf ? fread(buf, 1, PROFILE_FILE_MAX + 1, f) : 0;
-    mrt_status st = MRT_OK;
-    if (!buf)
-        st = mrt_error_set(err, MRT_E_NOMEM, path, no_mark, "out of memory");
-    else if (ferror(f))
-        st = mrt_error_set(err, MRT_E_IO, path, no_mark,
-                           "cannot read profile: %s", strerror(errno));
-    else if (n > PROFILE_FILE_MAX)
-        st = mrt_error_set(err, MRT_E_IO, path, no_mark,
-                           "cannot read profile: larger than %ld bytes",
-                           PROFILE_FILE_MAX);
-    fclose(f);
-    if (st) {
-        free(buf);
-        return st;
-    }
-    *text = buf;
-    *len = n;
-    return MRT_OK;
+    return mrt_yaml_read_file(path, "profile", PROFILE_FILE_MAX, text, len,
+                              err);
 }
 
 mrt_status mrt_profile_load(const char *path, mrt_profile *p, mrt_error *err)

@@ -6,12 +6,19 @@
  * grown with realloc (libyaml's own allocator is malloc and free, and
  * yaml_document_delete frees them); a node takes its scalar, and the
  * document its directives, from the event that made them, as libyaml's
- * loader does, so nothing is copied.
+ * loader does, so nothing is copied.  The file's text is read here too
+ * (mrt_yaml_read_file), for the spec and the machine profile alike: a
+ * regular file only, never a wait on a FIFO.
  */
 #include "yaml_load.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "grow.h"
 #include "name_index.h"
@@ -257,6 +264,92 @@ static mrt_status composer_error(yaml_parser_t *y, const problem *p,
     y->context = p->context;
     y->context_mark = p->context_mark;
     return mrt_yaml_error(y, path, text, len, err);
+}
+
+/* ---- reading the file ---------------------------------------------- */
+
+static const mrt_mark no_file_mark = {0, 0};
+
+/* What a file that is not a regular one is, for the message. */
+static const char *file_kind(mode_t m)
+{
+    return S_ISFIFO(m)   ? "a FIFO"
+           : S_ISDIR(m)  ? "a folder"
+           : S_ISCHR(m)  ? "a character device"
+           : S_ISBLK(m)  ? "a block device"
+           : S_ISSOCK(m) ? "a socket"
+                         : "a special file";
+}
+
+/* path opened for reading if it is a regular file (O_NONBLOCK, then
+ * fstat of what was opened: no race with a file swapped in between). */
+static mrt_status open_regular(const char *path, const char *what, FILE **f,
+                               mrt_error *err)
+{
+    struct stat sb;
+    *f = NULL;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return mrt_error_set(err, MRT_E_IO, path, no_file_mark,
+                             "cannot open %s: %s", what, strerror(errno));
+    mrt_status st = MRT_OK;
+    if (fstat(fd, &sb) != 0)
+        st = mrt_error_set(err, MRT_E_IO, path, no_file_mark,
+                           "cannot open %s: %s", what, strerror(errno));
+    else if (!S_ISREG(sb.st_mode))
+        st = mrt_error_set(err, MRT_E_IO, path, no_file_mark,
+                           "cannot read %s: it is %s, not a regular file",
+                           what, file_kind(sb.st_mode));
+    else if (fcntl(fd, F_SETFL, 0) != 0 || !(*f = fdopen(fd, "rb")))
+        st = mrt_error_set(err, MRT_E_IO, path, no_file_mark,
+                           "cannot open %s: %s", what, strerror(errno));
+    if (st)
+        close(fd);
+    return st;
+}
+
+mrt_status mrt_yaml_read_file(const char *path, const char *what, long max,
+                              char **text, size_t *len, mrt_error *err)
+{
+    size_t cap = 0, n = 0;
+    char *buf = NULL;
+    FILE *f;
+    mrt_status st = open_regular(path, what, &f, err);
+    if (st)
+        return st;
+    for (size_t got = 1; got > 0; n += got) {
+        if (n + 1 >= cap) { /* room for the NUL */
+            int too_big = cap > (size_t)max;
+            cap = cap ? 2 * cap : 4096;
+            char *grown = too_big ? NULL : realloc(buf, cap);
+            if (!grown) {
+                st = too_big ? mrt_error_set(err, MRT_E_IO, path, no_file_mark,
+                                             "cannot read %s: larger than "
+                                             "%ld bytes", what, max)
+                             : mrt_error_set(err, MRT_E_NOMEM, path,
+                                             no_file_mark, "out of memory");
+                goto done;
+            }
+            buf = grown;
+        }
+        got = fread(buf + n, 1, cap - n - 1, f);
+    }
+    if (ferror(f))
+        st = mrt_error_set(err, MRT_E_IO, path, no_file_mark,
+                           "cannot read %s: %s", what, strerror(errno));
+    else if (n > (size_t)max)
+        st = mrt_error_set(err, MRT_E_IO, path, no_file_mark,
+                           "cannot read %s: larger than %ld bytes", what, max);
+done:
+    fclose(f);
+    if (st) {
+        free(buf);
+        return st;
+    }
+    buf[n] = '\0';
+    *text = buf;
+    *len = n;
+    return MRT_OK;
 }
 
 /* The error of a stream whose events all came through: the first

@@ -31,6 +31,15 @@
 
 #include "meshrt.h"
 
+/* The text of the file at path, into *text (malloc'd, NUL-terminated,
+ * the caller frees it) and *len.  Only a regular file is read: the open
+ * does not block (a FIFO would wait for a writer forever) and what was
+ * opened is checked, so a FIFO, a folder or a device is refused at once
+ * ("cannot read WHAT: it is a FIFO, not a regular file"), as is a file
+ * larger than max bytes.  MRT_E_IO (MRT_E_NOMEM), on path, no position. */
+mrt_status mrt_yaml_read_file(const char *path, const char *what, long max,
+                              char **text, size_t *len, mrt_error *err);
+
 /* text (len bytes, read from path) into *doc, which the caller deletes
  * with yaml_document_delete on success (on failure there is nothing to
  * delete).  what names the file in messages ("spec"). */

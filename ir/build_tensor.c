@@ -226,6 +226,7 @@ mrt_status mrt_ir_add_tensor_at(mrt_ir *ir, const mrt_ir_tensor *d,
     mrt_spec_tensor t;
     memset(&t, 0, sizeof t);
     mrt_status st = mrt_ir_begin(&c, ir, "mrt_ir_add_tensor");
+    c.entry = at ? at->mark : (mrt_mark){0, 0};
     c.arg = "t";
     if (!st && !d)
         st = mrt_ir_fail(&c, MRT_E_USAGE, "NULL");

@@ -146,7 +146,8 @@ START_TEST(directory_as_spec)
     mrt_spec *spec = NULL;
     ck_assert_int_eq(mrt_spec_load(GOOD_DIR, NULL, &spec, &err), MRT_E_IO);
     ck_assert_ptr_null(spec);
-    ck_assert_str_eq(err.message, "cannot read spec: Is a directory");
+    ck_assert_str_eq(err.message,
+                     "cannot read spec: it is a folder, not a regular file");
 }
 END_TEST
 
