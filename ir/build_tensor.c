@@ -116,11 +116,12 @@ static mrt_status check_file(mrt_ir_call *c, const mrt_ir_tensor_at *at,
     }
     mrt_npy_header h;
     mrt_error e = {0};
-    if (mrt_npy_read_header(t->file, &h, &e))
+    if (mrt_npy_read_header(t->file, &t->file_header, &e))
         return yaml ? mrt_ir_fail(c, e.code, "cannot read '%s': %s",
                                   mrt_ir_quote(name, q, sizeof q), e.message)
                     : mrt_ir_fail(c, e.code, "cannot read '%.60s': %s", name,
                                   e.message);
+    h = t->file_header;
     int same = h.ndims == t->layout.ndims;
     for (int i = 0; same && i < h.ndims; i++)
         same = h.shape[i] == t->layout.size[i];

@@ -9,6 +9,16 @@
  *     nan, 4, 2, 3).  Rows without NaN must still give their maximum.
  *     Also run with MESHRT_MPI_MAX_COUNT=2 (the large-count path).
  *
+ *   swap: an init file replaced or rewritten after the spec was loaded
+ *     (the loader checked its header; each rank reads it again to fill
+ *     its shard, and rank 0 for --verify's reference) is refused with
+ *     MRT_E_RUNTIME on every rank and a message that names the file:
+ *     a smaller valid .npy renamed over it before mrt_runner_create (it
+ *     overflowed a heap buffer), the same shape with other values
+ *     rewritten in place, and a same-shape replacement after create,
+ *     before a verified execute (it blamed a correct run: MRT_E_VERIFY).
+ *     The file left alone runs and verifies.
+ *
  * Every rank counts its failures; the ranks sum them and all exit with
  * the same status.  Run at 1-4 ranks.
  */
@@ -17,8 +27,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "meshrt.h"
+#include "mpi_agree.h"
 
 static int rank, nranks, failures;
 
@@ -110,6 +122,162 @@ static void nan_max(void)
         }
 }
 
+/* ---- swap ------------------------------------------------------------- */
+
+enum { SB = 4, SF = 8 }; /* x is [SB, SF] */
+
+/* A float64 .npy of the given shape (n dims) and values v[i] = i + add,
+ * written to path in place (O_TRUNC: the same inode when it exists). */
+static void write_npy(const char *path, int n, const int *shape, double add)
+{
+    char dict[128], hdr[160];
+    int count = 1, len = snprintf(dict, sizeof dict,
+                                  "{'descr': '<f8', 'fortran_order': False, "
+                                  "'shape': (");
+    for (int i = 0; i < n; i++) {
+        len += snprintf(dict + len, sizeof dict - (size_t)len, "%d,%s",
+                        shape[i], i + 1 < n ? " " : "");
+        count *= shape[i];
+    }
+    snprintf(dict + len, sizeof dict - (size_t)len, "), }");
+    int hlen = 118; /* 10 + 118 = 128 bytes before the data */
+    snprintf(hdr, sizeof hdr, "%-*s\n", hlen - 1, dict);
+    FILE *f = fopen(path, "wb");
+    fwrite("\x93NUMPY\x01\x00", 1, 8, f);
+    unsigned char l[2] = {(unsigned char)(hlen & 255), (unsigned char)(hlen >> 8)};
+    fwrite(l, 1, 2, f);
+    fwrite(hdr, 1, (size_t)hlen, f);
+    for (int i = 0; i < count; i++) {
+        double v = i + add;
+        fwrite(&v, sizeof v, 1, f);
+    }
+    fclose(f);
+}
+
+static char swap_dir[256];
+
+/* x.npy as the spec names it, fresh: [SB, SF], values i. */
+static void fresh_file(void)
+{
+    char path[300];
+    int shape[2] = {SB, SF};
+    snprintf(path, sizeof path, "%s/x.npy", swap_dir);
+    if (rank == 0) {
+        unlink(path);
+        write_npy(path, 2, shape, 0);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* Rank 0 changes x.npy: `how` 0 renames a smaller file over it, 1
+ * rewrites it in place with other values, 2 renames a same-shape file
+ * with other values over it. */
+static void change_file(int how)
+{
+    char path[300], tmp[300];
+    int small[1] = {3}, shape[2] = {SB, SF};
+    snprintf(path, sizeof path, "%s/x.npy", swap_dir);
+    snprintf(tmp, sizeof tmp, "%s/new.npy", swap_dir);
+    MPI_Barrier(MPI_COMM_WORLD); /* every rank has loaded the spec */
+    if (rank == 0 && how == 1) {
+        usleep(20000); /* a later modification time than the load's */
+        write_npy(path, 2, shape, 0.5);
+    } else if (rank == 0) {
+        write_npy(tmp, how == 0 ? 1 : 2, how == 0 ? small : shape, 0.5);
+        rename(tmp, path);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* y = tanh(x), x from the file, split over every rank. */
+static mrt_spec *swap_spec(void)
+{
+    char text[1024];
+    snprintf(text, sizeof text,
+             "mesh: {r: %d}\n"
+             "dtype: float64\n"
+             "dims: {b: %d, f: %d}\n"
+             "tensors:\n"
+             "  x: {shape: [b, f], layout: {f: r}, init: {file: %s/x.npy}}\n"
+             "ops:\n"
+             "  - {op: tanh, in: [x], out: y}\n"
+             "outputs: [y]\n",
+             nranks, SB, SF, swap_dir);
+    return load_text("swap.yaml", text);
+}
+
+/* The status every rank got is want, and the message names x.npy and
+ * says it changed. */
+static void expect_changed(const char *what, mrt_status st, mrt_status want,
+                           const mrt_error *err)
+{
+    int ok = st == want;
+    if (want != MRT_OK)
+        ok = ok && strstr(err->message, "x.npy") &&
+             strstr(err->message, "changed");
+    CHECK(ok, "swap, %s: status %d (want %d): %s", what, (int)st, (int)want,
+          err->message);
+}
+
+/* how: as change_file, before mrt_runner_create (before = 1) or after
+ * it, before a verified execute; -1: the file is left alone. */
+static void swap_case(const char *what, int how, int before)
+{
+    fresh_file();
+    mrt_spec *s = swap_spec();
+    mrt_plan *p = NULL;
+    mrt_runner *r = NULL;
+    mrt_error err = {0};
+    int ok = s && mrt_plan_create(s, NULL, &p, fresh(&err)) == MRT_OK;
+    if (!all(ok)) { /* every rank leaves, or none */
+        CHECK(ok, "swap, %s: set-up: %s", what, err.message);
+        goto done;
+    }
+    if (before && how >= 0)
+        change_file(how);
+    mrt_status st = mrt_runner_create(s, p, MPI_COMM_WORLD, &r, fresh(&err));
+    if (before && how >= 0) {
+        expect_changed(what, st, MRT_E_RUNTIME, &err);
+        goto done;
+    }
+    if (st != MRT_OK) { /* on every rank */
+        CHECK(0, "swap, %s: create: %s", what, err.message);
+        goto done;
+    }
+    if (how >= 0)
+        change_file(how);
+    mrt_run_options opt = {.verify = 1};
+    st = mrt_runner_execute(r, &opt, fresh(&err));
+    expect_changed(what, st, how >= 0 ? MRT_E_RUNTIME : MRT_OK, &err);
+done:
+    mrt_runner_destroy(r);
+    mrt_plan_destroy(p);
+    mrt_spec_destroy(s);
+}
+
+static void swap(void)
+{
+    if (rank == 0 && !mkdtemp(strcpy(swap_dir, "/tmp/mrt_swap_XXXXXX")))
+        swap_dir[0] = '\0';
+    MPI_Bcast(swap_dir, sizeof swap_dir, MPI_CHAR, 0, MPI_COMM_WORLD);
+    if (!swap_dir[0]) {
+        CHECK(0, "swap: cannot make a temporary folder");
+        return;
+    }
+    swap_case("left alone", -1, 0);
+    swap_case("a smaller file before create", 0, 1);
+    swap_case("rewritten in place before create", 1, 1);
+    swap_case("a same-shape file before a verified execute", 2, 0);
+    swap_case("rewritten in place before a verified execute", 1, 0);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) {
+        char path[300];
+        snprintf(path, sizeof path, "%s/x.npy", swap_dir);
+        unlink(path);
+        rmdir(swap_dir);
+    }
+}
+
 int main(int argc, char **argv)
 {
     (void)argc, (void)argv;
@@ -122,6 +290,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     nan_max();
+    swap();
     int total = 0;
     MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0)
