@@ -16,17 +16,10 @@
 #     to the time reported.
 set -uo pipefail
 meshrt=$1
-here=$(dirname "$0")
+. "$(dirname "$0")/../lib.sh"
 small="$here/specs/cli/per_tensor.yaml"
 mlp="$here/../examples/mlp.yaml"
-fail=0
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-
-check() { # DESCRIPTION COMMAND...: fails the test unless COMMAND succeeds
-    local what=$1; shift
-    if ! "$@"; then echo "FAIL: $what"; fail=1; fi
-}
+use_temp_dir
 
 # --- (a) pruned == exhaustive -------------------------------------------
 same_results() { # A.json B.json

@@ -12,7 +12,7 @@
 set -euo pipefail
 build=$(cd "$1" && pwd)
 src=$(cd "$2" && pwd)
-here=$(cd "$(dirname "$0")" && pwd)
+. "$(dirname "$0")/../lib.sh"
 tmp=$(mktemp -d "$build/install-test.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "install.sh: FAIL: $*" >&2; exit 1; }

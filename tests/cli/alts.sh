@@ -21,12 +21,11 @@
 #    bytes handed to MPI equal to the plan's) at 1, 2, 3 and 4 ranks.
 set -euo pipefail
 meshrt=$1
-here=$(dirname "$0")
+. "$(dirname "$0")/../lib.sh"
 zero=$here/../examples/zero.yaml
 entries=$here/specs/alts/entries.yaml
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-fail=0
 
 for mesh in data=2,model=2 data=4,model=1 data=1,model=4; do
     "$meshrt" compare "$zero" --mesh "$mesh" --json "$tmp/compare@$mesh.json" >/dev/null

@@ -7,16 +7,9 @@
 # (to the time search reported).
 set -uo pipefail
 meshrt=$1
-here=$(dirname "$0")
+. "$(dirname "$0")/../lib.sh"
 spec="$here/../examples/transformer_einsums.yaml"
-fail=0
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-
-check() { # DESCRIPTION COMMAND...: fails the test unless COMMAND succeeds
-    local what=$1; shift
-    if ! "$@"; then echo "FAIL: $what"; fail=1; fi
-}
+use_temp_dir
 
 # --- compare: the three files, and nothing else, in the folder ---------
 mkdir "$dir/out"

@@ -7,10 +7,9 @@
 # (2, 3 ranks; the others allocated and must not go on alone).
 set -uo pipefail
 meshrt=$1
-here=$(dirname "$0")
+. "$(dirname "$0")/../lib.sh"
 huge=$here/specs/large/too_big.yaml  # 204.8 GB per rank
 big=$here/specs/large/output_2g.yaml # 2.1 GB per rank
-fail=0
 out=$(mktemp)
 err=$(mktemp)
 trap 'rm -f "$out" "$err"' EXIT

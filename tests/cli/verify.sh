@@ -16,9 +16,8 @@
 set -uo pipefail
 meshrt=$1
 np=$2
-here=$(dirname "$0")
+. "$(dirname "$0")/../lib.sh"
 specs=$here/specs/verify
-fail=0
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 

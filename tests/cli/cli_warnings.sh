@@ -7,25 +7,11 @@
 # `layouts:` alternative.  Specs are in tests/specs/cli/.
 set -uo pipefail
 meshrt=$1
-here=$(dirname "$0")
+. "$(dirname "$0")/../lib.sh"
 specs=$here/specs/cli
-fail=0
-err=$(mktemp)
-trap 'rm -f "$err"' EXIT
-
-# expect STATUS LINES REGEX CMD... : exit status, stderr line count, and
-# (when LINES > 0) a regex that some stderr line matches.
-expect() {
-    local status=$1 lines=$2 regex=$3; shift 3
-    timeout 120 "$@" >/dev/null 2>"$err"
-    local got=$?
-    local n; n=$(wc -l <"$err")
-    if [ "$got" != "$status" ] || [ "$n" != "$lines" ] ||
-       { [ "$lines" != 0 ] && ! grep -Eq -e "$regex" "$err"; }; then
-        echo "FAIL: $* -> status $got (want $status), $n stderr lines (want $lines):"
-        cat "$err"; fail=1
-    fi
-}
+use_temp_dir
+# expect STATUS LINES REGEX CMD... (lib.sh): exit status, stderr line
+# count, and (when LINES > 0) a regex that some stderr line matches.
 
 # (a) an op computed whole on every rank of an axis: at the op, exit 0.
 idle="^[^ ]*idle_axis[.]yaml:10:5: warning: op 1 \(y = einsum\) computes the same result on the 2 ranks of each 'model' group: none of its dims is split over 'model'$"

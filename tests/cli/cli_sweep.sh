@@ -11,17 +11,10 @@
 #     of `compare --dim DIM=N` at that size; CSV and JSON alike.
 set -uo pipefail
 meshrt=$1
-here=$(dirname "$0")
+. "$(dirname "$0")/../lib.sh"
 alts="$here/specs/cli/alts_override.yaml"
 mlp="$here/../examples/mlp.yaml"
-fail=0
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-
-check() { # DESCRIPTION COMMAND...: fails the test unless COMMAND succeeds
-    local what=$1; shift
-    if ! "$@"; then echo "FAIL: $what"; fail=1; fi
-}
+use_temp_dir
 # one_error STATUS REGEX COMMAND...: exit status STATUS, and stderr is one
 # line matching REGEX
 one_error() {

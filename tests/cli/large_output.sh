@@ -8,12 +8,10 @@
 # About 6.5 GB of memory at the peak, and 2 files of 2 GiB on disk.
 set -uo pipefail
 meshrt=$1
-here=$(dirname "$0")
+. "$(dirname "$0")/../lib.sh"
 spec=$here/specs/large/output_2g.yaml
 data=$((16384 * 32769 * 4)) # bytes of y
-fail=0
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
+use_temp_dir
 
 # saved FILE: the .npy holds all of y after its header.
 saved() {

@@ -16,17 +16,10 @@
 #    JSON with no NaN or Infinity, and the losses are null.
 set -uo pipefail
 meshrt=$1
-here=$(dirname "$0")
+. "$(dirname "$0")/../lib.sh"
 dir_specs="$here/specs/ranges"
 mlp="$here/../examples/mlp.yaml"
-fail=0
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-
-check() { # DESCRIPTION COMMAND...: fails the test unless COMMAND succeeds
-    local what=$1; shift
-    if ! "$@"; then echo "FAIL: $what"; fail=1; fi
-}
+use_temp_dir
 
 # strict_json PYTHON FILE...: every FILE parses as JSON with no NaN,
 # Infinity or -Infinity, and PYTHON holds of d, the list of documents.

@@ -14,18 +14,11 @@
 # this machine lacks (mknod, mount, setpriv) is reported as NOT CHECKED.
 set -uo pipefail
 meshrt=$1
-here=$(dirname "$0")
+. "$(dirname "$0")/../lib.sh"
 spec="$here/../examples/mlp.yaml"
 small="$here/specs/cli/outputs.yaml"
-fail=0
-dir=$(mktemp -d)
+use_temp_dir
 chmod 755 "$dir"
-trap 'rm -rf "$dir"' EXIT
-bad() { echo "FAIL: $*"; fail=1; }
-check() { # DESCRIPTION COMMAND...: fails the test unless COMMAND succeeds
-    local what=$1; shift
-    "$@" || bad "$what"
-}
 not_checked() { echo "NOT CHECKED: $*"; }
 # JSON files to parse, all at the end in one python3 (it starts slowly):
 # "text FILE" holds the text report and then the JSON, "json FILE" only it.
@@ -40,19 +33,6 @@ is_npy() { # FILE: a .npy of 120 x 128 float64 (the header is 128 bytes)
         [ "$(stat -c %s "$1")" = $((128 + 120 * 128 * 8)) ]
 }
 no_temp_in() { ! find "$1" -name '*.tmp.*' | grep -q .; }
-
-# expect STATUS LINES REGEX CMD...: exit status, stderr lines, their text.
-expect() {
-    local status=$1 lines=$2 regex=$3; shift 3
-    timeout 120 "$@" >"$dir/stdout" 2>"$dir/stderr"
-    local got=$? n
-    n=$(wc -l <"$dir/stderr")
-    if [ "$got" != "$status" ] || [ "$n" != "$lines" ] ||
-       { [ "$lines" != 0 ] && ! grep -Eq -e "$regex" "$dir/stderr"; }; then
-        bad "$* -> status $got (want $status), $n stderr lines (want $lines):"
-        cat "$dir/stderr"
-    fi
-}
 
 # --- (a) planted links at the temporary names --------------------------
 # The old .npy writer used NAME.tmp.PID: a link there made the save write

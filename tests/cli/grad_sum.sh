@@ -10,9 +10,8 @@
 # run and verified at 1-4 ranks by mpi_ops (tests grad_sum_np1..4).
 set -euo pipefail
 meshrt=$1
-here=$(dirname "$0")
+. "$(dirname "$0")/../lib.sh"
 specs=$here/specs/grad_sum
-fail=0
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -6,23 +6,11 @@
 # and bad usage likewise.
 set -uo pipefail
 meshrt=$1
-here=$(dirname "$0")
-fail=0
-err=$(mktemp)
-trap 'rm -f "$err"' EXIT
-
-# expect STATUS LINES REGEX CMD... : exit status, stderr line count, text.
-expect() {
-    local status=$1 lines=$2 regex=$3; shift 3
-    timeout 60 "$@" >/dev/null 2>"$err"
-    local got=$?
-    local n; n=$(wc -l <"$err")
-    if [ "$got" != "$status" ] || [ "$n" != "$lines" ] ||
-       { [ "$lines" != 0 ] && ! grep -Eq -e "$regex" "$err"; }; then
-        echo "FAIL: $* -> status $got (want $status), $n stderr lines (want $lines):"
-        cat "$err"; fail=1
-    fi
-}
+. "$(dirname "$0")/../lib.sh"
+use_temp_dir
+# expect STATUS LINES REGEX CMD... (lib.sh): exit status, stderr line
+# count, text; no hang: a minute at most.
+expect_timeout=60
 
 for spec in "$here"/specs/bad/*.yaml; do
     case $spec in *mesh_override*) continue ;; esac   # need --mesh, below

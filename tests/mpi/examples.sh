@@ -5,8 +5,7 @@
 # the bytes handed to MPI checked against `meshrt plan --json` each time.
 set -euo pipefail
 meshrt=$1
-here=$(dirname "$0")
-fail=0
+. "$(dirname "$0")/../lib.sh"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 

@@ -5,8 +5,7 @@
 # examples made to show why, it is strictly below.
 set -euo pipefail
 meshrt=$1
-here=$(dirname "$0")
-fail=0
+. "$(dirname "$0")/../lib.sh"
 strict=0
 for spec in "$here"/../examples/*.yaml; do
     auto=$("$meshrt" plan "$spec" --json)

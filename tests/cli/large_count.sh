@@ -11,8 +11,7 @@
 # MPI equal to the plan's, at 1, 2, 3 and 4 ranks.
 set -uo pipefail
 meshrt=$1
-here=$(dirname "$0")
-fail=0
+. "$(dirname "$0")/../lib.sh"
 export MESHRT_MPI_MAX_COUNT=7
 
 run() {

@@ -32,11 +32,9 @@
 # checker rejects them.
 set -uo pipefail
 meshrt=$1
-here=$(dirname "$0")
+. "$(dirname "$0")/../lib.sh"
 examples="$here/../examples"
-fail=0
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
+use_temp_dir
 
 cat >"$dir/check.py" <<'PY'
 """Formulas for the MLP and the Transformer layer against meshrt's plans."""

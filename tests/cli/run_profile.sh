@@ -5,13 +5,11 @@
 # `calibrate --quick` at 2 ranks: the profile it writes loads in `plan`.
 set -uo pipefail
 meshrt=$1
-here=$(dirname "$0")
+. "$(dirname "$0")/../lib.sh"
 spec="$here/../examples/mlp.yaml"
 mesh=rows=1,cols=2 # 2 ranks, with a collective
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
 
 # ---- run --profile --trace -------------------------------------------
 nsteps=$("$meshrt" plan "$spec" --mesh $mesh --json | python3 -c '
