@@ -797,7 +797,9 @@ typedef struct mrt_calibration mrt_calibration;
  * "world" of all of them; else its nranks must be comm's size, or
  * MRT_E_MESH).  quick: smaller sizes, a few seconds.  Collective: every
  * rank returns the same status and error, and on success its own *out,
- * which the caller owns (mrt_calibration_destroy). */
+ * which the caller owns (mrt_calibration_destroy); a NULL out, or a mesh
+ * or quick that differs, on any rank is MRT_E_USAGE on every rank, and
+ * MPI_COMM_NULL is MRT_E_USAGE at once. */
 MRT_API mrt_status mrt_calibration_create(MPI_Comm comm,
                                           const mrt_mesh_info *mesh,
                                           int quick, mrt_calibration **out,
@@ -814,7 +816,7 @@ MRT_API mrt_status mrt_calibration_save(const mrt_calibration *c,
 /* Every rank of comm gets the status and error of the lowest rank whose
  * st is not MRT_OK (MRT_OK when none): call it, collectively, before
  * a collective that some rank might otherwise not reach.  err may be
- * NULL (the status alone). */
+ * NULL (the status alone).  MPI_COMM_NULL: MRT_E_USAGE. */
 MRT_API mrt_status mrt_comm_agree(MPI_Comm comm, mrt_status st,
                                   mrt_error *err);
 #endif
@@ -909,7 +911,10 @@ typedef enum mrt_placement {
  * inputs' `init:`, `train:` (steps, rate, loss), verify's unsharded
  * reference, and names in reports and errors.  spec must be the one plan
  * was made from (with a `layouts:` alternative, the spec made under it):
- * a plan of another program is MRT_E_USAGE on every rank. */
+ * a plan of another program (its fingerprint of the program differs) is
+ * MRT_E_USAGE on every rank.  The ranks agree on their arguments first:
+ * a NULL spec, plan or out on any rank is MRT_E_USAGE on every rank;
+ * MPI_COMM_NULL is MRT_E_USAGE at once. */
 MRT_API mrt_status mrt_runner_create(const mrt_spec *spec,
                                      const mrt_plan *plan, MPI_Comm comm,
                                      mrt_runner **out, mrt_error *err);
@@ -941,7 +946,9 @@ MRT_API mrt_status mrt_runner_set_input(mrt_runner *r, const char *name,
 /* Runs the plan (opt->repeat times, or the spec's `train:` steps; each
  * training run updates the parameters in place), then reports, verifies
  * and saves as opt asks; opt may be NULL (one quiet run).  opt->comm is
- * ignored.  Collective: every rank returns the same status. */
+ * ignored.  Collective: every rank returns the same status; options that
+ * differ between ranks (all but report, report_fn and report_ctx) are
+ * MRT_E_USAGE on every rank.  A NULL r is MRT_E_USAGE at once. */
 MRT_API mrt_status mrt_runner_execute(mrt_runner *r,
                                       const mrt_run_options *opt,
                                      mrt_error *err);
@@ -949,7 +956,8 @@ MRT_API mrt_status mrt_runner_execute(mrt_runner *r,
 /* Copies a tensor's values out (an output, or an input such as a trained
  * parameter): with MRT_SHARD, this rank's shard into data (local); with
  * MRT_WHOLE, the whole tensor gathered into data on rank 0 of comm (data
- * is ignored, and may be NULL, elsewhere; collective). */
+ * is ignored, and may be NULL, elsewhere; collective).  A tensor an op
+ * computes is MRT_E_USAGE until an execute has run every step. */
 MRT_API mrt_status mrt_runner_get_output(mrt_runner *r, const char *name,
                                          void *data, mrt_placement how,
                                          mrt_error *err);

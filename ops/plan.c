@@ -14,6 +14,7 @@
 
 #include "checked.h"
 #include "grow.h"
+#include "program_hash.h"
 
 /* Each step kind's two names: the printed plan's, which is the MPI call
  * a step makes (a permute and an all-to-all over a group of axes are
@@ -378,6 +379,7 @@ static mrt_status build(const mrt_spec *s, const mrt_plan_options *opt,
     if (strategy == MRT_STRATEGY_SEARCH && !(p->memo = mrt_search_memo_create()))
         goto nomem;
     snprintf(p->spec_path, sizeof p->spec_path, "%s", s->path);
+    p->program = mrt_program_hash(s);
     p->mesh = s->mesh;
     p->dtype = s->dtype;
     p->elsize = mrt_dtype_size(s->dtype);

@@ -153,6 +153,7 @@ typedef struct mrt_plan_op {
 
 struct mrt_plan {
     char spec_path[PATH_MAX];
+    uint64_t program;         /* mrt_program_hash of the spec it plans */
     mrt_mesh mesh;
     mrt_dtype dtype;
     int elsize;
