@@ -8,6 +8,9 @@
  *     float64: the maximum is NaN, as unsharded (MPI's MPI_MAX gave
  *     nan, 4, 2, 3).  Rows without NaN must still give their maximum.
  *     Also run with MESHRT_MPI_MAX_COUNT=2 (the large-count path).
+ *     softmax and softmax_cross_entropy (whose maxima are reduce_max
+ *     ops) over the same split dim: the row with a NaN is NaN throughout
+ *     (and its loss NaN), the others sum to 1.
  *
  *   swap: an init file replaced or rewritten after the spec was loaded
  *     (the loader checked its header; each rank reads it again to fill
@@ -110,6 +113,54 @@ static void nan_max_case(const char *mesh, const char *split, int f64,
     mrt_spec_destroy(s);
 }
 
+/* p = softmax over f of x (NaN at nan_at of row 0), f split by split;
+ * l = softmax_cross_entropy of x against p's row-wise targets q. */
+static void nan_softmax_case(const char *mesh, const char *split, int nan_at)
+{
+    char text[1024];
+    snprintf(text, sizeof text,
+             "mesh: %s\n"
+             "dtype: float64\n"
+             "dims: {b: 3, f: 4}\n"
+             "tensors:\n"
+             "  x: {shape: [b, f], layout: {f: %s}}\n"
+             "  q: {shape: [b, f], layout: {f: %s}, init: {fill: 0.25}}\n"
+             "ops:\n"
+             "  - {op: softmax, in: [x], out: p, dim: f}\n"
+             "  - {op: softmax_cross_entropy, in: [x, q], out: l, dim: f}\n"
+             "outputs: [p, l]\n",
+             mesh, split, split);
+    mrt_spec *s = load_text("nan_softmax.yaml", text);
+    mrt_plan *p = NULL;
+    mrt_runner *r = NULL;
+    mrt_error err = {0};
+    double x[12] = {1, 2, 3, 4, 4, 3, 2, 1, -1, -2, -3, -4}, y[12], l = 0;
+    x[nan_at] = NAN;
+    if (!s || mrt_plan_create(s, NULL, &p, fresh(&err)) != MRT_OK ||
+        mrt_runner_create(s, p, MPI_COMM_WORLD, &r, fresh(&err)) != MRT_OK ||
+        mrt_runner_set_input(r, "x", x, MRT_WHOLE, fresh(&err)) != MRT_OK ||
+        mrt_runner_execute(r, NULL, fresh(&err)) != MRT_OK ||
+        mrt_runner_get_output(r, "p", y, MRT_WHOLE, fresh(&err)) != MRT_OK ||
+        mrt_runner_get_output(r, "l", &l, MRT_WHOLE, fresh(&err)) != MRT_OK) {
+        CHECK(0, "nan_softmax %s: %s", mesh, err.message);
+    } else if (rank == 0) {
+        int ok = isnan(l);
+        for (int j = 0; j < 4; j++)
+            ok = ok && isnan(y[j]);
+        for (int i = 1; i < 3; i++) {
+            double sum = 0;
+            for (int j = 0; j < 4; j++)
+                sum += y[i * 4 + j];
+            ok = ok && fabs(sum - 1) < 1e-12;
+        }
+        CHECK(ok, "nan_softmax mesh %s, NaN at %d: row 0 %g %g %g %g, "
+              "loss %g", mesh, nan_at, y[0], y[1], y[2], y[3], l);
+    }
+    mrt_runner_destroy(r);
+    mrt_plan_destroy(p);
+    mrt_spec_destroy(s);
+}
+
 static void nan_max(void)
 {
     char mesh[64];
@@ -120,6 +171,11 @@ static void nan_max(void)
             if (nranks == 4)
                 nan_max_case("{a: 2, c: 2}", "[a, c]", f64, at);
         }
+    for (int at = 0; at < 4; at++) {
+        nan_softmax_case(mesh, "r", at);
+        if (nranks == 4)
+            nan_softmax_case("{a: 2, c: 2}", "[a, c]", at);
+    }
 }
 
 /* ---- swap ------------------------------------------------------------- */
