@@ -555,7 +555,8 @@ typedef struct mrt_sweep {
 /* nvalues sizes (1 to MRT_SWEEP_MAX, each > 0) of dim.  A size at which
  * the spec does not load, or a row that does not plan, is recorded, not
  * a failure (nrows is 0 when no size loaded): this fails only for bad
- * arguments (MRT_E_USAGE) or out of memory.  The caller owns *out
+ * arguments (MRT_E_USAGE: NULL path, dim, values or out; ov and opt may
+ * be NULL) or out of memory.  The caller owns *out
  * (mrt_sweep_destroy). */
 MRT_API mrt_status mrt_sweep_create(const char *path,
                                     const mrt_spec_overrides *ov,
@@ -703,11 +704,12 @@ typedef struct mrt_search_rules_report {
                                 it */
 } mrt_search_rules_report;
 
-/* Searches the global rules of spec (ops/search_rules.h says how: lower
- * bounds prune what provably cannot enter the K best under the cap or
- * the Pareto front).  opt may be NULL (auto planner, default profile,
- * K = 5, no cap).  Fails for an unusable profile, out of memory, or
- * more than 1000000 candidates.  The caller owns *out. */
+/* Searches the global rules of spec (docs/tutorial.md, "search", says
+ * how: lower bounds prune what provably cannot enter the K best under
+ * the cap or the Pareto front).  opt may be NULL (auto planner, default
+ * profile, K = 5, no cap).  Fails for a NULL spec or out
+ * (MRT_E_USAGE), an unusable profile, out of memory, or more than
+ * 1000000 candidates.  The caller owns *out (NULL on failure). */
 MRT_API mrt_status mrt_search_rules_create(const mrt_spec *spec,
                                            const mrt_search_options *opt,
                                            mrt_search_rules_report **out,
@@ -739,7 +741,8 @@ typedef struct mrt_search_tensors_report {
     int nleft, left[MRT_SEARCH_MAX_TENSORS]; /* activations the cap of
                                 combinations left out */
     int64_t combos;          /* combinations of per-tensor choices */
-    int64_t failed;          /* combinations whose spec did not load */
+    int64_t failed;          /* combinations whose layouts did not
+                                apply (their error: first_error) */
     int64_t enumerated, planned, invalid, pruned, over_memory;
     int screened;            /* some combination was screened */
     int ntop;
@@ -751,26 +754,29 @@ typedef struct mrt_search_tensors_report {
 
 /* Searches global rules and, for each parameter (the `train:` params;
  * without `train:`, every input) and each activation of
- * opt->activations, a layout of its own, in place of what the spec
- * gives it: the spec is loaded again from its file with ov (may be
- * NULL) for every combination.  Fails for more than
- * MRT_SEARCH_MAX_COMBOS combinations or an activation no op makes
- * (MRT_E_USAGE), or for what mrt_search_rules_create fails for.  The
- * caller owns *out. */
+ * opt->activations (results of the program's ops, by their `out:`), a
+ * layout of its own, in place of what the spec gives it: each
+ * combination is a copy of spec with those layouts, made in memory, so
+ * a program built with mrt_ir_* is searched as one loaded from a file.
+ * Fails for a NULL spec or out, more than MRT_SEARCH_MAX_COMBOS
+ * combinations or an activation no op makes (MRT_E_USAGE), or for what
+ * mrt_search_rules_create fails for.  The caller owns *out (NULL on
+ * failure). */
 MRT_API mrt_status mrt_search_tensors_create(const mrt_spec *spec,
-                                             const mrt_spec_overrides *ov,
                                              const mrt_search_options *opt,
                                              mrt_search_tensors_report **out,
                                              mrt_error *err);
 MRT_API void mrt_search_tensors_destroy(mrt_search_tensors_report *r);
 
 /* rules ([ndims] of spec) as one line, "batch: data, d_ff: [model,
- * pipe]" ("(all replicated)"), into buf; returns buf. */
+ * pipe]" ("(all replicated)"), into buf; returns buf.  A NULL spec or
+ * rules writes "" (buf NULL or size 0: nothing). */
 MRT_API char *mrt_search_format_rules(const mrt_spec *spec,
                                       const mrt_search_axes *rules,
                                       char *buf, size_t size);
 /* rules as a `layout:` block to paste into the spec:
- * "layout:\n  batch: data\n  d_ff: [model, pipe]\n" ("layout: {}\n"). */
+ * "layout:\n  batch: data\n  d_ff: [model, pipe]\n" ("layout: {}\n").
+ * A NULL argument writes nothing. */
 MRT_API void mrt_search_write_layout(const mrt_spec *spec,
                                      const mrt_search_axes *rules, FILE *f);
 
