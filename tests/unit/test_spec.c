@@ -411,6 +411,30 @@ START_TEST(shared_axis_in_rules)
 }
 END_TEST
 
+/* A float64 file into a float32 program: values that round to a float32
+ * load (a subnormal, 0 below the smallest subnormal, NaN, infinities,
+ * just past FLT_MAX in decimal); a value beyond float32's range is the
+ * golden error init_npy_float32_range. */
+START_TEST(file_float32_range)
+{
+    const char *text =
+        "mesh: {data: 1}\n"
+        "dtype: float32\n"
+        "dims: {a: 2, b: 3}\n"
+        "tensors:\n"
+        "  x: {shape: [a, b], init: {file: tiny_f64.npy}}\n"
+        "ops:\n"
+        "  - {op: neg, in: [x], out: y}\n"
+        "outputs: [y]\n";
+    mrt_spec *s = NULL;
+    mrt_error err = {0};
+    ck_assert_msg(mrt_spec_load_string(GOOD_DIR "/tiny.yaml", text,
+                                       strlen(text), NULL, &s, &err) ==
+                      MRT_OK, "%s", err.message);
+    mrt_spec_destroy(s);
+}
+END_TEST
+
 START_TEST(override_replaces_mesh)
 {
     mrt_spec *s = load_ok(GOOD_DIR "/mlp.yaml", "data=4,model=1");
@@ -690,6 +714,7 @@ static Suite *spec_suite(void)
     tcase_add_test(good, block_style_any_order);
     tcase_add_test(good, shared_axis_in_rules);
     tcase_add_test(good, override_replaces_mesh);
+    tcase_add_test(good, file_float32_range);
     suite_add_tcase(s, good);
     TCase *alts = tcase_create("alternatives");
     tcase_add_test(alts, network_and_expect);
