@@ -1,7 +1,9 @@
 /*
  * error.c — the error object: the first error wins, positions are
  * 1-based, and formatting follows the compiler convention
- * "FILE:LINE:COL: error: MESSAGE" that editors know how to jump to.
+ * "FILE:LINE:COL: error: MESSAGE" that editors know how to jump to, on
+ * one line: control characters in a file name or a message (a name
+ * written with "\n" in a YAML string) are escaped as \n, \r, \t, \xNN.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -69,20 +71,52 @@ void mrt_error_set_context(mrt_error *err, mrt_mark at, const char *fmt,
     va_end(ap);
 }
 
-/* "FILE:LINE:COL: KIND: TEXT" at buf + n; the new length. */
+/* s at buf + n with each control character escaped (\n, \r, \t, \xNN),
+ * so that a name or a path that holds one cannot split the error's one
+ * line; stops before size.  Returns the new length. */
+static size_t put_escaped(char *buf, size_t size, size_t n, const char *s)
+{
+    for (; *s && n + 1 < size; s++) {
+        unsigned char ch = (unsigned char)*s;
+        char esc[8];
+        if (ch >= 0x20 && ch != 0x7f) {
+            buf[n++] = (char)ch;
+            continue;
+        }
+        if (ch == '\n' || ch == '\r' || ch == '\t')
+            snprintf(esc, sizeof esc, "\\%c",
+                     ch == '\n' ? 'n' : ch == '\r' ? 'r' : 't');
+        else
+            snprintf(esc, sizeof esc, "\\x%02x", ch);
+        size_t k = strlen(esc);
+        if (n + k + 1 > size)
+            break;
+        memcpy(buf + n, esc, k);
+        n += k;
+    }
+    buf[n] = '\0';
+    return n;
+}
+
+/* "FILE:LINE:COL: KIND: TEXT" at buf + n, escaped; the new length. */
 static size_t format_line(char *buf, size_t size, size_t n, const char *file,
                           int line, int column, const char *kind,
                           const char *text)
 {
     size_t start = n;
-    if (file[0] && n < size)
-        n += (size_t)snprintf(buf + n, size - n, "%s:", file);
-    if (line > 0 && n < size)
-        n += (size_t)snprintf(buf + n, size - n, "%d:%d:", line, column);
-    if (n < size)
-        n += (size_t)snprintf(buf + n, size - n, "%s%s: %s",
-                              n > start ? " " : "", kind, text);
-    return n;
+    char pos[32];
+    if (file[0]) {
+        n = put_escaped(buf, size, n, file);
+        n = put_escaped(buf, size, n, ":");
+    }
+    if (line > 0) {
+        snprintf(pos, sizeof pos, "%d:%d:", line, column);
+        n = put_escaped(buf, size, n, pos);
+    }
+    n = put_escaped(buf, size, n, n > start ? " " : "");
+    n = put_escaped(buf, size, n, kind);
+    n = put_escaped(buf, size, n, ": ");
+    return put_escaped(buf, size, n, text);
 }
 
 char *mrt_error_format(const mrt_error *e, char *buf, size_t size)

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -60,6 +62,11 @@ const mrt_cli_option mrt_cli_options[] = {
     {"repeat", 'r', "N", MRT_CLI_RUN, "run N times; times are per run"},
     {"json", 'j', NULL, MRT_CLI_PLAN, "one JSON object instead of text"},
     {"json", 'j', NULL, MRT_CLI_RUN, "report as one JSON object"},
+    {"report", 'F', "FILE", MRT_CLI_RUN,
+     "write the report to FILE instead of the standard\n"
+     "output (rank 0, atomically; a refused write is\n"
+     "an error): under mpirun, a report that must not\n"
+     "be lost (mpirun drops what it cannot forward)"},
     {"csv", 'C', "FILE", MRT_CLI_COMPARE,
      "also write the table as CSV (- for the standard\n"
      "output; a pipe or device is written through)"},
@@ -223,7 +230,7 @@ static int getopt_table(unsigned bit, struct option *table,
 static mrt_status empty_path(int c, const char *opt, mrt_cli_args *a,
                              mrt_error *err)
 {
-    if (!optarg || optarg[0] || !strchr("sTOCGJK", c))
+    if (!optarg || optarg[0] || !strchr("sTOCGJKF", c))
         return MRT_OK;
     if (c == 's')
         return usage_error(err, a->cmd, "--save needs a folder name, not an "
@@ -272,6 +279,7 @@ static mrt_status take_option(int c, mrt_cli_args *a, mrt_error *err)
     case 'E': a->plan.explain = 1; break;
     case 'R': a->profile = 1; break;
     case 'T': a->trace = optarg; break;
+    case 'F': a->report = optarg; break;
     case 'O': a->out = optarg; break;
     case 'Q': a->quick = 1; break;
     case 'C': a->csv = optarg; break;
@@ -342,6 +350,57 @@ static mrt_status take_option(int c, mrt_cli_args *a, mrt_error *err)
     return MRT_OK;
 }
 
+/* 1 if writing path writes the standard output: "-", a name of it, or
+ * the very file or pipe it is (`> out.json --json out.json`).  A device
+ * (a terminal, /dev/null) only by name: two outputs into /dev/null
+ * harm nothing. */
+static int writes_stdout(const char *path)
+{
+    static const char *const names[] = {"-", "/dev/stdout", "/dev/fd/1",
+                                        "/proc/self/fd/1"};
+    struct stat p, o;
+    if (!path)
+        return 0;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(path, names[i]) == 0)
+            return 1;
+    return stat(path, &p) == 0 && fstat(STDOUT_FILENO, &o) == 0 &&
+           p.st_dev == o.st_dev && p.st_ino == o.st_ino &&
+           (S_ISREG(p.st_mode) || S_ISFIFO(p.st_mode));
+}
+
+/* The standard output holds one document: a JSON report (plan and run
+ * --json) and the files named "-" (--json FILE, --csv, --svg, --trace,
+ * --out, and run's --report with --json) are each one, and two of them would be mixed into something no
+ * reader can parse (run --json --trace - put the trace inside the JSON
+ * report).  A text report with one file after it stays allowed. */
+static mrt_status one_stdout_writer(const mrt_cli_args *a, mrt_error *err)
+{
+    const struct { const char *opt, *path; int on; } w[] = {
+        {"--json", "", a->json && !a->report}, /* the report */
+        {"--report", a->report, a->json && writes_stdout(a->report)},
+        {"--json", a->json_file, writes_stdout(a->json_file)},
+        {"--csv", a->csv, writes_stdout(a->csv)},
+        {"--svg", a->svg, writes_stdout(a->svg)},
+        {"--trace", a->trace, writes_stdout(a->trace)},
+        {"--out", a->out, writes_stdout(a->out)},
+    };
+    int first = -1;
+    for (int i = 0; i < (int)(sizeof w / sizeof w[0]); i++) {
+        if (!w[i].on)
+            continue;
+        if (first >= 0)
+            return mrt_cli_error(err, MRT_E_USAGE, "meshrt", "%s%s%.100s and "
+                                 "%s %.100s would both write the standard "
+                                 "output: name a file for one of them (see "
+                                 "meshrt %s --help)", w[first].opt,
+                                 *w[first].path ? " " : "", w[first].path,
+                                 w[i].opt, w[i].path, a->cmd);
+        first = i;
+    }
+    return MRT_OK;
+}
+
 mrt_status mrt_cli_parse(int argc, char **argv, mrt_cli_args *a,
                          mrt_error *err)
 {
@@ -390,6 +449,8 @@ mrt_status mrt_cli_parse(int argc, char **argv, mrt_cli_args *a,
     if (a->sweep && a->svg)
         return usage_error(err, a->cmd, "--svg draws one comparison, not a "
                            "--sweep (write --csv or --json)%s", "");
+    if (one_stdout_writer(a, err))
+        return MRT_E_USAGE;
     if (optind >= argc)
         return usage_error(err, a->cmd, "missing SPEC%s", "");
     a->spec = argv[optind++];

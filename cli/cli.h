@@ -26,6 +26,7 @@ typedef struct mrt_cli_args {
                               FILE), --explain */
     int profile;       /* run --profile: modeled against measured */
     const char *trace; /* run --trace FILE or NULL */
+    const char *report; /* run --report FILE or NULL: the standard output */
     const char *out;   /* calibrate --out FILE or NULL */
     int quick;         /* calibrate --quick */
     const char *csv, *svg; /* compare: --csv FILE, --svg FILE, or NULL */
@@ -98,6 +99,9 @@ mrt_status mrt_cli_agree(mrt_status st, mrt_error *err);
  * print one line (rank 0 only; rank -1: not known yet, ask mpirun's
  * environment) and end the process by the signal (signals.c). */
 void mrt_cli_signals_install(const char *cmd, int rank);
+/* The rank mpirun gave this process, from its environment (before
+ * MPI_Init), or 0 outside mpirun. */
+int mrt_cli_launcher_rank(void);
 /* The command has done its work (under MPI: just before MPI_Finalize):
  * a signal from now on is mpirun ending the job because another rank
  * has exited with an error, and prints nothing. */

@@ -5,8 +5,29 @@
 #include <malloc.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
+
+/* 0 if everything printed on the standard output reached it, else why
+ * not (an errno).  The errno of the write that failed is long gone when
+ * a command ends (MPI_Finalize's cleanup alone sets ENOENT many times),
+ * and the C library dropped the bytes it could not write, so the
+ * system is asked again with one byte: a full disk, a closed pipe, a
+ * read-only or broken file refuse it the same way.  (If the cause went
+ * away meanwhile, the byte lands after an output that is cut short
+ * anyway, and the answer is EIO.) */
+static int stdout_error(void)
+{
+    errno = 0;
+    if (fflush(stdout) != 0 && errno) /* a write that failed just now */
+        return errno;
+    if (!ferror(stdout))
+        return 0;
+    errno = 0;
+    ssize_t n = write(STDOUT_FILENO, "\n", 1);
+    return n < 0 && errno ? errno : EIO;
+}
 
 int main(int argc, char **argv)
 {
@@ -38,14 +59,17 @@ int main(int argc, char **argv)
         cmd = mrt_cli_compare;
     else if (strcmp(a.cmd, "search") == 0)
         cmd = mrt_cli_search;
-    if (!cmd) {
-        fprintf(stderr, "meshrt: error: unknown command '%s' (commands: "
-                        "check, plan, run, calibrate, compare, search; see meshrt --help)\n", a.cmd);
+    mrt_error err = {0};
+    if (!cmd) { /* through the error formatter, which escapes a newline */
+        mrt_cli_error(&err, MRT_E_USAGE, "meshrt", "unknown command '%.200s' "
+                      "(commands: check, plan, run, calibrate, compare, "
+                      "search; see meshrt --help)", a.cmd);
+        mrt_cli_print_error(&err);
         return 2;
     }
-    mrt_error err = {0};
     if (mrt_cli_parse(argc - 1, argv + 1, &a, &err) != MRT_OK) {
-        mrt_cli_print_error(&err);
+        if (mrt_cli_launcher_rank() == 0) /* one line for the job */
+            mrt_cli_print_error(&err);
         return 2;
     }
     if (a.help) {
@@ -64,11 +88,11 @@ int main(int argc, char **argv)
         mallopt(M_MMAP_THRESHOLD, 1 << 30);
     int code = cmd(&a);
     /* What was printed is an output too: a full disk is not success. */
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        if (code == 0)
-            fprintf(stderr, "meshrt: error: cannot write the standard "
-                            "output: %s\n", strerror(errno ? errno : EIO));
-        code = code ? code : 1;
+    int e = stdout_error();
+    if (e && code == 0) {
+        mrt_cli_error(&err, MRT_E_RUNTIME, "meshrt", "cannot write the "
+                      "standard output: %s", strerror(e));
+        mrt_cli_print_error(&err);
     }
-    return code;
+    return code ? code : e ? 1 : 0;
 }

@@ -47,7 +47,7 @@ static void on_signal(int sig)
 
 /* The rank mpirun gave this process, from its environment (Open MPI,
  * PMIx, MPICH's hydra), or 0 outside mpirun. */
-static int launcher_rank(void)
+int mrt_cli_launcher_rank(void)
 {
     static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK",
                                        "PMI_RANK"};
@@ -68,7 +68,7 @@ void mrt_cli_signals_done(void)
 
 void mrt_cli_signals_install(const char *cmd, int rank)
 {
-    quiet = (rank < 0 ? launcher_rank() : rank) != 0;
+    quiet = (rank < 0 ? mrt_cli_launcher_rank() : rank) != 0;
     struct sigaction sa = {.sa_handler = on_signal};
     sigemptyset(&sa.sa_mask);
     for (int k = 0; k < NCAUGHT; k++)

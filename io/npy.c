@@ -389,19 +389,18 @@ static mrt_status read_header_fp(FILE *f, const char *path, int64_t fsize,
     return MRT_OK;
 }
 
-/* Opens path for reading and finds its size; *f is NULL on failure.
+/* Opens path for reading and stats it; *f is NULL on failure.
  * The open does not block (O_NONBLOCK), so a FIFO named as an input is
  * refused as "not a regular file" instead of waiting for a writer. */
-static mrt_status open_read(const char *path, FILE **f, int64_t *fsize,
+static mrt_status open_read(const char *path, FILE **f, struct stat *sb,
                             mrt_error *err)
 {
-    struct stat sb;
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     *f = NULL;
     if (fd < 0)
         return npy_error(err, path, "cannot open for reading: %s",
                          strerror(errno));
-    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+    if (fstat(fd, sb) != 0 || !S_ISREG(sb->st_mode)) {
         close(fd);
         return npy_error(err, path, "not a regular file");
     }
@@ -411,58 +410,134 @@ static mrt_status open_read(const char *path, FILE **f, int64_t *fsize,
         close(fd);
         return st;
     }
-    *fsize = (int64_t)sb.st_size;
     return MRT_OK;
+}
+
+static void set_identity(mrt_npy_header *h, const struct stat *sb)
+{
+    h->dev = (uint64_t)sb->st_dev;
+    h->ino = (uint64_t)sb->st_ino;
+    h->size = (int64_t)sb->st_size;
+    h->mtime_sec = (int64_t)sb->st_mtim.tv_sec;
+    h->mtime_nsec = (int64_t)sb->st_mtim.tv_nsec;
+}
+
+/* The header of the open file f, with its identity. */
+static mrt_status header_of(FILE *f, const char *path, const struct stat *sb,
+                            mrt_npy_header *h, mrt_error *err)
+{
+    mrt_status st = read_header_fp(f, path, (int64_t)sb->st_size, h, err);
+    if (st == MRT_OK)
+        set_identity(h, sb);
+    return st;
 }
 
 mrt_status mrt_npy_read_header(const char *path, mrt_npy_header *h,
                                mrt_error *err)
 {
     FILE *f;
-    int64_t fsize;
-    mrt_status st = open_read(path, &f, &fsize, err);
+    struct stat sb;
+    mrt_status st = open_read(path, &f, &sb, err);
     if (st)
         return st;
-    st = read_header_fp(f, path, fsize, h, err);
+    st = header_of(f, path, &sb, h, err);
     fclose(f);
     return st;
+}
+
+/* The data of the open file f, whose header is h, into a new *data. */
+static mrt_status read_data(FILE *f, const char *path,
+                            const mrt_npy_header *h, void **data,
+                            mrt_error *err)
+{
+    int esize = mrt_dtype_size(h->dtype);
+    size_t bytes = (size_t)h->count * (size_t)esize;
+    *data = malloc(bytes ? bytes : 1);
+    if (!*data)
+        return mrt_error_set(err, MRT_E_NOMEM, path, no_mark,
+                             "out of memory: %zu bytes for the data", bytes);
+    if (fseek(f, h->data_offset, SEEK_SET) != 0 ||
+        fread(*data, 1, bytes, f) != bytes) {
+        free(*data);
+        *data = NULL;
+        return npy_error(err, path, "cannot read the data: %s",
+                         ferror(f) ? strerror(errno) : "short read");
+    }
+    if (host_is_big_endian())
+        swap_bytes(*data, (size_t)h->count, esize);
+    return MRT_OK;
 }
 
 mrt_status mrt_npy_read(const char *path, mrt_npy_header *h, void **data,
                         mrt_error *err)
 {
     FILE *f;
-    int64_t fsize;
+    struct stat sb;
     *data = NULL;
-    mrt_status st = open_read(path, &f, &fsize, err);
+    mrt_status st = open_read(path, &f, &sb, err);
     if (st)
         return st;
-    st = read_header_fp(f, path, fsize, h, err);
-    if (st)
-        goto fail;
-    int esize = mrt_dtype_size(h->dtype);
-    size_t bytes = (size_t)h->count * (size_t)esize;
-    *data = malloc(bytes ? bytes : 1);
-    if (!*data) {
-        st = mrt_error_set(err, MRT_E_NOMEM, path, no_mark,
-                           "out of memory: %zu bytes for the data", bytes);
-        goto fail;
-    }
-    if (fseek(f, h->data_offset, SEEK_SET) != 0 ||
-        fread(*data, 1, bytes, f) != bytes) {
-        st = npy_error(err, path, "cannot read the data: %s",
-                       ferror(f) ? strerror(errno) : "short read");
-        goto fail;
-    }
-    if (host_is_big_endian())
-        swap_bytes(*data, (size_t)h->count, esize);
-    fclose(f);
-    return MRT_OK;
-fail:
-    free(*data);
-    *data = NULL;
+    st = header_of(f, path, &sb, h, err);
+    if (st == MRT_OK)
+        st = read_data(f, path, h, data, err);
     fclose(f);
     return st;
+}
+
+/* What differs between the file as it was checked (was) and as it is
+ * (now), or NULL when nothing does. */
+static const char *what_changed(const mrt_npy_header *was,
+                                const mrt_npy_header *now)
+{
+    if (now->dev != was->dev || now->ino != was->ino)
+        return "it was replaced by another file";
+    if (now->size != was->size)
+        return "its size changed";
+    if (now->mtime_sec != was->mtime_sec || now->mtime_nsec != was->mtime_nsec)
+        return "it was modified";
+    int same = now->dtype == was->dtype && now->ndims == was->ndims &&
+               now->count == was->count &&
+               now->data_offset == was->data_offset;
+    for (int i = 0; same && i < now->ndims; i++)
+        same = now->shape[i] == was->shape[i];
+    return same ? NULL : "its header changed";
+}
+
+static mrt_status changed(mrt_error *err, const char *path, const char *what)
+{
+    return mrt_error_set(err, MRT_E_RUNTIME, path, no_mark,
+                         "the file changed after it was checked (%s): "
+                         "leave init files alone while meshrt runs", what);
+}
+
+mrt_status mrt_npy_read_same(const char *path, const mrt_npy_header *was,
+                             void **data, mrt_error *err)
+{
+    FILE *f;
+    struct stat sb;
+    mrt_npy_header now = *was;
+    const char *what = NULL;
+    *data = NULL;
+    mrt_status st = open_read(path, &f, &sb, err);
+    if (st)
+        return st;
+    set_identity(&now, &sb);
+    if (!(what = what_changed(was, &now)))
+        what = header_of(f, path, &sb, &now, NULL) == MRT_OK
+                   ? what_changed(was, &now)
+                   : "its header is no longer valid";
+    if (!what)
+        st = read_data(f, path, &now, data, err);
+    if (!what && st == MRT_OK && fstat(fileno(f), &sb) == 0) {
+        set_identity(&now, &sb); /* written to during the read? */
+        what = what_changed(was, &now);
+    }
+    fclose(f);
+    if (!what)
+        return st;
+    free(*data);
+    *data = NULL;
+    return changed(err, path, what);
 }
 
 /* ---- writing -------------------------------------------------------- */

@@ -21,6 +21,10 @@ typedef struct mrt_npy_header {
     int64_t shape[MRT_MAX_DIMS];
     int64_t count;       /* product of shape (1 for a 0-d array) */
     long data_offset;    /* where the data starts in the file */
+    /* The file as it was when read (its stat): a later read checks that
+     * it is still that file, unchanged (mrt_npy_read_same). */
+    uint64_t dev, ino;
+    int64_t size, mtime_sec, mtime_nsec;
 } mrt_npy_header;
 
 /* Reads and checks the header only (type, order, shape, that the file is
@@ -31,6 +35,15 @@ mrt_status mrt_npy_read_header(const char *path, mrt_npy_header *h,
  * h->count elements of h->dtype that the caller frees. */
 mrt_status mrt_npy_read(const char *path, mrt_npy_header *h, void **data,
                         mrt_error *err);
+/* Reads the data again for a caller that read the header before (`was`,
+ * from mrt_npy_read_header or mrt_npy_read of this path): only while the
+ * file is the one read then, unmodified (same device and inode, size
+ * and modification time, before and after the read; the same header).
+ * Otherwise MRT_E_RUNTIME, the file as `file`, saying what changed: a
+ * file replaced or rewritten after it was checked must not be used.
+ * Other errors as mrt_npy_read.  The caller frees *data. */
+mrt_status mrt_npy_read_same(const char *path, const mrt_npy_header *was,
+                             void **data, mrt_error *err);
 /* Writes data (count = product of shape) as a .npy file with
  * mrt_write_atomically (output.h): a new or regular file is replaced
  * atomically, nothing is left next to it on failure, and the error's code

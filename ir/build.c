@@ -135,6 +135,7 @@ mrt_status mrt_ir_set_mesh_at(mrt_ir *ir, int naxes, const char *const *axis,
 {
     mrt_ir_call c;
     mrt_status st = mrt_ir_begin(&c, ir, "mrt_ir_set_mesh");
+    c.entry = mesh_mark;
     if (!st && (ir->s->mesh.naxes || ir->s->ndims))
         st = mrt_ir_fail(&c, MRT_E_USAGE, "the mesh is set once, first");
     if (!st)
@@ -184,6 +185,7 @@ mrt_status mrt_ir_set_dtype_at(mrt_ir *ir, const char *dtype, mrt_mark at,
     mrt_ir_call c;
     char q[MRT_SPEC_QUOTE_MAX + 8];
     mrt_status st = mrt_ir_begin(&c, ir, "mrt_ir_set_dtype");
+    c.entry = at;
     c.arg = "dtype";
     if (!st && ir->s->ntensors)
         st = mrt_ir_fail(&c, MRT_E_USAGE, "the dtype is set before the "
@@ -240,6 +242,7 @@ mrt_status mrt_ir_add_dim_at(mrt_ir *ir, const char *name, int64_t size,
 {
     mrt_ir_call c;
     mrt_status st = mrt_ir_begin(&c, ir, "mrt_ir_add_dim");
+    c.entry = at;
     if (st)
         return mrt_ir_end(&c, st, err);
     mrt_spec *s = ir->s;
@@ -290,6 +293,7 @@ static mrt_status set_rule(mrt_ir *ir, const mrt_ir_rule *plain,
     mrt_ir_call c;
     mrt_status st = mrt_ir_begin(&c, ir, "mrt_ir_set_rule");
     c.arg = "rule";
+    c.entry = at ? at->dim_mark : (mrt_mark){0, 0};
     if (!st && !plain && !at)
         st = mrt_ir_fail(&c, MRT_E_USAGE, "NULL");
     if (!st && ir->s->ntensors)

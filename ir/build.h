@@ -59,6 +59,9 @@ typedef struct mrt_ir_call {
     int worded;        /* e says "FN: argument 'ARG': ..." already */
     mrt_mark at;       /* where the argument being checked was written
                           ({0, 0}: in C); set with mrt_ir_at */
+    mrt_mark entry;    /* where the whole entry (the op, the tensor...)
+                          was written: the place of a check whose
+                          argument has no mark of its own */
 } mrt_ir_call;
 
 /* mrt_ir_begin for a call whose argument arg (given) may not be NULL,

@@ -337,6 +337,7 @@ mrt_status mrt_ir_add_alternative_at(mrt_ir *ir,
         st = mrt_ir_fail(&c, MRT_E_USAGE, "NULL");
     if (!at)
         at = &no_marks;
+    c.entry = at->mark;
     if (!st)
         st = new_alt(&c, a->name, at->mark, &l);
     if (st)

@@ -84,8 +84,9 @@ mrt_status mrt_ir_fail(mrt_ir_call *c, mrt_status code, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     c->worded = 1;
-    if (c->at.line > 0 && c->ir && c->ir->s) /* where the user wrote it */
-        return mrt_error_set(&c->e, code, c->ir->s->path, c->at, "%s", msg);
+    mrt_mark at = c->at.line > 0 ? c->at : c->entry;
+    if (at.line > 0 && c->ir && c->ir->s) /* where the user wrote it */
+        return mrt_error_set(&c->e, code, c->ir->s->path, at, "%s", msg);
     c->e.code = code;
     if (c->arg)
         snprintf(c->e.message, sizeof c->e.message, "%s: argument '%s': %.400s",

@@ -77,7 +77,7 @@ static mrt_status op_kind(mrt_ir_call *c, const mrt_ir_op *o,
             return st;
     }
     const struct { const char *arg; int given; unsigned bits; } p[] = {
-        {"shape", o->ndims > 0, MRT_K_SHAPE},
+        {"shape", o->ndims > 0 || at->shape_given, MRT_K_SHAPE},
         {"dim", o->dim != NULL, MRT_K_DIM | MRT_K_FROM},
         {"to", o->to != NULL, MRT_K_TO},
         {"reduce", o->nreduce > 0, MRT_K_DIMS},
@@ -454,6 +454,7 @@ mrt_status mrt_ir_add_op_at(mrt_ir *ir, const mrt_ir_op *o,
         return mrt_ir_end(&c, st, err);
     if (!at)
         at = &none;
+    c.entry = at->mark;
     u.s = ir->s;
     u.err = &c.e;
     u.mark = at->mark;

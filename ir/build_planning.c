@@ -39,6 +39,7 @@ mrt_status mrt_ir_set_expect_at(mrt_ir *ir, const mrt_ir_budget *b,
     mrt_ir_call c;
     mrt_budget out;
     mrt_status st = mrt_ir_begin(&c, ir, "mrt_ir_set_expect");
+    c.entry = at;
     c.arg = "b";
     if (!st && !b)
         st = mrt_ir_fail(&c, MRT_E_USAGE, "NULL");
@@ -87,6 +88,7 @@ mrt_status mrt_ir_set_link_at(mrt_ir *ir, const char *axis,
     mrt_status st = mrt_ir_begin(&c, ir, "mrt_ir_set_link");
     if (!at)
         at = &none;
+    c.entry = at->axis_mark;
     if (!st)
         st = link_axis(&c, axis, at);
     mrt_ir_at(&c, "latency_us", &at->latency_mark);

@@ -6,11 +6,17 @@
  *
  * A file init is resolved against the builder's folder (the spec's;
  * "." in C) and its header read now, so a missing file or a wrong shape
- * is reported where the tensor is declared, not in the middle of a run.
+ * is reported where the tensor is declared, not in the middle of a run;
+ * a float64 file read into a float32 program is read whole now, and a
+ * value beyond float32's range is an error at the init, as `fill: 1e39`
+ * is (values below float32's smallest subnormal round to 0, as in
+ * every float32 conversion, fill values included).  Later reads check
+ * that the file is still the one checked here (mrt_npy_read_same).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <float.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +92,43 @@ static const char *tuple_str(const int64_t v[], int n, char *buf,
     return buf;
 }
 
+/* Where a finite float64 rounds to an infinite float32: 2^128 - 2^103,
+ * half a unit past FLT_MAX (round to nearest, ties to even). */
+#define F32_OVERFLOW 0x1.ffffffp127
+
+/* Every finite value of t's float64 file within float32's range, for a
+ * float32 program. */
+static mrt_status check_file_range(mrt_ir_call *c, const char *name,
+                                   mrt_spec_tensor *t)
+{
+    char q[MRT_SPEC_QUOTE_MAX + 8], idx[MRT_SPEC_LIST_MAX];
+    void *data = NULL;
+    mrt_error e = {0};
+    if (mrt_npy_read_same(t->file, &t->file_header, &data, &e))
+        return mrt_ir_fail(c, e.code, "cannot read '%s': %s",
+                           mrt_ir_quote(name, q, sizeof q), e.message);
+    const double *v = data;
+    int64_t bad = -1;
+    for (int64_t i = 0; bad < 0 && i < t->file_header.count; i++)
+        if (isfinite(v[i]) && fabs(v[i]) >= F32_OVERFLOW)
+            bad = i;
+    double x = bad >= 0 ? v[bad] : 0;
+    free(data);
+    if (bad < 0)
+        return MRT_OK;
+    int64_t at[MRT_MAX_DIMS], rest = bad;
+    for (int i = t->layout.ndims - 1; i >= 0; i--) {
+        at[i] = rest % t->layout.size[i];
+        rest /= t->layout.size[i];
+    }
+    return mrt_ir_fail(c, MRT_E_SPEC, "'%s' holds %.9g at %s (element "
+                       "%lld), out of float32's range (at most %.8g in "
+                       "magnitude) for tensor '%s'; or use dtype: float64",
+                       mrt_ir_quote(name, q, sizeof q), x,
+                       tuple_str(at, t->layout.ndims, idx, sizeof idx),
+                       (long long)bad, (double)FLT_MAX, t->name);
+}
+
 /* The .npy file `name` (as given) for t: resolved, readable, of t's
  * global shape. */
 static mrt_status check_file(mrt_ir_call *c, const mrt_ir_tensor_at *at,
@@ -116,16 +159,19 @@ static mrt_status check_file(mrt_ir_call *c, const mrt_ir_tensor_at *at,
     }
     mrt_npy_header h;
     mrt_error e = {0};
-    if (mrt_npy_read_header(t->file, &h, &e))
+    if (mrt_npy_read_header(t->file, &t->file_header, &e))
         return yaml ? mrt_ir_fail(c, e.code, "cannot read '%s': %s",
                                   mrt_ir_quote(name, q, sizeof q), e.message)
                     : mrt_ir_fail(c, e.code, "cannot read '%.60s': %s", name,
                                   e.message);
+    h = t->file_header;
     int same = h.ndims == t->layout.ndims;
     for (int i = 0; same && i < h.ndims; i++)
         same = h.shape[i] == t->layout.size[i];
     if (same)
-        return MRT_OK;
+        return s->dtype == MRT_F32 && h.dtype == MRT_F64
+                   ? check_file_range(c, name, t)
+                   : MRT_OK;
     if (!yaml)
         return mrt_ir_fail(c, MRT_E_SPEC, "'%.60s' does not have the shape "
                            "of tensor '%s'", name, t->name);
@@ -226,6 +272,7 @@ mrt_status mrt_ir_add_tensor_at(mrt_ir *ir, const mrt_ir_tensor *d,
     mrt_spec_tensor t;
     memset(&t, 0, sizeof t);
     mrt_status st = mrt_ir_begin(&c, ir, "mrt_ir_add_tensor");
+    c.entry = at ? at->mark : (mrt_mark){0, 0};
     c.arg = "t";
     if (!st && !d)
         st = mrt_ir_fail(&c, MRT_E_USAGE, "NULL");

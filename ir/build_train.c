@@ -118,6 +118,7 @@ mrt_status mrt_ir_set_train_at(mrt_ir *ir, const mrt_ir_train *t,
                                     "already");
     if (!at)
         at = &none;
+    c.entry = at->mark;
     if (st)
         return mrt_ir_end(&c, st, err);
     mrt_spec *s = ir->s;

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grad_names.h"
 #include "ir.h"
 
 static const mrt_mark no_mark = {0, 0};
@@ -316,8 +317,8 @@ mrt_status mrt_spec_alt_apply(const mrt_spec_resolver *r,
         for (int e = 0; !st && e < l->nentries; e++)
             if (l->entry[e].kind == MRT_ALT_GRAD) {
                 scratch = s->tensor[l->entry[e].tensor];
-                snprintf(scratch.name, sizeof scratch.name, "grad:%.40s",
-                         s->tensor[l->entry[e].tensor].name);
+                mrt_ir_name(NULL, "grad:", s->tensor[l->entry[e].tensor].name,
+                            "", 0, scratch.name);
                 st = mrt_spec_apply_rules(r, &scratch, l->entry[e].rule, 1);
             }
         return st;

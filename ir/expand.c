@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "grad_names.h"
 #include "ir.h"
 
 /* A tensor the expansion makes: named "<out>:<suffix>", with dims[]. */
@@ -37,7 +38,9 @@ static int tmp(mrt_user_op *u, const char *suffix, const int *dims, int nd,
     char name[MRT_NAME_MAX];
     if (*st) /* an earlier piece failed: keep its error */
         return -1;
-    snprintf(name, sizeof name, "%.40s:%s", u->out.name, suffix);
+    char sep_suffix[MRT_NAME_MAX];
+    snprintf(sep_suffix, sizeof sep_suffix, ":%s", suffix);
+    mrt_ir_name(s, "", u->out.name, sep_suffix, 0, name);
     int id = mrt_spec_add_tensor(s, name, dims, nd, -1, u->out.mark);
     if (id < 0) {
         *st = mrt_ir_nomem(u->s, u->err);

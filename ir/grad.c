@@ -108,8 +108,10 @@ static int scratch(grad_ctx *g, int like, const char *what)
     char stem[MRT_NAME_MAX], name[MRT_NAME_MAX];
     if (g->st)
         return -1;
-    snprintf(stem, sizeof stem, "grad:%.40s:%s", g->s->tensor[like].name,
-             what);
+    char suffix[16];
+    snprintf(suffix, sizeof suffix, ":%s", what);
+    mrt_ir_name(NULL, "grad:", g->s->tensor[like].name, suffix,
+                MRT_GRAD_NUMBER_ROOM, stem);
     if (unique_name(g, stem, 1, name))
         return -1;
     return new_like(g, name, like);
@@ -164,7 +166,8 @@ static int contribution(grad_ctx *g, int k, int dc)
             return emit(g, MRT_OP_EINSUM, MRT_MAP_COPY, 0, dc, other,
                         scratch(g, x, "d"));
         char stem[MRT_NAME_MAX], name[MRT_NAME_MAX];
-        snprintf(stem, sizeof stem, "grad:%.40s:part", s->tensor[x].name);
+        mrt_ir_name(NULL, "grad:", s->tensor[x].name, ":part",
+                    MRT_GRAD_NUMBER_ROOM, stem);
         int part = g->st || unique_name(g, stem, 1, name)
                        ? -1
                        : mrt_spec_add_tensor(g->s, name, dims, nd, -1,
@@ -299,7 +302,8 @@ static int add_to(grad_ctx *g, int x, int sum, int t)
     char stem[MRT_NAME_MAX], name[MRT_NAME_MAX];
     if (sum < 0 || t < 0)
         return sum < 0 ? t : sum;
-    snprintf(stem, sizeof stem, "grad:%.40s:acc", s->tensor[x].name);
+    mrt_ir_name(NULL, "grad:", s->tensor[x].name, ":acc",
+                MRT_GRAD_NUMBER_ROOM, stem);
     if (unique_name(g, stem, g->have[x], name))
         return -1;
     return emit(g, MRT_OP_MAP, MRT_MAP_ADD, 0, sum, t, new_like(g, name, x));
@@ -325,16 +329,14 @@ static void accumulate(grad_ctx *g, int x, int t)
         return;
     t = add_to(g, x, g->lin[x], g->grad[x]); /* complete */
     g->grad[x] = t;
-    if (t >= 0) { /* its name */
+    if (t >= 0) { /* its name: grad:x, or one like it that is free */
         char name[MRT_NAME_MAX];
-        snprintf(name, sizeof name, "grad:%.40s", s->tensor[x].name);
-        if (mrt_spec_find_tensor(s, name) < 0) {
-            if (mrt_grad_names_release(&g->names, s->tensor[t].name))
-                g->st = mrt_ir_nomem(g->s, g->err);
-            snprintf(s->tensor[t].name, sizeof s->tensor[t].name, "%s", name);
-            if (mrt_spec_index_tensor(s, t))
-                g->st = mrt_ir_nomem(g->s, g->err);
-        }
+        mrt_ir_name(s, "grad:", s->tensor[x].name, "", 0, name);
+        if (mrt_grad_names_release(&g->names, s->tensor[t].name))
+            g->st = mrt_ir_nomem(g->s, g->err);
+        snprintf(s->tensor[t].name, sizeof s->tensor[t].name, "%s", name);
+        if (mrt_spec_index_tensor(s, t))
+            g->st = mrt_ir_nomem(g->s, g->err);
     }
 }
 
@@ -426,7 +428,7 @@ static mrt_status differentiate(mrt_spec *s, mrt_error *err)
     for (int u = 0; u < tr->nparams && !g.st; u++) {
         int k = order[u];
         char name[MRT_NAME_MAX];
-        snprintf(name, sizeof name, "%.40s:next", s->tensor[tr->param[k]].name);
+        mrt_ir_name(s, "", s->tensor[tr->param[k]].name, ":next", 0, name);
         g.fwd.mark = tr->param_mark[k];
         g.fwd.user = 0;
         int next = new_like(&g, name, tr->param[k]);
@@ -454,12 +456,8 @@ mrt_status mrt_ir_grad(mrt_spec *s, mrt_error *err)
     const char *name = s->tensor[tr->loss].name;
     tr->nforward = s->nops;
     /* dL/dL = 1: an input of the backward program */
-    int seed_name_len = snprintf(NULL, 0, "grad:%s", name);
     char seed[MRT_NAME_MAX];
-    if (seed_name_len >= (int)sizeof seed)
-        return mrt_error_set(err, MRT_E_SPEC, s->path, tr->loss_mark,
-                             "the loss name '%s' is too long", name);
-    snprintf(seed, sizeof seed, "grad:%.*s", MRT_NAME_MAX - 6, name);
+    mrt_ir_name(s, "grad:", name, "", 0, seed);
     tr->seed = mrt_spec_add_tensor(s, seed, NULL, 0, -1, tr->mark);
     if (tr->seed < 0)
         return mrt_ir_nomem(s, err);

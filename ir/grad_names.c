@@ -1,15 +1,56 @@
 /*
- * grad_names.c — numbered names of the backward program's pieces
- * (grad_names.h).
+ * grad_names.c — the names ir/ makes up (grad_names.h): each unique
+ * however long the name it is made from, and the numbered names of the
+ * backward program's pieces.
  */
 #include "grad_names.h"
 
+#include <assert.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "grow.h"
 #include "work.h"
+
+/* prefix base[0, keep) '~' hex(h) suffix into name. */
+static void shortened(char name[MRT_NAME_MAX], const char *prefix,
+                      const char *base, int keep, uint32_t h,
+                      const char *suffix)
+{
+    snprintf(name, MRT_NAME_MAX, "%s%.*s~%08x%s", prefix, keep, base,
+             (unsigned)h, suffix);
+}
+
+void mrt_ir_name(const mrt_spec *s, const char *prefix, const char *base,
+                 const char *suffix, int reserve, char name[MRT_NAME_MAX])
+{
+    int room = MRT_NAME_MAX - 1 - reserve;
+    int fixed = (int)(strlen(prefix) + strlen(suffix));
+    int len = fixed + (int)strlen(base);
+    assert(fixed + 9 < room); /* the '~', the hash and a character */
+    if (len <= room) {
+        snprintf(name, MRT_NAME_MAX, "%s%s%s", prefix, base, suffix);
+        if (!s || mrt_spec_find_tensor(s, name) < 0)
+            return;
+    }
+    /* the hash of the whole name, so that names cut to the same start
+     * differ; the next value when taken: at most ntensors + 1 tries */
+    char whole[3 * MRT_NAME_MAX];
+    snprintf(whole, sizeof whole, "%s%s%s", prefix, base, suffix);
+    uint64_t h64 = mrt_name_hash(whole);
+    uint32_t h = (uint32_t)(h64 ^ (h64 >> 32));
+    int keep = room - fixed - 9;
+    if (keep > (int)strlen(base))
+        keep = (int)strlen(base);
+    for (;; h++) {
+        MRT_WORK(1);
+        shortened(name, prefix, base, keep, h, suffix);
+        if (!s || mrt_spec_find_tensor(s, name) < 0)
+            return;
+    }
+}
 
 struct mrt_grad_stem {
     char stem[MRT_NAME_MAX];

@@ -28,6 +28,7 @@
 #include "mapfn.h"
 #include "meshrt.h"
 #include "name_index.h"
+#include "npy.h"
 
 /* One layout rule: dim -> axes (major first), and where it was written. */
 typedef struct mrt_rule {
@@ -58,6 +59,8 @@ typedef struct mrt_spec_tensor {
     char *file;             /* FILE: resolved against the spec's folder;
                                owned (a path per tensor would make every
                                tensor of a long program 4 kB) */
+    mrt_npy_header file_header; /* FILE: the file as the loader checked it;
+                               every later read must find it unchanged */
     mrt_mark init_mark;
     int producer;           /* op index, or -1 for an input */
     int own_layout;         /* its layout came from its own (or its op's)

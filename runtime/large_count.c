@@ -24,6 +24,7 @@
  * path runs, on every collective, with shards of a few kilobytes.
  */
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 
 #include "runtime.h"
@@ -104,8 +105,10 @@ int mrt_type_vector(int64_t n, MPI_Aint stride, MPI_Datatype elem,
     }
 ELEMENTWISE(sum_f32, float, a[i] + b[i])
 ELEMENTWISE(sum_f64, double, a[i] + b[i])
-ELEMENTWISE(max_f32, float, a[i] > b[i] ? a[i] : b[i])
-ELEMENTWISE(max_f64, double, a[i] > b[i] ? a[i] : b[i])
+/* NaN wins, as in the local kernel and the unsharded reference: a NaN
+ * in b stays (no comparison with it is true), one in a is taken. */
+ELEMENTWISE(max_f32, float, a[i] > b[i] || isnan(a[i]) ? a[i] : b[i])
+ELEMENTWISE(max_f64, double, a[i] > b[i] || isnan(a[i]) ? a[i] : b[i])
 
 static int user_op(MPI_Datatype base, MPI_Op op, MPI_Op *out)
 {
@@ -123,18 +126,24 @@ static int user_op(MPI_Datatype base, MPI_Op op, MPI_Op *out)
 int mrt_count_make(int64_t n, MPI_Datatype base, MPI_Op op, mrt_count *out)
 {
     *out = (mrt_count){.count = (int)n, .type = base, .op = op};
-    if (n <= mrt_mpi_max_count())
-        return MPI_SUCCESS;
+    int rc = MPI_SUCCESS;
+    if (n <= mrt_mpi_max_count()) {
+        /* MPI_MAX drops NaN (Open MPI keeps whichever operand its
+         * comparison picks): the maximum is always ours */
+        if (op == MPI_MAX && (rc = user_op(base, op, &out->op)) == MPI_SUCCESS)
+            out->owned_op = 1;
+        return rc;
+    }
     MPI_Aint lb, ext;
     MPI_Type_get_extent(base, &lb, &ext);
     out->count = 1;
     out->owned = 1;
     out->op = MPI_OP_NULL;
-    int rc = mrt_type_vector(n, ext, base, &out->type);
+    rc = mrt_type_vector(n, ext, base, &out->type);
     if (rc == MPI_SUCCESS)
         rc = MPI_Type_commit(&out->type);
     if (rc == MPI_SUCCESS && op != MPI_OP_NULL)
-        rc = user_op(base, op, &out->op);
+        out->owned_op = (rc = user_op(base, op, &out->op)) == MPI_SUCCESS;
     if (rc != MPI_SUCCESS)
         mrt_count_free(out);
     return rc;
@@ -145,11 +154,9 @@ int mrt_count_make(int64_t n, MPI_Datatype base, MPI_Op op, mrt_count *out)
  * reference from the request). */
 void mrt_count_free(mrt_count *c)
 {
-    if (!c->owned)
-        return;
-    if (c->type != MPI_DATATYPE_NULL)
+    if (c->owned && c->type != MPI_DATATYPE_NULL)
         MPI_Type_free(&c->type);
-    if (c->op != MPI_OP_NULL)
+    if (c->owned_op && c->op != MPI_OP_NULL)
         MPI_Op_free(&c->op);
-    c->owned = 0;
+    c->owned = c->owned_op = 0;
 }

@@ -24,23 +24,26 @@ mrt_status mrt_shard_init(const mrt_spec *s, int t, const mrt_layout *l,
 /* ---- reference.c ---- */
 /* Recomputes the whole spec unsharded on this rank, `steps` times (one
  * SGD step each with `train:`, the loss of each in losses[] when not
- * NULL); out[i] is a new full buffer for spec output i after the last
- * (the caller frees each and the array). */
+ * NULL); out[i] is a new full buffer for spec output i after the last,
+ * mags[i] its magnitudes (reference.c: per element, the size of what was
+ * summed into it).  Free both with mrt_reference_free. */
 mrt_status mrt_reference_run(const mrt_spec *s, int64_t steps, double *losses,
-                             void ***out, mrt_error *err);
+                             void ***out, void ***mags, mrt_error *err);
+void mrt_reference_free(const mrt_spec *s, void **outputs);
 
 /* One trained tensor's gradient against central differences of the
  * loss, at up to MRT_GRADCHECK_MAX elements: where the loss at x + h and
  * x - h is finite, the element's flat index, its central difference and
  * its gradient (`checked` of them); where it is not, no difference can be
  * taken (`unchecked` of them).  scale is mrt_verify_scale of the whole
- * gradient. */
+ * gradient; mag[] each checked element's magnitude (reference.c). */
 #define MRT_GRADCHECK_MAX 16
 typedef struct mrt_gradcheck {
     int tensor;
     int checked, unchecked;
     int64_t index[MRT_GRADCHECK_MAX];
     double diff[MRT_GRADCHECK_MAX], grad[MRT_GRADCHECK_MAX];
+    double mag[MRT_GRADCHECK_MAX];
     double scale;
 } mrt_gradcheck;
 /* Checks up to per_tensor (at most MRT_GRADCHECK_MAX) elements of each
@@ -62,6 +65,8 @@ typedef struct mrt_verify_result {
     double error;      /* |value - reference| / scale there; INFINITY
                           when one is not finite and they disagree */
     double scale, tolerance;
+    double element_scale; /* the scale at the worst element: scale, or
+                             its larger magnitude */
     int ok;            /* differ == 0 */
 } mrt_verify_result;
 
@@ -74,5 +79,12 @@ double mrt_verify_scale(mrt_dtype t, const void *r, int64_t n);
  * not finite) means mrt_verify_scale(t, r, n). */
 void mrt_verify_compare(mrt_dtype t, const void *x, const void *r, int64_t n,
                         double tol, double scale, mrt_verify_result *out);
+/* The same with the reference's magnitudes mag (n elements of type t, or
+ * NULL for none): element i's scale is the larger of scale and mag[i]
+ * when that is finite, so a sum that cancels is compared with the size
+ * of its terms. */
+void mrt_verify_compare_mag(mrt_dtype t, const void *x, const void *r,
+                            const void *mag, int64_t n, double tol,
+                            double scale, mrt_verify_result *out);
 
 #endif

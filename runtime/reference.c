@@ -5,6 +5,16 @@
  * `train:` it runs the same SGD steps, and it can check the gradients
  * of the backward program against central finite differences of the
  * forward one.
+ *
+ * Alongside each tensor it computes its magnitudes: per element, the
+ * size of what was summed into it, which bounds its rounding error (a
+ * first-order error analysis): |x| for an input; for an einsum, the same
+ * einsum of its operands' magnitudes (the sum of |terms|); for a map
+ * y = f(a, b), max(|y|, |df/da| m(a) + |df/db| m(b)) (+ |c| for a shift),
+ * so a sum that cancels keeps the size of its terms; the largest
+ * magnitude for a reduce_max; the input's for a rename.  --verify scales
+ * its tolerance by them (verify.c): a result that is zero in exact
+ * arithmetic is rounding noise of the size of its terms, not of itself.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -80,6 +90,68 @@ static mrt_status run_op(const mrt_spec *s, int i, void **bufs)
     return MRT_OK;
 }
 
+/* ---- magnitudes ---------------------------------------------------------- */
+
+/* gelu'(x), of gelu(x) = 0.5 x (1 + tanh(k (x + 0.044715 x^3))). */
+static double gelu_prime(double x)
+{
+    const double k = 0.7978845608028654; /* sqrt(2 / pi) */
+    double t = tanh(k * (x + 0.044715 * x * x * x));
+    return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * k * (1 + 0.134145 * x * x);
+}
+
+/* |df/da| and |df/db| of y = fn(a, b) (with constant c) at (a, b). */
+static void partials(mrt_map_fn fn, double c, double a, double b, double y,
+                     double d[2])
+{
+    double h = 1e-4 * fmax(1, fabs(b));
+    d[0] = d[1] = 0;
+    switch (fn) {
+    case MRT_MAP_COPY: case MRT_MAP_NEG: case MRT_MAP_SHIFT: d[0] = 1; break;
+    case MRT_MAP_ADD: case MRT_MAP_SUB: d[0] = d[1] = 1; break;
+    case MRT_MAP_MUL: d[0] = b, d[1] = a; break;
+    case MRT_MAP_DIV: d[0] = 1 / b, d[1] = a / (b * b); break;
+    case MRT_MAP_RELU: d[0] = a > 0; break;
+    case MRT_MAP_GELU: d[0] = gelu_prime(a); break;
+    case MRT_MAP_TANH: d[0] = 1 - y * y; break;
+    case MRT_MAP_EXP: d[0] = y; break;
+    case MRT_MAP_LOG: d[0] = 1 / a; break;
+    case MRT_MAP_RSQRT: d[0] = 0.5 * y / a; break;
+    case MRT_MAP_SQUARE: d[0] = 2 * a; break;
+    case MRT_MAP_SCALE: d[0] = c; break;
+    case MRT_MAP_AXPY: d[0] = 1, d[1] = c; break;
+    case MRT_MAP_RELU_GRAD: d[0] = b > 0; break;
+    case MRT_MAP_GELU_GRAD:
+        d[0] = gelu_prime(b);
+        d[1] = a * (gelu_prime(b + h) - gelu_prime(b - h)) / (2 * h);
+        break;
+    case MRT_MAP_TANH_GRAD: d[0] = 1 - b * b, d[1] = 2 * a * b; break;
+    case MRT_MAP_RSQRT_GRAD: d[0] = 0.5 * b * b * b, d[1] = 1.5 * a * b * b;
+        break;
+    case MRT_MAP_SQUARE_GRAD: d[0] = 2 * b, d[1] = 2 * a; break;
+    case MRT_MAP_EQ: case MRT_MAP_ONE_HOT: case MRT_MAP_FN_COUNT: break;
+    }
+    d[0] = fabs(d[0]);
+    d[1] = fabs(d[1]);
+}
+
+/* For each dim of out, the stride of input v along it (0 where v lacks
+ * it: broadcast). */
+static void broadcast_strides(const mrt_kview *out, const mrt_kview *v,
+                              int64_t st[])
+{
+    for (int i = 0; i < out->ndims; i++) {
+        st[i] = 0;
+        for (int j = 0; v && j < v->ndims; j++) {
+            int64_t stride = 1;
+            for (int k = j + 1; k < v->ndims; k++)
+                stride *= v->ext[k];
+            if (v->dim[j] == out->dim[i])
+                st[i] = stride;
+        }
+    }
+}
+
 static double get(const mrt_spec *s, const void *buf, int64_t i)
 {
     return s->dtype == MRT_F64 ? ((const double *)buf)[i]
@@ -94,21 +166,77 @@ static void set(const mrt_spec *s, void *buf, int64_t i, double x)
         ((float *)buf)[i] = (float)x;
 }
 
-/* Every tensor of s, whole, inputs initialised. */
-static mrt_status alloc_all(const mrt_spec *s, void ***out, mrt_error *err)
+/* The magnitudes of map op i's output: every element of out, with its
+ * inputs' elements found through the broadcast strides. */
+static void map_magnitude(const mrt_spec *s, const mrt_spec_op *o, void **v,
+                          void **m)
+{
+    mrt_kview y = full_view(s, o->out, v), a = full_view(s, o->in[0], v);
+    mrt_kview b = o->nin > 1 ? full_view(s, o->in[1], v) : a;
+    int64_t sa[MRT_MAX_DIMS], sb[MRT_MAX_DIMS], idx[MRT_MAX_DIMS] = {0};
+    int64_t ia = 0, ib = 0, n = full_count(s, o->out);
+    broadcast_strides(&y, &a, sa);
+    broadcast_strides(&y, o->nin > 1 ? &b : NULL, sb);
+    double shift = o->fn == MRT_MAP_SHIFT ? fabs(o->c) : 0;
+    for (int64_t k = 0; k < n; k++) {
+        double yk = get(s, v[o->out], k), d[2];
+        double ak = get(s, v[o->in[0]], ia);
+        double bk = o->nin > 1 ? get(s, v[o->in[1]], ib) : 0;
+        partials(o->fn, o->c, ak, bk, yk, d);
+        double sum = d[0] * get(s, m[o->in[0]], ia) + shift +
+                     (o->nin > 1 ? d[1] * get(s, m[o->in[1]], ib) : 0);
+        set(s, m[o->out], k, fmax(fabs(yk), sum));
+        for (int i = y.ndims - 1; i >= 0; i--) { /* the next element */
+            ia += sa[i], ib += sb[i];
+            if (++idx[i] < y.ext[i])
+                break;
+            ia -= sa[i] * y.ext[i], ib -= sb[i] * y.ext[i];
+            idx[i] = 0;
+        }
+    }
+}
+
+/* The magnitudes of op i's output from its inputs' (m), once its values
+ * (v) are known. */
+static mrt_status op_magnitude(const mrt_spec *s, int i, void **v, void **m)
+{
+    const mrt_spec_op *o = &s->op[i];
+    if (o->kind != MRT_OP_MAP) /* einsum, reduce_max, rename: the same op
+                                  of the magnitudes */
+        return run_op(s, i, m);
+    map_magnitude(s, o, v, m);
+    return MRT_OK;
+}
+
+static void input_magnitude(const mrt_spec *s, int t, void **v, void **m)
+{
+    for (int64_t k = 0, n = full_count(s, t); k < n; k++)
+        set(s, m[t], k, fabs(get(s, v[t], k)));
+}
+
+/* Every tensor of s, whole, inputs initialised; with m, their
+ * magnitudes too (the inputs' set). */
+static mrt_status alloc_all(const mrt_spec *s, void ***out, void ***m,
+                            mrt_error *err)
 {
     void **bufs = calloc((size_t)s->ntensors + 1, sizeof *bufs);
+    void **mags = m ? calloc((size_t)s->ntensors + 1, sizeof *mags) : NULL;
     mrt_mesh one = {.naxes = 0, .nranks = 1};
-    mrt_status st = bufs ? MRT_OK : MRT_E_NOMEM;
+    mrt_status st = bufs && (mags || !m) ? MRT_OK : MRT_E_NOMEM;
     for (int t = 0; st == MRT_OK && t < s->ntensors; t++) {
-        if (!(bufs[t] = mrt_alloc_big(full_bytes(s, t), 0)))
+        if (!(bufs[t] = mrt_alloc_big(full_bytes(s, t), 0)) ||
+            (m && !(mags[t] = mrt_alloc_big(full_bytes(s, t), 0))))
             st = MRT_E_NOMEM;
         else if (s->tensor[t].producer < 0) {
             mrt_layout w = whole(&s->tensor[t].layout);
             st = mrt_shard_init(s, t, &w, &one, NULL, bufs[t], err);
+            if (st == MRT_OK && m)
+                input_magnitude(s, t, bufs, mags);
         }
     }
     *out = bufs;
+    if (m)
+        *m = mags;
     return st;
 }
 
@@ -120,57 +248,80 @@ static void free_all(const mrt_spec *s, void **bufs)
     free(bufs);
 }
 
-static mrt_status run_ops(const mrt_spec *s, int from, int to, void **bufs)
+/* Ops from .. to - 1, with their magnitudes when m is not NULL. */
+static mrt_status run_ops(const mrt_spec *s, int from, int to, void **bufs,
+                          void **m)
 {
     mrt_status st = MRT_OK;
-    for (int i = from; i < to && st == MRT_OK; i++)
+    for (int i = from; i < to && st == MRT_OK; i++) {
         st = run_op(s, i, bufs);
+        if (st == MRT_OK && m)
+            st = op_magnitude(s, i, bufs, m);
+    }
     return st;
 }
 
 /* One training step (or the whole program): every op, then each
- * parameter takes its updated value. */
-static mrt_status step(const mrt_spec *s, void **bufs, double *loss)
+ * parameter takes its updated value (and magnitude). */
+static mrt_status step(const mrt_spec *s, void **bufs, void **m,
+                       double *loss)
 {
-    mrt_status st = run_ops(s, 0, s->nops, bufs);
+    mrt_status st = run_ops(s, 0, s->nops, bufs, m);
     const mrt_train *tr = &s->train;
     if (st != MRT_OK || tr->loss < 0)
         return st;
     *loss = get(s, bufs[tr->loss], 0);
-    for (int k = 0; k < tr->nparams; k++)
-        memcpy(bufs[tr->param[k]], bufs[tr->updated[k]],
-               full_bytes(s, tr->param[k]));
+    for (int k = 0; k < tr->nparams; k++) {
+        size_t n = full_bytes(s, tr->param[k]);
+        memcpy(bufs[tr->param[k]], bufs[tr->updated[k]], n);
+        if (m)
+            memcpy(m[tr->param[k]], m[tr->updated[k]], n);
+    }
     return MRT_OK;
 }
 
-mrt_status mrt_reference_run(const mrt_spec *s, int64_t steps, double *losses,
-                             void ***out, mrt_error *err)
+/* The outputs of bufs, taken out of it into a new array. */
+static void **take_outputs(const mrt_spec *s, void **bufs)
 {
-    void **bufs = NULL;
     void **res = calloc((size_t)s->noutputs + 1, sizeof *res);
-    *out = NULL;
-    mrt_status st = res ? alloc_all(s, &bufs, err) : MRT_E_NOMEM;
+    for (int k = 0; res && k < s->noutputs; k++) { /* outputs are distinct */
+        res[k] = bufs[s->output[k]];
+        bufs[s->output[k]] = NULL;
+    }
+    return res;
+}
+
+mrt_status mrt_reference_run(const mrt_spec *s, int64_t steps, double *losses,
+                             void ***out, void ***mags, mrt_error *err)
+{
+    void **bufs = NULL, **m = NULL;
+    *out = *mags = NULL;
+    mrt_status st = alloc_all(s, &bufs, &m, err);
     for (int64_t k = 0; k < steps && st == MRT_OK; k++) {
         double loss = 0;
-        st = step(s, bufs, &loss);
+        st = step(s, bufs, m, &loss);
         if (losses)
             losses[k] = loss;
     }
-    if (st == MRT_OK) {
-        for (int k = 0; k < s->noutputs; k++) { /* outputs are distinct */
-            res[k] = bufs[s->output[k]];
-            bufs[s->output[k]] = NULL;
-        }
-        free_all(s, bufs);
-        *out = res;
-        return MRT_OK;
+    if (st == MRT_OK && (!(*out = take_outputs(s, bufs)) ||
+                         !(*mags = take_outputs(s, m)))) {
+        mrt_reference_free(s, *out);
+        *out = NULL;
+        st = MRT_E_NOMEM;
     }
     free_all(s, bufs);
-    free(res);
+    free_all(s, m);
     if (st == MRT_E_NOMEM)
         mrt_error_set(err, st, s->path, (mrt_mark){0},
                       "out of memory in the unsharded reference");
     return st;
+}
+
+void mrt_reference_free(const mrt_spec *s, void **outputs)
+{
+    for (int k = 0; outputs && k < s->noutputs; k++)
+        free(outputs[k]);
+    free(outputs);
 }
 
 /* The loss of the forward program with x[i] moved by h. */
@@ -179,7 +330,7 @@ static double loss_at(const mrt_spec *s, void **bufs, int x, int64_t i,
 {
     double keep = get(s, bufs[x], i);
     set(s, bufs[x], i, keep + h);
-    *st = run_ops(s, 0, s->train.nforward, bufs);
+    *st = run_ops(s, 0, s->train.nforward, bufs, NULL);
     set(s, bufs[x], i, keep);
     return get(s, bufs[s->train.loss], 0);
 }
@@ -189,13 +340,13 @@ mrt_status mrt_reference_gradcheck(const mrt_spec *s, int per_tensor,
                                    int *nout, mrt_error *err)
 {
     const mrt_train *tr = &s->train;
-    void **bufs = NULL;
+    void **bufs = NULL, **m = NULL;
     *nout = 0;
     if (per_tensor > MRT_GRADCHECK_MAX)
         per_tensor = MRT_GRADCHECK_MAX;
-    mrt_status st = alloc_all(s, &bufs, err);
-    if (st == MRT_OK)
-        st = run_ops(s, 0, s->nops, bufs); /* the gradients at the start */
+    mrt_status st = alloc_all(s, &bufs, &m, err);
+    if (st == MRT_OK) /* the gradients at the start, and their magnitudes */
+        st = run_ops(s, 0, s->nops, bufs, m);
     for (int k = 0; st == MRT_OK && k < tr->nparams + tr->nextra &&
                     *nout < max_out;
          k++) {
@@ -219,10 +370,12 @@ mrt_status mrt_reference_gradcheck(const mrt_spec *s, int per_tensor,
             g->index[g->checked] = i;
             g->diff[g->checked] = (up - down) / (2 * h);
             g->grad[g->checked] = get(s, bufs[gt], i);
+            g->mag[g->checked] = get(s, m[gt], i);
             g->checked++;
         }
     }
     free_all(s, bufs);
+    free_all(s, m);
     if (st == MRT_E_NOMEM)
         mrt_error_set(err, st, s->path, (mrt_mark){0},
                       "out of memory in the gradient check");

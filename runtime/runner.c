@@ -273,6 +273,19 @@ static int find_value(const mrt_runner *r, const char *name, int *input,
     return p->tensor_value[t];
 }
 
+/* This rank's own extents of value v (an uneven split gives some ranks
+ * less than val->local, the largest shard's) and its element count. */
+static int64_t own_shard(const mrt_runner *r, int v, int64_t ext[])
+{
+    const mrt_value *val = &r->plan->value[v];
+    mrt_layout_shard_shape_at(&val->layout, &r->plan->mesh, r->comm->coords,
+                              ext);
+    int64_t n = 1;
+    for (int i = 0; i < val->layout.ndims; i++)
+        n *= ext[i];
+    return n;
+}
+
 mrt_status mrt_runner_tensor_info(const mrt_runner *r, const char *name,
                                   mrt_tensor_info *out, mrt_error *err)
 {
@@ -292,12 +305,11 @@ mrt_status mrt_runner_tensor_info(const mrt_runner *r, const char *name,
     out->count = 1;
     mrt_layout_shard_offset(&val->layout, &p->mesh, r->comm->coords,
                             out->shard_offset);
+    out->shard_count = own_shard(r, v, out->shard_shape);
     for (int i = 0; i < val->layout.ndims; i++) {
         out->shape[i] = val->layout.size[i];
-        out->shard_shape[i] = val->local[i];
         out->count *= val->layout.size[i];
     }
-    out->shard_count = val->count;
     return MRT_OK;
 }
 
@@ -320,13 +332,15 @@ mrt_status mrt_runner_set_input(mrt_runner *r, const char *name,
     const mrt_plan *p = r->plan;
     const mrt_value *val = &p->value[v];
     void *buf = r->exec->buf[v];
+    int64_t ext[MRT_MAX_DIMS];
+    int64_t n = own_shard(r, v, ext);
     if (how == MRT_SHARD) {
-        memcpy(buf, data, (size_t)val->count * (size_t)p->elsize);
-    } else {
+        memcpy(buf, data, (size_t)n * (size_t)p->elsize);
+    } else if (n > 0) {
         int64_t off[MRT_MAX_DIMS] = {0}, zero[MRT_MAX_DIMS] = {0};
         mrt_layout_shard_offset(&val->layout, &p->mesh, r->comm->coords, off);
-        mrt_block_copy(val->layout.ndims, val->local, buf, val->local, zero,
-                       data, val->layout.size, off, (size_t)p->elsize);
+        mrt_block_copy(val->layout.ndims, ext, buf, ext, zero, data,
+                       val->layout.size, off, (size_t)p->elsize);
     }
     r->caller_inputs = 1;
     return MRT_OK;
@@ -348,12 +362,12 @@ static mrt_status check_computed(const mrt_runner *r, const char *name,
 static mrt_status get_shard(const mrt_runner *r, int v, void *data,
                             mrt_error *err)
 {
-    const mrt_plan *p = r->plan;
+    int64_t ext[MRT_MAX_DIMS];
     if (!data)
         return mrt_error_set(err, MRT_E_USAGE, "", (mrt_mark){0},
                              "mrt_runner_get_output needs data");
     memcpy(data, r->exec->buf[v],
-           (size_t)p->value[v].count * (size_t)p->elsize);
+           (size_t)own_shard(r, v, ext) * (size_t)r->plan->elsize);
     return MRT_OK;
 }
 

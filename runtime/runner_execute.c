@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "name_index.h"
 #include "npy.h"
 #include "output.h"
 #include "run_report.h"
@@ -145,6 +146,34 @@ static mrt_status verify(const mrt_runner *r, const mrt_run_options *opt,
     return mrt_comm_agree(w, st, err);
 }
 
+static const char *output_name(const void *ctx, int k)
+{
+    const mrt_plan *p = ctx;
+    return p->tensor_name[p->output[k]];
+}
+
+/* Refuses two outputs that would be written to one file (which would
+ * keep one of them silently): the names ir/ makes are unique, so this
+ * is a guard, on every rank alike. */
+static mrt_status distinct_files(const mrt_spec *s, const mrt_plan *p,
+                                 const char *dir, mrt_error *err)
+{
+    mrt_name_index ix = {0};
+    mrt_status st = MRT_OK;
+    for (int k = 0; k < p->noutputs && !st; k++) {
+        const char *name = output_name(p, k);
+        if (mrt_name_index_find(&ix, name, output_name, p) >= 0)
+            st = mrt_error_set(err, MRT_E_SPEC, s->path, (mrt_mark){0},
+                               "two outputs would be saved as %s/%s.npy",
+                               dir, name);
+        else if (mrt_name_index_add(&ix, name, k, output_name, p))
+            st = mrt_error_set(err, MRT_E_NOMEM, "", (mrt_mark){0},
+                               "out of memory");
+    }
+    mrt_name_index_free(&ix);
+    return st;
+}
+
 /* Every output gathered to rank 0 and written as DIR/NAME.npy.
  * Collective. */
 static mrt_status save(const mrt_spec *s, mrt_exec *e, const char *dir,
@@ -152,8 +181,10 @@ static mrt_status save(const mrt_spec *s, mrt_exec *e, const char *dir,
 {
     const mrt_plan *p = e->plan;
     int root = e->comm->rank == 0;
-    mrt_status st = MRT_OK;
+    mrt_status st = distinct_files(s, p, dir, err);
     struct stat sb;
+    if (st)
+        return st;
     if (root && mkdir(dir, 0777) != 0 && errno != EEXIST)
         st = mrt_error_set(err, mrt_output_status(errno), dir, (mrt_mark){0},
                            "cannot create the folder: %s", strerror(errno));

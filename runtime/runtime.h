@@ -108,14 +108,16 @@ int mrt_type_vector(int64_t n, MPI_Aint stride, MPI_Datatype elem,
 /* n elements of base (MPI_FLOAT, MPI_DOUBLE or MPI_BYTE) as MPI takes
  * them: `count` of `type`, reduced with `op` (MPI_SUM or MPI_MAX, or
  * MPI_OP_NULL for a transfer).  Within the limit these are n, base and
- * op themselves; beyond it, one element of a derived type of all n and a
- * user-defined op over it.  Every MPI call of runtime/ whose count can
+ * op themselves (MPI_MAX excepted: a maximum is always a user-defined
+ * op, under which NaN wins, as in the local kernel); beyond it, one
+ * element of a derived type of all n and a user-defined op over it.  Every MPI call of runtime/ whose count can
  * exceed an int goes through here; mrt_count_free after the call. */
 typedef struct mrt_count {
     int count;
     MPI_Datatype type;
     MPI_Op op;
-    int owned; /* type and op are ours to free */
+    int owned;    /* type is ours to free */
+    int owned_op; /* op is ours to free */
 } mrt_count;
 int mrt_count_make(int64_t n, MPI_Datatype base, MPI_Op op, mrt_count *out);
 void mrt_count_free(mrt_count *c);

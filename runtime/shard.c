@@ -2,7 +2,8 @@
  * shard.c — a rank's piece of a global tensor: filling input shards from
  * their init rule (random and fill are functions of the global index, so
  * every layout sees the same tensor; a .npy file is read whole and the
- * rank's block copied out), and gathering shards back into the full
+ * rank's block copied out, only while it is still the file the loader
+ * checked: mrt_npy_read_same), and gathering shards back into the full
  * tensor on rank 0 for --verify and --save.
  */
 #include <math.h>
@@ -53,11 +54,16 @@ static mrt_status fill_from_file(const mrt_spec *s, const mrt_spec_tensor *st,
                                  const int64_t local[], const int64_t off[],
                                  void *buf, mrt_error *err)
 {
-    mrt_npy_header h;
+    const mrt_npy_header h = st->file_header;
     void *data = NULL;
-    mrt_status rc = mrt_npy_read(st->file, &h, &data, err);
-    if (rc != MRT_OK)
-        return rc;
+    mrt_error e = {0};
+    /* the file as the loader checked it (shape, dtype, range), or a
+     * run-time error at the init that names it */
+    mrt_status rc = mrt_npy_read_same(st->file, &h, &data, &e);
+    if (rc != MRT_OK) /* the loader read it: a failure now is the run's */
+        return mrt_error_set(err, rc == MRT_E_NOMEM ? rc : MRT_E_RUNTIME,
+                             s->path, st->init_mark, "init file '%s': %s",
+                             st->file, e.message);
     int n = st->layout.ndims;
     int64_t zero[MRT_MAX_DIMS] = {0};
     if (h.dtype == s->dtype) {

@@ -16,6 +16,14 @@
  * so an infinity cannot hide a mismatch elsewhere.  A caller may pass its
  * own scale (the finite differences use the whole gradient's).
  *
+ * With the reference's magnitudes (reference.c: per element, the size of
+ * the terms summed into it), element i is compared against the larger
+ * of scale and its magnitude: an element that is zero in exact
+ * arithmetic (a gradient that cancels) is rounding noise of the size of
+ * its terms in both runs, and two noises differ by as much.  A
+ * magnitude is never smaller than |r|, so the rule only widens where a
+ * sum cancelled; a non-finite magnitude is ignored.
+ *
  * No MPI here: the comparison is pure, and unit-tested on crafted arrays
  * (tests/test_verify.c).
  */
@@ -53,17 +61,21 @@ static double element_error(double x, double r, double scale, int *alike)
     return INFINITY;
 }
 
-void mrt_verify_compare(mrt_dtype t, const void *x, const void *r, int64_t n,
-                        double tol, double scale, mrt_verify_result *out)
+void mrt_verify_compare_mag(mrt_dtype t, const void *x, const void *r,
+                            const void *mag, int64_t n, double tol,
+                            double scale, mrt_verify_result *out)
 {
     *out = (mrt_verify_result){.count = n, .worst = -1, .tolerance = tol};
     out->scale = scale > 0 && isfinite(scale) ? scale
                                               : mrt_verify_scale(t, r, n);
+    out->element_scale = out->scale;
     out->error = 0;
     for (int64_t i = 0; i < n; i++) {
         double a = at(t, x, i), b = at(t, r, i);
+        double m = mag ? at(t, mag, i) : 0;
+        double si = isfinite(m) && m > out->scale ? m : out->scale;
         int alike;
-        double e = element_error(a, b, out->scale, &alike);
+        double e = element_error(a, b, si, &alike);
         out->nonfinite += alike;
         out->differ += !(e <= tol);
         if (out->worst < 0 || e > out->error) {
@@ -71,7 +83,14 @@ void mrt_verify_compare(mrt_dtype t, const void *x, const void *r, int64_t n,
             out->error = e;
             out->value = a;
             out->reference = b;
+            out->element_scale = si;
         }
     }
     out->ok = out->differ == 0;
+}
+
+void mrt_verify_compare(mrt_dtype t, const void *x, const void *r, int64_t n,
+                        double tol, double scale, mrt_verify_result *out)
+{
+    mrt_verify_compare_mag(t, x, r, NULL, n, tol, scale, out);
 }

@@ -101,8 +101,11 @@ static void text_result(FILE *f, const mrt_verify_result *r,
             at, x_is, num(r->value, 10, x), r_is, num(r->reference, 10, ref));
     if (isinf(r->error) && !(isfinite(r->value) && isfinite(r->reference)))
         fprintf(f, "a NaN or infinity not matched; ");
-    fprintf(f, "tolerance %.0e of %.3g); %lld element%s", r->tolerance,
-            r->scale, (long long)r->count, r->count == 1 ? "" : "s");
+    fprintf(f, "tolerance %.0e of %.3g%s); %lld element%s", r->tolerance,
+            r->element_scale,
+            r->element_scale > r->scale ? ", the magnitude summed into it"
+                                        : "",
+            (long long)r->count, r->count == 1 ? "" : "s");
     if (r->differ)
         fprintf(f, ", %lld differ", (long long)r->differ);
     if (r->nonfinite)
@@ -132,6 +135,8 @@ static void json_result(FILE *f, const mrt_spec *s, const mrt_layout *l,
     }
     fputs(", \"scale\": ", f);
     json_number(f, r->scale);
+    fputs(", \"element_scale\": ", f);
+    json_number(f, r->element_scale);
     fprintf(f, ", \"tolerance\": %.0e, \"ok\": %s}", r->tolerance,
             r->ok ? "true" : "false");
 }
@@ -179,8 +184,8 @@ static int report_gradcheck(const mrt_spec *s, const mrt_gradcheck *g,
 {
     const mrt_spec_tensor *t = &s->tensor[g->tensor];
     mrt_verify_result r;
-    mrt_verify_compare(MRT_F64, g->diff, g->grad, g->checked, FD_TOLERANCE,
-                       g->scale, &r);
+    mrt_verify_compare_mag(MRT_F64, g->diff, g->grad, g->mag, g->checked,
+                           FD_TOLERANCE, g->scale, &r);
     if (r.worst >= 0)
         r.worst = g->index[r.worst];
     if (json) {
@@ -241,14 +246,14 @@ static int64_t global_count(const mrt_layout *l)
 
 /* Output k, gathered in full, against the reference's (rank 0). */
 static int verify_output(const mrt_spec *s, const mrt_plan *p, int k,
-                         const void *full, const void *ref, int json,
-                         FILE *f)
+                         const void *full, const void *ref, const void *mag,
+                         int json, FILE *f)
 {
     int t = p->output[k];
     const mrt_layout *l = &p->value[p->tensor_value[t]].layout;
     mrt_verify_result r;
-    mrt_verify_compare(p->dtype, full, ref, global_count(l),
-                       output_tolerance(p->dtype), 0, &r);
+    mrt_verify_compare_mag(p->dtype, full, ref, mag, global_count(l),
+                           output_tolerance(p->dtype), 0, &r);
     if (json) {
         fprintf(f, "%s{\"tensor\": \"%s\", ", k ? ", " : "",
                 p->tensor_name[t]);
@@ -269,12 +274,12 @@ mrt_status mrt_run_verify(const mrt_spec *s, mrt_exec *e,
 {
     const mrt_plan *p = e->plan;
     int root = e->comm->rank == 0;
-    void **ref = NULL;
+    void **ref = NULL, **mag = NULL;
     int training = s->train.loss >= 0;
     double *ref_losses = calloc((size_t)runs + 1, sizeof *ref_losses);
     mrt_status st = !ref_losses ? MRT_E_NOMEM
                     : root ? mrt_reference_run(s, training ? runs : 1,
-                                               ref_losses, &ref, err)
+                                               ref_losses, &ref, &mag, err)
                            : MRT_OK;
     if (st == MRT_E_NOMEM)
         mrt_error_set(err, st, s->path, (mrt_mark){0}, "out of memory");
@@ -301,15 +306,14 @@ mrt_status mrt_run_verify(const mrt_spec *s, mrt_exec *e,
                                              &full, err),
                             err);
         if (st == MRT_OK && root)
-            failed += verify_output(s, p, k, full, ref[k], opt->json, f);
+            failed += verify_output(s, p, k, full, ref[k], mag[k], opt->json,
+                                    f);
         free(full);
     }
     if (root && opt->json)
         fputc(']', f);
-    if (ref)
-        for (int k = 0; k < p->noutputs; k++)
-            free(ref[k]);
-    free(ref);
+    mrt_reference_free(s, ref);
+    mrt_reference_free(s, mag);
     if (st != MRT_OK)
         return st;
     MPI_Bcast(&failed, 1, MPI_INT, 0, e->comm->world);

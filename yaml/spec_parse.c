@@ -60,41 +60,8 @@ static mrt_status spec_dir(const char *path, char dir[PATH_MAX],
 static mrt_status read_file(const char *path, char **text, size_t *len,
                             mrt_error *err)
 {
-    mrt_status st = MRT_OK;
-    size_t cap = 0, n = 0;
-    char *buf = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return mrt_error_set(err, MRT_E_IO, path, no_mark,
-                             "cannot open spec: %s", strerror(errno));
-    for (size_t got = 1; got > 0; n += got) {
-        if (n == cap) {
-            int too_big = cap >= MRT_SPEC_FILE_MAX;
-            cap = cap ? 2 * cap : 4096;
-            char *grown = too_big ? NULL : realloc(buf, cap);
-            if (!grown) {
-                st = mrt_error_set(err, too_big ? MRT_E_IO : MRT_E_NOMEM,
-                                   path, no_mark, "cannot read spec: %s",
-                                   too_big ? "file too large"
-                                           : "out of memory");
-                goto done;
-            }
-            buf = grown;
-        }
-        got = fread(buf + n, 1, cap - n, f);
-    }
-    if (ferror(f))
-        st = mrt_error_set(err, MRT_E_IO, path, no_mark,
-                           "cannot read spec: %s", strerror(errno));
-done:
-    fclose(f);
-    if (st) {
-        free(buf);
-        return st;
-    }
-    *text = buf;
-    *len = n;
-    return MRT_OK;
+    return mrt_yaml_read_file(path, "spec", MRT_SPEC_FILE_MAX, text, len,
+                              err);
 }
 
 /* ---- mesh ---------------------------------------------------------- */

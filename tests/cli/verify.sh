@@ -9,6 +9,10 @@
 #     at step 2: the loss of each step and the loss output say ok alike
 #     (before, the step losses said FAILED and the output ok), and the
 #     finite differences say they could not be taken;
+#   - zero_gradient.yaml, whose bias gradient grad:c is zero in exact
+#     arithmetic: its finite differences and its output verify, against
+#     the magnitude summed into it (the gradient's own size is rounding
+#     noise: before, both checks said FAILED);
 #   - with --json (inf_loss.yaml, at 2 ranks only), the output is strict
 #     JSON (a non-finite number is a string) and every check is "ok":
 #     true.
@@ -54,6 +58,11 @@ if run "$np" "$mesh" inf_loss.yaml; then
     has inf_loss.yaml "$mesh" "^verify loss: max relative error 0 at loss: nan, unsharded nan .*: ok$"
     has inf_loss.yaml "$mesh" "^finite differences grad:w: not checked: the loss is not finite"
     ! grep -q FAILED "$out" || { echo "FAIL: inf_loss.yaml on {$mesh}"; cat "$out"; fail=1; }
+fi
+if run "$np" "$mesh" zero_gradient.yaml; then
+    has zero_gradient.yaml "$mesh" "^finite differences grad:c: .*\(tolerance 1e-05 of [0-9.e+-]+, the magnitude summed into it\); 6 elements: ok$"
+    has zero_gradient.yaml "$mesh" "^verify grad:c: .*, the magnitude summed into it\); 12 elements: ok$"
+    ! grep -q FAILED "$out" || { echo "FAIL: zero_gradient.yaml on {$mesh}"; cat "$out"; fail=1; }
 fi
 
 # Strict JSON: Python's json accepts bare NaN and Infinity unless told not

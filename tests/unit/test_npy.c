@@ -442,6 +442,48 @@ START_TEST(init_values)
 }
 END_TEST
 
+/* mrt_npy_read_same: the data of the file the header came from, and
+ * MRT_E_RUNTIME naming the file once it was replaced or rewritten. */
+START_TEST(read_same)
+{
+    char path[300], other[300];
+    snprintf(path, sizeof path, "%s/same.npy", dir);
+    snprintf(other, sizeof other, "%s/other.npy", dir);
+    double v[3] = {1, 2, 3}, w[2] = {5, 6};
+    int64_t three[1] = {3}, two[1] = {2};
+    mrt_error err = {0};
+    ck_assert_int_eq(mrt_npy_write(path, MRT_F64, 1, three, v, &err), MRT_OK);
+    mrt_npy_header h;
+    void *data = NULL;
+    ck_assert_int_eq(mrt_npy_read_header(path, &h, &err), MRT_OK);
+    ck_assert_int_eq(mrt_npy_read_same(path, &h, &data, &err), MRT_OK);
+    ck_assert_int_eq(memcmp(data, v, sizeof v), 0);
+    free(data);
+    /* another file renamed over it (mrt_npy_write renames): refused */
+    ck_assert_int_eq(mrt_npy_write(other, MRT_F64, 1, two, w, &err), MRT_OK);
+    ck_assert_int_eq(rename(other, path), 0);
+    ck_assert_int_eq(mrt_npy_read_same(path, &h, &data, &err), MRT_E_RUNTIME);
+    ck_assert_ptr_null(data);
+    ck_assert_str_eq(err.file, path);
+    ck_assert_ptr_nonnull(strstr(err.message, "replaced by another file"));
+    /* rewritten in place with the same size: refused (modified) */
+    ck_assert_int_eq(mrt_npy_read_header(path, &h, &err), MRT_OK);
+    usleep(20000); /* past the file system's clock tick */
+    FILE *f = fopen(path, "r+b");
+    ck_assert_ptr_nonnull(f);
+    fseek(f, h.data_offset, SEEK_SET);
+    fwrite(v, sizeof *v, 1, f);
+    fclose(f);
+    memset(&err, 0, sizeof err);
+    ck_assert_int_eq(mrt_npy_read_same(path, &h, &data, &err), MRT_E_RUNTIME);
+    ck_assert_ptr_nonnull(strstr(err.message, "modified"));
+    /* gone: the open's error */
+    unlink(path);
+    memset(&err, 0, sizeof err);
+    ck_assert_int_eq(mrt_npy_read_same(path, &h, &data, &err), MRT_E_IO);
+}
+END_TEST
+
 int main(void)
 {
     if (!make_dir()) {
@@ -458,6 +500,7 @@ int main(void)
     tcase_add_test(tc, write_failures);
     tcase_add_test(tc, planted_link);
     tcase_add_test(tc, init_values);
+    tcase_add_test(tc, read_same);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

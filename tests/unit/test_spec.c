@@ -146,7 +146,8 @@ START_TEST(directory_as_spec)
     mrt_spec *spec = NULL;
     ck_assert_int_eq(mrt_spec_load(GOOD_DIR, &spec, &err), MRT_E_IO);
     ck_assert_ptr_null(spec);
-    ck_assert_str_eq(err.message, "cannot read spec: Is a directory");
+    ck_assert_str_eq(err.message,
+                     "cannot read spec: it is a folder, not a regular file");
 }
 END_TEST
 
@@ -405,6 +406,30 @@ START_TEST(shared_axis_in_rules)
     mrt_spec *s = load_ok(GOOD_DIR "/shared_axis.yaml", NULL);
     check_dim(s, "q", 0, "heads", "model");
     check_dim(s, "w", 1, "d_ff", "model");
+    mrt_spec_destroy(s);
+}
+END_TEST
+
+/* A float64 file into a float32 program: values that round to a float32
+ * load (a subnormal, 0 below the smallest subnormal, NaN, infinities,
+ * just past FLT_MAX in decimal); a value beyond float32's range is the
+ * golden error init_npy_float32_range. */
+START_TEST(file_float32_range)
+{
+    const char *text =
+        "mesh: {data: 1}\n"
+        "dtype: float32\n"
+        "dims: {a: 2, b: 3}\n"
+        "tensors:\n"
+        "  x: {shape: [a, b], init: {file: tiny_f64.npy}}\n"
+        "ops:\n"
+        "  - {op: neg, in: [x], out: y}\n"
+        "outputs: [y]\n";
+    mrt_spec *s = NULL;
+    mrt_error err = {0};
+    ck_assert_msg(mrt_spec_load_string(GOOD_DIR "/tiny.yaml", text,
+                                       strlen(text), &s, &err) ==
+                      MRT_OK, "%s", err.message);
     mrt_spec_destroy(s);
 }
 END_TEST
@@ -688,6 +713,7 @@ static Suite *spec_suite(void)
     tcase_add_test(good, block_style_any_order);
     tcase_add_test(good, shared_axis_in_rules);
     tcase_add_test(good, override_replaces_mesh);
+    tcase_add_test(good, file_float32_range);
     suite_add_tcase(s, good);
     TCase *alts = tcase_create("alternatives");
     tcase_add_test(alts, network_and_expect);

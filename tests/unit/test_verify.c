@@ -5,7 +5,10 @@
  * infinities agree only with themselves (same sign), whatever the
  * tolerance; the scale is the largest finite |reference|; subnormals are
  * compared relatively; an empty array agrees.  Also the report of the
- * worst element (index, both values, error) and the counts.
+ * worst element (index, both values, error) and the counts.  With the
+ * reference's magnitudes (issue 17 item 4), a result that cancelled to
+ * rounding noise is compared with the size of its terms, while a wrong
+ * value still fails and a non-finite magnitude is ignored.
  */
 #include <check.h>
 #include <float.h>
@@ -175,6 +178,46 @@ START_TEST(empty)
 }
 END_TEST
 
+/* A gradient that is zero in exact arithmetic: noise of 1e-17 in both,
+ * differing by 100%, from terms of size 0.5. */
+START_TEST(magnitudes_widen_only_where_a_sum_cancelled)
+{
+    double r[] = {3e-17, 2e-17, 1e-17}, x[] = {-2e-17, 2e-17, 1e-17};
+    double m[] = {0.5, 0.4, 0.3};
+    mrt_verify_result v = cmp64(x, r, N(r), 1e-10);
+    ck_assert_int_eq(v.ok, 0); /* the noise against itself: the old rule */
+    mrt_verify_compare_mag(MRT_F64, x, r, m, N(r), 1e-10, 0, &v);
+    ck_assert_int_eq(v.ok, 1);
+    ck_assert_int_eq(v.worst, 0);
+    ck_assert(v.scale == 3e-17 && v.element_scale == 0.5);
+    /* a wrong value is still wrong against the size of its terms */
+    x[1] = 1e-3;
+    mrt_verify_compare_mag(MRT_F64, x, r, m, N(r), 1e-10, 0, &v);
+    ck_assert_int_eq(v.ok, 0);
+    ck_assert_int_eq(v.worst, 1);
+    ck_assert_int_eq(v.differ, 1);
+    /* no magnitude above the scale: the old rule exactly */
+    double big[] = {1, 2, 4}, bx[] = {1, 2, 4 + 1e-9}, bm[] = {1, 2, 4};
+    mrt_verify_compare_mag(MRT_F64, bx, big, bm, N(big), 1e-10, 0, &v);
+    ck_assert_int_eq(v.ok, 0);
+    ck_assert(v.element_scale == 4);
+    /* a non-finite magnitude is ignored */
+    x[1] = 2e-17;
+    m[0] = INFINITY;
+    mrt_verify_compare_mag(MRT_F64, x, r, m, N(r), 1e-10, 0, &v);
+    ck_assert_int_eq(v.ok, 0);
+    m[0] = NAN;
+    mrt_verify_compare_mag(MRT_F64, x, r, m, N(r), 1e-10, 0, &v);
+    ck_assert_int_eq(v.ok, 0);
+    /* float32 magnitudes */
+    float fr[] = {1e-8f, 2e-8f}, fx[] = {-1e-8f, 2e-8f}, fm[] = {1, 1};
+    mrt_verify_compare(MRT_F32, fx, fr, 2, 1e-4, 0, &v);
+    ck_assert_int_eq(v.ok, 0);
+    mrt_verify_compare_mag(MRT_F32, fx, fr, fm, 2, 1e-4, 0, &v);
+    ck_assert_int_eq(v.ok, 1);
+}
+END_TEST
+
 START_TEST(scale_alone)
 {
     double r[] = {NAN, -INFINITY, -5, 4};
@@ -198,6 +241,7 @@ int main(void)
     tcase_add_test(tc, float32_nonfinite);
     tcase_add_test(tc, empty);
     tcase_add_test(tc, scale_alone);
+    tcase_add_test(tc, magnitudes_widen_only_where_a_sum_cancelled);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
