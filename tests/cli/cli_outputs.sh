@@ -151,7 +151,7 @@ prio=()
 # every rank catches it, and checks the one "interrupted" line (0: ok).
 sigterm() {
     local np=$1 status n
-    "${prio[@]}" "$here/mpirun.sh" $np "$meshrt" run "$small" --mesh data=$np --repeat 1000000 \
+    MESHRT_TEST_SIGKILL_TIMEOUT=1 "${prio[@]}" "$here/mpirun.sh" $np "$meshrt" run "$small" --mesh data=$np --repeat 1000000 \
         --save "$dir/sig$np" >"$dir/sig.out" 2>"$dir/sig.err" & job=$!
     for _ in $(seq 200); do # until every rank catches SIGTERM (at most 20 s)
         [ "$(catching_ranks $job)" = $np ] && break
