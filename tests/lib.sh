@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # lib.sh — what the shell tests share.  A test sources it first:
 #
 #     . "$(dirname "$0")/../lib.sh"

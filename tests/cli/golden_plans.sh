@@ -20,7 +20,7 @@ update=${2:-}
 . "$(dirname "$0")/../lib.sh"
 use_temp_dir
 golden=tests/golden/plans
-cd "$here/.."
+cd "$here/.." || exit 2
 export MESHRT_PROFILE=$dir/no-such-profile.yaml
 
 # plans NAME SPEC ARGS...: both forms of one plan into $dir/new.
