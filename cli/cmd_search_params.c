@@ -1,6 +1,6 @@
 /*
  * cmd_search_params.c — `meshrt search SPEC --per-tensor`: the search of
- * mrt_search_tensors_create (search/search_params.c: global rules, and a
+ * mrt_search_tensors_create (search/search_tensors.c: global rules, and a
  * layout of its own for each parameter), printed as the K fastest, the
  * time-versus-memory Pareto front and the winner to paste: a `layout:`
  * block and the parameters' own `layout:`s, and (--activations) the ops'
@@ -260,8 +260,7 @@ int mrt_cli_search_params(const mrt_cli_args *a, const mrt_spec *spec,
 {
     mrt_error err = {0};
     mrt_search_tensors_report *r = NULL;
-    const mrt_spec_overrides ov = {a->mesh, a->dims};
-    mrt_status st = mrt_search_tensors_create(spec, &ov, opt, &r, &err);
+    mrt_status st = mrt_search_tensors_create(spec, opt, &r, &err);
     if (st) {
         mrt_cli_print_error(&err);
         return mrt_cli_exit_code(st);

@@ -59,7 +59,7 @@ int main(int argc, char **argv)
      * and the faults after it were a third of `plan`'s time for 100,000
      * ops (bench_planning).  Commands that only plan keep them in the
      * heap.  `run` keeps the default: its shard arena relies on calloc's
-     * large blocks being fresh zero mappings (runtime/big_alloc.c). */
+     * large blocks being fresh zero mappings (kernels/big_alloc.c). */
     if (strcmp(a.cmd, "run") != 0)
         mallopt(M_MMAP_THRESHOLD, 1 << 30);
     int code = cmd(&a);

@@ -90,6 +90,12 @@ double mrt_cost_copy(const mrt_profile *p, double bytes)
     return bytes / p->copy_Bps;
 }
 
+double mrt_cost_local(const mrt_profile *p, double written, double read,
+                      int elsize)
+{
+    return mrt_cost_copy(p, (written + read) * elsize);
+}
+
 double mrt_cost_matmul_lower_bound(double m, double n, double k,
                                    double batch, double procs)
 {

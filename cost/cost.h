@@ -16,7 +16,9 @@
  * (e = element size).  Time = alpha * messages + wire / bandwidth +
  * flops / reduce rate, with alpha and bandwidth of the slowest mesh axis
  * of the group (axes may differ: one inside a node, one across nodes).
- * Local kernels: flops / GEMM rate; slices: bytes / copy rate.
+ * Local kernels: flops / GEMM rate; slices and other local steps: the
+ * bytes they write and read / copy rate.  Plain figures in, seconds out:
+ * which formula a plan step takes is ops/step_cost.c's.
  */
 #ifndef MRT_COST_H
 #define MRT_COST_H
@@ -61,6 +63,10 @@ mrt_comm_cost mrt_cost_exchange(const mrt_profile *p, const mrt_mesh *m,
 double mrt_cost_kernel(const mrt_profile *p, mrt_dtype t, double flops);
 /* Seconds to copy `bytes` locally. */
 double mrt_cost_copy(const mrt_profile *p, double bytes);
+/* Seconds of a memory-bound local step (a slice, a map, a rename) that
+ * writes `written` elements and reads `read`, of elsize bytes each. */
+double mrt_cost_local(const mrt_profile *p, double written, double read,
+                      int elsize);
 /* Bytes of scratch MPI itself allocates while the collective runs, for a
  * send buffer of `bytes` over a group of `group` ranks (Open MPI 4.1's
  * algorithms, measured: docs/cost-model.md); -1 when that does not fit

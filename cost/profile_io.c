@@ -1,6 +1,8 @@
 /*
  * profile_io.c — reading and writing machine profile files: YAML, read
- * with libyaml's document API so that every node keeps its position.
+ * as the spec is, by io/'s one YAML reader (yaml_load.h: one pass, the
+ * depth bounded; yaml_node.h: keys, numbers and the error wording), so
+ * that every node keeps its position.
  *
  * The format, as `meshrt calibrate` writes it (docs/calibration.md):
  *
@@ -28,8 +30,10 @@
  *
  * Errors: an unreadable file is MRT_E_IO (no position); malformed YAML
  * is MRT_E_SYNTAX at libyaml's problem mark; YAML that is not a profile
- * is MRT_E_SPEC at its node (1-based line:column, libyaml's marks are
- * zero-based), worded as the spec loader words its errors.
+ * is MRT_E_SPEC at its node (1-based line:column), worded as the spec
+ * loader words its errors; so is a profile nested deeper than 32 levels,
+ * or followed by a second YAML document (even an empty one: at its
+ * "---").
  *
  * Saving is atomic: the text goes to a temporary file in the target's
  * folder (made, with its parents, if missing: ~/.config/meshrt on a
@@ -37,14 +41,12 @@
  * are written with the fewest digits (at most 15) that read back to the
  * same double.
  *
- * Reading and writing stay in one file (about 600 lines, half of them
- * the loader's error wording): the format is one contract, and a key
- * added to one side must be added to the other.
+ * Reading and writing stay in one file: the format is one contract, and
+ * a key added to one side must be added to the other.
  */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,14 +54,14 @@
 #include <unistd.h>
 #include <yaml.h>
 
+#include "error.h"
 #include "output.h"
 #include "profile_io.h"
-#include "yaml_error.h"
-#include "error.h"
+#include "yaml_load.h"
+#include "yaml_node.h"
 
 #define PROFILE_FILE_MAX (1L << 20) /* a profile is a few hundred bytes */
 #define PROFILE_DEPTH_MAX 32        /* it needs 3 levels (plus measured:) */
-#define QUOTE_MAX 60                /* longest user text quoted back */
 
 static const mrt_mark no_mark = {0, 0};
 
@@ -84,172 +86,42 @@ char *mrt_profile_get_default_path(char *buf, size_t size)
                                                         : (int)size);
 }
 
-/* ---- reading: nodes, positions and error wording ------------------ */
-
-typedef struct loader {
-    const char *path;
-    yaml_document_t *doc;
-    mrt_error *err;
-} loader;
-
-static mrt_mark mark_of(const yaml_node_t *n)
-{
-    if (!n)
-        return no_mark;
-    return (mrt_mark){(int)n->start_mark.line + 1,
-                      (int)n->start_mark.column + 1};
-}
-
-static yaml_node_t *node(const loader *ld, int index)
-{
-    return yaml_document_get_node(ld->doc, index);
-}
-
-/* Records an MRT_E_SPEC error at n.  Returns MRT_E_SPEC. */
-__attribute__((format(printf, 3, 4))) static mrt_status
-fail(const loader *ld, const yaml_node_t *n, const char *fmt, ...)
-{
-    char msg[sizeof ld->err->message];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return mrt_error_set(ld->err, MRT_E_SPEC, ld->path, mark_of(n), "%s",
-                         msg);
-}
-
-/* The text of a scalar without embedded NULs, else NULL. */
-static const char *text_of(const yaml_node_t *n)
-{
-    if (!n || n->type != YAML_SCALAR_NODE)
-        return NULL;
-    const char *s = (const char *)n->data.scalar.value;
-    return strlen(s) == n->data.scalar.length ? s : NULL;
-}
-
-static int is_null(const yaml_node_t *n)
-{
-    const char *s = text_of(n);
-    return !n || (s && n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
-                  (!*s || !strcmp(s, "~") || !strcmp(s, "null") ||
-                   !strcmp(s, "Null") || !strcmp(s, "NULL")));
-}
-
-/* What n is, for "got ...". */
-static const char *what(const yaml_node_t *n, char *buf, size_t size)
-{
-    const char *s = text_of(n);
-    if (n && n->type == YAML_MAPPING_NODE)
-        snprintf(buf, size, "a mapping");
-    else if (n && n->type == YAML_SEQUENCE_NODE)
-        snprintf(buf, size, "a sequence");
-    else if (is_null(n) || !s)
-        snprintf(buf, size, "nothing");
-    else
-        snprintf(buf, size, "%s'%.*s%s'",
-                 n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE
-                     ? "" : "the string ",
-                 QUOTE_MAX, s, strlen(s) > QUOTE_MAX ? "..." : "");
-    return buf;
-}
-
-static mrt_status expect_mapping(const loader *ld, const yaml_node_t *n,
-                                 const char *for_what)
-{
-    char w[QUOTE_MAX + 32];
-    if (n && n->type == YAML_MAPPING_NODE)
-        return MRT_OK;
-    return fail(ld, n, "expected a mapping for %s, got %s", for_what,
-                what(n, w, sizeof w));
-}
-
-/* Checks the keys of mapping map: scalars, each once, and (valid not
- * NULL) each in the NULL-terminated list.  `in` names map in messages. */
-static mrt_status check_keys(const loader *ld, const yaml_node_t *map,
-                             const char *const *valid, const char *in)
-{
-    char w[QUOTE_MAX + 32], list[256] = "";
-    for (int i = 0; valid && valid[i]; i++) {
-        size_t n = strlen(list);
-        snprintf(list + n, sizeof list - n, "%s%s", i ? ", " : "", valid[i]);
-    }
-    for (yaml_node_pair_t *pr = map->data.mapping.pairs.start;
-         pr < map->data.mapping.pairs.top; pr++) {
-        const yaml_node_t *k = node(ld, pr->key);
-        const char *name = text_of(k);
-        if (!name || is_null(k))
-            return fail(ld, k, "expected a name as a key in %s, got %s", in,
-                        what(k, w, sizeof w));
-        int ok = !valid;
-        for (int i = 0; valid && valid[i]; i++)
-            ok |= !strcmp(name, valid[i]);
-        if (!ok)
-            return fail(ld, k, "unknown key %s in %s (expected: %s)",
-                        what(k, w, sizeof w), in, list);
-        for (yaml_node_pair_t *e = map->data.mapping.pairs.start; e < pr;
-             e++) {
-            const yaml_node_t *first = node(ld, e->key);
-            if (text_of(first) && !strcmp(text_of(first), name)) {
-                mrt_mark at = mark_of(first);
-                return fail(ld, k, "duplicate key %s in %s (first at %d:%d)",
-                            what(k, w, sizeof w), in, at.line, at.column);
-            }
-        }
-    }
-    return MRT_OK;
-}
-
-/* The value of key in a mapping whose keys were checked, or NULL. */
-static yaml_node_t *get(const loader *ld, const yaml_node_t *map,
-                        const char *key)
-{
-    for (yaml_node_pair_t *pr = map->data.mapping.pairs.start;
-         pr < map->data.mapping.pairs.top; pr++) {
-        const char *k = text_of(node(ld, pr->key));
-        if (k && !strcmp(k, key))
-            return node(ld, pr->value);
-    }
-    return NULL;
-}
+/* ---- reading: numbers with their limits -------------------------- */
 
 /* A number from plain scalar n in [lo, hi] (the limits of profile.h;
  * `unit` names the file's unit in messages), times scale; *out is left
  * alone when n is NULL (key absent). */
-static mrt_status number(const loader *ld, const yaml_node_t *n,
+static mrt_status number(const mrt_yaml_doc *d, const yaml_node_t *n,
                          const char *name, const char *in, double lo,
                          double hi, const char *unit, double scale,
                          double *out)
 {
-    char w[QUOTE_MAX + 32];
-    const char *s = text_of(n);
+    char w[MRT_YAML_QUOTE_MAX + 32];
+    double v;
     if (!n)
         return MRT_OK;
-    if (s && !is_null(n) && n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
-        strspn(s, "+-0123456789.eE") == strlen(s)) {
-        char *end;
-        double v = strtod(s, &end);
-        if (*s && !*end && isfinite(v) && v >= lo && v <= hi) {
-            *out = v * scale;
-            return MRT_OK;
-        }
+    if (mrt_yaml_finite(n, &v) && v >= lo && v <= hi) {
+        *out = v * scale;
+        return MRT_OK;
     }
-    return fail(ld, n, "'%s' in %s must be a number from %g to %g (%s), "
-                "got %s", name, in, lo, hi, unit, what(n, w, sizeof w));
+    return mrt_yaml_fail(d, n, "'%s' in %s must be a number from %g to %g "
+                         "(%s), got %s", name, in, lo, hi, unit,
+                         mrt_yaml_what(n, w, sizeof w));
 }
 
 /* A latency in microseconds, and a rate in G units per second. */
-static mrt_status latency(const loader *ld, const yaml_node_t *n,
+static mrt_status latency(const mrt_yaml_doc *d, const yaml_node_t *n,
                           const char *name, const char *in, double *out)
 {
-    return number(ld, n, name, in, 0, MRT_PROFILE_LATENCY_US_MAX,
+    return number(d, n, name, in, 0, MRT_PROFILE_LATENCY_US_MAX,
                   "microseconds", 1e-6, out);
 }
 
-static mrt_status rate(const loader *ld, const yaml_node_t *n,
+static mrt_status rate(const mrt_yaml_doc *d, const yaml_node_t *n,
                        const char *name, const char *in, const char *unit,
                        double *out)
 {
-    return number(ld, n, name, in, MRT_PROFILE_RATE_MIN, MRT_PROFILE_RATE_MAX,
+    return number(d, n, name, in, MRT_PROFILE_RATE_MIN, MRT_PROFILE_RATE_MAX,
                   unit, 1e9, out);
 }
 
@@ -263,122 +135,114 @@ static const char *const kernel_keys[] = {"family", "gflops_float32",
                                           "gflops_float64", NULL};
 _Static_assert(MRT_DTYPE_COUNT == 2, "one gflops_ key per dtype");
 
-static mrt_status load_link(const loader *ld, const yaml_node_t *map,
+static mrt_status load_link(const mrt_yaml_doc *d, const yaml_node_t *map,
                             const char *in, mrt_link *l)
 {
-    mrt_status st = expect_mapping(ld, map, in);
+    mrt_status st = mrt_yaml_expect(d, map, YAML_MAPPING_NODE, in);
     if (!st)
-        st = check_keys(ld, map, link_keys, in);
+        st = mrt_yaml_check_keys(d, map, link_keys, in);
     if (!st)
-        st = latency(ld, get(ld, map, "latency_us"), "latency_us", in,
+        st = latency(d, mrt_yaml_get(d, map, "latency_us"), "latency_us", in,
                      &l->latency_s);
     if (!st)
-        st = rate(ld, get(ld, map, "bandwidth_GBps"), "bandwidth_GBps", in,
-                  "GB/s", &l->bandwidth_Bps);
+        st = rate(d, mrt_yaml_get(d, map, "bandwidth_GBps"), "bandwidth_GBps",
+                  in, "GB/s", &l->bandwidth_Bps);
     return st;
 }
 
-static mrt_status load_kernel(const loader *ld, const yaml_node_t *map,
+static mrt_status load_kernel(const mrt_yaml_doc *d, const yaml_node_t *map,
                               mrt_profile *p)
 {
-    char w[QUOTE_MAX + 32];
-    mrt_status st = expect_mapping(ld, map, "'kernel'");
+    char w[MRT_YAML_QUOTE_MAX + 32];
+    mrt_status st = mrt_yaml_expect(d, map, YAML_MAPPING_NODE, "'kernel'");
     if (!st)
-        st = check_keys(ld, map, kernel_keys, "'kernel'");
+        st = mrt_yaml_check_keys(d, map, kernel_keys, "'kernel'");
     if (!st)
-        st = rate(ld, get(ld, map, "gflops_float32"), "gflops_float32",
+        st = rate(d, mrt_yaml_get(d, map, "gflops_float32"), "gflops_float32",
                   "'kernel'", "GFLOP/s", &p->gemm_flops[MRT_F32]);
     if (!st)
-        st = rate(ld, get(ld, map, "gflops_float64"), "gflops_float64",
+        st = rate(d, mrt_yaml_get(d, map, "gflops_float64"), "gflops_float64",
                   "'kernel'", "GFLOP/s", &p->gemm_flops[MRT_F64]);
-    const yaml_node_t *fam = get(ld, map, "family");
+    const yaml_node_t *fam = mrt_yaml_get(d, map, "family");
     if (st || !fam)
         return st;
-    const char *s = text_of(fam);
-    if (!s || is_null(fam) || strlen(s) >= sizeof p->kernel)
-        return fail(ld, fam, "'family' in 'kernel' must be a name shorter "
-                    "than %zu characters, got %s", sizeof p->kernel,
-                    what(fam, w, sizeof w));
+    const char *s = mrt_yaml_str(fam);
+    if (!s || mrt_yaml_is_null(fam) || strlen(s) >= sizeof p->kernel)
+        return mrt_yaml_fail(d, fam, "'family' in 'kernel' must be a name "
+                             "shorter than %zu characters, got %s",
+                             sizeof p->kernel, mrt_yaml_what(fam, w, sizeof w));
     snprintf(p->kernel, sizeof p->kernel, "%s", s);
     return MRT_OK;
 }
 
-static int name_ok(const char *s)
-{
-    size_t n = strlen(s);
-    if (n == 0 || n >= MRT_NAME_MAX || strspn(s, "abcdefghijklmnopqrstuvwxyz"
-                                              "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                              "_0123456789") != n)
-        return 0;
-    return !(s[0] >= '0' && s[0] <= '9');
-}
-
-static mrt_status load_axes(const loader *ld, const yaml_node_t *map,
+static mrt_status load_axes(const mrt_yaml_doc *d, const yaml_node_t *map,
                             mrt_profile *p)
 {
-    char w[QUOTE_MAX + 32], in[MRT_NAME_MAX + 16];
-    mrt_status st = expect_mapping(ld, map, "'axes'");
+    char w[MRT_YAML_QUOTE_MAX + 32], in[MRT_NAME_MAX + 16];
+    mrt_status st = mrt_yaml_expect(d, map, YAML_MAPPING_NODE, "'axes'");
     if (!st)
-        st = check_keys(ld, map, NULL, "'axes'");
+        st = mrt_yaml_check_keys(d, map, NULL, "'axes'");
     for (yaml_node_pair_t *pr = map->data.mapping.pairs.start;
          !st && pr < map->data.mapping.pairs.top; pr++) {
-        const yaml_node_t *k = node(ld, pr->key);
-        const char *name = text_of(k);
-        if (!name_ok(name))
-            return fail(ld, k, "invalid mesh axis name %s (a name starts "
-                        "with a letter or '_' and has only letters, digits "
-                        "and '_', at most %d)", what(k, w, sizeof w),
-                        MRT_NAME_MAX - 1);
+        const yaml_node_t *k = mrt_yaml_node(d, pr->key);
+        const char *name = mrt_yaml_str(k);
+        if (!mrt_yaml_name_ok(name, strlen(name)))
+            return mrt_yaml_fail(d, k, "invalid mesh axis name %s (a name "
+                                 "starts with a letter or '_' and has only "
+                                 "letters, digits and '_', at most %d)",
+                                 mrt_yaml_what(k, w, sizeof w),
+                                 MRT_NAME_MAX - 1);
         int i = 0;
         while (i < p->naxes && strcmp(p->axis[i], name))
             i++;
         if (i == MRT_MAX_AXES)
-            return fail(ld, k, "too many axes in the profile (at most %d)",
-                        MRT_MAX_AXES);
+            return mrt_yaml_fail(d, k, "too many axes in the profile (at "
+                                 "most %d)", MRT_MAX_AXES);
         mrt_link l = i < p->naxes ? p->link[i] : p->fallback;
         snprintf(in, sizeof in, "axis '%s'", name);
-        if (!(st = load_link(ld, node(ld, pr->value), in, &l)))
+        if (!(st = load_link(d, mrt_yaml_node(d, pr->value), in, &l)))
             mrt_profile_set_link(p, name, l);
     }
     return st;
 }
 
-static mrt_status load_root(const loader *ld, const yaml_node_t *root,
+static mrt_status load_root(const mrt_yaml_doc *d, const yaml_node_t *root,
                             mrt_profile *p)
 {
-    char w[QUOTE_MAX + 32];
+    char w[MRT_YAML_QUOTE_MAX + 32];
     if (!root)
-        return mrt_error_set(ld->err, MRT_E_SPEC, ld->path, (mrt_mark){1, 1},
+        return mrt_error_set(d->err, MRT_E_SPEC, d->path, (mrt_mark){1, 1},
                              "the profile is empty (meshrt calibrate writes "
                              "one)");
     if (root->type != YAML_MAPPING_NODE)
-        return fail(ld, root, "expected a mapping at the top of the "
-                    "profile, got %s", what(root, w, sizeof w));
-    mrt_status st = check_keys(ld, root, top_keys, "the profile");
+        return mrt_yaml_fail(d, root, "expected a mapping at the top of the "
+                             "profile, got %s",
+                             mrt_yaml_what(root, w, sizeof w));
+    mrt_status st = mrt_yaml_check_keys(d, root, top_keys, "the profile");
     const yaml_node_t *n;
-    if (!st && (n = get(ld, root, "kernel")))
-        st = load_kernel(ld, n, p);
+    if (!st && (n = mrt_yaml_get(d, root, "kernel")))
+        st = load_kernel(d, n, p);
     if (!st)
-        st = rate(ld, get(ld, root, "reduce_gflops"), "reduce_gflops",
+        st = rate(d, mrt_yaml_get(d, root, "reduce_gflops"), "reduce_gflops",
                   "the profile", "GFLOP/s", &p->reduce_flops);
     if (!st)
-        st = rate(ld, get(ld, root, "copy_GBps"), "copy_GBps",
+        st = rate(d, mrt_yaml_get(d, root, "copy_GBps"), "copy_GBps",
                   "the profile", "GB/s", &p->copy_Bps);
-    if (!st && (n = get(ld, root, "default")))
-        st = load_link(ld, n, "'default'", &p->fallback);
-    if (!st && (n = get(ld, root, "axes")))
-        st = load_axes(ld, n, p);
+    if (!st && (n = mrt_yaml_get(d, root, "default")))
+        st = load_link(d, n, "'default'", &p->fallback);
+    if (!st && (n = mrt_yaml_get(d, root, "axes")))
+        st = load_axes(d, n, p);
     if (st)
         return st;
-    n = get(ld, root, "source");
-    if (n && (!text_of(n) || is_null(n)))
-        return fail(ld, n, "'source' must be text, got %s",
-                    what(n, w, sizeof w));
+    n = mrt_yaml_get(d, root, "source");
+    if (n && (!mrt_yaml_str(n) || mrt_yaml_is_null(n)))
+        return mrt_yaml_fail(d, n, "'source' must be text, got %s",
+                             mrt_yaml_what(n, w, sizeof w));
     if (n)
-        snprintf(p->source, sizeof p->source, "%s (%s)", ld->path,
-                 text_of(n));
+        snprintf(p->source, sizeof p->source, "%s (%s)", d->path,
+                 mrt_yaml_str(n));
     else
-        snprintf(p->source, sizeof p->source, "%s", ld->path);
+        snprintf(p->source, sizeof p->source, "%s", d->path);
     return MRT_OK;
 }
 
@@ -413,57 +277,6 @@ static mrt_status read_file(const char *path, char **text, size_t *len,
     return MRT_OK;
 }
 
-/* A quick pass over the events: syntax, nesting depth (libyaml slows
- * down quadratically with depth), and one document only. */
-static mrt_status check_events(yaml_parser_t *y, const char *path,
-                               const char *text, size_t len, mrt_error *err)
-{
-    yaml_event_t e;
-    int depth = 0, docs = 0;
-    for (;;) {
-        if (!yaml_parser_parse(y, &e))
-            return mrt_yaml_error(y, path, text, len, err);
-        yaml_event_type_t type = e.type;
-        mrt_mark at = {(int)e.start_mark.line + 1,
-                       (int)e.start_mark.column + 1};
-        yaml_event_delete(&e);
-        if (type == YAML_STREAM_END_EVENT)
-            return MRT_OK;
-        depth += type == YAML_SEQUENCE_START_EVENT ||
-                 type == YAML_MAPPING_START_EVENT;
-        depth -= type == YAML_SEQUENCE_END_EVENT ||
-                 type == YAML_MAPPING_END_EVENT;
-        if (depth > PROFILE_DEPTH_MAX)
-            return mrt_error_set(err, MRT_E_SPEC, path, at, "the profile "
-                                 "nests deeper than %d levels",
-                                 PROFILE_DEPTH_MAX);
-        if (type == YAML_DOCUMENT_START_EVENT && ++docs > 1)
-            return mrt_error_set(err, MRT_E_SPEC, path, at, "a profile is "
-                                 "one YAML document, but a second one "
-                                 "starts here");
-    }
-}
-
-/* Parses text into doc (which the caller deletes on success). */
-static mrt_status load_yaml(const char *path, const char *text, size_t len,
-                            yaml_document_t *doc, mrt_error *err)
-{
-    yaml_parser_t y;
-    mrt_status st = MRT_OK;
-    for (int pass = 0; !st && pass < 2; pass++) {
-        if (!yaml_parser_initialize(&y))
-            return mrt_error_set(err, MRT_E_NOMEM, path, no_mark,
-                                 "out of memory");
-        yaml_parser_set_input_string(&y, (const unsigned char *)text, len);
-        if (pass == 0)
-            st = check_events(&y, path, text, len, err);
-        else if (!yaml_parser_load(&y, doc))
-            st = mrt_yaml_error(&y, path, text, len, err);
-        yaml_parser_delete(&y);
-    }
-    return st;
-}
-
 mrt_status mrt_profile_load(const char *path, mrt_profile *p, mrt_error *err)
 {
     char *text = NULL;
@@ -473,10 +286,12 @@ mrt_status mrt_profile_load(const char *path, mrt_profile *p, mrt_error *err)
     mrt_status st = read_file(path, &text, &len, err);
     if (st)
         return st;
-    if ((st = load_yaml(path, text, len, &doc, err)))
+    /* one document only: a second one is an error, even if empty */
+    mrt_yaml_load_options o = {"profile", PROFILE_DEPTH_MAX, 1};
+    if ((st = mrt_yaml_load_expert(path, text, len, &o, &doc, err)))
         goto out;
-    loader ld = {path, &doc, err};
-    st = load_root(&ld, yaml_document_get_root_node(&doc), &next);
+    mrt_yaml_doc d = {&doc, path, err};
+    st = load_root(&d, yaml_document_get_root_node(&doc), &next);
     yaml_document_delete(&doc);
     if (!st)
         *p = next;

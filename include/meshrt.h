@@ -555,7 +555,8 @@ typedef struct mrt_sweep {
 /* nvalues sizes (1 to MRT_SWEEP_MAX, each > 0) of dim.  A size at which
  * the spec does not load, or a row that does not plan, is recorded, not
  * a failure (nrows is 0 when no size loaded): this fails only for bad
- * arguments (MRT_E_USAGE) or out of memory.  The caller owns *out
+ * arguments (MRT_E_USAGE: NULL path, dim, values or out; ov and opt may
+ * be NULL) or out of memory.  The caller owns *out
  * (mrt_sweep_destroy). */
 MRT_API mrt_status mrt_sweep_create(const char *path,
                                     const mrt_spec_overrides *ov,
@@ -703,11 +704,12 @@ typedef struct mrt_search_rules_report {
                                 it */
 } mrt_search_rules_report;
 
-/* Searches the global rules of spec (ops/search_rules.h says how: lower
- * bounds prune what provably cannot enter the K best under the cap or
- * the Pareto front).  opt may be NULL (auto planner, default profile,
- * K = 5, no cap).  Fails for an unusable profile, out of memory, or
- * more than 1000000 candidates.  The caller owns *out. */
+/* Searches the global rules of spec (docs/tutorial.md, "search", says
+ * how: lower bounds prune what provably cannot enter the K best under
+ * the cap or the Pareto front).  opt may be NULL (auto planner, default
+ * profile, K = 5, no cap).  Fails for a NULL spec or out
+ * (MRT_E_USAGE), an unusable profile, out of memory, or more than
+ * 1000000 candidates.  The caller owns *out (NULL on failure). */
 MRT_API mrt_status mrt_search_rules_create(const mrt_spec *spec,
                                            const mrt_search_options *opt,
                                            mrt_search_rules_report **out,
@@ -739,7 +741,8 @@ typedef struct mrt_search_tensors_report {
     int nleft, left[MRT_SEARCH_MAX_TENSORS]; /* activations the cap of
                                 combinations left out */
     int64_t combos;          /* combinations of per-tensor choices */
-    int64_t failed;          /* combinations whose spec did not load */
+    int64_t failed;          /* combinations whose layouts did not
+                                apply (their error: first_error) */
     int64_t enumerated, planned, invalid, pruned, over_memory;
     int screened;            /* some combination was screened */
     int ntop;
@@ -751,26 +754,29 @@ typedef struct mrt_search_tensors_report {
 
 /* Searches global rules and, for each parameter (the `train:` params;
  * without `train:`, every input) and each activation of
- * opt->activations, a layout of its own, in place of what the spec
- * gives it: the spec is loaded again from its file with ov (may be
- * NULL) for every combination.  Fails for more than
- * MRT_SEARCH_MAX_COMBOS combinations or an activation no op makes
- * (MRT_E_USAGE), or for what mrt_search_rules_create fails for.  The
- * caller owns *out. */
+ * opt->activations (results of the program's ops, by their `out:`), a
+ * layout of its own, in place of what the spec gives it: each
+ * combination is a copy of spec with those layouts, made in memory, so
+ * a program built with mrt_ir_* is searched as one loaded from a file.
+ * Fails for a NULL spec or out, more than MRT_SEARCH_MAX_COMBOS
+ * combinations or an activation no op makes (MRT_E_USAGE), or for what
+ * mrt_search_rules_create fails for.  The caller owns *out (NULL on
+ * failure). */
 MRT_API mrt_status mrt_search_tensors_create(const mrt_spec *spec,
-                                             const mrt_spec_overrides *ov,
                                              const mrt_search_options *opt,
                                              mrt_search_tensors_report **out,
                                              mrt_error *err);
 MRT_API void mrt_search_tensors_destroy(mrt_search_tensors_report *r);
 
 /* rules ([ndims] of spec) as one line, "batch: data, d_ff: [model,
- * pipe]" ("(all replicated)"), into buf; returns buf. */
+ * pipe]" ("(all replicated)"), into buf; returns buf.  A NULL spec or
+ * rules writes "" (buf NULL or size 0: nothing). */
 MRT_API char *mrt_search_format_rules(const mrt_spec *spec,
                                       const mrt_search_axes *rules,
                                       char *buf, size_t size);
 /* rules as a `layout:` block to paste into the spec:
- * "layout:\n  batch: data\n  d_ff: [model, pipe]\n" ("layout: {}\n"). */
+ * "layout:\n  batch: data\n  d_ff: [model, pipe]\n" ("layout: {}\n").
+ * A NULL argument writes nothing. */
 MRT_API void mrt_search_write_layout(const mrt_spec *spec,
                                      const mrt_search_axes *rules, FILE *f);
 
@@ -797,7 +803,9 @@ typedef struct mrt_calibration mrt_calibration;
  * "world" of all of them; else its nranks must be comm's size, or
  * MRT_E_MESH).  quick: smaller sizes, a few seconds.  Collective: every
  * rank returns the same status and error, and on success its own *out,
- * which the caller owns (mrt_calibration_destroy). */
+ * which the caller owns (mrt_calibration_destroy); a NULL out, or a mesh
+ * or quick that differs, on any rank is MRT_E_USAGE on every rank, and
+ * MPI_COMM_NULL is MRT_E_USAGE at once. */
 MRT_API mrt_status mrt_calibration_create(MPI_Comm comm,
                                           const mrt_mesh_info *mesh,
                                           int quick, mrt_calibration **out,
@@ -814,7 +822,7 @@ MRT_API mrt_status mrt_calibration_save(const mrt_calibration *c,
 /* Every rank of comm gets the status and error of the lowest rank whose
  * st is not MRT_OK (MRT_OK when none): call it, collectively, before
  * a collective that some rank might otherwise not reach.  err may be
- * NULL (the status alone). */
+ * NULL (the status alone).  MPI_COMM_NULL: MRT_E_USAGE. */
 MRT_API mrt_status mrt_comm_agree(MPI_Comm comm, mrt_status st,
                                   mrt_error *err);
 #endif
@@ -909,7 +917,10 @@ typedef enum mrt_placement {
  * inputs' `init:`, `train:` (steps, rate, loss), verify's unsharded
  * reference, and names in reports and errors.  spec must be the one plan
  * was made from (with a `layouts:` alternative, the spec made under it):
- * a plan of another program is MRT_E_USAGE on every rank. */
+ * a plan of another program (its fingerprint of the program differs) is
+ * MRT_E_USAGE on every rank.  The ranks agree on their arguments first:
+ * a NULL spec, plan or out on any rank is MRT_E_USAGE on every rank;
+ * MPI_COMM_NULL is MRT_E_USAGE at once. */
 MRT_API mrt_status mrt_runner_create(const mrt_spec *spec,
                                      const mrt_plan *plan, MPI_Comm comm,
                                      mrt_runner **out, mrt_error *err);
@@ -941,7 +952,9 @@ MRT_API mrt_status mrt_runner_set_input(mrt_runner *r, const char *name,
 /* Runs the plan (opt->repeat times, or the spec's `train:` steps; each
  * training run updates the parameters in place), then reports, verifies
  * and saves as opt asks; opt may be NULL (one quiet run).  opt->comm is
- * ignored.  Collective: every rank returns the same status. */
+ * ignored.  Collective: every rank returns the same status; options that
+ * differ between ranks (all but report, report_fn and report_ctx) are
+ * MRT_E_USAGE on every rank.  A NULL r is MRT_E_USAGE at once. */
 MRT_API mrt_status mrt_runner_execute(mrt_runner *r,
                                       const mrt_run_options *opt,
                                      mrt_error *err);
@@ -949,7 +962,8 @@ MRT_API mrt_status mrt_runner_execute(mrt_runner *r,
 /* Copies a tensor's values out (an output, or an input such as a trained
  * parameter): with MRT_SHARD, this rank's shard into data (local); with
  * MRT_WHOLE, the whole tensor gathered into data on rank 0 of comm (data
- * is ignored, and may be NULL, elsewhere; collective). */
+ * is ignored, and may be NULL, elsewhere; collective).  A tensor an op
+ * computes is MRT_E_USAGE until an execute has run every step. */
 MRT_API mrt_status mrt_runner_get_output(mrt_runner *r, const char *name,
                                          void *data, mrt_placement how,
                                          mrt_error *err);

@@ -17,6 +17,7 @@
 #include "name_index.h"
 #include "error.h"
 #include "yaml_error.h"
+#include "yaml_node.h"
 
 /* A failure of composition, worded and placed as libyaml's loader does. */
 typedef struct problem {
@@ -258,9 +259,60 @@ static mrt_status composer_error(yaml_parser_t *y, const problem *p,
     return mrt_yaml_error(y, path, text, len, err);
 }
 
+/* The error of a stream whose events all came through: the first
+ * document's problem, else the second's, else a second document that
+ * is not empty. */
+static mrt_status check_documents(yaml_parser_t *y, const problem fail[2],
+                                  int have_second,
+                                  const yaml_document_t *second,
+                                  const char *path, const char *what,
+                                  const char *text, size_t len,
+                                  mrt_error *err)
+{
+    if (fail[0].problem)
+        return composer_error(y, &fail[0], path, text, len, err);
+    if (!have_second)
+        return MRT_OK;
+    if (fail[1].problem)
+        return composer_error(y, &fail[1], path, text, len, err);
+    if (second->nodes.top == second->nodes.start)
+        return MRT_OK;
+    return mrt_error_set(err, MRT_E_SPEC, path,
+                         mrt_yaml_mark(&second->nodes.start[0]),
+                         "a %s is one YAML document, but a second one starts "
+                         "here", what);
+}
+
+/* The error of event e, which nests deeper than o allows or starts a
+ * second document where o wants one only; MRT_OK if neither. */
+static mrt_status check_event(const yaml_event_t *e, int depth, int ndocs,
+                              const mrt_yaml_load_options *o,
+                              const char *path, mrt_error *err)
+{
+    mrt_mark at = {(int)e->start_mark.line + 1,
+                   (int)e->start_mark.column + 1};
+    if (depth > o->max_depth)
+        return mrt_error_set(err, MRT_E_SPEC, path, at, "the %s nests "
+                             "deeper than %d levels", o->what, o->max_depth);
+    if (o->one_document && ndocs == 2 &&
+        e->type == YAML_DOCUMENT_START_EVENT)
+        return mrt_error_set(err, MRT_E_SPEC, path, at, "a %s is one YAML "
+                             "document, but a second one starts here",
+                             o->what);
+    return MRT_OK;
+}
+
 mrt_status mrt_yaml_load(const char *path, const char *what,
                          const char *text, size_t len, int max_depth,
                          yaml_document_t *doc, mrt_error *err)
+{
+    mrt_yaml_load_options o = {what, max_depth, 0};
+    return mrt_yaml_load_expert(path, text, len, &o, doc, err);
+}
+
+mrt_status mrt_yaml_load_expert(const char *path, const char *text,
+                                size_t len, const mrt_yaml_load_options *o,
+                                yaml_document_t *doc, mrt_error *err)
 {
     yaml_parser_t y;
     yaml_document_t second;
@@ -285,18 +337,14 @@ mrt_status mrt_yaml_load(const char *path, const char *what,
                  type == YAML_MAPPING_START_EVENT;
         depth -= type == YAML_SEQUENCE_END_EVENT ||
                  type == YAML_MAPPING_END_EVENT;
-        if (depth > max_depth) {
-            mrt_mark at = {(int)e.start_mark.line + 1,
-                           (int)e.start_mark.column + 1};
+        ndocs += type == YAML_DOCUMENT_START_EVENT;
+        if ((st = check_event(&e, depth, ndocs, o, path, err))) {
             yaml_event_delete(&e);
-            st = mrt_error_set(err, MRT_E_SPEC, path, at, "the %s nests "
-                               "deeper than %d levels", what, max_depth);
             goto fail;
         }
         if (type == YAML_DOCUMENT_START_EVENT) {
             /* the first document; the second only to see whether it
              * is empty (when the first is not and composed well) */
-            ndocs++;
             if (ndocs == 2)
                 have_second = !fail[0].problem &&
                               doc->nodes.top != doc->nodes.start;
@@ -314,16 +362,8 @@ mrt_status mrt_yaml_load(const char *path, const char *what,
         if (type == YAML_STREAM_END_EVENT)
             break;
     }
-    if (fail[0].problem) {
-        st = composer_error(&y, &fail[0], path, text, len, err);
-    } else if (have_second && fail[1].problem) {
-        st = composer_error(&y, &fail[1], path, text, len, err);
-    } else if (have_second && second.nodes.top != second.nodes.start) {
-        mrt_mark at = {(int)second.nodes.start[0].start_mark.line + 1,
-                       (int)second.nodes.start[0].start_mark.column + 1};
-        st = mrt_error_set(err, MRT_E_SPEC, path, at, "a %s is one YAML "
-                           "document, but a second one starts here", what);
-    }
+    st = check_documents(&y, fail, have_second, &second, path, o->what, text,
+                         len, err);
 fail:
     forget_anchors(&c);
     free(c.anchor);

@@ -18,8 +18,10 @@
  * MRT_E_SPEC "the <what> nests deeper than N levels"); an undefined
  * alias or a duplicate anchor in the first document, then in the second
  * (as libyaml words them); a second document that is not empty
- * (MRT_E_SPEC at its first node).  An empty first document is no error:
- * the caller sees a document without a root node.
+ * (MRT_E_SPEC at its first node), or with mrt_yaml_load_expert's
+ * one_document any second document, even an empty one (MRT_E_SPEC at
+ * its start, the "---").  An empty first document is no error: the
+ * caller sees a document without a root node.
  */
 #ifndef MRT_YAML_LOAD_H
 #define MRT_YAML_LOAD_H
@@ -35,5 +37,22 @@
 mrt_status mrt_yaml_load(const char *path, const char *what,
                          const char *text, size_t len, int max_depth,
                          yaml_document_t *doc, mrt_error *err);
+
+/* How a file is read: `what` names it in messages ("profile"), the
+ * depth it may nest, and whether the stream must hold one document
+ * only (1: a second one is an error even if empty, at its "---"; 0: an
+ * empty second document is allowed, a non-empty one is an error at its
+ * first node). */
+typedef struct mrt_yaml_load_options {
+    const char *what;
+    int max_depth;
+    int one_document;
+} mrt_yaml_load_options;
+
+/* mrt_yaml_load with all its options (mrt_yaml_load is this with
+ * one_document 0). */
+mrt_status mrt_yaml_load_expert(const char *path, const char *text,
+                                size_t len, const mrt_yaml_load_options *o,
+                                yaml_document_t *doc, mrt_error *err);
 
 #endif

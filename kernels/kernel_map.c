@@ -11,15 +11,16 @@
  * no operand is copied and nothing is allocated.  A 0-dim tensor is a
  * walk of one row of one element.
  *
- * Arithmetic is done in the element type (float or double); the loops
- * are written once, as macros instantiated per type, with the switch over
- * the function outside the inner loop so each case is a plain loop the
- * compiler can vectorise.
+ * Arithmetic is done in the element type (float or double): each
+ * function's row loop is written once, as a small macro instantiated for
+ * both types (<tgmath.h> picks tanhf or tanh), and chosen by a table
+ * indexed by the function, outside the inner loop, so each row is a
+ * plain loop the compiler can vectorise.
  */
 #include "kernel.h"
 
 #include <assert.h>
-#include <math.h>
+#include <tgmath.h>
 
 /* ---- strides and the walk ------------------------------------------- */
 
@@ -115,111 +116,161 @@ static int walk_next(walk *w)
 
 /* What a map row needs besides its pointers. */
 typedef struct maprow {
-    mrt_map_fn fn;
     double c;
     int64_t len, sa, sb; /* row length, input strides along it */
     int64_t j0, dj;      /* ONE_HOT: class index of element 0, its step */
 } maprow;
 
-/* The loop over one row: x and y are the input elements, EXPR the
- * output.  One-input functions get b = a, so y is a harmless reload. */
-#define MAP_LOOP(T, EXPR)                                                        \
-    do {                                                                    \
-        if (r->sa == 1 && r->sb == 1) {                                     \
-            for (int64_t i = 0; i < r->len; i++) {                          \
-                T x = a[i], y = b[i];                                       \
-                (void)x, (void)y;                                           \
-                o[i] = (EXPR);                                              \
-            }                                                               \
-        } else {                                                            \
-            for (int64_t i = 0; i < r->len; i++) {                          \
-                T x = a[i * r->sa], y = b[i * r->sb];                       \
-                (void)x, (void)y;                                           \
-                o[i] = (EXPR);                                              \
-            }                                                               \
-        }                                                                   \
-    } while (0)
-
-/* GELU (tanh approximation) and its exact derivative, in type T:
+/* GELU (tanh approximation) and its exact derivative, in x's type:
  *   u = k (x + 0.044715 x^3),  k = sqrt(2/pi)
  *   gelu(x)  = 0.5 x (1 + tanh u)
  *   gelu'(x) = 0.5 (1 + tanh u) + 0.5 x (1 - tanh^2 u) k (1 + 3 0.044715 x^2)
- */
+ * (<tgmath.h>: tanh of a float is tanhf, and so on.) */
 #define GELU_K 0.79788456080286535587989211986876
 #define GELU_A 0.044715
+#define GELU_U(T, x) ((T)GELU_K * ((x) + (T)GELU_A * (x) * (x) * (x)))
+#define GELU_DU(T, x) ((T)GELU_K * ((T)1 + (T)(3 * GELU_A) * (x) * (x)))
 
-#define DEFINE_MAP(T, SUF, TANH, EXP, LOG, SQRT)                            \
-    static T gelu_##SUF(T x)                                                \
-    {                                                                       \
-        T u = (T)GELU_K * (x + (T)GELU_A * x * x * x);                      \
-        return (T)0.5 * x * ((T)1 + TANH(u));                               \
-    }                                                                       \
-    static T gelu_grad_##SUF(T x)                                           \
-    {                                                                       \
-        T u = (T)GELU_K * (x + (T)GELU_A * x * x * x);                      \
-        T th = TANH(u);                                                     \
-        T du = (T)GELU_K * ((T)1 + (T)(3 * GELU_A) * x * x);                \
-        return (T)0.5 * ((T)1 + th) + (T)0.5 * x * ((T)1 - th * th) * du;   \
-    }                                                                       \
-    static void map_row_##SUF(const maprow *r, T *o, const T *a,            \
-                              const T *b)                                   \
-    {                                                                       \
-        const T c = (T)r->c;                                                \
-        switch (r->fn) {                                                    \
-        case MRT_MAP_COPY: MAP_LOOP(T, x); break;                                \
-        case MRT_MAP_ADD: MAP_LOOP(T, x + y); break;                             \
-        case MRT_MAP_SUB: MAP_LOOP(T, x - y); break;                             \
-        case MRT_MAP_MUL: MAP_LOOP(T, x * y); break;                             \
-        case MRT_MAP_DIV: MAP_LOOP(T, x / y); break;                             \
-        case MRT_MAP_RELU: MAP_LOOP(T, x > 0 ? x : (T)0); break;                 \
-        case MRT_MAP_GELU: MAP_LOOP(T, gelu_##SUF(x)); break;                    \
-        case MRT_MAP_TANH: MAP_LOOP(T, TANH(x)); break;                          \
-        case MRT_MAP_EXP: MAP_LOOP(T, EXP(x)); break;                            \
-        case MRT_MAP_LOG: MAP_LOOP(T, LOG(x)); break;                            \
-        case MRT_MAP_NEG: MAP_LOOP(T, -x); break;                                \
-        case MRT_MAP_RSQRT: MAP_LOOP(T, (T)1 / SQRT(x)); break;                  \
-        case MRT_MAP_SQUARE: MAP_LOOP(T, x * x); break;                          \
-        case MRT_MAP_SCALE: MAP_LOOP(T, c * x); break;                           \
-        case MRT_MAP_SHIFT: MAP_LOOP(T, x + c); break;                           \
-        case MRT_MAP_AXPY: MAP_LOOP(T, x + c * y); break;                        \
-        case MRT_MAP_RELU_GRAD: MAP_LOOP(T, y > 0 ? x : (T)0); break;            \
-        case MRT_MAP_GELU_GRAD: MAP_LOOP(T, x * gelu_grad_##SUF(y)); break;      \
-        case MRT_MAP_TANH_GRAD: MAP_LOOP(T, x * ((T)1 - y * y)); break;          \
-        case MRT_MAP_RSQRT_GRAD: MAP_LOOP(T, (T)-0.5 * x * y * y * y); break;    \
-        case MRT_MAP_SQUARE_GRAD: MAP_LOOP(T, (T)2 * x * y); break;              \
-        case MRT_MAP_EQ: MAP_LOOP(T, x == y ? (T)1 : (T)0); break;               \
-        case MRT_MAP_ONE_HOT:                                               \
-            /* labels are integers stored as T: round, then compare in */   \
-            /* double, where any class index of interest is exact */        \
-            MAP_LOOP(T, round((double)x) == (double)(r->j0 + i * r->dj)          \
-                       ? (T)1 : (T)0);                                      \
-            break;                                                          \
-        case MRT_MAP_FN_COUNT: assert(0); break;                            \
-        }                                                                   \
-    }                                                                       \
-    /* o[i * so] = max(o[i * so], a[i * sa]); NaN wins, as in numpy */      \
-    static void max_row_##SUF(int64_t len, T *o, int64_t so, const T *a,    \
-                              int64_t sa)                                   \
-    {                                                                       \
-        if (so == 0) {                                                      \
-            T m = o[0];                                                     \
-            for (int64_t i = 0; i < len; i++) {                             \
-                T x = a[i * sa];                                            \
-                if (x > m || isnan(x))                                        \
-                    m = x;                                                  \
-            }                                                               \
-            o[0] = m;                                                       \
-            return;                                                         \
-        }                                                                   \
-        for (int64_t i = 0; i < len; i++) {                                 \
-            T x = a[i * sa];                                                \
-            if (x > o[i * so] || isnan(x))                                    \
-                o[i * so] = x;                                              \
-        }                                                                   \
+static float gelu_f32(float x)
+{
+    return 0.5f * x * (1.0f + tanh(GELU_U(float, x)));
+}
+
+static double gelu_f64(double x)
+{
+    return 0.5 * x * (1.0 + tanh(GELU_U(double, x)));
+}
+
+static float gelu_grad_f32(float x)
+{
+    float th = tanh(GELU_U(float, x));
+    return 0.5f * (1 + th) + 0.5f * x * (1 - th * th) * GELU_DU(float, x);
+}
+
+static double gelu_grad_f64(double x)
+{
+    double th = tanh(GELU_U(double, x));
+    return 0.5 * (1 + th) + 0.5 * x * (1 - th * th) * GELU_DU(double, x);
+}
+
+#define GELU(x) _Generic((x), float: gelu_f32, double: gelu_f64)(x)
+#define GELU_GRAD(x) _Generic((x), float: gelu_grad_f32, double: gelu_grad_f64)(x)
+
+/* The loop over one row: x and y are the input elements (strides SA and
+ * SB), EXPR the output, T the element type.  One-input functions get
+ * b = a, so y is a harmless reload. */
+#define MAP_LOOP(SA, SB, EXPR)                                              \
+    for (int64_t i = 0; i < r->len; i++) {                                  \
+        T x = a[i * (SA)], y = b[i * (SB)];                                 \
+        (void)x, (void)y;                                                   \
+        o[i] = (EXPR);                                                      \
     }
 
-DEFINE_MAP(float, f32, tanhf, expf, logf, sqrtf)
-DEFINE_MAP(double, f64, tanh, exp, log, sqrt)
+/* The row function row_NAME_SUF of one elementwise function, for elements of
+ * type ELEM: the loop written for contiguous inputs (which the compiler
+ * vectorises) and for strided ones. */
+#define MAP_ROW_FN(SUF, ELEM, NAME, EXPR)                                   \
+    static void row_##NAME##_##SUF(const maprow *r, ELEM *o, const ELEM *a, \
+                                   const ELEM *b)                           \
+    {                                                                       \
+        typedef ELEM T;                                                     \
+        const T c = (T)r->c;                                                \
+        (void)c;                                                            \
+        if (r->sa == 1 && r->sb == 1) MAP_LOOP(1, 1, EXPR)                  \
+        else MAP_LOOP(r->sa, r->sb, EXPR)                                   \
+    }
+#define MAP_ROW(NAME, EXPR)                                                 \
+    MAP_ROW_FN(f32, float, NAME, EXPR) MAP_ROW_FN(f64, double, NAME, EXPR)
+
+MAP_ROW(copy, x)
+MAP_ROW(add, x + y)
+MAP_ROW(sub, x - y)
+MAP_ROW(mul, x * y)
+MAP_ROW(div, x / y)
+MAP_ROW(relu, x > 0 ? x : (T)0)
+MAP_ROW(gelu, GELU(x))
+MAP_ROW(tanh, tanh(x))
+MAP_ROW(exp, exp(x))
+MAP_ROW(log, log(x))
+MAP_ROW(neg, -x)
+MAP_ROW(rsqrt, (T)1 / sqrt(x))
+MAP_ROW(square, x * x)
+MAP_ROW(scale, c * x)
+MAP_ROW(shift, x + c)
+MAP_ROW(axpy, x + c * y)
+MAP_ROW(relu_grad, y > 0 ? x : (T)0)
+MAP_ROW(gelu_grad, x * GELU_GRAD(y))
+MAP_ROW(tanh_grad, x * ((T)1 - y * y))
+MAP_ROW(rsqrt_grad, (T)-0.5 * x * y * y * y)
+MAP_ROW(square_grad, (T)2 * x * y)
+MAP_ROW(eq, x == y ? (T)1 : (T)0)
+/* labels are integers stored as T: round, then compare in double, where
+ * any class index of interest is exact */
+MAP_ROW(one_hot, round((double)x) == (double)(r->j0 + i * r->dj) ? (T)1 : (T)0)
+
+/* Each function's row loops, by mrt_map_fn. */
+typedef void row_f32(const maprow *, float *, const float *, const float *);
+typedef void row_f64(const maprow *, double *, const double *, const double *);
+#define BOTH(NAME) {row_##NAME##_f32, row_##NAME##_f64}
+static const struct {
+    row_f32 *f32;
+    row_f64 *f64;
+} map_rows[] = {
+    [MRT_MAP_COPY] = BOTH(copy),           [MRT_MAP_ADD] = BOTH(add),
+    [MRT_MAP_SUB] = BOTH(sub),             [MRT_MAP_MUL] = BOTH(mul),
+    [MRT_MAP_DIV] = BOTH(div),             [MRT_MAP_RELU] = BOTH(relu),
+    [MRT_MAP_GELU] = BOTH(gelu),           [MRT_MAP_TANH] = BOTH(tanh),
+    [MRT_MAP_EXP] = BOTH(exp),             [MRT_MAP_LOG] = BOTH(log),
+    [MRT_MAP_NEG] = BOTH(neg),             [MRT_MAP_RSQRT] = BOTH(rsqrt),
+    [MRT_MAP_SQUARE] = BOTH(square),       [MRT_MAP_SCALE] = BOTH(scale),
+    [MRT_MAP_SHIFT] = BOTH(shift),         [MRT_MAP_AXPY] = BOTH(axpy),
+    [MRT_MAP_RELU_GRAD] = BOTH(relu_grad), [MRT_MAP_GELU_GRAD] = BOTH(gelu_grad),
+    [MRT_MAP_TANH_GRAD] = BOTH(tanh_grad), [MRT_MAP_RSQRT_GRAD] = BOTH(rsqrt_grad),
+    [MRT_MAP_SQUARE_GRAD] = BOTH(square_grad), [MRT_MAP_EQ] = BOTH(eq),
+    [MRT_MAP_ONE_HOT] = BOTH(one_hot),
+};
+_Static_assert(sizeof map_rows / sizeof map_rows[0] == MRT_MAP_FN_COUNT,
+               "a row loop for every mrt_map_fn");
+
+/* Along a dim out keeps (so != 0): o[i so] = max(o[i so], a[i sa]); NaN
+ * wins, as in numpy. */
+#define MAX_EACH(SUF, T)                                                    \
+    static void max_each_##SUF(int64_t len, T *o, int64_t so, const T *a,   \
+                               int64_t sa)                                  \
+    {                                                                       \
+        for (int64_t i = 0; i < len; i++)                                   \
+            if (a[i * sa] > o[i * so] || isnan(a[i * sa]))                  \
+                o[i * so] = a[i * sa];                                      \
+    }
+/* Along a dim out lacks (so == 0): the row's maximum into o[0], kept in
+ * a register meanwhile; NaN wins. */
+#define MAX_ALL(SUF, T)                                                     \
+    static void max_all_##SUF(int64_t len, T *o, const T *a, int64_t sa)    \
+    {                                                                       \
+        T m = o[0];                                                         \
+        for (int64_t i = 0; i < len; i++)                                   \
+            if (a[i * sa] > m || isnan(a[i * sa]))                          \
+                m = a[i * sa];                                              \
+        o[0] = m;                                                           \
+    }
+MAX_EACH(f32, float)
+MAX_EACH(f64, double)
+MAX_ALL(f32, float)
+MAX_ALL(f64, double)
+
+/* One row of a reduction of elements of type t. */
+static void max_row(mrt_dtype t, int64_t len, void *o, int64_t so,
+                    const void *a, int64_t sa)
+{
+    if (t == MRT_F64 && so)
+        max_each_f64(len, o, so, a, sa);
+    else if (t == MRT_F64)
+        max_all_f64(len, o, a, sa);
+    else if (so)
+        max_each_f32(len, o, so, a, sa);
+    else
+        max_all_f32(len, o, a, sa);
+}
 
 /* ---- the entry points ------------------------------------------------ */
 
@@ -239,8 +290,7 @@ void mrt_kernel_map(mrt_dtype t, mrt_map_fn fn, double c, const mrt_kview *out,
     const mrt_kview *ops[MAX_OPS] = {out, a, b};
     walk w;
     walk_init(&w, out, ops, MAX_OPS);
-    maprow r = {fn, c, row_len(&w), row_stride(&w, 1), row_stride(&w, 2),
-                0, 0};
+    maprow r = {c, row_len(&w), row_stride(&w, 1), row_stride(&w, 2), 0, 0};
     int hot_inner = fn == MRT_MAP_ONE_HOT && hot == out->ndims - 1;
     do {
         if (fn == MRT_MAP_ONE_HOT) {
@@ -248,13 +298,13 @@ void mrt_kernel_map(mrt_dtype t, mrt_map_fn fn, double c, const mrt_kview *out,
             r.dj = hot_inner;
         }
         if (t == MRT_F64)
-            map_row_f64(&r, (double *)out->data + w.off[0],
-                        (const double *)a->data + w.off[1],
-                        (const double *)b->data + w.off[2]);
+            map_rows[fn].f64(&r, (double *)out->data + w.off[0],
+                             (const double *)a->data + w.off[1],
+                             (const double *)b->data + w.off[2]);
         else
-            map_row_f32(&r, (float *)out->data + w.off[0],
-                        (const float *)a->data + w.off[1],
-                        (const float *)b->data + w.off[2]);
+            map_rows[fn].f32(&r, (float *)out->data + w.off[0],
+                             (const float *)a->data + w.off[1],
+                             (const float *)b->data + w.off[2]);
     } while (walk_next(&w));
 }
 
@@ -278,11 +328,8 @@ void mrt_kernel_reduce_max(mrt_dtype t, const mrt_kview *in,
     int64_t len = row_len(&w), si = row_stride(&w, 0),
             so = row_stride(&w, 1);
     do {
-        if (t == MRT_F64)
-            max_row_f64(len, (double *)out->data + w.off[1], so,
-                        (const double *)in->data + w.off[0], si);
-        else
-            max_row_f32(len, (float *)out->data + w.off[1], so,
-                        (const float *)in->data + w.off[0], si);
+        size_t el = (size_t)mrt_dtype_size(t);
+        max_row(t, len, (char *)out->data + (size_t)w.off[1] * el, so,
+                (const char *)in->data + (size_t)w.off[0] * el, si);
     } while (walk_next(&w));
 }

@@ -46,9 +46,11 @@ typedef struct loopnest {
 typedef void inner_fn(int64_t n, const void *src, int64_t si, void *dst,
                       int64_t di);
 
-#define DEFINE_INNER(T, SUF)                                                 \
-    static void set_##SUF(int64_t n, const void *src, int64_t si,          \
-                          void *dst, int64_t di)                           \
+/* The typed inner loops, one small macro per loop, instantiated for
+ * float and double.  set: dst = src (one memcpy when both are dense). */
+#define SET_FN(T, SUF)                                                      \
+    static void set_##SUF(int64_t n, const void *src, int64_t si,           \
+                          void *dst, int64_t di)                            \
     {                                                                       \
         const T *restrict s = src;                                          \
         T *restrict d = dst;                                                \
@@ -57,38 +59,51 @@ typedef void inner_fn(int64_t n, const void *src, int64_t si, void *dst,
         else                                                                \
             for (int64_t i = 0; i < n; i++)                                 \
                 d[i * di] = s[i * si];                                      \
-    }                                                                       \
-    static void add_##SUF(int64_t n, const void *src, int64_t si,          \
-                          void *dst, int64_t di)                           \
+    }
+/* add: dst += src, element by element (di != 0) */
+#define ADD_FN(T, SUF)                                                      \
+    static void add_##SUF(int64_t n, const void *src, int64_t si,           \
+                          void *dst, int64_t di)                            \
     {                                                                       \
         const T *restrict s = src;                                          \
         T *restrict d = dst;                                                \
-        if (di == 0) {                                                      \
-            T acc = d[0];                                                   \
-            for (int64_t i = 0; i < n; i++)                                 \
-                acc += s[i * si];                                           \
-            d[0] = acc;                                                     \
-        } else {                                                            \
-            for (int64_t i = 0; i < n; i++)                                 \
-                d[i * di] += s[i * si];                                     \
-        }                                                                   \
-    }                                                                       \
-    static void zero_##SUF(int64_t n, const void *src, int64_t si,         \
-                           void *dst, int64_t di)                          \
+        for (int64_t i = 0; i < n; i++)                                     \
+            d[i * di] += s[i * si];                                         \
+    }
+/* sum: the whole row into dst[0] (di == 0), in a register meanwhile */
+#define SUM_FN(T, SUF)                                                      \
+    static void sum_##SUF(int64_t n, const void *src, int64_t si,           \
+                          void *dst, int64_t di)                            \
+    {                                                                       \
+        const T *restrict s = src;                                          \
+        T acc = *(T *)dst;                                                  \
+        for (int64_t i = 0; i < n; i++)                                     \
+            acc += s[i * si];                                               \
+        *(T *)dst = acc;                                                    \
+    }
+#define ZERO_FN(T, SUF)                                                     \
+    static void zero_##SUF(int64_t n, const void *src, int64_t si,          \
+                           void *dst, int64_t di)                           \
     {                                                                       \
         T *restrict d = dst;                                                \
         for (int64_t i = 0; i < n; i++)                                     \
             d[i * di] = 0;                                                  \
     }
 
-DEFINE_INNER(float, f32)
-DEFINE_INNER(double, f64)
+SET_FN(float, f32)
+SET_FN(double, f64)
+ADD_FN(float, f32)
+ADD_FN(double, f64)
+SUM_FN(float, f32)
+SUM_FN(double, f64)
+ZERO_FN(float, f32)
+ZERO_FN(double, f64)
 
-enum { MODE_SET, MODE_ADD, MODE_ZERO, MODE_COUNT };
+enum { MODE_SET, MODE_ADD, MODE_SUM, MODE_ZERO, MODE_COUNT };
 
 static inner_fn *const inner_table[MRT_DTYPE_COUNT][MODE_COUNT] = {
-    [MRT_F32] = {set_f32, add_f32, zero_f32},
-    [MRT_F64] = {set_f64, add_f64, zero_f64},
+    [MRT_F32] = {set_f32, add_f32, sum_f32, zero_f32},
+    [MRT_F64] = {set_f64, add_f64, sum_f64, zero_f64},
 };
 
 /* A transposing tile of a plain copy: dst[o * dso + i] = src[o + i * ssi]
@@ -137,30 +152,45 @@ static inline void block_f64(const double *b, int64_t ssi, double *e,
 #endif
 
 /* A tile: whole W x W blocks in registers, the rest element by element
- * (the columns past the last whole block, then the rows). */
-#define DEFINE_TILE(T, sfx)                                                 \
-    static void tile_##sfx(int64_t no, int64_t ni, const void *src,         \
-                           int64_t ssi, void *dst, int64_t dso)             \
+ * (the columns past the last whole block, then the rows), a small macro
+ * per loop.  copy: rows [o0, o1) and columns [i0, ni) one by one. */
+#define TILE_COPY_FN(T, SUF)                                                \
+    static void copy_##SUF(int64_t o0, int64_t o1, int64_t i0, int64_t ni,  \
+                           const T *s, int64_t ssi, T *d, int64_t dso)      \
     {                                                                       \
-        const T *s = src;                                                   \
-        T *d = dst;                                                         \
-        const int64_t w = TILE_W_##sfx;                                     \
+        for (int64_t o = o0; o < o1; o++)                                   \
+            for (int64_t i = i0; i < ni; i++)                               \
+                d[o * dso + i] = s[o + i * ssi];                            \
+    }
+/* strips: the rows W at a time in blocks; returns the rows done */
+#define TILE_STRIPS_FN(T, SUF)                                              \
+    static int64_t strips_##SUF(int64_t no, int64_t ni, const T *s,         \
+                                int64_t ssi, T *d, int64_t dso)             \
+    {                                                                       \
+        const int64_t w = TILE_W_##SUF;                                     \
         int64_t o = 0;                                                      \
         for (; w > 1 && o + w <= no; o += w) {                              \
             int64_t i = 0;                                                  \
             for (; i + w <= ni; i += w)                                     \
-                block_##sfx(s + o + i * ssi, ssi, d + o * dso + i, dso);    \
-            for (; i < ni; i++)                                             \
-                for (int64_t c = o; c < o + w; c++)                         \
-                    d[c * dso + i] = s[c + i * ssi];                        \
+                block_##SUF(s + o + i * ssi, ssi, d + o * dso + i, dso);    \
+            copy_##SUF(o, o + w, i, ni, s, ssi, d, dso);                    \
         }                                                                   \
-        for (; o < no; o++)                                                 \
-            for (int64_t i = 0; i < ni; i++)                                \
-                d[o * dso + i] = s[o + i * ssi];                            \
+        return o;                                                           \
+    }
+#define TILE_FN(T, SUF)                                                     \
+    static void tile_##SUF(int64_t no, int64_t ni, const void *src,         \
+                           int64_t ssi, void *dst, int64_t dso)             \
+    {                                                                       \
+        int64_t o = strips_##SUF(no, ni, src, ssi, dst, dso);               \
+        copy_##SUF(o, no, 0, ni, src, ssi, dst, dso);                       \
     }
 
-DEFINE_TILE(float, f32)
-DEFINE_TILE(double, f64)
+TILE_COPY_FN(float, f32)
+TILE_COPY_FN(double, f64)
+TILE_STRIPS_FN(float, f32)
+TILE_STRIPS_FN(double, f64)
+TILE_FN(float, f32)
+TILE_FN(double, f64)
 
 static tile_fn *const tile_table[MRT_DTYPE_COUNT] = {
     [MRT_F32] = tile_f32,
@@ -311,5 +341,8 @@ void mrt_kernel_pack(mrt_dtype t, int nd, const int64_t ext[],
     tile_fn *tf = !sums && L.tiled && L.ss[o] == 1 && L.ds[i] == 1
                       ? tile_table[t]
                       : NULL;
-    run(&L, es, src, dst, inner_table[t][sums ? MODE_ADD : MODE_SET], tf);
+    /* a sum whose innermost loop has one destination element (ds 0)
+     * keeps it in a register */
+    int mode = !sums ? MODE_SET : L.ds[i] == 0 ? MODE_SUM : MODE_ADD;
+    run(&L, es, src, dst, inner_table[t][mode], tf);
 }

@@ -1,7 +1,7 @@
 /*
  * choose.c — policy: which mesh axes split which dims of an einsum while
  * its local kernel runs (the execution layout), for the two fixed
- * strategies.  The cost-aware search over all of them is in search.c.
+ * strategies.  The cost-aware choice among all of them is in cheapest.c.
  *
  * The rule (MRT_STRATEGY_RULES), in order:
  *   1. Summed dims (in an input, not in the output) keep the split they
@@ -20,61 +20,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "plan.h"
-
-static void add_dim(mrt_exec_layout *e, int dim, int64_t size)
-{
-    if (mrt_exec_find(e, dim) >= 0)
-        return;
-    e->dim[e->ndims] = dim;
-    e->size[e->ndims] = size;
-    e->naxes[e->ndims++] = 0;
-}
-
-void mrt_exec_init(const mrt_plan *p, const mrt_spec *s, int op,
-                   mrt_exec_layout *e)
-{
-    const mrt_spec_op *o = &s->op[op];
-    const mrt_layout *out = &s->tensor[o->out].layout;
-    memset(e, 0, sizeof *e);
-    for (int i = 0; i < out->ndims; i++)
-        add_dim(e, out->dim[i], out->size[i]);
-    for (int k = 0; k < o->nin; k++) {
-        const mrt_layout *in = &p->value[p->tensor_value[o->in[k]]].layout;
-        for (int i = 0; i < in->ndims; i++)
-            add_dim(e, in->dim[i], in->size[i]);
-    }
-}
-
-int mrt_exec_find(const mrt_exec_layout *e, int dim)
-{
-    for (int i = 0; i < e->ndims; i++)
-        if (e->dim[i] == dim)
-            return i;
-    return -1;
-}
-
-char *mrt_exec_str(const mrt_plan *p, const mrt_exec_layout *e, char *buf,
-                   int size)
-{
-    int n = 0;
-    buf[0] = '\0';
-    for (int i = 0; i < e->ndims && n < size; i++) {
-        if (!e->naxes[i])
-            continue;
-        n += snprintf(buf + n, (size_t)(size - n), "%s%s", n ? " " : "",
-                      p->dim_names[e->dim[i]]);
-        for (int j = 0; j < e->naxes[i] && n < size; j++)
-            n += snprintf(buf + n, (size_t)(size - n), "%c%s", j ? '+' : '/',
-                          p->mesh.name[e->axes[i][j]]);
-    }
-    if (!n)
-        snprintf(buf, (size_t)size, "(all replicated)");
-    return buf;
-}
+#include "planning.h"
 
 /* Appends to dim i the axes in `want` that no dim has taken yet. */
-static void take(mrt_exec_layout *e, unsigned *taken, int i, int n,
+static void take(mrt_xlayout *e, unsigned *taken, int i, int n,
                  const int *want)
 {
     for (int j = 0; j < n; j++) {
@@ -87,7 +36,7 @@ static void take(mrt_exec_layout *e, unsigned *taken, int i, int n,
 }
 
 /* take() of the axes that split dim j of layout l. */
-static void take_split(mrt_exec_layout *e, unsigned *taken, int i,
+static void take_split(mrt_xlayout *e, unsigned *taken, int i,
                        const mrt_layout *l, int j)
 {
     int want[MRT_MAX_AXES];
@@ -97,29 +46,29 @@ static void take_split(mrt_exec_layout *e, unsigned *taken, int i,
 }
 
 void mrt_choose_rules(const mrt_plan *p, const mrt_spec *s, int op,
-                      const mrt_layout *home, mrt_exec_layout *e)
+                      const mrt_layout *home, mrt_xlayout *e)
 {
     const mrt_spec_op *o = &s->op[op];
     unsigned taken = 0;
-    mrt_exec_init(p, s, op, e);
+    mrt_xlayout_init(p, s, op, e);
     for (int k = 0; k < o->nin; k++) {
         const mrt_layout *in = &p->value[p->tensor_value[o->in[k]]].layout;
         for (int i = 0; i < in->ndims; i++) {
-            int x = mrt_exec_find(e, in->dim[i]);
+            int x = mrt_xlayout_find(e, in->dim[i]);
             if (mrt_layout_find_dim(home, in->dim[i]) >= 0 || e->naxes[x] > 0)
                 continue;
             take_split(e, &taken, x, in, i);
         }
     }
     for (int i = 0; i < home->ndims; i++)
-        take_split(e, &taken, mrt_exec_find(e, home->dim[i]), home, i);
+        take_split(e, &taken, mrt_xlayout_find(e, home->dim[i]), home, i);
 }
 
 void mrt_choose_meshtf(const mrt_plan *p, const mrt_spec *s, int op,
-                       mrt_exec_layout *e)
+                       mrt_xlayout *e)
 {
     unsigned taken = 0;
-    mrt_exec_init(p, s, op, e);
+    mrt_xlayout_init(p, s, op, e);
     for (int i = 0; i < e->ndims; i++) {
         const mrt_rule *r = &s->rule[e->dim[i]];
         take(e, &taken, i, r->naxes, r->axes);

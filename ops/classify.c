@@ -4,7 +4,7 @@
  * appear (see classify.h), and check that the operands agree.
  *
  * Dims are matched by spec dim id; the operands are tiny (at most
- * MRT_MAX_DIMS dims each), so plain linear searches are the clearest code.
+ * MRT_MAX_DIMS dims each), so plain linear scans are the clearest code.
  * Errors are MRT_E_SPEC with no file and no position: the caller knows
  * which op of which spec this was and re-positions the message there.
  */

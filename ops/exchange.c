@@ -1,6 +1,7 @@
 /*
- * exchange.c — the geometry and the cost of an all-to-all over a group of
- * several mesh axes (MRT_STEP_ALLTOALL_GROUP).
+ * exchange.c — the geometry of an all-to-all over a group of
+ * several mesh axes (MRT_STEP_ALLTOALL_GROUP).  The figures its cost
+ * depends on are counted here; ops/step_cost.c prices them.
  *
  * Such a step takes a value from layout A to layout B where both split
  * their dims over the same set of axes (the shard keeps its size): inside
@@ -13,7 +14,7 @@
  * boxes computed here, so the bytes the plan predicts are the bytes that
  * move.
  */
-#include "plan.h"
+#include "exchange.h"
 
 /* Group members are numbered row-major over the mask's axes in mesh
  * order (mesh.h); member j's coordinates, the others as in c. */
@@ -57,9 +58,9 @@ int64_t mrt_exchange_box(const mrt_layout *a, const mrt_layout *b,
 #define EXACT_GROUP 4096
 #define EXACT_PEERS 64
 
-mrt_comm_cost mrt_exchange_cost(const mrt_profile *p, const mrt_mesh *m,
-                                const mrt_layout *a, const mrt_layout *b,
-                                unsigned axes, int elsize)
+int64_t mrt_exchange_volume(const mrt_mesh *m, const mrt_layout *a,
+                            const mrt_layout *b, unsigned axes,
+                            int64_t *peers_out)
 {
     int64_t g = mrt_mesh_group_size(m, axes), n = mrt_layout_shard_count(a, m);
     int64_t zero[MRT_MAX_AXES] = {0}, cs[MRT_MAX_AXES], cr[MRT_MAX_AXES];
@@ -83,7 +84,8 @@ mrt_comm_cost mrt_exchange_cost(const mrt_profile *p, const mrt_mesh *m,
             peers = k > peers ? k : peers;
         }
     }
-    return mrt_cost_exchange(p, m, axes, (double)most * elsize, peers);
+    *peers_out = peers;
+    return most;
 }
 
 /* The axes of the dims whose split differs between a and b (0 when none

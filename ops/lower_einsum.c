@@ -4,21 +4,21 @@
  * result (a pending sum over the axes of split summed dims) to the
  * output's home layout, which resolves the sums by all-reduce or
  * reduce-scatter (ops/relayout.c).  Which lowering: choose.c's fixed
- * rules, or search.c's cheapest.
+ * rules, or the cheapest of all (cheapest.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "plan.h"
+#include "planning.h"
 
 /* The layout of a tensor with dims like `shape` under exec. */
 static mrt_layout under_exec(const mrt_layout *shape,
-                             const mrt_exec_layout *e, unsigned partial)
+                             const mrt_xlayout *e, unsigned partial)
 {
     mrt_layout l = *shape;
     l.partial = partial;
     for (int i = 0; i < l.ndims; i++) {
-        int x = mrt_exec_find(e, l.dim[i]);
+        int x = mrt_xlayout_find(e, l.dim[i]);
         l.naxes[i] = e->naxes[x];
         for (int j = 0; j < e->naxes[x]; j++)
             l.axes[i][j] = e->axes[x][j];
@@ -28,7 +28,7 @@ static mrt_layout under_exec(const mrt_layout *shape,
 
 /* Axes of the exec layout on dims of the op that the output lacks. */
 static unsigned summed_axes(const mrt_plan *p, const mrt_layout *out,
-                            const mrt_exec_layout *e)
+                            const mrt_xlayout *e)
 {
     unsigned mask = 0;
     for (int i = 0; i < e->ndims; i++)
@@ -46,12 +46,13 @@ static mrt_kview view_of(const mrt_value *v)
 }
 
 /* Emits the kernel step; returns the value id of its result or -1. */
-static int emit_kernel(mrt_plan *p, const mrt_spec *s, int op,
-                       const int in[2], const mrt_layout *res,
-                       mrt_error *err, mrt_status *st)
+static int emit_kernel(mrt_planning *pl, int op, const int in[2],
+                       const mrt_layout *res, mrt_error *err, mrt_status *st)
 {
+    const mrt_spec *s = pl->spec;
+    mrt_plan *p = pl->plan;
     const mrt_spec_op *o = &s->op[op];
-    int v = mrt_plan_add_value(p, o->out, res);
+    int v = mrt_planning_add_value(pl, o->out, res);
     if (v < 0)
         return -1;
     mrt_step k = {.kind = MRT_STEP_EINSUM, .op = op, .in = in[0],
@@ -65,11 +66,11 @@ static int emit_kernel(mrt_plan *p, const mrt_spec *s, int op,
         return -1;
     k.cls = mrt_einsum_shape_of(&cls);
     k.flops = mrt_einsum_flops(&cls);
-    return mrt_plan_add_step(p, &k) < 0 ? -1 : v;
+    return mrt_planning_add_step(pl, &k) < 0 ? -1 : v;
 }
 
-static mrt_status fail_at(mrt_plan *p, const mrt_spec *s, int op,
-                          mrt_status st, mrt_error *err)
+static mrt_status fail_at(const mrt_spec *s, int op, mrt_status st,
+                          mrt_error *err)
 {
     if (st == MRT_E_NOMEM)
         return mrt_error_set(err, MRT_E_NOMEM, s->path, s->op[op].mark,
@@ -79,14 +80,15 @@ static mrt_status fail_at(mrt_plan *p, const mrt_spec *s, int op,
         err->column = s->op[op].mark.column;
         snprintf(err->file, sizeof err->file, "%.255s", s->path);
     }
-    (void)p;
     return st;
 }
 
-mrt_status mrt_lower_emit(mrt_plan *p, const mrt_spec *s, int op,
-                          const mrt_layout *home, const mrt_lowering *lw,
-                          int allreduce_only, mrt_error *err)
+mrt_status mrt_lower_emit(mrt_planning *pl, int op, const mrt_layout *home,
+                          const mrt_lowering *lw, int allreduce_only,
+                          mrt_error *err)
 {
+    const mrt_spec *s = pl->spec;
+    mrt_plan *p = pl->plan;
     const mrt_spec_op *o = &s->op[op];
     mrt_status st = MRT_E_NOMEM;
     int in[2];
@@ -95,40 +97,41 @@ mrt_status mrt_lower_emit(mrt_plan *p, const mrt_spec *s, int op,
         int from = p->tensor_value[o->in[k]];
         mrt_layout want = under_exec(&p->value[from].layout, &lw->exec,
                                      lw->keep_in[k]);
-        in[k] = mrt_relayout_emit(p, op, from, &want, allreduce_only);
+        in[k] = mrt_relayout_emit(pl, op, from, &want, allreduce_only);
         if (in[k] < 0)
-            return fail_at(p, s, op, st, err);
+            return fail_at(s, op, st, err);
         kept |= lw->keep_in[k];
     }
     mrt_layout res = under_exec(home, &lw->exec, 0);
     res.partial = summed_axes(p, home, &lw->exec) | kept;
-    int r = emit_kernel(p, s, op, in, &res, err, &st);
+    int r = emit_kernel(pl, op, in, &res, err, &st);
     if (r < 0)
-        return fail_at(p, s, op, st, err);
+        return fail_at(s, op, st, err);
     mrt_layout target = *home;
     target.partial = lw->keep_out;
-    int fin = mrt_relayout_emit(p, op, r, &target, allreduce_only);
+    int fin = mrt_relayout_emit(pl, op, r, &target, allreduce_only);
     if (fin < 0)
-        return fail_at(p, s, op, MRT_E_NOMEM, err);
+        return fail_at(s, op, MRT_E_NOMEM, err);
     p->tensor_value[o->out] = fin;
     return MRT_OK;
 }
 
-mrt_status mrt_lower_einsum(mrt_plan *p, const mrt_spec *s, int op,
-                            const mrt_layout *home, mrt_strategy strategy,
-                            mrt_error *err)
+mrt_status mrt_lower_einsum(mrt_planning *pl, int op, const mrt_layout *home,
+                            mrt_strategy strategy, mrt_error *err)
 {
+    const mrt_spec *s = pl->spec;
+    mrt_plan *p = pl->plan;
     mrt_lowering lw = {0};
     switch (strategy) {
     case MRT_STRATEGY_MESHTF:
         mrt_choose_meshtf(p, s, op, &lw.exec);
-        return mrt_lower_emit(p, s, op, home, &lw, 1, err);
+        return mrt_lower_emit(pl, op, home, &lw, 1, err);
     case MRT_STRATEGY_RULES:
         mrt_choose_rules(p, s, op, home, &lw.exec);
-        return mrt_lower_emit(p, s, op, home, &lw, 0, err);
-    case MRT_STRATEGY_SEARCH:
+        return mrt_lower_emit(pl, op, home, &lw, 0, err);
+    case MRT_STRATEGY_CHEAPEST:
     case MRT_STRATEGY_COUNT:
         break;
     }
-    return mrt_search_einsum(p, s, op, home, 0, err);
+    return mrt_cheapest_einsum(pl, op, home, 0, err);
 }

@@ -33,7 +33,7 @@
  */
 #include <string.h>
 
-#include "plan.h"
+#include "planning.h"
 
 /* l's dims with the axes `home` gives them (dims home lacks: unsplit,
  * or `keep`'s axes when they are free). */
@@ -113,25 +113,28 @@ static mrt_layout pending_over(mrt_layout l, unsigned mask)
 /* A copy whose input (value `from`) the relayout just moved (to value v,
  * made by the last step, in layout res) needs no copy of its own: v
  * becomes the result's value.  1 if it did. */
-static int take_moved(mrt_plan *p, const mrt_spec_op *o, int from, int v,
+static int take_moved(mrt_planning *pl, const mrt_spec_op *o, int from, int v,
                       const mrt_layout *res)
 {
+    mrt_plan *p = pl->plan;
     mrt_value *val = &p->value[v];
     if (v == from || v != p->nvalues - 1 || !p->nsteps ||
         p->step[p->nsteps - 1].out != v ||
-        p->last_value[val->tensor] != v || !mrt_layout_equal(&val->layout, res))
+        pl->last_value[val->tensor] != v ||
+        !mrt_layout_equal(&val->layout, res))
         return 0;
-    p->last_value[val->tensor] = val->prev;
+    pl->last_value[val->tensor] = val->prev;
     val->tensor = o->out;
-    val->prev = p->last_value[o->out];
-    p->last_value[o->out] = v;
+    val->prev = pl->last_value[o->out];
+    pl->last_value[o->out] = v;
     return 1;
 }
 
-static mrt_status lower_map(mrt_plan *p, const mrt_spec *s, int op,
-                            const mrt_layout *home, int allreduce_only,
-                            int may_defer, mrt_error *err)
+static mrt_status lower_map(mrt_planning *pl, int op, const mrt_layout *home,
+                            int allreduce_only, int may_defer, mrt_error *err)
 {
+    const mrt_spec *s = pl->spec;
+    mrt_plan *p = pl->plan;
     const mrt_spec_op *o = &s->op[op];
     int in[2] = {-1, -1};
     unsigned sums = linear_sums(p, o);
@@ -141,15 +144,15 @@ static mrt_status lower_map(mrt_plan *p, const mrt_spec *s, int op,
                                       &p->mesh);
         if (sums && p->value[from].layout.partial == sums)
             want = pending_over(want, sums);
-        if ((in[k] = mrt_relayout_emit(p, op, from, &want,
+        if ((in[k] = mrt_relayout_emit(pl, op, from, &want,
                                        allreduce_only)) < 0)
             return nomem(s, op, err);
     }
     mrt_layout res = pending_over(*home, sums);
     int v = in[0];
     if (o->fn != MRT_MAP_COPY ||
-        !take_moved(p, o, p->tensor_value[o->in[0]], v, &res)) {
-        if ((v = mrt_plan_add_value(p, o->out, &res)) < 0)
+        !take_moved(pl, o, p->tensor_value[o->in[0]], v, &res)) {
+        if ((v = mrt_planning_add_value(pl, o->out, &res)) < 0)
             return nomem(s, op, err);
         mrt_step st = {.kind = MRT_STEP_MAP, .op = op, .in = in[0],
                        .in2 = in[1], .out = v, .dim = -1, .dim2 = -1,
@@ -158,28 +161,30 @@ static mrt_status lower_map(mrt_plan *p, const mrt_spec *s, int op,
                                   ? mrt_layout_find_dim(home, o->from_dim)
                                   : -1,
                        .flops = (double)p->value[v].count};
-        if (mrt_plan_add_step(p, &st) < 0)
+        if (mrt_planning_add_step(pl, &st) < 0)
             return nomem(s, op, err);
     }
     if (sums && !may_defer) { /* resolve into the home layout */
         mrt_layout target = *home;
         target.partial = 0;
-        if ((v = mrt_relayout_emit(p, op, v, &target, allreduce_only)) < 0)
+        if ((v = mrt_relayout_emit(pl, op, v, &target, allreduce_only)) < 0)
             return nomem(s, op, err);
     }
     p->tensor_value[o->out] = v;
     return MRT_OK;
 }
 
-static mrt_status lower_reduce_max(mrt_plan *p, const mrt_spec *s, int op,
+static mrt_status lower_reduce_max(mrt_planning *pl, int op,
                                    const mrt_layout *home, int allreduce_only,
                                    mrt_error *err)
 {
+    const mrt_spec *s = pl->spec;
+    mrt_plan *p = pl->plan;
     const mrt_spec_op *o = &s->op[op];
     int from = p->tensor_value[o->in[0]];
     const mrt_layout *cur = &p->value[from].layout;
     mrt_layout want = restrict_to(cur, home, cur, &p->mesh);
-    int in = mrt_relayout_emit(p, op, from, &want, allreduce_only);
+    int in = mrt_relayout_emit(pl, op, from, &want, allreduce_only);
     if (in < 0)
         return nomem(s, op, err);
     /* the axes of the reduced dims: the maximum is pending over them */
@@ -192,21 +197,21 @@ static mrt_status lower_reduce_max(mrt_plan *p, const mrt_spec *s, int op,
                     pending |= 1u << want.axes[i][a];
     mrt_layout res = *home;
     res.partial = pending;
-    int v = mrt_plan_add_value(p, o->out, &res);
+    int v = mrt_planning_add_value(pl, o->out, &res);
     if (v < 0)
         return nomem(s, op, err);
     mrt_step st = {.kind = MRT_STEP_REDUCE_MAX, .op = op, .in = in,
                    .in2 = -1, .out = v, .dim = -1, .dim2 = -1,
                    .flops = (double)p->value[in].count};
-    if (mrt_plan_add_step(p, &st) < 0)
+    if (mrt_planning_add_step(pl, &st) < 0)
         return nomem(s, op, err);
     if (pending) {
         res.partial = 0;
-        int w = mrt_plan_add_value(p, o->out, &res);
+        int w = mrt_planning_add_value(pl, o->out, &res);
         mrt_step ar = {.kind = MRT_STEP_ALLREDUCE, .op = op, .in = v,
                        .in2 = -1, .out = w, .dim = -1, .dim2 = -1,
                        .axes = pending, .max = 1};
-        if (w < 0 || mrt_plan_add_step(p, &ar) < 0)
+        if (w < 0 || mrt_planning_add_step(pl, &ar) < 0)
             return nomem(s, op, err);
         v = w;
     }
@@ -214,22 +219,24 @@ static mrt_status lower_reduce_max(mrt_plan *p, const mrt_spec *s, int op,
     return MRT_OK;
 }
 
-static mrt_status lower_rename(mrt_plan *p, const mrt_spec *s, int op,
+static mrt_status lower_rename(mrt_planning *pl, int op,
                                const mrt_layout *home, int allreduce_only,
                                int may_defer, mrt_error *err)
 {
+    const mrt_spec *s = pl->spec;
+    mrt_plan *p = pl->plan;
     const mrt_spec_op *o = &s->op[op];
     int from = p->tensor_value[o->in[0]];
     mrt_layout l = p->value[from].layout;
     for (int i = 0; i < l.ndims; i++)
         if (l.dim[i] == o->from_dim)
             l.dim[i] = o->to_dim;
-    int v = mrt_plan_add_value(p, o->out, &l);
+    int v = mrt_planning_add_value(pl, o->out, &l);
     if (v < 0)
         return nomem(s, op, err);
     mrt_step st = {.kind = MRT_STEP_RENAME, .op = op, .in = from, .in2 = -1,
                    .out = v, .dim = -1, .dim2 = -1};
-    if (mrt_plan_add_step(p, &st) < 0)
+    if (mrt_planning_add_step(pl, &st) < 0)
         return nomem(s, op, err);
     /* a rename is linear: a pending sum rides through it to its one
      * consumer (gradient contributions that reach a tensor through a
@@ -238,24 +245,24 @@ static mrt_status lower_rename(mrt_plan *p, const mrt_spec *s, int op,
     target.partial = 0;
     if (may_defer && l.partial)
         target = pending_over(target, l.partial);
-    int fin = mrt_relayout_emit(p, op, v, &target, allreduce_only);
+    int fin = mrt_relayout_emit(pl, op, v, &target, allreduce_only);
     if (fin < 0)
         return nomem(s, op, err);
     p->tensor_value[o->out] = fin;
     return MRT_OK;
 }
 
-mrt_status mrt_lower_local(mrt_plan *p, const mrt_spec *s, int op,
-                           const mrt_layout *home, int allreduce_only,
-                           int may_defer, mrt_error *err)
+mrt_status mrt_lower_local(mrt_planning *pl, int op, const mrt_layout *home,
+                           int allreduce_only, int may_defer, mrt_error *err)
 {
+    const mrt_spec *s = pl->spec;
     switch (s->op[op].kind) {
     case MRT_OP_MAP:
-        return lower_map(p, s, op, home, allreduce_only, may_defer, err);
+        return lower_map(pl, op, home, allreduce_only, may_defer, err);
     case MRT_OP_REDUCE_MAX:
-        return lower_reduce_max(p, s, op, home, allreduce_only, err);
+        return lower_reduce_max(pl, op, home, allreduce_only, err);
     case MRT_OP_RENAME:
-        return lower_rename(p, s, op, home, allreduce_only, may_defer,
+        return lower_rename(pl, op, home, allreduce_only, may_defer,
                             err);
     case MRT_OP_EINSUM:
     case MRT_OP_KIND_COUNT:

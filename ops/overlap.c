@@ -15,7 +15,7 @@
  */
 #include <stdlib.h>
 
-#include "plan.h"
+#include "planning.h"
 
 void mrt_plan_schedule_overlap(mrt_plan *p, int blocking)
 {

@@ -8,6 +8,11 @@
  * from first step to last.  Nothing here calls MPI; a plan can be built,
  * printed and compared for a mesh of any size.
  *
+ * This header is what the plan's readers see (the runtime, the printers,
+ * the getters, layout search): the plan's data and what a step does.
+ * How a plan is built (the planning context, the lowerings, the moves
+ * between layouts) is ops/planning.h's.
+ *
  * Step kinds and what they do to the layout of their input value:
  *   EINSUM          local kernel; the output is a pending sum (partial)
  *                   over the axes of split summed dims
@@ -51,6 +56,7 @@
 
 #include "classify.h"
 #include "cost.h"
+#include "exchange.h"
 #include "layout.h"
 #include "meshrt.h"
 #include "spec.h"
@@ -89,9 +95,9 @@ typedef struct mrt_value {
                           are sized for it) */
     int made_by;       /* the op whose step made it; -1 for an input */
     int prev;          /* the value made before it for the same tensor,
-                          or -1 (the plan's last_value[tensor] heads the
-                          list) */
-    /* Filled by mrt_plan_finish: */
+                          or -1 (the planning context's last_value[tensor]
+                          heads the list) */
+    /* Filled by mrt_planning_finish: */
     int def;           /* the step that makes it; -1 for an input */
     int last_use;      /* the last step that reads it; nsteps for inputs
                           and outputs, which live through the program */
@@ -153,6 +159,7 @@ typedef struct mrt_plan_op {
 
 struct mrt_plan {
     char spec_path[PATH_MAX];
+    uint64_t program;         /* mrt_program_hash of the spec it plans */
     mrt_mesh mesh;
     mrt_dtype dtype;
     int elsize;
@@ -163,41 +170,24 @@ struct mrt_plan {
     int *input;
     char (*tensor_name)[MRT_NAME_MAX];
     int *tensor_value;        /* [ntensors] value holding each tensor */
-    int *last_value;          /* [ntensors] the newest value of each
-                                 tensor, or -1 (see mrt_value.prev) */
-    int *producer;            /* [ntensors] the op making it, -1: input */
-    unsigned char *reshard;   /* [ntensors] a parameter whose copies moved
-                                 in the forward phase are not reused by
-                                 later phases (mrt_spec_tensor.reshard) */
-    int nvalues, cap_values;
+    int nvalues;
     mrt_value *value;
-    int nsteps, cap_steps;
+    int nsteps;
     mrt_step *step;
     int nops;
     mrt_plan_op *op;
     int noutputs;
     int *output;              /* tensor ids */
-    int64_t comm_bytes;       /* running totals per rank */
+    int64_t comm_bytes;       /* totals per rank */
     double flops;
     mrt_planner planner;
     mrt_profile profile;
-    int explain;
-    int blocking;             /* no collective runs in the background */
-    int fell_back;            /* auto: the fixed rule beat the search */
-    struct mrt_search_memo *memo; /* while planning: lowerings already
-                                     found for identical ops */
-    struct mrt_relayout_memo *relayout_memo; /* while planning: relayouts
-                                     already searched (relayout_memo.c) */
+    int fell_back;            /* auto: a fixed rule beat the cheapest */
     char ignored[256];        /* meshtf: tensors whose own layouts it
                                  replaced by the global rules */
-    int nalts, cap_alts;
+    int nalts;                /* explain: the alternatives weighed */
     mrt_alt *alt;
-    /* The first figure found not to fit in 64 bits (bytes handed to MPI,
-     * memory), and the tensor it was found at, whose spec node
-     * mrt_plan_create_with reports it at; -1: none. */
-    int overflow_tensor;
-    const char *overflow_what;
-    /* Filled by mrt_plan_finish: */
+    /* Filled by mrt_planning_finish: */
     mrt_plan_totals totals;
     int64_t axis_bytes[1u << MRT_MAX_AXES]; /* bytes by axis set */
     int64_t arena_bytes;      /* the run's buffer for every value */
@@ -209,19 +199,6 @@ struct mrt_plan {
     int64_t max_workspace;    /* the largest step workspace */
 };
 
-/* A point in the plan to come back to: candidates are emitted for real,
- * costed, and rolled back. */
-typedef struct mrt_plan_mark {
-    int nsteps, nvalues;
-    int64_t comm_bytes;
-    double flops;
-    int overflow_tensor;
-    const char *overflow_what;
-} mrt_plan_mark;
-mrt_plan_mark mrt_plan_get_mark(const mrt_plan *p);
-void mrt_plan_rollback(mrt_plan *p, mrt_plan_mark m);
-/* Modeled seconds of the steps since m. */
-double mrt_plan_time_since(const mrt_plan *p, mrt_plan_mark m);
 /* 1 if the collective step's blocks are strided in memory (every
  * all-to-all; an all-gather or reduce-scatter of a dim that is not the
  * outermost of the ones larger than 1). */
@@ -237,170 +214,5 @@ int64_t mrt_step_rank_bytes(const mrt_plan *p, const mrt_step *s,
  * dim split unevenly): the executor then gives every peer its own count
  * and datatype. */
 int mrt_step_is_uneven(const mrt_plan *p, const mrt_step *s);
-/* Marks the collectives that may run in the background (overlap.c);
- * with `blocking`, none. */
-void mrt_plan_schedule_overlap(mrt_plan *p, int blocking);
-/* Lifetimes, arena offsets, workspace, totals and per-axis bytes. */
-mrt_status mrt_plan_finish(mrt_plan *p, mrt_error *err);
-/* The totals and per-axis bytes only: what the auto planner compares
- * before it finishes the plan it keeps. */
-void mrt_plan_tally(mrt_plan *p);
-
-/* Records that figure `what` of the plan does not fit in 64 bits at
- * tensor (the first such finding wins); planning then fails with an error
- * at the tensor's spec node. */
-void mrt_plan_overflow(mrt_plan *p, int tensor, const char *what);
-#define MRT_PLAN_OVERFLOW_MEMORY "memory per rank (the sum of its buffers)"
-
-/* Appends a value with layout l (partial allowed) for tensor; returns its
- * id, or -1 when out of memory. */
-int mrt_plan_add_value(mrt_plan *p, int tensor, const mrt_layout *l);
-/* Appends a step (copied); fills its bytes (from the input value, for
- * collectives) and its modeled cost.  Returns its index or -1. */
-int mrt_plan_add_step(mrt_plan *p, const mrt_step *s);
-
-/* Emits the steps that move value `from` to layout `to` (same dims, same
- * order).  to->partial must be a subset of from's pending sums: those stay
- * pending, the others are resolved.  With `allreduce_only`, pending sums
- * are all-reduced and then sliced, never reduce-scattered (Mesh-TF).
- * Returns the id of the value in layout `to` (== from when nothing
- * moves), or -1 when out of memory. */
-int mrt_relayout_emit(mrt_plan *p, int op, int from, const mrt_layout *to,
-                      int allreduce_only);
-
-/* One move of a relayout: the step to emit and the layout after it. */
-typedef struct mrt_move {
-    mrt_step_kind kind;
-    int dim, dim2;
-    unsigned axes;
-    mrt_layout after;
-} mrt_move;
-#define MRT_MAX_MOVES 64
-/* The modeled seconds of move m from layout `before`. */
-double mrt_move_time(const mrt_plan *p, const mrt_layout *before,
-                     const mrt_move *m);
-/* relayout_search.c: the cheapest sequence of at most max moves from
- * `from` to `to` (both without axes of size 1, to's pending sums a subset
- * of from's), into moves[]; returns how many (*cost: their modeled time),
- * or -1 if it found none. */
-int mrt_relayout_search(const mrt_plan *p, const mrt_layout *from,
-                        const mrt_layout *to, mrt_move moves[], int max,
-                        double *cost);
-
-/* relayout_memo.c: the answer kept for the pair (from, to): how many
- * moves, copied into moves[] (-1: relayout.c's greedy moves), or -2 when
- * there is none. */
-int mrt_relayout_memo_get(mrt_plan *p, const mrt_layout *from,
-                          const mrt_layout *to, mrt_move moves[]);
-/* Keeps the answer for (from, to): n moves, or -1 for the greedy ones. */
-void mrt_relayout_memo_put(mrt_plan *p, const mrt_layout *from,
-                           const mrt_layout *to, const mrt_move moves[],
-                           int n);
-void mrt_relayout_memo_destroy(struct mrt_relayout_memo *m);
-
-/* ---- exchange.c: ALLTOALL_GROUP ---- */
-/* Coordinates of member j of the group over mask that c belongs to. */
-void mrt_exchange_member(const mrt_mesh *m, unsigned mask, const int64_t c[],
-                         int64_t j, int64_t out[]);
-/* The box where the block of the rank at src under layout a meets the
- * block of the rank at dst under b: its extents (ext), where it starts in
- * src's shard (at_src) and in dst's (at_dst); returns its elements (0:
- * the blocks do not meet). */
-int64_t mrt_exchange_box(const mrt_layout *a, const mrt_layout *b,
-                         const mrt_mesh *m, const int64_t src[],
-                         const int64_t dst[], int64_t at_src[],
-                         int64_t at_dst[], int64_t ext[]);
-/* The modeled cost of an ALLTOALL_GROUP from a to b over axes: the most
- * bytes a rank sends to others, to the most peers. */
-mrt_comm_cost mrt_exchange_cost(const mrt_profile *p, const mrt_mesh *m,
-                                const mrt_layout *a, const mrt_layout *b,
-                                unsigned axes, int elsize);
-/* The group of an ALLTOALL_GROUP from a to b: the axes of the dims that
- * differ (0: none); ~0u when no such step goes from a to b (the axes used,
- * or the pending sums, differ). */
-unsigned mrt_exchange_axes(const mrt_layout *a, const mrt_layout *b);
-
-/* The execution layout of an einsum: for each dim of the op, the mesh
- * axes that split it while the local kernel runs.  No axis twice. */
-typedef struct mrt_exec_layout {
-    int ndims;
-    int dim[MRT_MAX_EINSUM_DIMS];    /* spec dim ids */
-    int64_t size[MRT_MAX_EINSUM_DIMS];
-    int naxes[MRT_MAX_EINSUM_DIMS];
-    int axes[MRT_MAX_EINSUM_DIMS][MRT_MAX_AXES];
-} mrt_exec_layout;
-
-/* One way to lower an einsum: its execution layout, which pending sums
- * of each input ride through the kernel (the product is linear in each
- * input), and which pending sums of the result are left for its consumer
- * instead of being resolved into the output's home layout. */
-typedef struct mrt_lowering {
-    mrt_exec_layout exec;
-    unsigned keep_in[2];
-    unsigned keep_out;
-} mrt_lowering;
-
-/* How the planner picks lowerings. */
-typedef enum mrt_strategy {
-    MRT_STRATEGY_RULES = 0, /* ops/choose.c's rule, reduce-scatter allowed */
-    MRT_STRATEGY_MESHTF,    /* global rules, all-reduce only */
-    MRT_STRATEGY_SEARCH,    /* every execution layout, costed (search.c) */
-    MRT_STRATEGY_COUNT
-} mrt_strategy;
-
-/* Plans every op of s with one fixed strategy (mrt_plan_create's auto
- * planner runs SEARCH and RULES and keeps the cheaper). */
-mrt_status mrt_plan_create_with(const mrt_spec *s, const mrt_plan_options *opt,
-                                mrt_strategy strategy, mrt_plan **out,
-                                mrt_error *err);
-
-/* The op's dims (output dims, then the inputs' others), unsplit. */
-void mrt_exec_init(const mrt_plan *p, const mrt_spec *s, int op,
-                   mrt_exec_layout *e);
-/* Index of spec dim `dim` in e, or -1. */
-int mrt_exec_find(const mrt_exec_layout *e, int dim);
-/* "batch/data d_ff/model" */
-char *mrt_exec_str(const mrt_plan *p, const mrt_exec_layout *e, char *buf,
-                   int size);
-/* The rule (ops/choose.c): summed dims keep their inputs' split, output
- * dims take their home layout's. */
-void mrt_choose_rules(const mrt_plan *p, const mrt_spec *s, int op,
-                      const mrt_layout *home, mrt_exec_layout *e);
-/* Mesh-TensorFlow: every dim takes its global rule. */
-void mrt_choose_meshtf(const mrt_plan *p, const mrt_spec *s, int op,
-                       mrt_exec_layout *e);
-/* Calls visit for every valid execution layout of the op's dims (each
- * axis of size > 1 on at most one dim, in any order; sizes divisible),
- * until visit returns nonzero (which is then returned). */
-int mrt_exec_enumerate(const mrt_plan *p, const mrt_exec_layout *dims,
-                       int (*visit)(void *ctx, const mrt_exec_layout *e),
-                       void *ctx);
-
-/* Emits one lowering of op: input moves, kernel, result move.  The
- * op's output tensor then holds the new value. */
-mrt_status mrt_lower_emit(mrt_plan *p, const mrt_spec *s, int op,
-                          const mrt_layout *home, const mrt_lowering *lw,
-                          int allreduce_only, mrt_error *err);
-/* Lowers one einsum op with the given strategy. */
-mrt_status mrt_lower_einsum(mrt_plan *p, const mrt_spec *s, int op,
-                            const mrt_layout *home, mrt_strategy strategy,
-                            mrt_error *err);
-/* The search's memory of ops already lowered: an op whose inputs sit in
- * the same layouts as an earlier one's, with the same shapes and home,
- * gets the same lowering without a new search (repeated layers). */
-struct mrt_search_memo *mrt_search_memo_create(void);
-void mrt_search_memo_destroy(struct mrt_search_memo *m);
-/* Lowers a map, reduce_max or rename op (lower_map.c): its inputs
- * moved to the output's home layout (reduce_max: the reduced dims keep
- * their split, and an all-reduce of the maximum follows), then the local
- * step.  A map linear in a pending sum keeps it pending (resolved at once
- * unless may_defer). */
-mrt_status mrt_lower_local(mrt_plan *p, const mrt_spec *s, int op,
-                           const mrt_layout *home, int allreduce_only,
-                           int may_defer, mrt_error *err);
-/* SEARCH: tries every lowering (search.c), keeps the cheapest. */
-mrt_status mrt_search_einsum(mrt_plan *p, const mrt_spec *s, int op,
-                             const mrt_layout *home, int may_defer,
-                             mrt_error *err);
 
 #endif

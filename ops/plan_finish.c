@@ -15,8 +15,9 @@
  * Every figure of memory is at most the sum of all the buffers of a rank
  * (every value, rounded up to the arena's alignment, every workspace and
  * every MPI scratch), so that sum is checked first: when it does not fit
- * in 64 bits the plan records an overflow at the tensor where it stopped
- * fitting (planning then fails there), and nothing past it is computed.
+ * in 64 bits the planning context records an overflow at the tensor where
+ * it stopped fitting (planning then fails there), and nothing past it is
+ * computed.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -24,64 +25,13 @@
 #include "checked.h"
 #include "first_fit.h"
 #include "kernel_plan.h"
-#include "plan.h"
+#include "planning.h"
 
 #define ARENA_ALIGN 64
 
 static int64_t value_bytes(const mrt_plan *p, int v)
 {
     return p->value[v].count * p->elsize;
-}
-
-/* Dims before `dim` of extent 1: the group's blocks along dim are then
- * contiguous, and a collective needs no packing. */
-int mrt_step_is_strided(const mrt_plan *p, const mrt_step *s)
-{
-    const mrt_value *in = &p->value[s->in];
-    if (s->kind == MRT_STEP_ALLTOALL)
-        return 1;
-    if (s->kind != MRT_STEP_ALLGATHER && s->kind != MRT_STEP_REDUCE_SCATTER)
-        return 0;
-    for (int i = 0; i < s->dim; i++)
-        if (in->local[i] != 1)
-            return 1;
-    return 0;
-}
-
-int64_t mrt_step_rank_bytes(const mrt_plan *p, const mrt_step *s,
-                            const int64_t coords[])
-{
-    if (!mrt_step_is_collective(s->kind))
-        return 0;
-    return mrt_layout_shard_count_at(&p->value[s->in].layout, &p->mesh,
-                                     coords) * p->elsize;
-}
-
-static int uneven_dim(const mrt_plan *p, const mrt_layout *l, int i)
-{
-    return i >= 0 && l->size[i] % mrt_layout_parts(l, &p->mesh, i) != 0;
-}
-
-int mrt_step_is_uneven(const mrt_plan *p, const mrt_step *s)
-{
-    const mrt_layout *in = &p->value[s->in].layout,
-                     *out = &p->value[s->out].layout;
-    if (s->kind != MRT_STEP_ALLGATHER && s->kind != MRT_STEP_ALLTOALL &&
-        s->kind != MRT_STEP_REDUCE_SCATTER && s->kind != MRT_STEP_PERMUTE)
-        return 0;
-    return uneven_dim(p, in, s->dim) || uneven_dim(p, out, s->dim) ||
-           (s->kind == MRT_STEP_ALLTOALL &&
-            (uneven_dim(p, in, s->dim2) || uneven_dim(p, out, s->dim2)));
-}
-
-int mrt_step_needs_packing(const mrt_plan *p, const mrt_step *s)
-{
-    /* all-to-alls and all-gathers read and write their strided blocks in
-     * place through MPI datatypes (runtime/datatype.c); a strided
-     * reduce-scatter receives the blocks it sums into the workspace
-     * (runtime/exec.c: an all-to-all, then the sum) */
-    return s->kind == MRT_STEP_REDUCE_SCATTER &&
-           (mrt_step_is_strided(p, s) || mrt_step_is_uneven(p, s));
 }
 
 static mrt_kview view_of(const mrt_value *v)
@@ -119,13 +69,14 @@ static int ws_key(const mrt_plan *p, const mrt_step *s, int64_t key[])
     return n;
 }
 
-static int64_t step_workspace(mrt_plan *p, const mrt_step *s);
+static int64_t step_workspace(mrt_planning *pl, const mrt_step *s);
 
-static int64_t cached_workspace(mrt_plan *p, const mrt_step *s,
+static int64_t cached_workspace(mrt_planning *pl, const mrt_step *s,
                                 ws_slot *cache)
 {
+    const mrt_plan *p = pl->plan;
     if (!cache || s->kind != MRT_STEP_EINSUM)
-        return step_workspace(p, s);
+        return step_workspace(pl, s);
     int64_t key[WS_KEY_MAX];
     int n = ws_key(p, s, key);
     uint64_t h = 1469598103934665603ull;
@@ -136,12 +87,13 @@ static int64_t cached_workspace(mrt_plan *p, const mrt_step *s,
         return e->bytes;
     e->len = n;
     memcpy(e->key, key, (size_t)n * sizeof *key);
-    e->bytes = step_workspace(p, s);
+    e->bytes = step_workspace(pl, s);
     return e->bytes;
 }
 
-static int64_t step_workspace(mrt_plan *p, const mrt_step *s)
+static int64_t step_workspace(mrt_planning *pl, const mrt_step *s)
 {
+    const mrt_plan *p = pl->plan;
     if (s->kind == MRT_STEP_EINSUM) {
         mrt_kview a = view_of(&p->value[s->in]), c = view_of(&p->value[s->out]);
         mrt_kview b = s->in2 >= 0 ? view_of(&p->value[s->in2]) : a;
@@ -149,8 +101,8 @@ static int64_t step_workspace(mrt_plan *p, const mrt_step *s)
                                          s->in2 >= 0 ? &b : NULL, &c);
         if (ws <= INT64_MAX)
             return (int64_t)ws;
-        mrt_plan_overflow(p, p->value[s->out].tensor,
-                          MRT_PLAN_OVERFLOW_MEMORY);
+        mrt_planning_overflow(pl, p->value[s->out].tensor,
+                              MRT_PLAN_OVERFLOW_MEMORY);
         return 0;
     }
     if (!mrt_step_needs_packing(p, s))
@@ -159,8 +111,8 @@ static int64_t step_workspace(mrt_plan *p, const mrt_step *s)
         int64_t ws;
         if (!mrt_checked_mul(value_bytes(p, s->out), s->group, &ws))
             return ws;
-        mrt_plan_overflow(p, p->value[s->out].tensor,
-                          MRT_PLAN_OVERFLOW_MEMORY);
+        mrt_planning_overflow(pl, p->value[s->out].tensor,
+                              MRT_PLAN_OVERFLOW_MEMORY);
         return 0;
     }
     return value_bytes(p, s->in); /* the reduce-scatter's packed input */
@@ -297,24 +249,25 @@ static void lower_bound(mrt_plan *p, int i)
 /* 1 if the sum of every buffer of a rank fits in 64 bits (it bounds
  * every figure of memory below); else records the overflow at the tensor
  * whose buffer (or whose step's workspace or scratch) makes it too much. */
-static int buffers_fit(mrt_plan *p)
+static int buffers_fit(mrt_planning *pl)
 {
+    const mrt_plan *p = pl->plan;
     int64_t sum = 0, b;
     for (int v = 0; v < p->nvalues; v++)
         if (mrt_checked_round_up(value_bytes(p, v), ARENA_ALIGN, &b) ||
             mrt_checked_add(sum, b, &sum)) {
-            mrt_plan_overflow(p, p->value[v].tensor,
-                              MRT_PLAN_OVERFLOW_MEMORY);
+            mrt_planning_overflow(pl, p->value[v].tensor,
+                                  MRT_PLAN_OVERFLOW_MEMORY);
             return 0;
         }
     for (int k = 0; k < p->nsteps; k++)
         if (mrt_checked_add(sum, p->step[k].workspace, &sum) ||
             mrt_checked_add(sum, p->step[k].mpi_scratch, &sum)) {
-            mrt_plan_overflow(p, p->value[p->step[k].out].tensor,
-                              MRT_PLAN_OVERFLOW_MEMORY);
+            mrt_planning_overflow(pl, p->value[p->step[k].out].tensor,
+                                  MRT_PLAN_OVERFLOW_MEMORY);
             return 0;
         }
-    return p->overflow_tensor < 0;
+    return pl->overflow_tensor < 0;
 }
 
 static void totals(mrt_plan *p)
@@ -349,21 +302,23 @@ static void totals(mrt_plan *p)
     t->time_s = t->comm_time_s + t->compute_time_s;
 }
 
-void mrt_plan_tally(mrt_plan *p)
+void mrt_planning_tally(mrt_planning *pl)
 {
+    mrt_plan *p = pl->plan;
     for (int i = 0; i < p->nops; i++)
         p->op[i].time_s = p->op[i].comm_time_s = 0;
     totals(p);
 }
 
-mrt_status mrt_plan_finish(mrt_plan *p, mrt_error *err)
+mrt_status mrt_planning_finish(mrt_planning *pl, mrt_error *err)
 {
-    mrt_plan_schedule_overlap(p, p->blocking);
+    mrt_plan *p = pl->plan;
+    mrt_plan_schedule_overlap(p, pl->opt->blocking);
     lifetimes(p);
     p->max_workspace = 0;
     ws_slot *cache = calloc(WS_SLOTS, sizeof *cache); /* NULL: no cache */
     for (int k = 0; k < p->nsteps; k++) {
-        p->step[k].workspace = cached_workspace(p, &p->step[k], cache);
+        p->step[k].workspace = cached_workspace(pl, &p->step[k], cache);
         if (p->step[k].workspace > p->max_workspace)
             p->max_workspace = p->step[k].workspace;
     }
@@ -373,8 +328,8 @@ mrt_status mrt_plan_finish(mrt_plan *p, mrt_error *err)
         lower_bound(p, i);
     }
     totals(p);
-    if (!buffers_fit(p))
-        return MRT_OK; /* mrt_plan_create_with reports the overflow */
+    if (!buffers_fit(pl))
+        return MRT_OK; /* the build reports the overflow */
     int64_t scratch = 0;
     p->live_peak = live_peak(p, &scratch);
     if (place(p) != MRT_OK || p->live_peak < 0)

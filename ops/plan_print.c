@@ -259,7 +259,8 @@ static void print_step(const mrt_plan *p, const mrt_step *s, text *t)
     put(t, "\n");
 }
 
-void mrt_plan_print(const mrt_plan *p, FILE *f)
+/* The first lines: the spec, the mesh, the planner and the profile. */
+static void print_header(const mrt_plan *p, FILE *f)
 {
     fprintf(f, "plan for %s on mesh ", p->spec_path);
     print_mesh(&p->mesh, f);
@@ -274,50 +275,61 @@ void mrt_plan_print(const mrt_plan *p, FILE *f)
                    "replace those of %s, so this plan computes them in "
                    "other layouts than the spec asks)\n", p->ignored);
     fprintf(f, "\ninputs (global layout, shard per rank):\n");
-    text tx = {.f = f};
+}
+
+static void print_inputs(const mrt_plan *p, text *tx)
+{
     for (int i = 0; i < p->ninputs; i++) {
         int in = p->input[i];
         const mrt_value *val = &p->value[p->tensor_value[in]];
-        put(&tx, "  ");
-        put_padded(&tx, p->tensor_name[in], 8);
-        put(&tx, " ");
-        print_layout(p, &val->layout, &tx);
-        put(&tx, "  shard ");
-        print_shard(val, &tx);
-        put(&tx, "\n");
+        put(tx, "  ");
+        put_padded(tx, p->tensor_name[in], 8);
+        put(tx, " ");
+        print_layout(p, &val->layout, tx);
+        put(tx, "  shard ");
+        print_shard(val, tx);
+        put(tx, "\n");
     }
+}
+
+/* Op i, its steps and its figures; returns how many collectives. */
+static int64_t print_op(const mrt_plan *p, int i, text *tx)
+{
+    const mrt_plan_op *o = &p->op[i];
+    const mrt_value *res = &p->value[o->out_value];
     int64_t ncoll = 0;
-    for (int i = 0; i < p->nops; i++) {
-        const mrt_plan_op *o = &p->op[i];
-        const mrt_value *res = &p->value[o->out_value];
-        put(&tx, "\nop ");
-        put_int(&tx, i);
-        put(&tx, ": ");
-        put(&tx, p->tensor_name[res->tensor]);
-        put(&tx, " = ");
-        put(&tx, o->what);
-        put(&tx, o->phase == MRT_PHASE_BACKWARD ? " (backward)"
-                : o->phase == MRT_PHASE_UPDATE ? " (update)"
-                                               : "");
-        put(&tx, "  ");
-        print_layout(p, &res->layout, &tx);
-        put(&tx, "  shard ");
-        print_shard(res, &tx);
-        put(&tx, "\n");
-        for (int k = o->first_step; k < o->first_step + o->nsteps; k++) {
-            print_step(p, &p->step[k], &tx);
-            ncoll += mrt_step_is_collective(p->step[k].kind);
-        }
-        put(&tx, "    = ");
-        put_int(&tx, o->comm_bytes);
-        put(&tx, " bytes/rank, ");
-        put_num(&tx, "%.4g", o->flops);
-        put(&tx, " flops/rank, ");
-        put_time(&tx, o->time_s);
-        put(&tx, " modeled\n");
-        print_bound(p, o, &tx);
+    put(tx, "\nop ");
+    put_int(tx, i);
+    put(tx, ": ");
+    put(tx, p->tensor_name[res->tensor]);
+    put(tx, " = ");
+    put(tx, o->what);
+    put(tx, o->phase == MRT_PHASE_BACKWARD ? " (backward)"
+            : o->phase == MRT_PHASE_UPDATE ? " (update)"
+                                           : "");
+    put(tx, "  ");
+    print_layout(p, &res->layout, tx);
+    put(tx, "  shard ");
+    print_shard(res, tx);
+    put(tx, "\n");
+    for (int k = o->first_step; k < o->first_step + o->nsteps; k++) {
+        print_step(p, &p->step[k], tx);
+        ncoll += mrt_step_is_collective(p->step[k].kind);
     }
-    flush(&tx);
+    put(tx, "    = ");
+    put_int(tx, o->comm_bytes);
+    put(tx, " bytes/rank, ");
+    put_num(tx, "%.4g", o->flops);
+    put(tx, " flops/rank, ");
+    put_time(tx, o->time_s);
+    put(tx, " modeled\n");
+    print_bound(p, o, tx);
+    return ncoll;
+}
+
+/* The totals per rank, per phase and per set of axes. */
+static void print_totals(const mrt_plan *p, int64_t ncoll, FILE *f)
+{
     const mrt_plan_totals *t = &p->totals;
     fprintf(f, "\ntotals per rank: %" PRId64 " bytes handed to MPI in %" PRId64
                " collective%s (%.0f on the wire, %" PRId64 " message%s), "
@@ -349,6 +361,18 @@ void mrt_plan_print(const mrt_plan *p, FILE *f)
             fprintf(f, "  over %-16s %" PRId64 " bytes/rank\n",
                     mrt_mesh_axes_str(&p->mesh, m, axes, sizeof axes),
                     p->axis_bytes[m]);
+}
+
+void mrt_plan_print(const mrt_plan *p, FILE *f)
+{
+    print_header(p, f);
+    text tx = {.f = f};
+    print_inputs(p, &tx);
+    int64_t ncoll = 0;
+    for (int i = 0; i < p->nops; i++)
+        ncoll += print_op(p, i, &tx);
+    flush(&tx);
+    print_totals(p, ncoll, f);
 }
 
 void mrt_plan_print_explain(const mrt_plan *p, FILE *f)

@@ -1,7 +1,7 @@
 /*
  * relayout.c — moving a tensor from one layout to another: the greedy
  * sequence, one mesh axis at a time, and the choice between it and the
- * search's.
+ * cheapest path's (relayout_path.c).
  *
  * For each dim, the axes that split it in both layouts form a common
  * prefix; axes after the prefix must go, the target's remaining axes must
@@ -29,14 +29,14 @@
  *
  * That greedy sequence is what Mesh-TensorFlow's planner keeps.  When it
  * needs more than one collective, or an all-to-all or a permute, the
- * search of relayout_search.c (which also moves several axes in one
+ * pathfinder of relayout_path.c (which also moves several axes in one
  * all-to-all, and slices onto dims that move anyway) looks for a cheaper
  * one under the cost model, and its sequence is emitted instead when it
  * costs less; the answer is kept per pair of layouts (relayout_memo.c).
  */
 #include <assert.h>
 
-#include "plan.h"
+#include "planning.h"
 #include "work.h"
 
 typedef struct relayout {
@@ -175,23 +175,25 @@ static mrt_layout without_unit_axes(const mrt_layout *l, const mrt_mesh *m)
  * of one tensor in one layout are interchangeable, so a second consumer
  * reads it instead of moving the data again.  (Only consumers' moves:
  * the first reader of a tensor then always pays its own move, which the
- * search's time bound relies on, ops/search_bound.c.)  Looks back a
- * bounded way (the last 4096 values), through the tensor's own values
+ * layout search's time bound relies on, search/search_bound.c.)  Looks
+ * back a bounded way (the last 4096 values), through the tensor's own values
  * only, newest first.  A parameter with reshard_after_forward is the
  * exception: a reader `op` of the backward pass or the update does not
  * take a copy moved in the forward pass, so that copy's life ends at its
  * last forward reader and the parameter is moved again (FSDP's second
  * all-gather: wire bytes traded for memory). */
-static int already_moved(const mrt_plan *p, int op, int from,
+static int already_moved(const mrt_planning *pl, int op, int from,
                          const mrt_layout *to)
 {
+    const mrt_plan *p = pl->plan;
     int t = p->value[from].tensor;
-    int again = p->reshard[t] && p->op[op].phase != MRT_PHASE_FORWARD;
-    for (int v = p->last_value[t]; v > from && v >= p->nvalues - 4096;
+    const mrt_spec_tensor *st = &pl->spec->tensor[t];
+    int again = st->reshard && p->op[op].phase != MRT_PHASE_FORWARD;
+    for (int v = pl->last_value[t]; v > from && v >= p->nvalues - 4096;
          v = p->value[v].prev) {
         const mrt_value *x = &p->value[v];
         MRT_WORK(1);
-        if (x->made_by == p->producer[t] ||
+        if (x->made_by == st->producer ||
             !mrt_layout_equal(&x->layout, to))
             continue;
         if (again && x->made_by >= 0 &&
@@ -204,7 +206,7 @@ static int already_moved(const mrt_plan *p, int op, int from,
 
 /* 1 if the greedy moves may be beaten: more than one collective, or an
  * all-to-all or permute (a slice before it may shrink what it moves). */
-static int worth_searching(const relayout *r)
+static int worth_a_path(const relayout *r)
 {
     int coll = 0;
     for (int k = 0; k < r->n; k++) {
@@ -225,12 +227,13 @@ static double moves_time(const mrt_plan *p, const mrt_layout *from,
     return t;
 }
 
-int mrt_relayout_emit(mrt_plan *p, int op, int from, const mrt_layout *to,
-                      int allreduce_only)
+int mrt_relayout_emit(mrt_planning *pl, int op, int from,
+                      const mrt_layout *to, int allreduce_only)
 {
+    mrt_plan *p = pl->plan;
     if (mrt_layout_equal(&p->value[from].layout, to))
         return from;
-    int again = already_moved(p, op, from, to);
+    int again = already_moved(pl, op, from, to);
     if (again >= 0)
         return again;
     mrt_layout target = without_unit_axes(to, &p->mesh);
@@ -245,14 +248,14 @@ int mrt_relayout_emit(mrt_plan *p, int op, int from, const mrt_layout *to,
     const mrt_move *move = r.move;
     int n = r.n;
     mrt_move alt[MRT_MAX_MOVES];
-    if (!allreduce_only && worth_searching(&r)) {
-        int k = mrt_relayout_memo_get(p, &start, &target, alt);
+    if (!allreduce_only && worth_a_path(&r)) {
+        int k = mrt_relayout_memo_get(pl, &start, &target, alt);
         if (k == -2) {
             double t;
-            k = mrt_relayout_search(p, &start, &target, alt, MRT_MAX_MOVES, &t);
+            k = mrt_relayout_path(p, &start, &target, alt, MRT_MAX_MOVES, &t);
             if (k < 0 || t >= moves_time(p, &start, r.move, r.n) * (1 - 1e-9))
                 k = -1;
-            mrt_relayout_memo_put(p, &start, &target, alt, k);
+            mrt_relayout_memo_put(pl, &start, &target, alt, k);
         }
         if (k >= 0) {
             move = alt;
@@ -261,13 +264,14 @@ int mrt_relayout_emit(mrt_plan *p, int op, int from, const mrt_layout *to,
     }
     int cur = from;
     for (int k = 0; k < n; k++) {
-        int v = mrt_plan_add_value(p, p->value[from].tensor, &move[k].after);
+        int v = mrt_planning_add_value(pl, p->value[from].tensor,
+                                       &move[k].after);
         if (v < 0)
             return -1;
         mrt_step s = {.kind = move[k].kind, .op = op, .in = cur, .in2 = -1,
                       .out = v, .dim = move[k].dim, .dim2 = move[k].dim2,
                       .axes = move[k].axes};
-        if (mrt_plan_add_step(p, &s) < 0)
+        if (mrt_planning_add_step(pl, &s) < 0)
             return -1;
         cur = v;
     }

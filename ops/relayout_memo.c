@@ -1,20 +1,20 @@
 /*
- * relayout_memo.c — the relayouts already searched while planning, by
+ * relayout_memo.c — the relayout paths already found while planning, by
  * (from, to) layout pair.
  *
- * The planner weighs many lowerings of every op (ops/search.c) and a long
+ * The planner weighs many lowerings of every op (ops/cheapest.c) and a long
  * program repeats its layers, so the same pair of layouts comes back
- * again and again; the search (relayout_search.c) runs once per pair and
+ * again and again; the pathfinder (relayout_path.c) runs once per pair and
  * its answer is kept here: the moves it found, or that relayout.c's
  * greedy moves are as cheap.  Direct-mapped: a pair evicts the one
  * before it in its slot.  Only answers of at most MEMO_MOVES moves are
- * kept (the others are searched again).  The plan owns the memo while
- * planning (mrt_plan.relayout_memo); it is freed when planning ends.
+ * kept (the others are looked for again).  The planning context owns the
+ * memo (mrt_planning.relayout_memo); it is freed when a build ends.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan.h"
+#include "planning.h"
 
 #define SLOTS 256
 #define MEMO_MOVES 8
@@ -49,20 +49,20 @@ static uint64_t hash(const mrt_layout *l, uint64_t h)
     return h;
 }
 
-static slot *slot_of(mrt_plan *p, const mrt_layout *from,
+static slot *slot_of(mrt_planning *pl, const mrt_layout *from,
                      const mrt_layout *to)
 {
-    if (!p->relayout_memo &&
-        !(p->relayout_memo = calloc(1, sizeof *p->relayout_memo)))
+    if (!pl->relayout_memo &&
+        !(pl->relayout_memo = calloc(1, sizeof *pl->relayout_memo)))
         return NULL;
     uint64_t h = hash(to, hash(from, 0xcbf29ce484222325ull));
-    return &p->relayout_memo->s[(h ^ (h >> 32)) % SLOTS];
+    return &pl->relayout_memo->s[(h ^ (h >> 32)) % SLOTS];
 }
 
-int mrt_relayout_memo_get(mrt_plan *p, const mrt_layout *from,
+int mrt_relayout_memo_get(mrt_planning *pl, const mrt_layout *from,
                           const mrt_layout *to, mrt_move moves[])
 {
-    slot *s = slot_of(p, from, to);
+    slot *s = slot_of(pl, from, to);
     if (!s || !s->used || !mrt_layout_equal(&s->from, from) ||
         !mrt_layout_equal(&s->to, to))
         return -2;
@@ -71,11 +71,11 @@ int mrt_relayout_memo_get(mrt_plan *p, const mrt_layout *from,
     return s->n;
 }
 
-void mrt_relayout_memo_put(mrt_plan *p, const mrt_layout *from,
+void mrt_relayout_memo_put(mrt_planning *pl, const mrt_layout *from,
                            const mrt_layout *to, const mrt_move moves[],
                            int n)
 {
-    slot *s = slot_of(p, from, to);
+    slot *s = slot_of(pl, from, to);
     if (!s || n > MEMO_MOVES)
         return;
     s->used = 1;

@@ -51,20 +51,59 @@ static mrt_status mesh_of(const mrt_mesh_info *info, int ranks,
     return MRT_OK;
 }
 
+/* MRT_E_USAGE unless every rank of comm was given the same mesh and
+ * quick (else their measurements would not match up).  Collective. */
+static mrt_status same_everywhere(MPI_Comm comm, const mrt_mesh *m, int quick,
+                                  mrt_error *err)
+{
+    uint64_t h = 1469598103934665603ull, mine[2], lo[2];
+    int64_t parts[2 + MRT_MAX_AXES] = {quick != 0, m->naxes};
+    for (int i = 0; i < m->naxes; i++) {
+        parts[2 + i] = m->size[i];
+        for (const char *c = m->name[i]; *c; c++)
+            h = (h ^ (unsigned char)*c) * 1099511628211ull;
+    }
+    for (int i = 0; i < 2 + MRT_MAX_AXES; i++)
+        h = (h ^ (uint64_t)parts[i]) * 1099511628211ull;
+    mine[0] = h;
+    mine[1] = ~h; /* the min of ~h is ~(the max of h) */
+    MPI_Allreduce(mine, lo, 2, MPI_UINT64_T, MPI_MIN, comm);
+    if (lo[0] == ~lo[1])
+        return MRT_OK;
+    return mrt_error_set(err, MRT_E_USAGE, "", no_mark,
+                         "mrt_calibration_create: the ranks were given "
+                         "different meshes or quick settings");
+}
+
 mrt_status mrt_calibration_create(MPI_Comm comm, const mrt_mesh_info *mesh,
                                   int quick, mrt_calibration **out,
                                   mrt_error *err)
 {
-    int ranks;
+    int ranks, mpi_up = 0, mpi_down = 0;
     mrt_mesh m;
-    *out = NULL;
+    if (out)
+        *out = NULL;
+    MPI_Initialized(&mpi_up);
+    if (mpi_up)
+        MPI_Finalized(&mpi_down);
+    /* no communicator: nobody to agree with */
+    if (!mpi_up || mpi_down || comm == MPI_COMM_NULL)
+        return mrt_error_set(err, MRT_E_USAGE, "", no_mark,
+                             "mrt_calibration_create needs MPI initialised "
+                             "(and not finalised) and a communicator (not "
+                             "MPI_COMM_NULL)");
     MPI_Comm_size(comm, &ranks);
-    mrt_status st = mesh_of(mesh, ranks, &m, err);
+    mrt_status st = out ? mesh_of(mesh, ranks, &m, err)
+                        : mrt_error_set(err, MRT_E_USAGE, "", no_mark,
+                                        "mrt_calibration_create: argument "
+                                        "'out': NULL");
     mrt_calibration *c = st ? NULL : malloc(sizeof *c);
     if (!st && !c)
         st = mrt_error_set(err, MRT_E_NOMEM, "", no_mark, "out of memory");
-    /* the mesh is the same on every rank, memory may not be */
+    /* every rank's arguments and memory, before any rank measures */
     st = mrt_comm_agree(comm, st, err);
+    if (st == MRT_OK)
+        st = same_everywhere(comm, &m, quick, err);
     if (st == MRT_OK)
         st = mrt_calibrate(comm, &m, quick, c, err);
     if (st != MRT_OK) {
@@ -83,6 +122,10 @@ void mrt_calibration_destroy(mrt_calibration *c)
 mrt_status mrt_calibration_save(const mrt_calibration *c, const char *path,
                                 mrt_error *err)
 {
+    if (!c || !path)
+        return mrt_error_set(err, MRT_E_USAGE, "", no_mark,
+                             "mrt_calibration_save: argument '%s': NULL",
+                             !c ? "c" : "path");
     char *yaml = mrt_calibration_yaml(c);
     mrt_status st = yaml ? mrt_profile_save_measured(path, &c->profile, yaml,
                                                      err)

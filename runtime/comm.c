@@ -167,6 +167,10 @@ int mrt_comm_exchange(mrt_comm *c, unsigned axes, const void *in, void *out,
 mrt_status mrt_comm_agree(MPI_Comm w, mrt_status st, mrt_error *err)
 {
     int rank, size, who;
+    if (w == MPI_COMM_NULL) /* no ranks to agree with */
+        return mrt_error_set(err, MRT_E_USAGE, "", (mrt_mark){0},
+                             "mrt_comm_agree: argument 'comm': "
+                             "MPI_COMM_NULL");
     MPI_Comm_rank(w, &rank);
     MPI_Comm_size(w, &size);
     int mine = st != MRT_OK ? rank : size;

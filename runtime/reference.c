@@ -10,9 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "big_alloc.h"
 #include "kernel.h"
 #include "kernel_plan.h"
-#include "runtime.h"
+#include "local.h"
 
 /* The tensor's layout with every split removed. */
 static mrt_layout whole(const mrt_layout *l)

@@ -4,7 +4,7 @@
  * ranks of a caller's communicator: its sub-communicators and shard
  * buffers, inputs filled from the spec or copied from the caller's
  * arrays (whole or this rank's shard), outputs copied back (this rank's
- * shard, or gathered whole on rank 0).  run.c executes it.
+ * shard, or gathered whole on rank 0).  runner_execute.c executes it.
  *
  * Ownership: the runner borrows the spec, the plan and the caller's
  * communicator (it works on its own duplicate of it, so its messages
@@ -12,8 +12,10 @@
  * read or written during the call that takes them.
  *
  * Collective calls (create, execute, get_output of a whole tensor) return
- * the same status on every rank: after each step that can fail on one
- * rank only, the ranks agree on the lowest failing rank's error.
+ * the same status on every rank: they agree on their arguments first,
+ * and after each step that can fail on one rank only, the ranks agree on
+ * the lowest failing rank's error.  A tensor an op makes can be read
+ * only once an execute has run every step (r->computed).
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -21,6 +23,7 @@
 
 #include "blis_arch.h"
 #include "kernel.h"
+#include "program_hash.h"
 #include "runtime.h"
 
 _Static_assert(MRT_API_MAX_DIMS == MRT_MAX_DIMS,
@@ -98,7 +101,10 @@ static mrt_status check_comm(const mrt_spec *s, const mrt_plan *p,
 
 /* The runner reads the spec by the plan's tensor and op ids (inputs'
  * `init:`, `train:`, the reference of verify): a plan made from another
- * program would index past its tables.  The first difference, or MRT_OK. */
+ * program would index past its tables, or compute another function
+ * than the one verify recomputes.  The first difference (the tables,
+ * the mesh, the dtype, a tensor, then the program's fingerprint,
+ * mrt_program_hash), or MRT_OK. */
 static mrt_status same_program(const mrt_spec *s, const mrt_plan *p,
                                mrt_error *err)
 {
@@ -126,12 +132,21 @@ static mrt_status same_program(const mrt_spec *s, const mrt_plan *p,
             what = name;
         }
     }
+    /* the same tables may hold another computation: relu for tanh */
+    if (!what && p->program != mrt_program_hash(s))
+        what = "its ops";
     if (!what)
         return MRT_OK;
     return mrt_error_set(err, MRT_E_USAGE, s->path, (mrt_mark){0},
                          "mrt_runner_create: argument 'plan': it was not "
                          "made from this spec (%s differ); plan the spec "
                          "the runner is given", what);
+}
+
+static mrt_status nomem(const mrt_spec *s, mrt_error *err)
+{
+    return mrt_error_set(err, MRT_E_NOMEM, s->path, (mrt_mark){0},
+                         "out of memory");
 }
 
 static mrt_status init_inputs(const mrt_spec *s, mrt_exec *e, mrt_error *err)
@@ -147,32 +162,61 @@ static mrt_status init_inputs(const mrt_spec *s, mrt_exec *e, mrt_error *err)
     return st;
 }
 
-mrt_status mrt_runner_create(const mrt_spec *spec, const mrt_plan *plan,
-                             MPI_Comm comm, mrt_runner **out, mrt_error *err)
+/* What one rank can tell of its own arguments; the ranks then agree. */
+static mrt_status check_args(const mrt_spec *spec, const mrt_plan *plan,
+                             mrt_runner **out, mrt_error *err)
 {
-    int mpi_up = 0;
-    if (out)
-        *out = NULL;
     if (!spec || !plan || !out)
         return mrt_error_set(err, MRT_E_USAGE, "", (mrt_mark){0},
                              "mrt_runner_create needs a spec, a plan and an "
-                             "out pointer");
-    MPI_Initialized(&mpi_up);
-    if (!mpi_up || comm == MPI_COMM_NULL)
-        return mrt_error_set(err, MRT_E_USAGE, "", (mrt_mark){0},
-                             "mrt_runner_create needs MPI initialised and a "
-                             "communicator (not MPI_COMM_NULL)");
-    /* the same answer on every rank of a process group: no agreement */
+                             "out pointer (argument '%s' is NULL)",
+                             !spec ? "spec" : !plan ? "plan" : "out");
     if (!init_done)
         return mrt_error_set(err, MRT_E_USAGE, "", (mrt_mark){0},
                              "call mrt_init() before MPI_Init: meshrt picks "
                              "BLIS's kernels then (docs/api.md)");
+    return MRT_OK;
+}
+
+/* The runner's communicator, its plan's sub-communicators and buffers,
+ * its inputs filled.  Collective over own (r's duplicate of the caller's
+ * communicator, which r frees from here on). */
+static mrt_status set_up(mrt_runner *r, MPI_Comm own, mrt_error *err)
+{
+    mrt_kernel_init();
+    mrt_status st = mrt_comm_agree(
+        own, mrt_comm_create(r->plan, own, &r->comm, err), err);
+    if (st == MRT_OK)
+        st = mrt_comm_agree(
+            own, mrt_exec_create(r->plan, r->comm, &r->exec, err), err);
+    if (st == MRT_OK)
+        st = mrt_comm_agree(own, init_inputs(r->spec, r->exec, err), err);
+    return st;
+}
+
+mrt_status mrt_runner_create(const mrt_spec *spec, const mrt_plan *plan,
+                             MPI_Comm comm, mrt_runner **out, mrt_error *err)
+{
+    int mpi_up = 0, mpi_down = 0;
+    if (out)
+        *out = NULL;
+    MPI_Initialized(&mpi_up);
+    if (mpi_up)
+        MPI_Finalized(&mpi_down);
+    /* no communicator: nobody to agree with (a rank outside comm's group
+     * holds MPI_COMM_NULL and takes no part) */
+    if (!mpi_up || mpi_down || comm == MPI_COMM_NULL)
+        return mrt_error_set(err, MRT_E_USAGE, "", (mrt_mark){0},
+                             "mrt_runner_create needs MPI initialised (and "
+                             "not finalised) and a communicator (not "
+                             "MPI_COMM_NULL)");
+    /* every rank's arguments checked before any rank goes on */
+    mrt_status st = mrt_comm_agree(comm, check_args(spec, plan, out, err), err);
+    if (st != MRT_OK)
+        return st;
     mrt_runner *r = calloc(1, sizeof *r);
     MPI_Comm own = MPI_COMM_NULL;
-    mrt_status st = r ? MRT_OK
-                      : mrt_error_set(err, MRT_E_NOMEM, spec->path,
-                                      (mrt_mark){0}, "out of memory");
-    st = mrt_comm_agree(comm, st, err);
+    st = mrt_comm_agree(comm, r ? MRT_OK : nomem(spec, err), err);
     if (st == MRT_OK)
         st = mrt_comm_agree(comm, same_program(spec, plan, err), err);
     if (st == MRT_OK)
@@ -181,26 +225,19 @@ mrt_status mrt_runner_create(const mrt_spec *spec, const mrt_plan *plan,
         st = mrt_error_set(err, MRT_E_RUNTIME, spec->path, (mrt_mark){0},
                            "MPI_Comm_dup failed");
     st = mrt_comm_agree(comm, st, err);
-    if (st != MRT_OK)
-        goto fail;
-    r->spec = spec;
-    r->plan = plan;
-    mrt_kernel_init();
-    st = mrt_comm_agree(own, mrt_comm_create(plan, own, &r->comm, err), err);
-    if (st == MRT_OK)
-        st = mrt_comm_agree(own, mrt_exec_create(plan, r->comm, &r->exec, err),
-                            err);
-    if (st == MRT_OK)
-        st = mrt_comm_agree(own, init_inputs(spec, r->exec, err), err);
-    if (st != MRT_OK)
-        goto fail;
+    if (st == MRT_OK) {
+        r->spec = spec;
+        r->plan = plan;
+        st = set_up(r, own, err);
+    }
+    if (st != MRT_OK) {
+        if (r && !r->comm && own != MPI_COMM_NULL)
+            MPI_Comm_free(&own);
+        mrt_runner_destroy(r);
+        return st;
+    }
     *out = r;
     return MRT_OK;
-fail:
-    if (r && !r->comm && own != MPI_COMM_NULL)
-        MPI_Comm_free(&own);
-    mrt_runner_destroy(r);
-    return st;
 }
 
 void mrt_runner_destroy(mrt_runner *r)
@@ -297,6 +334,31 @@ mrt_status mrt_runner_set_input(mrt_runner *r, const char *name,
     return MRT_OK;
 }
 
+/* A tensor an op makes has no value until an execute ran every step. */
+static mrt_status check_computed(const mrt_runner *r, const char *name,
+                                 int input, mrt_error *err)
+{
+    if (input || r->computed)
+        return MRT_OK;
+    return mrt_error_set(err, MRT_E_USAGE, r->spec->path, (mrt_mark){0},
+                         "mrt_runner_get_output: '%s' has no value yet: an "
+                         "op computes it, and no mrt_runner_execute has run "
+                         "(or the last one failed)", name);
+}
+
+/* This rank's shard of value v into data.  Local. */
+static mrt_status get_shard(const mrt_runner *r, int v, void *data,
+                            mrt_error *err)
+{
+    const mrt_plan *p = r->plan;
+    if (!data)
+        return mrt_error_set(err, MRT_E_USAGE, "", (mrt_mark){0},
+                             "mrt_runner_get_output needs data");
+    memcpy(data, r->exec->buf[v],
+           (size_t)p->value[v].count * (size_t)p->elsize);
+    return MRT_OK;
+}
+
 mrt_status mrt_runner_get_output(mrt_runner *r, const char *name, void *data,
                                  mrt_placement how, mrt_error *err)
 {
@@ -306,19 +368,12 @@ mrt_status mrt_runner_get_output(mrt_runner *r, const char *name, void *data,
                              "mrt_runner_get_output needs a runner and "
                              "MRT_WHOLE or MRT_SHARD");
     int v = find_value(r, name, &input, err);
+    mrt_status st = v < 0 ? MRT_E_USAGE : check_computed(r, name, input, err);
+    if (how == MRT_SHARD)
+        return st != MRT_OK ? st : get_shard(r, v, data, err);
     const mrt_plan *p = r->plan;
-    if (how == MRT_SHARD) {
-        if (v >= 0 && !data)
-            return mrt_error_set(err, MRT_E_USAGE, "", (mrt_mark){0},
-                                 "mrt_runner_get_output needs data");
-        if (v >= 0)
-            memcpy(data, r->exec->buf[v],
-                   (size_t)p->value[v].count * (size_t)p->elsize);
-        return v < 0 ? MRT_E_USAGE : MRT_OK;
-    }
     MPI_Comm w = r->comm->world;
     int root = r->comm->rank == 0;
-    mrt_status st = v < 0 ? MRT_E_USAGE : MRT_OK;
     if (st == MRT_OK && root && !data)
         st = mrt_error_set(err, MRT_E_USAGE, "", (mrt_mark){0},
                            "mrt_runner_get_output of a whole tensor needs "

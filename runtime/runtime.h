@@ -1,25 +1,29 @@
 /*
  * runtime.h — the executor's internal pieces.  runtime/ is the only part
- * of meshrt that calls MPI.
+ * of meshrt that calls MPI, and this header (which includes mpi.h) is
+ * for the code that calls it; the block copies and big buffers are
+ * kernels/ (block.h, big_alloc.h), the local part of runtime/ local.h.
  *
  *   comm.c      sub-communicators of the mesh (one per set of axes, made
  *               once) and the thin collective layer that keeps the ledger
  *               of bytes handed to MPI
- *   block.c     copying rectangular blocks between row-major arrays
  *   datatype.c  MPI datatypes for strided blocks
  *   uneven.c    the collectives of dims split unevenly
  *   large_count.c  element counts beyond an int, for every MPI call
- *   big_alloc.c the arena and whole tensors, in huge pages
  *   exec.c      walking a plan: one case per step kind
  *   alltoall_group.c  the all-to-all over several axes at once
  *   shard.c     filling input shards, gathering shards into a full tensor
- *   reference.c the unsharded recomputation used by --verify
- *   verify.c    the rule by which a result agrees with the reference
+ *   reference.c the unsharded recomputation used by --verify, and
+ *   verify.c    the rule by which a result agrees with it: no MPI, so
+ *               declared in local.h (with mrt_shard_init) and built
+ *               where mpi.h is refused
  *   verify_run.c --verify: every check of a run, reported
  *   runner.c    mrt_init and the runner: a plan set up on a
  *               communicator, the caller's inputs in, outputs out
- *   run.c       mrt_runner_execute and mrt_run: the runs, timed and
- *               reported
+ *   runner_execute.c  mrt_runner_execute and mrt_run: the runs, then
+ *               trace, verify, save and the report, a function each
+ *   run_measure.c  the run's timings and ledger reduced to rank 0
+ *   run_report.c   the report written from them (run_report.h)
  */
 #ifndef MRT_RUNTIME_H
 #define MRT_RUNTIME_H
@@ -29,6 +33,9 @@
 #include <stdio.h>
 #include <stdint.h>
 
+#include "big_alloc.h"
+#include "block.h"
+#include "local.h"
 #include "plan.h"
 #include "spec.h"
 
@@ -149,19 +156,6 @@ int mrt_uneven_make(const mrt_plan *p, const mrt_step *s,
                     const int64_t coords[], mrt_uneven **out);
 void mrt_uneven_free(mrt_uneven *u);
 
-/* ---- big_alloc.c ---- */
-/* malloc (calloc with zeroed) of a buffer of gigabytes, in huge pages
- * where the system has them; free() it. */
-void *mrt_alloc_big(size_t bytes, int zeroed);
-
-/* ---- block.c ---- */
-/* Copies a block of extents ext[0..n) from src (row-major, extents
- * sext, block starting at soff) to dst (extents dext, at doff). */
-void mrt_block_copy(int n, const int64_t ext[], void *dst,
-                    const int64_t dext[], const int64_t doff[],
-                    const void *src, const int64_t sext[],
-                    const int64_t soff[], size_t elsize);
-
 /* ---- exec.c ---- */
 typedef struct mrt_exec {
     const mrt_plan *plan;
@@ -202,69 +196,10 @@ mrt_status mrt_exec_run(mrt_exec *e, mrt_error *err);
 int mrt_exec_alltoall_group(mrt_exec *e, const mrt_step *s);
 
 /* ---- shard.c ---- */
-/* Fills buf with this rank's shard (layout l, rank coords) of input
- * tensor t.  A NULL coords and an unsplit layout give the full tensor. */
-mrt_status mrt_shard_init(const mrt_spec *s, int t, const mrt_layout *l,
-                          const mrt_mesh *m, const int64_t coords[],
-                          void *buf, mrt_error *err);
 /* Gathers the shards of value v into a full tensor on rank 0: *full is a
  * new buffer there (the caller frees it), NULL elsewhere. */
 mrt_status mrt_shard_gather(mrt_exec *e, int v, void **full,
                             mrt_error *err);
-
-/* ---- reference.c ---- */
-/* Recomputes the whole spec unsharded on this rank, `steps` times (one
- * SGD step each with `train:`, the loss of each in losses[] when not
- * NULL); out[i] is a new full buffer for spec output i after the last
- * (the caller frees each and the array). */
-mrt_status mrt_reference_run(const mrt_spec *s, int64_t steps, double *losses,
-                             void ***out, mrt_error *err);
-
-/* One trained tensor's gradient against central differences of the
- * loss, at up to MRT_GRADCHECK_MAX elements: where the loss at x + h and
- * x - h is finite, the element's flat index, its central difference and
- * its gradient (`checked` of them); where it is not, no difference can be
- * taken (`unchecked` of them).  scale is mrt_verify_scale of the whole
- * gradient. */
-#define MRT_GRADCHECK_MAX 16
-typedef struct mrt_gradcheck {
-    int tensor;
-    int checked, unchecked;
-    int64_t index[MRT_GRADCHECK_MAX];
-    double diff[MRT_GRADCHECK_MAX], grad[MRT_GRADCHECK_MAX];
-    double scale;
-} mrt_gradcheck;
-/* Checks up to per_tensor (at most MRT_GRADCHECK_MAX) elements of each
- * parameter (and `grads:` input) of a `train:` spec, unsharded, before
- * any update. */
-mrt_status mrt_reference_gradcheck(const mrt_spec *s, int per_tensor,
-                                   mrt_gradcheck *out, int max_out,
-                                   int *nout, mrt_error *err);
-
-/* ---- verify.c ---- */
-/* What mrt_verify_compare found. */
-typedef struct mrt_verify_result {
-    int64_t count;     /* elements compared */
-    int64_t differ;    /* elements that disagree */
-    int64_t nonfinite; /* elements NaN or infinite alike in both */
-    int64_t worst;     /* flat index of the largest error (the first of
-                          equals); -1 when count is 0 */
-    double value, reference; /* the two elements there */
-    double error;      /* |value - reference| / scale there; INFINITY
-                          when one is not finite and they disagree */
-    double scale, tolerance;
-    int ok;            /* differ == 0 */
-} mrt_verify_result;
-
-/* The largest |r[i]| over the finite elements of r, or 1 when none is
- * finite or that is 0. */
-double mrt_verify_scale(mrt_dtype t, const void *r, int64_t n);
-/* Compares x with the reference r, n elements of type t, element by
- * element: both NaN, or both the same infinity, agree; both finite agree
- * when |x - r| <= tol * scale; any other pair disagrees.  scale <= 0 (or
- * not finite) means mrt_verify_scale(t, r, n). */
-void mrt_verify_compare(mrt_dtype t, const void *x, const void *r, int64_t n,
-                        double tol, double scale, mrt_verify_result *out);
 
 /* ---- verify_run.c ---- */
 /* The --verify phase of mrt_run, after the runs (a collective call):
@@ -286,6 +221,8 @@ struct mrt_runner {
     mrt_exec *exec;
     int caller_inputs; /* some input no longer holds its `init:` values */
     int trained;       /* a training run updated the parameters */
+    int computed;      /* the last execute ran every step: the tensors
+                          ops make hold values */
 };
 /* 1 once mrt_init has run in this process. */
 int mrt_init_done(void);

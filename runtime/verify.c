@@ -21,7 +21,7 @@
  */
 #include <math.h>
 
-#include "runtime.h"
+#include "local.h"
 
 static double at(mrt_dtype t, const void *a, int64_t i)
 {

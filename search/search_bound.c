@@ -1,7 +1,7 @@
 /*
  * search_bound.c — lower bounds on the modeled time and the peak memory
  * of any plan of a program under a set of global rules, cheap enough to
- * compute for every candidate of `meshrt search` (ops/search_rules.c),
+ * compute for every candidate of `meshrt search` (search_rules.c),
  * which plans only the candidates these bounds cannot rule out.
  *
  * The time bound.  A plan's modeled time is the sum of its steps' times,
@@ -64,7 +64,7 @@
 #include "checked.h"
 #include "plan.h"
 #include "split.h"
-#include "search_rules.h"
+#include "search_bound.h"
 
 
 /* Where a tensor sits: for each searched axis k, the spec dim it splits

@@ -106,14 +106,16 @@ mrt_status mrt_sweep_create(const char *path, const mrt_spec_overrides *ov,
                             const mrt_plan_options *opt, mrt_sweep **out,
                             mrt_error *err)
 {
-    *out = NULL;
-    if (!path || !dim || !values || nvalues < 1 || nvalues > MRT_SWEEP_MAX ||
-        strlen(dim) >= sizeof ((mrt_sweep *)0)->dim)
+    if (out)
+        *out = NULL;
+    if (!out || !path || !dim || !values || nvalues < 1 ||
+        nvalues > MRT_SWEEP_MAX || strlen(dim) >= sizeof ((mrt_sweep *)0)->dim)
         return mrt_error_set(err, MRT_E_USAGE, "", (mrt_mark){0},
                              "mrt_sweep_create: argument '%s': missing or "
-                             "out of range", !path ? "path" : !dim ? "dim"
-                             : !values ? "values" : nvalues < 1 ||
-                             nvalues > MRT_SWEEP_MAX ? "nvalues" : "dim");
+                             "out of range", !out ? "out" : !path ? "path"
+                             : !dim ? "dim" : !values ? "values"
+                             : nvalues < 1 || nvalues > MRT_SWEEP_MAX
+                                 ? "nvalues" : "dim");
     for (int v = 0; v < nvalues; v++)
         if (values[v] < 1)
             return mrt_error_set(err, MRT_E_USAGE, "", (mrt_mark){0},

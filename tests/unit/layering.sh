@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # layering.sh BUILD_DIR SOURCE_DIR — meson's layering, shown failing on
-# deliberate bad includes.  For a layer, the compile command of one of
-# its sources is taken from BUILD_DIR/compile_commands.json (the very
-# flags and include path ninja uses) and run on a tiny file instead:
+# deliberate bad includes.  For a layer (the library libmrt_LAYER of the
+# `layers` table in meson.build), the compile command of one of its
+# sources is taken from BUILD_DIR/compile_commands.json (the very flags
+# and include path ninja uses) and run on a tiny file instead:
 #  - <yaml.h> and <mpi.h> from ir/, ops/ and layout/ must fail with the
-#    #error of base/forbid/yaml/yaml.h and base/forbid/mpi/mpi.h;
+#    #error of base/forbid/yaml/yaml.h and base/forbid/mpi/mpi.h, and
+#    <mpi.h> from kernels/ and runtime_local (runtime/'s part without
+#    MPI);
 #  - a header of a layer above must not be found: yaml/'s spec_load.h
 #    from ir/ and ops/, ops/'s plan.h from layout/, runtime/'s
 #    runtime.h from ops/;
@@ -24,13 +27,14 @@ compile() {
     local layer=$1 include=$2
     printf '#include %s\nint layering_probe;\n' "$include" >"$dir/probe.c"
     python3 - "$build/compile_commands.json" "$layer" "$dir/probe.c" \
-        >"$dir/cmd" <<'PY' || { echo "no source of $layer/ in compile_commands.json"; return 99; }
+        >"$dir/cmd" <<'PY' || { echo "no source of libmrt_$layer in compile_commands.json"; return 99; }
 import json, os, shlex, sys
 db, layer, probe = sys.argv[1:]
 for e in json.load(open(db)):
     f = os.path.normpath(os.path.join(e["directory"], e["file"]))
-    if os.path.basename(os.path.dirname(f)) == layer and f.endswith(".c"):
-        args = e.get("arguments") or shlex.split(e["command"])
+    args = e.get("arguments") or shlex.split(e["command"])
+    obj = e.get("output") or args[args.index("-o") + 1]
+    if obj.startswith("libmrt_" + layer + ".a.p/") and f.endswith(".c"):
         out, skip = [], 0
         for a in args:   # drop the object, the dependency file, the source
             if skip:
@@ -86,6 +90,10 @@ mpi_msg=$(forbid_message mpi)
 
 for layer in ir ops layout; do
     forbidden "$layer" "<yaml.h>" "error: #error \"$yaml_msg\""
+    forbidden "$layer" "<mpi.h>" "error: #error \"$mpi_msg\""
+done
+# the BLIS kernels and runtime/'s local part are built without MPI too
+for layer in kernels runtime_local; do
     forbidden "$layer" "<mpi.h>" "error: #error \"$mpi_msg\""
 done
 allowed io "<yaml.h>"

@@ -1,6 +1,7 @@
 /*
- * test_cost.c — the cost model's formulas on hand-worked cases, and the
- * matmul lower bound in each of its three regimes.
+ * test_cost.c — the cost model's formulas on hand-worked cases (the
+ * collectives, a kernel, a local step), and the matmul lower bound in
+ * each of its three regimes.
  */
 #include <check.h>
 #include <math.h>
@@ -105,6 +106,19 @@ START_TEST(unnamed_axes_use_the_fallback)
 }
 END_TEST
 
+START_TEST(a_local_step_pays_the_bytes_it_writes_and_reads)
+{
+    mrt_profile p = profile();
+    p.copy_Bps = 1e9;
+    /* a map writing 1000 elements of 4 bytes from 500 read: 6000 bytes */
+    ck_assert_double_eq_tol(mrt_cost_local(&p, 1000, 500, 4), 6e-6, 1e-18);
+    /* a slice only writes */
+    ck_assert_double_eq_tol(mrt_cost_local(&p, 1000, 0, 8), 8e-6, 1e-18);
+    ck_assert_double_eq(mrt_cost_local(&p, 1000, 0, 8),
+                        mrt_cost_copy(&p, 8000));
+}
+END_TEST
+
 START_TEST(lower_bound_regimes)
 {
     /* 3D: a cube n^3 on P = 8: 3 (n^3/8)^(2/3) - 3 n^2/8 = 3n^2/4 - 3n^2/8 */
@@ -142,6 +156,7 @@ int main(void)
     tcase_add_test(tc, a_group_pays_its_slowest_link);
     tcase_add_test(tc, a_group_of_one_costs_nothing);
     tcase_add_test(tc, unnamed_axes_use_the_fallback);
+    tcase_add_test(tc, a_local_step_pays_the_bytes_it_writes_and_reads);
     tcase_add_test(tc, lower_bound_regimes);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "plan.h"
+#include "planning.h"
 
 static mrt_spec *spec;
 static mrt_plan *plan;
@@ -620,6 +620,40 @@ START_TEST(uneven_specs_cover_every_collective)
 }
 END_TEST
 
+/* tests/specs/ops/layer_norm.yaml is a program where the per-op choice,
+ * greedy, loses to the fixed rule over the whole program: the auto plan
+ * is then the rule's, rebuilt in the tables of the per-op plan, and still
+ * carries the alternatives the per-op choice weighed (for --explain),
+ * best first. */
+START_TEST(auto_falls_back_to_the_rule_and_keeps_what_it_weighed)
+{
+    mrt_error err = {0};
+    if (mrt_spec_load("tests/specs/ops/layer_norm.yaml", NULL, &spec,
+                      &err) != MRT_OK)
+        ck_abort_msg("spec: %s", err.message);
+    mrt_plan_options opt = {.explain = 1};
+    mrt_plan *rules = NULL;
+    ck_assert_int_eq(mrt_plan_create_with(spec, &opt, MRT_STRATEGY_RULES,
+                                          &rules, &err), MRT_OK);
+    ck_assert_int_eq(mrt_plan_create(spec, &opt, &plan, &err), MRT_OK);
+    ck_assert_int_eq(plan->fell_back, 1);
+    ck_assert_int_eq(plan->nsteps, rules->nsteps);
+    ck_assert_double_eq(plan->totals.time_s, rules->totals.time_s);
+    ck_assert_int_eq(rules->nalts, 0);
+    int weighed = 0;
+    for (int i = 0; i < plan->nops; i++) {
+        const mrt_plan_op *o = &plan->op[i];
+        for (int k = 1; k < o->nalts; k++)
+            ck_assert(plan->alt[o->first_alt + k - 1].time_s <=
+                      plan->alt[o->first_alt + k].time_s);
+        weighed += o->nalts;
+    }
+    ck_assert_int_gt(weighed, 0);
+    ck_assert_int_eq(weighed, plan->nalts);
+    mrt_plan_destroy(rules);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("plan");
@@ -644,6 +678,7 @@ int main(void)
     tcase_add_test(tc, uneven_bytes_per_rank_add_up);
     tcase_add_test(tc, uneven_specs_cover_every_collective);
     tcase_add_test(tc, reshard_after_forward_gathers_again_in_backward);
+    tcase_add_test(tc, auto_falls_back_to_the_rule_and_keeps_what_it_weighed);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -217,6 +217,24 @@ static const struct bad {
     {"kernel: {family: zen3\n", MRT_E_SYNTAX,
      "2:1: error: did not find expected ',' or '}' (while parsing a flow "
      "mapping that starts at 1:9)"},
+    /* Read by io/'s YAML reader, as the spec is: one document only (an
+     * empty second one too, and before the first one's alias errors),
+     * the depth bounded, aliases resolved, keys worded as the spec's. */
+    {"copy_GBps: 1\n---\n", MRT_E_SPEC,
+     "2:1: error: a profile is one YAML document, but a second one starts "
+     "here"},
+    {"copy_GBps: *x\n---\n", MRT_E_SPEC,
+     "2:1: error: a profile is one YAML document, but a second one starts "
+     "here"},
+    {"copy_GBps: *x\n", MRT_E_SYNTAX, "1:12: error: found undefined alias"},
+    {"measured: [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]"
+     "\n", MRT_E_SPEC,
+     "1:42: error: the profile nests deeper than 32 levels"},
+    {"\"bogus\": 1\n", MRT_E_SPEC,
+     "1:1: error: unknown key 'bogus' in the profile (expected: source, "
+     "kernel, reduce_gflops, copy_GBps, default, axes, measured)"},
+    {"default: &l {latency_us: 1}\naxes: {data: *l, data: *l}\n", MRT_E_SPEC,
+     "2:18: error: duplicate key 'data' in 'axes' (first at 2:8)"},
 };
 
 START_TEST(bad_files)

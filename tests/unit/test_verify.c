@@ -11,7 +11,7 @@
 #include <float.h>
 #include <math.h>
 
-#include "runtime.h"
+#include "local.h"
 
 #define N(a) ((int64_t)(sizeof(a) / sizeof(a)[0]))
 

@@ -5,7 +5,8 @@
  */
 #include <string.h>
 
-#include "runtime.h"
+#include "block.h"
+#include "layout.h" /* MRT_MAX_DIMS */
 
 void mrt_block_copy(int n, const int64_t ext[], void *dst,
                     const int64_t dext[], const int64_t doff[],

@@ -1,6 +1,6 @@
 /*
- * relayout_search.c — the cheapest sequence of moves from one layout to
- * another under the cost model: Dijkstra's search over the layouts
+ * relayout_path.c — the cheapest sequence of moves from one layout to
+ * another under the cost model: Dijkstra's shortest path over the layouts
  * reachable by single moves.
  *
  * The moves (each one plan step) from a layout L towards the target T,
@@ -23,13 +23,13 @@
  *                   the axes T does not use left at the minor end of their
  *                   dims, for all-gathers
  * Each edge costs the modeled time of its step at the shard size it moves
- * (slices their copy).  The search keeps at most MAX_STATES layouts (past
+ * (slices their copy).  The pathfinder keeps at most MAX_STATES layouts (past
  * that it finishes among those it has, or finds nothing); relayout.c keeps
- * its greedy sequence whenever the search finds nothing cheaper.
+ * its greedy sequence whenever no cheaper path is found.
  */
 #include <string.h>
 
-#include "plan.h"
+#include "planning.h"
 
 #define MAX_STATES 512
 
@@ -40,12 +40,12 @@ typedef struct node {
     mrt_move move; /* the move from the parent */
 } node;
 
-typedef struct search {
+typedef struct pathfinder {
     const mrt_plan *p;
     const mrt_layout *to;
     node *n;
     int count;
-} search;
+} pathfinder;
 
 static int prefix(const mrt_layout *a, const mrt_layout *b, int i)
 {
@@ -63,43 +63,9 @@ static int64_t parts(const mrt_plan *p, const mrt_layout *l, int i)
     return k;
 }
 
-double mrt_move_time(const mrt_plan *p, const mrt_layout *before,
-                     const mrt_move *m)
-{
-    int64_t n = mrt_layout_shard_count(before, &p->mesh) * p->elsize;
-    switch (m->kind) {
-    case MRT_STEP_SLICE:
-        return mrt_cost_copy(&p->profile,
-                             (double)mrt_layout_shard_count(&m->after, &p->mesh) *
-                                 p->elsize);
-    case MRT_STEP_ALLTOALL_GROUP:
-        return mrt_exchange_cost(&p->profile, &p->mesh, before, &m->after,
-                                 m->axes, p->elsize)
-            .time_s;
-    case MRT_STEP_ALLGATHER:
-        return mrt_cost_collective(&p->profile, &p->mesh, MRT_COLL_ALLGATHER,
-                                   m->axes, n, p->elsize).time_s;
-    case MRT_STEP_ALLTOALL:
-        return mrt_cost_collective(&p->profile, &p->mesh, MRT_COLL_ALLTOALL,
-                                   m->axes, n, p->elsize).time_s;
-    case MRT_STEP_ALLREDUCE:
-        return mrt_cost_collective(&p->profile, &p->mesh, MRT_COLL_ALLREDUCE,
-                                   m->axes, n, p->elsize).time_s;
-    case MRT_STEP_REDUCE_SCATTER:
-        return mrt_cost_collective(&p->profile, &p->mesh,
-                                   MRT_COLL_REDUCE_SCATTER, m->axes, n,
-                                   p->elsize).time_s;
-    case MRT_STEP_PERMUTE:
-        return mrt_cost_collective(&p->profile, &p->mesh, MRT_COLL_PERMUTE,
-                                   m->axes, n, p->elsize).time_s;
-    default:
-        return 0;
-    }
-}
-
 /* Records layout l reached from node `from` by move m. */
-static void reach(search *s, int from, mrt_step_kind kind, int dim, int dim2,
-                  unsigned axes, const mrt_layout *l)
+static void reach(pathfinder *s, int from, mrt_step_kind kind, int dim,
+                  int dim2, unsigned axes, const mrt_layout *l)
 {
     mrt_move m = {.kind = kind, .dim = dim, .dim2 = dim2, .axes = axes,
                   .after = *l};
@@ -119,7 +85,7 @@ static void reach(search *s, int from, mrt_step_kind kind, int dim, int dim2,
 }
 
 /* The moves that remove axes: all-gathers and all-to-alls. */
-static void expand_out(search *s, int k, const mrt_layout *l)
+static void expand_out(pathfinder *s, int k, const mrt_layout *l)
 {
     const mrt_layout *to = s->to;
     for (int i = 0; i < l->ndims; i++) {
@@ -155,7 +121,7 @@ static void expand_out(search *s, int k, const mrt_layout *l)
 /* Once L uses every axis T does: one all-to-all over a group to T's
  * split, the axes T does not use (`extra`) kept at the minor end of the
  * dim they split, for all-gathers to remove later. */
-static void jump(search *s, int k, const mrt_layout *l, unsigned extra)
+static void jump(pathfinder *s, int k, const mrt_layout *l, unsigned extra)
 {
     mrt_layout t = *s->to;
     t.partial = l->partial;
@@ -171,7 +137,7 @@ static void jump(search *s, int k, const mrt_layout *l, unsigned extra)
         reach(s, k, MRT_STEP_ALLTOALL_GROUP, -1, -1, axes, &t);
 }
 
-static void expand(search *s, int k)
+static void expand(pathfinder *s, int k)
 {
     const mrt_layout *l = &s->n[k].l, *to = s->to;
     const mrt_mesh *m = &s->p->mesh;
@@ -210,12 +176,12 @@ static void expand(search *s, int k)
         jump(s, k, l, used & ~want);
 }
 
-int mrt_relayout_search(const mrt_plan *p, const mrt_layout *from,
+int mrt_relayout_path(const mrt_plan *p, const mrt_layout *from,
                         const mrt_layout *to, mrt_move moves[], int max,
                         double *cost)
 {
     static node table[MAX_STATES]; /* the planner is single-threaded */
-    search s = {.p = p, .to = to, .n = table, .count = 1};
+    pathfinder s = {.p = p, .to = to, .n = table, .count = 1};
     table[0] = (node){.l = *from, .parent = -1};
     for (;;) {
         int best = -1;

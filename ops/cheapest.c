@@ -1,13 +1,15 @@
 /*
- * search.c — the cost-aware choice of how to lower one einsum.
+ * cheapest.c — the cost-aware choice of how to lower one einsum
+ * (MRT_STRATEGY_CHEAPEST): the cheapest execution layout by modeled time.
  *
- * Every execution layout of the op's dims is a candidate: each mesh axis
- * (of size > 1) splits at most one dim or none, a dim split over several
- * axes takes them in any order, and every split must be even.  For each
- * one, and for each way of handling pending sums (an input's pending sum
- * may ride through the kernel, since the product is linear in each input,
- * when the layout does not use its axes; the result's pending sums may be
- * left for its one consumer), the steps are emitted for real, costed with
+ * Every execution layout of the op's dims is a candidate (xlayout.c
+ * enumerates them: each mesh axis of size > 1 splits at most one dim or
+ * none, a dim split over several axes takes them in any order, and every
+ * split must be even).  For each one, and for each way of handling
+ * pending sums (an input's pending sum may ride through the kernel, since
+ * the product is linear in each input, when the layout does not use its
+ * axes; the result's pending sums may be left for its one consumer), the
+ * steps are emitted for real, costed with
  * the cost model, and rolled back.  The cheapest by modeled time wins
  * (ties: fewer bytes, then the order of enumeration, which starts from
  * the unsplit layout), and is emitted again to stay.
@@ -17,93 +19,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan.h"
+#include "planning.h"
 
-/* ---- enumeration ---- */
+/* ---- the choice ---- */
 
-typedef struct enumerator {
-    const mrt_plan *p;
-    mrt_exec_layout cur;
-    int axes[MRT_MAX_AXES], naxes; /* the axes of size > 1 */
-    int (*visit)(void *, const mrt_exec_layout *);
-    void *ctx;
-} enumerator;
-
-static int divisible(const enumerator *en, const mrt_exec_layout *e)
-{
-    for (int i = 0; i < e->ndims; i++) {
-        int64_t parts = 1;
-        for (int j = 0; j < e->naxes[i]; j++)
-            parts *= en->p->mesh.size[e->axes[i][j]];
-        if (e->size[i] % parts)
-            return 0;
-    }
-    return 1;
-}
-
-/* Visits every order of the axes within each dim, from dim i on. */
-static int permute_dims(enumerator *en, int i)
-{
-    mrt_exec_layout *e = &en->cur;
-    if (i == e->ndims)
-        return en->visit(en->ctx, e);
-    int n = e->naxes[i];
-    if (n < 2)
-        return permute_dims(en, i + 1);
-    /* Heap's algorithm over e->axes[i][0..n), restored afterwards. */
-    int c[MRT_MAX_AXES] = {0}, saved[MRT_MAX_AXES], rc;
-    memcpy(saved, e->axes[i], sizeof saved);
-    if ((rc = permute_dims(en, i + 1)))
-        goto out;
-    for (int k = 1; k < n;) {
-        if (c[k] < k) {
-            int j = k % 2 ? c[k] : 0, t = e->axes[i][j];
-            e->axes[i][j] = e->axes[i][k];
-            e->axes[i][k] = t;
-            if ((rc = permute_dims(en, i + 1)))
-                goto out;
-            c[k]++;
-            k = 1;
-        } else {
-            c[k++] = 0;
-        }
-    }
-out:
-    memcpy(e->axes[i], saved, sizeof saved);
-    return rc;
-}
-
-/* Assigns axis number k (of en->axes) to no dim or to each dim in turn. */
-static int assign(enumerator *en, int k)
-{
-    mrt_exec_layout *e = &en->cur;
-    if (k == en->naxes)
-        return divisible(en, e) ? permute_dims(en, 0) : 0;
-    int rc = assign(en, k + 1);
-    for (int i = 0; i < e->ndims && !rc; i++) {
-        e->axes[i][e->naxes[i]++] = en->axes[k];
-        rc = assign(en, k + 1);
-        e->naxes[i]--;
-    }
-    return rc;
-}
-
-int mrt_exec_enumerate(const mrt_plan *p, const mrt_exec_layout *dims,
-                       int (*visit)(void *ctx, const mrt_exec_layout *e),
-                       void *ctx)
-{
-    enumerator en = {.p = p, .cur = *dims, .visit = visit, .ctx = ctx};
-    for (int i = 0; i < en.cur.ndims; i++)
-        en.cur.naxes[i] = 0;
-    for (int a = 0; a < p->mesh.naxes; a++)
-        if (p->mesh.size[a] > 1)
-            en.axes[en.naxes++] = a;
-    return assign(&en, 0);
-}
-
-/* ---- search ---- */
-
-typedef struct search {
+typedef struct chooser {
+    mrt_planning *pl;
     mrt_plan *p;
     const mrt_spec *s;
     int op;
@@ -116,9 +37,9 @@ typedef struct search {
     double best_time;
     int64_t best_bytes;
     int first_alt;
-} search;
+} chooser;
 
-static unsigned exec_axes(const mrt_exec_layout *e)
+static unsigned exec_axes(const mrt_xlayout *e)
 {
     unsigned m = 0;
     for (int i = 0; i < e->ndims; i++)
@@ -127,8 +48,9 @@ static unsigned exec_axes(const mrt_exec_layout *e)
     return m;
 }
 
-static void record(search *sr, const mrt_lowering *lw, mrt_plan_mark m)
+static void record(chooser *sr, const mrt_lowering *lw, mrt_planning_mark m)
 {
+    mrt_planning *pl = sr->pl;
     mrt_plan *p = sr->p;
     double t = 0, tc = 0, tk = 0;
     for (int k = m.nsteps; k < p->nsteps; k++) {
@@ -146,19 +68,19 @@ static void record(search *sr, const mrt_lowering *lw, mrt_plan_mark m)
         sr->best_time = t;
         sr->best_bytes = bytes;
     }
-    if (!p->explain)
+    if (!pl->explain)
         return;
-    if (p->nalts == p->cap_alts) {
-        int ncap = p->cap_alts ? 2 * p->cap_alts : 64;
+    if (p->nalts == pl->cap_alts) {
+        int ncap = pl->cap_alts ? 2 * pl->cap_alts : 64;
         mrt_alt *na = realloc(p->alt, (size_t)ncap * sizeof *na);
         if (!na)
             return; /* explain is best effort; the plan is unaffected */
         p->alt = na;
-        p->cap_alts = ncap;
+        pl->cap_alts = ncap;
     }
     mrt_alt *a = &p->alt[p->nalts++];
     memset(a, 0, sizeof *a);
-    mrt_exec_str(p, &lw->exec, a->exec, sizeof a->exec);
+    mrt_xlayout_str(p, &lw->exec, a->exec, sizeof a->exec);
     if (lw->keep_out)
         mrt_mesh_axes_str(&p->mesh, lw->keep_out, a->keep, sizeof a->keep);
     a->time_s = t;
@@ -169,23 +91,23 @@ static void record(search *sr, const mrt_lowering *lw, mrt_plan_mark m)
 }
 
 /* Costs one lowering: emit, measure, roll back. */
-static int try_lowering(search *sr, const mrt_lowering *lw)
+static int try_lowering(chooser *sr, const mrt_lowering *lw)
 {
-    mrt_plan_mark m = mrt_plan_get_mark(sr->p);
-    mrt_status st = mrt_lower_emit(sr->p, sr->s, sr->op, sr->home, lw, 0,
+    mrt_planning_mark m = mrt_planning_get_mark(sr->pl);
+    mrt_status st = mrt_lower_emit(sr->pl, sr->op, sr->home, lw, 0,
                                    sr->err);
     if (st != MRT_OK) {
         sr->st = st;
         return 1;
     }
     record(sr, lw, m);
-    mrt_plan_rollback(sr->p, m);
+    mrt_planning_rollback(sr->pl, m);
     return 0;
 }
 
-static int visit(void *ctx, const mrt_exec_layout *e)
+static int visit(void *ctx, const mrt_xlayout *e)
 {
-    search *sr = ctx;
+    chooser *sr = ctx;
     const mrt_spec_op *o = &sr->s->op[sr->op];
     unsigned used = exec_axes(e), pend[2] = {0, 0};
     for (int k = 0; k < o->nin; k++)
@@ -243,17 +165,17 @@ typedef struct memo_entry {
     mrt_lowering best;
 } memo_entry;
 
-struct mrt_search_memo {
+struct mrt_cheapest_memo {
     memo_entry *e;
     int n, cap; /* cap: a power of two; open addressing */
 };
 
-struct mrt_search_memo *mrt_search_memo_create(void)
+struct mrt_cheapest_memo *mrt_cheapest_memo_create(void)
 {
-    return calloc(1, sizeof(struct mrt_search_memo));
+    return calloc(1, sizeof(struct mrt_cheapest_memo));
 }
 
-void mrt_search_memo_destroy(struct mrt_search_memo *m)
+void mrt_cheapest_memo_destroy(struct mrt_cheapest_memo *m)
 {
     if (m)
         free(m->e);
@@ -298,7 +220,7 @@ static uint64_t key_hash(const int32_t *key, int len)
     return h;
 }
 
-static memo_entry *memo_find(struct mrt_search_memo *m, uint64_t h,
+static memo_entry *memo_find(struct mrt_cheapest_memo *m, uint64_t h,
                              const int32_t *key, int len)
 {
     if (!m || !m->cap)
@@ -313,7 +235,7 @@ static memo_entry *memo_find(struct mrt_search_memo *m, uint64_t h,
     }
 }
 
-static void memo_put(struct mrt_search_memo *m, uint64_t h,
+static void memo_put(struct mrt_cheapest_memo *m, uint64_t h,
                      const int32_t *key, int len, const mrt_lowering *best)
 {
     if (!m)
@@ -343,37 +265,39 @@ static void memo_put(struct mrt_search_memo *m, uint64_t h,
     m->n++;
 }
 
-mrt_status mrt_search_einsum(mrt_plan *p, const mrt_spec *s, int op,
-                             const mrt_layout *home, int may_defer,
-                             mrt_error *err)
+mrt_status mrt_cheapest_einsum(mrt_planning *pl, int op,
+                               const mrt_layout *home, int may_defer,
+                               mrt_error *err)
 {
+    const mrt_spec *s = pl->spec;
+    mrt_plan *p = pl->plan;
     int32_t key[MEMO_KEY_MAX];
     int len = 0;
     uint64_t h = 0;
     /* The key fits: 2 + 3 layouts of at most 2 + 12 * (4 + 8) ints. */
-    if (!p->explain) {
+    if (!pl->explain) {
         len = make_key(p, s, op, home, may_defer, key);
         h = key_hash(key, len);
-        memo_entry *e = memo_find(p->memo, h, key, len);
+        memo_entry *e = memo_find(pl->memo, h, key, len);
         if (e)
-            return mrt_lower_emit(p, s, op, home, &e->best, 0, err);
+            return mrt_lower_emit(pl, op, home, &e->best, 0, err);
     }
-    search sr = {.p = p, .s = s, .op = op, .home = home,
+    chooser sr = {.pl = pl, .p = p, .s = s, .op = op, .home = home,
                  .may_defer = may_defer, .err = err, .st = MRT_OK,
                  .first_alt = p->nalts};
-    mrt_exec_layout dims;
-    mrt_exec_init(p, s, op, &dims);
-    mrt_exec_enumerate(p, &dims, visit, &sr);
+    mrt_xlayout dims;
+    mrt_xlayout_init(p, s, op, &dims);
+    mrt_xlayout_enumerate(p, &dims, visit, &sr);
     if (sr.st != MRT_OK)
         return sr.st;
-    if (p->explain) {
+    if (pl->explain) {
         p->op[op].first_alt = sr.first_alt;
         p->op[op].nalts = p->nalts - sr.first_alt;
         qsort(p->alt + sr.first_alt, (size_t)p->op[op].nalts, sizeof *p->alt,
               by_time);
     }
     /* The unsplit layout is always valid, so something was found. */
-    if (!p->explain)
-        memo_put(p->memo, h, key, len, &sr.best);
-    return mrt_lower_emit(p, s, op, home, &sr.best, 0, err);
+    if (!pl->explain)
+        memo_put(pl->memo, h, key, len, &sr.best);
+    return mrt_lower_emit(pl, op, home, &sr.best, 0, err);
 }

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "huge_pages.h"
-#include "runtime.h"
+#include "big_alloc.h"
 
 void *mrt_alloc_big(size_t bytes, int zeroed)
 {

@@ -1,0 +1,99 @@
+/*
+ * step_cost.c — the one place the planner costs a step: which of the
+ * cost model's formulas (cost/cost.h, on plain figures: a collective of
+ * kind K over the group of mesh axes A handing B bytes to MPI; a kernel's
+ * flops; a local copy's bytes) applies to which step kind, and the
+ * figures a step hands them, read from its values.  The steps the
+ * planner emits (mrt_planning_cost_step) and the moves relayout_path.c
+ * weighs (mrt_move_time) are costed here alike.
+ */
+#include "checked.h"
+#include "planning.h"
+
+/* The cost model's kind for each collective step kind. */
+static const mrt_coll step_coll[MRT_STEP_KIND_COUNT] = {
+    [MRT_STEP_ALLGATHER] = MRT_COLL_ALLGATHER,
+    [MRT_STEP_ALLTOALL] = MRT_COLL_ALLTOALL,
+    [MRT_STEP_ALLREDUCE] = MRT_COLL_ALLREDUCE,
+    [MRT_STEP_REDUCE_SCATTER] = MRT_COLL_REDUCE_SCATTER,
+    [MRT_STEP_PERMUTE] = MRT_COLL_PERMUTE,
+    [MRT_STEP_ALLTOALL_GROUP] = MRT_COLL_ALLTOALL,
+};
+
+/* A collective of kind k over axes from layout a to b handing `bytes`
+ * per rank to MPI.  An all-to-all over a group moves what the boxes of
+ * the exchange say (exchange.c), not the uniform pattern. */
+static mrt_comm_cost collective(const mrt_plan *p, mrt_step_kind k,
+                                unsigned axes, int64_t bytes,
+                                const mrt_layout *a, const mrt_layout *b)
+{
+    if (k == MRT_STEP_ALLTOALL_GROUP) {
+        int64_t peers, most = mrt_exchange_volume(&p->mesh, a, b, axes,
+                                                  &peers);
+        return mrt_cost_exchange(&p->profile, &p->mesh, axes,
+                                 (double)most * p->elsize, peers);
+    }
+    return mrt_cost_collective(&p->profile, &p->mesh, step_coll[k], axes,
+                               bytes, p->elsize);
+}
+
+double mrt_move_time(const mrt_plan *p, const mrt_layout *before,
+                     const mrt_move *m)
+{
+    if (m->kind == MRT_STEP_SLICE)
+        return mrt_cost_local(
+            &p->profile,
+            (double)mrt_layout_shard_count(&m->after, &p->mesh), 0,
+            p->elsize);
+    if (!mrt_step_is_collective(m->kind))
+        return 0;
+    int64_t n = mrt_layout_shard_count(before, &p->mesh) * p->elsize;
+    return collective(p, m->kind, m->axes, n, before, &m->after).time_s;
+}
+
+/* A collective step: its group, bytes (the whole local input), the bytes
+ * of all ranks together, its cost and MPI's scratch. */
+static void cost_collective(mrt_planning *pl, mrt_step *t)
+{
+    const mrt_plan *p = pl->plan;
+    const mrt_value *in = &p->value[t->in];
+    t->group = mrt_mesh_group_size(&p->mesh, t->axes);
+    t->bytes = in->count * p->elsize; /* a shard: fits */
+    int64_t all = mrt_layout_total_count(&in->layout, &p->mesh);
+    if (all < 0 || mrt_checked_mul(all, p->elsize, &t->bytes_total))
+        mrt_planning_overflow(pl, in->tensor,
+                              "bytes handed to MPI by all ranks");
+    t->cost = collective(p, t->kind, t->axes, t->bytes, &in->layout,
+                         &p->value[t->out].layout);
+    t->time_s = t->cost.time_s;
+    /* (a strided reduce-scatter runs as an all-to-all into the
+     * workspace: no scratch of MPI's) */
+    t->mpi_scratch = mrt_step_needs_packing(p, t)
+                         ? 0
+                         : mrt_cost_mpi_scratch(step_coll[t->kind],
+                                                t->bytes, t->group);
+    if (t->mpi_scratch < 0) {
+        mrt_planning_overflow(pl, in->tensor, MRT_PLAN_OVERFLOW_MEMORY);
+        t->mpi_scratch = 0;
+    }
+}
+
+void mrt_planning_cost_step(mrt_planning *pl, mrt_step *t)
+{
+    const mrt_plan *p = pl->plan;
+    if (mrt_step_is_collective(t->kind)) {
+        cost_collective(pl, t);
+    } else if (t->kind == MRT_STEP_EINSUM) {
+        t->time_s = mrt_cost_kernel(&p->profile, p->dtype, t->flops);
+    } else { /* memory-bound local steps: a slice only writes */
+        double read = 0;
+        if (t->kind != MRT_STEP_SLICE)
+            read = (double)p->value[t->in].count +
+                   (t->in2 >= 0 ? (double)p->value[t->in2].count : 0);
+        t->group = 1;
+        t->bytes = t->bytes_total = 0;
+        t->time_s = mrt_cost_local(&p->profile,
+                                   (double)p->value[t->out].count, read,
+                                   p->elsize);
+    }
+}

@@ -1,0 +1,78 @@
+/*
+ * local.h — what runtime/ computes on one rank without MPI: an input's
+ * values (shard.c's mrt_shard_init), the unsharded reference
+ * (reference.c) and the rule by which a result agrees with it
+ * (verify.c).  No mpi.h: reference.c and verify.c are built where mpi.h
+ * is refused (meson.build's runtime row), and the unit tests of the
+ * rule need no MPI.  runtime.h includes it for the code that does call
+ * MPI.
+ */
+#ifndef MRT_LOCAL_H
+#define MRT_LOCAL_H
+
+#include <stdint.h>
+
+#include "layout.h"
+#include "spec.h"
+
+/* ---- shard.c ---- */
+/* Fills buf with this rank's shard (layout l, rank coords) of input
+ * tensor t.  A NULL coords and an unsplit layout give the full tensor. */
+mrt_status mrt_shard_init(const mrt_spec *s, int t, const mrt_layout *l,
+                          const mrt_mesh *m, const int64_t coords[],
+                          void *buf, mrt_error *err);
+/* ---- reference.c ---- */
+/* Recomputes the whole spec unsharded on this rank, `steps` times (one
+ * SGD step each with `train:`, the loss of each in losses[] when not
+ * NULL); out[i] is a new full buffer for spec output i after the last
+ * (the caller frees each and the array). */
+mrt_status mrt_reference_run(const mrt_spec *s, int64_t steps, double *losses,
+                             void ***out, mrt_error *err);
+
+/* One trained tensor's gradient against central differences of the
+ * loss, at up to MRT_GRADCHECK_MAX elements: where the loss at x + h and
+ * x - h is finite, the element's flat index, its central difference and
+ * its gradient (`checked` of them); where it is not, no difference can be
+ * taken (`unchecked` of them).  scale is mrt_verify_scale of the whole
+ * gradient. */
+#define MRT_GRADCHECK_MAX 16
+typedef struct mrt_gradcheck {
+    int tensor;
+    int checked, unchecked;
+    int64_t index[MRT_GRADCHECK_MAX];
+    double diff[MRT_GRADCHECK_MAX], grad[MRT_GRADCHECK_MAX];
+    double scale;
+} mrt_gradcheck;
+/* Checks up to per_tensor (at most MRT_GRADCHECK_MAX) elements of each
+ * parameter (and `grads:` input) of a `train:` spec, unsharded, before
+ * any update. */
+mrt_status mrt_reference_gradcheck(const mrt_spec *s, int per_tensor,
+                                   mrt_gradcheck *out, int max_out,
+                                   int *nout, mrt_error *err);
+
+/* ---- verify.c ---- */
+/* What mrt_verify_compare found. */
+typedef struct mrt_verify_result {
+    int64_t count;     /* elements compared */
+    int64_t differ;    /* elements that disagree */
+    int64_t nonfinite; /* elements NaN or infinite alike in both */
+    int64_t worst;     /* flat index of the largest error (the first of
+                          equals); -1 when count is 0 */
+    double value, reference; /* the two elements there */
+    double error;      /* |value - reference| / scale there; INFINITY
+                          when one is not finite and they disagree */
+    double scale, tolerance;
+    int ok;            /* differ == 0 */
+} mrt_verify_result;
+
+/* The largest |r[i]| over the finite elements of r, or 1 when none is
+ * finite or that is 0. */
+double mrt_verify_scale(mrt_dtype t, const void *r, int64_t n);
+/* Compares x with the reference r, n elements of type t, element by
+ * element: both NaN, or both the same infinity, agree; both finite agree
+ * when |x - r| <= tol * scale; any other pair disagrees.  scale <= 0 (or
+ * not finite) means mrt_verify_scale(t, r, n). */
+void mrt_verify_compare(mrt_dtype t, const void *x, const void *r, int64_t n,
+                        double tol, double scale, mrt_verify_result *out);
+
+#endif
