@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # lib.sh — what the shell tests share.  A test sources it first:
 #
 #     . "$(dirname "$0")/../lib.sh"
@@ -52,7 +53,12 @@ expect() { # STATUS LINES REGEX CMD...: exit status, stderr lines, their text
 
 # $MESHRT_MPIRUN (set by ./dev test) or, when meson test is called
 # directly, the settings ./dev uses; the sanitizer settings and the
-# pinned profile reach every rank.
+# pinned profile reach every rank.  When a rank exits with a status
+# other than 0, mpirun signals the others and waits
+# odls_base_sigkill_timeout seconds (1 by default) before it ends: the
+# tests, many of whose runs fail on purpose, do not wait, except where
+# they set MESHRT_TEST_SIGKILL_TIMEOUT (cli_outputs' SIGTERM, whose
+# ranks need the time to catch the signal).
 mpirun_command() {
     if [ -n "${MESHRT_MPIRUN:-}" ]; then
         read -r -a mpirun_cmd <<<"$MESHRT_MPIRUN"
@@ -61,6 +67,8 @@ mpirun_command() {
                     --mca btl_vader_single_copy_mechanism none)
         [ "$(id -u)" = 0 ] && mpirun_cmd+=(--allow-run-as-root)
     fi
+    mpirun_cmd+=(--mca odls_base_sigkill_timeout
+                 "${MESHRT_TEST_SIGKILL_TIMEOUT:-0}")
     local v
     for v in ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS MESHRT_PROFILE \
              MESHRT_MPI_MAX_COUNT; do

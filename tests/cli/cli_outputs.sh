@@ -117,9 +117,14 @@ else
     not_checked "disk full and read-only (unshare -m is not allowed here)"
 fi
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
-    mkdir -m 755 "$dir/locked"
+    # nobody runs copies of meshrt and the spec: the checkout's folder
+    # may be one it cannot enter (a clone into a mode-700 folder).
+    mkdir -m 755 "$dir/locked" "$dir/nobody"
+    cp "$meshrt" "$spec" "$dir/nobody/"
+    chmod a+rx "$dir/nobody/meshrt" && chmod a+r "$dir/nobody/mlp.yaml"
     expect 1 1 "locked/t.json: error: cannot write the comparison: Permission denied" \
-        setpriv --reuid=65534 --regid=65534 --clear-groups "$meshrt" compare "$spec" --json "$dir/locked/t.json"
+        setpriv --reuid=65534 --regid=65534 --clear-groups "$dir/nobody/meshrt" \
+        compare "$dir/nobody/mlp.yaml" --json "$dir/locked/t.json"
 else
     not_checked "permission denied (needs root and setpriv to become nobody)"
 fi
@@ -151,7 +156,7 @@ prio=()
 # every rank catches it, and checks the one "interrupted" line (0: ok).
 sigterm() {
     local np=$1 status n
-    "${prio[@]}" "$here/mpirun.sh" $np "$meshrt" run "$small" --mesh data=$np --repeat 1000000 \
+    MESHRT_TEST_SIGKILL_TIMEOUT=1 "${prio[@]}" "$here/mpirun.sh" $np "$meshrt" run "$small" --mesh data=$np --repeat 1000000 \
         --save "$dir/sig$np" >"$dir/sig.out" 2>"$dir/sig.err" & job=$!
     for _ in $(seq 200); do # until every rank catches SIGTERM (at most 20 s)
         [ "$(catching_ranks $job)" = $np ] && break

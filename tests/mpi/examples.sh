@@ -1,68 +1,80 @@
 #!/usr/bin/env bash
-# examples.sh MESHRT — every example under examples/ (and the spec with a
-# .npy input) verified against the unsharded reference at 1, 2 and 4 ranks
-# on several meshes, and every `layouts:` alternative on its own mesh, with
-# the bytes handed to MPI checked against `meshrt plan --json` each time.
+# examples.sh MESHRT MPI_EXAMPLES — every example under examples/ (and
+# the spec with a .npy input, and the strided one) verified against the
+# unsharded reference at 1, 2 and 4 ranks on several meshes, and every
+# `layouts:` alternative on its own mesh, the bytes handed to MPI checked
+# against the plan's op by op and in total, a training spec's loss going
+# down: mpi_examples (tests/mpi/mpi_examples.c, which says how) runs them
+# all in one mpirun at 4 ranks, and a second at 8 for the alternatives
+# of 8 ranks; this checks what they recorded.  Then `run --save` through
+# the command line.
 set -euo pipefail
 meshrt=$1
+driver=$2
 . "$(dirname "$0")/../lib.sh"
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+use_temp_dir
+specs=("$here"/../examples/*.yaml "$here"/specs/good/mlp.yaml "$here"/specs/good/strided.yaml)
 
-# run SPEC NP ARGS...: verified run; bytes must equal the plan's.
-run() {
-    local spec=$1 np=$2; shift 2
-    local planned measured out
-    planned=$("$meshrt" plan "$spec" "$@" --json |
-              sed -n 's/.*"totals": {"comm_bytes": \([0-9]*\).*/\1/p')
-    if ! out=$("$here/mpirun.sh" "$np" "$meshrt" run "$spec" "$@" --verify --repeat 2 --json); then
-        echo "FAIL: $spec $* ($np ranks)"; echo "$out"; fail=1; return
-    fi
-    measured=$(echo "$out" | sed -n 's/.*"totals": {[^}]*"bytes": \([0-9]*\).*/\1/p')
-    # Op by op, too: what each op handed to MPI is what the plan said.
-    if ! echo "$out" | python3 -c '
-import json, sys
-r = json.load(sys.stdin)
-bad = [o["out"] for o in r["ops"] if o["bytes"] != o["planned_bytes"]]
-# a training spec: the loss goes down over the steps
-down = "losses" not in r or r["losses"][-1] < r["losses"][0]
-sys.exit(1 if bad or not r["ops"] or not down else 0)'; then
-        echo "FAIL: $spec $*: an op's bytes differ from the plan, or the loss did not go down"; echo "$out"; fail=1; return
-    fi
-    if [ "$measured" != "$planned" ] || ! echo "$out" | grep -q '"bytes_match": true' ||
-       echo "$out" | grep -q '"ok": false'; then
-        echo "FAIL: $spec $*: planned $planned bytes, measured $measured"
-        echo "$out"; fail=1; return
-    fi
-    echo "ok: $spec $* ($np ranks, $measured bytes/rank)"
-}
-
-for spec in "$here"/../examples/*.yaml "$here"/specs/good/mlp.yaml "$here"/specs/good/strided.yaml; do
-    mapfile -t axes < <(sed -n 's/^mesh: *{\(.*\)}.*/\1/p' "$spec" | tr -d ' ' |
-                        tr ',' '\n' | cut -d: -f1)
-    rest=""
-    for a in "${axes[@]:2}"; do rest="$rest,$a=1"; done
-    a1=${axes[0]}; a2=${axes[1]}
-    for sizes in "1 1" "2 1" "1 2" "2 2" "4 1" "1 4"; do
-        read -r n1 n2 <<<"$sizes"
-        mesh="$a1=$n1,$a2=$n2$rest"
-        # Every mesh must load: one that does not divide a dim splits it
-        # unevenly.
-        if ! "$meshrt" check "$spec" --mesh "$mesh" >/dev/null 2>"$log"; then
-            cat "$log"; fail=1; continue
-        fi
-        run "$spec" $((n1 * n2)) --mesh "$mesh"
-    done
-    # Every alternative of `layouts:`, on the spec's own mesh.
-    names=$("$meshrt" check "$spec" 2>/dev/null | sed -n 's/^layouts: \([^(]*\)(.*/\1/p' | tr -d ',')
-    ranks=$("$meshrt" check "$spec" 2>/dev/null | sed -n 's/.*} = \([0-9]*\) ranks.*/\1/p')
-    for name in $names; do
-        run "$spec" "$ranks" --layout "$name"
-    done
-done
+mkdir "$dir/runs"
+"$here/mpirun.sh" 4 "$driver" "$dir/runs" "${specs[@]}" || fail=1
+"$here/mpirun.sh" 8 "$driver" --over 4 "$dir/runs" "${specs[@]}" || fail=1
+python3 - "$dir/runs" <<'PY' || fail=1
+import glob, json, sys
+d = sys.argv[1]
+def lines(pattern):
+    return [json.loads(l) for f in sorted(glob.glob(d + "/" + pattern))
+            for l in open(f)]
+key = lambda r: (r["spec"], r["mesh"], r["layout"], r["ranks"])
+jobs = lines("jobs.4.jsonl")
+records = lines("records.*.jsonl")
+fail = 0
+def bad(job, why):
+    global fail
+    fail = 1
+    print("FAIL: %s --mesh '%s' --layout '%s' (%d ranks): %s"
+          % (job + (why,)))
+done = {}
+for r in records:
+    done.setdefault(key(r), []).append(r)
+for j in map(key, jobs):
+    if len(done.get(j, [])) != 1:
+        bad(j, "ran %d times" % len(done.get(j, [])))
+        continue
+    r = done[j][0]
+    rep = r["report"]
+    if r["status"] != "ok" or rep is None:
+        bad(j, "%s: %s" % (r["status"], r["error"]))
+        continue
+    ops = [o["out"] for o in rep["ops"] if o["bytes"] != o["planned_bytes"]]
+    checks = [
+        (rep["ops"], "no ops in the report"),
+        (not ops, "ops whose bytes differ from the plan: %s" % ops),
+        (rep["totals"]["bytes"] == r["plan_comm_bytes"],
+         "planned %d bytes, measured %d" % (r["plan_comm_bytes"], rep["totals"]["bytes"])),
+        (rep["totals"]["bytes_match"] is True, "bytes_match is not true"),
+        (rep["ranks"] == r["ranks"], "ran on %d ranks" % rep["ranks"]),
+        (all(v["ok"] for v in rep.get("verify", [])), "verify: %s"
+         % [v["tensor"] for v in rep.get("verify", []) if not v["ok"]]),
+        ("losses" not in rep or rep["losses"][-1] < rep["losses"][0],
+         "the loss did not go down: %s" % rep.get("losses")),
+    ]
+    for ok, why in checks:
+        if not ok:
+            bad(j, why)
+    if all(ok for ok, _ in checks):
+        print("ok: %s --mesh '%s' --layout '%s' (%d ranks, %d bytes/rank)"
+              % (j + (rep["totals"]["bytes"],)))
+extra = set(done) - set(map(key, jobs))
+if extra:
+    fail = 1
+    print("FAIL: records of jobs not listed: %s" % sorted(extra))
+print("%d jobs, %d records" % (len(jobs), len(records)))
+sys.exit(fail)
+PY
 
 # --save writes each output whole, as a .npy file, on any rank count.
-save=$(mktemp -d)
+save=$dir/save
+mkdir "$save"
 # A run that cannot start (a mesh of 3 ranks on 2) saves nothing.
 "$here/mpirun.sh" 2 "$meshrt" run "$here/../examples/attention.yaml" \
     --mesh data=1,model=3 --save "$save/bad" >/dev/null 2>&1 &&
@@ -80,5 +92,4 @@ done
 [ "$(stat -c %s "$save/out/s.npy")" -gt 8192 ] && [ "$(stat -c %s "$save/out/o.npy")" -gt 4096 ] || {
     echo "FAIL: saved files are too short"; fail=1; }
 ls "$save/out" | grep -q tmp && { echo "FAIL: temporary files left behind"; fail=1; }
-rm -rf "$save"
 exit $fail

@@ -8,7 +8,7 @@
  * issue's case on a 2x2x2 mesh moves 6 MiB (one all-to-all over two
  * axes), a relayout op ends with its last move (no copy after it), and
  * the plan's bytes are the whole input shard of each collective.  No MPI:
- * tests/mpi_reshard.c runs the same cases.
+ * tests/mpi/mpi_reshard.c runs the same cases.
  */
 #include <check.h>
 #include <stdio.h>
