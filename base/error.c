@@ -23,8 +23,7 @@ static const char *const status_names[] = {
     [MRT_E_RUNTIME] = "runtime error",
     [MRT_E_VERIFY] = "verification failed",
 };
-_Static_assert(sizeof status_names / sizeof status_names[0] ==
-                   MRT_STATUS_COUNT,
+_Static_assert(sizeof status_names / sizeof status_names[0] == MRT_STATUS_COUNT,
                "one name per status");
 
 const char *mrt_status_name(mrt_status s)
@@ -57,8 +56,7 @@ mrt_status mrt_error_null(mrt_error *err, const char *fn, const char *arg)
                          "%s: argument '%s' is NULL", fn, arg);
 }
 
-void mrt_error_set_context(mrt_error *err, mrt_mark at, const char *fmt,
-                           ...)
+void mrt_error_set_context(mrt_error *err, mrt_mark at, const char *fmt, ...)
 {
     if (!err || err->code == MRT_OK || err->context[0] || at.line <= 0 ||
         (at.line == err->line && at.column == err->column))
@@ -85,7 +83,9 @@ static size_t put_escaped(char *buf, size_t size, size_t n, const char *s)
         }
         if (ch == '\n' || ch == '\r' || ch == '\t')
             snprintf(esc, sizeof esc, "\\%c",
-                     ch == '\n' ? 'n' : ch == '\r' ? 'r' : 't');
+                     ch == '\n'   ? 'n'
+                     : ch == '\r' ? 'r'
+                                  : 't');
         else
             snprintf(esc, sizeof esc, "\\x%02x", ch);
         size_t k = strlen(esc);
@@ -126,12 +126,12 @@ char *mrt_error_format(const mrt_error *e, char *buf, size_t size)
     buf[0] = '\0';
     if (!e)
         return buf;
-    size_t n = format_line(buf, size, 0, e->file, e->line, e->column,
-                           "error", e->message);
+    size_t n = format_line(buf, size, 0, e->file, e->line, e->column, "error",
+                           e->message);
     if (e->context[0] && n + 1 < size) {
         buf[n++] = '\n';
-        format_line(buf, size, n, e->file, e->context_line,
-                    e->context_column, "note", e->context);
+        format_line(buf, size, n, e->file, e->context_line, e->context_column,
+                    "note", e->context);
     }
     return buf;
 }

@@ -24,8 +24,8 @@ mrt_status mrt_error_set(mrt_error *err, mrt_status code, const char *file,
 /* Gives err's error (if it has one, and no context yet) the context
  * "while ..." at `at` in the same file, printed by mrt_error_format as a
  * note line; not where there is no position or at the error's own. */
-void mrt_error_set_context(mrt_error *err, mrt_mark at, const char *fmt,
-                           ...) __attribute__((format(printf, 3, 4)));
+void mrt_error_set_context(mrt_error *err, mrt_mark at, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* The error of a public call given a NULL pointer where it needs one:
  * MRT_E_USAGE, "FN: argument 'ARG' is NULL", no file.  Returns

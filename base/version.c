@@ -5,4 +5,7 @@
  */
 #include "meshrt.h"
 
-const char *mrt_version(void) { return MESHRT_VERSION; }
+const char *mrt_version(void)
+{
+    return MESHRT_VERSION;
+}

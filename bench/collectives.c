@@ -41,14 +41,13 @@
 #include "raw_uneven.h"
 #include "runtime.h"
 
-#define TIMED(out, call)                                                    \
-    do {                                                                    \
-        MPI_Barrier(MPI_COMM_WORLD);                                        \
-        double t0_ = mrt_bench_now();                                       \
-        call;                                                               \
-        double dt_ = mrt_bench_now() - t0_;                                 \
-        MPI_Allreduce(&dt_, &(out), 1, MPI_DOUBLE, MPI_MAX,                 \
-                      MPI_COMM_WORLD);                                      \
+#define TIMED(out, call)                                                       \
+    do {                                                                       \
+        MPI_Barrier(MPI_COMM_WORLD);                                           \
+        double t0_ = mrt_bench_now();                                          \
+        call;                                                                  \
+        double dt_ = mrt_bench_now() - t0_;                                    \
+        MPI_Allreduce(&dt_, &(out), 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);   \
     } while (0)
 
 /* An all-to-all over a group that moves the minor axes of one dim to
@@ -105,8 +104,7 @@ static int raw_call(const mrt_exec *e, const mrt_step *s, MPI_Comm comm)
     case MRT_STEP_ALLTOALL_GROUP:
         return MPI_Alltoall(send, 1, group_type[0], recv, 1, group_type[1],
                             comm);
-    default:
-        return MPI_ERR_OTHER;
+    default: return MPI_ERR_OTHER;
     }
 }
 
@@ -185,7 +183,9 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (argc < 2) {
         if (rank == 0)
-            fprintf(stderr, "usage: mpirun -n P bench_collectives SPEC [REPS [KIND]]\n");
+            fprintf(
+                stderr,
+                "usage: mpirun -n P bench_collectives SPEC [REPS [KIND]]\n");
         MPI_Finalize();
         return 2;
     }
@@ -228,14 +228,16 @@ int main(int argc, char **argv)
         MPI_Comm group = comm->group[s->axes];
         char name[160], axes[64] = "";
         if (s->kind == MRT_STEP_ALLTOALL_GROUP) /* "over x,y" */
-            snprintf(axes, sizeof axes, " over %s",
-                     mrt_mesh_axes_str(&plan->mesh, s->axes, name,
-                                       sizeof name));
+            snprintf(
+                axes, sizeof axes, " over %s",
+                mrt_mesh_axes_str(&plan->mesh, s->axes, name, sizeof name));
         snprintf(name, sizeof name, "%s%s%s (%s)",
-                 s->kind == MRT_STEP_PERMUTE ? "permute" : mrt_step_kind_name(s->kind),
+                 s->kind == MRT_STEP_PERMUTE ? "permute"
+                                             : mrt_step_kind_name(s->kind),
                  axes,
-                 uneven ? " uneven"
-                        : mrt_step_is_strided(plan, s) ? " packed" : "",
+                 uneven                         ? " uneven"
+                 : mrt_step_is_strided(plan, s) ? " packed"
+                                                : "",
                  plan->tensor_name[plan->value[s->out].tensor]);
         if (uneven && s->kind == MRT_STEP_REDUCE_SCATTER) {
             if (rank == 0)
@@ -253,7 +255,8 @@ int main(int argc, char **argv)
         MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
         int checked = rc == MPI_SUCCESS &&
                       (s->kind != MRT_STEP_ALLTOALL_GROUP && !uneven
-                           ? 1 : same_result(e, k, group));
+                           ? 1
+                           : same_result(e, k, group));
         if (checked)
             fails += bench_step(e, k, reps, t);
         for (int j = 0; j < 2; j++)
@@ -272,7 +275,8 @@ int main(int argc, char **argv)
             continue;
         }
         double ratio = mrt_bench_median_ratio(t, t + reps, reps);
-        double m = mrt_bench_median(t, reps), r = mrt_bench_median(t + reps, reps);
+        double m = mrt_bench_median(t, reps),
+               r = mrt_bench_median(t + reps, reps);
         if (rank == 0)
             mrt_bench_result(3, name, ratio, "<= 1.05",
                              "%.1f MiB per rank%s over %lld ranks: meshrt "

@@ -20,9 +20,9 @@
 #include "bench.h"
 #include "blis_arch.h"
 
-static const char *const families[] = {"skx", "zen3", "zen2", "zen",
-                                       "haswell", "sandybridge", "excavator",
-                                       "penryn", "generic"};
+static const char *const families[] = {"skx",       "zen3",    "zen2",
+                                       "zen",       "haswell", "sandybridge",
+                                       "excavator", "penryn",  "generic"};
 #define NFAM (int)(sizeof families / sizeof families[0])
 
 /* In the child: median GFLOP/s of dgemm and sgemm into out[0..2). */

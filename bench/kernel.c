@@ -89,8 +89,8 @@ static void sizes_of(const operand *a, const operand *b, const operand *c,
             *k *= a->ext[i];
 }
 
-static void ref_gemm(mrt_dtype t, int64_t nb, int64_t m, int64_t n,
-                     int64_t k, const char *a, const char *b, char *c)
+static void ref_gemm(mrt_dtype t, int64_t nb, int64_t m, int64_t n, int64_t k,
+                     const char *a, const char *b, char *c)
 {
     int es = mrt_dtype_size(t);
     for (int64_t x = 0; x < nb; x++) {
@@ -104,8 +104,8 @@ static void ref_gemm(mrt_dtype t, int64_t nb, int64_t m, int64_t n,
         } else {
             float one = 1, zero = 0;
             bli_sgemm(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, m, n, k, &one,
-                      (float *)ax, k, 1, (float *)bx, n, 1, &zero,
-                      (float *)cx, n, 1);
+                      (float *)ax, k, 1, (float *)bx, n, 1, &zero, (float *)cx,
+                      n, 1);
         }
     }
 }
@@ -120,7 +120,8 @@ static int run_case(const bcase *bc, mrt_dtype t, int reps)
         int l = *s++ - 'a';
         ext[l] = strtoll(s, (char **)&s, 10);
     }
-    const char *comma = strchr(bc->einsum, ','), *arrow = strstr(bc->einsum, "->");
+    const char *comma = strchr(bc->einsum, ','),
+               *arrow = strstr(bc->einsum, "->");
     operand a, b, c;
     operand_parse(&a, bc->einsum, (int)(comma - bc->einsum), ext);
     operand_parse(&b, comma + 1, (int)(arrow - comma - 1), ext);
@@ -164,8 +165,8 @@ static int run_case(const bcase *bc, mrt_dtype t, int reps)
                         mrt_kernel_einsum(t, &va, &vb, &vc, W);
                     else
                         ref_gemm(t, nb, m, n, k, RA, RB, RC);
-                *((r + j) % 2 == 0 ? &tk[r] : &tb[r]) =
-                    (mrt_bench_now() - t0) / calls;
+                *((r + j) % 2 == 0 ? &tk[r] : &tb[r]) = (mrt_bench_now() - t0) /
+                                                        calls;
             }
         }
         double ratio = mrt_bench_median_ratio(tb, tk, reps);
@@ -179,9 +180,8 @@ static int run_case(const bcase *bc, mrt_dtype t, int reps)
                          "%s batch %lld M %lld N %lld K %lld, largest operand "
                          "%.0f MiB, workspace %.1f MiB; meshrt %.1f GFLOP/s, "
                          "BLIS %.1f GFLOP/s",
-                         bc->einsum, (long long)nb, (long long)m,
-                         (long long)n, (long long)k,
-                         (double)big * (double)es / (1 << 20),
+                         bc->einsum, (long long)nb, (long long)m, (long long)n,
+                         (long long)k, (double)big * (double)es / (1 << 20),
                          (double)ws_bytes / (1 << 20), flops / mk * 1e-9,
                          flops / mb * 1e-9);
     }

@@ -52,7 +52,8 @@ static mrt_status meshrt_setup(meshrt_run *r, const char *path,
                                const char *mesh, mrt_error *err)
 {
     memset(r, 0, sizeof *r);
-    mrt_status st = mrt_spec_load_ex(path, &(mrt_spec_load_options){.mesh = mesh}, &r->spec, err);
+    mrt_status st = mrt_spec_load_ex(
+        path, &(mrt_spec_load_options){.mesh = mesh}, &r->spec, err);
     if (st == MRT_OK)
         st = mrt_plan_create(r->spec, NULL, &r->plan, err);
     if (st == MRT_OK)
@@ -95,20 +96,18 @@ static double meshrt_checksum(const meshrt_run *r)
 #ifdef MRT_HAVE_SCALAPACK
 void Cblacs_get(int ctxt, int what, int *val);
 void Cblacs_gridinit(int *ctxt, const char *order, int nprow, int npcol);
-void Cblacs_gridinfo(int ctxt, int *nprow, int *npcol, int *myrow,
-                     int *mycol);
+void Cblacs_gridinfo(int ctxt, int *nprow, int *npcol, int *myrow, int *mycol);
 void Cblacs_gridexit(int ctxt);
-int numroc_(const int *n, const int *nb, const int *iproc,
-            const int *isrcproc, const int *nprocs);
+int numroc_(const int *n, const int *nb, const int *iproc, const int *isrcproc,
+            const int *nprocs);
 void descinit_(int *desc, const int *m, const int *n, const int *mb,
                const int *nb, const int *irsrc, const int *icsrc,
                const int *ictxt, const int *lld, int *info);
-void pdgemm_(const char *transa, const char *transb, const int *m,
-             const int *n, const int *k, const double *alpha,
-             const double *a, const int *ia, const int *ja, const int *desca,
-             const double *b, const int *ib, const int *jb, const int *descb,
-             const double *beta, double *c, const int *ic, const int *jc,
-             const int *descc);
+void pdgemm_(const char *transa, const char *transb, const int *m, const int *n,
+             const int *k, const double *alpha, const double *a, const int *ia,
+             const int *ja, const int *desca, const double *b, const int *ib,
+             const int *jb, const int *descb, const double *beta, double *c,
+             const int *ic, const int *jc, const int *descc);
 #endif
 
 typedef struct pd_run {
@@ -126,10 +125,10 @@ static void pd_fill(const pd_run *r, int n, int myrow, int mycol, int nprow,
         int64_t gj = (int64_t)((lj / pd_nb) * npcol + mycol) * pd_nb +
                      lj % pd_nb;
         for (int li = 0; li < r->rows; li++) {
-            int64_t gi =
-                (int64_t)((li / pd_nb) * nprow + myrow) * pd_nb + li % pd_nb;
-            m[li + (int64_t)lj * r->lld] =
-                mrt_init_random_value(seed, (uint64_t)(gi * n + gj));
+            int64_t gi = (int64_t)((li / pd_nb) * nprow + myrow) * pd_nb +
+                         li % pd_nb;
+            m[li + (int64_t)lj * r->lld] = mrt_init_random_value(
+                seed, (uint64_t)(gi * n + gj));
         }
     }
 }
@@ -170,8 +169,8 @@ static void pd_run_once(pd_run *r, int n)
 #ifdef MRT_HAVE_SCALAPACK
     double one = 1, zero = 0;
     int i1 = 1;
-    pdgemm_("N", "N", &n, &n, &n, &one, r->a, &i1, &i1, r->desc, r->b, &i1,
-            &i1, r->desc, &zero, r->c, &i1, &i1, r->desc);
+    pdgemm_("N", "N", &n, &n, &n, &one, r->a, &i1, &i1, r->desc, r->b, &i1, &i1,
+            r->desc, &zero, r->c, &i1, &i1, r->desc);
 #else
     (void)r, (void)n;
 #endif
@@ -203,21 +202,20 @@ static void pd_teardown(pd_run *r)
 static void one_rank_dgemm(int n, const double *a, const double *b, double *c)
 {
     double one = 1, zero = 0;
-    bli_dgemm(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, n, n, n, &one,
-              (double *)a, n, 1, (double *)b, n, 1, &zero, c, n, 1);
+    bli_dgemm(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, n, n, n, &one, (double *)a,
+              n, 1, (double *)b, n, 1, &zero, c, n, 1);
 }
 
 /* ---- timing --------------------------------------------------------- */
 
 /* Seconds from a barrier until the slowest rank is done. */
-#define TIMED(out, call)                                                    \
-    do {                                                                    \
-        MPI_Barrier(MPI_COMM_WORLD);                                        \
-        double t0_ = mrt_bench_now();                                       \
-        call;                                                               \
-        double dt_ = mrt_bench_now() - t0_;                                 \
-        MPI_Allreduce(&dt_, &(out), 1, MPI_DOUBLE, MPI_MAX,                 \
-                      MPI_COMM_WORLD);                                      \
+#define TIMED(out, call)                                                       \
+    do {                                                                       \
+        MPI_Barrier(MPI_COMM_WORLD);                                           \
+        double t0_ = mrt_bench_now();                                          \
+        call;                                                                  \
+        double dt_ = mrt_bench_now() - t0_;                                    \
+        MPI_Allreduce(&dt_, &(out), 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);   \
     } while (0)
 
 static int close_to(double x, double y)
@@ -236,10 +234,9 @@ static void step_times(const meshrt_run *r, int runs, char *buf, size_t size)
         double t = r->exec->step_time[k] / runs, tmax;
         MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
         if (used < size)
-            used += (size_t)snprintf(buf + used, size - used, "%s%s %.1f ms",
-                                     k ? ", " : "",
-                                     mrt_step_kind_name(p->step[k].kind),
-                                     tmax * 1e3);
+            used += (size_t)snprintf(
+                buf + used, size - used, "%s%s %.1f ms", k ? ", " : "",
+                mrt_step_kind_name(p->step[k].kind), tmax * 1e3);
     }
 }
 
@@ -262,8 +259,9 @@ static int report(int n, int g, meshrt_run *mr, pd_run *pd, int have_pd,
     if (rank != 0)
         return !ok;
     if (!ok)
-        fprintf(stderr, "bench_matmul: %s: the sums of C differ: meshrt "
-                        "%.12g, PDGEMM %.12g, one rank %.12g\n",
+        fprintf(stderr,
+                "bench_matmul: %s: the sums of C differ: meshrt "
+                "%.12g, PDGEMM %.12g, one rank %.12g\n",
                 name, sm, sp, sum1);
     double one = mrt_bench_median(t1, reps);
     if (have_pd) {
@@ -376,7 +374,9 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (size != 2 || argc < 2) {
         if (rank == 0)
-            fprintf(stderr, "usage: mpirun -n 2 bench_matmul SPEC_DIR [REPS [N,N...]]\n");
+            fprintf(
+                stderr,
+                "usage: mpirun -n 2 bench_matmul SPEC_DIR [REPS [N,N...]]\n");
         MPI_Finalize();
         return 2;
     }

@@ -61,8 +61,7 @@ int main(int argc, char **argv)
                 mrt_error_format(&err, buf, sizeof buf));
     } else if (rank == 0) {
         double peak = (double)mrt_plan_get_totals(plan).peak_memory;
-        mrt_bench_result(5, "max RSS / planned peak", rss_max / peak,
-                         "<= 1.2",
+        mrt_bench_result(5, "max RSS / planned peak", rss_max / peak, "<= 1.2",
                          "%s: largest resident set of any rank %.1f MiB, "
                          "plan's peak %.1f MiB per rank (the executor "
                          "allocates an arena of %.1f MiB and a workspace "

@@ -33,8 +33,7 @@ typedef struct side {
 static mrt_status setup(side *x, const mrt_spec *s, int blocking,
                         mrt_error *err)
 {
-    mrt_plan_options o = {.planner = MRT_PLANNER_MESHTF,
-                          .blocking = blocking};
+    mrt_plan_options o = {.planner = MRT_PLANNER_MESHTF, .blocking = blocking};
     memset(x, 0, sizeof *x);
     mrt_status st = mrt_plan_create(s, &o, &x->plan, err);
     if (st == MRT_OK)
@@ -117,8 +116,8 @@ int main(int argc, char **argv)
                 mrt_error_format(&err, buf, sizeof buf));
     } else if (rank == 0) {
         double ratio = mrt_bench_median_ratio(t_bl, t_bg, reps);
-        mrt_bench_result(4, "overlap: blocking / background time", ratio,
-                         "-", "%s, 2 ranks: one training step %.2f ms with "
+        mrt_bench_result(4, "overlap: blocking / background time", ratio, "-",
+                         "%s, 2 ranks: one training step %.2f ms with "
                          "%d collectives in the background, %.2f ms all "
                          "blocking; those collectives: %.2f ms blocking, "
                          "%.2f ms still in MPI in the background, %.2f ms "

@@ -41,7 +41,7 @@ static int meet_type(int n, const int64_t at[], const int64_t ext[],
     for (int i = 0; i < n; i++) {
         int64_t lo = at[i] > bat[i] ? at[i] : bat[i];
         int64_t hi = at[i] + ext[i] < bat[i] + bext[i] ? at[i] + ext[i]
-                                                      : bat[i] + bext[i];
+                                                       : bat[i] + bext[i];
         if (hi <= lo)
             return MPI_SUCCESS;
         if (ext[i] > INT_MAX)
@@ -96,8 +96,7 @@ int mrt_bench_uneven_make(const mrt_plan *p, const mrt_step *s,
         const int64_t *cq = all + (size_t)q * MRT_MAX_AXES;
         int64_t at[MRT_MAX_DIMS], ext[MRT_MAX_DIMS];
         box_at(lo, m, cq, at, ext); /* q's output box */
-        rc = meet_type(n, iat, iext, at, ext, base, &u->count[q],
-                       &u->type[q]);
+        rc = meet_type(n, iat, iext, at, ext, base, &u->count[q], &u->type[q]);
         box_at(li, m, cq, at, ext); /* q's input box */
         if (rc == MPI_SUCCESS)
             rc = meet_type(n, oat, oext, at, ext, base, &u->count[g + q],
@@ -109,8 +108,8 @@ int mrt_bench_uneven_make(const mrt_plan *p, const mrt_step *s,
     return rc;
 }
 
-int mrt_bench_uneven_call(const mrt_bench_uneven *u, const void *in,
-                          void *out, MPI_Comm comm)
+int mrt_bench_uneven_call(const mrt_bench_uneven *u, const void *in, void *out,
+                          MPI_Comm comm)
 {
     const int *zero = u->count + 2 * u->g;
     return MPI_Alltoallw(in, u->count, zero, u->type, out, u->count + u->g,

@@ -26,8 +26,8 @@ int mrt_bench_uneven_make(const mrt_plan *p, const mrt_step *s,
                           mrt_bench_uneven *u);
 /* The one MPI_Alltoallw: from in (this rank's input shard) to out (its
  * output shard). */
-int mrt_bench_uneven_call(const mrt_bench_uneven *u, const void *in,
-                          void *out, MPI_Comm comm);
+int mrt_bench_uneven_call(const mrt_bench_uneven *u, const void *in, void *out,
+                          MPI_Comm comm);
 /* Frees the types and arrays; u may be zeroed or already freed. */
 void mrt_bench_uneven_free(mrt_bench_uneven *u);
 

@@ -19,8 +19,9 @@
  * from it.  An option whose help or argument differs between commands
  * has a row per variant; rows are in the order the usage texts list
  * them. */
-#define ALL (MRT_CLI_CHECK | MRT_CLI_PLAN | MRT_CLI_RUN | MRT_CLI_COMPARE | \
-             MRT_CLI_SEARCH)
+#define ALL                                                                    \
+    (MRT_CLI_CHECK | MRT_CLI_PLAN | MRT_CLI_RUN | MRT_CLI_COMPARE |            \
+     MRT_CLI_SEARCH)
 const mrt_cli_option mrt_cli_options[] = {
     {"mesh", 'm', "AXIS=N,...", MRT_CLI_CHECK,
      "replace the spec's mesh (e.g. --mesh data=4,model=1)"},
@@ -159,8 +160,8 @@ static int64_t parse_bytes(const char *s)
     return (int64_t)v;
 }
 
-static mrt_status usage_error(mrt_error *err, const char *cmd,
-                              const char *fmt, const char *arg)
+static mrt_status usage_error(mrt_error *err, const char *cmd, const char *fmt,
+                              const char *arg)
 {
     char msg[256];
     snprintf(msg, sizeof msg, fmt, arg);
@@ -181,15 +182,21 @@ static mrt_status refuse(const mrt_cli_option *o, const char *opt,
     for (unsigned b = only; b; b &= b - 1)
         n++;
     if (bit == MRT_CLI_CALIBRATE)
-        return usage_error(err, cmd, "option %s is not valid for "
-                           "'calibrate'", opt);
+        return usage_error(err, cmd,
+                           "option %s is not valid for "
+                           "'calibrate'",
+                           opt);
     if (o->key == 'R')
-        return usage_error(err, cmd, "--profile is run's per-step "
+        return usage_error(err, cmd,
+                           "--profile is run's per-step "
                            "report%s; name a machine profile with "
-                           "--machine FILE", "");
+                           "--machine FILE",
+                           "");
     if (bit == MRT_CLI_COMPARE && strchr("LE", o->key))
-        return usage_error(err, cmd, "option %s is not valid for "
-                           "'compare' (it shows every layout)", opt);
+        return usage_error(err, cmd,
+                           "option %s is not valid for "
+                           "'compare' (it shows every layout)",
+                           opt);
     if (o->key == 'E')
         return usage_error(err, cmd, "%s is only valid for 'plan'", opt);
     if (n != 1)
@@ -216,9 +223,8 @@ static int getopt_table(unsigned bit, struct option *table,
         if (k < n && ((row[k]->cmds & bit) || !(o->cmds & bit)))
             continue;
         row[k] = o;
-        table[k] = (struct option){o->name, o->arg ? required_argument
-                                                   : no_argument,
-                                   0, o->key};
+        table[k] = (struct option){
+            o->name, o->arg ? required_argument : no_argument, 0, o->key};
         n += k == n;
     }
     table[n] = (struct option){0, 0, 0, 0};
@@ -233,11 +239,16 @@ static mrt_status empty_path(int c, const char *opt, mrt_cli_args *a,
     if (!optarg || optarg[0] || !strchr("sTOCGJKF", c))
         return MRT_OK;
     if (c == 's')
-        return usage_error(err, a->cmd, "--save needs a folder name, not an "
-                           "empty string%s", "");
-    return usage_error(err, a->cmd, c == 'K' ? "%s needs a file name, not "
-                       "an empty string" : "%s needs a file name (or - for "
-                       "the standard output), not an empty string", opt);
+        return usage_error(err, a->cmd,
+                           "--save needs a folder name, not an "
+                           "empty string%s",
+                           "");
+    return usage_error(err, a->cmd,
+                       c == 'K' ? "%s needs a file name, not "
+                                  "an empty string"
+                                : "%s needs a file name (or - for "
+                                  "the standard output), not an empty string",
+                       opt);
 }
 
 /* --sweep DIM=N,N,...: a name, then positive sizes, at most
@@ -247,18 +258,24 @@ static mrt_status check_sweep(const char *s, mrt_cli_args *a, mrt_error *err)
     const char *eq = strchr(s, '=');
     int n = 0;
     if (!eq || eq == s)
-        return usage_error(err, a->cmd, "--sweep needs DIM=SIZE,SIZE,... "
-                           "(e.g. batch=64,128,256), not '%.100s'", s);
+        return usage_error(err, a->cmd,
+                           "--sweep needs DIM=SIZE,SIZE,... "
+                           "(e.g. batch=64,128,256), not '%.100s'",
+                           s);
     for (const char *p = eq + 1;; p++) {
         char *end;
         errno = 0;
         long long v = strtoll(p, &end, 10);
         if (end == p || v < 1 || errno || (*end && *end != ','))
-            return usage_error(err, a->cmd, "--sweep: the sizes must be "
-                               "positive integers, in '%.100s'", s);
+            return usage_error(err, a->cmd,
+                               "--sweep: the sizes must be "
+                               "positive integers, in '%.100s'",
+                               s);
         if (++n > MRT_CLI_SWEEP_MAX)
-            return usage_error(err, a->cmd, "--sweep: at most "
-                               MRT_CLI_SWEEP_MAX_STR " sizes, in '%.100s'", s);
+            return usage_error(err, a->cmd,
+                               "--sweep: at most " MRT_CLI_SWEEP_MAX_STR
+                               " sizes, in '%.100s'",
+                               s);
         if (!*end)
             return MRT_OK;
         p = end;
@@ -289,7 +306,8 @@ static mrt_status take_option(int c, mrt_cli_args *a, mrt_error *err)
     case 'v': a->verify = 1; break;
     case 's': a->save = optarg; break;
     case 'Z': a->exhaustive = 1; break;
-    case 'Y': case 'W': a->screen = c == 'Y' ? 1 : -1; break;
+    case 'Y':
+    case 'W': a->screen = c == 'Y' ? 1 : -1; break;
     case 'U': a->per_tensor = 1; break;
     case 'A':
         a->per_tensor = 1;
@@ -306,26 +324,33 @@ static mrt_status take_option(int c, mrt_cli_args *a, mrt_error *err)
         else if (strcmp(optarg, "meshtf") == 0)
             a->plan.planner = MRT_PLANNER_MESHTF;
         else
-            return usage_error(err, a->cmd, "unknown planner '%s' "
-                               "(planners: auto, meshtf)", optarg);
+            return usage_error(err, a->cmd,
+                               "unknown planner '%s' "
+                               "(planners: auto, meshtf)",
+                               optarg);
         break;
     case 'X':
         if (!(a->max_memory = parse_bytes(optarg)))
-            return usage_error(err, a->cmd, "--max-memory needs a "
+            return usage_error(err, a->cmd,
+                               "--max-memory needs a "
                                "positive number of bytes (e.g. 512M), "
-                               "not '%s'", optarg);
+                               "not '%s'",
+                               optarg);
         break;
     case 'N': {
         long n = strtol(optarg, &end, 10);
         if (*end || end == optarg || n < 1 || n > 1000)
-            return usage_error(err, a->cmd, "--top needs a count from 1 "
-                               "to 1000, not '%s'", optarg);
+            return usage_error(err, a->cmd,
+                               "--top needs a count from 1 "
+                               "to 1000, not '%s'",
+                               optarg);
         a->top = (int)n;
         break;
     }
     case 'M':
         if (!(a->memory = parse_bytes(optarg)))
-            return usage_error(err, a->cmd, "--memory needs a positive "
+            return usage_error(err, a->cmd,
+                               "--memory needs a positive "
                                "number of bytes (e.g. 16G), not '%s'",
                                optarg);
         break;
@@ -333,15 +358,19 @@ static mrt_status take_option(int c, mrt_cli_args *a, mrt_error *err)
         a->replicated_share = strtod(optarg, &end);
         if (*end || end == optarg || !(a->replicated_share > 0) ||
             a->replicated_share > 1)
-            return usage_error(err, a->cmd, "--replicated-share "
+            return usage_error(err, a->cmd,
+                               "--replicated-share "
                                "needs a number above 0 and at most "
-                               "1, not '%s'", optarg);
+                               "1, not '%s'",
+                               optarg);
         break;
     case 'r': {
         long n = strtol(optarg, &end, 10);
         if (*end || n < 1 || n > 1000000)
-            return usage_error(err, a->cmd, "--repeat needs a count from 1 "
-                               "to 1000000, not '%s'", optarg);
+            return usage_error(err, a->cmd,
+                               "--repeat needs a count from 1 "
+                               "to 1000000, not '%s'",
+                               optarg);
         a->repeat = (int)n;
         break;
     }
@@ -376,7 +405,10 @@ static int writes_stdout(const char *path)
  * report).  A text report with one file after it stays allowed. */
 static mrt_status one_stdout_writer(const mrt_cli_args *a, mrt_error *err)
 {
-    const struct { const char *opt, *path; int on; } w[] = {
+    const struct {
+        const char *opt, *path;
+        int on;
+    } w[] = {
         {"--json", "", a->json && !a->report}, /* the report */
         {"--report", a->report, a->json && writes_stdout(a->report)},
         {"--json", a->json_file, writes_stdout(a->json_file)},
@@ -390,19 +422,19 @@ static mrt_status one_stdout_writer(const mrt_cli_args *a, mrt_error *err)
         if (!w[i].on)
             continue;
         if (first >= 0)
-            return mrt_cli_error(err, MRT_E_USAGE, "meshrt", "%s%s%.100s and "
+            return mrt_cli_error(err, MRT_E_USAGE, "meshrt",
+                                 "%s%s%.100s and "
                                  "%s %.100s would both write the standard "
                                  "output: name a file for one of them (see "
-                                 "meshrt %s --help)", w[first].opt,
-                                 *w[first].path ? " " : "", w[first].path,
-                                 w[i].opt, w[i].path, a->cmd);
+                                 "meshrt %s --help)",
+                                 w[first].opt, *w[first].path ? " " : "",
+                                 w[first].path, w[i].opt, w[i].path, a->cmd);
         first = i;
     }
     return MRT_OK;
 }
 
-mrt_status mrt_cli_parse(int argc, char **argv, mrt_cli_args *a,
-                         mrt_error *err)
+mrt_status mrt_cli_parse(int argc, char **argv, mrt_cli_args *a, mrt_error *err)
 {
     struct option table[NOPTIONS + 1];
     const mrt_cli_option *row[NOPTIONS];
@@ -415,8 +447,10 @@ mrt_status mrt_cli_parse(int argc, char **argv, mrt_cli_args *a,
     int c, li = -1;
     while ((c = getopt_long(argc, argv, "h", table, &li)) != -1) {
         if (c == '?')
-            return usage_error(err, a->cmd, "unknown or incomplete option "
-                               "'%s'", argv[optind - 1]);
+            return usage_error(err, a->cmd,
+                               "unknown or incomplete option "
+                               "'%s'",
+                               argv[optind - 1]);
         if (li < 0) /* -h */
             for (li = 0; table[li].val != c; li++)
                 ;
@@ -435,31 +469,41 @@ mrt_status mrt_cli_parse(int argc, char **argv, mrt_cli_args *a,
             return MRT_OK;
     }
     if (strcmp(a->cmd, "calibrate") == 0)
-        return optind < argc ? usage_error(err, a->cmd, "'calibrate' takes "
+        return optind < argc ? usage_error(err, a->cmd,
+                                           "'calibrate' takes "
                                            "no SPEC, but got '%s'",
                                            argv[optind])
                              : MRT_OK;
     if (a->per_tensor && a->plan.planner == MRT_PLANNER_MESHTF)
-        return usage_error(err, a->cmd, "--per-tensor needs the auto "
+        return usage_error(err, a->cmd,
+                           "--per-tensor needs the auto "
                            "planner: Mesh-TensorFlow's has no per-tensor "
-                           "layouts%s", "");
+                           "layouts%s",
+                           "");
     if (a->per_tensor && a->layout)
-        return usage_error(err, a->cmd, "--per-tensor searches the spec's "
-                           "own tensors: it takes no --layout%s", "");
+        return usage_error(err, a->cmd,
+                           "--per-tensor searches the spec's "
+                           "own tensors: it takes no --layout%s",
+                           "");
     if (a->sweep && a->svg)
-        return usage_error(err, a->cmd, "--svg draws one comparison, not a "
-                           "--sweep (write --csv or --json)%s", "");
+        return usage_error(err, a->cmd,
+                           "--svg draws one comparison, not a "
+                           "--sweep (write --csv or --json)%s",
+                           "");
     if (one_stdout_writer(a, err))
         return MRT_E_USAGE;
     if (optind >= argc)
         return usage_error(err, a->cmd, "missing SPEC%s", "");
     a->spec = argv[optind++];
     if (optind < argc && a->profile)
-        return usage_error(err, a->cmd, "unexpected argument '%s' (run's "
+        return usage_error(err, a->cmd,
+                           "unexpected argument '%s' (run's "
                            "--profile takes no FILE: name a machine profile "
-                           "with --machine FILE)", argv[optind]);
+                           "with --machine FILE)",
+                           argv[optind]);
     if (optind < argc)
-        return usage_error(err, a->cmd, "unexpected argument '%s'", argv[optind]);
+        return usage_error(err, a->cmd, "unexpected argument '%s'",
+                           argv[optind]);
     return MRT_OK;
 }
 
@@ -471,8 +515,8 @@ mrt_status mrt_cli_load_spec(const mrt_cli_args *a, const char *dims_override,
     return mrt_spec_load_ex(a->spec, &ov, spec, err);
 }
 
-mrt_status mrt_cli_load(const mrt_cli_args *a, mrt_spec **spec,
-                        mrt_plan **plan, mrt_error *err)
+mrt_status mrt_cli_load(const mrt_cli_args *a, mrt_spec **spec, mrt_plan **plan,
+                        mrt_error *err)
 {
     *plan = NULL;
     mrt_status st = mrt_cli_load_spec(a, NULL, spec, err);
@@ -510,9 +554,8 @@ int mrt_cli_exit_code(mrt_status st)
         return 0;
     /* out of memory is a failure of the run (or of this machine), not
      * bad input */
-    return st == MRT_E_RUNTIME || st == MRT_E_VERIFY || st == MRT_E_NOMEM
-               ? 1
-               : 2;
+    return st == MRT_E_RUNTIME || st == MRT_E_VERIFY || st == MRT_E_NOMEM ? 1
+                                                                          : 2;
 }
 
 const char *mrt_cli_error_line(const mrt_error *e, char *buf, size_t size)

@@ -9,8 +9,7 @@
 
 #include "cli.h"
 
-int mrt_cli_check_budgets(const mrt_spec *spec, const mrt_plan *plan,
-                          int print)
+int mrt_cli_check_budgets(const mrt_spec *spec, const mrt_plan *plan, int print)
 {
     int n = mrt_plan_check_budgets(spec, plan, NULL, 0);
     if (!print || n == 0)

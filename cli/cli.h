@@ -18,24 +18,24 @@ typedef struct mrt_cli_args {
     const char *dims;  /* --dim DIM=N,... or NULL */
     const char *sweep; /* compare --sweep DIM=N,N,... or NULL */
     int json, verify, repeat, help;
-    const char *save;  /* --save DIR or NULL */
+    const char *save;   /* --save DIR or NULL */
     const char *layout; /* --layout NAME (a `layouts:` alternative) or NULL */
     double replicated_share; /* check: --replicated-share (0.25) */
-    int64_t memory;    /* check: --memory BYTES; 0: the machine's */
-    mrt_plan_options plan; /* --planner, --profile FILE (run: --machine
+    int64_t memory;          /* check: --memory BYTES; 0: the machine's */
+    mrt_plan_options plan;   /* --planner, --profile FILE (run: --machine
                               FILE), --explain */
-    int profile;       /* run --profile: modeled against measured */
-    const char *trace; /* run --trace FILE or NULL */
-    const char *report; /* run --report FILE or NULL: the standard output */
-    const char *out;   /* calibrate --out FILE or NULL */
-    int quick;         /* calibrate --quick */
+    int profile;             /* run --profile: modeled against measured */
+    const char *trace;       /* run --trace FILE or NULL */
+    const char *report;    /* run --report FILE or NULL: the standard output */
+    const char *out;       /* calibrate --out FILE or NULL */
+    int quick;             /* calibrate --quick */
     const char *csv, *svg; /* compare: --csv FILE, --svg FILE, or NULL */
     const char *json_file; /* compare, search: --json FILE, or NULL */
-    int64_t max_memory; /* search --max-memory BYTES; 0: no cap */
-    int top;           /* search --top K; 0: 5 */
-    int exhaustive;    /* search --exhaustive: no pruning */
-    int screen;        /* search: --screen 1, --no-screen -1, else 0 */
-    int per_tensor;    /* search --per-tensor: parameters' own layouts */
+    int64_t max_memory;    /* search --max-memory BYTES; 0: no cap */
+    int top;               /* search --top K; 0: 5 */
+    int exhaustive;        /* search --exhaustive: no pruning */
+    int screen;            /* search: --screen 1, --no-screen -1, else 0 */
+    int per_tensor;        /* search --per-tensor: parameters' own layouts */
     const char *activations; /* search --activations NAME,...|all, or NULL */
 } mrt_cli_args;
 
@@ -71,8 +71,8 @@ mrt_status mrt_cli_load_spec(const mrt_cli_args *a, const char *dims_override,
 /* Loads a->spec (with a->mesh and a->dims, then under a->layout) and plans it; on
  * failure *spec and *plan are NULL and err says why.  The caller
  * destroys both. */
-mrt_status mrt_cli_load(const mrt_cli_args *a, mrt_spec **spec,
-                        mrt_plan **plan, mrt_error *err);
+mrt_status mrt_cli_load(const mrt_cli_args *a, mrt_spec **spec, mrt_plan **plan,
+                        mrt_error *err);
 /* Checks the plan against the spec's `expect:` budgets (the whole
  * program's and each op's).  Returns how many are exceeded; with print,
  * writes one "SPEC:LINE:COL: error: ..." line each on stderr. */
@@ -119,11 +119,10 @@ int mrt_cli_search(const mrt_cli_args *a);
 int mrt_cli_search_params(const mrt_cli_args *a, const mrt_spec *spec,
                           const mrt_search_options *opt);
 
-
 /* A JSON number (mrt_json_format_number) in a buffer that lives until
  * the end of the enclosing block: several may be arguments of one
  * fprintf. */
-#define MRT_CLI_JSON_NUM(fmt, v)                                            \
+#define MRT_CLI_JSON_NUM(fmt, v)                                               \
     mrt_json_format_number((char[MRT_JSON_NUMBER_MAX]){0}, fmt, v)
 
 /* "12.1 ms", "3.38 MiB": figures for people (report.c).  Return buf. */
@@ -135,16 +134,16 @@ const char *mrt_cli_fmt_bytes(double bytes, char *buf, size_t size);
 typedef mrt_compare_row mrt_cmp_row; /* meshrt.h */
 
 typedef struct mrt_cmp_table {
-    const char *spec;    /* its path */
-    const char *planner; /* "auto" or "meshtf" */
+    const char *spec;       /* its path */
+    const char *planner;    /* "auto" or "meshtf" */
     char profile[PATH_MAX]; /* the cost model's profile, as plans name it */
     int nrows;
-    mrt_cmp_row *row;    /* borrowed from owner */
+    mrt_cmp_row *row; /* borrowed from owner */
     int ncols;
-    char (*col)[600];    /* axis-set names, e.g. "data,model" */
-    int fastest;         /* row index, or -1 when no row planned */
-    int training;        /* the spec has `train:`: phases are shown */
-    mrt_compare *owner;  /* the library's comparison */
+    char (*col)[600];   /* axis-set names, e.g. "data,model" */
+    int fastest;        /* row index, or -1 when no row planned */
+    int training;       /* the spec has `train:`: phases are shown */
+    mrt_compare *owner; /* the library's comparison */
 } mrt_cmp_table;
 
 /* Fills t (zeroed; t->spec and t->planner set by the caller) from
@@ -156,7 +155,7 @@ mrt_status mrt_cmp_build(mrt_cmp_table *t, const mrt_spec *spec,
 void mrt_cmp_table_free(mrt_cmp_table *t);
 /* `compare --sweep` (cmd_sweep.c): at most this many sizes. */
 #define MRT_CLI_SWEEP_MAX MRT_SWEEP_MAX /* meshrt.h */
-#define MRT_CLI_SWEEP_MAX_STR "64" /* the same, for messages */
+#define MRT_CLI_SWEEP_MAX_STR "64"      /* the same, for messages */
 int mrt_cli_sweep(const mrt_cli_args *a);
 /* One CSV field (RFC 4180 quoting), then a comma or, if last, CRLF. */
 void mrt_cli_csv_field(const char *s, FILE *f, int last);

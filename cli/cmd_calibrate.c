@@ -33,7 +33,8 @@ static mrt_status parse_mesh(const char *s, int ranks, mrt_mesh_info *m,
         return mrt_cli_error(err, MRT_E_MESH, "meshrt",
                              "the mesh %s has %lld ranks but mpirun started "
                              "%d (run with -n %lld, or give a --mesh of %d "
-                             "ranks)", s, (long long)m->nranks, ranks,
+                             "ranks)",
+                             s, (long long)m->nranks, ranks,
                              (long long)m->nranks, ranks);
     *mesh = m;
     return MRT_OK;
@@ -70,14 +71,15 @@ int mrt_cli_calibrate(const mrt_cli_args *a)
         snprintf(path, sizeof path, "%s", a->out);
     else
         mrt_machine_get_default_path(path, sizeof path);
-    mrt_status st = mrt_cli_agree(parse_mesh(a->mesh, size, &info, &mesh,
-                                             &err), &err);
+    mrt_status st = mrt_cli_agree(parse_mesh(a->mesh, size, &info, &mesh, &err),
+                                  &err);
     if (st == MRT_OK) /* collective: agreed, and printed, as any other */
-        st = mrt_cli_agree(mrt_calibration_create(MPI_COMM_WORLD, mesh,
-                                                  a->quick, &c, &err), &err);
+        st = mrt_cli_agree(
+            mrt_calibration_create(MPI_COMM_WORLD, mesh, a->quick, &c, &err),
+            &err);
     if (st == MRT_OK)
-        st = mrt_cli_agree(rank == 0 ? report(c, path, !a->out, &err)
-                                     : MRT_OK, &err);
+        st = mrt_cli_agree(rank == 0 ? report(c, path, !a->out, &err) : MRT_OK,
+                           &err);
     mrt_calibration_destroy(c);
     mrt_cli_signals_done();
     MPI_Finalize();

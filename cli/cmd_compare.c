@@ -47,7 +47,8 @@ static mrt_status write_reports(const mrt_cli_args *a, const mrt_cmp_table *t)
     mrt_status first = MRT_OK;
     for (int k = 0; k < 3; k++) {
         mrt_error err = {0};
-        if (path[k] && mrt_file_write(path[k], "the comparison", writer[k], t, &err)) {
+        if (path[k] &&
+            mrt_file_write(path[k], "the comparison", writer[k], t, &err)) {
             mrt_cli_print_error(&err);
             first = first ? first : err.code;
         }

@@ -34,8 +34,8 @@ static int over_budget(const mrt_spec *spec, const mrt_plan *plan)
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     int mine = mrt_cli_check_budgets(spec, plan, rank == 0);
-    return mrt_comm_agree(MPI_COMM_WORLD, mine ? MRT_E_SPEC : MRT_OK,
-                          NULL) != MRT_OK;
+    return mrt_comm_agree(MPI_COMM_WORLD, mine ? MRT_E_SPEC : MRT_OK, NULL) !=
+           MRT_OK;
 }
 
 /* The report of rank 0, for --report FILE. */
@@ -63,8 +63,7 @@ static void write_report(FILE *f, const void *ctx)
 
 /* Rank 0 writes the kept report to path; every rank gets the outcome
  * (rank 0 prints its error). */
-static mrt_status save_report(const char *path, const kept_report *k,
-                              int rank)
+static mrt_status save_report(const char *path, const kept_report *k, int rank)
 {
     mrt_error err = {0};
     mrt_status st = MRT_OK;
@@ -88,12 +87,16 @@ int mrt_cli_run(const mrt_cli_args *a)
     kept_report kept = {0};
     mrt_status saved = MRT_OK;
     if (st == MRT_OK && !over) {
-        mrt_run_options opt = {.verify = a->verify, .save_dir = a->save,
-                               .repeat = a->repeat, .json = a->json,
-                               .profile = a->profile, .trace = a->trace,
+        mrt_run_options opt = {.verify = a->verify,
+                               .save_dir = a->save,
+                               .repeat = a->repeat,
+                               .json = a->json,
+                               .profile = a->profile,
+                               .trace = a->trace,
                                .report = a->report ? NULL : stdout,
                                .report_fn = a->report ? keep_report : NULL,
-                               .report_ctx = &kept, .comm = MPI_COMM_WORLD};
+                               .report_ctx = &kept,
+                               .comm = MPI_COMM_WORLD};
         st = mrt_run(spec, plan, &opt, &err);
         if (st != MRT_OK && rank == 0) /* mrt_run's errors agree already */
             mrt_cli_print_error(&err);

@@ -29,8 +29,7 @@ static void print_mesh(const mrt_mesh_info *m, FILE *f)
     fprintf(f, "} (%" PRId64 " rank%s)", m->nranks, m->nranks == 1 ? "" : "s");
 }
 
-static void print_results(const search_out *o,
-                          const mrt_search_rules_item *res,
+static void print_results(const search_out *o, const mrt_search_rules_item *res,
                           int n, int numbered, FILE *f)
 {
     char t[4][32], b[2][32], rules[2048];
@@ -42,14 +41,14 @@ static void print_results(const search_out *o,
             fprintf(f, "  %2d ", i + 1);
         else
             fputs("  ", f);
-        fprintf(f, "%-10s %-10s %-10s %11s %11s  %s",
-                mrt_cli_fmt_time(x->time_s, t[0], sizeof t[0]),
-                mrt_cli_fmt_time(x->comm_time_s, t[1], sizeof t[1]),
-                mrt_cli_fmt_time(x->compute_time_s, t[2], sizeof t[2]),
-                mrt_cli_fmt_bytes((double)x->comm_bytes, b[0], sizeof b[0]),
-                mrt_cli_fmt_bytes((double)x->peak_memory, b[1], sizeof b[1]),
-                mrt_search_format_rules(o->spec, res[i].rule, rules,
-                                        sizeof rules));
+        fprintf(
+            f, "%-10s %-10s %-10s %11s %11s  %s",
+            mrt_cli_fmt_time(x->time_s, t[0], sizeof t[0]),
+            mrt_cli_fmt_time(x->comm_time_s, t[1], sizeof t[1]),
+            mrt_cli_fmt_time(x->compute_time_s, t[2], sizeof t[2]),
+            mrt_cli_fmt_bytes((double)x->comm_bytes, b[0], sizeof b[0]),
+            mrt_cli_fmt_bytes((double)x->peak_memory, b[1], sizeof b[1]),
+            mrt_search_format_rules(o->spec, res[i].rule, rules, sizeof rules));
         if (res[i].orders)
             fprintf(f, "  (and %d other order%s of the same axes)",
                     res[i].orders, res[i].orders == 1 ? "" : "s");
@@ -60,34 +59,39 @@ static void print_results(const search_out *o,
 static void print_counts(const search_out *o, FILE *f)
 {
     const mrt_search_rules_report *r = o->r;
-    const char *planner =
-        mrt_planner_name(o->a->plan.planner);
-    fprintf(f, "%" PRId64 " candidate%s: %" PRId64 " pruned by the time "
-               "bound, %" PRId64 " by the memory bound, ",
+    const char *planner = mrt_planner_name(o->a->plan.planner);
+    fprintf(f,
+            "%" PRId64 " candidate%s: %" PRId64 " pruned by the time "
+            "bound, %" PRId64 " by the memory bound, ",
             r->enumerated, r->enumerated == 1 ? "" : "s", r->pruned_time,
             r->pruned_memory);
     if (r->screened)
         fprintf(f, "%" PRId64 " left out by the screen, ", r->not_replanned);
-    fprintf(f, "%" PRId64 " planned with the %s planner (%" PRId64
-               " over the memory cap, %" PRId64 " invalid)\n",
+    fprintf(f,
+            "%" PRId64 " planned with the %s planner (%" PRId64
+            " over the memory cap, %" PRId64 " invalid)\n",
             r->planned, planner, r->over_memory, r->invalid);
-    fprintf(f, "searched in %.3f s (enumerating and bounding %.3f s, "
-               "planning %.3f s)",
+    fprintf(f,
+            "searched in %.3f s (enumerating and bounding %.3f s, "
+            "planning %.3f s)",
             r->elapsed_seconds, r->bound_seconds, r->plan_seconds);
     if (r->screened)
-        fprintf(f, "\nscreened%s: all %" PRId64 " candidates were first "
-                   "planned with the fixed rule (one lowering per op;\nthe "
-                   "auto planner never does worse), and only the %d best of "
-                   "that screen and the %d lowest time\nbounds were planned "
-                   "with the auto planner: the lists below are the best of "
-                   "those, not\nnecessarily of all (--no-screen plans every "
-                   "candidate the bounds keep)\n",
+        fprintf(f,
+                "\nscreened%s: all %" PRId64 " candidates were first "
+                "planned with the fixed rule (one lowering per op;\nthe "
+                "auto planner never does worse), and only the %d best of "
+                "that screen and the %d lowest time\nbounds were planned "
+                "with the auto planner: the lists below are the best of "
+                "those, not\nnecessarily of all (--no-screen plans every "
+                "candidate the bounds keep)\n",
                 o->a->screen > 0 ? " (--screen)"
                                  : " (planning them all would be slow)",
                 r->screen_plans, r->replan_each, r->replan_each);
     else
-        fprintf(f, "; every candidate the bounds keep was planned with the "
-                   "%s planner, none screened by a cheaper one\n", planner);
+        fprintf(f,
+                "; every candidate the bounds keep was planned with the "
+                "%s planner, none screened by a cheaper one\n",
+                planner);
     if (r->invalid)
         fprintf(f, "first invalid candidate: %s\n", r->first_error);
 }
@@ -99,10 +103,10 @@ static void print_report(const search_out *o, FILE *f)
     char buf[64], b2[64];
     fprintf(f, "search %s on mesh ", o->info.path);
     print_mesh(&o->info.mesh, f);
-    fprintf(f, ", %s\nplanner %s; costs modeled with the %s profile; "
-               "figures per rank\n",
-            mrt_dtype_name(o->info.dtype),
-            mrt_planner_name(o->a->plan.planner),
+    fprintf(f,
+            ", %s\nplanner %s; costs modeled with the %s profile; "
+            "figures per rank\n",
+            mrt_dtype_name(o->info.dtype), mrt_planner_name(o->a->plan.planner),
             r->profile);
     fprintf(f, "dims searched (%d):", r->nsearched);
     for (int d = 0, n = 0; d < r->ndims; d++)
@@ -127,8 +131,9 @@ static void print_report(const search_out *o, FILE *f)
     }
     fprintf(f, "\nbest %d by modeled time:\n", r->ntop);
     print_results(o, r->top, r->ntop, 1, f);
-    fprintf(f, "\ntime-versus-memory Pareto front (%d layout%s: none other "
-               "is both as fast and as small, and better in one):\n",
+    fprintf(f,
+            "\ntime-versus-memory Pareto front (%d layout%s: none other "
+            "is both as fast and as small, and better in one):\n",
             r->npareto, r->npareto == 1 ? "" : "s");
     print_results(o, r->pareto, r->npareto, 0, f);
     fprintf(f, "\nwinner: %s modeled",
@@ -147,9 +152,8 @@ static void print_report(const search_out *o, FILE *f)
 
 /* ---- JSON ---- */
 
-
-static void json_results(const search_out *o,
-                         const mrt_search_rules_item *res, int n, FILE *f)
+static void json_results(const search_out *o, const mrt_search_rules_item *res,
+                         int n, FILE *f)
 {
     const mrt_spec *s = o->spec;
     const mrt_mesh_info *m = &o->info.mesh;
@@ -173,11 +177,12 @@ static void json_results(const search_out *o,
         fputs("}, \"text\": ", f);
         mrt_json_write_string(
             f, mrt_search_format_rules(s, res[i].rule, buf, sizeof buf));
-        fprintf(f, ",\n    \"time_s\": %s, \"comm_time_s\": %s, "
-                   "\"compute_time_s\": %s, \"bound_s\": %s, "
-                   "\"comm_bytes\": %" PRId64 ", \"wire_bytes\": %s, "
-                   "\"messages\": %" PRId64 ", \"peak_memory\": %" PRId64
-                   ", \"candidate\": %" PRId64 ", \"other_orders\": %d}",
+        fprintf(f,
+                ",\n    \"time_s\": %s, \"comm_time_s\": %s, "
+                "\"compute_time_s\": %s, \"bound_s\": %s, "
+                "\"comm_bytes\": %" PRId64 ", \"wire_bytes\": %s, "
+                "\"messages\": %" PRId64 ", \"peak_memory\": %" PRId64
+                ", \"candidate\": %" PRId64 ", \"other_orders\": %d}",
                 MRT_CLI_JSON_NUM("%.9g", x->time_s),
                 MRT_CLI_JSON_NUM("%.9g", x->comm_time_s),
                 MRT_CLI_JSON_NUM("%.9g", x->compute_time_s),
@@ -205,20 +210,21 @@ static void write_json(FILE *f, const void *ctx)
     fprintf(f, "}, \"planner\": \"%s\", \"profile\": ",
             mrt_planner_name(o->a->plan.planner));
     mrt_json_write_string(f, r->profile);
-    fprintf(f, ",\n \"max_memory\": %" PRId64 ", \"top_k\": %d"
-               ", \"exhaustive\": %s,\n \"candidates\": {\"enumerated\": %"
-               PRId64 ", \"pruned_by_time_bound\": %" PRId64
-               ", \"pruned_by_memory_bound\": %" PRId64 ", \"planned\": %"
-               PRId64 ", \"over_memory\": %" PRId64 ", \"invalid\": %" PRId64
-               ", \"screened\": %s, \"screen_plans\": %" PRId64
-               ", \"left_out_by_screen\": %" PRId64
-               "},\n \"seconds\": {\"bounds\": %s, \"planning\": %s"
-               ", \"total\": %s},\n \"spec_layout\": ",
+    fprintf(f,
+            ",\n \"max_memory\": %" PRId64 ", \"top_k\": %d"
+            ", \"exhaustive\": %s,\n \"candidates\": {\"enumerated\": %" PRId64
+            ", \"pruned_by_time_bound\": %" PRId64
+            ", \"pruned_by_memory_bound\": %" PRId64 ", \"planned\": %" PRId64
+            ", \"over_memory\": %" PRId64 ", \"invalid\": %" PRId64
+            ", \"screened\": %s, \"screen_plans\": %" PRId64
+            ", \"left_out_by_screen\": %" PRId64
+            "},\n \"seconds\": {\"bounds\": %s, \"planning\": %s"
+            ", \"total\": %s},\n \"spec_layout\": ",
             o->a->max_memory, o->a->top > 0 ? o->a->top : 5,
-            o->a->exhaustive ? "true" : "false", r->enumerated,
-            r->pruned_time, r->pruned_memory, r->planned, r->over_memory,
-            r->invalid, r->screened ? "true" : "false", r->screen_plans,
-            r->not_replanned, MRT_CLI_JSON_NUM("%.6f", r->bound_seconds),
+            o->a->exhaustive ? "true" : "false", r->enumerated, r->pruned_time,
+            r->pruned_memory, r->planned, r->over_memory, r->invalid,
+            r->screened ? "true" : "false", r->screen_plans, r->not_replanned,
+            MRT_CLI_JSON_NUM("%.6f", r->bound_seconds),
             MRT_CLI_JSON_NUM("%.6f", r->plan_seconds),
             MRT_CLI_JSON_NUM("%.6f", r->elapsed_seconds));
     if (r->has_spec)
@@ -260,7 +266,8 @@ int mrt_cli_search(const mrt_cli_args *a)
         mrt_spec_destroy(spec);
         spec = chosen;
     }
-    mrt_search_options opt = {.plan = a->plan, .top = a->top,
+    mrt_search_options opt = {.plan = a->plan,
+                              .top = a->top,
                               .max_memory = a->max_memory,
                               .exhaustive = a->exhaustive,
                               .screen = a->screen,

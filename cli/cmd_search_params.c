@@ -52,8 +52,7 @@ static const char *dim_of(const params_out *o, int d)
 }
 
 /* "rules: batch: rows; w1: {d_in: rows}; w2: rules" */
-static void print_layouts(const params_out *o,
-                          const mrt_search_tensors_item *x,
+static void print_layouts(const params_out *o, const mrt_search_tensors_item *x,
                           FILE *f)
 {
     char buf[2048];
@@ -70,8 +69,7 @@ static void print_layouts(const params_out *o,
     }
 }
 
-static void print_list(const params_out *o,
-                       const mrt_search_tensors_item *x,
+static void print_list(const params_out *o, const mrt_search_tensors_item *x,
                        int n, FILE *f)
 {
     char t[3][32], b[2][32];
@@ -96,8 +94,9 @@ static void print_report(const params_out *o, FILE *f)
     const mrt_spec *s = o->spec;
     const mrt_mesh_info *m = &o->info.mesh;
     char buf[2048];
-    fprintf(f, "search %s, per tensor: global rules and a layout for each "
-               "of %d %s%s (",
+    fprintf(f,
+            "search %s, per tensor: global rules and a layout for each "
+            "of %d %s%s (",
             o->info.path, r->ntensors, r->nacts ? "tensor" : "parameter",
             r->ntensors == 1 ? "" : "s");
     for (int i = 0; i < r->ntensors; i++)
@@ -105,11 +104,15 @@ static void print_report(const params_out *o, FILE *f)
     fprintf(f, "): %" PRId64 " combination%s of their layouts\n", r->combos,
             r->combos == 1 ? "" : "s");
     if (r->nacts)
-        fprintf(f, "of which %d activation%s (op results, laid out as by "
-                   "their op's layout:)\n", r->nacts, r->nacts == 1 ? "" : "s");
+        fprintf(f,
+                "of which %d activation%s (op results, laid out as by "
+                "their op's layout:)\n",
+                r->nacts, r->nacts == 1 ? "" : "s");
     if (r->nleft) {
-        fprintf(f, "the cap of %d combinations cut the space: not searched "
-                   "with a layout of their own: ", MRT_SEARCH_MAX_COMBOS);
+        fprintf(f,
+                "the cap of %d combinations cut the space: not searched "
+                "with a layout of their own: ",
+                MRT_SEARCH_MAX_COMBOS);
         for (int i = 0; i < r->nleft; i++) {
             mrt_spec_tensor_info t = {.name = ""};
             mrt_spec_get_tensor(s, r->left[i], &t, NULL);
@@ -117,18 +120,20 @@ static void print_report(const params_out *o, FILE *f)
         }
         fputc('\n', f);
     }
-    fprintf(f, "%" PRId64 " candidates in all: %" PRId64 " planned, %" PRId64
-               " pruned by the bounds, %" PRId64 " invalid, %" PRId64
-               " over the memory cap; %" PRId64 " combination%s did not "
-               "load\n",
-            r->enumerated, r->planned, r->pruned, r->invalid,
-            r->over_memory, r->failed, r->failed == 1 ? "" : "s");
+    fprintf(f,
+            "%" PRId64 " candidates in all: %" PRId64 " planned, %" PRId64
+            " pruned by the bounds, %" PRId64 " invalid, %" PRId64
+            " over the memory cap; %" PRId64 " combination%s did not "
+            "load\n",
+            r->enumerated, r->planned, r->pruned, r->invalid, r->over_memory,
+            r->failed, r->failed == 1 ? "" : "s");
     if (r->first_error[0])
         fprintf(f, "first invalid: %s\n", r->first_error);
     if (r->screened)
         fputs("some combinations were screened (planning them all would "
               "be slow): the lists are not necessarily exact "
-              "(--no-screen)\n", f);
+              "(--no-screen)\n",
+              f);
     if (!r->ntop) {
         fprintf(f, "\nno candidate fits%s\n",
                 o->a->max_memory > 0 ? " the memory cap" : "");
@@ -138,8 +143,9 @@ static void print_report(const params_out *o, FILE *f)
     print_list(o, r->top, r->ntop, f);
     fprintf(f, "\ntime-versus-memory Pareto front (%d):\n", r->npareto);
     print_list(o, r->pareto, r->npareto, f);
-    fprintf(f, "\nwinner: %s modeled; paste into the spec in place of its "
-               "layout: block",
+    fprintf(f,
+            "\nwinner: %s modeled; paste into the spec in place of its "
+            "layout: block",
             mrt_cli_fmt_time(r->top[0].totals.time_s, buf, sizeof buf));
     if (o->a->mesh || o->a->dims)
         fprintf(f, " (for%s%s%s%s)", o->a->mesh ? " --mesh " : "",
@@ -154,10 +160,12 @@ static void print_report(const params_out *o, FILE *f)
         int act = i >= r->ntensors - r->nacts;
         if (!act && !any++)
             fputs("\nand give these tensors (under tensors:) their own "
-                  "layout:\n\n", f);
+                  "layout:\n\n",
+                  f);
         if (act && !anyop++)
             fputs("\nand give these ops (under ops:, the op by its out:) "
-                  "their own layout:\n\n", f);
+                  "their own layout:\n\n",
+                  f);
         const mrt_search_axes *own = own_of(o, &r->top[0], i);
         int n = 0;
         fprintf(f, act ? "  out: %s, layout: {" : "  %s: layout: {",
@@ -214,9 +222,10 @@ static void json_list(const params_out *o, const mrt_search_tensors_item *x,
             else
                 json_rules(o, own_of(o, &x[i], p), f);
         }
-        fprintf(f, "},\n    \"time_s\": %s, \"comm_time_s\": %s, "
-                   "\"compute_time_s\": %s, \"comm_bytes\": %" PRId64
-                   ", \"wire_bytes\": %s, \"peak_memory\": %" PRId64 "}",
+        fprintf(f,
+                "},\n    \"time_s\": %s, \"comm_time_s\": %s, "
+                "\"compute_time_s\": %s, \"comm_bytes\": %" PRId64
+                ", \"wire_bytes\": %s, \"peak_memory\": %" PRId64 "}",
                 MRT_CLI_JSON_NUM("%.9g", y->time_s),
                 MRT_CLI_JSON_NUM("%.9g", y->comm_time_s),
                 MRT_CLI_JSON_NUM("%.9g", y->compute_time_s), y->comm_bytes,
@@ -241,11 +250,13 @@ static void write_json(FILE *f, const void *ctx)
         fputs(i > r->ntensors - r->nacts ? ", " : "", f);
         mrt_json_write_string(f, name_of(o, i));
     }
-    fprintf(f, "],\n \"combinations\": %" PRId64 ", \"exhaustive\": %s, "
-               "\"candidates\": {\"enumerated\": %" PRId64 ", \"planned\": %"
-               PRId64 ", \"pruned\": %" PRId64 ", \"invalid\": %" PRId64
-               ", \"over_memory\": %" PRId64 ", \"screened\": %s},\n"
-               " \"top\": ",
+    fprintf(f,
+            "],\n \"combinations\": %" PRId64 ", \"exhaustive\": %s, "
+            "\"candidates\": {\"enumerated\": %" PRId64
+            ", \"planned\": %" PRId64 ", \"pruned\": %" PRId64
+            ", \"invalid\": %" PRId64 ", \"over_memory\": %" PRId64
+            ", \"screened\": %s},\n"
+            " \"top\": ",
             r->combos, o->a->exhaustive ? "true" : "false", r->enumerated,
             r->planned, r->pruned, r->invalid, r->over_memory,
             r->screened ? "true" : "false");
@@ -270,8 +281,8 @@ int mrt_cli_search_params(const mrt_cli_args *a, const mrt_spec *spec,
     print_report(&o, stdout);
     fflush(stdout);
     int code = r->ntop ? 0 : 1;
-    if (a->json_file && mrt_file_write(a->json_file, "the results",
-                                       write_json, &o, &err)) {
+    if (a->json_file &&
+        mrt_file_write(a->json_file, "the results", write_json, &o, &err)) {
         mrt_cli_print_error(&err);
         code = mrt_cli_exit_code(err.code);
     }

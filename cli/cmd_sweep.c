@@ -22,7 +22,7 @@ typedef struct sweep_out {
     const mrt_sweep *t;
 } sweep_out;
 
-#define CELL(t, r, v) (&(t)->cell[(size_t)(r) * MRT_SWEEP_MAX + (v)])
+#define CELL(t, r, v) (&(t)->cell[(size_t)(r)*MRT_SWEEP_MAX + (v)])
 
 /* Reads "DIM=N,N,..." (checked by args.c). */
 static void parse_sweep(const char *s, char *dim, size_t size, int *n,
@@ -59,8 +59,8 @@ static mrt_status check_dim(const mrt_cli_args *a, const char *dim)
                                   d ? ", " : "",
                                   mrt_spec_get_dim(spec, d, NULL));
         st = mrt_cli_error(&err, MRT_E_USAGE, "",
-                           "--sweep: no dim '%s' in %.200s (dims: %.200s)",
-                           dim, info.path, list);
+                           "--sweep: no dim '%s' in %.200s (dims: %.200s)", dim,
+                           info.path, list);
     }
     if (st == MRT_E_USAGE || st == MRT_E_NOMEM)
         mrt_cli_print_error(&err);
@@ -77,8 +77,7 @@ static double growth(const mrt_sweep *t, int r)
             first = first < 0 ? v : first;
             last = v;
         }
-    if (first < 0 || last == first ||
-        !(CELL(t, r, first)->totals.time_s > 0))
+    if (first < 0 || last == first || !(CELL(t, r, first)->totals.time_s > 0))
         return 0;
     return CELL(t, r, last)->totals.time_s / CELL(t, r, first)->totals.time_s;
 }
@@ -92,9 +91,10 @@ static void print_text(const sweep_out *o, FILE *f)
     for (int r = 0; r < t->nrows; r++)
         namew = (int)strlen(t->name[r]) > namew ? (int)strlen(t->name[r])
                                                 : namew;
-    fprintf(f, "%s: %d layout%s as dim %s grows, planner %s, costs modeled "
-               "with the %s profile; each cell: modeled time per step / wire "
-               "bytes per rank ('*' the fastest at that size)\n\n",
+    fprintf(f,
+            "%s: %d layout%s as dim %s grows, planner %s, costs modeled "
+            "with the %s profile; each cell: modeled time per step / wire "
+            "bytes per rank ('*' the fastest at that size)\n\n",
             o->spec, t->nrows, t->nrows == 1 ? "" : "s", t->dim, o->planner,
             t->machine[0] ? t->machine : "default");
     for (int v = 0; v < t->nvalues; v++) {
@@ -105,11 +105,11 @@ static void print_text(const sweep_out *o, FILE *f)
     for (int r = 0; r < t->nrows; r++)
         for (int v = 0; v < t->nvalues; v++) {
             const mrt_sweep_cell *c = CELL(t, r, v);
-            int n = c->ok ? snprintf(NULL, 0, "%s / %s *",
-                                     mrt_cli_fmt_time(c->totals.time_s, a,
-                                                      sizeof a),
-                                     mrt_cli_fmt_bytes(c->totals.wire_bytes,
-                                                       b, sizeof b))
+            int n = c->ok ? snprintf(
+                                NULL, 0, "%s / %s *",
+                                mrt_cli_fmt_time(c->totals.time_s, a, sizeof a),
+                                mrt_cli_fmt_bytes(c->totals.wire_bytes, b,
+                                                  sizeof b))
                           : 5;
             w[v] = n > w[v] ? n : w[v];
         }
@@ -155,9 +155,10 @@ static void write_csv(FILE *f, const void *table)
     char line[MRT_CLI_ERROR_MAX];
     const mrt_sweep *t = ((const sweep_out *)table)->t;
     static const char *const head[] = {
-        "layout", "dim", "size", "ok", "time_s", "comm_time_s",
-        "compute_time_s", "wire_bytes", "comm_bytes", "messages",
-        "peak_memory", "fastest", "error"};
+        "layout",     "dim",         "size",           "ok",
+        "time_s",     "comm_time_s", "compute_time_s", "wire_bytes",
+        "comm_bytes", "messages",    "peak_memory",    "fastest",
+        "error"};
     size_t nhead = sizeof head / sizeof head[0];
     for (size_t k = 0; k < nhead; k++)
         mrt_cli_csv_field(head[k], f, k + 1 == nhead);
@@ -169,16 +170,17 @@ static void write_csv(FILE *f, const void *table)
             mrt_cli_csv_field(t->dim, f, 0);
             fprintf(f, "%" PRId64 ",%d,", t->value[v], c->ok);
             if (c->ok)
-                fprintf(f, "%.9g,%.9g,%.9g,%.17g,%" PRId64 ",%" PRId64
-                           ",%" PRId64 ",%d,",
+                fprintf(f,
+                        "%.9g,%.9g,%.9g,%.17g,%" PRId64 ",%" PRId64 ",%" PRId64
+                        ",%d,",
                         x->time_s, x->comm_time_s, x->compute_time_s,
                         x->wire_bytes, x->comm_bytes, x->messages,
                         x->peak_memory, t->fastest[v] == r);
             else
                 fputs(",,,,,,,,", f);
-            mrt_cli_csv_field(c->ok ? "" : mrt_cli_error_line(&c->error, line,
-                                                              sizeof line),
-                              f, 1);
+            mrt_cli_csv_field(
+                c->ok ? "" : mrt_cli_error_line(&c->error, line, sizeof line),
+                f, 1);
         }
 }
 
@@ -206,20 +208,20 @@ static void write_json(FILE *f, const void *table)
         for (int v = 0; v < t->nvalues; v++) {
             const mrt_sweep_cell *c = CELL(t, r, v);
             const mrt_plan_totals *x = &c->totals;
-            fprintf(f, "%s\n   {\"size\": %" PRId64, v ? "," : "",
-                    t->value[v]);
+            fprintf(f, "%s\n   {\"size\": %" PRId64, v ? "," : "", t->value[v]);
             if (!c->ok) {
                 fputs(", \"ok\": false, \"error\": ", f);
-                mrt_json_write_string(f, mrt_cli_error_line(&c->error, line,
-                                                            sizeof line));
+                mrt_json_write_string(
+                    f, mrt_cli_error_line(&c->error, line, sizeof line));
                 fputc('}', f);
                 continue;
             }
-            fprintf(f, ", \"ok\": true, \"fastest\": %s, \"time_s\": %s"
-                       ", \"comm_time_s\": %s, \"compute_time_s\": %s"
-                       ", \"wire_bytes\": %s, \"comm_bytes\": %" PRId64
-                       ", \"messages\": %" PRId64 ", \"peak_memory\": %" PRId64
-                       "}",
+            fprintf(f,
+                    ", \"ok\": true, \"fastest\": %s, \"time_s\": %s"
+                    ", \"comm_time_s\": %s, \"compute_time_s\": %s"
+                    ", \"wire_bytes\": %s, \"comm_bytes\": %" PRId64
+                    ", \"messages\": %" PRId64 ", \"peak_memory\": %" PRId64
+                    "}",
                     t->fastest[v] == r ? "true" : "false",
                     MRT_CLI_JSON_NUM("%.9g", x->time_s),
                     MRT_CLI_JSON_NUM("%.9g", x->comm_time_s),
@@ -240,8 +242,8 @@ static mrt_status write_reports(const mrt_cli_args *a, const sweep_out *o)
     mrt_status first = MRT_OK;
     for (int k = 0; k < 2; k++) {
         mrt_error err = {0};
-        if (path[k] && mrt_file_write(path[k], "the sweep", writer[k], o,
-                                      &err)) {
+        if (path[k] &&
+            mrt_file_write(path[k], "the sweep", writer[k], o, &err)) {
             mrt_cli_print_error(&err);
             first = first ? first : err.code;
         }
@@ -266,9 +268,7 @@ int mrt_cli_sweep(const mrt_cli_args *a)
         mrt_cli_print_error(&err);
         return mrt_cli_exit_code(st);
     }
-    sweep_out o = {a->spec,
-                   mrt_planner_name(a->plan.planner),
-                   t};
+    sweep_out o = {a->spec, mrt_planner_name(a->plan.planner), t};
     if (!t->nrows) {
         /* no size loaded: the spec (or --dim) is wrong; say it once */
         char line[MRT_CLI_ERROR_MAX];

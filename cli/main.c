@@ -33,8 +33,8 @@ int main(int argc, char **argv)
 {
     /* The commands that run kernels pick BLIS's kernel family before
      * anything can call BLIS or start a thread (MPI_Init): mrt_init. */
-    if (argc >= 2 && (strcmp(argv[1], "run") == 0 ||
-                      strcmp(argv[1], "calibrate") == 0))
+    if (argc >= 2 &&
+        (strcmp(argv[1], "run") == 0 || strcmp(argv[1], "calibrate") == 0))
         mrt_init(NULL);
     if (argc < 2 || strcmp(argv[1], "--help") == 0 ||
         strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
@@ -61,9 +61,11 @@ int main(int argc, char **argv)
         cmd = mrt_cli_search;
     mrt_error err = {0};
     if (!cmd) { /* through the error formatter, which escapes a newline */
-        mrt_cli_error(&err, MRT_E_USAGE, "meshrt", "unknown command '%.200s' "
+        mrt_cli_error(&err, MRT_E_USAGE, "meshrt",
+                      "unknown command '%.200s' "
                       "(commands: check, plan, run, calibrate, compare, "
-                      "search; see meshrt --help)", a.cmd);
+                      "search; see meshrt --help)",
+                      a.cmd);
         mrt_cli_print_error(&err);
         return 2;
     }
@@ -90,8 +92,10 @@ int main(int argc, char **argv)
     /* What was printed is an output too: a full disk is not success. */
     int e = stdout_error();
     if (e && code == 0) {
-        mrt_cli_error(&err, MRT_E_RUNTIME, "meshrt", "cannot write the "
-                      "standard output: %s", strerror(e));
+        mrt_cli_error(&err, MRT_E_RUNTIME, "meshrt",
+                      "cannot write the "
+                      "standard output: %s",
+                      strerror(e));
         mrt_cli_print_error(&err);
     }
     return code ? code : e ? 1 : 0;

@@ -50,8 +50,8 @@ const char *mrt_cli_fmt_bytes(double v, char *b, size_t n)
 
 enum { C_MARK, C_NAME, C_MESH }; /* then the axis sets, then FIXED */
 static const char *const fixed_head[] = {
-    "to MPI", "wire", "msgs", "comm", "compute", "total", "peak mem",
-    "fwd wire", "bwd wire", "upd wire"};
+    "to MPI", "wire",     "msgs",     "comm",     "compute",
+    "total",  "peak mem", "fwd wire", "bwd wire", "upd wire"};
 /* The last three (wire bytes by phase) only for specs that train. */
 #define NFIXED_ALL ((int)(sizeof fixed_head / sizeof fixed_head[0]))
 #define NFIXED (t->training ? NFIXED_ALL : NFIXED_ALL - 3)
@@ -68,8 +68,9 @@ static void row_cells(const mrt_cmp_table *t, int r, char (*cell)[CELL])
     if (!row->ok)
         return;
     for (int k = 0; k < t->ncols; k++)
-        mrt_cli_fmt_bytes((double)row->axis_bytes[k], cell[C_MESH + 1 + k], CELL);
-    char (*f)[CELL] = cell + C_MESH + 1 + t->ncols;
+        mrt_cli_fmt_bytes((double)row->axis_bytes[k], cell[C_MESH + 1 + k],
+                          CELL);
+    char(*f)[CELL] = cell + C_MESH + 1 + t->ncols;
     mrt_cli_fmt_bytes((double)x->comm_bytes, f[0], CELL);
     mrt_cli_fmt_bytes(x->wire_bytes, f[1], CELL);
     snprintf(f[2], CELL, "%" PRId64, x->messages);
@@ -84,7 +85,7 @@ static void row_cells(const mrt_cmp_table *t, int r, char (*cell)[CELL])
 void mrt_cmp_print_text(const mrt_cmp_table *t, FILE *f)
 {
     int ncell = C_MESH + 1 + t->ncols + NFIXED;
-    char (*cell)[CELL] = calloc((size_t)(t->nrows + 1) * (size_t)ncell, CELL);
+    char(*cell)[CELL] = calloc((size_t)(t->nrows + 1) * (size_t)ncell, CELL);
     int *width = calloc((size_t)ncell, sizeof *width);
     if (!cell || !width) {
         free(cell);
@@ -105,19 +106,21 @@ void mrt_cmp_print_text(const mrt_cmp_table *t, FILE *f)
             int w = (int)strlen(cell[(size_t)r * ncell + k]);
             width[k] = w > width[k] ? w : width[k];
         }
-    fprintf(f, "%s: %d layout%s, planner %s, costs modeled with the %s "
-               "profile; figures per rank (bytes by the mesh axes they "
-               "cross)\n\n",
+    fprintf(f,
+            "%s: %d layout%s, planner %s, costs modeled with the %s "
+            "profile; figures per rank (bytes by the mesh axes they "
+            "cross)\n\n",
             t->spec, t->nrows, t->nrows == 1 ? "" : "s", t->planner,
             t->profile);
     for (int r = 0; r <= t->nrows; r++) {
-        const char (*c)[CELL] = (const char (*)[CELL])cell + (size_t)r * ncell;
-        fprintf(f, "%-*s %-*s  %-*s", width[C_MARK], c[C_MARK],
-                width[C_NAME], c[C_NAME], width[C_MESH], c[C_MESH]);
+        const char(*c)[CELL] = (const char(*)[CELL])cell + (size_t)r * ncell;
+        fprintf(f, "%-*s %-*s  %-*s", width[C_MARK], c[C_MARK], width[C_NAME],
+                c[C_NAME], width[C_MESH], c[C_MESH]);
         if (r > 0 && !t->row[r - 1].ok) {
             char line[MRT_CLI_ERROR_MAX];
-            fprintf(f, "  %s\n", mrt_cli_error_line(&t->row[r - 1].error,
-                                                   line, sizeof line));
+            fprintf(
+                f, "  %s\n",
+                mrt_cli_error_line(&t->row[r - 1].error, line, sizeof line));
             continue;
         }
         for (int k = C_MESH + 1; k < ncell; k++)
@@ -125,19 +128,23 @@ void mrt_cmp_print_text(const mrt_cmp_table *t, FILE *f)
         fputc('\n', f);
     }
     if (t->fastest >= 0)
-        fprintf(f, "\n* fastest (modeled): %s, %s = communication %s + "
-                   "compute %s\n",
-                t->row[t->fastest].name,
-                mrt_cli_fmt_time(t->row[t->fastest].totals.time_s, cell[0], CELL),
-                mrt_cli_fmt_time(t->row[t->fastest].totals.comm_time_s, cell[1], CELL),
-                mrt_cli_fmt_time(t->row[t->fastest].totals.compute_time_s, cell[2],
-                         CELL));
+        fprintf(
+            f,
+            "\n* fastest (modeled): %s, %s = communication %s + "
+            "compute %s\n",
+            t->row[t->fastest].name,
+            mrt_cli_fmt_time(t->row[t->fastest].totals.time_s, cell[0], CELL),
+            mrt_cli_fmt_time(t->row[t->fastest].totals.comm_time_s, cell[1],
+                             CELL),
+            mrt_cli_fmt_time(t->row[t->fastest].totals.compute_time_s, cell[2],
+                             CELL));
     else
         fputs("\nno layout plans for this program\n", f);
     if (t->fastest >= 0 && t->training) {
         const mrt_plan_totals *x = &t->row[t->fastest].totals;
-        fprintf(f, "  one training step of it: forward %s, backward %s, "
-                   "update %s (modeled)\n",
+        fprintf(f,
+                "  one training step of it: forward %s, backward %s, "
+                "update %s (modeled)\n",
                 mrt_cli_fmt_time(x->phase_time_s[0], cell[0], CELL),
                 mrt_cli_fmt_time(x->phase_time_s[1], cell[1], CELL),
                 mrt_cli_fmt_time(x->phase_time_s[2], cell[2], CELL));
@@ -179,11 +186,21 @@ void mrt_cmp_write_csv(FILE *f, const void *table)
         snprintf(buf, sizeof buf, "bytes over %s", t->col[k]);
         csv_field(buf, f, 0);
     }
-    static const char *const head[] = {
-        "comm_bytes", "wire_bytes", "messages", "collectives",
-        "comm_time_s", "compute_time_s", "time_s", "peak_memory", "fastest",
-        "forward_wire_bytes", "backward_wire_bytes", "update_wire_bytes",
-        "forward_time_s", "backward_time_s", "update_time_s"};
+    static const char *const head[] = {"comm_bytes",
+                                       "wire_bytes",
+                                       "messages",
+                                       "collectives",
+                                       "comm_time_s",
+                                       "compute_time_s",
+                                       "time_s",
+                                       "peak_memory",
+                                       "fastest",
+                                       "forward_wire_bytes",
+                                       "backward_wire_bytes",
+                                       "update_wire_bytes",
+                                       "forward_time_s",
+                                       "backward_time_s",
+                                       "update_time_s"};
     for (size_t k = 0; k < sizeof head / sizeof head[0]; k++)
         csv_field(head[k], f, 0);
     csv_field("error", f, 1);
@@ -196,26 +213,25 @@ void mrt_cmp_write_csv(FILE *f, const void *table)
             for (size_t k = 0; k < (size_t)t->ncols + 15; k++)
                 fputc(',', f);
             char line[MRT_CLI_ERROR_MAX];
-            csv_field(mrt_cli_error_line(&row->error, line, sizeof line), f,
-                      1);
+            csv_field(mrt_cli_error_line(&row->error, line, sizeof line), f, 1);
             continue;
         }
         for (int k = 0; k < t->ncols; k++)
             fprintf(f, "%" PRId64 ",", row->axis_bytes[k]);
-        fprintf(f, "%" PRId64 ",%.17g,%" PRId64 ",%" PRId64
-                   ",%.9g,%.9g,%.9g,%" PRId64 ",%d,",
+        fprintf(f,
+                "%" PRId64 ",%.17g,%" PRId64 ",%" PRId64
+                ",%.9g,%.9g,%.9g,%" PRId64 ",%d,",
                 x->comm_bytes, x->wire_bytes, x->messages, x->collectives,
-                x->comm_time_s, x->compute_time_s, x->time_s,
-                x->peak_memory, r == t->fastest);
+                x->comm_time_s, x->compute_time_s, x->time_s, x->peak_memory,
+                r == t->fastest);
         fprintf(f, "%.17g,%.17g,%.17g,%.9g,%.9g,%.9g,\r\n",
                 x->phase_wire_bytes[0], x->phase_wire_bytes[1],
-                x->phase_wire_bytes[2], x->phase_time_s[0],
-                x->phase_time_s[1], x->phase_time_s[2]);
+                x->phase_wire_bytes[2], x->phase_time_s[0], x->phase_time_s[1],
+                x->phase_time_s[2]);
     }
 }
 
 /* ---- JSON ---- */
-
 
 void mrt_cmp_write_json(FILE *f, const void *table)
 {
@@ -247,13 +263,14 @@ void mrt_cmp_write_json(FILE *f, const void *table)
         if (!row->ok) {
             fputs(", \"ok\": false, \"error\": ", f);
             char line[MRT_CLI_ERROR_MAX];
-            mrt_json_write_string(f, mrt_cli_error_line(&row->error, line,
-                                                        sizeof line));
+            mrt_json_write_string(
+                f, mrt_cli_error_line(&row->error, line, sizeof line));
             fputc('}', f);
             continue;
         }
-        fprintf(f, ", \"ok\": true, \"fastest\": %s,\n   \"comm_bytes_by_axis\": {",
-                r == t->fastest ? "true" : "false");
+        fprintf(
+            f, ", \"ok\": true, \"fastest\": %s,\n   \"comm_bytes_by_axis\": {",
+            r == t->fastest ? "true" : "false");
         int n = 0;
         for (int k = 0; k < t->ncols; k++) {
             if (!row->axis_bytes[k])
@@ -262,21 +279,24 @@ void mrt_cmp_write_json(FILE *f, const void *table)
             mrt_json_write_string(f, t->col[k]);
             fprintf(f, ": %" PRId64, row->axis_bytes[k]);
         }
-        fprintf(f, "},\n   \"comm_bytes\": %" PRId64 ", \"wire_bytes\": %s"
-                   ", \"messages\": %" PRId64 ", \"collectives\": %" PRId64
-                   ", \"flops\": %s,\n   \"comm_time_s\": %s"
-                   ", \"compute_time_s\": %s, \"time_s\": %s"
-                   ", \"peak_memory\": %" PRId64 ",\n   \"phases\": {",
+        fprintf(f,
+                "},\n   \"comm_bytes\": %" PRId64 ", \"wire_bytes\": %s"
+                ", \"messages\": %" PRId64 ", \"collectives\": %" PRId64
+                ", \"flops\": %s,\n   \"comm_time_s\": %s"
+                ", \"compute_time_s\": %s, \"time_s\": %s"
+                ", \"peak_memory\": %" PRId64 ",\n   \"phases\": {",
                 x->comm_bytes, MRT_CLI_JSON_NUM("%.17g", x->wire_bytes),
-                x->messages, x->collectives, MRT_CLI_JSON_NUM("%.17g", x->flops),
+                x->messages, x->collectives,
+                MRT_CLI_JSON_NUM("%.17g", x->flops),
                 MRT_CLI_JSON_NUM("%.9g", x->comm_time_s),
                 MRT_CLI_JSON_NUM("%.9g", x->compute_time_s),
                 MRT_CLI_JSON_NUM("%.9g", x->time_s), x->peak_memory);
         static const char *const phase[] = {"forward", "backward", "update"};
         for (int ph = 0; ph < 3; ph++)
-            fprintf(f, "%s\"%s\": {\"comm_bytes\": %" PRId64
-                       ", \"wire_bytes\": %s, \"collectives\": %" PRId64
-                       ", \"time_s\": %s}",
+            fprintf(f,
+                    "%s\"%s\": {\"comm_bytes\": %" PRId64
+                    ", \"wire_bytes\": %s, \"collectives\": %" PRId64
+                    ", \"time_s\": %s}",
                     ph ? ", " : "", phase[ph], x->phase_comm_bytes[ph],
                     MRT_CLI_JSON_NUM("%.17g", x->phase_wire_bytes[ph]),
                     x->phase_collectives[ph],

@@ -84,8 +84,9 @@ static void bar(FILE *f, double x, double y, double w, const char *colour,
 {
     char buf[64];
     fmt_time(t, buf, sizeof buf);
-    fprintf(f, "  <rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.0f\" "
-               "fill=\"%s\"><title>",
+    fprintf(f,
+            "  <rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.0f\" "
+            "fill=\"%s\"><title>",
             x, y, w, BAR, colour);
     xml_text(name, f, 200);
     fprintf(f, ": %s %s</title></rect>\n", what, buf);
@@ -93,14 +94,15 @@ static void bar(FILE *f, double x, double y, double w, const char *colour,
 
 static void legend(FILE *f, double x, double y)
 {
-    fprintf(f, "  <rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" "
-               "fill=\"%s\"/>\n"
-               "  <text x=\"%.1f\" y=\"%.1f\">communication (modeled)</text>\n"
-               "  <rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" "
-               "fill=\"%s\"/>\n"
-               "  <text x=\"%.1f\" y=\"%.1f\">compute (modeled)</text>\n",
-            x, y - 10, COMM_COLOUR, x + 18, y, x + 200, y - 10,
-            COMPUTE_COLOUR, x + 218, y);
+    fprintf(f,
+            "  <rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" "
+            "fill=\"%s\"/>\n"
+            "  <text x=\"%.1f\" y=\"%.1f\">communication (modeled)</text>\n"
+            "  <rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" "
+            "fill=\"%s\"/>\n"
+            "  <text x=\"%.1f\" y=\"%.1f\">compute (modeled)</text>\n",
+            x, y - 10, COMM_COLOUR, x + 18, y, x + 200, y - 10, COMPUTE_COLOUR,
+            x + 218, y);
 }
 
 void mrt_cmp_write_svg(FILE *f, const void *table)
@@ -117,25 +119,28 @@ void mrt_cmp_write_svg(FILE *f, const void *table)
     double left = fmin(260, 24 + 7.5 * (double)longest);
     double plot = WIDTH - left - RIGHT;
     double axis_y = TOP + ROW * t->nrows + 6, height = axis_y + 56;
-    double step = max > 0 ? tick_step(max) : 1, end = max > 0 ? ceil(max / step - 1e-9) * step : 1;
+    double step = max > 0 ? tick_step(max) : 1,
+           end = max > 0 ? ceil(max / step - 1e-9) * step : 1;
     double scale;
     const char *unit;
     time_unit(end, &scale, &unit);
 
-    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-               "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" "
-               "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
-               "font-family=\"Helvetica, Arial, sans-serif\" font-size=\"12\">\n"
-               "  <title>Modeled time per rank of each layout of ",
+    fprintf(f,
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" "
+            "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+            "font-family=\"Helvetica, Arial, sans-serif\" font-size=\"12\">\n"
+            "  <title>Modeled time per rank of each layout of ",
             WIDTH, height, WIDTH, height);
     xml_text(t->spec, f, 300);
     fputs("</title>\n  <desc>meshrt compare: one bar per layout, the modeled "
           "communication time stacked with the modeled compute time.</desc>\n",
           f);
-    fprintf(f, "  <rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" "
-               "fill=\"#ffffff\"/>\n"
-               "  <text x=\"16\" y=\"26\" font-size=\"16\" font-weight=\"bold\">"
-               "Modeled time per rank: ",
+    fprintf(f,
+            "  <rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" "
+            "fill=\"#ffffff\"/>\n"
+            "  <text x=\"16\" y=\"26\" font-size=\"16\" font-weight=\"bold\">"
+            "Modeled time per rank: ",
             WIDTH, height);
     xml_text(t->spec, f, 80);
     fputs("</text>\n  <text x=\"16\" y=\"46\" fill=\"#555555\">planner ", f);
@@ -148,16 +153,18 @@ void mrt_cmp_write_svg(FILE *f, const void *table)
     /* Grid and axis. */
     for (double v = 0; v <= end * (1 + 1e-9); v += step) {
         double x = left + plot * v / end;
-        fprintf(f, "  <line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-                   "stroke=\"#dddddd\"/>\n"
-                   "  <text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" "
-                   "fill=\"#333333\">%.4g</text>\n",
+        fprintf(f,
+                "  <line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+                "stroke=\"#dddddd\"/>\n"
+                "  <text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" "
+                "fill=\"#333333\">%.4g</text>\n",
                 x, TOP - 6, x, axis_y, x, axis_y + 16, v * scale);
     }
-    fprintf(f, "  <line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-               "stroke=\"#333333\"/>\n"
-               "  <text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">"
-               "modeled time per rank (%s)</text>\n",
+    fprintf(f,
+            "  <line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+            "stroke=\"#333333\"/>\n"
+            "  <text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">"
+            "modeled time per rank (%s)</text>\n",
             left, axis_y, left + plot, axis_y, left + plot / 2, axis_y + 38,
             unit);
 
@@ -169,13 +176,16 @@ void mrt_cmp_write_svg(FILE *f, const void *table)
         xml_text(row->name, f, 40);
         fputs("</text>\n", f);
         if (!row->ok || !isfinite(row->totals.time_s)) {
-            fprintf(f, "  <text x=\"%.1f\" y=\"%.1f\" fill=\"#aa0000\" "
-                       "font-style=\"italic\">%s",
-                    left + 4, mid, row->ok ? "modeled time not finite"
-                                           : "does not fit: ");
+            fprintf(f,
+                    "  <text x=\"%.1f\" y=\"%.1f\" fill=\"#aa0000\" "
+                    "font-style=\"italic\">%s",
+                    left + 4, mid,
+                    row->ok ? "modeled time not finite" : "does not fit: ");
             char line[MRT_CLI_ERROR_MAX];
-            xml_text(row->ok ? "" : mrt_cli_error_line(&row->error, line,
-                                                       sizeof line), f, 90);
+            xml_text(row->ok
+                         ? ""
+                         : mrt_cli_error_line(&row->error, line, sizeof line),
+                     f, 90);
             fputs("</text>\n", f);
             continue;
         }

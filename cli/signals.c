@@ -78,13 +78,13 @@ void mrt_cli_signals_install(const char *cmd, int rank)
                          "meshrt: error: interrupted by signal %d (%s): "
                          "'meshrt %.40s' did not finish\n",
                          caught[k], caught_name[k], cmd);
-        line_len[k] = n < 0 ? 0 : (size_t)n < sizeof line[k] ? (size_t)n
-                                                                : sizeof line[k] - 1;
+        line_len[k] = n < 0                        ? 0
+                      : (size_t)n < sizeof line[k] ? (size_t)n
+                                                   : sizeof line[k] - 1;
         struct sigaction old;
         /* A signal ignored when we started (nohup, a background job of a
          * shell without job control) stays ignored. */
-        if (sigaction(caught[k], NULL, &old) == 0 &&
-            old.sa_handler == SIG_IGN)
+        if (sigaction(caught[k], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
             continue;
         sigaction(caught[k], &sa, NULL);
     }

@@ -25,8 +25,8 @@ static mrt_link group_link(const mrt_profile *p, const mrt_mesh *m,
 }
 
 mrt_comm_cost mrt_cost_collective(const mrt_profile *p, const mrt_mesh *m,
-                                  mrt_coll kind, unsigned axes,
-                                  int64_t bytes, int elsize)
+                                  mrt_coll kind, unsigned axes, int64_t bytes,
+                                  int elsize)
 {
     mrt_comm_cost c = {0};
     double g = (double)mrt_mesh_group_size(m, axes), n = (double)bytes;
@@ -59,8 +59,7 @@ mrt_comm_cost mrt_cost_collective(const mrt_profile *p, const mrt_mesh *m,
         c.wire_bytes = n;
         c.messages = 1;
         break;
-    case MRT_COLL_COUNT:
-        break;
+    case MRT_COLL_COUNT: break;
     }
     mrt_link l = group_link(p, m, axes);
     c.time_s = l.latency_s * (double)c.messages +
@@ -96,8 +95,8 @@ double mrt_cost_local(const mrt_profile *p, double written, double read,
     return mrt_cost_copy(p, (written + read) * elsize);
 }
 
-double mrt_cost_matmul_lower_bound(double m, double n, double k,
-                                   double batch, double procs)
+double mrt_cost_matmul_lower_bound(double m, double n, double k, double batch,
+                                   double procs)
 {
     if (batch > 1) {
         if (procs <= batch)

@@ -51,8 +51,8 @@ typedef enum mrt_coll {
 /* Cost of one collective handing `bytes` to MPI per rank over the group
  * of mesh axes `axes`. */
 mrt_comm_cost mrt_cost_collective(const mrt_profile *p, const mrt_mesh *m,
-                                  mrt_coll kind, unsigned axes,
-                                  int64_t bytes, int elsize);
+                                  mrt_coll kind, unsigned axes, int64_t bytes,
+                                  int elsize);
 /* Cost of an all-to-all over the group `axes` whose pattern is not the
  * uniform one (ops/exchange.c counts what each rank sends, and to how
  * many peers, at most over the ranks). */
@@ -80,7 +80,7 @@ int64_t mrt_cost_mpi_scratch(mrt_coll kind, int64_t bytes, int64_t group);
  * regimes).  With batch > 1, each of the batch products gets P / batch
  * processors when P > batch (and the bound is 0 when P <= batch): see
  * docs/cost-model.md.  Returns words (elements), >= 0. */
-double mrt_cost_matmul_lower_bound(double m, double n, double k,
-                                   double batch, double procs);
+double mrt_cost_matmul_lower_bound(double m, double n, double k, double batch,
+                                   double procs);
 
 #endif

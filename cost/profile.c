@@ -38,4 +38,3 @@ mrt_link mrt_profile_link(const mrt_profile *p, const mrt_mesh *m, int a)
             return p->link[i];
     return p->fallback;
 }
-

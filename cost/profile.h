@@ -33,15 +33,15 @@ typedef struct mrt_link {
 
 /* A machine: the links per named mesh axis and the local rates. */
 typedef struct mrt_profile {
-    char source[PATH_MAX];          /* "built-in default", a file, ... */
-    int naxes;                      /* links given per axis name */
+    char source[PATH_MAX]; /* "built-in default", a file, ... */
+    int naxes;             /* links given per axis name */
     char axis[MRT_MAX_AXES][MRT_NAME_MAX];
     mrt_link link[MRT_MAX_AXES];
-    mrt_link fallback;              /* for axes not named above */
+    mrt_link fallback;                  /* for axes not named above */
     double gemm_flops[MRT_DTYPE_COUNT]; /* local GEMM rate, flop/s */
-    double reduce_flops;            /* elementwise add rate, flop/s */
-    double copy_Bps;                /* local copy rate, bytes/s */
-    char kernel[64];                /* BLIS kernel family, if measured */
+    double reduce_flops;                /* elementwise add rate, flop/s */
+    double copy_Bps;                    /* local copy rate, bytes/s */
+    char kernel[64];                    /* BLIS kernel family, if measured */
 } mrt_profile;
 
 /* The profile used when nothing better is known: a shared-memory node

@@ -84,8 +84,7 @@ char *mrt_machine_get_default_path(char *buf, size_t size)
 {
     if (!buf || size == 0)
         return NULL;
-    return mrt_profile_default_path(buf, size > INT_MAX ? INT_MAX
-                                                        : (int)size);
+    return mrt_profile_default_path(buf, size > INT_MAX ? INT_MAX : (int)size);
 }
 
 /* ---- reading: numbers with their limits -------------------------- */
@@ -94,9 +93,8 @@ char *mrt_machine_get_default_path(char *buf, size_t size)
  * `unit` names the file's unit in messages), times scale; *out is left
  * alone when n is NULL (key absent). */
 static mrt_status number(const mrt_yaml_doc *d, const yaml_node_t *n,
-                         const char *name, const char *in, double lo,
-                         double hi, const char *unit, double scale,
-                         double *out)
+                         const char *name, const char *in, double lo, double hi,
+                         const char *unit, double scale, double *out)
 {
     char w[MRT_YAML_QUOTE_MAX + 32];
     double v;
@@ -106,17 +104,18 @@ static mrt_status number(const mrt_yaml_doc *d, const yaml_node_t *n,
         *out = v * scale;
         return MRT_OK;
     }
-    return mrt_yaml_fail(d, n, "'%s' in %s must be a number from %g to %g "
-                         "(%s), got %s", name, in, lo, hi, unit,
-                         mrt_yaml_what(n, w, sizeof w));
+    return mrt_yaml_fail(d, n,
+                         "'%s' in %s must be a number from %g to %g "
+                         "(%s), got %s",
+                         name, in, lo, hi, unit, mrt_yaml_what(n, w, sizeof w));
 }
 
 /* A latency in microseconds, and a rate in G units per second. */
 static mrt_status latency(const mrt_yaml_doc *d, const yaml_node_t *n,
                           const char *name, const char *in, double *out)
 {
-    return number(d, n, name, in, 0, MRT_PROFILE_LATENCY_US_MAX,
-                  "microseconds", 1e-6, out);
+    return number(d, n, name, in, 0, MRT_PROFILE_LATENCY_US_MAX, "microseconds",
+                  1e-6, out);
 }
 
 static mrt_status rate(const mrt_yaml_doc *d, const yaml_node_t *n,
@@ -129,9 +128,9 @@ static mrt_status rate(const mrt_yaml_doc *d, const yaml_node_t *n,
 
 /* ---- reading: the profile's parts --------------------------------- */
 
-static const char *const top_keys[] = {"source",  "kernel", "reduce_gflops",
+static const char *const top_keys[] = {"source",    "kernel",  "reduce_gflops",
                                        "copy_GBps", "default", "axes",
-                                       "measured", NULL};
+                                       "measured",  NULL};
 static const char *const link_keys[] = {"latency_us", "bandwidth_GBps", NULL};
 static const char *const kernel_keys[] = {"family", "gflops_float32",
                                           "gflops_float64", NULL};
@@ -170,7 +169,8 @@ static mrt_status load_kernel(const mrt_yaml_doc *d, const yaml_node_t *map,
         return st;
     const char *s = mrt_yaml_str(fam);
     if (!s || mrt_yaml_is_null(fam) || strlen(s) >= sizeof p->kernel)
-        return mrt_yaml_fail(d, fam, "'family' in 'kernel' must be a name "
+        return mrt_yaml_fail(d, fam,
+                             "'family' in 'kernel' must be a name "
                              "shorter than %zu characters, got %s",
                              sizeof p->kernel, mrt_yaml_what(fam, w, sizeof w));
     snprintf(p->kernel, sizeof p->kernel, "%s", s);
@@ -189,7 +189,8 @@ static mrt_status load_axes(const mrt_yaml_doc *d, const yaml_node_t *map,
         const yaml_node_t *k = mrt_yaml_node(d, pr->key);
         const char *name = mrt_yaml_str(k);
         if (!mrt_yaml_name_ok(name, strlen(name)))
-            return mrt_yaml_fail(d, k, "invalid mesh axis name %s (a name "
+            return mrt_yaml_fail(d, k,
+                                 "invalid mesh axis name %s (a name "
                                  "starts with a letter or '_' and has only "
                                  "letters, digits and '_', at most %d)",
                                  mrt_yaml_what(k, w, sizeof w),
@@ -198,8 +199,10 @@ static mrt_status load_axes(const mrt_yaml_doc *d, const yaml_node_t *map,
         while (i < p->naxes && strcmp(p->axis[i], name))
             i++;
         if (i == MRT_MAX_AXES)
-            return mrt_yaml_fail(d, k, "too many axes in the profile (at "
-                                 "most %d)", MRT_MAX_AXES);
+            return mrt_yaml_fail(d, k,
+                                 "too many axes in the profile (at "
+                                 "most %d)",
+                                 MRT_MAX_AXES);
         mrt_link l = i < p->naxes ? p->link[i] : p->fallback;
         snprintf(in, sizeof in, "axis '%s'", name);
         if (!(st = load_link(d, mrt_yaml_node(d, pr->value), in, &l)))
@@ -217,7 +220,8 @@ static mrt_status load_root(const mrt_yaml_doc *d, const yaml_node_t *root,
                              "the profile is empty (meshrt calibrate writes "
                              "one)");
     if (root->type != YAML_MAPPING_NODE)
-        return mrt_yaml_fail(d, root, "expected a mapping at the top of the "
+        return mrt_yaml_fail(d, root,
+                             "expected a mapping at the top of the "
                              "profile, got %s",
                              mrt_yaml_what(root, w, sizeof w));
     mrt_status st = mrt_yaml_check_keys(d, root, top_keys, "the profile");
@@ -326,7 +330,8 @@ static void put_profile(FILE *f, const mrt_profile *p, const char *measured)
     char a[32], b[32];
     fputs(measured ? "# meshrt machine profile, written by `meshrt "
                      "calibrate`\n"
-                   : "# meshrt machine profile (docs/calibration.md)\n", f);
+                   : "# meshrt machine profile (docs/calibration.md)\n",
+          f);
     fputs("source: ", f);
     put_quoted(f, p->source);
     fputs("\nkernel: {", f);

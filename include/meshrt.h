@@ -209,13 +209,28 @@ typedef struct mrt_ir mrt_ir; /* a program being built */
 /* The ops a program may use (docs/spec.md describes each). */
 typedef enum mrt_ir_kind {
     MRT_IR_EINSUM = 0,
-    MRT_IR_ADD, MRT_IR_SUB, MRT_IR_MUL, MRT_IR_DIV,
-    MRT_IR_RELU, MRT_IR_GELU, MRT_IR_TANH, MRT_IR_EXP, MRT_IR_LOG,
-    MRT_IR_NEG, MRT_IR_RSQRT, MRT_IR_SQUARE, MRT_IR_SCALE,
-    MRT_IR_REDUCE_SUM, MRT_IR_REDUCE_MAX, MRT_IR_REDUCE_MEAN,
-    MRT_IR_SOFTMAX, MRT_IR_LAYER_NORM,
-    MRT_IR_RENAME, MRT_IR_RELAYOUT,
-    MRT_IR_MSE, MRT_IR_SOFTMAX_CE,
+    MRT_IR_ADD,
+    MRT_IR_SUB,
+    MRT_IR_MUL,
+    MRT_IR_DIV,
+    MRT_IR_RELU,
+    MRT_IR_GELU,
+    MRT_IR_TANH,
+    MRT_IR_EXP,
+    MRT_IR_LOG,
+    MRT_IR_NEG,
+    MRT_IR_RSQRT,
+    MRT_IR_SQUARE,
+    MRT_IR_SCALE,
+    MRT_IR_REDUCE_SUM,
+    MRT_IR_REDUCE_MAX,
+    MRT_IR_REDUCE_MEAN,
+    MRT_IR_SOFTMAX,
+    MRT_IR_LAYER_NORM,
+    MRT_IR_RENAME,
+    MRT_IR_RELAYOUT,
+    MRT_IR_MSE,
+    MRT_IR_SOFTMAX_CE,
     MRT_IR_KIND_COUNT
 } mrt_ir_kind;
 
@@ -234,9 +249,9 @@ typedef enum mrt_ir_init {
     MRT_IR_INIT_RANDOM,      /* uniform in [-1, 1), seeded by `seed` */
     MRT_IR_INIT_ZEROS,
     MRT_IR_INIT_ONES,
-    MRT_IR_INIT_FILL,        /* every element `value` */
-    MRT_IR_INIT_LABELS,      /* integer class labels in [0, value) */
-    MRT_IR_INIT_FILE,        /* the .npy file `file` */
+    MRT_IR_INIT_FILL,   /* every element `value` */
+    MRT_IR_INIT_LABELS, /* integer class labels in [0, value) */
+    MRT_IR_INIT_FILE,   /* the .npy file `file` */
     MRT_IR_INIT_COUNT
 } mrt_ir_init;
 
@@ -244,36 +259,36 @@ typedef enum mrt_ir_init {
  * defaults. */
 typedef struct mrt_ir_tensor {
     const char *name;
-    int ndims;                 /* dims, by name, in storage order */
+    int ndims; /* dims, by name, in storage order */
     const char *const *shape;
-    int nlayout;               /* its own layout rules; 0: the global */
+    int nlayout; /* its own layout rules; 0: the global */
     const mrt_ir_rule *layout;
     mrt_ir_init init;
-    uint64_t seed;             /* MRT_IR_INIT_RANDOM */
-    double value;              /* FILL: the value; LABELS: the classes */
-    const char *file;          /* FILE: a .npy path (relative: to the
+    uint64_t seed;    /* MRT_IR_INIT_RANDOM */
+    double value;     /* FILL: the value; LABELS: the classes */
+    const char *file; /* FILE: a .npy path (relative: to the
                                   current folder) */
 } mrt_ir_tensor;
 
 /* An op (YAML: an item of `ops:`). */
 typedef struct mrt_ir_op {
     mrt_ir_kind kind;
-    const char *in[2];         /* one or two tensors made before */
-    const char *out;           /* the new tensor's name */
-    int ndims;                 /* einsum: the result's dims; others:
+    const char *in[2]; /* one or two tensors made before */
+    const char *out;   /* the new tensor's name */
+    int ndims;         /* einsum: the result's dims; others:
                                   optional, the result's dims in another
                                   order (reductions: the dims kept) */
     const char *const *shape;
-    const char *dim;           /* softmax, layer_norm,
+    const char *dim; /* softmax, layer_norm,
                                   softmax_cross_entropy: the dim;
                                   rename: the dim renamed */
-    const char *to;            /* rename: its new name */
-    int nreduce;               /* reduce_*: the dims reduced (0: all, or
+    const char *to;  /* rename: its new name */
+    int nreduce;     /* reduce_*: the dims reduced (0: all, or
                                   those `shape` leaves out) */
     const char *const *reduce;
-    double c;                  /* scale: the factor; layer_norm: eps
+    double c;    /* scale: the factor; layer_norm: eps
                                   (0: 1e-5) */
-    int nlayout;               /* its own layout (for the result and
+    int nlayout; /* its own layout (for the result and
                                   what the op makes inside); 0: global */
     const mrt_ir_rule *layout;
     const struct mrt_ir_budget *expect; /* this op's budget (its own
@@ -284,29 +299,28 @@ typedef struct mrt_ir_op {
 /* Budgets a plan must meet (YAML: `expect:`); plan and run exit 1 when
  * one is missed.  -1: no limit. */
 typedef struct mrt_ir_budget {
-    int64_t comm_bytes_max;    /* bytes per rank handed to MPI */
-    int64_t peak_memory_max;   /* bytes per rank */
+    int64_t comm_bytes_max;  /* bytes per rank handed to MPI */
+    int64_t peak_memory_max; /* bytes per rank */
 } mrt_ir_budget;
 
 /* `train:`: one SGD step per run; the backward program is derived by
  * reverse-mode differentiation when this is called. */
 typedef struct mrt_ir_train {
-    const char *loss;          /* a scalar made by an op */
-    int nparams;               /* inputs to train (at most 64) */
+    const char *loss; /* a scalar made by an op */
+    int nparams;      /* inputs to train (at most 64) */
     const char *const *params;
-    int ngrads;                /* inputs whose gradient is wanted too */
+    int ngrads; /* inputs whose gradient is wanted too */
     const char *const *grads;
-    double lr;                 /* 0: 0.01 */
-    int64_t steps;             /* 0: 1 */
+    double lr;     /* 0: 0.01 */
+    int64_t steps; /* 0: 1 */
 } mrt_ir_train;
 
 /* A new builder on a mesh of naxes axes (axis[i] of size size[i], row
  * major, first axis major).  name is what errors and the plan call the
  * program (NULL: "program").  The caller owns *out (mrt_ir_destroy). */
 MRT_API mrt_status mrt_ir_create(const char *name, int naxes,
-                                 const char *const *axis,
-                                 const int64_t *size, mrt_ir **out,
-                                 mrt_error *err);
+                                 const char *const *axis, const int64_t *size,
+                                 mrt_ir **out, mrt_error *err);
 MRT_API void mrt_ir_destroy(mrt_ir *ir);
 /* MRT_F32 (the default) or MRT_F64; another value is MRT_E_USAGE. */
 MRT_API mrt_status mrt_ir_set_dtype(mrt_ir *ir, mrt_dtype dtype,
@@ -332,8 +346,7 @@ MRT_API mrt_status mrt_ir_set_link(mrt_ir *ir, const char *axis,
 /* The tensors the program returns (default: the last op's result; with
  * training, also the loss, the gradients and the updated params). */
 MRT_API mrt_status mrt_ir_set_outputs(mrt_ir *ir, int n,
-                                      const char *const *names,
-                                     mrt_error *err);
+                                      const char *const *names, mrt_error *err);
 MRT_API mrt_status mrt_ir_set_train(mrt_ir *ir, const mrt_ir_train *t,
                                     mrt_error *err);
 /* A named alternative to the global rules (YAML: an entry of
@@ -344,12 +357,12 @@ MRT_API mrt_status mrt_ir_set_train(mrt_ir *ir, const mrt_ir_train *t,
  * A layout given with nlayout 0 and a non-NULL pointer is replicated
  * on every dim; a NULL layout is none. */
 typedef struct mrt_ir_alternative_tensor {
-    const char *name;          /* a tensor of the program */
-    int nlayout;               /* its layout in place of its home one */
+    const char *name; /* a tensor of the program */
+    int nlayout;      /* its layout in place of its home one */
     const mrt_ir_rule *layout;
-    int ngrad_layout;          /* the layout of every piece of its */
+    int ngrad_layout;               /* the layout of every piece of its */
     const mrt_ir_rule *grad_layout; /* gradient (it must have one) */
-    int reshard_after_forward; /* a trained param: the backward pass
+    int reshard_after_forward;      /* a trained param: the backward pass
                                   moves it again from its home layout
                                   (FSDP's option) */
 } mrt_ir_alternative_tensor;
@@ -360,10 +373,10 @@ typedef struct mrt_ir_alternative_op {
 } mrt_ir_alternative_op;
 typedef struct mrt_ir_alternative {
     const char *name;
-    int naxes;                 /* its own mesh (0: the program's) */
+    int naxes; /* its own mesh (0: the program's) */
     const char *const *axis;
     const int64_t *size;
-    int nrules;                /* its global rules */
+    int nrules; /* its global rules */
     const mrt_ir_rule *rules;
     int ntensors;
     const mrt_ir_alternative_tensor *tensors;
@@ -402,8 +415,8 @@ typedef struct mrt_plan_options {
  * NULL (auto planner, default profile).  The plan does not borrow spec:
  * it copies what it needs.  The caller owns *out. */
 MRT_API mrt_status mrt_plan_create(const mrt_spec *spec,
-                                   const mrt_plan_options *opt,
-                                   mrt_plan **out, mrt_error *err);
+                                   const mrt_plan_options *opt, mrt_plan **out,
+                                   mrt_error *err);
 MRT_API void mrt_plan_destroy(mrt_plan *plan);
 /* Human-readable plan; deterministic, so it can be golden-tested.  The
  * three printers print nothing for a NULL plan or f. */
@@ -415,14 +428,14 @@ MRT_API void mrt_plan_print_explain(const mrt_plan *plan, FILE *f);
 
 /* Totals per rank of the whole plan. */
 typedef struct mrt_plan_totals {
-    int64_t comm_bytes;  /* handed to MPI (per rank: with uneven shards,
+    int64_t comm_bytes;       /* handed to MPI (per rank: with uneven shards,
                             the largest rank's, rank 0's) */
     int64_t comm_bytes_total; /* handed to MPI by all ranks together */
-    double wire_bytes;   /* sent on the wire (modeled) */
-    int64_t messages;    /* modeled */
-    int64_t collectives; /* MPI calls */
-    double flops;        /* local kernels */
-    double comm_time_s;  /* modeled */
+    double wire_bytes;        /* sent on the wire (modeled) */
+    int64_t messages;         /* modeled */
+    int64_t collectives;      /* MPI calls */
+    double flops;             /* local kernels */
+    double comm_time_s;       /* modeled */
     double compute_time_s;
     double time_s;       /* comm + compute, modeled */
     int64_t peak_memory; /* bytes per rank a run holds at its peak: the
@@ -444,26 +457,25 @@ MRT_API mrt_plan_totals mrt_plan_get_totals(const mrt_plan *plan);
  * plan): the figures mrt_plan_print shows on the step's line. */
 typedef struct mrt_plan_step_info {
     mrt_plan_step_kind kind;
-    int collective;      /* 1: the step calls MPI */
-    int op;              /* the spec's op it comes from, from 1; 0
+    int collective;    /* 1: the step calls MPI */
+    int op;            /* the spec's op it comes from, from 1; 0
                             for the ops a `train:` block adds */
-    int phase;           /* 0 forward, 1 backward, 2 update */
-    int naxes;           /* mesh axes a collective or slice runs over */
-    char axes[256];      /* their names, comma-separated: "my,mz" */
-    int64_t group;       /* ranks per group (1 for local steps) */
-    int64_t bytes;       /* per rank handed to MPI (the largest rank's;
+    int phase;         /* 0 forward, 1 backward, 2 update */
+    int naxes;         /* mesh axes a collective or slice runs over */
+    char axes[256];    /* their names, comma-separated: "my,mz" */
+    int64_t group;     /* ranks per group (1 for local steps) */
+    int64_t bytes;     /* per rank handed to MPI (the largest rank's;
                             0 for local steps) */
-    double wire_bytes;   /* per rank on the wire (modeled; collectives) */
-    double flops;        /* per rank (einsums) */
-    double time_s;       /* modeled */
+    double wire_bytes; /* per rank on the wire (modeled; collectives) */
+    double flops;      /* per rank (einsums) */
+    double time_s;     /* modeled */
 } mrt_plan_step_info;
 /* The number of steps of plan (0 for NULL). */
 MRT_API int mrt_plan_step_count(const mrt_plan *plan);
 /* Step i (0 <= i < mrt_plan_step_count) into *out; MRT_E_USAGE for a
  * NULL argument or an i out of range. */
 MRT_API mrt_status mrt_plan_get_step(const mrt_plan *plan, int i,
-                                     mrt_plan_step_info *out,
-                                     mrt_error *err);
+                                     mrt_plan_step_info *out, mrt_error *err);
 
 /* The spec's `expect:` budgets (docs/spec.md) a plan exceeds. */
 typedef enum mrt_budget_kind {
@@ -472,7 +484,7 @@ typedef enum mrt_budget_kind {
     MRT_BUDGET_KIND_COUNT
 } mrt_budget_kind;
 typedef struct mrt_budget_violation {
-    int op;               /* 0: the whole program's budget; else the
+    int op; /* 0: the whole program's budget; else the
                              spec op's number, from 1 */
     mrt_budget_kind kind;
     int64_t value, limit; /* the plan's figure, over the budget's */
@@ -502,8 +514,8 @@ typedef enum mrt_warning_kind {
 } mrt_warning_kind;
 typedef struct mrt_warning {
     mrt_warning_kind kind;
-    char file[256];    /* the spec */
-    int line, column;  /* 1-based; 0: about the whole plan */
+    char file[256];     /* the spec */
+    int line, column;   /* 1-based; 0: about the whole plan */
     char message[1024]; /* one line, without "warning:" */
 } mrt_warning;
 typedef struct mrt_warning_options {
@@ -522,21 +534,21 @@ typedef struct mrt_warning_options {
  * out (the caller's array; NULL: count only) and returns how many there
  * are in all; -1 for a NULL spec or plan. */
 MRT_API int mrt_plan_warnings(const mrt_spec *spec, const mrt_plan *plan,
-                              const mrt_warning_options *opt,
-                              mrt_warning *out, int max);
+                              const mrt_warning_options *opt, mrt_warning *out,
+                              int max);
 
 /* ---- comparing partitionings -------------------------------------- */
 
 /* One partitioning of a comparison: the spec's own rules ("spec") or an
  * alternative of its `layouts:`. */
 typedef struct mrt_compare_row {
-    char name[64];       /* "spec", or the alternative's name */
-    char mesh[600];      /* "data=2,model=2" ("(1 rank)": no axes) */
-    int ok;              /* planned; else error says why not */
-    mrt_error error;     /* code MRT_OK, or why it did not load or plan
+    char name[64];          /* "spec", or the alternative's name */
+    char mesh[600];         /* "data=2,model=2" ("(1 rank)": no axes) */
+    int ok;                 /* planned; else error says why not */
+    mrt_error error;        /* code MRT_OK, or why it did not load or plan
                             (mrt_error_format words it) */
     mrt_plan_totals totals; /* ok only */
-    int64_t *axis_bytes; /* [ncols]: bytes per rank over each axis set */
+    int64_t *axis_bytes;    /* [ncols]: bytes per rank over each axis set */
 } mrt_compare_row;
 
 /* A comparison: plain data the caller reads (and must not change); free
@@ -546,14 +558,14 @@ typedef struct mrt_compare {
     mrt_compare_row *row; /* [nrows]: "spec" first, then the alternatives
                              in file order */
     int ncols;
-    char (*col)[600];     /* [ncols]: axis-set names, e.g. "data,model";
+    char (*col)[600]; /* [ncols]: axis-set names, e.g. "data,model";
                              fewer axes first, then in mesh order */
-    int fastest;          /* row with the least modeled time; -1: none
+    int fastest;      /* row with the least modeled time; -1: none
                              planned */
-    int training;         /* the spec has `train:` (totals.phase_* split
+    int training;     /* the spec has `train:` (totals.phase_* split
                              forward, backward, update) */
     mrt_planner planner;
-    char machine[4096];   /* the cost model's machine profile as plans
+    char machine[4096]; /* the cost model's machine profile as plans
                              name it; "": no row planned */
 } mrt_compare;
 
@@ -582,18 +594,18 @@ typedef struct mrt_sweep_cell {
 typedef struct mrt_sweep {
     char dim[64];
     int nvalues;
-    int64_t value[MRT_SWEEP_MAX];     /* the sizes, in the caller's order */
+    int64_t value[MRT_SWEEP_MAX];        /* the sizes, in the caller's order */
     mrt_error load_error[MRT_SWEEP_MAX]; /* code MRT_OK: the spec loaded
                                          at that size; else why not (each
                                          row's cell there has that
                                          error) */
     int nrows;
-    char (*name)[64];       /* [nrows]: "spec", then the alternatives, as
+    char (*name)[64];     /* [nrows]: "spec", then the alternatives, as
                                first met */
-    mrt_sweep_cell *cell;   /* row r at size v: cell[r * MRT_SWEEP_MAX + v] */
+    mrt_sweep_cell *cell; /* row r at size v: cell[r * MRT_SWEEP_MAX + v] */
     int fastest[MRT_SWEEP_MAX]; /* the row with the least modeled time at
                                each size; -1: none planned */
-    char machine[4096];     /* the cost model's machine profile as plans
+    char machine[4096];         /* the cost model's machine profile as plans
                                name it; "": none planned */
 } mrt_sweep;
 /* nvalues sizes (1 to MRT_SWEEP_MAX, each > 0) of dim.  A size at which
@@ -620,21 +632,21 @@ typedef struct mrt_mesh_info {
     int naxes;
     char name[MRT_API_MAX_AXES][64];
     int64_t size[MRT_API_MAX_AXES];
-    int64_t nranks;          /* the product of the sizes */
+    int64_t nranks; /* the product of the sizes */
 } mrt_mesh_info;
 
 /* A spec as a whole. */
 typedef struct mrt_spec_info {
-    const char *path;        /* as given to the loader (borrowed) */
+    const char *path; /* as given to the loader (borrowed) */
     mrt_mesh_info mesh;
     mrt_dtype dtype;
-    int ndims;               /* named dims: mrt_spec_get_dim */
-    int ntensors;            /* inputs, then op results (with `train:`,
+    int ndims;         /* named dims: mrt_spec_get_dim */
+    int ntensors;      /* inputs, then op results (with `train:`,
                                 the backward program's too) */
-    int nops;                /* ops as planned (with `train:`, forward,
+    int nops;          /* ops as planned (with `train:`, forward,
                                 backward and update) */
-    int nalternatives;       /* alternatives: entries of `layouts:` */
-    int training;            /* the spec has `train:` */
+    int nalternatives; /* alternatives: entries of `layouts:` */
+    int training;      /* the spec has `train:` */
 } mrt_spec_info;
 /* A NULL spec: *out all zero; a NULL out: nothing. */
 MRT_API void mrt_spec_get_info(const mrt_spec *spec, mrt_spec_info *out);
@@ -649,19 +661,19 @@ MRT_API int mrt_spec_find_dim(const mrt_spec *spec, const char *name);
 
 /* Tensor i of the spec (0 <= i < ntensors) and how it is laid out. */
 typedef struct mrt_spec_tensor_info {
-    const char *name;        /* borrowed */
-    int input;               /* 1: an input; 0: an op's result */
-    int own_layout;          /* laid out by its own (or its op's)
+    const char *name; /* borrowed */
+    int input;        /* 1: an input; 0: an op's result */
+    int own_layout;   /* laid out by its own (or its op's)
                                 `layout:`, not the global rules */
     int ndims;
     const char *dim[MRT_API_MAX_DIMS]; /* dim names (borrowed) */
     int64_t shape[MRT_API_MAX_DIMS];
     int64_t shard_shape[MRT_API_MAX_DIMS]; /* the largest shard's (rank
                                 0's): split unevenly, others are smaller */
-    int even;                /* every rank's shard has that shape */
-    char layout[1024];       /* "[batch/data, d_model]": each dim and the
+    int even;             /* every rank's shard has that shape */
+    char layout[1024];    /* "[batch/data, d_model]": each dim and the
                                 mesh axes that split it */
-    char replicated[600];    /* "model": the mesh axes it is not split
+    char replicated[600]; /* "model": the mesh axes it is not split
                                 over, "" when none (or one rank) */
 } mrt_spec_tensor_info;
 /* MRT_E_USAGE when i is out of range. */
@@ -678,8 +690,8 @@ MRT_API const char *mrt_spec_get_alternative(const mrt_spec *spec, int i);
  * that did not fit the loader's overrides returns its error.  The caller
  * owns *out (mrt_spec_destroy); spec is unchanged. */
 MRT_API mrt_status mrt_spec_select_alternative(const mrt_spec *spec,
-                                          const char *name, mrt_spec **out,
-                                          mrt_error *err);
+                                               const char *name, mrt_spec **out,
+                                               mrt_error *err);
 
 /* ---- searching layouts -------------------------------------------- */
 
@@ -712,11 +724,11 @@ typedef struct mrt_search_options {
 
 /* One planned set of global rules. */
 typedef struct mrt_search_rules_item {
-    mrt_search_axes *rule;   /* [ndims], by dim */
+    mrt_search_axes *rule; /* [ndims], by dim */
     mrt_plan_totals totals;
-    double bound_s;          /* the lower bound on its modeled time */
-    int64_t index;           /* the candidate, in enumeration order */
-    int orders;              /* other orders of the same axes with the very
+    double bound_s; /* the lower bound on its modeled time */
+    int64_t index;  /* the candidate, in enumeration order */
+    int orders;     /* other orders of the same axes with the very
                                 same figures, counted as this one */
 } mrt_search_rules_item;
 
@@ -725,28 +737,28 @@ typedef struct mrt_search_rules_report {
     unsigned char *searched; /* [ndims]: 1 if the dim's rule is searched
                                 (some tensor takes it from the rules) */
     int nsearched;
-    int64_t enumerated;      /* candidates */
-    int64_t invalid;         /* did not plan (e.g. meshtf) */
-    int64_t pruned_time;     /* skipped: their time bound rules them out */
-    int64_t pruned_memory;   /* skipped: their memory bound is over the
+    int64_t enumerated;    /* candidates */
+    int64_t invalid;       /* did not plan (e.g. meshtf) */
+    int64_t pruned_time;   /* skipped: their time bound rules them out */
+    int64_t pruned_memory; /* skipped: their memory bound is over the
                                 cap */
     int64_t planned, over_memory;
-    int screened;            /* 1: planned with the fixed rule first, and
+    int screened;          /* 1: planned with the fixed rule first, and
                                 only the best of that with the planner
                                 asked for: the lists may not be exact */
-    int64_t screen_plans;    /* screened: candidates planned so */
-    int64_t not_replanned;   /* screened: left out by the screen */
-    int replan_each;         /* screened: re-planned from the top of the
+    int64_t screen_plans;  /* screened: candidates planned so */
+    int64_t not_replanned; /* screened: left out by the screen */
+    int replan_each;       /* screened: re-planned from the top of the
                                 screen and of the time bound, each */
     double bound_seconds, plan_seconds, elapsed_seconds;
-    int has_spec;            /* the spec's own rules planned: */
+    int has_spec; /* the spec's own rules planned: */
     mrt_plan_totals spec_totals;
     int ntop;
-    mrt_search_rules_item *top;    /* best first: by time, then index */
+    mrt_search_rules_item *top; /* best first: by time, then index */
     int npareto;
     mrt_search_rules_item *pareto; /* time-versus-memory front, by time */
-    char first_error[512];   /* the first invalid candidate's error */
-    char profile[4096];      /* the cost model's profile, as plans name
+    char first_error[512];         /* the first invalid candidate's error */
+    char profile[4096];            /* the cost model's profile, as plans name
                                 it */
 } mrt_search_rules_report;
 
@@ -768,31 +780,31 @@ MRT_API void mrt_search_rules_destroy(mrt_search_rules_report *r);
 
 /* One planned set of global rules and per-tensor layouts. */
 typedef struct mrt_search_tensors_item {
-    mrt_search_axes *rule;   /* [ndims] global rules */
-    mrt_search_axes *own;    /* [ntensors * ndims]: searched tensor i's
+    mrt_search_axes *rule;  /* [ndims] global rules */
+    mrt_search_axes *own;   /* [ntensors * ndims]: searched tensor i's
                                 own rules, from own[i * ndims] */
-    unsigned char *follows;  /* [ntensors]: 1 if tensor i keeps what the
+    unsigned char *follows; /* [ntensors]: 1 if tensor i keeps what the
                                 spec gives it (the rules or its layout:) */
     mrt_plan_totals totals;
-    int64_t combo;           /* the combination, in enumeration order */
-    int64_t index;           /* the candidate within it */
+    int64_t combo; /* the combination, in enumeration order */
+    int64_t index; /* the candidate within it */
 } mrt_search_tensors_item;
 
 typedef struct mrt_search_tensors_report {
-    int ndims, ntensors;     /* ntensors: tensors searched */
+    int ndims, ntensors;                /* ntensors: tensors searched */
     int tensor[MRT_SEARCH_MAX_TENSORS]; /* their indices in the spec
                                 (mrt_spec_get_tensor): the parameters,
                                 then nacts activations */
     int nacts;
     int nleft, left[MRT_SEARCH_MAX_TENSORS]; /* activations the cap of
                                 combinations left out */
-    int64_t combos;          /* combinations of per-tensor choices */
-    int64_t failed;          /* combinations whose layouts did not
+    int64_t combos; /* combinations of per-tensor choices */
+    int64_t failed; /* combinations whose layouts did not
                                 apply (their error: first_error) */
     int64_t enumerated, planned, invalid, pruned, over_memory;
-    int screened;            /* some combination was screened */
+    int screened; /* some combination was screened */
     int ntop;
-    mrt_search_tensors_item *top;    /* best first */
+    mrt_search_tensors_item *top; /* best first */
     int npareto;
     mrt_search_tensors_item *pareto; /* by time */
     char first_error[512];
@@ -818,8 +830,8 @@ MRT_API void mrt_search_tensors_destroy(mrt_search_tensors_report *r);
  * pipe]" ("(all replicated)"), into buf; returns buf.  A NULL spec or
  * rules writes "" (buf NULL or size 0: nothing). */
 MRT_API char *mrt_search_format_rules(const mrt_spec *spec,
-                                      const mrt_search_axes *rules,
-                                      char *buf, size_t size);
+                                      const mrt_search_axes *rules, char *buf,
+                                      size_t size);
 /* rules as a `layout:` block to paste into the spec:
  * "layout:\n  batch: data\n  d_ff: [model, pipe]\n" ("layout: {}\n").
  * A NULL argument writes nothing. */
@@ -839,7 +851,6 @@ MRT_API char *mrt_machine_get_default_path(char *buf, size_t size);
  * MRT_E_USAGE, "invalid --mesh 'S': WHY", with no file. */
 MRT_API mrt_status mrt_mesh_parse(const char *s, mrt_mesh_info *out,
                                   mrt_error *err);
-
 
 /* ---- files -------------------------------------------------------- */
 
@@ -871,7 +882,6 @@ MRT_API void mrt_json_write_string(FILE *f, const char *s);
 #define MRT_JSON_NUMBER_MAX 32
 MRT_API const char *mrt_json_format_number(char buf[MRT_JSON_NUMBER_MAX],
                                            const char *fmt, double v);
-
 
 #ifdef __cplusplus
 }

@@ -37,8 +37,8 @@ typedef struct mrt_calibration mrt_calibration;
  * or quick that differs, on any rank is MRT_E_USAGE on every rank, and
  * MPI_COMM_NULL is MRT_E_USAGE at once. */
 MRT_API mrt_status mrt_calibration_create(MPI_Comm comm,
-                                          const mrt_mesh_info *mesh,
-                                          int quick, mrt_calibration **out,
+                                          const mrt_mesh_info *mesh, int quick,
+                                          mrt_calibration **out,
                                           mrt_error *err);
 MRT_API void mrt_calibration_destroy(mrt_calibration *c);
 /* The figures as a table, with the model's predictions next to them;
@@ -54,8 +54,7 @@ MRT_API mrt_status mrt_calibration_save(const mrt_calibration *c,
  * st is not MRT_OK (MRT_OK when none): call it, collectively, before
  * a collective that some rank might otherwise not reach.  err may be
  * NULL (the status alone).  MPI_COMM_NULL: MRT_E_USAGE. */
-MRT_API mrt_status mrt_comm_agree(MPI_Comm comm, mrt_status st,
-                                  mrt_error *err);
+MRT_API mrt_status mrt_comm_agree(MPI_Comm comm, mrt_status st, mrt_error *err);
 
 /* ---- running ------------------------------------------------------ */
 
@@ -72,23 +71,23 @@ MRT_API mrt_status mrt_init(mrt_error *err);
 typedef void (*mrt_report_fn)(const char *text, size_t len, void *ctx);
 
 typedef struct mrt_run_options {
-    int verify;           /* recompute unsharded on rank 0 and compare
+    int verify;              /* recompute unsharded on rank 0 and compare
                              (inputs from the spec only: not after
                              mrt_runner_set_input or a training run) */
-    const char *save_dir; /* NULL, or write each output as DIR/NAME.npy */
-    int repeat;           /* 0 or 1: run once; N: time N runs */
-    int json;             /* report as JSON instead of text */
-    FILE *report;         /* where rank 0 writes its report; NULL and no
+    const char *save_dir;    /* NULL, or write each output as DIR/NAME.npy */
+    int repeat;              /* 0 or 1: run once; N: time N runs */
+    int json;                /* report as JSON instead of text */
+    FILE *report;            /* where rank 0 writes its report; NULL and no
                              report_fn: no report (quiet) */
-    int profile;          /* also report each op and step: modeled against
+    int profile;             /* also report each op and step: modeled against
                              measured time, planned against measured
                              bytes, GFLOP/s of the einsums */
-    const char *trace;    /* NULL, or write a Chrome trace-event JSON file
+    const char *trace;       /* NULL, or write a Chrome trace-event JSON file
                              of the last run here (one track per rank;
                              "-": the standard output) */
     mrt_report_fn report_fn; /* NULL, or receives the report (rank 0) */
     void *report_ctx;
-    MPI_Comm comm;        /* mrt_run only: the ranks to run on; 0 (a
+    MPI_Comm comm; /* mrt_run only: the ranks to run on; 0 (a
                              zeroed struct) or MPI_COMM_NULL: world */
 } mrt_run_options;
 
@@ -120,25 +119,23 @@ typedef enum mrt_placement {
  * MRT_E_USAGE on every rank.  The ranks agree on their arguments first:
  * a NULL spec, plan or out on any rank is MRT_E_USAGE on every rank;
  * MPI_COMM_NULL is MRT_E_USAGE at once. */
-MRT_API mrt_status mrt_runner_create(const mrt_spec *spec,
-                                     const mrt_plan *plan, MPI_Comm comm,
-                                     mrt_runner **out, mrt_error *err);
+MRT_API mrt_status mrt_runner_create(const mrt_spec *spec, const mrt_plan *plan,
+                                     MPI_Comm comm, mrt_runner **out,
+                                     mrt_error *err);
 MRT_API void mrt_runner_destroy(mrt_runner *r);
 
 /* What a tensor (an input or output of the spec) looks like. */
 typedef struct mrt_tensor_info {
-    int dtype_size;    /* bytes per element: 4 (float32) or 8 (float64) */
+    int dtype_size; /* bytes per element: 4 (float32) or 8 (float64) */
     int ndims;
-    int64_t shape[MRT_API_MAX_DIMS];       /* the whole tensor */
-    int64_t shard_shape[MRT_API_MAX_DIMS]; /* this rank's shard */
+    int64_t shape[MRT_API_MAX_DIMS];        /* the whole tensor */
+    int64_t shard_shape[MRT_API_MAX_DIMS];  /* this rank's shard */
     int64_t shard_offset[MRT_API_MAX_DIMS]; /* where it starts */
-    int64_t count, shard_count;            /* elements */
+    int64_t count, shard_count;             /* elements */
 } mrt_tensor_info;
 /* Local: no communication. */
-MRT_API mrt_status mrt_runner_tensor_info(const mrt_runner *r,
-                                          const char *name,
-                                          mrt_tensor_info *out,
-                                          mrt_error *err);
+MRT_API mrt_status mrt_runner_tensor_info(const mrt_runner *r, const char *name,
+                                          mrt_tensor_info *out, mrt_error *err);
 
 /* Copies an input's values in, replacing its `init:`: with MRT_WHOLE,
  * data is the whole tensor on every rank (each copies its shard out);
@@ -154,9 +151,8 @@ MRT_API mrt_status mrt_runner_set_input(mrt_runner *r, const char *name,
  * ignored.  Collective: every rank returns the same status; options that
  * differ between ranks (all but report, report_fn and report_ctx) are
  * MRT_E_USAGE on every rank.  A NULL r is MRT_E_USAGE at once. */
-MRT_API mrt_status mrt_runner_execute(mrt_runner *r,
-                                      const mrt_run_options *opt,
-                                     mrt_error *err);
+MRT_API mrt_status mrt_runner_execute(mrt_runner *r, const mrt_run_options *opt,
+                                      mrt_error *err);
 
 /* Copies a tensor's values out (an output, or an input such as a trained
  * parameter): with MRT_SHARD, this rank's shard into data (local); with

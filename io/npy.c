@@ -44,12 +44,11 @@
 static const mrt_mark no_mark = {0, 0};
 
 /* Records an MRT_E_IO error about the file at path. */
-static mrt_status npy_error(mrt_error *err, const char *path,
-                            const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+static mrt_status npy_error(mrt_error *err, const char *path, const char *fmt,
+                            ...) __attribute__((format(printf, 3, 4)));
 
-static mrt_status npy_error(mrt_error *err, const char *path,
-                            const char *fmt, ...)
+static mrt_status npy_error(mrt_error *err, const char *path, const char *fmt,
+                            ...)
 {
     char msg[sizeof err->message];
     va_list ap;
@@ -120,8 +119,8 @@ static mrt_status parse_string(hdr_parser *hp, const char *what, char *buf,
                          "malformed header: unterminated string in %s", what);
     size_t n = (size_t)(close - hp->p);
     if (n >= size)
-        return npy_error(hp->err, hp->path,
-                         "malformed header: %s is too long", what);
+        return npy_error(hp->err, hp->path, "malformed header: %s is too long",
+                         what);
     memcpy(buf, hp->p, n);
     buf[n] = '\0';
     hp->p = close + 1;
@@ -200,9 +199,8 @@ static mrt_status parse_shape(hdr_parser *hp, mrt_npy_header *h)
 enum { KEY_DESCR = 1, KEY_FORTRAN = 2, KEY_SHAPE = 4 };
 
 /* One "'key': value" entry; *seen collects the keys met so far. */
-static mrt_status parse_entry(hdr_parser *hp, mrt_npy_header *h,
-                              char *descr, size_t dsize, int *fortran,
-                              unsigned *seen)
+static mrt_status parse_entry(hdr_parser *hp, mrt_npy_header *h, char *descr,
+                              size_t dsize, int *fortran, unsigned *seen)
 {
     char key[32];
     mrt_status st = parse_string(hp, "a key", key, sizeof key);
@@ -238,8 +236,8 @@ static mrt_status check_dict(hdr_parser *hp, mrt_npy_header *h,
     static const char *const names[] = {"descr", "fortran_order", "shape"};
     for (int i = 0; i < 3; i++)
         if (!(seen & (1u << i)))
-            return npy_error(hp->err, hp->path,
-                             "the header has no '%s' key", names[i]);
+            return npy_error(hp->err, hp->path, "the header has no '%s' key",
+                             names[i]);
     if (!strcmp(descr, "<f4"))
         h->dtype = MRT_F32;
     else if (!strcmp(descr, "<f8"))
@@ -271,8 +269,8 @@ static mrt_status parse_dict(hdr_parser *hp, mrt_npy_header *h)
                          "malformed header: expected a dict starting "
                          "with '{'");
     while (!accept(hp, '}')) {
-        mrt_status st =
-            parse_entry(hp, h, descr, sizeof descr, &fortran, &seen);
+        mrt_status st = parse_entry(hp, h, descr, sizeof descr, &fortran,
+                                    &seen);
         if (st)
             return st;
         if (!accept(hp, ',')) {
@@ -296,8 +294,9 @@ static mrt_status shape_count(const char *path, mrt_npy_header *h,
     int64_t esize = mrt_dtype_size(h->dtype), count = 1;
     for (int i = 0; i < h->ndims; i++) {
         if (h->shape[i] && count > INT64_MAX / esize / h->shape[i])
-            return npy_error(err, path, "the array is too large (shape "
-                                        "overflows 64-bit byte counts)");
+            return npy_error(err, path,
+                             "the array is too large (shape "
+                             "overflows 64-bit byte counts)");
         count *= h->shape[i];
     }
     h->count = count;
@@ -333,10 +332,10 @@ static mrt_status read_prefix(FILE *f, const char *path, int64_t fsize,
                          "reads 1.0, 2.0 and 3.0)",
                          major, minor);
     int lsize = major == 1 ? 2 : 4;
-    if (fsize < 8 + lsize || fread(b + 8, 1, (size_t)lsize, f) !=
-                                 (size_t)lsize)
-        return npy_error(err, path, "truncated header (the file ends "
-                                    "inside the header length)");
+    if (fsize < 8 + lsize || fread(b + 8, 1, (size_t)lsize, f) != (size_t)lsize)
+        return npy_error(err, path,
+                         "truncated header (the file ends "
+                         "inside the header length)");
     *hlen = read_le(b + 8, lsize);
     *prefix = 8 + lsize;
     if (*hlen > NPY_HEADER_MAX)
@@ -346,8 +345,7 @@ static mrt_status read_prefix(FILE *f, const char *path, int64_t fsize,
         return npy_error(err, path,
                          "truncated header (the header is %lu bytes but "
                          "the file ends after %lld)",
-                         (unsigned long)*hlen,
-                         (long long)(fsize - *prefix));
+                         (unsigned long)*hlen, (long long)(fsize - *prefix));
     return MRT_OK;
 }
 
@@ -383,8 +381,7 @@ static mrt_status read_header_fp(FILE *f, const char *path, int64_t fsize,
         return npy_error(err, path,
                          "the data is shorter than the shape says (%lld "
                          "bytes expected, %lld present)",
-                         (long long)need,
-                         (long long)(fsize - tmp.data_offset));
+                         (long long)need, (long long)(fsize - tmp.data_offset));
     *h = tmp;
     return MRT_OK;
 }
@@ -446,9 +443,8 @@ mrt_status mrt_npy_read_header(const char *path, mrt_npy_header *h,
 }
 
 /* The data of the open file f, whose header is h, into a new *data. */
-static mrt_status read_data(FILE *f, const char *path,
-                            const mrt_npy_header *h, void **data,
-                            mrt_error *err)
+static mrt_status read_data(FILE *f, const char *path, const mrt_npy_header *h,
+                            void **data, mrt_error *err)
 {
     int esize = mrt_dtype_size(h->dtype);
     size_t bytes = (size_t)h->count * (size_t)esize;
@@ -496,8 +492,7 @@ static const char *what_changed(const mrt_npy_header *was,
     if (now->mtime_sec != was->mtime_sec || now->mtime_nsec != was->mtime_nsec)
         return "it was modified";
     int same = now->dtype == was->dtype && now->ndims == was->ndims &&
-               now->count == was->count &&
-               now->data_offset == was->data_offset;
+               now->count == was->count && now->data_offset == was->data_offset;
     for (int i = 0; same && i < now->ndims; i++)
         same = now->shape[i] == was->shape[i];
     return same ? NULL : "its header changed";
@@ -507,7 +502,8 @@ static mrt_status changed(mrt_error *err, const char *path, const char *what)
 {
     return mrt_error_set(err, MRT_E_RUNTIME, path, no_mark,
                          "the file changed after it was checked (%s): "
-                         "leave init files alone while meshrt runs", what);
+                         "leave init files alone while meshrt runs",
+                         what);
 }
 
 mrt_status mrt_npy_read_same(const char *path, const mrt_npy_header *was,
@@ -623,8 +619,7 @@ static mrt_status check_write_args(const char *path, mrt_dtype t, int ndims,
     }
     mrt_status st = shape_count(path, &h, err);
     if (!st && h.count > 0 && !data)
-        st = mrt_error_set(err, MRT_E_USAGE, path, no_mark,
-                           "no data to write");
+        st = mrt_error_set(err, MRT_E_USAGE, path, no_mark, "no data to write");
     *count = h.count;
     return st;
 }
@@ -634,13 +629,11 @@ mrt_status mrt_npy_write(const char *path, mrt_dtype t, int ndims,
                          mrt_error *err)
 {
     int64_t count = 0;
-    mrt_status st = check_write_args(path, t, ndims, shape, data, &count,
-                                     err);
+    mrt_status st = check_write_args(path, t, ndims, shape, data, &count, err);
     if (st)
         return st;
     char head[1024];
     size_t hlen = format_header(head, sizeof head, t, ndims, shape);
-    struct npy_out out = {head, hlen, data, (size_t)count,
-                          mrt_dtype_size(t)};
+    struct npy_out out = {head, hlen, data, (size_t)count, mrt_dtype_size(t)};
     return mrt_write_atomically(path, "the array", put_npy, &out, err);
 }

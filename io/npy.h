@@ -19,8 +19,8 @@ typedef struct mrt_npy_header {
     mrt_dtype dtype;
     int ndims;
     int64_t shape[MRT_MAX_DIMS];
-    int64_t count;       /* product of shape (1 for a 0-d array) */
-    long data_offset;    /* where the data starts in the file */
+    int64_t count;    /* product of shape (1 for a 0-d array) */
+    long data_offset; /* where the data starts in the file */
     /* The file as it was when read (its stat): a later read checks that
      * it is still that file, unchanged (mrt_npy_read_same). */
     uint64_t dev, ino;

@@ -47,11 +47,14 @@ void mrt_output_remove_partial(void)
 mrt_status mrt_output_status(int e)
 {
     switch (e) {
-    case ENOENT: case ENOTDIR: case EISDIR: case ENAMETOOLONG: case ELOOP:
-    case ENXIO: case EINVAL:
-        return MRT_E_IO; /* the path the user gave cannot be written */
-    case ENOMEM:
-        return MRT_E_NOMEM;
+    case ENOENT:
+    case ENOTDIR:
+    case EISDIR:
+    case ENAMETOOLONG:
+    case ELOOP:
+    case ENXIO:
+    case EINVAL: return MRT_E_IO; /* the path the user gave cannot be written */
+    case ENOMEM: return MRT_E_NOMEM;
     default:
         return MRT_E_RUNTIME; /* ENOSPC, EDQUOT, EACCES, EPERM, EROFS, EIO */
     }
@@ -102,8 +105,9 @@ static int create_partial(const char *target)
          * name is ours unless it existed (EEXIST), and then it is
          * unguessable to whoever placed it there. */
         atomic_store(&live, 1);
-        int fd = open(partial, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-                                   O_CLOEXEC, 0666);
+        int fd = open(partial,
+                      O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                      0666);
         if (fd >= 0)
             return fd;
         if (errno != EEXIST) {
@@ -133,8 +137,7 @@ static int write_stream(FILE *f, void (*write)(FILE *, const void *),
 
 /* Temporary file, written, synced, renamed over target. */
 static mrt_status replace(const char *path, const char *target,
-                          const char *what,
-                          void (*write)(FILE *, const void *),
+                          const char *what, void (*write)(FILE *, const void *),
                           const void *ctx, mrt_error *err)
 {
     int fd = create_partial(target), e;
@@ -227,7 +230,8 @@ mrt_status mrt_write_atomically(const char *path, const char *what,
         if (e == ENOENT && lstat(path, &lst) == 0)
             return mrt_error_set(err, MRT_E_IO, path, (mrt_mark){0},
                                  "cannot write %s: it is a symbolic link to "
-                                 "a missing file", what);
+                                 "a missing file",
+                                 what);
         if (e != ENOENT)
             return fail_with(err, path, e, what, "cannot write %s: %s");
         return replace(path, path, what, write, ctx, err); /* a new file */
@@ -289,7 +293,9 @@ mrt_status mrt_file_write(const char *path, const char *what,
 {
     if (!path || !what || !write)
         return mrt_error_null(err, "mrt_file_write",
-                              !path ? "path" : !what ? "what" : "write");
+                              !path   ? "path"
+                              : !what ? "what"
+                                      : "write");
     return mrt_write_atomically(path, what, write, ctx, err);
 }
 

@@ -32,9 +32,10 @@ mrt_status mrt_yaml_error(const yaml_parser_t *y, const char *path,
                              offset_mark(text, len, y->problem_offset),
                              "%s (at byte %zu)", problem, y->problem_offset);
     if (y->context)
-        return mrt_error_set(err, MRT_E_SYNTAX, path, at, "%s (%s that starts "
-                             "at %d:%d)", problem, y->context,
-                             (int)y->context_mark.line + 1,
+        return mrt_error_set(err, MRT_E_SYNTAX, path, at,
+                             "%s (%s that starts "
+                             "at %d:%d)",
+                             problem, y->context, (int)y->context_mark.line + 1,
                              (int)y->context_mark.column + 1);
     return mrt_error_set(err, MRT_E_SYNTAX, path, at, "%s", problem);
 }

@@ -43,7 +43,7 @@ typedef struct composer {
     problem *fail;        /* the document's first problem */
     int *open;            /* node ids of the collections open */
     int nopen, cap_open;
-    named_node *anchor;  /* the document's anchors */
+    named_node *anchor; /* the document's anchors */
     int nanchors, cap_anchors;
     mrt_name_index index; /* anchor name -> index in anchor[] */
 } composer;
@@ -241,22 +241,20 @@ static int compose(composer *c, yaml_event_t *e)
     }
     case YAML_SCALAR_EVENT:
     case YAML_SEQUENCE_START_EVENT:
-    case YAML_MAPPING_START_EVENT:
-        return add_node(c, e);
+    case YAML_MAPPING_START_EVENT: return add_node(c, e);
     case YAML_SEQUENCE_END_EVENT:
     case YAML_MAPPING_END_EVENT:
         d->nodes.start[c->open[--c->nopen] - 1].end_mark = e->end_mark;
         return 0;
-    default:
-        return 0;
+    default: return 0;
     }
 }
 
 /* The error of problem p, through the parser's fields, as libyaml's
  * loader would have left them. */
 static mrt_status composer_error(yaml_parser_t *y, const problem *p,
-                                 const char *path, const char *text,
-                                 size_t len, mrt_error *err)
+                                 const char *path, const char *text, size_t len,
+                                 mrt_error *err)
 {
     y->error = YAML_COMPOSER_ERROR;
     y->problem = p->problem;
@@ -298,8 +296,8 @@ static mrt_status open_regular(const char *path, const char *what, FILE **f,
                            "cannot open %s: %s", what, strerror(errno));
     else if (!S_ISREG(sb.st_mode))
         st = mrt_error_set(err, MRT_E_IO, path, no_file_mark,
-                           "cannot read %s: it is %s, not a regular file",
-                           what, file_kind(sb.st_mode));
+                           "cannot read %s: it is %s, not a regular file", what,
+                           file_kind(sb.st_mode));
     else if (fcntl(fd, F_SETFL, 0) != 0 || !(*f = fdopen(fd, "rb")))
         st = mrt_error_set(err, MRT_E_IO, path, no_file_mark,
                            "cannot open %s: %s", what, strerror(errno));
@@ -325,7 +323,8 @@ mrt_status mrt_yaml_read_file(const char *path, const char *what, long max,
             if (!grown) {
                 st = too_big ? mrt_error_set(err, MRT_E_IO, path, no_file_mark,
                                              "cannot read %s: larger than "
-                                             "%ld bytes", what, max)
+                                             "%ld bytes",
+                                             what, max)
                              : mrt_error_set(err, MRT_E_NOMEM, path,
                                              no_file_mark, "out of memory");
                 goto done;
@@ -359,8 +358,7 @@ static mrt_status check_documents(yaml_parser_t *y, const problem fail[2],
                                   int have_second,
                                   const yaml_document_t *second,
                                   const char *path, const char *what,
-                                  const char *text, size_t len,
-                                  mrt_error *err)
+                                  const char *text, size_t len, mrt_error *err)
 {
     if (fail[0].problem)
         return composer_error(y, &fail[0], path, text, len, err);
@@ -373,38 +371,40 @@ static mrt_status check_documents(yaml_parser_t *y, const problem fail[2],
     return mrt_error_set(err, MRT_E_SPEC, path,
                          mrt_yaml_mark(&second->nodes.start[0]),
                          "a %s is one YAML document, but a second one starts "
-                         "here", what);
+                         "here",
+                         what);
 }
 
 /* The error of event e, which nests deeper than o allows or starts a
  * second document where o wants one only; MRT_OK if neither. */
 static mrt_status check_event(const yaml_event_t *e, int depth, int ndocs,
-                              const mrt_yaml_load_options *o,
-                              const char *path, mrt_error *err)
+                              const mrt_yaml_load_options *o, const char *path,
+                              mrt_error *err)
 {
-    mrt_mark at = {(int)e->start_mark.line + 1,
-                   (int)e->start_mark.column + 1};
+    mrt_mark at = {(int)e->start_mark.line + 1, (int)e->start_mark.column + 1};
     if (depth > o->max_depth)
-        return mrt_error_set(err, MRT_E_SPEC, path, at, "the %s nests "
-                             "deeper than %d levels", o->what, o->max_depth);
-    if (o->one_document && ndocs == 2 &&
-        e->type == YAML_DOCUMENT_START_EVENT)
-        return mrt_error_set(err, MRT_E_SPEC, path, at, "a %s is one YAML "
+        return mrt_error_set(err, MRT_E_SPEC, path, at,
+                             "the %s nests "
+                             "deeper than %d levels",
+                             o->what, o->max_depth);
+    if (o->one_document && ndocs == 2 && e->type == YAML_DOCUMENT_START_EVENT)
+        return mrt_error_set(err, MRT_E_SPEC, path, at,
+                             "a %s is one YAML "
                              "document, but a second one starts here",
                              o->what);
     return MRT_OK;
 }
 
-mrt_status mrt_yaml_load(const char *path, const char *what,
-                         const char *text, size_t len, int max_depth,
-                         yaml_document_t *doc, mrt_error *err)
+mrt_status mrt_yaml_load(const char *path, const char *what, const char *text,
+                         size_t len, int max_depth, yaml_document_t *doc,
+                         mrt_error *err)
 {
     mrt_yaml_load_options o = {what, max_depth, 0};
     return mrt_yaml_load_expert(path, text, len, &o, doc, err);
 }
 
-mrt_status mrt_yaml_load_expert(const char *path, const char *text,
-                                size_t len, const mrt_yaml_load_options *o,
+mrt_status mrt_yaml_load_expert(const char *path, const char *text, size_t len,
+                                const mrt_yaml_load_options *o,
                                 yaml_document_t *doc, mrt_error *err)
 {
     yaml_parser_t y;
@@ -441,8 +441,10 @@ mrt_status mrt_yaml_load_expert(const char *path, const char *text,
             if (ndocs == 2)
                 have_second = !fail[0].problem &&
                               doc->nodes.top != doc->nodes.start;
-            begin(&c, ndocs == 1 ? doc : ndocs == 2 && have_second ? &second
-                                                                   : NULL,
+            begin(&c,
+                  ndocs == 1                  ? doc
+                  : ndocs == 2 && have_second ? &second
+                                              : NULL,
                   &fail[ndocs == 1 ? 0 : 1]);
         }
         int nomem = c.doc && !c.fail->problem && compose(&c, &e);

@@ -43,9 +43,9 @@ mrt_status mrt_yaml_read_file(const char *path, const char *what, long max,
 /* text (len bytes, read from path) into *doc, which the caller deletes
  * with yaml_document_delete on success (on failure there is nothing to
  * delete).  what names the file in messages ("spec"). */
-mrt_status mrt_yaml_load(const char *path, const char *what,
-                         const char *text, size_t len, int max_depth,
-                         yaml_document_t *doc, mrt_error *err);
+mrt_status mrt_yaml_load(const char *path, const char *what, const char *text,
+                         size_t len, int max_depth, yaml_document_t *doc,
+                         mrt_error *err);
 
 /* How a file is read: `what` names it in messages ("profile"), the
  * depth it may nest, and whether the stream must hold one document
@@ -60,8 +60,8 @@ typedef struct mrt_yaml_load_options {
 
 /* mrt_yaml_load with all its options (mrt_yaml_load is this with
  * one_document 0). */
-mrt_status mrt_yaml_load_expert(const char *path, const char *text,
-                                size_t len, const mrt_yaml_load_options *o,
+mrt_status mrt_yaml_load_expert(const char *path, const char *text, size_t len,
+                                const mrt_yaml_load_options *o,
                                 yaml_document_t *doc, mrt_error *err);
 
 #endif

@@ -33,8 +33,7 @@ yaml_node_t *mrt_yaml_node(const mrt_yaml_doc *d, int index)
     return yaml_document_get_node(d->doc, index);
 }
 
-yaml_node_t *mrt_yaml_item(const mrt_yaml_doc *d, const yaml_node_t *seq,
-                           int i)
+yaml_node_t *mrt_yaml_item(const mrt_yaml_doc *d, const yaml_node_t *seq, int i)
 {
     return mrt_yaml_node(d, seq->data.sequence.items.start[i]);
 }
@@ -78,8 +77,8 @@ int mrt_yaml_is_null(const yaml_node_t *n)
         n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
         return 0;
     const char *s = (const char *)n->data.scalar.value;
-    return !*s || !strcmp(s, "~") || !strcmp(s, "null") ||
-           !strcmp(s, "Null") || !strcmp(s, "NULL");
+    return !*s || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") ||
+           !strcmp(s, "NULL");
 }
 
 const char *mrt_yaml_quote(const yaml_node_t *n, char *buf, size_t size)
@@ -173,8 +172,8 @@ static const yaml_node_t *earlier_key(const mrt_yaml_doc *d,
         return i < 0 ? NULL
                      : mrt_yaml_node(d, map->data.mapping.pairs.start[i].key);
     }
-    for (const yaml_node_pair_t *e = map->data.mapping.pairs.start;
-         e < pair; e++) {
+    for (const yaml_node_pair_t *e = map->data.mapping.pairs.start; e < pair;
+         e++) {
         const yaml_node_t *first = mrt_yaml_node(d, e->key);
         MRT_WORK(1);
         if (key_is(first, name))
@@ -191,8 +190,8 @@ static mrt_status check_key(const mrt_yaml_doc *d, const yaml_node_t *map,
     char q[MRT_YAML_QUOTE_MAX + 8], what[MRT_YAML_QUOTE_MAX + 32];
     const yaml_node_t *k = mrt_yaml_node(d, pair->key);
     if (!mrt_yaml_str(k) || mrt_yaml_is_null(k))
-        return mrt_yaml_fail(d, k, "expected a name as a key in %s, got %s",
-                             in, mrt_yaml_what(k, what, sizeof what));
+        return mrt_yaml_fail(d, k, "expected a name as a key in %s, got %s", in,
+                             mrt_yaml_what(k, what, sizeof what));
     if (valid) {
         int ok = 0;
         for (int i = 0; valid[i] && !ok; i++)
@@ -217,12 +216,11 @@ static mrt_status check_key(const mrt_yaml_doc *d, const yaml_node_t *map,
     return MRT_OK;
 }
 
-mrt_status mrt_yaml_check_keys(const mrt_yaml_doc *d,
-                               const yaml_node_t *map,
+mrt_status mrt_yaml_check_keys(const mrt_yaml_doc *d, const yaml_node_t *map,
                                const char *const *valid, const char *in)
 {
-    mrt_name_index index = {0}, *ix =
-        mrt_yaml_count(map) > SCAN_KEYS_MAX ? &index : NULL;
+    mrt_name_index index = {0},
+                   *ix = mrt_yaml_count(map) > SCAN_KEYS_MAX ? &index : NULL;
     key_list kl = {d, map};
     mrt_status st = MRT_OK;
     for (const yaml_node_pair_t *pr = map->data.mapping.pairs.start;
@@ -253,8 +251,7 @@ int mrt_yaml_count(const yaml_node_t *n)
     if (n && n->type == YAML_MAPPING_NODE)
         return (int)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
     if (n && n->type == YAML_SEQUENCE_NODE)
-        return (int)(n->data.sequence.items.top -
-                     n->data.sequence.items.start);
+        return (int)(n->data.sequence.items.top - n->data.sequence.items.start);
     return 0;
 }
 
@@ -288,13 +285,17 @@ mrt_status mrt_yaml_name(const mrt_yaml_doc *d, const yaml_node_t *n,
     const char *s = (const char *)n->data.scalar.value;
     size_t len = n->data.scalar.length;
     if (len >= MRT_NAME_MAX && strlen(s) == len && name_chars_ok(s, len))
-        return mrt_yaml_fail(d, n, "%s name '%s' is too long (at most %d "
-                             "characters)", kind,
-                             mrt_yaml_quote(n, q, sizeof q), MRT_NAME_MAX - 1);
+        return mrt_yaml_fail(d, n,
+                             "%s name '%s' is too long (at most %d "
+                             "characters)",
+                             kind, mrt_yaml_quote(n, q, sizeof q),
+                             MRT_NAME_MAX - 1);
     if (!mrt_yaml_name_ok(s, len))
-        return mrt_yaml_fail(d, n, "invalid %s name '%s' (a name starts with "
+        return mrt_yaml_fail(d, n,
+                             "invalid %s name '%s' (a name starts with "
                              "a letter or '_' and has only letters, digits "
-                             "and '_')", kind, mrt_yaml_quote(n, q, sizeof q));
+                             "and '_')",
+                             kind, mrt_yaml_quote(n, q, sizeof q));
     memcpy(out, s, len + 1);
     return MRT_OK;
 }
@@ -373,8 +374,7 @@ mrt_status mrt_yaml_nonneg(const mrt_yaml_doc *d, const yaml_node_t *n,
 int mrt_yaml_finite(const yaml_node_t *n, double *out)
 {
     if (!n || n->type != YAML_SCALAR_NODE ||
-        n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE ||
-        mrt_yaml_is_null(n))
+        n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE || mrt_yaml_is_null(n))
         return 0;
     const char *s = (const char *)n->data.scalar.value;
     char *end;

@@ -56,9 +56,10 @@ mrt_status mrt_ir_mesh(mrt_ir_call *c, int naxes, const char *const *axis,
     mrt_ir_at(c, "naxes", NULL);
     /* no axes: one rank, as YAML's `mesh: {}` */
     if (naxes < 0 || naxes > MRT_MAX_AXES + yaml)
-        return mrt_ir_fail(c, MRT_E_SPEC, "a mesh has 0 to %d axes, each "
-                           "with a name and a size; got %d", MRT_MAX_AXES,
-                           naxes);
+        return mrt_ir_fail(c, MRT_E_SPEC,
+                           "a mesh has 0 to %d axes, each "
+                           "with a name and a size; got %d",
+                           MRT_MAX_AXES, naxes);
     if (naxes > 0 && (!axis || !size)) {
         mrt_ir_at(c, !axis ? "axis" : "size", NULL);
         return mrt_ir_fail(c, MRT_E_USAGE, "NULL with %d axes", naxes);
@@ -66,23 +67,29 @@ mrt_status mrt_ir_mesh(mrt_ir_call *c, int naxes, const char *const *axis,
     for (int i = 0; i < naxes; i++) {
         mrt_ir_at(c, "axis", axis_mark ? &axis_mark[i] : NULL);
         if (i == MRT_MAX_AXES) /* only from a file: the key past the last */
-            return mrt_ir_fail(c, MRT_E_SPEC, "too many mesh axes (at most "
-                               "%d)", MRT_MAX_AXES);
+            return mrt_ir_fail(c, MRT_E_SPEC,
+                               "too many mesh axes (at most "
+                               "%d)",
+                               MRT_MAX_AXES);
         if ((st = mrt_ir_check_name(c, axis[i], "mesh axis")))
             return st;
         if (mrt_mesh_find_axis(&m, axis[i]) >= 0)
-            return mrt_ir_fail(c, MRT_E_SPEC, "mesh axis '%s' is given "
-                               "twice", axis[i]);
+            return mrt_ir_fail(c, MRT_E_SPEC,
+                               "mesh axis '%s' is given "
+                               "twice",
+                               axis[i]);
         mrt_ir_at(c, "size", size_mark ? &size_mark[i] : NULL);
         if (yaml && size[i] >= 1 && size[i] > INT32_MAX / m.nranks)
-            return mrt_ir_fail(c, MRT_E_SPEC, "the mesh has too many ranks: "
+            return mrt_ir_fail(c, MRT_E_SPEC,
+                               "the mesh has too many ranks: "
                                "more than %d (the most MPI can number)",
                                INT32_MAX);
         if (size[i] < 1 || size[i] > INT32_MAX / m.nranks)
-            return mrt_ir_fail(c, MRT_E_SPEC, "the size of mesh axis '%s' "
+            return mrt_ir_fail(c, MRT_E_SPEC,
+                               "the size of mesh axis '%s' "
                                "must be positive and the mesh at most %d "
-                               "ranks, got %lld", axis[i], INT32_MAX,
-                               (long long)size[i]);
+                               "ranks, got %lld",
+                               axis[i], INT32_MAX, (long long)size[i]);
         strcpy(m.name[m.naxes], axis[i]);
         m.size[m.naxes++] = size[i];
         m.nranks *= size[i];
@@ -188,16 +195,19 @@ mrt_status mrt_ir_set_dtype_at(mrt_ir *ir, const char *dtype, mrt_mark at,
     c.entry = at;
     c.arg = "dtype";
     if (!st && ir->s->ntensors)
-        st = mrt_ir_fail(&c, MRT_E_USAGE, "the dtype is set before the "
+        st = mrt_ir_fail(&c, MRT_E_USAGE,
+                         "the dtype is set before the "
                          "first tensor");
     mrt_ir_at(&c, "dtype", &at);
     for (int t = 0; !st && t <= MRT_DTYPE_COUNT; t++) {
         if (t == MRT_DTYPE_COUNT && mrt_ir_yaml(&c))
-            st = mrt_ir_fail(&c, MRT_E_SPEC, "unknown dtype '%s' (expected: "
+            st = mrt_ir_fail(&c, MRT_E_SPEC,
+                             "unknown dtype '%s' (expected: "
                              "float32, float64)",
                              mrt_ir_quote(dtype, q, sizeof q));
         else if (t == MRT_DTYPE_COUNT)
-            st = mrt_ir_fail(&c, MRT_E_SPEC, "unknown dtype '%.60s' "
+            st = mrt_ir_fail(&c, MRT_E_SPEC,
+                             "unknown dtype '%.60s' "
                              "(expected: float32, float64)",
                              dtype ? dtype : "(null)");
         else if (dtype && !strcmp(dtype, mrt_dtype_name((mrt_dtype)t))) {
@@ -248,7 +258,8 @@ mrt_status mrt_ir_add_dim_at(mrt_ir *ir, const char *name, int64_t size,
     mrt_spec *s = ir->s;
     c.arg = "name";
     if (s->ntensors)
-        st = mrt_ir_fail(&c, MRT_E_USAGE, "dims are declared before the "
+        st = mrt_ir_fail(&c, MRT_E_USAGE,
+                         "dims are declared before the "
                          "first tensor");
     mrt_ir_at(&c, "name", &at);
     if (!st)
@@ -257,8 +268,10 @@ mrt_status mrt_ir_add_dim_at(mrt_ir *ir, const char *name, int64_t size,
         st = mrt_ir_fail(&c, MRT_E_SPEC, "dim '%s' is declared twice", name);
     c.arg = "size";
     if (!st && size < 1)
-        st = mrt_ir_fail(&c, MRT_E_SPEC, "the size of dim '%s' must be a "
-                         "positive integer, got %lld", name, (long long)size);
+        st = mrt_ir_fail(&c, MRT_E_SPEC,
+                         "the size of dim '%s' must be a "
+                         "positive integer, got %lld",
+                         name, (long long)size);
     if (!st && grow_dims(ir))
         st = mrt_ir_fail(&c, MRT_E_NOMEM, "out of memory");
     if (!st) {
@@ -297,15 +310,15 @@ static mrt_status set_rule(mrt_ir *ir, const mrt_ir_rule *plain,
     if (!st && !plain && !at)
         st = mrt_ir_fail(&c, MRT_E_USAGE, "NULL");
     if (!st && ir->s->ntensors)
-        st = mrt_ir_fail(&c, MRT_E_USAGE, "the global rules are set before "
+        st = mrt_ir_fail(&c, MRT_E_USAGE,
+                         "the global rules are set before "
                          "the first tensor");
     if (!st)
         st = mrt_ir_rules(&c, 1, plain, at, NULL, "'layout'", ir->s->rule);
     return mrt_ir_end(&c, st, err);
 }
 
-mrt_status mrt_ir_set_rule(mrt_ir *ir, const mrt_ir_rule *rule,
-                           mrt_error *err)
+mrt_status mrt_ir_set_rule(mrt_ir *ir, const mrt_ir_rule *rule, mrt_error *err)
 {
     return set_rule(ir, rule, NULL, err);
 }
@@ -327,7 +340,8 @@ mrt_status mrt_ir_set_outputs_at(mrt_ir *ir, int n, const char *const *names,
     int *ids = NULL;
     c.arg = "names";
     if (!st && (n < 1 || !names))
-        st = mrt_ir_fail(&c, MRT_E_USAGE, "name at least one tensor (or "
+        st = mrt_ir_fail(&c, MRT_E_USAGE,
+                         "name at least one tensor (or "
                          "leave the outputs out for the last op's result)");
     if (!st && !(ids = calloc((size_t)n, sizeof *ids)))
         st = mrt_ir_fail(&c, MRT_E_NOMEM, "out of memory");
@@ -336,21 +350,24 @@ mrt_status mrt_ir_set_outputs_at(mrt_ir *ir, int n, const char *const *names,
         mrt_ir_at(&c, "names", marks ? &marks[j] : NULL);
         ids[j] = names[j] ? mrt_spec_find_tensor(s, names[j]) : -1;
         if (ids[j] < 0 && mrt_ir_yaml(&c))
-            st = mrt_ir_fail(&c, MRT_E_SPEC, "unknown tensor '%s' in "
+            st = mrt_ir_fail(&c, MRT_E_SPEC,
+                             "unknown tensor '%s' in "
                              "'outputs' (the tensors are: %s)",
                              mrt_ir_quote(names[j], q, sizeof q),
-                             mrt_spec_join(list, sizeof list,
-                                           s->tensor[0].name,
+                             mrt_spec_join(list, sizeof list, s->tensor[0].name,
                                            sizeof s->tensor[0], s->ntensors));
         else if (ids[j] < 0)
             st = mrt_ir_tensor_id(&c, names[j], &ids[j]);
         for (int k = 0; !st && k < j; k++)
             if (ids[k] == ids[j])
-                st = mrt_ir_yaml(&c)
-                         ? mrt_ir_fail(&c, MRT_E_SPEC, "tensor '%s' is listed "
-                                       "twice in 'outputs'", names[j])
-                         : mrt_ir_fail(&c, MRT_E_SPEC, "tensor '%s' is listed "
-                                       "twice", names[j]);
+                st = mrt_ir_yaml(&c) ? mrt_ir_fail(&c, MRT_E_SPEC,
+                                                   "tensor '%s' is listed "
+                                                   "twice in 'outputs'",
+                                                   names[j])
+                                     : mrt_ir_fail(&c, MRT_E_SPEC,
+                                                   "tensor '%s' is listed "
+                                                   "twice",
+                                                   names[j]);
     }
     if (!st) {
         free(ir->outs);
@@ -383,7 +400,8 @@ mrt_status mrt_ir_finish(mrt_ir *ir, mrt_spec **out, mrt_error *err)
     mrt_spec *s = ir->s;
     c.arg = NULL;
     if (!s->nops)
-        st = mrt_ir_fail(&c, MRT_E_SPEC, "the program has no op (add at "
+        st = mrt_ir_fail(&c, MRT_E_SPEC,
+                         "the program has no op (add at "
                          "least one with mrt_ir_add_op)");
     int n = ir->nouts > 0 ? ir->nouts : 1;
     if (!st && (!(listed = calloc((size_t)s->ntensors + 1, 1)) ||

@@ -31,35 +31,35 @@
 #include "ir.h"
 
 struct mrt_ir {
-    mrt_spec *s;       /* the program so far; NULL after mrt_ir_finish */
-    mrt_error error;   /* the first error; error.code MRT_OK until then */
-    int nouts;         /* outputs named by mrt_ir_set_outputs, or -1 */
-    int *outs;         /* [nouts] tensor ids */
-    int trained;       /* mrt_ir_set_train succeeded: no more ops */
-    int cap_dims;      /* room in the spec's per-dim arrays */
-    int yaml;          /* opened by mrt_ir_open for a spec file: marks
+    mrt_spec *s;           /* the program so far; NULL after mrt_ir_finish */
+    mrt_error error;       /* the first error; error.code MRT_OK until then */
+    int nouts;             /* outputs named by mrt_ir_set_outputs, or -1 */
+    int *outs;             /* [nouts] tensor ids */
+    int trained;           /* mrt_ir_set_train succeeded: no more ops */
+    int cap_dims;          /* room in the spec's per-dim arrays */
+    int yaml;              /* opened by mrt_ir_open for a spec file: marks
                           are given, messages are worded as the file's */
     const char *mesh_what; /* how messages call the mesh the rules name
                               ("the mesh", "the mesh given by --mesh") */
-    int keep_broken;   /* the mesh or a dim size is not the file's (--mesh,
+    int keep_broken;       /* the mesh or a dim size is not the file's (--mesh,
                           --dim): an alternative that does not fit is kept
                           with its error, not the builder's error */
-    const mrt_mesh *rule_mesh; /* while an alternative with a mesh of its
+    const mrt_mesh *rule_mesh;  /* while an alternative with a mesh of its
                                   own is checked: the mesh its rules name */
     const char *rule_mesh_what; /* and how messages call it */
-    int cap_layouts;   /* room in the spec's layouts[] */
+    int cap_layouts;            /* room in the spec's layouts[] */
 };
 
 /* The call being made and the argument being checked, for messages. */
 typedef struct mrt_ir_call {
     mrt_ir *ir;
-    const char *fn;    /* "mrt_ir_add_tensor" */
-    const char *arg;   /* "shape"; changed as the call goes on */
-    mrt_error e;       /* the call's error */
-    int worded;        /* e says "FN: argument 'ARG': ..." already */
-    mrt_mark at;       /* where the argument being checked was written
+    const char *fn;  /* "mrt_ir_add_tensor" */
+    const char *arg; /* "shape"; changed as the call goes on */
+    mrt_error e;     /* the call's error */
+    int worded;      /* e says "FN: argument 'ARG': ..." already */
+    mrt_mark at;     /* where the argument being checked was written
                           ({0, 0}: in C); set with mrt_ir_at */
-    mrt_mark entry;    /* where the whole entry (the op, the tensor...)
+    mrt_mark entry;  /* where the whole entry (the op, the tensor...)
                           was written: the place of a check whose
                           argument has no mark of its own */
 } mrt_ir_call;
@@ -81,8 +81,8 @@ const char *mrt_ir_quote(const char *name, char *buf, size_t size);
 mrt_status mrt_ir_begin(mrt_ir_call *c, mrt_ir *ir, const char *fn);
 /* Records "FN: argument 'ARG': MESSAGE" (code) unless the call has
  * failed already.  Returns code. */
-mrt_status mrt_ir_fail(mrt_ir_call *c, mrt_status code, const char *fmt,
-                       ...) __attribute__((format(printf, 3, 4)));
+mrt_status mrt_ir_fail(mrt_ir_call *c, mrt_status code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /* Ends the call with status st: an error the shared IR code set in
  * c->e is reworded as the builder's, kept in the builder and copied to
  * err (may be NULL).  Returns st. */
@@ -138,12 +138,12 @@ typedef struct mrt_ir_tensor_at {
     int has_layout;           /* it has a layout of its own (maybe {}): */
     int nlayout;              /* its rules, with marks (the mrt_ir_tensor's */
     const mrt_ir_rule_at *layout; /* layout is not read) */
-    const mrt_rule *given;    /* rules given in place of its layout
+    const mrt_rule *given;        /* rules given in place of its layout
                                  (mrt_spec_load_layouts), or NULL */
-    mrt_mark init_mark;       /* its init */
-    mrt_mark value_mark;      /* the init's value */
-    const char *value_text;   /* that value as written, for messages */
-    int64_t classes;          /* labels: the number as read (the value, a
+    mrt_mark init_mark;           /* its init */
+    mrt_mark value_mark;          /* the init's value */
+    const char *value_text;       /* that value as written, for messages */
+    int64_t classes;              /* labels: the number as read (the value, a
                                  double, rounds 2^53 + 1 down) */
 } mrt_ir_tensor_at;
 /* mrt_ir_add_tensor with marks (at NULL: none).  A file init is
@@ -156,32 +156,32 @@ mrt_status mrt_ir_reserve(mrt_ir *ir, int ntensors, int nops);
 /* Where the parts of an op were written (mrt_ir_add_op_at), and what a
  * spec file says that the C struct cannot. */
 typedef struct mrt_ir_op_at {
-    mrt_mark mark;             /* the op */
-    int nin;                   /* inputs as written (past 2: refused) */
-    mrt_mark in_list_mark;     /* `in:` */
+    mrt_mark mark;         /* the op */
+    int nin;               /* inputs as written (past 2: refused) */
+    mrt_mark in_list_mark; /* `in:` */
     mrt_mark in_mark[2];
-    int later[2];              /* an unknown input made by a later op:
+    int later[2]; /* an unknown input made by a later op:
                                   its number (0: none) */
     mrt_mark out_mark;
-    int shape_given;           /* `shape:` was written (maybe empty) */
+    int shape_given; /* `shape:` was written (maybe empty) */
     mrt_mark shape_mark;
     const mrt_mark *shape_dim_mark; /* [ndims] */
     mrt_mark dim_mark, to_mark;
-    int reduce_given;          /* `dims:` was written (maybe []) */
-    const mrt_mark *reduce_mark;    /* [nreduce] */
-    mrt_mark c_mark;           /* `by:` or `eps:` */
-    const char *c_text;        /* it as written */
-    int has_layout;            /* a `layout:` (maybe {}): its rules with */
-    int nlayout;               /* marks (the mrt_ir_op's layout is not */
+    int reduce_given;             /* `dims:` was written (maybe []) */
+    const mrt_mark *reduce_mark;  /* [nreduce] */
+    mrt_mark c_mark;              /* `by:` or `eps:` */
+    const char *c_text;           /* it as written */
+    int has_layout;               /* a `layout:` (maybe {}): its rules with */
+    int nlayout;                  /* marks (the mrt_ir_op's layout is not */
     const mrt_ir_rule_at *layout; /* read) */
-    const mrt_rule *given;     /* rules in place of its layout, or NULL */
-    mrt_ir_budget expect;      /* its budget (the mrt_ir_op's is not
+    const mrt_rule *given;        /* rules in place of its layout, or NULL */
+    mrt_ir_budget expect;         /* its budget (the mrt_ir_op's is not
                                   read) and where it was written */
     mrt_mark expect_mark;
 } mrt_ir_op_at;
 /* mrt_ir_set_expect with the mark of the budget (kept for messages). */
-mrt_status mrt_ir_set_expect_at(mrt_ir *ir, const mrt_ir_budget *b,
-                                mrt_mark at, mrt_error *err);
+mrt_status mrt_ir_set_expect_at(mrt_ir *ir, const mrt_ir_budget *b, mrt_mark at,
+                                mrt_error *err);
 /* Where a link of `network:` was written: the axis, each number (and
  * how it was written, for messages). */
 typedef struct mrt_ir_link_at {
@@ -189,9 +189,9 @@ typedef struct mrt_ir_link_at {
     const char *latency_text, *bandwidth_text;
 } mrt_ir_link_at;
 /* mrt_ir_set_link with marks (at NULL: none). */
-mrt_status mrt_ir_set_link_at(mrt_ir *ir, const char *axis,
-                              double latency_us, double bandwidth_GBps,
-                              const mrt_ir_link_at *at, mrt_error *err);
+mrt_status mrt_ir_set_link_at(mrt_ir *ir, const char *axis, double latency_us,
+                              double bandwidth_GBps, const mrt_ir_link_at *at,
+                              mrt_error *err);
 /* A budget checked into out (-1 or more in each field; NULL: none). */
 mrt_status mrt_ir_budget_check(mrt_ir_call *c, const mrt_ir_budget *b,
                                mrt_mark at, mrt_budget *out);
@@ -204,12 +204,12 @@ mrt_status mrt_ir_add_op_at(mrt_ir *ir, const mrt_ir_op *o,
  * wrote each name ("'w'", "the string 'w'", "a mapping": "unknown
  * tensor 'w' ..."). */
 typedef struct mrt_ir_train_at {
-    mrt_mark mark;                  /* the block */
+    mrt_mark mark; /* the block */
     mrt_mark loss_mark, params_mark, grads_mark;
-    const mrt_mark *param_mark, *grad_mark;  /* [nparams], [ngrads] */
+    const mrt_mark *param_mark, *grad_mark; /* [nparams], [ngrads] */
     const char *loss_what;
     const char *const *param_what, *const *grad_what;
-    const char *lr_text;            /* lr as written, or NULL */
+    const char *lr_text; /* lr as written, or NULL */
     mrt_mark lr_mark;
 } mrt_ir_train_at;
 /* mrt_ir_set_train with marks (at NULL: none).  nparams and ngrads may
@@ -224,36 +224,35 @@ mrt_status mrt_ir_set_outputs_at(mrt_ir *ir, int n, const char *const *names,
  * were written (mrt_ir_add_alternative_at), and how the file wrote its
  * key ("'w'", "a mapping": "unknown tensor 'w' in 'tensors' ..."). */
 typedef struct mrt_ir_alt_entry_at {
-    mrt_mark mark;              /* its key */
+    mrt_mark mark; /* its key */
     const char *what;
-    int nlayout;                /* its `layout:` with marks, when */
+    int nlayout;                  /* its `layout:` with marks, when */
     const mrt_ir_rule_at *layout; /* has_layout (the public entry's */
-    int has_layout;             /* layout is not read) */
-    int ngrad;                  /* tensors: its `grad_layout:`, the */
-    const mrt_ir_rule_at *grad; /* same way */
+    int has_layout;               /* layout is not read) */
+    int ngrad;                    /* tensors: its `grad_layout:`, the */
+    const mrt_ir_rule_at *grad;   /* same way */
     int has_grad;
     mrt_mark grad_mark;
-    int has_reshard;            /* `reshard_after_forward:` was written */
-    mrt_mark reshard_mark;      /* (true or false: both are checked) */
+    int has_reshard;       /* `reshard_after_forward:` was written */
+    mrt_mark reshard_mark; /* (true or false: both are checked) */
 } mrt_ir_alt_entry_at;
 /* Where the parts of an alternative were written.  A front end that
  * found its form wrong (broken, not NULL) passes the name and that
  * error: kept as the alternative's own with keep_broken, else the
  * call's error. */
 typedef struct mrt_ir_alternative_at {
-    mrt_mark mark;              /* its name */
-    int has_mesh;               /* a `mesh:` (maybe with no axis: the */
-    mrt_mark mesh_mark;         /* public struct's naxes > 0 says it) */
+    mrt_mark mark;      /* its name */
+    int has_mesh;       /* a `mesh:` (maybe with no axis: the */
+    mrt_mark mesh_mark; /* public struct's naxes > 0 says it) */
     const mrt_mark *axis_mark, *size_mark; /* [naxes] */
-    int nrules;                 /* its rules with marks (the public */
-    const mrt_ir_rule_at *rules; /* struct's rules are not read) */
+    int nrules;                         /* its rules with marks (the public */
+    const mrt_ir_rule_at *rules;        /* struct's rules are not read) */
     const mrt_ir_alt_entry_at *tensors; /* [ntensors] */
     const mrt_ir_alt_entry_at *ops;     /* [nops] */
     const mrt_error *broken;
 } mrt_ir_alternative_at;
 /* mrt_ir_add_alternative with marks (at NULL: none). */
-mrt_status mrt_ir_add_alternative_at(mrt_ir *ir,
-                                     const mrt_ir_alternative *alt,
+mrt_status mrt_ir_add_alternative_at(mrt_ir *ir, const mrt_ir_alternative *alt,
                                      const mrt_ir_alternative_at *at,
                                      mrt_error *err);
 

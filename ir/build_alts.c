@@ -50,9 +50,11 @@ static mrt_status alt_mesh(mrt_ir_call *c, mrt_spec_layout *l,
     if (l->mesh.nranks == m->nranks)
         return MRT_OK;
     mrt_ir_at(c, "naxes", &at->mesh_mark);
-    return mrt_ir_fail(c, MRT_E_SPEC, "layout '%s' has a mesh of %lld ranks "
-                       "but %s has %lld", l->name, (long long)l->mesh.nranks,
-                       mesh_name(c), (long long)m->nranks);
+    return mrt_ir_fail(c, MRT_E_SPEC,
+                       "layout '%s' has a mesh of %lld ranks "
+                       "but %s has %lld",
+                       l->name, (long long)l->mesh.nranks, mesh_name(c),
+                       (long long)m->nranks);
 }
 
 /* A new entry of l for tensor id, kind, its rules (plain or with
@@ -84,9 +86,10 @@ static mrt_status entry_tensor(mrt_ir_call *c, const mrt_spec_layout *l,
         return mrt_ir_tensor_id(c, name, id);
     *id = name ? mrt_spec_find_tensor(s, name) : -1;
     if (*id < 0)
-        return mrt_ir_fail(c, MRT_E_SPEC, "unknown tensor %s in '%s' of "
-                           "layout '%s' (the tensors are: %s)", e->what, sec,
-                           l->name,
+        return mrt_ir_fail(c, MRT_E_SPEC,
+                           "unknown tensor %s in '%s' of "
+                           "layout '%s' (the tensors are: %s)",
+                           e->what, sec, l->name,
                            mrt_spec_join(list, sizeof list, s->tensor[0].name,
                                          sizeof s->tensor[0], s->ntensors));
     return MRT_OK;
@@ -124,16 +127,18 @@ static mrt_status tensor_entry(mrt_ir_call *c, mrt_spec_layout *l,
     const mrt_spec_tensor *t = &s->tensor[id];
     snprintf(of, sizeof of, "the layout of tensor '%s'", t->name);
     if ((marked ? e->has_layout : d->layout != NULL) &&
-        (st = add_entry(c, l, id, MRT_ALT_TENSOR, marked ? e->nlayout
-                        : d->nlayout, d->layout, marked ? e->layout : NULL,
-                        &t->layout, of)))
+        (st = add_entry(c, l, id, MRT_ALT_TENSOR,
+                        marked ? e->nlayout : d->nlayout, d->layout,
+                        marked ? e->layout : NULL, &t->layout, of)))
         return st;
     if (marked ? e->has_reshard : d->reshard_after_forward) {
         mrt_ir_at(c, "tensors", &e->reshard_mark);
         if (!is_param(s, id))
-            return mrt_ir_fail(c, MRT_E_SPEC, "tensor '%s' is not a "
+            return mrt_ir_fail(c, MRT_E_SPEC,
+                               "tensor '%s' is not a "
                                "parameter (reshard_after_forward is for the "
-                               "tensors of %s)", t->name,
+                               "tensors of %s)",
+                               t->name,
                                yaml ? "'params' of 'train'"
                                     : "the params of mrt_ir_set_train");
         if (d->reshard_after_forward &&
@@ -145,14 +150,16 @@ static mrt_status tensor_entry(mrt_ir_call *c, mrt_spec_layout *l,
         return MRT_OK;
     mrt_ir_at(c, "tensors", &e->grad_mark);
     if (!has_grad(s, id))
-        return mrt_ir_fail(c, MRT_E_SPEC, "tensor '%s' has no gradient (a "
+        return mrt_ir_fail(c, MRT_E_SPEC,
+                           "tensor '%s' has no gradient (a "
                            "grad_layout is for the tensors on a path from "
-                           "%s to the loss)", t->name,
+                           "%s to the loss)",
+                           t->name,
                            yaml ? "'params' or 'grads' of 'train'"
                                 : "the params or grads of mrt_ir_set_train");
     snprintf(of, sizeof of, "the grad_layout of tensor '%s'", t->name);
-    return add_entry(c, l, id, MRT_ALT_GRAD, marked ? e->ngrad
-                     : d->ngrad_layout, d->grad_layout,
+    return add_entry(c, l, id, MRT_ALT_GRAD,
+                     marked ? e->ngrad : d->ngrad_layout, d->grad_layout,
                      marked ? e->grad : NULL, &t->layout, of);
 }
 
@@ -198,21 +205,24 @@ static mrt_status op_entry(mrt_ir_call *c, mrt_spec_layout *l,
     int op = s->tensor[id].producer;
     if (op < 0 || s->op[op].phase != MRT_PHASE_FORWARD || s->op[op].user <= 0)
         return mrt_ir_yaml(c)
-                   ? mrt_ir_fail(c, MRT_E_SPEC, "'%s' in 'ops' of layout '%s' "
+                   ? mrt_ir_fail(c, MRT_E_SPEC,
+                                 "'%s' in 'ops' of layout '%s' "
                                  "is not made by an op of the spec (an op is "
                                  "named by its 'out'; give an input its "
                                  "layout under 'tensors')",
                                  s->tensor[id].name, l->name)
-                   : mrt_ir_fail(c, MRT_E_SPEC, "'%s' is not made by an op "
+                   : mrt_ir_fail(c, MRT_E_SPEC,
+                                 "'%s' is not made by an op "
                                  "(an op is named by its out; give an input "
-                                 "its layout in tensors)", s->tensor[id].name);
+                                 "its layout in tensors)",
+                                 s->tensor[id].name);
     if (!(marked ? e->has_layout : d->layout != NULL))
         return MRT_OK;
     snprintf(of, sizeof of, "the layout of op %d (%s)", s->op[op].user,
              s->tensor[id].name);
     return add_entry(c, l, id, MRT_ALT_OP, marked ? e->nlayout : d->nlayout,
-                     d->layout, marked ? e->layout : NULL,
-                     op_dims(s, id, &buf), of);
+                     d->layout, marked ? e->layout : NULL, op_dims(s, id, &buf),
+                     of);
 }
 
 /* The entries of alternative l, tensors then ops. */
@@ -226,8 +236,10 @@ static mrt_status alt_entries(mrt_ir_call *c, mrt_spec_layout *l,
     c->arg = "tensors";
     if (a->ntensors < 0 || a->nops < 0 || (a->ntensors && !a->tensors) ||
         (a->nops && !a->ops))
-        return mrt_ir_fail(c, MRT_E_USAGE, "expected lists of %d tensors "
-                           "and %d ops", a->ntensors, a->nops);
+        return mrt_ir_fail(c, MRT_E_USAGE,
+                           "expected lists of %d tensors "
+                           "and %d ops",
+                           a->ntensors, a->nops);
     if (!n)
         return MRT_OK;
     l->entry = calloc(n, sizeof *l->entry);
@@ -249,8 +261,8 @@ static mrt_status alt_entries(mrt_ir_call *c, mrt_spec_layout *l,
 static mrt_status rehome(mrt_ir_call *c, mrt_spec_layout *l)
 {
     const mrt_spec *s = c->ir->s;
-    const mrt_spec_resolver r = {s, l->has_mesh ? &l->mesh : &s->mesh,
-                                 l->name, &c->e};
+    const mrt_spec_resolver r = {s, l->has_mesh ? &l->mesh : &s->mesh, l->name,
+                                 &c->e};
     int nomem;
     int *targets = mrt_spec_alt_targets(s, l, &nomem);
     unsigned char *skip = targets ? calloc((size_t)s->ntensors + 1, 1) : NULL;
@@ -281,15 +293,14 @@ static mrt_status fill(mrt_ir_call *c, mrt_spec_layout *l,
     mrt_status st = MRT_OK;
     snprintf(of, sizeof of, "layout '%s'", l->name);
     snprintf(what, sizeof what, "the mesh of layout '%s'", l->name);
-    if ((marked ? at->has_mesh : a->naxes != 0) &&
-        (st = alt_mesh(c, l, a, at)))
+    if ((marked ? at->has_mesh : a->naxes != 0) && (st = alt_mesh(c, l, a, at)))
         return st;
     ir->rule_mesh = l->has_mesh ? &l->mesh : NULL;
     ir->rule_mesh_what = what;
     c->arg = "rules";
     st = mrt_ir_rules(c, marked ? at->nrules : a->nrules,
-                      marked ? NULL : a->rules, marked ? at->rules : NULL,
-                      NULL, of, l->rule);
+                      marked ? NULL : a->rules, marked ? at->rules : NULL, NULL,
+                      of, l->rule);
     if (!st)
         st = alt_entries(c, l, a, at);
     ir->rule_mesh = NULL;
@@ -306,8 +317,7 @@ static mrt_status new_alt(mrt_ir_call *c, const char *name, mrt_mark at,
     mrt_status st = mrt_ir_check_name(c, name, "layout");
     for (int i = 0; !st && i < s->nlayouts; i++)
         if (!strcmp(s->layouts[i].name, name))
-            st = mrt_ir_fail(c, MRT_E_SPEC, "layout '%s' is given twice",
-                             name);
+            st = mrt_ir_fail(c, MRT_E_SPEC, "layout '%s' is given twice", name);
     if (!st && mrt_grow((void **)&s->layouts, &c->ir->cap_layouts,
                         s->nlayouts + 1, sizeof *s->layouts))
         st = mrt_ir_fail(c, MRT_E_NOMEM, "out of memory");
@@ -324,8 +334,7 @@ static mrt_status new_alt(mrt_ir_call *c, const char *name, mrt_mark at,
     return MRT_OK;
 }
 
-mrt_status mrt_ir_add_alternative_at(mrt_ir *ir,
-                                     const mrt_ir_alternative *a,
+mrt_status mrt_ir_add_alternative_at(mrt_ir *ir, const mrt_ir_alternative *a,
                                      const mrt_ir_alternative_at *at,
                                      mrt_error *err)
 {
@@ -358,8 +367,9 @@ mrt_status mrt_ir_add_alternative_at(mrt_ir *ir,
     l->broken = 1;
     mrt_ir_end(&c, st, &l->error);
     mrt_error_set_context(&l->error, at->mark,
-                              "while applying alternative '%s' (an entry "
-                              "of layouts:)", a->name);
+                          "while applying alternative '%s' (an entry "
+                          "of layouts:)",
+                          a->name);
     memset(&ir->error, 0, sizeof ir->error);
     return MRT_OK;
 }

@@ -31,7 +31,8 @@ mrt_status mrt_ir_begin(mrt_ir_call *c, mrt_ir *ir, const char *fn)
         return ir->error.code;
     }
     if (!ir->s)
-        return mrt_ir_fail(c, MRT_E_USAGE, "the program was finished "
+        return mrt_ir_fail(c, MRT_E_USAGE,
+                           "the program was finished "
                            "already (only mrt_ir_destroy may follow)");
     return MRT_OK;
 }
@@ -47,7 +48,8 @@ mrt_status mrt_ir_begin_untrained(mrt_ir_call *c, mrt_ir *ir, const char *fn,
     if (!st && ir->trained)
         st = mrt_ir_fail(c, MRT_E_USAGE, "%s", trained);
     if (!st && ir->s->nlayouts) /* alternatives are checked on every tensor */
-        st = mrt_ir_fail(c, MRT_E_USAGE, "ops and training come before the "
+        st = mrt_ir_fail(c, MRT_E_USAGE,
+                         "ops and training come before the "
                          "first alternative (mrt_ir_add_alternative)");
     return st;
 }
@@ -92,8 +94,7 @@ mrt_status mrt_ir_fail(mrt_ir_call *c, mrt_status code, const char *fmt, ...)
         snprintf(c->e.message, sizeof c->e.message, "%s: argument '%s': %.400s",
                  c->fn, c->arg, msg);
     else
-        snprintf(c->e.message, sizeof c->e.message, "%s: %.450s", c->fn,
-                 msg);
+        snprintf(c->e.message, sizeof c->e.message, "%s: %.450s", c->fn, msg);
     return code;
 }
 
@@ -124,22 +125,24 @@ mrt_status mrt_ir_end(mrt_ir_call *c, mrt_status st, mrt_error *err)
 
 /* ---- names, dims and shapes ---------------------------------------- */
 
-mrt_status mrt_ir_check_name(mrt_ir_call *c, const char *name,
-                             const char *kind)
+mrt_status mrt_ir_check_name(mrt_ir_call *c, const char *name, const char *kind)
 {
     if (!name)
         return mrt_ir_fail(c, MRT_E_USAGE, "expected a %s name, got NULL",
                            kind);
     size_t n = strlen(name);
     int ok = n > 0 && n < MRT_NAME_MAX &&
-             (name[0] == '_' || ((name[0] | 32) >= 'a' && (name[0] | 32) <= 'z'));
+             (name[0] == '_' ||
+              ((name[0] | 32) >= 'a' && (name[0] | 32) <= 'z'));
     for (size_t i = 1; ok && i < n; i++)
         ok = name[i] == '_' || (name[i] >= '0' && name[i] <= '9') ||
              ((name[i] | 32) >= 'a' && (name[i] | 32) <= 'z');
     if (!ok)
-        return mrt_ir_fail(c, MRT_E_SPEC, "invalid %s name '%.60s' (a name "
+        return mrt_ir_fail(c, MRT_E_SPEC,
+                           "invalid %s name '%.60s' (a name "
                            "starts with a letter or '_' and has only "
-                           "letters, digits and '_')", kind, name);
+                           "letters, digits and '_')",
+                           kind, name);
     return MRT_OK;
 }
 
@@ -169,21 +172,22 @@ mrt_status mrt_ir_dim(mrt_ir_call *c, const char *name, int *out)
         return mrt_ir_fail(c, MRT_E_USAGE, "expected a dim name, got NULL");
     *out = mrt_spec_find_dim(s, name);
     if (*out < 0)
-        return mrt_ir_fail(c, MRT_E_SPEC, "dim '%.60s' not declared (the "
-                           "dims are: %s)", name,
-                           dim_list(s, list, sizeof list));
+        return mrt_ir_fail(c, MRT_E_SPEC,
+                           "dim '%.60s' not declared (the "
+                           "dims are: %s)",
+                           name, dim_list(s, list, sizeof list));
     return MRT_OK;
 }
 
 mrt_status mrt_ir_tensor_id(mrt_ir_call *c, const char *name, int *out)
 {
     if (!name)
-        return mrt_ir_fail(c, MRT_E_USAGE, "expected a tensor name, got "
+        return mrt_ir_fail(c, MRT_E_USAGE,
+                           "expected a tensor name, got "
                            "NULL");
     *out = mrt_spec_find_tensor(c->ir->s, name);
     if (*out < 0)
-        return mrt_ir_fail(c, MRT_E_SPEC, "tensor '%.60s' not declared",
-                           name);
+        return mrt_ir_fail(c, MRT_E_SPEC, "tensor '%.60s' not declared", name);
     return MRT_OK;
 }
 
@@ -198,25 +202,33 @@ mrt_status mrt_ir_shape(mrt_ir_call *c, const char *tensor, int n,
     memset(l, 0, sizeof *l);
     mrt_ir_at(c, arg, &shape_mark);
     if (yaml && n > MRT_MAX_DIMS)
-        return mrt_ir_fail(c, MRT_E_SPEC, "tensor '%s' has %d dims (at most "
-                           "%d)", tensor, n, MRT_MAX_DIMS);
+        return mrt_ir_fail(c, MRT_E_SPEC,
+                           "tensor '%s' has %d dims (at most "
+                           "%d)",
+                           tensor, n, MRT_MAX_DIMS);
     if (n < 0 || n > MRT_MAX_DIMS || (n > 0 && !names))
-        return mrt_ir_fail(c, MRT_E_USAGE, "%d dims (at most %d, and a "
-                           "list of names)", n, MRT_MAX_DIMS);
+        return mrt_ir_fail(c, MRT_E_USAGE,
+                           "%d dims (at most %d, and a "
+                           "list of names)",
+                           n, MRT_MAX_DIMS);
     for (int i = 0; i < n; i++) {
         int d = names[i] ? mrt_spec_find_dim(s, names[i]) : -1;
         mrt_ir_at(c, arg, marks ? &marks[i] : NULL);
-        mrt_status st = d >= 0 || !yaml ? mrt_ir_dim(c, names[i], &d)
-            : mrt_ir_fail(c, MRT_E_SPEC, "unknown dim '%s' in the shape of "
-                          "tensor '%s' (the dims are: %s)",
-                          mrt_ir_quote(names[i], q, sizeof q), tensor,
-                          dim_list(s, shape, sizeof shape));
+        mrt_status st = d >= 0 || !yaml
+                            ? mrt_ir_dim(c, names[i], &d)
+                            : mrt_ir_fail(c, MRT_E_SPEC,
+                                          "unknown dim '%s' in the shape of "
+                                          "tensor '%s' (the dims are: %s)",
+                                          mrt_ir_quote(names[i], q, sizeof q),
+                                          tensor,
+                                          dim_list(s, shape, sizeof shape));
         if (st)
             return st;
         if (mrt_layout_find_dim(l, d) >= 0)
-            return yaml ? mrt_ir_fail(c, MRT_E_SPEC, "dim '%s' appears twice "
-                                      "in the shape of tensor '%s'", names[i],
-                                      tensor)
+            return yaml ? mrt_ir_fail(c, MRT_E_SPEC,
+                                      "dim '%s' appears twice "
+                                      "in the shape of tensor '%s'",
+                                      names[i], tensor)
                         : mrt_ir_fail(c, MRT_E_SPEC, "dim '%s' appears twice",
                                       names[i]);
         l->dim[l->ndims] = d;
@@ -224,13 +236,16 @@ mrt_status mrt_ir_shape(mrt_ir_call *c, const char *tensor, int n,
     }
     mrt_ir_at(c, arg, &shape_mark);
     if (mrt_spec_too_large(l))
-        return yaml ? mrt_ir_fail(c, MRT_E_SPEC, "tensor '%s' %s is too large: "
-                                  "its size in bytes overflows 64 bits", tensor,
-                                  mrt_spec_shape_str(s, l, shape, sizeof shape))
-                    : mrt_ir_fail(c, MRT_E_SPEC, "%s is too large: its size "
-                                  "in bytes overflows 64 bits",
-                                  mrt_spec_shape_str(s, l, shape,
-                                                     sizeof shape));
+        return yaml
+                   ? mrt_ir_fail(c, MRT_E_SPEC,
+                                 "tensor '%s' %s is too large: "
+                                 "its size in bytes overflows 64 bits",
+                                 tensor,
+                                 mrt_spec_shape_str(s, l, shape, sizeof shape))
+                   : mrt_ir_fail(c, MRT_E_SPEC,
+                                 "%s is too large: its size "
+                                 "in bytes overflows 64 bits",
+                                 mrt_spec_shape_str(s, l, shape, sizeof shape));
     mrt_ir_at(c, arg, NULL);
     return MRT_OK;
 }
@@ -247,18 +262,24 @@ static mrt_status rule_dim(mrt_ir_call *c, const mrt_ir_rule_at *r,
     if (!mrt_ir_yaml(c)) {
         mrt_status st = mrt_ir_dim(c, r->dim, d);
         if (!st && shape && mrt_layout_find_dim(shape, *d) < 0)
-            st = mrt_ir_fail(c, MRT_E_SPEC, "dim '%s' is not a dim of the "
-                             "tensors it lays out", r->dim);
+            st = mrt_ir_fail(c, MRT_E_SPEC,
+                             "dim '%s' is not a dim of the "
+                             "tensors it lays out",
+                             r->dim);
         return st;
     }
     *d = r->dim ? mrt_spec_find_dim(s, r->dim) : -1;
     if (*d < 0)
-        return mrt_ir_fail(c, MRT_E_SPEC, "unknown dim '%s' in %s (the dims "
-                           "are: %s)", mrt_ir_quote(r->dim, q, sizeof q), of,
+        return mrt_ir_fail(c, MRT_E_SPEC,
+                           "unknown dim '%s' in %s (the dims "
+                           "are: %s)",
+                           mrt_ir_quote(r->dim, q, sizeof q), of,
                            dim_list(s, list, sizeof list));
     if (shape && mrt_layout_find_dim(shape, *d) < 0)
-        return mrt_ir_fail(c, MRT_E_SPEC, "%s names dim '%s', which is not "
-                           "in its shape %s", of, r->dim,
+        return mrt_ir_fail(c, MRT_E_SPEC,
+                           "%s names dim '%s', which is not "
+                           "in its shape %s",
+                           of, r->dim,
                            mrt_spec_shape_str(s, shape, list, sizeof list));
     return MRT_OK;
 }
@@ -267,32 +288,37 @@ static mrt_status rule_dim(mrt_ir_call *c, const mrt_ir_rule_at *r,
 static mrt_status rule_axis(mrt_ir_call *c, const mrt_ir_rule_at *r, int j,
                             mrt_rule *out)
 {
-    const mrt_mesh *m = c->ir->rule_mesh ? c->ir->rule_mesh
-                                          : &c->ir->s->mesh;
-    const char *what = c->ir->rule_mesh ? c->ir->rule_mesh_what
-                       : c->ir->mesh_what ? c->ir->mesh_what : "the mesh";
+    const mrt_mesh *m = c->ir->rule_mesh ? c->ir->rule_mesh : &c->ir->s->mesh;
+    const char *what = c->ir->rule_mesh   ? c->ir->rule_mesh_what
+                       : c->ir->mesh_what ? c->ir->mesh_what
+                                          : "the mesh";
     const char *name = r->axes[j];
     char q[MRT_SPEC_QUOTE_MAX + 8], list[MRT_SPEC_LIST_MAX];
     int a = name ? mrt_mesh_find_axis(m, name) : -1;
     mrt_ir_at(c, c->arg, r->axis_mark ? &r->axis_mark[j] : NULL);
     if (a < 0 && mrt_ir_yaml(c))
-        return mrt_ir_fail(c, MRT_E_SPEC, "unknown mesh axis '%s' (%s has: "
-                           "%s)", mrt_ir_quote(name, q, sizeof q), what,
+        return mrt_ir_fail(c, MRT_E_SPEC,
+                           "unknown mesh axis '%s' (%s has: "
+                           "%s)",
+                           mrt_ir_quote(name, q, sizeof q), what,
                            mrt_spec_join(list, sizeof list, m->name[0],
                                          sizeof m->name[0], m->naxes));
     if (a < 0)
-        return mrt_ir_fail(c, MRT_E_SPEC, "unknown mesh axis '%.60s' in "
-                           "the rule of dim '%s'", name ? name : "(null)",
-                           r->dim);
+        return mrt_ir_fail(c, MRT_E_SPEC,
+                           "unknown mesh axis '%.60s' in "
+                           "the rule of dim '%s'",
+                           name ? name : "(null)", r->dim);
     for (int k = 0; k < out->naxes; k++)
         if (out->axes[k] == a)
             return mrt_ir_yaml(c)
-                       ? mrt_ir_fail(c, MRT_E_SPEC, "mesh axis '%s' appears "
-                                     "twice in the rule for dim '%s'", name,
-                                     r->dim)
-                       : mrt_ir_fail(c, MRT_E_SPEC, "the rule of dim '%s' "
-                                     "names mesh axis '%s' twice", r->dim,
-                                     name);
+                       ? mrt_ir_fail(c, MRT_E_SPEC,
+                                     "mesh axis '%s' appears "
+                                     "twice in the rule for dim '%s'",
+                                     name, r->dim)
+                       : mrt_ir_fail(c, MRT_E_SPEC,
+                                     "the rule of dim '%s' "
+                                     "names mesh axis '%s' twice",
+                                     r->dim, name);
     out->axes[out->naxes++] = a; /* < MRT_MAX_AXES: axes are distinct */
     return MRT_OK;
 }
@@ -300,8 +326,7 @@ static mrt_status rule_axis(mrt_ir_call *c, const mrt_ir_rule_at *r, int j,
 /* One rule into rules[dim]; earlier[0..i) are the call's earlier ones. */
 static mrt_status one_rule(mrt_ir_call *c, const mrt_ir_rule_at *r,
                            const mrt_layout *shape, const char *of,
-                           const int *earlier, int i, mrt_rule rules[],
-                           int *d)
+                           const int *earlier, int i, mrt_rule rules[], int *d)
 {
     mrt_status st = rule_dim(c, r, shape, of, d);
     if (st)

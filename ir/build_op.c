@@ -37,9 +37,12 @@ static mrt_status op_input(mrt_ir_call *c, const mrt_ir_op *o,
     if (u->in[j] >= 0 || !mrt_ir_yaml(c))
         return u->in[j] >= 0 ? MRT_OK : mrt_ir_tensor_id(c, name, &u->in[j]);
     if (at->later[j])
-        return mrt_ir_fail(c, MRT_E_SPEC, "op %d reads tensor '%s' before op "
-                           "%d makes it", u->number, name, at->later[j]);
-    return mrt_ir_fail(c, MRT_E_SPEC, "unknown tensor '%s' in the inputs of "
+        return mrt_ir_fail(c, MRT_E_SPEC,
+                           "op %d reads tensor '%s' before op "
+                           "%d makes it",
+                           u->number, name, at->later[j]);
+    return mrt_ir_fail(c, MRT_E_SPEC,
+                       "unknown tensor '%s' in the inputs of "
                        "op %d (the tensors so far: %s)",
                        mrt_ir_quote(name, q, sizeof q), u->number,
                        mrt_spec_join(list, sizeof list, s->tensor[0].name,
@@ -52,8 +55,7 @@ static mrt_status op_kind(mrt_ir_call *c, const mrt_ir_op *o,
 {
     c->arg = "kind";
     if ((int)o->kind < 0 || o->kind >= MRT_IR_KIND_COUNT)
-        return mrt_ir_fail(c, MRT_E_USAGE, "unknown op kind %d",
-                           (int)o->kind);
+        return mrt_ir_fail(c, MRT_E_USAGE, "unknown op kind %d", (int)o->kind);
     u->kind = (mrt_user_kind)o->kind;
     const mrt_user_kind_info *k = &mrt_user_kinds[u->kind];
     mrt_ir_at(c, "in", &at->in_list_mark);
@@ -64,19 +66,24 @@ static mrt_status op_kind(mrt_ir_call *c, const mrt_ir_op *o,
         snprintf(want, sizeof want, k->min_in == k->max_in ? "%d" : "%d or %d",
                  k->min_in, k->max_in);
         return mrt_ir_yaml(c)
-            ? mrt_ir_fail(c, MRT_E_SPEC, "op %d has %d input%s (%s takes %s)",
-                          u->number, nin, nin == 1 ? "" : "s", k->name, want)
-            : mrt_ir_fail(c, MRT_E_SPEC, "%s takes %d%s input%s, got %d",
-                          k->name, k->min_in,
-                          k->max_in > k->min_in ? " or 2" : "",
-                          k->max_in > 1 ? "s" : "", nin);
+                   ? mrt_ir_fail(
+                         c, MRT_E_SPEC, "op %d has %d input%s (%s takes %s)",
+                         u->number, nin, nin == 1 ? "" : "s", k->name, want)
+                   : mrt_ir_fail(c, MRT_E_SPEC, "%s takes %d%s input%s, got %d",
+                                 k->name, k->min_in,
+                                 k->max_in > k->min_in ? " or 2" : "",
+                                 k->max_in > 1 ? "s" : "", nin);
     }
     for (int j = 0; j < u->nin; j++) {
         mrt_status st = op_input(c, o, at, u, j);
         if (st)
             return st;
     }
-    const struct { const char *arg; int given; unsigned bits; } p[] = {
+    const struct {
+        const char *arg;
+        int given;
+        unsigned bits;
+    } p[] = {
         {"shape", o->ndims > 0 || at->shape_given, MRT_K_SHAPE},
         {"dim", o->dim != NULL, MRT_K_DIM | MRT_K_FROM},
         {"to", o->to != NULL, MRT_K_TO},
@@ -96,9 +103,8 @@ static mrt_status op_kind(mrt_ir_call *c, const mrt_ir_op *o,
 
 /* A dim by name (written at `at`) that must be a dim of tensor t (NULL:
  * any declared dim). */
-static mrt_status dim_of(mrt_ir_call *c, const mrt_user_op *u,
-                         const char *name, mrt_mark at,
-                         const mrt_spec_tensor *t, int *out)
+static mrt_status dim_of(mrt_ir_call *c, const mrt_user_op *u, const char *name,
+                         mrt_mark at, const mrt_spec_tensor *t, int *out)
 {
     const mrt_spec *s = c->ir->s;
     char shape[MRT_SPEC_LIST_MAX], q[MRT_SPEC_QUOTE_MAX + 8];
@@ -106,19 +112,19 @@ static mrt_status dim_of(mrt_ir_call *c, const mrt_user_op *u,
     mrt_ir_at(c, c->arg, &at);
     *out = name ? mrt_spec_find_dim(s, name) : -1;
     if (*out < 0 && mrt_ir_yaml(c))
-        return mrt_ir_fail(c, MRT_E_SPEC, "unknown dim '%s' in op %d (the "
-                           "dims are: %s)", mrt_ir_quote(name, q, sizeof q),
-                           u->number,
+        return mrt_ir_fail(c, MRT_E_SPEC,
+                           "unknown dim '%s' in op %d (the "
+                           "dims are: %s)",
+                           mrt_ir_quote(name, q, sizeof q), u->number,
                            mrt_spec_join(shape, sizeof shape,
                                          s->dim_name ? s->dim_name[0] : "",
                                          sizeof s->dim_name[0], s->ndims));
     if (*out < 0 && (st = mrt_ir_dim(c, name, out)))
         return st;
     if (t && mrt_layout_find_dim(&t->layout, *out) < 0)
-        return mrt_ir_fail(c, MRT_E_SPEC, "dim '%s' is not a dim of '%s' %s",
-                           name, t->name,
-                           mrt_spec_shape_str(s, &t->layout, shape,
-                                              sizeof shape));
+        return mrt_ir_fail(
+            c, MRT_E_SPEC, "dim '%s' is not a dim of '%s' %s", name, t->name,
+            mrt_spec_shape_str(s, &t->layout, shape, sizeof shape));
     return MRT_OK;
 }
 
@@ -131,19 +137,21 @@ static mrt_status op_constant(mrt_ir_call *c, const mrt_ir_op *o,
     mrt_ir_at(c, "c", &at->c_mark);
     u->c = eps && o->c == 0 ? 1e-5 : o->c;
     if (mrt_ir_yaml(c)) /* a finite number, positive for eps: float32? */
-        return c->ir->s->dtype != MRT_F32 || (u->c <= FLT_MAX &&
-                                              u->c >= -FLT_MAX)
-            ? MRT_OK
-            : mrt_ir_fail(c, MRT_E_SPEC, "'%s' of op %d is out of float32's "
-                          "range: %s (at most %.8g in magnitude; or use "
-                          "dtype: float64)", eps ? "eps" : "by", u->number,
-                          mrt_ir_quote(at->c_text, q, sizeof q),
-                          (double)FLT_MAX);
-    if (!(u->c == u->c) || u->c > 3.4e38 || u->c < -3.4e38 ||
-        (eps && u->c < 0))
-        return mrt_ir_fail(c, MRT_E_SPEC, "%s is not a valid constant for "
-                           "%s", eps ? "eps" : "c",
-                           mrt_user_kinds[u->kind].name);
+        return c->ir->s->dtype != MRT_F32 ||
+                       (u->c <= FLT_MAX && u->c >= -FLT_MAX)
+                   ? MRT_OK
+                   : mrt_ir_fail(c, MRT_E_SPEC,
+                                 "'%s' of op %d is out of float32's "
+                                 "range: %s (at most %.8g in magnitude; or use "
+                                 "dtype: float64)",
+                                 eps ? "eps" : "by", u->number,
+                                 mrt_ir_quote(at->c_text, q, sizeof q),
+                                 (double)FLT_MAX);
+    if (!(u->c == u->c) || u->c > 3.4e38 || u->c < -3.4e38 || (eps && u->c < 0))
+        return mrt_ir_fail(c, MRT_E_SPEC,
+                           "%s is not a valid constant for "
+                           "%s",
+                           eps ? "eps" : "c", mrt_user_kinds[u->kind].name);
     return MRT_OK;
 }
 
@@ -157,13 +165,17 @@ static mrt_status op_pair(mrt_ir_call *c, const mrt_ir_op_at *at,
     mrt_ir_at(c, "in", &at->in_list_mark);
     if (u->kind == MRT_U_MSE && !same_dim_set(&a->layout, &b->layout))
         return mrt_ir_yaml(c)
-            ? mrt_ir_fail(c, MRT_E_SPEC, "mse needs two tensors of the same "
-                          "dims ('%s' is %s, '%s' %s)", a->name,
-                          mrt_spec_shape_str(s, &a->layout, sa, sizeof sa),
-                          b->name,
-                          mrt_spec_shape_str(s, &b->layout, sb, sizeof sb))
-            : mrt_ir_fail(c, MRT_E_SPEC, "mse needs two tensors of the same "
-                          "dims");
+                   ? mrt_ir_fail(
+                         c, MRT_E_SPEC,
+                         "mse needs two tensors of the same "
+                         "dims ('%s' is %s, '%s' %s)",
+                         a->name,
+                         mrt_spec_shape_str(s, &a->layout, sa, sizeof sa),
+                         b->name,
+                         mrt_spec_shape_str(s, &b->layout, sb, sizeof sb))
+                   : mrt_ir_fail(c, MRT_E_SPEC,
+                                 "mse needs two tensors of the same "
+                                 "dims");
     if (u->kind == MRT_U_SOFTMAX_CE) {
         mrt_layout rest = a->layout;
         int i = mrt_layout_find_dim(&rest, u->dim);
@@ -172,7 +184,8 @@ static mrt_status op_pair(mrt_ir_call *c, const mrt_ir_op_at *at,
         rest.ndims--;
         u->labels = same_dim_set(&rest, &b->layout);
         if (!u->labels && !same_dim_set(&a->layout, &b->layout))
-            return mrt_ir_fail(c, MRT_E_SPEC, "the targets '%s' must have "
+            return mrt_ir_fail(c, MRT_E_SPEC,
+                               "the targets '%s' must have "
                                "the dims of the logits '%s' (one-hot) or "
                                "those without '%s' (integer labels)",
                                b->name, a->name, s->dim_name[u->dim]);
@@ -198,9 +211,10 @@ static mrt_status op_params(mrt_ir_call *c, const mrt_ir_op *o,
         return mrt_ir_fail(c, MRT_E_SPEC, "'%s' already has a dim '%s'",
                            a->name, o->to);
     if (o->to && s->dim_size[u->to_dim] != s->dim_size[u->dim])
-        return mrt_ir_fail(c, MRT_E_SPEC, "dim '%s' has size %lld, dim '%s' "
-                           "%lld (rename keeps the size)", o->to,
-                           (long long)s->dim_size[u->to_dim], o->dim,
+        return mrt_ir_fail(c, MRT_E_SPEC,
+                           "dim '%s' has size %lld, dim '%s' "
+                           "%lld (rename keeps the size)",
+                           o->to, (long long)s->dim_size[u->to_dim], o->dim,
                            (long long)s->dim_size[u->dim]);
     if ((st = op_constant(c, o, at, u)))
         return st;
@@ -224,13 +238,11 @@ static void derived_dims(const mrt_spec *s, int reduce_any,
                 mrt_spec_layout_add_dim(s, l, a->dim[i]);
         return; /* without `reduce`: every dim, unless shape keeps some */
     case MRT_U_MSE:
-    case MRT_U_SOFTMAX_CE:
-        return;
+    case MRT_U_SOFTMAX_CE: return;
     case MRT_U_RENAME:
         for (int i = 0; i < a->ndims; i++)
-            mrt_spec_layout_add_dim(s, l,
-                                    a->dim[i] == u->dim ? u->to_dim
-                                                        : a->dim[i]);
+            mrt_spec_layout_add_dim(
+                s, l, a->dim[i] == u->dim ? u->to_dim : a->dim[i]);
         return;
     default:
         for (int k = 0; k < u->nin; k++)
@@ -258,29 +270,33 @@ static mrt_status dims_from_inputs(mrt_ir_call *c, const mrt_ir_op_at *at,
 {
     const mrt_spec *s = c->ir->s;
     const mrt_spec_tensor *t = &u->out;
-    char a[MRT_NAME_MAX + MRT_SPEC_LIST_MAX], b[MRT_NAME_MAX + MRT_SPEC_LIST_MAX];
+    char a[MRT_NAME_MAX + MRT_SPEC_LIST_MAX],
+        b[MRT_NAME_MAX + MRT_SPEC_LIST_MAX];
     for (int i = 0; i < t->layout.ndims; i++) {
         int found = 0, d = t->layout.dim[i];
         for (int k = 0; k < u->nin; k++)
             found |= mrt_layout_find_dim(&s->tensor[u->in[k]].layout, d) >= 0;
         if (found)
             continue;
-        mrt_ir_at(c, "shape", at->shape_dim_mark ? &at->shape_dim_mark[i]
-                                                 : NULL);
+        mrt_ir_at(c, "shape",
+                  at->shape_dim_mark ? &at->shape_dim_mark[i] : NULL);
         if (!mrt_ir_yaml(c))
-            return mrt_ir_fail(c, MRT_E_SPEC, "dim '%s' of '%s' is in no "
-                               "input", s->dim_name[d], t->name);
+            return mrt_ir_fail(c, MRT_E_SPEC,
+                               "dim '%s' of '%s' is in no "
+                               "input",
+                               s->dim_name[d], t->name);
         if (u->kind != MRT_U_EINSUM) /* a reduction: one input */
-            return mrt_ir_fail(c, MRT_E_SPEC, "dim '%s' of '%s' is not in "
-                               "its input '%s' %s", s->dim_name[d], t->name,
-                               s->tensor[u->in[0]].name,
-                               strchr(input_str(s, u, 0, a, sizeof a), ' ') + 1);
-        return mrt_ir_fail(c, MRT_E_SPEC, "dim '%s' of '%s' is %s (%s%s%s)",
-                           s->dim_name[d], t->name,
-                           u->nin == 2 ? "in neither input" : "not in its input",
-                           input_str(s, u, 0, a, sizeof a),
-                           u->nin == 2 ? ", " : "",
-                           u->nin == 2 ? input_str(s, u, 1, b, sizeof b) : "");
+            return mrt_ir_fail(
+                c, MRT_E_SPEC,
+                "dim '%s' of '%s' is not in "
+                "its input '%s' %s",
+                s->dim_name[d], t->name, s->tensor[u->in[0]].name,
+                strchr(input_str(s, u, 0, a, sizeof a), ' ') + 1);
+        return mrt_ir_fail(
+            c, MRT_E_SPEC, "dim '%s' of '%s' is %s (%s%s%s)", s->dim_name[d],
+            t->name, u->nin == 2 ? "in neither input" : "not in its input",
+            input_str(s, u, 0, a, sizeof a), u->nin == 2 ? ", " : "",
+            u->nin == 2 ? input_str(s, u, 1, b, sizeof b) : "");
     }
     return MRT_OK;
 }
@@ -297,13 +313,15 @@ static mrt_status derived_result(mrt_ir_call *c, const mrt_ir_op_at *at,
         return MRT_OK;
     mrt_ir_at(c, "shape", &at->mark);
     if (!mrt_ir_yaml(c))
-        return mrt_ir_fail(c, MRT_E_SPEC, "the result is too large: its size "
+        return mrt_ir_fail(c, MRT_E_SPEC,
+                           "the result is too large: its size "
                            "in bytes overflows 64 bits");
-    return mrt_ir_fail(c, MRT_E_SPEC, "tensor '%s' %s made by op %d (%s) is "
-                       "too large: its size in bytes overflows 64 bits",
-                       t->name, mrt_spec_shape_str(c->ir->s, &t->layout, shape,
-                                                   sizeof shape),
-                       u->number, mrt_user_kinds[u->kind].name);
+    return mrt_ir_fail(
+        c, MRT_E_SPEC,
+        "tensor '%s' %s made by op %d (%s) is "
+        "too large: its size in bytes overflows 64 bits",
+        t->name, mrt_spec_shape_str(c->ir->s, &t->layout, shape, sizeof shape),
+        u->number, mrt_user_kinds[u->kind].name);
 }
 
 /* The reduced dims (reduce list) of input a into reduced[]. */
@@ -318,9 +336,9 @@ static mrt_status op_reduced(mrt_ir_call *c, const mrt_ir_op *o,
         return mrt_ir_fail(c, MRT_E_USAGE, "expected a list of dims");
     for (int j = 0; j < o->nreduce; j++) {
         int d;
-        mrt_status st = dim_of(c, u, o->reduce[j],
-                               at->reduce_mark ? at->reduce_mark[j]
-                                               : (mrt_mark){0, 0}, a, &d);
+        mrt_status st = dim_of(
+            c, u, o->reduce[j],
+            at->reduce_mark ? at->reduce_mark[j] : (mrt_mark){0, 0}, a, &d);
         if (st)
             return st;
         int k = mrt_layout_find_dim(&a->layout, d);
@@ -349,9 +367,10 @@ static mrt_status op_result(mrt_ir_call *c, const mrt_ir_op *o,
     mrt_ir_at(c, "out", &at->out_mark);
     int old = o->out ? mrt_spec_find_tensor(s, o->out) : -1;
     if (yaml && old >= 0)
-        return mrt_ir_fail(c, MRT_E_SPEC, "tensor '%s' already exists "
-                           "(defined at %d:%d)", o->out,
-                           s->tensor[old].mark.line,
+        return mrt_ir_fail(c, MRT_E_SPEC,
+                           "tensor '%s' already exists "
+                           "(defined at %d:%d)",
+                           o->out, s->tensor[old].mark.line,
                            s->tensor[old].mark.column);
     if ((st = mrt_ir_new_tensor(c, o->out, "already exists", t)))
         return st;
@@ -363,34 +382,41 @@ static mrt_status op_result(mrt_ir_call *c, const mrt_ir_op *o,
     derived_dims(s, o->nreduce > 0 || at->reduce_given, u, reduced, &derived);
     mrt_ir_at(c, "shape", &at->mark);
     if (derived.ndims > MRT_MAX_DIMS && !(yaml && u->kind == MRT_U_EINSUM))
-        return yaml ? mrt_ir_fail(c, MRT_E_SPEC, "op %d makes a tensor of more "
-                                  "than %d dims", u->number, MRT_MAX_DIMS)
-                    : mrt_ir_fail(c, MRT_E_SPEC, "the result has more than %d "
-                                  "dims", MRT_MAX_DIMS);
+        return yaml ? mrt_ir_fail(c, MRT_E_SPEC,
+                                  "op %d makes a tensor of more "
+                                  "than %d dims",
+                                  u->number, MRT_MAX_DIMS)
+                    : mrt_ir_fail(c, MRT_E_SPEC,
+                                  "the result has more than %d "
+                                  "dims",
+                                  MRT_MAX_DIMS);
     if (!o->ndims && !at->shape_given)
         return derived_result(c, at, u, &derived);
     mrt_ir_at(c, "shape", &at->shape_mark);
     if (!o->ndims) /* a file's `shape: []` */
-        return mrt_ir_fail(c, MRT_E_SPEC, "the shape of tensor '%s' is empty "
-                           "(scalars are not supported)", t->name);
+        return mrt_ir_fail(c, MRT_E_SPEC,
+                           "the shape of tensor '%s' is empty "
+                           "(scalars are not supported)",
+                           t->name);
     if ((st = mrt_ir_shape(c, t->name, o->ndims, o->shape, at->shape_dim_mark,
                            at->shape_mark, &t->layout)))
         return st;
     t->shape_mark = at->shape_mark;
     int reduction = u->kind == MRT_U_REDUCE_SUM ||
-                    u->kind == MRT_U_REDUCE_MAX ||
-                    u->kind == MRT_U_REDUCE_MEAN;
+                    u->kind == MRT_U_REDUCE_MAX || u->kind == MRT_U_REDUCE_MEAN;
     int keeps = reduction && !o->nreduce && !at->reduce_given;
     if (u->kind == MRT_U_EINSUM || keeps || same_dim_set(&t->layout, &derived))
         return u->kind == MRT_U_EINSUM || keeps ? dims_from_inputs(c, at, u)
                                                 : MRT_OK;
     mrt_ir_at(c, "shape", &at->shape_mark);
     if (!yaml)
-        return mrt_ir_fail(c, MRT_E_SPEC, "%s makes other dims than the "
-                           "shape names", mrt_user_kinds[u->kind].name);
+        return mrt_ir_fail(c, MRT_E_SPEC,
+                           "%s makes other dims than the "
+                           "shape names",
+                           mrt_user_kinds[u->kind].name);
     return mrt_ir_fail(c, MRT_E_SPEC, "the shape of '%s' is %s but %s makes %s",
-                       t->name, mrt_spec_shape_str(s, &t->layout, shape,
-                                                   sizeof shape),
+                       t->name,
+                       mrt_spec_shape_str(s, &t->layout, shape, sizeof shape),
                        mrt_user_kinds[u->kind].name,
                        mrt_spec_shape_str(s, &derived, made, sizeof made));
 }
@@ -413,8 +439,7 @@ static mrt_status op_layout(mrt_ir_call *c, const mrt_ir_op *o,
     mrt_layout all = u->out.layout;
     for (int k = 0; !einsum && k < u->nin; k++)
         for (int i = 0; i < s->tensor[u->in[k]].layout.ndims; i++)
-            mrt_spec_layout_add_dim(s, &all,
-                                    s->tensor[u->in[k]].layout.dim[i]);
+            mrt_spec_layout_add_dim(s, &all, s->tensor[u->in[k]].layout.dim[i]);
     if (!(u->own_rules = calloc((size_t)s->ndims + 1, sizeof *u->own_rules)))
         return mrt_ir_fail(c, MRT_E_NOMEM, "out of memory");
     mrt_status st = MRT_OK;

@@ -24,7 +24,8 @@ mrt_status mrt_ir_budget_check(mrt_ir_call *c, const mrt_ir_budget *b,
     if (!b)
         return MRT_OK;
     if (b->comm_bytes_max < -1 || b->peak_memory_max < -1)
-        return mrt_ir_fail(c, MRT_E_SPEC, "a budget is -1 (no limit) or a "
+        return mrt_ir_fail(c, MRT_E_SPEC,
+                           "a budget is -1 (no limit) or a "
                            "number of bytes, got %lld and %lld",
                            (long long)b->comm_bytes_max,
                            (long long)b->peak_memory_max);
@@ -33,8 +34,8 @@ mrt_status mrt_ir_budget_check(mrt_ir_call *c, const mrt_ir_budget *b,
     return MRT_OK;
 }
 
-mrt_status mrt_ir_set_expect_at(mrt_ir *ir, const mrt_ir_budget *b,
-                                mrt_mark at, mrt_error *err)
+mrt_status mrt_ir_set_expect_at(mrt_ir *ir, const mrt_ir_budget *b, mrt_mark at,
+                                mrt_error *err)
 {
     mrt_ir_call c;
     mrt_budget out;
@@ -48,8 +49,7 @@ mrt_status mrt_ir_set_expect_at(mrt_ir *ir, const mrt_ir_budget *b,
     return mrt_ir_end(&c, st, err);
 }
 
-mrt_status mrt_ir_set_expect(mrt_ir *ir, const mrt_ir_budget *b,
-                             mrt_error *err)
+mrt_status mrt_ir_set_expect(mrt_ir *ir, const mrt_ir_budget *b, mrt_error *err)
 {
     return mrt_ir_set_expect_at(ir, b, (mrt_mark){0, 0}, err);
 }
@@ -65,7 +65,8 @@ static mrt_status link_axis(mrt_ir_call *c, const char *axis,
     if (!axis)
         return mrt_ir_fail(c, MRT_E_USAGE, "NULL");
     if (mrt_mesh_find_axis(m, axis) < 0)
-        return mrt_ir_fail(c, MRT_E_SPEC, "unknown mesh axis '%s' in "
+        return mrt_ir_fail(c, MRT_E_SPEC,
+                           "unknown mesh axis '%s' in "
                            "'network' (%s has: %s)",
                            mrt_ir_quote(axis, q, sizeof q),
                            c->ir->mesh_what ? c->ir->mesh_what : "the mesh",
@@ -73,14 +74,16 @@ static mrt_status link_axis(mrt_ir_call *c, const char *axis,
                                          sizeof m->name[0], m->naxes));
     for (int i = 0; i < s->nnet; i++)
         if (!strcmp(s->net_axis[i], axis))
-            return mrt_ir_fail(c, MRT_E_SPEC, "mesh axis '%s' has a link "
-                               "already", axis);
+            return mrt_ir_fail(c, MRT_E_SPEC,
+                               "mesh axis '%s' has a link "
+                               "already",
+                               axis);
     return MRT_OK;
 }
 
-mrt_status mrt_ir_set_link_at(mrt_ir *ir, const char *axis,
-                              double latency_us, double bandwidth_GBps,
-                              const mrt_ir_link_at *at, mrt_error *err)
+mrt_status mrt_ir_set_link_at(mrt_ir *ir, const char *axis, double latency_us,
+                              double bandwidth_GBps, const mrt_ir_link_at *at,
+                              mrt_error *err)
 {
     static const mrt_ir_link_at none;
     mrt_ir_call c;
@@ -94,25 +97,32 @@ mrt_status mrt_ir_set_link_at(mrt_ir *ir, const char *axis,
     mrt_ir_at(&c, "latency_us", &at->latency_mark);
     snprintf(num, sizeof num, "%g", latency_us);
     if (!st && !(latency_us > 0)) /* (a file's is, or it fails to parse) */
-        st = mrt_ir_fail(&c, MRT_E_SPEC, "the latency_us of mesh axis '%s' "
-                         "must be a positive number, got %s", axis, num);
+        st = mrt_ir_fail(&c, MRT_E_SPEC,
+                         "the latency_us of mesh axis '%s' "
+                         "must be a positive number, got %s",
+                         axis, num);
     if (!st && latency_us > MRT_PROFILE_LATENCY_US_MAX)
-        st = mrt_ir_fail(&c, MRT_E_SPEC, "the latency_us of mesh axis '%s' "
+        st = mrt_ir_fail(&c, MRT_E_SPEC,
+                         "the latency_us of mesh axis '%s' "
                          "is too large: %s (at most %g microseconds, as in a "
-                         "machine profile)", axis,
-                         mrt_ir_quote(at->latency_text ? at->latency_text
-                                                       : num, q, sizeof q),
+                         "machine profile)",
+                         axis,
+                         mrt_ir_quote(at->latency_text ? at->latency_text : num,
+                                      q, sizeof q),
                          MRT_PROFILE_LATENCY_US_MAX);
     mrt_ir_at(&c, "bandwidth_GBps", &at->bandwidth_mark);
     snprintf(num, sizeof num, "%g", bandwidth_GBps);
     if (!st && !(bandwidth_GBps >= MRT_PROFILE_RATE_MIN &&
                  bandwidth_GBps <= MRT_PROFILE_RATE_MAX))
-        st = mrt_ir_fail(&c, MRT_E_SPEC, "the bandwidth_GBps of mesh axis "
-                         "'%s' is out of range: %s (it must be from %g to %g "
-                         "GB/s, as in a machine profile)", axis,
-                         mrt_ir_quote(at->bandwidth_text ? at->bandwidth_text
-                                                         : num, q, sizeof q),
-                         MRT_PROFILE_RATE_MIN, MRT_PROFILE_RATE_MAX);
+        st = mrt_ir_fail(
+            &c, MRT_E_SPEC,
+            "the bandwidth_GBps of mesh axis "
+            "'%s' is out of range: %s (it must be from %g to %g "
+            "GB/s, as in a machine profile)",
+            axis,
+            mrt_ir_quote(at->bandwidth_text ? at->bandwidth_text : num, q,
+                         sizeof q),
+            MRT_PROFILE_RATE_MIN, MRT_PROFILE_RATE_MAX);
     if (!st) { /* distinct mesh axes: nnet < MRT_MAX_AXES */
         mrt_spec *s = ir->s;
         int i = s->nnet++;
@@ -127,6 +137,5 @@ mrt_status mrt_ir_set_link_at(mrt_ir *ir, const char *axis,
 mrt_status mrt_ir_set_link(mrt_ir *ir, const char *axis, double latency_us,
                            double bandwidth_GBps, mrt_error *err)
 {
-    return mrt_ir_set_link_at(ir, axis, latency_us, bandwidth_GBps, NULL,
-                              err);
+    return mrt_ir_set_link_at(ir, axis, latency_us, bandwidth_GBps, NULL, err);
 }

@@ -47,13 +47,16 @@ static mrt_status check_fill(mrt_ir_call *c, const mrt_ir_tensor_at *at,
         !(s->dtype == MRT_F32 && (v > 3.40282347e38 || v < -3.40282347e38)))
         return MRT_OK;
     if (mrt_ir_yaml(c)) /* the file's number is finite: float32's range */
-        return mrt_ir_fail(c, MRT_E_SPEC, "the fill value of tensor '%s' is "
+        return mrt_ir_fail(c, MRT_E_SPEC,
+                           "the fill value of tensor '%s' is "
                            "out of float32's range: %s (at most %.8g in "
-                           "magnitude; or use dtype: float64)", t->name,
-                           mrt_ir_quote(at->value_text, q, sizeof q),
+                           "magnitude; or use dtype: float64)",
+                           t->name, mrt_ir_quote(at->value_text, q, sizeof q),
                            (double)FLT_MAX);
-    return mrt_ir_fail(c, MRT_E_SPEC, "the fill value of tensor '%s' is not "
-                       "a finite %s", t->name, mrt_dtype_name(s->dtype));
+    return mrt_ir_fail(c, MRT_E_SPEC,
+                       "the fill value of tensor '%s' is not "
+                       "a finite %s",
+                       t->name, mrt_dtype_name(s->dtype));
 }
 
 /* A number of classes the dtype holds every label of. */
@@ -69,24 +72,26 @@ static mrt_status check_labels(mrt_ir_call *c, const mrt_ir_tensor_at *at,
         d->value == (double)(int64_t)d->value)
         return MRT_OK;
     if (mrt_ir_yaml(c) && (at->classes > max || d->value > (double)max))
-        return mrt_ir_fail(c, MRT_E_SPEC, "the number of classes of tensor "
+        return mrt_ir_fail(c, MRT_E_SPEC,
+                           "the number of classes of tensor "
                            "'%s' is too large for %s: %s (at most %lld, up "
-                           "to which %s holds every label exactly)", t->name,
-                           dt, mrt_ir_quote(at->value_text, q, sizeof q),
+                           "to which %s holds every label exactly)",
+                           t->name, dt,
+                           mrt_ir_quote(at->value_text, q, sizeof q),
                            (long long)max, dt);
-    return mrt_ir_fail(c, MRT_E_SPEC, "the number of classes of tensor '%s' "
-                       "must be an integer from 1 to %lld for %s", t->name,
-                       (long long)max, dt);
+    return mrt_ir_fail(c, MRT_E_SPEC,
+                       "the number of classes of tensor '%s' "
+                       "must be an integer from 1 to %lld for %s",
+                       t->name, (long long)max, dt);
 }
 
 /* "(16, 8)" */
-static const char *tuple_str(const int64_t v[], int n, char *buf,
-                             size_t size)
+static const char *tuple_str(const int64_t v[], int n, char *buf, size_t size)
 {
     size_t len = (size_t)snprintf(buf, size, "(");
     for (int i = 0; i < n && len < size; i++)
-        len += (size_t)snprintf(buf + len, size - len, "%s%lld",
-                                i ? ", " : "", (long long)v[i]);
+        len += (size_t)snprintf(buf + len, size - len, "%s%lld", i ? ", " : "",
+                                (long long)v[i]);
     if (len < size)
         snprintf(buf + len, size - len, "%s", n == 1 ? ",)" : ")");
     return buf;
@@ -121,7 +126,8 @@ static mrt_status check_file_range(mrt_ir_call *c, const char *name,
         at[i] = rest % t->layout.size[i];
         rest /= t->layout.size[i];
     }
-    return mrt_ir_fail(c, MRT_E_SPEC, "'%s' holds %.9g at %s (element "
+    return mrt_ir_fail(c, MRT_E_SPEC,
+                       "'%s' holds %.9g at %s (element "
                        "%lld), out of float32's range (at most %.8g in "
                        "magnitude) for tensor '%s'; or use dtype: float64",
                        mrt_ir_quote(name, q, sizeof q), x,
@@ -135,8 +141,8 @@ static mrt_status check_file(mrt_ir_call *c, const mrt_ir_tensor_at *at,
                              const char *name, mrt_spec_tensor *t)
 {
     const mrt_spec *s = c->ir->s;
-    char q[MRT_SPEC_QUOTE_MAX + 8], a[MRT_SPEC_LIST_MAX],
-        b[MRT_SPEC_LIST_MAX], d[MRT_SPEC_LIST_MAX], path[PATH_MAX];
+    char q[MRT_SPEC_QUOTE_MAX + 8], a[MRT_SPEC_LIST_MAX], b[MRT_SPEC_LIST_MAX],
+        d[MRT_SPEC_LIST_MAX], path[PATH_MAX];
     int yaml = mrt_ir_yaml(c);
     mrt_ir_at(c, "file", &at->value_mark);
     int n = name[0] == '/' || !strcmp(s->dir, ".")
@@ -173,14 +179,17 @@ static mrt_status check_file(mrt_ir_call *c, const mrt_ir_tensor_at *at,
                    ? check_file_range(c, name, t)
                    : MRT_OK;
     if (!yaml)
-        return mrt_ir_fail(c, MRT_E_SPEC, "'%.60s' does not have the shape "
-                           "of tensor '%s'", name, t->name);
-    return mrt_ir_fail(c, MRT_E_SPEC, "'%s' has shape %s, but tensor '%s' "
-                       "has shape %s = %s", mrt_ir_quote(name, q, sizeof q),
+        return mrt_ir_fail(c, MRT_E_SPEC,
+                           "'%.60s' does not have the shape "
+                           "of tensor '%s'",
+                           name, t->name);
+    return mrt_ir_fail(c, MRT_E_SPEC,
+                       "'%s' has shape %s, but tensor '%s' "
+                       "has shape %s = %s",
+                       mrt_ir_quote(name, q, sizeof q),
                        tuple_str(h.shape, h.ndims, a, sizeof a), t->name,
                        mrt_spec_shape_str(s, &t->layout, b, sizeof b),
-                       tuple_str(t->layout.size, t->layout.ndims, d,
-                                 sizeof d));
+                       tuple_str(t->layout.size, t->layout.ndims, d, sizeof d));
 }
 
 /* The init of t from d. */
@@ -199,7 +208,8 @@ static mrt_status tensor_init(mrt_ir_call *c, const mrt_ir_tensor *d,
     case MRT_IR_INIT_FILL:
         t->init = MRT_INIT_FILL;
         t->fill = d->init == MRT_IR_INIT_ZEROS  ? 0
-                  : d->init == MRT_IR_INIT_ONES ? 1 : d->value;
+                  : d->init == MRT_IR_INIT_ONES ? 1
+                                                : d->value;
         return check_fill(c, at, t);
     case MRT_IR_INIT_LABELS:
         t->init = MRT_INIT_LABELS;
@@ -209,8 +219,7 @@ static mrt_status tensor_init(mrt_ir_call *c, const mrt_ir_tensor *d,
         if (!d->file)
             return mrt_ir_fail(c, MRT_E_USAGE, "NULL");
         return check_file(c, at, d->file, t);
-    case MRT_IR_INIT_COUNT:
-        break;
+    case MRT_IR_INIT_COUNT: break;
     }
     mrt_ir_at(c, "init", NULL);
     return mrt_ir_fail(c, MRT_E_USAGE, "unknown init kind %d", (int)d->init);
@@ -235,8 +244,10 @@ static mrt_status tensor_layout(mrt_ir_call *c, const mrt_ir_tensor *d,
         return mrt_ir_fail(c, MRT_E_NOMEM, "out of memory");
     snprintf(of, sizeof of, "the layout of tensor '%s'", t->name);
     mrt_status st = at->has_layout
-        ? mrt_ir_rules(c, at->nlayout, NULL, at->layout, &t->layout, of, rules)
-        : mrt_ir_rules(c, d->nlayout, d->layout, NULL, &t->layout, of, rules);
+                        ? mrt_ir_rules(c, at->nlayout, NULL, at->layout,
+                                       &t->layout, of, rules)
+                        : mrt_ir_rules(c, d->nlayout, d->layout, NULL,
+                                       &t->layout, of, rules);
     if (!st)
         st = mrt_spec_apply_rules(&r, t, rules, 1);
     free(rules);
@@ -256,8 +267,10 @@ static mrt_status make_tensor(mrt_ir_call *c, const mrt_ir_tensor *d,
     t->producer = -1;
     mrt_ir_at(c, "shape", &at->shape_mark);
     if (d->ndims == 0)
-        return mrt_ir_fail(c, MRT_E_SPEC, "the shape of tensor '%s' is "
-                           "empty (scalars are not supported)", t->name);
+        return mrt_ir_fail(c, MRT_E_SPEC,
+                           "the shape of tensor '%s' is "
+                           "empty (scalars are not supported)",
+                           t->name);
     if ((st = mrt_ir_shape(c, t->name, d->ndims, d->shape, at->dim_mark,
                            at->shape_mark, &t->layout)) ||
         (st = tensor_layout(c, d, at, t)))
@@ -277,7 +290,8 @@ mrt_status mrt_ir_add_tensor_at(mrt_ir *ir, const mrt_ir_tensor *d,
     if (!st && !d)
         st = mrt_ir_fail(&c, MRT_E_USAGE, "NULL");
     if (!st && (ir->s->nops || ir->s->nlayouts))
-        st = mrt_ir_fail(&c, MRT_E_USAGE, "the inputs are declared before "
+        st = mrt_ir_fail(&c, MRT_E_USAGE,
+                         "the inputs are declared before "
                          "the first op and the first alternative");
     if (!st)
         st = make_tensor(&c, d, at ? at : &no_marks, &t);
@@ -295,8 +309,7 @@ mrt_status mrt_ir_add_tensor_at(mrt_ir *ir, const mrt_ir_tensor *d,
     return mrt_ir_end(&c, st, err);
 }
 
-mrt_status mrt_ir_add_tensor(mrt_ir *ir, const mrt_ir_tensor *d,
-                             mrt_error *err)
+mrt_status mrt_ir_add_tensor(mrt_ir *ir, const mrt_ir_tensor *d, mrt_error *err)
 {
     return mrt_ir_add_tensor_at(ir, d, NULL, err);
 }
@@ -304,10 +317,9 @@ mrt_status mrt_ir_add_tensor(mrt_ir *ir, const mrt_ir_tensor *d,
 mrt_status mrt_ir_reserve(mrt_ir *ir, int ntensors, int nops)
 {
     mrt_spec *s = ir->s;
-    if (mrt_grow((void **)&s->tensor, &s->cap_tensors,
-                 s->ntensors + ntensors, sizeof *s->tensor) ||
-        mrt_grow((void **)&s->op, &s->cap_ops, s->nops + nops,
-                 sizeof *s->op))
+    if (mrt_grow((void **)&s->tensor, &s->cap_tensors, s->ntensors + ntensors,
+                 sizeof *s->tensor) ||
+        mrt_grow((void **)&s->op, &s->cap_ops, s->nops + nops, sizeof *s->op))
         return mrt_ir_nomem(s, &ir->error);
     return MRT_OK;
 }

@@ -39,19 +39,27 @@ static mrt_status input_list(mrt_ir_call *c, const char *what, int n,
         if (id < 0 && (st = mrt_ir_tensor_id(c, names[j], &id)))
             return st;
         if (s->tensor[id].producer >= 0)
-            return yaml ? mrt_ir_fail(c, MRT_E_SPEC, "'%s' in %s is made by "
+            return yaml ? mrt_ir_fail(c, MRT_E_SPEC,
+                                      "'%s' in %s is made by "
                                       "op %d; only inputs (under 'tensors') "
-                                      "can be trained", names[j], of,
+                                      "can be trained",
+                                      names[j], of,
                                       s->op[s->tensor[id].producer].user)
-                        : mrt_ir_fail(c, MRT_E_SPEC, "'%s' is made by op %d; "
-                                      "only inputs can be trained", names[j],
+                        : mrt_ir_fail(c, MRT_E_SPEC,
+                                      "'%s' is made by op %d; "
+                                      "only inputs can be trained",
+                                      names[j],
                                       s->op[s->tensor[id].producer].user);
         for (int k = 0; k < *count; k++)
             if (ids[k] == id)
-                return yaml ? mrt_ir_fail(c, MRT_E_SPEC, "'%s' is listed "
-                                          "twice in %s", names[j], of)
-                            : mrt_ir_fail(c, MRT_E_SPEC, "'%s' is listed "
-                                          "twice", names[j]);
+                return yaml ? mrt_ir_fail(c, MRT_E_SPEC,
+                                          "'%s' is listed "
+                                          "twice in %s",
+                                          names[j], of)
+                            : mrt_ir_fail(c, MRT_E_SPEC,
+                                          "'%s' is listed "
+                                          "twice",
+                                          names[j]);
         out_marks[*count] = marks ? marks[j] : (mrt_mark){0, 0};
         ids[(*count)++] = id;
     }
@@ -74,13 +82,18 @@ static mrt_status train_loss(mrt_ir_call *c, const mrt_ir_train *t,
         return st;
     int nd = s->tensor[*loss].layout.ndims;
     if (nd != 0)
-        return mrt_ir_fail(c, MRT_E_SPEC, "the loss '%s' has %d dims; it "
-                           "must be a scalar%s", t->loss, nd,
+        return mrt_ir_fail(c, MRT_E_SPEC,
+                           "the loss '%s' has %d dims; it "
+                           "must be a scalar%s",
+                           t->loss, nd,
                            yaml ? " (reduce it, or use mse or "
-                                  "softmax_cross_entropy)" : "");
+                                  "softmax_cross_entropy)"
+                                : "");
     if (s->tensor[*loss].producer < 0)
-        return mrt_ir_fail(c, MRT_E_SPEC, "the loss '%s' is an input; it "
-                           "must be made by an op", t->loss);
+        return mrt_ir_fail(c, MRT_E_SPEC,
+                           "the loss '%s' is an input; it "
+                           "must be made by an op",
+                           t->loss);
     return MRT_OK;
 }
 
@@ -92,13 +105,15 @@ static mrt_status train_rates(mrt_ir_call *c, const mrt_ir_train *t,
     mrt_ir_at(c, "lr", &at->lr_mark);
     tr->lr = t->lr == 0 ? 0.01 : t->lr;
     if (mrt_ir_yaml(c) && c->ir->s->dtype == MRT_F32 && tr->lr > FLT_MAX)
-        return mrt_ir_fail(c, MRT_E_SPEC, "the 'lr' of 'train' is out of "
+        return mrt_ir_fail(c, MRT_E_SPEC,
+                           "the 'lr' of 'train' is out of "
                            "float32's range: %s (at most %.8g in magnitude; "
                            "or use dtype: float64)",
                            mrt_ir_quote(at->lr_text, q, sizeof q),
                            (double)FLT_MAX);
     if (!mrt_ir_yaml(c) && !(tr->lr > 0 && tr->lr < 3.4e38))
-        return mrt_ir_fail(c, MRT_E_SPEC, "the learning rate must be a "
+        return mrt_ir_fail(c, MRT_E_SPEC,
+                           "the learning rate must be a "
                            "positive number");
     mrt_ir_at(c, "steps", NULL);
     tr->steps = t->steps == 0 ? 1 : t->steps;
@@ -114,8 +129,8 @@ mrt_status mrt_ir_set_train_at(mrt_ir *ir, const mrt_ir_train *t,
     static const mrt_ir_train_at none;
     mrt_ir_call c;
     mrt_status st = mrt_ir_begin_untrained(&c, ir, "mrt_ir_set_train", "t", t,
-                                    "the program has a training block "
-                                    "already");
+                                           "the program has a training block "
+                                           "already");
     if (!at)
         at = &none;
     c.entry = at->mark;
@@ -136,8 +151,8 @@ mrt_status mrt_ir_set_train_at(mrt_ir *ir, const mrt_ir_train *t,
                         tr->param_mark, &tr->nparams);
     if (!st)
         st = input_list(&c, "grads", t->ngrads, t->grads, at->grads_mark,
-                        at->grad_mark, at->grad_what, tr->extra,
-                        tr->extra_mark, &tr->nextra);
+                        at->grad_mark, at->grad_what, tr->extra, tr->extra_mark,
+                        &tr->nextra);
     if (!st)
         st = train_rates(&c, t, at, tr);
     if (!st) {
@@ -151,8 +166,7 @@ mrt_status mrt_ir_set_train_at(mrt_ir *ir, const mrt_ir_train *t,
     return mrt_ir_end(&c, st, err);
 }
 
-mrt_status mrt_ir_set_train(mrt_ir *ir, const mrt_ir_train *t,
-                            mrt_error *err)
+mrt_status mrt_ir_set_train(mrt_ir *ir, const mrt_ir_train *t, mrt_error *err)
 {
     return mrt_ir_set_train_at(ir, t, NULL, err);
 }

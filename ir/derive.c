@@ -36,8 +36,8 @@ static int same_mesh(const mrt_mesh *a, const mrt_mesh *b)
 
 /* Moves the axes of t's own layout from r->s's mesh onto r->mesh by
  * name (map: old axis id -> new, or -1), then checks the splits. */
-static mrt_status move_own_axes(const mrt_spec_resolver *r,
-                                mrt_spec_tensor *t, const int map[])
+static mrt_status move_own_axes(const mrt_spec_resolver *r, mrt_spec_tensor *t,
+                                const int map[])
 {
     const mrt_spec *s = r->s;
     mrt_layout *l = &t->layout;
@@ -57,8 +57,8 @@ static mrt_status move_own_axes(const mrt_spec_resolver *r,
                 r->err, MRT_E_SPEC, s->path,
                 t->split_mark[i].line ? t->split_mark[i] : t->shape_mark,
                 "tensor '%s' splits dim '%s' over mesh axis '%s' in its own "
-                "layout, but %s has no axis '%s' (it has: %s)", t->name,
-                s->dim_name[l->dim[i]], s->mesh.name[old], mesh,
+                "layout, but %s has no axis '%s' (it has: %s)",
+                t->name, s->dim_name[l->dim[i]], s->mesh.name[old], mesh,
                 s->mesh.name[old],
                 mrt_spec_join(list, sizeof list, r->mesh->name[0],
                               sizeof r->mesh->name[0], r->mesh->naxes));
@@ -148,8 +148,7 @@ static mrt_status derive(const mrt_spec *s, const mrt_rule *rules,
                          mrt_spec **out, mrt_error *err);
 
 mrt_status mrt_spec_derive(const mrt_spec *s, const mrt_rule *rules,
-                           const mrt_mesh *mesh, mrt_spec **out,
-                           mrt_error *err)
+                           const mrt_mesh *mesh, mrt_spec **out, mrt_error *err)
 {
     return derive(s, rules, mesh, NULL, out, err);
 }
@@ -163,10 +162,12 @@ static mrt_status derive(const mrt_spec *s, const mrt_rule *rules,
     if (out)
         *out = NULL;
     if (!s || !rules || !out)
-        return mrt_error_set(err, MRT_E_USAGE, "", no_mark, "mrt_spec_derive "
+        return mrt_error_set(err, MRT_E_USAGE, "", no_mark,
+                             "mrt_spec_derive "
                              "needs a spec, rules and an out pointer");
     if (mesh && mesh->nranks != s->mesh.nranks)
-        return mrt_error_set(err, MRT_E_USAGE, "", no_mark, "mrt_spec_derive: "
+        return mrt_error_set(err, MRT_E_USAGE, "", no_mark,
+                             "mrt_spec_derive: "
                              "a mesh of %lld ranks for a spec of %lld",
                              (long long)mesh->nranks,
                              (long long)s->mesh.nranks);
@@ -191,7 +192,7 @@ static mrt_status derive(const mrt_spec *s, const mrt_rule *rules,
 }
 
 mrt_status mrt_spec_select_alternative(const mrt_spec *s, const char *name,
-                                  mrt_spec **out, mrt_error *err)
+                                       mrt_spec **out, mrt_error *err)
 {
     char list[MRT_SPEC_LIST_MAX];
     if (out)
@@ -211,22 +212,24 @@ mrt_status mrt_spec_select_alternative(const mrt_spec *s, const char *name,
                                (mrt_mark){e->line, e->column}, "%s",
                                e->message);
             if (e->context[0])
-                mrt_error_set_context(err,
-                                      (mrt_mark){e->context_line,
-                                                 e->context_column},
-                                      "%s", e->context);
+                mrt_error_set_context(
+                    err, (mrt_mark){e->context_line, e->context_column}, "%s",
+                    e->context);
         } else {
             st = mrt_spec_derive_alt(s, l, out, err);
         }
         if (st)
-            mrt_error_set_context(err, l->mark, "while applying alternative "
-                                  "'%s' (an entry of layouts:)", l->name);
+            mrt_error_set_context(err, l->mark,
+                                  "while applying alternative "
+                                  "'%s' (an entry of layouts:)",
+                                  l->name);
         return st;
     }
     if (s->nlayouts == 0)
         return mrt_error_set(err, MRT_E_USAGE, "", no_mark,
                              "unknown layout '%.100s' (the spec has no "
-                             "layouts: block)", name);
+                             "layouts: block)",
+                             name);
     return mrt_error_set(err, MRT_E_USAGE, "", no_mark,
                          "unknown layout '%.100s' (the spec's layouts: %s)",
                          name,
@@ -346,7 +349,8 @@ mrt_status mrt_spec_derive_alt(const mrt_spec *s, const mrt_spec_layout *l,
     if (out)
         *out = NULL;
     if (!s || !l || !out)
-        return mrt_error_set(err, MRT_E_USAGE, "", no_mark, "mrt_spec_"
+        return mrt_error_set(err, MRT_E_USAGE, "", no_mark,
+                             "mrt_spec_"
                              "derive_alt needs a spec, an alternative and an "
                              "out pointer");
     int *targets = mrt_spec_alt_targets(s, l, &nomem);
@@ -358,8 +362,8 @@ mrt_status mrt_spec_derive_alt(const mrt_spec *s, const mrt_spec_layout *l,
     }
     for (int i = 0; skip && i < s->ntensors; i++)
         skip[i] = targets[i] != -1;
-    mrt_status st = derive(s, l->rule, l->has_mesh ? &l->mesh : NULL, skip,
-                           out, err);
+    mrt_status st = derive(s, l->rule, l->has_mesh ? &l->mesh : NULL, skip, out,
+                           err);
     if (!st && targets) {
         const mrt_spec_resolver r = {s, &(*out)->mesh, NULL, err};
         if ((st = mrt_spec_alt_apply(&r, l, targets, (*out)->tensor))) {

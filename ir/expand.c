@@ -75,12 +75,19 @@ static int emit(mrt_user_op *u, mrt_op_kind kind, mrt_map_fn fn, double c,
 {
     if (*st || a < 0 || out < 0 || (b == -2))
         return -1;
-    mrt_spec_op op = {.kind = kind, .mark = u->mark,
-                      .nin = b >= 0 ? 2 : 1, .in = {a, b >= 0 ? b : 0},
-                      .in_mark = {u->in_mark[0], u->in_mark[1]}, .out = out,
-                      .expect = {-1, -1, {0, 0}}, .fn = fn, .c = c,
-                      .from_dim = u->dim, .to_dim = u->to_dim,
-                      .phase = MRT_PHASE_FORWARD, .user = u->number};
+    mrt_spec_op op = {.kind = kind,
+                      .mark = u->mark,
+                      .nin = b >= 0 ? 2 : 1,
+                      .in = {a, b >= 0 ? b : 0},
+                      .in_mark = {u->in_mark[0], u->in_mark[1]},
+                      .out = out,
+                      .expect = {-1, -1, {0, 0}},
+                      .fn = fn,
+                      .c = c,
+                      .from_dim = u->dim,
+                      .to_dim = u->to_dim,
+                      .phase = MRT_PHASE_FORWARD,
+                      .user = u->number};
     if (mrt_spec_add_op(u->s, &op) < 0) {
         *st = mrt_ir_nomem(u->s, u->err);
         return -1;
@@ -101,8 +108,7 @@ static int map2(mrt_user_op *u, mrt_map_fn fn, int a, int b, int out,
 }
 
 /* The dims of tensor t without dim d, in t's order. */
-static void dims_without(const mrt_spec *s, int t, int d, int dims[],
-                         int *nd)
+static void dims_without(const mrt_spec *s, int t, int d, int dims[], int *nd)
 {
     const mrt_layout *l = &s->tensor[t].layout;
     *nd = 0;
@@ -193,13 +199,12 @@ static mrt_status layer_norm(mrt_user_op *u)
     memcpy(dims, s->tensor[x].layout.dim, sizeof dims);
     dims_without(s, x, u->dim, rest, &nr);
     int mu = mean(u, x, rest, nr, "mean", -1, &st);
-    int c = map2(u, MRT_MAP_SUB, x, mu, tmp(u, "centered", dims, nd, &st),
-                 &st);
+    int c = map2(u, MRT_MAP_SUB, x, mu, tmp(u, "centered", dims, nd, &st), &st);
     int sq = map1(u, MRT_MAP_SQUARE, 0, c, tmp(u, "square", dims, nd, &st),
                   &st);
     int var = mean(u, sq, rest, nr, "var", -1, &st);
-    int ve = map1(u, MRT_MAP_SHIFT, u->c, var,
-                  tmp(u, "var_eps", rest, nr, &st), &st);
+    int ve = map1(u, MRT_MAP_SHIFT, u->c, var, tmp(u, "var_eps", rest, nr, &st),
+                  &st);
     int r = map1(u, MRT_MAP_RSQRT, 0, ve, tmp(u, "rstd", rest, nr, &st), &st);
     map2(u, MRT_MAP_MUL, c, r, result(u, &st), &st);
     return st;
@@ -237,8 +242,8 @@ static mrt_status cross_entropy(mrt_user_op *u)
     }
     int picked = emit(u, MRT_OP_EINSUM, MRT_MAP_COPY, 0, t, z,
                       tmp(u, "picked", rest, nr, &st), &st);
-    int nll = map2(u, MRT_MAP_SUB, lse, picked,
-                   tmp(u, "nll", rest, nr, &st), &st);
+    int nll = map2(u, MRT_MAP_SUB, lse, picked, tmp(u, "nll", rest, nr, &st),
+                   &st);
     mean(u, nll, NULL, 0, "mean", -3, &st);
     return st;
 }

@@ -74,17 +74,24 @@ static int new_like(grad_ctx *g, const char *name, int like)
 }
 
 /* Appends a backward op. */
-static int emit(grad_ctx *g, mrt_op_kind kind, mrt_map_fn fn, double c,
-                int a, int b, int out)
+static int emit(grad_ctx *g, mrt_op_kind kind, mrt_map_fn fn, double c, int a,
+                int b, int out)
 {
     if (g->st || a < 0 || out < 0)
         return -1;
-    mrt_spec_op op = {.kind = kind, .mark = g->fwd.mark,
-                      .nin = b >= 0 ? 2 : 1, .in = {a, b >= 0 ? b : 0},
-                      .in_mark = {g->fwd.mark, g->fwd.mark}, .out = out,
-                      .expect = {-1, -1, {0, 0}}, .fn = fn, .c = c,
-                      .from_dim = -1, .to_dim = -1,
-                      .phase = MRT_PHASE_BACKWARD, .user = g->fwd.user};
+    mrt_spec_op op = {.kind = kind,
+                      .mark = g->fwd.mark,
+                      .nin = b >= 0 ? 2 : 1,
+                      .in = {a, b >= 0 ? b : 0},
+                      .in_mark = {g->fwd.mark, g->fwd.mark},
+                      .out = out,
+                      .expect = {-1, -1, {0, 0}},
+                      .fn = fn,
+                      .c = c,
+                      .from_dim = -1,
+                      .to_dim = -1,
+                      .phase = MRT_PHASE_BACKWARD,
+                      .user = g->fwd.user};
     if (mrt_spec_add_op(g->s, &op) < 0) {
         g->st = mrt_ir_nomem(g->s, g->err);
         return -1;
@@ -170,8 +177,7 @@ static int contribution(grad_ctx *g, int k, int dc)
                     MRT_GRAD_NUMBER_ROOM, stem);
         int part = g->st || unique_name(g, stem, 1, name)
                        ? -1
-                       : mrt_spec_add_tensor(g->s, name, dims, nd, -1,
-                                             o->mark);
+                       : mrt_spec_add_tensor(g->s, name, dims, nd, -1, o->mark);
         if (part < 0 && !g->st)
             g->st = mrt_ir_nomem(g->s, g->err);
         if (part >= 0) { /* x's layout, on the dims it keeps */
@@ -207,11 +213,13 @@ static int contribution(grad_ctx *g, int k, int dc)
         return id;
     }
     case MRT_OP_MAP:
-    case MRT_OP_KIND_COUNT:
-        break;
+    case MRT_OP_KIND_COUNT: break;
     }
     /* maps: the ones whose gradient is a map of dc and x or c */
-    static const struct { mrt_map_fn fn; int with_out; } unary[] = {
+    static const struct {
+        mrt_map_fn fn;
+        int with_out;
+    } unary[] = {
         [MRT_MAP_RELU] = {MRT_MAP_RELU_GRAD, 0},
         [MRT_MAP_GELU] = {MRT_MAP_GELU_GRAD, 0},
         [MRT_MAP_TANH] = {MRT_MAP_TANH_GRAD, 1},
@@ -223,16 +231,13 @@ static int contribution(grad_ctx *g, int k, int dc)
     switch (o->fn) {
     case MRT_MAP_COPY:
     case MRT_MAP_SHIFT:
-    case MRT_MAP_ADD:
-        return onto(g, dc, x, 0);
-    case MRT_MAP_SUB:
-        return onto(g, dc, x, k == 1);
-    case MRT_MAP_NEG:
-        return onto(g, dc, x, 1);
+    case MRT_MAP_ADD: return onto(g, dc, x, 0);
+    case MRT_MAP_SUB: return onto(g, dc, x, k == 1);
+    case MRT_MAP_NEG: return onto(g, dc, x, 1);
     case MRT_MAP_SCALE:
         return emit(g, MRT_OP_MAP, MRT_MAP_SCALE, o->c,
-                    same_dims(s, dc, x) ? dc : onto(g, dc, x, 0),
-                    -1, scratch(g, x, "d"));
+                    same_dims(s, dc, x) ? dc : onto(g, dc, x, 0), -1,
+                    scratch(g, x, "d"));
     case MRT_MAP_MUL:
     case MRT_MAP_DIV: {
         int t;
@@ -256,8 +261,7 @@ static int contribution(grad_ctx *g, int k, int dc)
                      unary[o->fn].with_out ? c : x, scratch(g, x, "d"));
         return t;
     }
-    default:
-        return -1; /* no gradient (one_hot, and the backward maps) */
+    default: return -1; /* no gradient (one_hot, and the backward maps) */
     }
 }
 
@@ -283,14 +287,12 @@ static int may_pend(const mrt_spec *s, int t, int depth)
     switch (o->fn) {
     case MRT_MAP_COPY:
     case MRT_MAP_SCALE:
-    case MRT_MAP_NEG:
-        return may_pend(s, o->in[0], depth + 1);
+    case MRT_MAP_NEG: return may_pend(s, o->in[0], depth + 1);
     case MRT_MAP_ADD:
     case MRT_MAP_SUB:
         return may_pend(s, o->in[0], depth + 1) &&
                may_pend(s, o->in[1], depth + 1);
-    default:
-        return 0;
+    default: return 0;
     }
 }
 
@@ -302,8 +304,8 @@ static int add_to(grad_ctx *g, int x, int sum, int t)
     char stem[MRT_NAME_MAX], name[MRT_NAME_MAX];
     if (sum < 0 || t < 0)
         return sum < 0 ? t : sum;
-    mrt_ir_name(NULL, "grad:", s->tensor[x].name, ":acc",
-                MRT_GRAD_NUMBER_ROOM, stem);
+    mrt_ir_name(NULL, "grad:", s->tensor[x].name, ":acc", MRT_GRAD_NUMBER_ROOM,
+                stem);
     if (unique_name(g, stem, g->have[x], name))
         return -1;
     return emit(g, MRT_OP_MAP, MRT_MAP_ADD, 0, sum, t, new_like(g, name, x));
@@ -403,7 +405,8 @@ static mrt_status differentiate(mrt_spec *s, mrt_error *err)
         if (g.grad[x] < 0) {
             mrt_mark at = k < tr->nparams ? tr->param_mark[k]
                                           : tr->extra_mark[k - tr->nparams];
-            g.st = mrt_error_set(err, MRT_E_SPEC, s->path, at, "the loss "
+            g.st = mrt_error_set(err, MRT_E_SPEC, s->path, at,
+                                 "the loss "
                                  "'%s' does not depend on '%s'",
                                  s->tensor[tr->loss].name, s->tensor[x].name);
             break;

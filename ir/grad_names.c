@@ -121,8 +121,8 @@ static void numbered(char name[MRT_NAME_MAX], const char *stem, int n)
         snprintf(name, MRT_NAME_MAX, "%.*s%d", MRT_NAME_MAX - 12, stem, n);
 }
 
-int mrt_grad_names_make(mrt_grad_names *g, const mrt_spec *s,
-                        const char *stem, int first, char name[MRT_NAME_MAX])
+int mrt_grad_names_make(mrt_grad_names *g, const mrt_spec *s, const char *stem,
+                        int first, char name[MRT_NAME_MAX])
 {
     mrt_grad_stem *e = find_stem(g, stem, 1);
     if (!e)

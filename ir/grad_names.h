@@ -52,8 +52,8 @@ typedef struct mrt_grad_names {
 /* Into name: stem with the number `first` appended (none for 1), or the
  * smallest number above it free in s; with first = 1, a number freed by
  * mrt_grad_names_release first.  0, or -1 when out of memory. */
-int mrt_grad_names_make(mrt_grad_names *g, const mrt_spec *s,
-                        const char *stem, int first, char name[MRT_NAME_MAX]);
+int mrt_grad_names_make(mrt_grad_names *g, const mrt_spec *s, const char *stem,
+                        int first, char name[MRT_NAME_MAX]);
 /* A tensor named `name` by mrt_grad_names_make is renamed: its number is
  * free again.  0, or -1 when out of memory. */
 int mrt_grad_names_release(mrt_grad_names *g, const char *name);

@@ -47,9 +47,8 @@ typedef struct mrt_spec_resolver {
  * or global ones (errors at the tensor's shape, or at the rule of an
  * alternative).  Checks that no axis splits two dims (splits may be
  * uneven: layout.h). */
-mrt_status mrt_spec_apply_rules(const mrt_spec_resolver *r,
-                                mrt_spec_tensor *t, const mrt_rule rules[],
-                                int own);
+mrt_status mrt_spec_apply_rules(const mrt_spec_resolver *r, mrt_spec_tensor *t,
+                                const mrt_rule rules[], int own);
 /* Appends dim d (with its size) to l unless l has it.  A dim past
  * MRT_MAX_DIMS is only counted (l->ndims goes past the limit, nothing is
  * written), so the caller can name the problem.  Both front ends build
@@ -99,21 +98,41 @@ mrt_status mrt_spec_alt_apply(const mrt_spec_resolver *r,
  * mrt_user_kinds[] and expand.c turns it into primitive ops. */
 typedef enum mrt_user_kind {
     MRT_U_EINSUM = 0,
-    MRT_U_ADD, MRT_U_SUB, MRT_U_MUL, MRT_U_DIV,
-    MRT_U_RELU, MRT_U_GELU, MRT_U_TANH, MRT_U_EXP, MRT_U_LOG, MRT_U_NEG,
-    MRT_U_RSQRT, MRT_U_SQUARE, MRT_U_SCALE,
-    MRT_U_REDUCE_SUM, MRT_U_REDUCE_MAX, MRT_U_REDUCE_MEAN,
-    MRT_U_SOFTMAX, MRT_U_LAYER_NORM,
-    MRT_U_RENAME, MRT_U_RELAYOUT,
-    MRT_U_MSE, MRT_U_SOFTMAX_CE,
+    MRT_U_ADD,
+    MRT_U_SUB,
+    MRT_U_MUL,
+    MRT_U_DIV,
+    MRT_U_RELU,
+    MRT_U_GELU,
+    MRT_U_TANH,
+    MRT_U_EXP,
+    MRT_U_LOG,
+    MRT_U_NEG,
+    MRT_U_RSQRT,
+    MRT_U_SQUARE,
+    MRT_U_SCALE,
+    MRT_U_REDUCE_SUM,
+    MRT_U_REDUCE_MAX,
+    MRT_U_REDUCE_MEAN,
+    MRT_U_SOFTMAX,
+    MRT_U_LAYER_NORM,
+    MRT_U_RENAME,
+    MRT_U_RELAYOUT,
+    MRT_U_MSE,
+    MRT_U_SOFTMAX_CE,
     MRT_U_KIND_COUNT
 } mrt_user_kind;
 
 /* What an op kind takes: its name, how many inputs, and which of its
  * parameters it may have and must have (MRT_K_* bits). */
 enum {
-    MRT_K_SHAPE = 1, MRT_K_DIM = 2, MRT_K_DIMS = 4, MRT_K_BY = 8,
-    MRT_K_FROM = 16, MRT_K_TO = 32, MRT_K_EPS = 64
+    MRT_K_SHAPE = 1,
+    MRT_K_DIM = 2,
+    MRT_K_DIMS = 4,
+    MRT_K_BY = 8,
+    MRT_K_FROM = 16,
+    MRT_K_TO = 32,
+    MRT_K_EPS = 64
 };
 typedef struct mrt_user_kind_info {
     const char *name;
@@ -127,12 +146,12 @@ struct mrt_spec_parser; /* the YAML front end's state: opaque here */
 /* One op of the program, checked by its front end, about to be
  * expanded. */
 typedef struct mrt_user_op {
-    mrt_spec *s;           /* the program being built */
-    mrt_error *err;        /* may be NULL */
-    mrt_mark mark;         /* where the op was written ({0, 0}: in C) */
+    mrt_spec *s;               /* the program being built */
+    mrt_error *err;            /* may be NULL */
+    mrt_mark mark;             /* where the op was written ({0, 0}: in C) */
     struct mrt_spec_parser *p; /* the YAML front end's own state, or
                                   NULL; never read by ir/ */
-    int number;            /* from 1, as the user counts */
+    int number;                /* from 1, as the user counts */
     mrt_user_kind kind;
     int nin, in[2];
     mrt_mark in_mark[2];
@@ -165,7 +184,6 @@ mrt_status mrt_ir_grad(mrt_spec *s, mrt_error *err);
 /* With `train:`, the outputs also hold the loss, the gradients and the
  * updated parameters (each once); listed[tensor] says which are already
  * outputs. */
-mrt_status mrt_ir_add_train_outputs(mrt_spec *s, char *listed,
-                                    mrt_error *err);
+mrt_status mrt_ir_add_train_outputs(mrt_spec *s, char *listed, mrt_error *err);
 
 #endif

@@ -35,6 +35,15 @@ static const struct {
 _Static_assert(sizeof fns / sizeof fns[0] == MRT_MAP_FN_COUNT,
                "one entry per map function");
 
-int mrt_map_arity(mrt_map_fn f) { return fns[f].arity; }
-const char *mrt_map_name(mrt_map_fn f) { return fns[f].name; }
-int mrt_map_linear_in(mrt_map_fn f, int k) { return fns[f].linear[k & 1]; }
+int mrt_map_arity(mrt_map_fn f)
+{
+    return fns[f].arity;
+}
+const char *mrt_map_name(mrt_map_fn f)
+{
+    return fns[f].name;
+}
+int mrt_map_linear_in(mrt_map_fn f, int k)
+{
+    return fns[f].linear[k & 1];
+}

@@ -73,20 +73,17 @@ static mrt_status apply_rule(const mrt_spec_resolver *rs, mrt_spec_tensor *t,
             int pd = t->layout.dim[prev];
             mrt_mark at = own || rs->alt ? rule_mark(t, r->mark)
                                          : t->shape_mark;
-            return mrt_error_set(rs->err, MRT_E_SPEC, s->path, at,
-                                 "%stensor '%s' would split mesh axis '%s' "
-                                 "twice: %s and %s%s",
-                                 under(rs, pre, sizeof pre), t->name,
-                                 rs->mesh->name[axis],
-                                 rule_str(s, rs->mesh, pd, &rules[pd], a,
-                                          sizeof a),
-                                 rule_str(s, rs->mesh, t->layout.dim[i], r,
-                                          b, sizeof b),
-                                 own ? ""
-                                 : strchr(t->name, ':')
-                                     ? " (give its op a layout:; the tensors "
-                                       "an op makes inside take it too)"
-                                     : " (give it its own layout:)");
+            return mrt_error_set(
+                rs->err, MRT_E_SPEC, s->path, at,
+                "%stensor '%s' would split mesh axis '%s' "
+                "twice: %s and %s%s",
+                under(rs, pre, sizeof pre), t->name, rs->mesh->name[axis],
+                rule_str(s, rs->mesh, pd, &rules[pd], a, sizeof a),
+                rule_str(s, rs->mesh, t->layout.dim[i], r, b, sizeof b),
+                own                    ? ""
+                : strchr(t->name, ':') ? " (give its op a layout:; the tensors "
+                                         "an op makes inside take it too)"
+                                       : " (give it its own layout:)");
         }
         owner[axis] = i;
         t->layout.axes[i][j] = axis;
@@ -96,9 +93,8 @@ static mrt_status apply_rule(const mrt_spec_resolver *rs, mrt_spec_tensor *t,
     return MRT_OK;
 }
 
-mrt_status mrt_spec_apply_rules(const mrt_spec_resolver *r,
-                                mrt_spec_tensor *t, const mrt_rule rules[],
-                                int own)
+mrt_status mrt_spec_apply_rules(const mrt_spec_resolver *r, mrt_spec_tensor *t,
+                                const mrt_rule rules[], int own)
 {
     int owner[MRT_MAX_AXES];
     mrt_status st = MRT_OK;

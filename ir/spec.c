@@ -107,8 +107,7 @@ mrt_status mrt_ir_nomem(const mrt_spec *s, mrt_error *err)
                          "out of memory");
 }
 
-mrt_status mrt_ir_add_train_outputs(mrt_spec *s, char *listed,
-                                    mrt_error *err)
+mrt_status mrt_ir_add_train_outputs(mrt_spec *s, char *listed, mrt_error *err)
 {
     const mrt_train *tr = &s->train;
     int more = 1 + 2 * tr->nparams + tr->nextra;
@@ -143,8 +142,8 @@ void mrt_spec_destroy(mrt_spec *spec)
     free(spec->rule);
     /* files belong to inputs of `tensors:`, which come first (a tensor
      * whose parse failed frees its own) */
-    for (int i = 0; spec->tensor && i < spec->ntensors &&
-                    spec->tensor[i].producer < 0;
+    for (int i = 0;
+         spec->tensor && i < spec->ntensors && spec->tensor[i].producer < 0;
          i++)
         free(spec->tensor[i].file);
     free(spec->tensor);

@@ -49,27 +49,27 @@ typedef enum mrt_init_kind {
 
 typedef struct mrt_spec_tensor {
     char name[MRT_NAME_MAX];
-    mrt_mark mark;          /* the tensor's key (or the op's `out`) */
-    mrt_layout layout;      /* home layout; dims in `shape:` order */
+    mrt_mark mark;     /* the tensor's key (or the op's `out`) */
+    mrt_layout layout; /* home layout; dims in `shape:` order */
     mrt_mark split_mark[MRT_MAX_DIMS]; /* rule that split dim i, if any */
-    mrt_mark shape_mark;    /* the `shape:` node */
+    mrt_mark shape_mark;               /* the `shape:` node */
     mrt_init_kind init;
-    uint64_t seed;          /* RANDOM: `random: N`, default FNV-1a of name */
-    double fill;            /* FILL; LABELS: the number of classes */
-    char *file;             /* FILE: resolved against the spec's folder;
+    uint64_t seed; /* RANDOM: `random: N`, default FNV-1a of name */
+    double fill;   /* FILL; LABELS: the number of classes */
+    char *file;    /* FILE: resolved against the spec's folder;
                                owned (a path per tensor would make every
                                tensor of a long program 4 kB) */
     mrt_npy_header file_header; /* FILE: the file as the loader checked it;
                                every later read must find it unchanged */
     mrt_mark init_mark;
-    int producer;           /* op index, or -1 for an input */
-    int own_layout;         /* its layout came from its own (or its op's)
+    int producer;   /* op index, or -1 for an input */
+    int own_layout; /* its layout came from its own (or its op's)
                                `layout:`, not from the global rules */
-    int grad_like;          /* a tensor `train:` adds: 1 + the id of the
+    int grad_like;  /* a tensor `train:` adds: 1 + the id of the
                                tensor whose layout it takes (0: none) */
-    int grad_piece;         /* with grad_like: a piece of that tensor's
+    int grad_piece; /* with grad_like: a piece of that tensor's
                                gradient (1), or its update `:next` (0) */
-    int reshard;            /* a parameter whose copies moved for the
+    int reshard;    /* a parameter whose copies moved for the
                                forward pass are not kept for the backward
                                pass, which moves it again from its home
                                layout (FSDP's reshard_after_forward:
@@ -95,9 +95,9 @@ typedef enum mrt_alt_kind {
 } mrt_alt_kind;
 
 typedef struct mrt_spec_alt_entry {
-    int tensor;        /* tensor id (for MRT_ALT_OP: the op's result) */
+    int tensor; /* tensor id (for MRT_ALT_OP: the op's result) */
     mrt_alt_kind kind;
-    mrt_rule *rule;    /* [ndims], by dim id; into the alternative's
+    mrt_rule *rule; /* [ndims], by dim id; into the alternative's
                           entry_rules */
 } mrt_spec_alt_entry;
 
@@ -107,14 +107,14 @@ typedef struct mrt_spec_alt_entry {
 typedef struct mrt_spec_layout {
     char name[MRT_NAME_MAX];
     mrt_mark mark;
-    mrt_rule *rule;   /* [ndims], indexed by dim id */
+    mrt_rule *rule; /* [ndims], indexed by dim id */
     int has_mesh;
     mrt_mesh mesh;
     int nentries;
-    mrt_spec_alt_entry *entry;  /* [nentries], owned */
-    mrt_rule *entry_rules;      /* [nentries * ndims], owned */
-    int broken;       /* does not fit a --mesh or --dim given at load: */
-    mrt_error error;  /* why (selecting it returns this error) */
+    mrt_spec_alt_entry *entry; /* [nentries], owned */
+    mrt_rule *entry_rules;     /* [nentries * ndims], owned */
+    int broken;      /* does not fit a --mesh or --dim given at load: */
+    mrt_error error; /* why (selecting it returns this error) */
 } mrt_spec_layout;
 
 /* The primitive ops the planner lowers.  The spec's own ops (add,
@@ -143,15 +143,15 @@ typedef struct mrt_spec_op {
     int nin;       /* 1 or 2 */
     int in[2];     /* tensor ids */
     mrt_mark in_mark[2];
-    int out;       /* tensor id */
-    mrt_budget expect; /* this op's budget (per op: its own steps) */
-    mrt_map_fn fn;     /* MAP */
-    double c;          /* MAP: the function's constant */
+    int out;              /* tensor id */
+    mrt_budget expect;    /* this op's budget (per op: its own steps) */
+    mrt_map_fn fn;        /* MAP */
+    double c;             /* MAP: the function's constant */
     int from_dim, to_dim; /* RENAME: spec dim ids */
     mrt_phase phase;
-    int user;          /* number (from 1) of the spec op it comes from;
+    int user;    /* number (from 1) of the spec op it comes from;
                           0 for the ops a `train:` block adds */
-    int no_grad;       /* its result carries no gradient (the max that
+    int no_grad; /* its result carries no gradient (the max that
                           keeps softmax stable: softmax does not depend
                           on it) */
 } mrt_spec_op;
@@ -162,19 +162,19 @@ typedef struct mrt_spec_op {
  * loss kept and reported. */
 #define MRT_TRAIN_STEPS_MAX 1000000
 typedef struct mrt_train {
-    int loss;          /* tensor id of the scalar loss; -1: no training */
-    int seed;          /* the input tensor dL/dL = 1 */
+    int loss; /* tensor id of the scalar loss; -1: no training */
+    int seed; /* the input tensor dL/dL = 1 */
     int nparams;
     int param[MRT_MAX_PARAMS];   /* tensor ids */
     int grad[MRT_MAX_PARAMS];    /* tensor ids of dL/dparam */
     int updated[MRT_MAX_PARAMS]; /* tensor ids of param - lr * grad */
-    int nextra;        /* `grads:` inputs whose gradient is wanted */
+    int nextra;                  /* `grads:` inputs whose gradient is wanted */
     int extra[MRT_MAX_PARAMS], extra_grad[MRT_MAX_PARAMS];
     mrt_mark param_mark[MRT_MAX_PARAMS], extra_mark[MRT_MAX_PARAMS];
     mrt_mark loss_mark; /* where each was named */
     double lr;
     int64_t steps;
-    int nforward;      /* ops 0..nforward-1 are the forward program */
+    int nforward; /* ops 0..nforward-1 are the forward program */
     mrt_mark mark;
 } mrt_train;
 
@@ -185,12 +185,12 @@ struct mrt_spec {
     mrt_mark mesh_mark;
     mrt_dtype dtype;
 
-    int ndims;           /* named dims */
+    int ndims; /* named dims */
     char (*dim_name)[MRT_NAME_MAX];
-    char **dim_names;    /* dim_names[i] == dim_name[i], for mrt_layout_str */
+    char **dim_names; /* dim_names[i] == dim_name[i], for mrt_layout_str */
     int64_t *dim_size;
     mrt_mark *dim_mark;
-    mrt_rule *rule;      /* global layout rules, indexed by dim id */
+    mrt_rule *rule;           /* global layout rules, indexed by dim id */
     mrt_name_index dim_index; /* dim names -> ids, as tensor_index */
 
     int ntensors;
@@ -200,13 +200,13 @@ struct mrt_spec {
     int nops;
     mrt_spec_op *op;
     int cap_tensors, cap_ops; /* room in tensor[] and op[] */
-    int nuser_ops;       /* ops as the spec file numbers them */
+    int nuser_ops;            /* ops as the spec file numbers them */
     int noutputs;
-    int *output;         /* tensor ids */
+    int *output; /* tensor ids */
 
-    mrt_train train;     /* train.loss < 0: a plain forward program */
-    mrt_budget expect;   /* whole-program budget */
-    int nlayouts;        /* `layouts:` alternatives */
+    mrt_train train;   /* train.loss < 0: a plain forward program */
+    mrt_budget expect; /* whole-program budget */
+    int nlayouts;      /* `layouts:` alternatives */
     mrt_spec_layout *layouts;
 
     /* `network:` — links per mesh axis, overriding the profile's. */
@@ -255,6 +255,6 @@ mrt_status mrt_spec_derive_alt(const mrt_spec *s, const mrt_spec_layout *l,
 /* The spec under alternative `name` of its `layouts:` block; an unknown
  * name is an MRT_E_USAGE error listing the names. */
 mrt_status mrt_spec_select_alternative(const mrt_spec *s, const char *name,
-                                  mrt_spec **out, mrt_error *err);
+                                       mrt_spec **out, mrt_error *err);
 
 #endif

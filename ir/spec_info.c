@@ -48,7 +48,8 @@ mrt_status mrt_spec_get_tensor(const mrt_spec *s, int i,
     if (!s || !out || i < 0 || i >= s->ntensors)
         return mrt_error_set(err, MRT_E_USAGE, "", (mrt_mark){0},
                              "mrt_spec_get_tensor: argument 'i': no tensor "
-                             "%d (the spec has %d)", i, s ? s->ntensors : 0);
+                             "%d (the spec has %d)",
+                             i, s ? s->ntensors : 0);
     const mrt_spec_tensor *t = &s->tensor[i];
     const mrt_layout *l = &t->layout;
     memset(out, 0, sizeof *out);

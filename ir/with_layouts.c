@@ -45,14 +45,15 @@ mrt_status mrt_spec_with_layouts(const mrt_spec *s,
         return mrt_ir_nomem(s, err);
     mrt_status st = MRT_OK;
     for (int i = 0; i < n && !st; i++) {
-        int t = own[i].tensor, input = t >= 0 && t < s->ntensors &&
-                                       s->tensor[t].producer < 0;
+        int t = own[i].tensor,
+            input = t >= 0 && t < s->ntensors && s->tensor[t].producer < 0;
         if (!input && !mrt_spec_is_op_result(s, t))
             st = mrt_error_set(err, MRT_E_USAGE, s->path, (mrt_mark){0, 0},
                                "mrt_spec_with_layouts: tensor %d is neither "
-                               "an input nor an op's result", t);
-        entry[i] = (mrt_spec_alt_entry){
-            t, input ? MRT_ALT_TENSOR : MRT_ALT_OP, (mrt_rule *)own[i].rules};
+                               "an input nor an op's result",
+                               t);
+        entry[i] = (mrt_spec_alt_entry){t, input ? MRT_ALT_TENSOR : MRT_ALT_OP,
+                                        (mrt_rule *)own[i].rules};
     }
     /* An alternative with the program's own rules and these entries. */
     mrt_spec_layout alt = {.rule = s->rule, .nentries = n, .entry = entry};

@@ -27,8 +27,8 @@
 
 #include <blis.h>
 
-#define AVX512 (MRT_CPU_AVX512F | MRT_CPU_AVX512DQ | MRT_CPU_AVX512BW |     \
-                MRT_CPU_AVX512VL)
+#define AVX512                                                                 \
+    (MRT_CPU_AVX512F | MRT_CPU_AVX512DQ | MRT_CPU_AVX512BW | MRT_CPU_AVX512VL)
 #define AVX2FMA (MRT_CPU_AVX | MRT_CPU_AVX2 | MRT_CPU_FMA)
 
 /* Every x86 family of BLIS 0.9, with the tier of its kernels. */
@@ -36,10 +36,9 @@ static const struct {
     const char *name;
     int tier;
 } families[] = {
-    {"skx", 4},       {"knl", 4},         {"zen3", 3},
-    {"zen2", 3},      {"zen", 3},         {"haswell", 3},
-    {"excavator", 2}, {"steamroller", 2}, {"piledriver", 2},
-    {"bulldozer", 2}, {"sandybridge", 2}, {"penryn", 1},
+    {"skx", 4},        {"knl", 4},       {"zen3", 3},        {"zen2", 3},
+    {"zen", 3},        {"haswell", 3},   {"excavator", 2},   {"steamroller", 2},
+    {"piledriver", 2}, {"bulldozer", 2}, {"sandybridge", 2}, {"penryn", 1},
     {"generic", 0},
 };
 
@@ -80,10 +79,10 @@ mrt_cpu mrt_cpu_detect(void)
         const char *name;
         unsigned bit;
     } flags[] = {
-        {"ssse3", MRT_CPU_SSSE3},         {"avx", MRT_CPU_AVX},
-        {"fma", MRT_CPU_FMA},             {"fma4", MRT_CPU_FMA4},
-        {"avx2", MRT_CPU_AVX2},           {"avx512f", MRT_CPU_AVX512F},
-        {"avx512dq", MRT_CPU_AVX512DQ},   {"avx512bw", MRT_CPU_AVX512BW},
+        {"ssse3", MRT_CPU_SSSE3},       {"avx", MRT_CPU_AVX},
+        {"fma", MRT_CPU_FMA},           {"fma4", MRT_CPU_FMA4},
+        {"avx2", MRT_CPU_AVX2},         {"avx512f", MRT_CPU_AVX512F},
+        {"avx512dq", MRT_CPU_AVX512DQ}, {"avx512bw", MRT_CPU_AVX512BW},
         {"avx512vl", MRT_CPU_AVX512VL},
     };
     /* __builtin_cpu_supports wants a literal: one call per flag. */
@@ -116,8 +115,7 @@ const char *mrt_blis_best_family(const mrt_cpu *cpu)
 
 int mrt_blis_family_tier(const char *family)
 {
-    for (size_t i = 0; family && i < sizeof families / sizeof families[0];
-         i++)
+    for (size_t i = 0; family && i < sizeof families / sizeof families[0]; i++)
         if (strcmp(families[i].name, family) == 0)
             return families[i].tier;
     return -1;
@@ -143,8 +141,8 @@ static int is_number(const char *s)
     return *s && !*end && errno == 0;
 }
 
-void mrt_blis_decide(const mrt_cpu *cpu, const char *user,
-                     const char *blis_own, mrt_blis_choice *out)
+void mrt_blis_decide(const mrt_cpu *cpu, const char *user, const char *blis_own,
+                     mrt_blis_choice *out)
 {
     memset(out, 0, sizeof *out);
     if (user) {
@@ -179,8 +177,8 @@ void mrt_blis_decide(const mrt_cpu *cpu, const char *user,
 static struct {
     int done;
     mrt_blis_source source;
-    char own[32];  /* BLIS's own family, when probed */
-    char user[32]; /* the user's BLIS_ARCH_TYPE as they wrote it */
+    char own[32];         /* BLIS's own family, when probed */
+    char user[32];        /* the user's BLIS_ARCH_TYPE as they wrote it */
     const char *expected; /* the family meshrt set, when it did */
 } state;
 
@@ -251,7 +249,10 @@ mrt_blis_source mrt_blis_family_source(void)
     return state.source;
 }
 
-const char *mrt_blis_own_family(void) { return state.own; }
+const char *mrt_blis_own_family(void)
+{
+    return state.own;
+}
 
 char *mrt_blis_describe(char *buf, int size)
 {

@@ -78,8 +78,8 @@ int mrt_blis_family_id(const char *family);
  *  - else, when the table's family is of a higher tier than BLIS's own
  *    (or BLIS's own is unknown and differs): source MESHRT and env set;
  *  - else: source BLIS, nothing set. */
-void mrt_blis_decide(const mrt_cpu *cpu, const char *user,
-                     const char *blis_own, mrt_blis_choice *out);
+void mrt_blis_decide(const mrt_cpu *cpu, const char *user, const char *blis_own,
+                     mrt_blis_choice *out);
 
 /* Applies the decision for this process, once (later calls do nothing).
  * Call before the first BLIS call and before threads start: at the top

@@ -8,9 +8,8 @@
 #include "block.h"
 #include "layout.h" /* MRT_MAX_DIMS */
 
-void mrt_block_copy(int n, const int64_t ext[], void *dst,
-                    const int64_t dext[], const int64_t doff[],
-                    const void *src, const int64_t sext[],
+void mrt_block_copy(int n, const int64_t ext[], void *dst, const int64_t dext[],
+                    const int64_t doff[], const void *src, const int64_t sext[],
                     const int64_t soff[], size_t elsize)
 {
     /* Fold trailing dims copied whole on both sides into the run. */

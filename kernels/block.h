@@ -10,9 +10,8 @@
 
 /* Copies a block of extents ext[0..n) from src (row-major, extents
  * sext, block starting at soff) to dst (extents dext, at doff). */
-void mrt_block_copy(int n, const int64_t ext[], void *dst,
-                    const int64_t dext[], const int64_t doff[],
-                    const void *src, const int64_t sext[],
+void mrt_block_copy(int n, const int64_t ext[], void *dst, const int64_t dext[],
+                    const int64_t doff[], const void *src, const int64_t sext[],
                     const int64_t soff[], size_t elsize);
 
 #endif

@@ -16,8 +16,12 @@
 
 #include <blis.h>
 
-enum { OP_A = MRT_KOP_A, OP_B = MRT_KOP_B, OP_C = MRT_KOP_C,
-       NOPS = MRT_KOP_COUNT };
+enum {
+    OP_A = MRT_KOP_A,
+    OP_B = MRT_KOP_B,
+    OP_C = MRT_KOP_C,
+    NOPS = MRT_KOP_COUNT
+};
 
 /* ---- the products --------------------------------------------------- */
 
@@ -30,26 +34,26 @@ static void gemm(mrt_dtype t, const mrt_kmat mt[NOPS], void *a, void *b,
      * of 16); gemv reads exactly B's K elements. */
     if (C->cols == 1 && t == MRT_F64) {
         double one = 1, zero = 0;
-        bli_dgemv(BLIS_NO_TRANSPOSE, BLIS_NO_CONJUGATE, C->rows, A->cols,
-                  &one, a, A->rs, A->cs, b, B->rs, &zero, c, C->rs);
+        bli_dgemv(BLIS_NO_TRANSPOSE, BLIS_NO_CONJUGATE, C->rows, A->cols, &one,
+                  a, A->rs, A->cs, b, B->rs, &zero, c, C->rs);
         return;
     }
     if (C->cols == 1) {
         float one = 1, zero = 0;
-        bli_sgemv(BLIS_NO_TRANSPOSE, BLIS_NO_CONJUGATE, C->rows, A->cols,
-                  &one, a, A->rs, A->cs, b, B->rs, &zero, c, C->rs);
+        bli_sgemv(BLIS_NO_TRANSPOSE, BLIS_NO_CONJUGATE, C->rows, A->cols, &one,
+                  a, A->rs, A->cs, b, B->rs, &zero, c, C->rs);
         return;
     }
     if (t == MRT_F64) {
         double one = 1, zero = 0;
         bli_dgemm(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, C->rows, C->cols,
-                  A->cols, &one, a, A->rs, A->cs, b, B->rs, B->cs, &zero,
-                  c, C->rs, C->cs);
+                  A->cols, &one, a, A->rs, A->cs, b, B->rs, B->cs, &zero, c,
+                  C->rs, C->cs);
     } else {
         float one = 1, zero = 0;
         bli_sgemm(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, C->rows, C->cols,
-                  A->cols, &one, a, A->rs, A->cs, b, B->rs, B->cs, &zero,
-                  c, C->rs, C->cs);
+                  A->cols, &one, a, A->rs, A->cs, b, B->rs, B->cs, &zero, c,
+                  C->rs, C->cs);
     }
 }
 
@@ -62,8 +66,7 @@ static void run_products(mrt_dtype t, const mrt_kplan *p, char *base[NOPS],
     mrt_kmat mt[NOPS];
     for (int x = 0; x < NOPS; x++) {
         mt[x] = p->op[x].mat;
-        mrt_kplan_blis_strides(mt[x].rows, mt[x].cols, &mt[x].rs,
-                               &mt[x].cs);
+        mrt_kplan_blis_strides(mt[x].rows, mt[x].cols, &mt[x].rs, &mt[x].cs);
     }
     int64_t idx[MRT_MAX_DIMS] = {0}, off[NOPS] = {0}, soff[NOPS] = {0};
     int es = mrt_dtype_size(t);
@@ -118,8 +121,8 @@ void mrt_kernel_einsum(mrt_dtype t, const mrt_kview *a, const mrt_kview *b,
         base[x] = o->copy ? (char *)workspace + o->ws_off * es
                           : (char *)v[x]->data;
         if (o->copy && !o->slice && x != OP_C)
-            mrt_kernel_pack(t, o->nd, o->ext, v[x]->data, o->stride,
-                            base[x], o->mstride);
+            mrt_kernel_pack(t, o->nd, o->ext, v[x]->data, o->stride, base[x],
+                            o->mstride);
     }
     run_products(t, &p, base, src);
     const mrt_kop *o = &p.op[OP_C];

@@ -153,39 +153,42 @@ static double gelu_grad_f64(double x)
     return 0.5 * (1 + th) + 0.5 * x * (1 - th * th) * GELU_DU(double, x);
 }
 
-#define GELU(x) _Generic((x), float: gelu_f32, double: gelu_f64)(x)
-#define GELU_GRAD(x) _Generic((x), float: gelu_grad_f32, double: gelu_grad_f64)(x)
+#define GELU(x) _Generic((x), float : gelu_f32, double : gelu_f64)(x)
+#define GELU_GRAD(x)                                                           \
+    _Generic((x), float : gelu_grad_f32, double : gelu_grad_f64)(x)
 
 /* The loop over one row: x and y are the input elements (strides SA and
  * SB), EXPR the output, T the element type.  One-input functions get
  * b = a, so y is a harmless reload. */
-#define MAP_LOOP(SA, SB, EXPR)                                              \
-    for (int64_t i = 0; i < r->len; i++) {                                  \
-        T x = a[i * (SA)], y = b[i * (SB)];                                 \
-        (void)x, (void)y;                                                   \
-        o[i] = (EXPR);                                                      \
+#define MAP_LOOP(SA, SB, EXPR)                                                 \
+    for (int64_t i = 0; i < r->len; i++) {                                     \
+        T x = a[i * (SA)], y = b[i * (SB)];                                    \
+        (void)x, (void)y;                                                      \
+        o[i] = (EXPR);                                                         \
     }
 
 /* The row function row_NAME_SUF of one elementwise function, for elements of
  * type ELEM: the loop written for contiguous inputs (which the compiler
  * vectorises) and for strided ones. */
-#define MAP_ROW_FN(SUF, ELEM, NAME, EXPR)                                   \
-    static void row_##NAME##_##SUF(const maprow *r, ELEM *o, const ELEM *a, \
-                                   const ELEM *b)                           \
-    {                                                                       \
-        typedef ELEM T;                                                     \
-        const T c = (T)r->c;                                                \
-        (void)c;                                                            \
-        if (r->sa == 1 && r->sb == 1) MAP_LOOP(1, 1, EXPR)                  \
-        else MAP_LOOP(r->sa, r->sb, EXPR)                                   \
+#define MAP_ROW_FN(SUF, ELEM, NAME, EXPR)                                      \
+    static void row_##NAME##_##SUF(const maprow *r, ELEM *o, const ELEM *a,    \
+                                   const ELEM *b)                              \
+    {                                                                          \
+        typedef ELEM T;                                                        \
+        const T c = (T)r->c;                                                   \
+        (void)c;                                                               \
+        if (r->sa == 1 && r->sb == 1)                                          \
+            MAP_LOOP(1, 1, EXPR)                                               \
+        else                                                                   \
+            MAP_LOOP(r->sa, r->sb, EXPR)                                       \
     }
-#define MAP_ROW(NAME, EXPR)                                                 \
+#define MAP_ROW(NAME, EXPR)                                                    \
     MAP_ROW_FN(f32, float, NAME, EXPR) MAP_ROW_FN(f64, double, NAME, EXPR)
 
 MAP_ROW(copy, x)
 MAP_ROW(add, x + y)
 MAP_ROW(sub, x - y)
-MAP_ROW(mul, x * y)
+MAP_ROW(mul, x *y)
 MAP_ROW(div, x / y)
 MAP_ROW(relu, x > 0 ? x : (T)0)
 MAP_ROW(gelu, GELU(x))
@@ -194,13 +197,13 @@ MAP_ROW(exp, exp(x))
 MAP_ROW(log, log(x))
 MAP_ROW(neg, -x)
 MAP_ROW(rsqrt, (T)1 / sqrt(x))
-MAP_ROW(square, x * x)
-MAP_ROW(scale, c * x)
+MAP_ROW(square, x *x)
+MAP_ROW(scale, c *x)
 MAP_ROW(shift, x + c)
 MAP_ROW(axpy, x + c * y)
 MAP_ROW(relu_grad, y > 0 ? x : (T)0)
-MAP_ROW(gelu_grad, x * GELU_GRAD(y))
-MAP_ROW(tanh_grad, x * ((T)1 - y * y))
+MAP_ROW(gelu_grad, x *GELU_GRAD(y))
+MAP_ROW(tanh_grad, x *((T)1 - y * y))
 MAP_ROW(rsqrt_grad, (T)-0.5 * x * y * y * y)
 MAP_ROW(square_grad, (T)2 * x * y)
 MAP_ROW(eq, x == y ? (T)1 : (T)0)
@@ -211,22 +214,36 @@ MAP_ROW(one_hot, round((double)x) == (double)(r->j0 + i * r->dj) ? (T)1 : (T)0)
 /* Each function's row loops, by mrt_map_fn. */
 typedef void row_f32(const maprow *, float *, const float *, const float *);
 typedef void row_f64(const maprow *, double *, const double *, const double *);
-#define BOTH(NAME) {row_##NAME##_f32, row_##NAME##_f64}
+#define BOTH(NAME)                                                             \
+    {                                                                          \
+        row_##NAME##_f32, row_##NAME##_f64                                     \
+    }
 static const struct {
     row_f32 *f32;
     row_f64 *f64;
 } map_rows[] = {
-    [MRT_MAP_COPY] = BOTH(copy),           [MRT_MAP_ADD] = BOTH(add),
-    [MRT_MAP_SUB] = BOTH(sub),             [MRT_MAP_MUL] = BOTH(mul),
-    [MRT_MAP_DIV] = BOTH(div),             [MRT_MAP_RELU] = BOTH(relu),
-    [MRT_MAP_GELU] = BOTH(gelu),           [MRT_MAP_TANH] = BOTH(tanh),
-    [MRT_MAP_EXP] = BOTH(exp),             [MRT_MAP_LOG] = BOTH(log),
-    [MRT_MAP_NEG] = BOTH(neg),             [MRT_MAP_RSQRT] = BOTH(rsqrt),
-    [MRT_MAP_SQUARE] = BOTH(square),       [MRT_MAP_SCALE] = BOTH(scale),
-    [MRT_MAP_SHIFT] = BOTH(shift),         [MRT_MAP_AXPY] = BOTH(axpy),
-    [MRT_MAP_RELU_GRAD] = BOTH(relu_grad), [MRT_MAP_GELU_GRAD] = BOTH(gelu_grad),
-    [MRT_MAP_TANH_GRAD] = BOTH(tanh_grad), [MRT_MAP_RSQRT_GRAD] = BOTH(rsqrt_grad),
-    [MRT_MAP_SQUARE_GRAD] = BOTH(square_grad), [MRT_MAP_EQ] = BOTH(eq),
+    [MRT_MAP_COPY] = BOTH(copy),
+    [MRT_MAP_ADD] = BOTH(add),
+    [MRT_MAP_SUB] = BOTH(sub),
+    [MRT_MAP_MUL] = BOTH(mul),
+    [MRT_MAP_DIV] = BOTH(div),
+    [MRT_MAP_RELU] = BOTH(relu),
+    [MRT_MAP_GELU] = BOTH(gelu),
+    [MRT_MAP_TANH] = BOTH(tanh),
+    [MRT_MAP_EXP] = BOTH(exp),
+    [MRT_MAP_LOG] = BOTH(log),
+    [MRT_MAP_NEG] = BOTH(neg),
+    [MRT_MAP_RSQRT] = BOTH(rsqrt),
+    [MRT_MAP_SQUARE] = BOTH(square),
+    [MRT_MAP_SCALE] = BOTH(scale),
+    [MRT_MAP_SHIFT] = BOTH(shift),
+    [MRT_MAP_AXPY] = BOTH(axpy),
+    [MRT_MAP_RELU_GRAD] = BOTH(relu_grad),
+    [MRT_MAP_GELU_GRAD] = BOTH(gelu_grad),
+    [MRT_MAP_TANH_GRAD] = BOTH(tanh_grad),
+    [MRT_MAP_RSQRT_GRAD] = BOTH(rsqrt_grad),
+    [MRT_MAP_SQUARE_GRAD] = BOTH(square_grad),
+    [MRT_MAP_EQ] = BOTH(eq),
     [MRT_MAP_ONE_HOT] = BOTH(one_hot),
 };
 _Static_assert(sizeof map_rows / sizeof map_rows[0] == MRT_MAP_FN_COUNT,
@@ -234,24 +251,24 @@ _Static_assert(sizeof map_rows / sizeof map_rows[0] == MRT_MAP_FN_COUNT,
 
 /* Along a dim out keeps (so != 0): o[i so] = max(o[i so], a[i sa]); NaN
  * wins, as in numpy. */
-#define MAX_EACH(SUF, T)                                                    \
-    static void max_each_##SUF(int64_t len, T *o, int64_t so, const T *a,   \
-                               int64_t sa)                                  \
-    {                                                                       \
-        for (int64_t i = 0; i < len; i++)                                   \
-            if (a[i * sa] > o[i * so] || isnan(a[i * sa]))                  \
-                o[i * so] = a[i * sa];                                      \
+#define MAX_EACH(SUF, T)                                                       \
+    static void max_each_##SUF(int64_t len, T *o, int64_t so, const T *a,      \
+                               int64_t sa)                                     \
+    {                                                                          \
+        for (int64_t i = 0; i < len; i++)                                      \
+            if (a[i * sa] > o[i * so] || isnan(a[i * sa]))                     \
+                o[i * so] = a[i * sa];                                         \
     }
 /* Along a dim out lacks (so == 0): the row's maximum into o[0], kept in
  * a register meanwhile; NaN wins. */
-#define MAX_ALL(SUF, T)                                                     \
-    static void max_all_##SUF(int64_t len, T *o, const T *a, int64_t sa)    \
-    {                                                                       \
-        T m = o[0];                                                         \
-        for (int64_t i = 0; i < len; i++)                                   \
-            if (a[i * sa] > m || isnan(a[i * sa]))                          \
-                m = a[i * sa];                                              \
-        o[0] = m;                                                           \
+#define MAX_ALL(SUF, T)                                                        \
+    static void max_all_##SUF(int64_t len, T *o, const T *a, int64_t sa)       \
+    {                                                                          \
+        T m = o[0];                                                            \
+        for (int64_t i = 0; i < len; i++)                                      \
+            if (a[i * sa] > m || isnan(a[i * sa]))                             \
+                m = a[i * sa];                                                 \
+        o[0] = m;                                                              \
     }
 MAX_EACH(f32, float)
 MAX_EACH(f64, double)
@@ -281,8 +298,7 @@ void mrt_kernel_map(mrt_dtype t, mrt_map_fn fn, double c, const mrt_kview *out,
     assert(t >= 0 && t < MRT_DTYPE_COUNT);
     assert(fn >= 0 && fn < MRT_MAP_FN_COUNT);
     assert(mrt_map_arity(fn) == 1 || b);
-    assert(fn != MRT_MAP_ONE_HOT ||
-           (offset && hot >= 0 && hot < out->ndims));
+    assert(fn != MRT_MAP_ONE_HOT || (offset && hot >= 0 && hot < out->ndims));
     if (mrt_map_arity(fn) == 1)
         b = a; /* never read for its value */
     if (count(out) == 0)
@@ -325,8 +341,7 @@ void mrt_kernel_reduce_max(mrt_dtype t, const mrt_kview *in,
     const mrt_kview *ops[2] = {in, out};
     walk w;
     walk_init(&w, in, ops, 2);
-    int64_t len = row_len(&w), si = row_stride(&w, 0),
-            so = row_stride(&w, 1);
+    int64_t len = row_len(&w), si = row_stride(&w, 0), so = row_stride(&w, 1);
     do {
         size_t el = (size_t)mrt_dtype_size(t);
         max_row(t, len, (char *)out->data + (size_t)w.off[1] * el, so,

@@ -48,46 +48,46 @@ typedef void inner_fn(int64_t n, const void *src, int64_t si, void *dst,
 
 /* The typed inner loops, one small macro per loop, instantiated for
  * float and double.  set: dst = src (one memcpy when both are dense). */
-#define SET_FN(T, SUF)                                                      \
-    static void set_##SUF(int64_t n, const void *src, int64_t si,           \
-                          void *dst, int64_t di)                            \
-    {                                                                       \
-        const T *restrict s = src;                                          \
-        T *restrict d = dst;                                                \
-        if (si == 1 && di == 1)                                             \
-            memcpy(d, s, (size_t)n * sizeof(T));                            \
-        else                                                                \
-            for (int64_t i = 0; i < n; i++)                                 \
-                d[i * di] = s[i * si];                                      \
+#define SET_FN(T, SUF)                                                         \
+    static void set_##SUF(int64_t n, const void *src, int64_t si, void *dst,   \
+                          int64_t di)                                          \
+    {                                                                          \
+        const T *restrict s = src;                                             \
+        T *restrict d = dst;                                                   \
+        if (si == 1 && di == 1)                                                \
+            memcpy(d, s, (size_t)n * sizeof(T));                               \
+        else                                                                   \
+            for (int64_t i = 0; i < n; i++)                                    \
+                d[i * di] = s[i * si];                                         \
     }
 /* add: dst += src, element by element (di != 0) */
-#define ADD_FN(T, SUF)                                                      \
-    static void add_##SUF(int64_t n, const void *src, int64_t si,           \
-                          void *dst, int64_t di)                            \
-    {                                                                       \
-        const T *restrict s = src;                                          \
-        T *restrict d = dst;                                                \
-        for (int64_t i = 0; i < n; i++)                                     \
-            d[i * di] += s[i * si];                                         \
+#define ADD_FN(T, SUF)                                                         \
+    static void add_##SUF(int64_t n, const void *src, int64_t si, void *dst,   \
+                          int64_t di)                                          \
+    {                                                                          \
+        const T *restrict s = src;                                             \
+        T *restrict d = dst;                                                   \
+        for (int64_t i = 0; i < n; i++)                                        \
+            d[i * di] += s[i * si];                                            \
     }
 /* sum: the whole row into dst[0] (di == 0), in a register meanwhile */
-#define SUM_FN(T, SUF)                                                      \
-    static void sum_##SUF(int64_t n, const void *src, int64_t si,           \
-                          void *dst, int64_t di)                            \
-    {                                                                       \
-        const T *restrict s = src;                                          \
-        T acc = *(T *)dst;                                                  \
-        for (int64_t i = 0; i < n; i++)                                     \
-            acc += s[i * si];                                               \
-        *(T *)dst = acc;                                                    \
+#define SUM_FN(T, SUF)                                                         \
+    static void sum_##SUF(int64_t n, const void *src, int64_t si, void *dst,   \
+                          int64_t di)                                          \
+    {                                                                          \
+        const T *restrict s = src;                                             \
+        T acc = *(T *)dst;                                                     \
+        for (int64_t i = 0; i < n; i++)                                        \
+            acc += s[i * si];                                                  \
+        *(T *)dst = acc;                                                       \
     }
-#define ZERO_FN(T, SUF)                                                     \
-    static void zero_##SUF(int64_t n, const void *src, int64_t si,          \
-                           void *dst, int64_t di)                           \
-    {                                                                       \
-        T *restrict d = dst;                                                \
-        for (int64_t i = 0; i < n; i++)                                     \
-            d[i * di] = 0;                                                  \
+#define ZERO_FN(T, SUF)                                                        \
+    static void zero_##SUF(int64_t n, const void *src, int64_t si, void *dst,  \
+                           int64_t di)                                         \
+    {                                                                          \
+        T *restrict d = dst;                                                   \
+        for (int64_t i = 0; i < n; i++)                                        \
+            d[i * di] = 0;                                                     \
     }
 
 SET_FN(float, f32)
@@ -117,8 +117,7 @@ typedef void tile_fn(int64_t no, int64_t ni, const void *src, int64_t ssi,
 #ifdef __SSE2__
 enum { TILE_W_f32 = 4, TILE_W_f64 = 2 };
 
-static inline void block_f32(const float *b, int64_t ssi, float *e,
-                             int64_t dso)
+static inline void block_f32(const float *b, int64_t ssi, float *e, int64_t dso)
 {
     __m128 r0 = _mm_loadu_ps(b), r1 = _mm_loadu_ps(b + ssi);
     __m128 r2 = _mm_loadu_ps(b + 2 * ssi);
@@ -139,8 +138,7 @@ static inline void block_f64(const double *b, int64_t ssi, double *e,
 }
 #else
 enum { TILE_W_f32 = 1, TILE_W_f64 = 1 }; /* no blocks: the plain loop */
-static inline void block_f32(const float *b, int64_t ssi, float *e,
-                             int64_t dso)
+static inline void block_f32(const float *b, int64_t ssi, float *e, int64_t dso)
 {
     (void)b, (void)ssi, (void)e, (void)dso;
 }
@@ -154,35 +152,35 @@ static inline void block_f64(const double *b, int64_t ssi, double *e,
 /* A tile: whole W x W blocks in registers, the rest element by element
  * (the columns past the last whole block, then the rows), a small macro
  * per loop.  copy: rows [o0, o1) and columns [i0, ni) one by one. */
-#define TILE_COPY_FN(T, SUF)                                                \
-    static void copy_##SUF(int64_t o0, int64_t o1, int64_t i0, int64_t ni,  \
-                           const T *s, int64_t ssi, T *d, int64_t dso)      \
-    {                                                                       \
-        for (int64_t o = o0; o < o1; o++)                                   \
-            for (int64_t i = i0; i < ni; i++)                               \
-                d[o * dso + i] = s[o + i * ssi];                            \
+#define TILE_COPY_FN(T, SUF)                                                   \
+    static void copy_##SUF(int64_t o0, int64_t o1, int64_t i0, int64_t ni,     \
+                           const T *s, int64_t ssi, T *d, int64_t dso)         \
+    {                                                                          \
+        for (int64_t o = o0; o < o1; o++)                                      \
+            for (int64_t i = i0; i < ni; i++)                                  \
+                d[o * dso + i] = s[o + i * ssi];                               \
     }
 /* strips: the rows W at a time in blocks; returns the rows done */
-#define TILE_STRIPS_FN(T, SUF)                                              \
-    static int64_t strips_##SUF(int64_t no, int64_t ni, const T *s,         \
-                                int64_t ssi, T *d, int64_t dso)             \
-    {                                                                       \
-        const int64_t w = TILE_W_##SUF;                                     \
-        int64_t o = 0;                                                      \
-        for (; w > 1 && o + w <= no; o += w) {                              \
-            int64_t i = 0;                                                  \
-            for (; i + w <= ni; i += w)                                     \
-                block_##SUF(s + o + i * ssi, ssi, d + o * dso + i, dso);    \
-            copy_##SUF(o, o + w, i, ni, s, ssi, d, dso);                    \
-        }                                                                   \
-        return o;                                                           \
+#define TILE_STRIPS_FN(T, SUF)                                                 \
+    static int64_t strips_##SUF(int64_t no, int64_t ni, const T *s,            \
+                                int64_t ssi, T *d, int64_t dso)                \
+    {                                                                          \
+        const int64_t w = TILE_W_##SUF;                                        \
+        int64_t o = 0;                                                         \
+        for (; w > 1 && o + w <= no; o += w) {                                 \
+            int64_t i = 0;                                                     \
+            for (; i + w <= ni; i += w)                                        \
+                block_##SUF(s + o + i * ssi, ssi, d + o * dso + i, dso);       \
+            copy_##SUF(o, o + w, i, ni, s, ssi, d, dso);                       \
+        }                                                                      \
+        return o;                                                              \
     }
-#define TILE_FN(T, SUF)                                                     \
-    static void tile_##SUF(int64_t no, int64_t ni, const void *src,         \
-                           int64_t ssi, void *dst, int64_t dso)             \
-    {                                                                       \
-        int64_t o = strips_##SUF(no, ni, src, ssi, dst, dso);               \
-        copy_##SUF(o, no, 0, ni, src, ssi, dst, dso);                       \
+#define TILE_FN(T, SUF)                                                        \
+    static void tile_##SUF(int64_t no, int64_t ni, const void *src,            \
+                           int64_t ssi, void *dst, int64_t dso)                \
+    {                                                                          \
+        int64_t o = strips_##SUF(no, ni, src, ssi, dst, dso);                  \
+        copy_##SUF(o, no, 0, ni, src, ssi, dst, dso);                          \
     }
 
 TILE_COPY_FN(float, f32)
@@ -235,8 +233,8 @@ static void choose_tiling(loopnest *L)
 
 /* Builds the nest over the dims of extent > 1; with summed == 0 the dims
  * with ds == 0 are left out too (the zeroing pass). */
-static void build(loopnest *L, int nd, const int64_t ext[],
-                  const int64_t ss[], const int64_t ds[], int summed)
+static void build(loopnest *L, int nd, const int64_t ext[], const int64_t ss[],
+                  const int64_t ds[], int summed)
 {
     L->nd = 0;
     for (int i = 0; i < nd; i++) {
@@ -273,8 +271,8 @@ static void build(loopnest *L, int nd, const int64_t ext[],
 /* The last two loops of L (outer o, inner i) from the given offsets:
  * plainly, or in TILE x TILE tiles (each by tf when not NULL, else row
  * by row). */
-static void run_inner(const loopnest *L, int es, const char *src,
-                      char *dst, inner_fn *f, tile_fn *tf)
+static void run_inner(const loopnest *L, int es, const char *src, char *dst,
+                      inner_fn *f, tile_fn *tf)
 {
     int i = L->nd - 1, o = L->nd - 2;
     if (!L->tiled) {
@@ -322,9 +320,8 @@ static void run(const loopnest *L, int es, const char *src, char *dst,
     }
 }
 
-void mrt_kernel_pack(mrt_dtype t, int nd, const int64_t ext[],
-                     const void *src, const int64_t ss[], void *dst,
-                     const int64_t ds[])
+void mrt_kernel_pack(mrt_dtype t, int nd, const int64_t ext[], const void *src,
+                     const int64_t ss[], void *dst, const int64_t ds[])
 {
     assert(nd >= 0 && nd <= MRT_MAX_DIMS);
     assert(t >= 0 && t < MRT_DTYPE_COUNT);

@@ -14,8 +14,7 @@
  * ds == 0 is summed away; dims with ds != 0 must address distinct
  * elements.  Strides are in elements; src and dst must not overlap.
  * nd may be 0 (one element).  Never allocates. */
-void mrt_kernel_pack(mrt_dtype t, int nd, const int64_t ext[],
-                     const void *src, const int64_t ss[], void *dst,
-                     const int64_t ds[]);
+void mrt_kernel_pack(mrt_dtype t, int nd, const int64_t ext[], const void *src,
+                     const int64_t ss[], void *dst, const int64_t ds[]);
 
 #endif

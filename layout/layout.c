@@ -20,7 +20,10 @@
 #include <stdio.h>
 #include <string.h>
 
-int mrt_dtype_size(mrt_dtype t) { return t == MRT_F64 ? 8 : 4; }
+int mrt_dtype_size(mrt_dtype t)
+{
+    return t == MRT_F64 ? 8 : 4;
+}
 
 static const char *const dtype_names[] = {
     [MRT_F32] = "float32",
@@ -75,7 +78,8 @@ void mrt_layout_dim_range(const mrt_layout *l, const mrt_mesh *m, int i,
 {
     int64_t n = l->size[i], at = 0;
     for (int j = 0; j < l->naxes[i]; j++) {
-        int64_t p = m->size[l->axes[i][j]], b = coords ? coords[l->axes[i][j]] : 0;
+        int64_t p = m->size[l->axes[i][j]],
+                b = coords ? coords[l->axes[i][j]] : 0;
         at += mrt_layout_block_start(n, p, b);
         n = mrt_layout_block_extent(n, p, b);
     }

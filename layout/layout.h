@@ -36,12 +36,12 @@ int mrt_dtype_size(mrt_dtype t);
 
 typedef struct mrt_layout {
     int ndims;
-    int dim[MRT_MAX_DIMS];      /* spec dim ids, storage order */
-    int64_t size[MRT_MAX_DIMS]; /* global sizes */
-    int8_t naxes[MRT_MAX_DIMS]; /* how many axes split dim i */
+    int dim[MRT_MAX_DIMS];                   /* spec dim ids, storage order */
+    int64_t size[MRT_MAX_DIMS];              /* global sizes */
+    int8_t naxes[MRT_MAX_DIMS];              /* how many axes split dim i */
     int8_t axes[MRT_MAX_DIMS][MRT_MAX_AXES]; /* those axes, major first
                                  (bytes: a plan holds a layout per value) */
-    unsigned partial;           /* axes of pending sums */
+    unsigned partial;                        /* axes of pending sums */
 } mrt_layout;
 
 /* Mask of the axes that split any dim. */

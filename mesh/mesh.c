@@ -63,8 +63,7 @@ int64_t mrt_mesh_group_color(const mrt_mesh *m, unsigned mask,
     return radix(m, mask, 0, coords);
 }
 
-char *mrt_mesh_axes_str(const mrt_mesh *m, unsigned mask, char *buf,
-                        int size)
+char *mrt_mesh_axes_str(const mrt_mesh *m, unsigned mask, char *buf, int size)
 {
     int len = 0;
     buf[0] = '\0';

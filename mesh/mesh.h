@@ -41,7 +41,6 @@ int64_t mrt_mesh_group_index(const mrt_mesh *m, unsigned mask,
 int64_t mrt_mesh_group_color(const mrt_mesh *m, unsigned mask,
                              const int64_t coords[]);
 /* Writes "data,model" (axis names of mask, mesh order) into buf. */
-char *mrt_mesh_axes_str(const mrt_mesh *m, unsigned mask, char *buf,
-                        int size);
+char *mrt_mesh_axes_str(const mrt_mesh *m, unsigned mask, char *buf, int size);
 
 #endif

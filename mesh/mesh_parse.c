@@ -56,11 +56,13 @@ static int parse_item(const char *text, size_t n, mrt_mesh *m, char *why,
     char *name = trim(item), *num = trim(eq + 1);
     int64_t v = axis_size(num);
     if (!axis_name_ok(name))
-        return snprintf(why, size, "'%.70s' is not a valid axis name", name),
-               0;
+        return snprintf(why, size, "'%.70s' is not a valid axis name", name), 0;
     if (v == 0)
-        return snprintf(why, size, "the size of axis '%s' must be a positive "
-                        "integer, got '%.30s'", name, num), 0;
+        return snprintf(why, size,
+                        "the size of axis '%s' must be a positive "
+                        "integer, got '%.30s'",
+                        name, num),
+               0;
     if (mrt_mesh_find_axis(m, name) >= 0)
         return snprintf(why, size, "axis '%s' is given twice", name), 0;
     if (m->naxes == MRT_MAX_AXES)

@@ -27,30 +27,32 @@ static mrt_budget_violation *next(sink *k, int op, mrt_budget_kind kind,
     mrt_budget_violation *v = k->n < k->max ? &k->out[k->n] : NULL;
     k->n++;
     if (v)
-        *v = (mrt_budget_violation){.op = op, .kind = kind, .value = value,
-                                    .limit = limit};
+        *v = (mrt_budget_violation){
+            .op = op, .kind = kind, .value = value, .limit = limit};
     return v;
 }
 
 /* Checks budget b against comm and peak.  who: "the plan" or "op 2
  * (y = einsum)"; needs: how its peak reads; op: 0 or the user op. */
-static void check_one(sink *k, const mrt_spec *s, const mrt_budget *b,
-                      int op, const char *who, const char *needs,
-                      int64_t comm, int64_t peak)
+static void check_one(sink *k, const mrt_spec *s, const mrt_budget *b, int op,
+                      const char *who, const char *needs, int64_t comm,
+                      int64_t peak)
 {
     mrt_budget_violation *v;
     if (b->comm_bytes_max >= 0 && comm > b->comm_bytes_max &&
         (v = next(k, op, MRT_BUDGET_COMM_BYTES, comm, b->comm_bytes_max)))
-        mrt_error_set(&v->error, MRT_E_SPEC, s->path, b->mark, "%s hands %"
-                      PRId64 " bytes per rank to MPI, over the budget of %"
-                      PRId64 " (expect: comm_bytes_max)", who, comm,
-                      b->comm_bytes_max);
+        mrt_error_set(&v->error, MRT_E_SPEC, s->path, b->mark,
+                      "%s hands %" PRId64
+                      " bytes per rank to MPI, over the budget of %" PRId64
+                      " (expect: comm_bytes_max)",
+                      who, comm, b->comm_bytes_max);
     if (b->peak_memory_max >= 0 && peak > b->peak_memory_max &&
         (v = next(k, op, MRT_BUDGET_PEAK_MEMORY, peak, b->peak_memory_max)))
-        mrt_error_set(&v->error, MRT_E_SPEC, s->path, b->mark, "%s %s %"
-                      PRId64 " bytes per rank at its peak, over the budget "
-                      "of %" PRId64 " (expect: peak_memory_max)", who, needs,
-                      peak, b->peak_memory_max);
+        mrt_error_set(&v->error, MRT_E_SPEC, s->path, b->mark,
+                      "%s %s %" PRId64
+                      " bytes per rank at its peak, over the budget "
+                      "of %" PRId64 " (expect: peak_memory_max)",
+                      who, needs, peak, b->peak_memory_max);
 }
 
 int mrt_plan_check_budgets(const mrt_spec *spec, const mrt_plan *plan,
@@ -61,8 +63,8 @@ int mrt_plan_check_budgets(const mrt_spec *spec, const mrt_plan *plan,
     sink k = {out, out ? max : 0, 0};
     mrt_plan_totals t = mrt_plan_get_totals(plan);
     char who[MRT_NAME_MAX + 64];
-    check_one(&k, spec, &spec->expect, 0, "the plan", "needs",
-              t.comm_bytes, t.peak_memory);
+    check_one(&k, spec, &spec->expect, 0, "the plan", "needs", t.comm_bytes,
+              t.peak_memory);
     /* An op's budget covers every primitive op the spec op expanded
      * into (softmax: five), forward only; the budget sits on the last. */
     int64_t bytes = 0;

@@ -94,8 +94,7 @@ static void record(chooser *sr, const mrt_lowering *lw, mrt_planning_mark m)
 static int try_lowering(chooser *sr, const mrt_lowering *lw)
 {
     mrt_planning_mark m = mrt_planning_get_mark(sr->pl);
-    mrt_status st = mrt_lower_emit(sr->pl, sr->op, sr->home, lw, 0,
-                                   sr->err);
+    mrt_status st = mrt_lower_emit(sr->pl, sr->op, sr->home, lw, 0, sr->err);
     if (st != MRT_OK) {
         sr->st = st;
         return 1;
@@ -225,7 +224,8 @@ static memo_entry *memo_find(struct mrt_cheapest_memo *m, uint64_t h,
 {
     if (!m || !m->cap)
         return NULL;
-    for (int i = (int)(h & (uint64_t)(m->cap - 1));; i = (i + 1) & (m->cap - 1)) {
+    for (int i = (int)(h & (uint64_t)(m->cap - 1));;
+         i = (i + 1) & (m->cap - 1)) {
         memo_entry *e = &m->e[i];
         if (!e->len)
             return NULL;
@@ -265,9 +265,8 @@ static void memo_put(struct mrt_cheapest_memo *m, uint64_t h,
     m->n++;
 }
 
-mrt_status mrt_cheapest_einsum(mrt_planning *pl, int op,
-                               const mrt_layout *home, int may_defer,
-                               mrt_error *err)
+mrt_status mrt_cheapest_einsum(mrt_planning *pl, int op, const mrt_layout *home,
+                               int may_defer, mrt_error *err)
 {
     const mrt_spec *s = pl->spec;
     mrt_plan *p = pl->plan;
@@ -282,9 +281,15 @@ mrt_status mrt_cheapest_einsum(mrt_planning *pl, int op,
         if (e)
             return mrt_lower_emit(pl, op, home, &e->best, 0, err);
     }
-    chooser sr = {.pl = pl, .p = p, .s = s, .op = op, .home = home,
-                 .may_defer = may_defer, .err = err, .st = MRT_OK,
-                 .first_alt = p->nalts};
+    chooser sr = {.pl = pl,
+                  .p = p,
+                  .s = s,
+                  .op = op,
+                  .home = home,
+                  .may_defer = may_defer,
+                  .err = err,
+                  .st = MRT_OK,
+                  .first_alt = p->nalts};
     mrt_xlayout dims;
     mrt_xlayout_init(p, s, op, &dims);
     mrt_xlayout_enumerate(p, &dims, visit, &sr);

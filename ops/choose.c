@@ -23,8 +23,7 @@
 #include "planning.h"
 
 /* Appends to dim i the axes in `want` that no dim has taken yet. */
-static void take(mrt_xlayout *e, unsigned *taken, int i, int n,
-                 const int *want)
+static void take(mrt_xlayout *e, unsigned *taken, int i, int n, const int *want)
 {
     for (int j = 0; j < n; j++) {
         int a = want[j];

@@ -48,8 +48,8 @@ static mrt_status check_operand(const mrt_kview *v, const char *what,
 {
     if (v->ndims < 0 || v->ndims > MRT_MAX_DIMS)
         return mrt_error_set(err, MRT_E_SPEC, NULL, no_mark,
-                             "einsum %s has %d dims (at most %d allowed)",
-                             what, v->ndims, MRT_MAX_DIMS);
+                             "einsum %s has %d dims (at most %d allowed)", what,
+                             v->ndims, MRT_MAX_DIMS);
     for (int i = 0; i < v->ndims; i++) {
         if (v->ext[i] < 1)
             return mrt_error_set(err, MRT_E_SPEC, NULL, no_mark,

@@ -41,8 +41,8 @@ typedef enum mrt_idx_class {
 } mrt_idx_class;
 
 typedef struct mrt_einsum_class {
-    int ninputs;                                      /* 1 or 2 */
-    int n[MRT_IDX_CLASS_COUNT];                       /* dims per class */
+    int ninputs;                                       /* 1 or 2 */
+    int n[MRT_IDX_CLASS_COUNT];                        /* dims per class */
     int dim[MRT_IDX_CLASS_COUNT][MRT_MAX_EINSUM_DIMS]; /* spec dim ids */
     int64_t ext[MRT_IDX_CLASS_COUNT][MRT_MAX_EINSUM_DIMS];
     int64_t size[MRT_IDX_CLASS_COUNT]; /* product of each class's extents */

@@ -27,8 +27,7 @@ int64_t mrt_exchange_box(const mrt_layout *a, const mrt_layout *b,
  * most elements a rank sends to others (returned) and the most peers a
  * rank sends to (*peers). */
 int64_t mrt_exchange_volume(const mrt_mesh *m, const mrt_layout *a,
-                            const mrt_layout *b, unsigned axes,
-                            int64_t *peers);
+                            const mrt_layout *b, unsigned axes, int64_t *peers);
 /* The group of an ALLTOALL_GROUP from a to b: the axes of the dims that
  * differ (0: none); ~0u when no such step goes from a to b (the axes used,
  * or the pending sums, differ). */

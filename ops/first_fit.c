@@ -21,7 +21,7 @@ typedef struct fit_node {
     int64_t min_off, max_end; /* of the subtree */
     int64_t gap;              /* largest gap between neighbours in it */
     uint64_t prio;
-    int left, right;          /* block numbers, -1: none */
+    int left, right; /* block numbers, -1: none */
     int last_use;
     int in_tree;
 } fit_node;
@@ -65,7 +65,10 @@ void mrt_fit_destroy(mrt_fit *f)
     free(f);
 }
 
-static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+static int64_t max64(int64_t a, int64_t b)
+{
+    return a > b ? a : b;
+}
 
 /* Recomputes x's subtree figures from its children's. */
 static void pull(fit_node *t, int x)
@@ -232,8 +235,12 @@ int64_t mrt_fit_place(mrt_fit *f, int id, int64_t size, int last_use)
 {
     int64_t at = first_gap(f->node, f->root, size);
     fit_node *n = &f->node[id];
-    *n = (fit_node){.off = at, .end = at + size, .prio = mix((uint64_t)id),
-                    .left = -1, .right = -1, .last_use = last_use,
+    *n = (fit_node){.off = at,
+                    .end = at + size,
+                    .prio = mix((uint64_t)id),
+                    .left = -1,
+                    .right = -1,
+                    .last_use = last_use,
                     .in_tree = size > 0};
     pull(f->node, id);
     heap_push(f, id);

@@ -21,15 +21,15 @@ int64_t mrt_machine_memory(void)
 }
 
 const char *mrt_plan_memory_warning(const mrt_plan *p, int64_t memory,
-                                    const char *what, char *buf,
-                                    size_t size)
+                                    const char *what, char *buf, size_t size)
 {
     int64_t peak = p->totals.peak_memory;
     if (memory <= 0 || peak <= memory)
         return NULL;
-    snprintf(buf, size, "%s: warning: the plan needs %" PRId64 " bytes per "
+    snprintf(buf, size,
+             "%s: warning: the plan needs %" PRId64 " bytes per "
              "rank at its peak, more than the %" PRId64 " bytes of %s: a "
-             "run would fail with out of memory", p->spec_path, peak, memory,
-             what);
+             "run would fail with out of memory",
+             p->spec_path, peak, memory, what);
     return buf;
 }

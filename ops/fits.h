@@ -21,7 +21,6 @@ int64_t mrt_machine_memory(void);
  * writes the warning, one line "SPEC: warning: ..." without a newline,
  * to buf and returns buf; else returns NULL. */
 const char *mrt_plan_memory_warning(const mrt_plan *p, int64_t memory,
-                                    const char *what, char *buf,
-                                    size_t size);
+                                    const char *what, char *buf, size_t size);
 
 #endif

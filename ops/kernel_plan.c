@@ -95,9 +95,9 @@ static const int op_group[NOPS][2] = {
     [MRT_KOP_A] = {MRT_KGROUP_M, MRT_KGROUP_K},
     [MRT_KOP_B] = {MRT_KGROUP_K, MRT_KGROUP_N},
     [MRT_KOP_C] = {MRT_KGROUP_M, MRT_KGROUP_N}};
-static const mrt_idx_class group_class[NGROUPS] = {
-    [MRT_KGROUP_M] = MRT_IDX_M, [MRT_KGROUP_N] = MRT_IDX_N,
-    [MRT_KGROUP_K] = MRT_IDX_K};
+static const mrt_idx_class group_class[NGROUPS] = {[MRT_KGROUP_M] = MRT_IDX_M,
+                                                   [MRT_KGROUP_N] = MRT_IDX_N,
+                                                   [MRT_KGROUP_K] = MRT_IDX_K};
 
 static void load_op(mrt_kop *x, const mrt_kview *v)
 {
@@ -134,8 +134,7 @@ static int in_dims(const mrt_kdims *d, int dim)
 }
 
 /* The dims of class c with extent > 1, in the classifier's order. */
-static void load_dims(mrt_kdims *d, const mrt_einsum_class *k,
-                      mrt_idx_class c)
+static void load_dims(mrt_kdims *d, const mrt_einsum_class *k, mrt_idx_class c)
 {
     d->n = 0;
     d->size = 1;
@@ -392,16 +391,15 @@ void mrt_kplan_make(mrt_dtype t, const mrt_kview *a, const mrt_kview *b,
     }
 }
 
-size_t mrt_einsum_workspace(mrt_dtype t, const mrt_kview *a,
-                            const mrt_kview *b, const mrt_kview *c)
+size_t mrt_einsum_workspace(mrt_dtype t, const mrt_kview *a, const mrt_kview *b,
+                            const mrt_kview *c)
 {
     if (!b)
         return 0;
     mrt_kplan p;
     size_t bytes;
     mrt_kplan_make(t, a, b, c, &p);
-    if (mrt_checked_size((size_t)p.ws_elems, (size_t)mrt_dtype_size(t),
-                         &bytes))
+    if (mrt_checked_size((size_t)p.ws_elems, (size_t)mrt_dtype_size(t), &bytes))
         return SIZE_MAX;
     return bytes;
 }

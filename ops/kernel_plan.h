@@ -46,8 +46,8 @@ typedef struct mrt_kdims {
  * has extent 1 and stride 1; BLIS-specific fix-ups of such strides are
  * the executor's business. */
 typedef struct mrt_kmat {
-    int64_t rows, cols; /* sizes of the rows and cols groups */
-    int64_t rs, cs;     /* strides of their innermost dims */
+    int64_t rows, cols;       /* sizes of the rows and cols groups */
+    int64_t rs, cs;           /* strides of their innermost dims */
     int64_t bs[MRT_MAX_DIMS]; /* per dim of mrt_kplan.batch */
 } mrt_kmat;
 
@@ -69,7 +69,7 @@ typedef struct mrt_kop {
     int nd;
     int dim[MRT_MAX_DIMS];
     int64_t ext[MRT_MAX_DIMS];
-    int64_t stride[MRT_MAX_DIMS];  /* in the caller's buffer */
+    int64_t stride[MRT_MAX_DIMS]; /* in the caller's buffer */
     /* Two inputs: where the gemm reads each dim (= stride in place,
      * else in the packed block; 0: summed away while packing, or a
      * batch dim of a block copied one batch index at a time).  One
@@ -86,12 +86,12 @@ typedef struct mrt_kop {
 
 /* Everything the executor needs to run one local einsum. */
 typedef struct mrt_kplan {
-    int ninputs;                /* 1: C = A permuted and summed, no gemm */
-    mrt_kop op[MRT_KOP_COUNT];  /* with one input, op[MRT_KOP_B] is empty */
-    mrt_kdims batch;            /* classifier's order */
+    int ninputs;               /* 1: C = A permuted and summed, no gemm */
+    mrt_kop op[MRT_KOP_COUNT]; /* with one input, op[MRT_KOP_B] is empty */
+    mrt_kdims batch;           /* classifier's order */
     mrt_kdims group[MRT_KGROUP_COUNT]; /* the chosen order of M, N, K */
-    int sums[2];                /* A / B have dims to sum away */
-    int64_t ws_elems;           /* workspace elements (0 for one input) */
+    int sums[2];                       /* A / B have dims to sum away */
+    int64_t ws_elems; /* workspace elements (0 for one input) */
 } mrt_kplan;
 
 /* Plans C = einsum(A, B) from shapes alone (data pointers are ignored);
@@ -109,7 +109,7 @@ void mrt_kplan_blis_strides(int64_t rows, int64_t cols, int64_t *rs,
 /* Workspace bytes the local kernel needs for these shapes (data
  * ignored): the plan's ws_elems times the element size; SIZE_MAX when
  * that does not fit in a size_t. */
-size_t mrt_einsum_workspace(mrt_dtype t, const mrt_kview *a,
-                            const mrt_kview *b, const mrt_kview *c);
+size_t mrt_einsum_workspace(mrt_dtype t, const mrt_kview *a, const mrt_kview *b,
+                            const mrt_kview *c);
 
 #endif

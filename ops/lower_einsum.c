@@ -12,8 +12,8 @@
 #include "planning.h"
 
 /* The layout of a tensor with dims like `shape` under exec. */
-static mrt_layout under_exec(const mrt_layout *shape,
-                             const mrt_xlayout *e, unsigned partial)
+static mrt_layout under_exec(const mrt_layout *shape, const mrt_xlayout *e,
+                             unsigned partial)
 {
     mrt_layout l = *shape;
     l.partial = partial;
@@ -41,8 +41,10 @@ static unsigned summed_axes(const mrt_plan *p, const mrt_layout *out,
 
 static mrt_kview view_of(const mrt_value *v)
 {
-    return (mrt_kview){.ndims = v->layout.ndims, .dim = v->layout.dim,
-                       .ext = v->local, .data = NULL};
+    return (mrt_kview){.ndims = v->layout.ndims,
+                       .dim = v->layout.dim,
+                       .ext = v->local,
+                       .data = NULL};
 }
 
 /* Emits the kernel step; returns the value id of its result or -1. */
@@ -55,9 +57,14 @@ static int emit_kernel(mrt_planning *pl, int op, const int in[2],
     int v = mrt_planning_add_value(pl, o->out, res);
     if (v < 0)
         return -1;
-    mrt_step k = {.kind = MRT_STEP_EINSUM, .op = op, .in = in[0],
-                  .in2 = o->nin > 1 ? in[1] : -1, .out = v, .dim = -1,
-                  .dim2 = -1, .group = 1};
+    mrt_step k = {.kind = MRT_STEP_EINSUM,
+                  .op = op,
+                  .in = in[0],
+                  .in2 = o->nin > 1 ? in[1] : -1,
+                  .out = v,
+                  .dim = -1,
+                  .dim2 = -1,
+                  .group = 1};
     mrt_kview a = view_of(&p->value[in[0]]), c = view_of(&p->value[v]);
     mrt_kview b = o->nin > 1 ? view_of(&p->value[in[1]]) : a;
     mrt_einsum_class cls;
@@ -130,8 +137,7 @@ mrt_status mrt_lower_einsum(mrt_planning *pl, int op, const mrt_layout *home,
         mrt_choose_rules(p, s, op, home, &lw.exec);
         return mrt_lower_emit(pl, op, home, &lw, 0, err);
     case MRT_STRATEGY_CHEAPEST:
-    case MRT_STRATEGY_COUNT:
-        break;
+    case MRT_STRATEGY_COUNT: break;
     }
     return mrt_cheapest_einsum(pl, op, home, 0, err);
 }

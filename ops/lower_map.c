@@ -82,17 +82,12 @@ static unsigned linear_sums(const mrt_plan *p, const mrt_spec_op *o)
     switch (o->fn) {
     case MRT_MAP_COPY:
     case MRT_MAP_SCALE:
-    case MRT_MAP_NEG:
-        return a;
+    case MRT_MAP_NEG: return a;
     case MRT_MAP_ADD:
-    case MRT_MAP_SUB:
-        return a == b ? a : 0;
-    case MRT_MAP_MUL:
-        return a && !b ? a : b && !a ? b : 0;
-    case MRT_MAP_DIV:
-        return b ? 0 : a;
-    default:
-        return 0;
+    case MRT_MAP_SUB: return a == b ? a : 0;
+    case MRT_MAP_MUL: return a && !b ? a : b && !a ? b : 0;
+    case MRT_MAP_DIV: return b ? 0 : a;
+    default: return 0;
     }
 }
 
@@ -119,8 +114,7 @@ static int take_moved(mrt_planning *pl, const mrt_spec_op *o, int from, int v,
     mrt_plan *p = pl->plan;
     mrt_value *val = &p->value[v];
     if (v == from || v != p->nvalues - 1 || !p->nsteps ||
-        p->step[p->nsteps - 1].out != v ||
-        pl->last_value[val->tensor] != v ||
+        p->step[p->nsteps - 1].out != v || pl->last_value[val->tensor] != v ||
         !mrt_layout_equal(&val->layout, res))
         return 0;
     pl->last_value[val->tensor] = val->prev;
@@ -144,8 +138,8 @@ static mrt_status lower_map(mrt_planning *pl, int op, const mrt_layout *home,
                                       &p->mesh);
         if (sums && p->value[from].layout.partial == sums)
             want = pending_over(want, sums);
-        if ((in[k] = mrt_relayout_emit(pl, op, from, &want,
-                                       allreduce_only)) < 0)
+        if ((in[k] = mrt_relayout_emit(pl, op, from, &want, allreduce_only)) <
+            0)
             return nomem(s, op, err);
     }
     mrt_layout res = pending_over(*home, sums);
@@ -154,9 +148,15 @@ static mrt_status lower_map(mrt_planning *pl, int op, const mrt_layout *home,
         !take_moved(pl, o, p->tensor_value[o->in[0]], v, &res)) {
         if ((v = mrt_planning_add_value(pl, o->out, &res)) < 0)
             return nomem(s, op, err);
-        mrt_step st = {.kind = MRT_STEP_MAP, .op = op, .in = in[0],
-                       .in2 = in[1], .out = v, .dim = -1, .dim2 = -1,
-                       .fn = o->fn, .c = o->c,
+        mrt_step st = {.kind = MRT_STEP_MAP,
+                       .op = op,
+                       .in = in[0],
+                       .in2 = in[1],
+                       .out = v,
+                       .dim = -1,
+                       .dim2 = -1,
+                       .fn = o->fn,
+                       .c = o->c,
                        .hot = o->fn == MRT_MAP_ONE_HOT
                                   ? mrt_layout_find_dim(home, o->from_dim)
                                   : -1,
@@ -200,17 +200,28 @@ static mrt_status lower_reduce_max(mrt_planning *pl, int op,
     int v = mrt_planning_add_value(pl, o->out, &res);
     if (v < 0)
         return nomem(s, op, err);
-    mrt_step st = {.kind = MRT_STEP_REDUCE_MAX, .op = op, .in = in,
-                   .in2 = -1, .out = v, .dim = -1, .dim2 = -1,
+    mrt_step st = {.kind = MRT_STEP_REDUCE_MAX,
+                   .op = op,
+                   .in = in,
+                   .in2 = -1,
+                   .out = v,
+                   .dim = -1,
+                   .dim2 = -1,
                    .flops = (double)p->value[in].count};
     if (mrt_planning_add_step(pl, &st) < 0)
         return nomem(s, op, err);
     if (pending) {
         res.partial = 0;
         int w = mrt_planning_add_value(pl, o->out, &res);
-        mrt_step ar = {.kind = MRT_STEP_ALLREDUCE, .op = op, .in = v,
-                       .in2 = -1, .out = w, .dim = -1, .dim2 = -1,
-                       .axes = pending, .max = 1};
+        mrt_step ar = {.kind = MRT_STEP_ALLREDUCE,
+                       .op = op,
+                       .in = v,
+                       .in2 = -1,
+                       .out = w,
+                       .dim = -1,
+                       .dim2 = -1,
+                       .axes = pending,
+                       .max = 1};
         if (w < 0 || mrt_planning_add_step(pl, &ar) < 0)
             return nomem(s, op, err);
         v = w;
@@ -219,9 +230,9 @@ static mrt_status lower_reduce_max(mrt_planning *pl, int op,
     return MRT_OK;
 }
 
-static mrt_status lower_rename(mrt_planning *pl, int op,
-                               const mrt_layout *home, int allreduce_only,
-                               int may_defer, mrt_error *err)
+static mrt_status lower_rename(mrt_planning *pl, int op, const mrt_layout *home,
+                               int allreduce_only, int may_defer,
+                               mrt_error *err)
 {
     const mrt_spec *s = pl->spec;
     mrt_plan *p = pl->plan;
@@ -234,8 +245,13 @@ static mrt_status lower_rename(mrt_planning *pl, int op,
     int v = mrt_planning_add_value(pl, o->out, &l);
     if (v < 0)
         return nomem(s, op, err);
-    mrt_step st = {.kind = MRT_STEP_RENAME, .op = op, .in = from, .in2 = -1,
-                   .out = v, .dim = -1, .dim2 = -1};
+    mrt_step st = {.kind = MRT_STEP_RENAME,
+                   .op = op,
+                   .in = from,
+                   .in2 = -1,
+                   .out = v,
+                   .dim = -1,
+                   .dim2 = -1};
     if (mrt_planning_add_step(pl, &st) < 0)
         return nomem(s, op, err);
     /* a rename is linear: a pending sum rides through it to its one
@@ -262,11 +278,9 @@ mrt_status mrt_lower_local(mrt_planning *pl, int op, const mrt_layout *home,
     case MRT_OP_REDUCE_MAX:
         return lower_reduce_max(pl, op, home, allreduce_only, err);
     case MRT_OP_RENAME:
-        return lower_rename(pl, op, home, allreduce_only, may_defer,
-                            err);
+        return lower_rename(pl, op, home, allreduce_only, may_defer, err);
     case MRT_OP_EINSUM:
-    case MRT_OP_KIND_COUNT:
-        break;
+    case MRT_OP_KIND_COUNT: break;
     }
     return mrt_error_set(err, MRT_E_SPEC, s->path, s->op[op].mark,
                          "internal: op kind %d is not a local op",

@@ -86,54 +86,54 @@ const char *mrt_step_kind_id(mrt_step_kind k);
 int mrt_step_is_collective(mrt_step_kind k);
 
 typedef struct mrt_value {
-    int tensor;        /* spec tensor id */
+    int tensor; /* spec tensor id */
     mrt_layout layout;
     int64_t local[MRT_MAX_DIMS]; /* extents of the largest shard (rank
                           0's; with uneven splits other ranks may hold
                           less: mrt_layout_shard_shape_at) */
-    int64_t count;     /* elements of the largest shard (memory and costs
+    int64_t count; /* elements of the largest shard (memory and costs
                           are sized for it) */
-    int made_by;       /* the op whose step made it; -1 for an input */
-    int prev;          /* the value made before it for the same tensor,
+    int made_by;   /* the op whose step made it; -1 for an input */
+    int prev;      /* the value made before it for the same tensor,
                           or -1 (the planning context's last_value[tensor]
                           heads the list) */
     /* Filled by mrt_planning_finish: */
-    int def;           /* the step that makes it; -1 for an input */
-    int last_use;      /* the last step that reads it; nsteps for inputs
+    int def;        /* the step that makes it; -1 for an input */
+    int last_use;   /* the last step that reads it; nsteps for inputs
                           and outputs, which live through the program */
-    int64_t offset;    /* where it lives in the run's arena, bytes */
+    int64_t offset; /* where it lives in the run's arena, bytes */
 } mrt_value;
 
 typedef struct mrt_step {
     mrt_step_kind kind;
-    int op;            /* spec op index */
-    int in, in2;       /* value ids (in2 = -1 unless a 2-input einsum) */
-    int out;           /* value id */
-    int dim, dim2;     /* dim indices in the input's layout (-1: none) */
-    unsigned axes;     /* mesh axes of the collective or slice */
-    int64_t group;     /* ranks per group (1 for local steps) */
-    int64_t bytes;     /* per rank handed to MPI (0 for local steps):
+    int op;               /* spec op index */
+    int in, in2;          /* value ids (in2 = -1 unless a 2-input einsum) */
+    int out;              /* value id */
+    int dim, dim2;        /* dim indices in the input's layout (-1: none) */
+    unsigned axes;        /* mesh axes of the collective or slice */
+    int64_t group;        /* ranks per group (1 for local steps) */
+    int64_t bytes;        /* per rank handed to MPI (0 for local steps):
                           the largest rank's */
-    int64_t bytes_total; /* handed to MPI by all ranks together */
-    double flops;      /* per rank (EINSUM) */
+    int64_t bytes_total;  /* handed to MPI by all ranks together */
+    double flops;         /* per rank (EINSUM) */
     mrt_einsum_shape cls; /* EINSUM only */
     mrt_comm_cost cost;   /* collectives: modeled wire bytes, messages */
-    double time_s;     /* modeled: collective, kernel or copy time */
-    int64_t workspace; /* scratch bytes the step needs while it runs */
-    int64_t mpi_scratch; /* collectives: what MPI allocates meanwhile */
-    mrt_map_fn fn;     /* MAP */
-    double c;          /* MAP: the function's constant */
-    int hot;           /* MAP one_hot: the class dim's index in out */
-    int max;           /* ALLREDUCE: the maximum, not the sum */
-    int wait;          /* collectives run in the background: the step
+    double time_s;        /* modeled: collective, kernel or copy time */
+    int64_t workspace;    /* scratch bytes the step needs while it runs */
+    int64_t mpi_scratch;  /* collectives: what MPI allocates meanwhile */
+    mrt_map_fn fn;        /* MAP */
+    double c;             /* MAP: the function's constant */
+    int hot;              /* MAP one_hot: the class dim's index in out */
+    int max;              /* ALLREDUCE: the maximum, not the sum */
+    int wait;             /* collectives run in the background: the step
                           before which it completes (nsteps: the end);
                           -1: blocking (overlap.c) */
 } mrt_step;
 
 /* One alternative weighed for an op (kept with explain). */
 typedef struct mrt_alt {
-    char exec[256];    /* the execution layout, e.g. "batch/data k/model" */
-    char keep[64];     /* pending sums left for the consumer, or "" */
+    char exec[256]; /* the execution layout, e.g. "batch/data k/model" */
+    char keep[64];  /* pending sums left for the consumer, or "" */
     double time_s, comm_time_s, kernel_time_s;
     int64_t comm_bytes;
     int nsteps;
@@ -159,17 +159,17 @@ typedef struct mrt_plan_op {
 
 struct mrt_plan {
     char spec_path[PATH_MAX];
-    uint64_t program;         /* mrt_program_hash of the spec it plans */
+    uint64_t program; /* mrt_program_hash of the spec it plans */
     mrt_mesh mesh;
     mrt_dtype dtype;
     int elsize;
     int ndims;
-    char **dim_names;         /* [ndims], owned */
+    char **dim_names; /* [ndims], owned */
     int ntensors;
-    int ninputs;              /* the inputs: tensors input[0..ninputs) */
+    int ninputs; /* the inputs: tensors input[0..ninputs) */
     int *input;
     char (*tensor_name)[MRT_NAME_MAX];
-    int *tensor_value;        /* [ntensors] value holding each tensor */
+    int *tensor_value; /* [ntensors] value holding each tensor */
     int nvalues;
     mrt_value *value;
     int nsteps;
@@ -177,26 +177,26 @@ struct mrt_plan {
     int nops;
     mrt_plan_op *op;
     int noutputs;
-    int *output;              /* tensor ids */
-    int64_t comm_bytes;       /* totals per rank */
+    int *output;        /* tensor ids */
+    int64_t comm_bytes; /* totals per rank */
     double flops;
     mrt_planner planner;
     mrt_profile profile;
-    int fell_back;            /* auto: a fixed rule beat the cheapest */
-    char ignored[256];        /* meshtf: tensors whose own layouts it
+    int fell_back;     /* auto: a fixed rule beat the cheapest */
+    char ignored[256]; /* meshtf: tensors whose own layouts it
                                  replaced by the global rules */
-    int nalts;                /* explain: the alternatives weighed */
+    int nalts;         /* explain: the alternatives weighed */
     mrt_alt *alt;
     /* Filled by mrt_planning_finish: */
     mrt_plan_totals totals;
     int64_t axis_bytes[1u << MRT_MAX_AXES]; /* bytes by axis set */
-    int64_t arena_bytes;      /* the run's buffer for every value */
-    int64_t live_peak;        /* the most bytes live at one step (values,
+    int64_t arena_bytes;   /* the run's buffer for every value */
+    int64_t live_peak;     /* the most bytes live at one step (values,
                                  workspace, MPI scratch); the arena is at
                                  least the values' part of it, and
                                  totals.peak_memory = arena + workspace +
                                  the most MPI scratch at once */
-    int64_t max_workspace;    /* the largest step workspace */
+    int64_t max_workspace; /* the largest step workspace */
 };
 
 /* 1 if the collective step's blocks are strided in memory (every

@@ -36,8 +36,10 @@ static int64_t value_bytes(const mrt_plan *p, int v)
 
 static mrt_kview view_of(const mrt_value *v)
 {
-    return (mrt_kview){.ndims = v->layout.ndims, .dim = v->layout.dim,
-                       .ext = v->local, .data = NULL};
+    return (mrt_kview){.ndims = v->layout.ndims,
+                       .dim = v->layout.dim,
+                       .ext = v->local,
+                       .data = NULL};
 }
 
 /* The workspace of einsum steps by the shapes of their operands: a long
@@ -97,8 +99,8 @@ static int64_t step_workspace(mrt_planning *pl, const mrt_step *s)
     if (s->kind == MRT_STEP_EINSUM) {
         mrt_kview a = view_of(&p->value[s->in]), c = view_of(&p->value[s->out]);
         mrt_kview b = s->in2 >= 0 ? view_of(&p->value[s->in2]) : a;
-        size_t ws = mrt_einsum_workspace(p->dtype, &a,
-                                         s->in2 >= 0 ? &b : NULL, &c);
+        size_t ws = mrt_einsum_workspace(p->dtype, &a, s->in2 >= 0 ? &b : NULL,
+                                         &c);
         if (ws <= INT64_MAX)
             return (int64_t)ws;
         mrt_planning_overflow(pl, p->value[s->out].tensor,
@@ -162,8 +164,8 @@ static mrt_status place(mrt_plan *p)
     p->arena_bytes = 0;
     for (int v = 0; v < p->nvalues; v++) {
         mrt_value *val = &p->value[v];
-        int64_t size = (value_bytes(p, v) + ARENA_ALIGN - 1) /
-                       ARENA_ALIGN * ARENA_ALIGN;
+        int64_t size = (value_bytes(p, v) + ARENA_ALIGN - 1) / ARENA_ALIGN *
+                       ARENA_ALIGN;
         mrt_fit_expire(f, val->def); /* the values dead before it is made */
         val->offset = mrt_fit_place(f, v, size, val->last_use);
         if (val->offset + size > p->arena_bytes)
@@ -242,7 +244,8 @@ static void lower_bound(mrt_plan *p, int i)
         if (p->mesh.size[a] > 1)
             all |= 1u << a;
     for (int k = 0; k < o->nin; k++)
-        if ((mrt_layout_used_axes(&p->value[o->in_value[k]].layout) & all) != all)
+        if ((mrt_layout_used_axes(&p->value[o->in_value[k]].layout) & all) !=
+            all)
             p->op[i].bound_replicated = 1;
 }
 
@@ -284,8 +287,8 @@ static void totals(mrt_plan *p)
             t->phase_wire_bytes[ph] += s->cost.wire_bytes;
             t->phase_collectives[ph]++;
             t->comm_bytes += s->bytes;
-            t->comm_bytes_total =
-                mrt_saturating_add(t->comm_bytes_total, s->bytes_total);
+            t->comm_bytes_total = mrt_saturating_add(t->comm_bytes_total,
+                                                     s->bytes_total);
             t->wire_bytes += s->cost.wire_bytes;
             t->messages += s->cost.messages;
             t->collectives++;

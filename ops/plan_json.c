@@ -20,7 +20,8 @@
 static void json_layout(const mrt_plan *p, const mrt_layout *l, FILE *f)
 {
     char buf[512];
-    mrt_json_string(f, mrt_layout_str(l, &p->mesh, p->dim_names, buf, sizeof buf));
+    mrt_json_string(f,
+                    mrt_layout_str(l, &p->mesh, p->dim_names, buf, sizeof buf));
 }
 
 static void json_shard(const mrt_value *v, FILE *f)
@@ -54,12 +55,13 @@ static void json_step(const mrt_plan *p, const mrt_step *s, FILE *f)
     mrt_json_string(f, p->tensor_name[p->value[s->in].tensor]);
     fputs(", \"axes\": ", f);
     json_axes(p, s->axes, f);
-    fprintf(f, ", \"group\": %" PRId64 ", \"bytes\": %" PRId64
-               ", \"bytes_total\": %" PRId64
-               ", \"wire_bytes\": %s, \"messages\": %" PRId64
-               ", \"time_s\": %s, ",
-            s->group, s->bytes, s->bytes_total, MRT_JSON_NUM("%.17g", s->cost.wire_bytes),
-            s->cost.messages, MRT_JSON_NUM("%.6g", s->time_s));
+    fprintf(f,
+            ", \"group\": %" PRId64 ", \"bytes\": %" PRId64
+            ", \"bytes_total\": %" PRId64
+            ", \"wire_bytes\": %s, \"messages\": %" PRId64 ", \"time_s\": %s, ",
+            s->group, s->bytes, s->bytes_total,
+            MRT_JSON_NUM("%.17g", s->cost.wire_bytes), s->cost.messages,
+            MRT_JSON_NUM("%.6g", s->time_s));
     if (mrt_step_is_collective(s->kind))
         fprintf(f, "\"background_until\": %d, ", s->wait);
     fputs("\"from\": ", f);
@@ -86,13 +88,15 @@ static void json_op(const mrt_plan *p, int i, FILE *f)
         const mrt_step *s = &p->step[k];
         if (s->kind != MRT_STEP_EINSUM)
             continue;
-        fprintf(f, ", \"kernel\": {\"M\": %" PRId64 ", \"N\": %" PRId64
-                   ", \"K\": %" PRId64 ", \"batch\": %" PRId64 "}",
+        fprintf(f,
+                ", \"kernel\": {\"M\": %" PRId64 ", \"N\": %" PRId64
+                ", \"K\": %" PRId64 ", \"batch\": %" PRId64 "}",
                 s->cls.size[MRT_IDX_M], s->cls.size[MRT_IDX_N],
                 s->cls.size[MRT_IDX_K], s->cls.size[MRT_IDX_BATCH]);
     }
-    fprintf(f, ", \"flops\": %s, \"comm_bytes\": %" PRId64
-               ", \"time_s\": %s, \"comm_time_s\": %s",
+    fprintf(f,
+            ", \"flops\": %s, \"comm_bytes\": %" PRId64
+            ", \"time_s\": %s, \"comm_time_s\": %s",
             MRT_JSON_NUM("%.17g", o->flops), o->comm_bytes,
             MRT_JSON_NUM("%.6g", o->time_s),
             MRT_JSON_NUM("%.6g", o->comm_time_s));
@@ -127,8 +131,9 @@ void mrt_plan_print_json(const mrt_plan *p, FILE *f)
         mrt_json_string(f, p->mesh.name[a]);
         fprintf(f, ": %" PRId64, p->mesh.size[a]);
     }
-    fprintf(f, "}, \"ranks\": %" PRId64 ", \"dtype\": \"%s\", \"planner\": \"%s\""
-               ", \"profile\": ",
+    fprintf(f,
+            "}, \"ranks\": %" PRId64 ", \"dtype\": \"%s\", \"planner\": \"%s\""
+            ", \"profile\": ",
             p->mesh.nranks, mrt_dtype_name(p->dtype),
             p->planner == MRT_PLANNER_MESHTF ? "meshtf" : "auto");
     mrt_json_string(f, p->profile.source);
@@ -155,15 +160,16 @@ void mrt_plan_print_json(const mrt_plan *p, FILE *f)
     for (int k = 0; k < p->nsteps; k++)
         ncoll += mrt_step_is_collective(p->step[k].kind);
     const mrt_plan_totals *t = &p->totals;
-    fprintf(f, " ],\n \"totals\": {\"comm_bytes\": %" PRId64
-               ", \"comm_bytes_total\": %" PRId64 ", \"flops\": %s, \"collectives\": %" PRId64
-               ", \"wire_bytes\": %s, \"messages\": %" PRId64
-               ", \"time_s\": %s, \"comm_time_s\": %s"
-               ", \"compute_time_s\": %s, \"peak_memory\": %" PRId64
-               ",\n   \"comm_bytes_by_axis\": {",
-            t->comm_bytes, t->comm_bytes_total,
-            MRT_JSON_NUM("%.17g", t->flops), ncoll,
-            MRT_JSON_NUM("%.17g", t->wire_bytes), t->messages,
+    fprintf(f,
+            " ],\n \"totals\": {\"comm_bytes\": %" PRId64
+            ", \"comm_bytes_total\": %" PRId64
+            ", \"flops\": %s, \"collectives\": %" PRId64
+            ", \"wire_bytes\": %s, \"messages\": %" PRId64
+            ", \"time_s\": %s, \"comm_time_s\": %s"
+            ", \"compute_time_s\": %s, \"peak_memory\": %" PRId64
+            ",\n   \"comm_bytes_by_axis\": {",
+            t->comm_bytes, t->comm_bytes_total, MRT_JSON_NUM("%.17g", t->flops),
+            ncoll, MRT_JSON_NUM("%.17g", t->wire_bytes), t->messages,
             MRT_JSON_NUM("%.6g", t->time_s),
             MRT_JSON_NUM("%.6g", t->comm_time_s),
             MRT_JSON_NUM("%.6g", t->compute_time_s), t->peak_memory);
@@ -172,15 +178,17 @@ void mrt_plan_print_json(const mrt_plan *p, FILE *f)
     for (unsigned m = 1; m < (1u << p->mesh.naxes); m++)
         if (p->axis_bytes[m]) {
             fputs(n++ ? ", " : "", f);
-            mrt_json_string(f, mrt_mesh_axes_str(&p->mesh, m, axes, sizeof axes));
+            mrt_json_string(f,
+                            mrt_mesh_axes_str(&p->mesh, m, axes, sizeof axes));
             fprintf(f, ": %" PRId64, p->axis_bytes[m]);
         }
     static const char *const phase[] = {"forward", "backward", "update"};
     fputs("},\n   \"phases\": {", f);
     for (int ph = 0; ph < 3; ph++)
-        fprintf(f, "%s\"%s\": {\"comm_bytes\": %" PRId64
-                   ", \"wire_bytes\": %s, \"collectives\": %" PRId64
-                   ", \"time_s\": %s}",
+        fprintf(f,
+                "%s\"%s\": {\"comm_bytes\": %" PRId64
+                ", \"wire_bytes\": %s, \"collectives\": %" PRId64
+                ", \"time_s\": %s}",
                 ph ? ", " : "", phase[ph], t->phase_comm_bytes[ph],
                 MRT_JSON_NUM("%.17g", t->phase_wire_bytes[ph]),
                 t->phase_collectives[ph],

@@ -212,8 +212,9 @@ static void print_step(const mrt_plan *p, const mrt_step *s, text *t)
     }
     if (!mrt_step_is_collective(s->kind) && s->kind != MRT_STEP_SLICE) {
         put(t, "    ");
-        put_padded(t, s->kind == MRT_STEP_MAP ? mrt_map_name(s->fn)
-                                              : mrt_step_kind_name(s->kind),
+        put_padded(t,
+                   s->kind == MRT_STEP_MAP ? mrt_map_name(s->fn)
+                                           : mrt_step_kind_name(s->kind),
                    15);
         put(t, " ");
         put(t, p->tensor_name[p->value[s->out].tensor]);
@@ -273,9 +274,11 @@ static void print_header(const mrt_plan *p, FILE *f)
                          : "",
             p->profile.source);
     if (p->ignored[0])
-        fprintf(f, "(meshtf has no per-tensor layouts: the global rules "
-                   "replace those of %s, so this plan computes them in "
-                   "other layouts than the spec asks)\n", p->ignored);
+        fprintf(f,
+                "(meshtf has no per-tensor layouts: the global rules "
+                "replace those of %s, so this plan computes them in "
+                "other layouts than the spec asks)\n",
+                p->ignored);
     fprintf(f, "\ninputs (global layout, shard per rank):\n");
 }
 
@@ -333,26 +336,31 @@ static int64_t print_op(const mrt_plan *p, int i, text *tx)
 static void print_totals(const mrt_plan *p, int64_t ncoll, FILE *f)
 {
     const mrt_plan_totals *t = &p->totals;
-    fprintf(f, "\ntotals per rank: %" PRId64 " bytes handed to MPI in %" PRId64
-               " collective%s (%.0f on the wire, %" PRId64 " message%s), "
-               "%.4g flops\n",
+    fprintf(f,
+            "\ntotals per rank: %" PRId64 " bytes handed to MPI in %" PRId64
+            " collective%s (%.0f on the wire, %" PRId64 " message%s), "
+            "%.4g flops\n",
             t->comm_bytes, ncoll, ncoll == 1 ? "" : "s", t->wire_bytes,
             t->messages, t->messages == 1 ? "" : "s", t->flops);
     int64_t even;
     if (mrt_checked_mul(t->comm_bytes, p->mesh.nranks, &even) ||
         t->comm_bytes_total != even)
-        fprintf(f, "uneven shards: per-rank figures are the largest rank's "
-                   "(rank 0); all %" PRId64 " ranks hand %" PRId64 " bytes "
-                   "to MPI together\n", p->mesh.nranks, t->comm_bytes_total);
-    fprintf(f, "modeled time %s = communication %s + compute %s; "
-               "peak memory %" PRId64 " bytes/rank\n",
+        fprintf(f,
+                "uneven shards: per-rank figures are the largest rank's "
+                "(rank 0); all %" PRId64 " ranks hand %" PRId64 " bytes "
+                "to MPI together\n",
+                p->mesh.nranks, t->comm_bytes_total);
+    fprintf(f,
+            "modeled time %s = communication %s + compute %s; "
+            "peak memory %" PRId64 " bytes/rank\n",
             fmt_time(t->time_s), fmt_time(t->comm_time_s),
             fmt_time(t->compute_time_s), t->peak_memory);
     if (t->phase_time_s[1] > 0 || t->phase_time_s[2] > 0) {
         static const char *const phase[] = {"forward", "backward", "update"};
         for (int ph = 0; ph < 3; ph++)
-            fprintf(f, "  %-9s %" PRId64 " bytes/rank in %" PRId64
-                       " collectives (%.0f on the wire), %s modeled\n",
+            fprintf(f,
+                    "  %-9s %" PRId64 " bytes/rank in %" PRId64
+                    " collectives (%.0f on the wire), %s modeled\n",
                     phase[ph], t->phase_comm_bytes[ph],
                     t->phase_collectives[ph], t->phase_wire_bytes[ph],
                     fmt_time(t->phase_time_s[ph]));
@@ -388,8 +396,8 @@ void mrt_plan_print_explain(const mrt_plan *p, FILE *f)
         const mrt_plan_op *o = &p->op[i];
         fprintf(f, "\nop %d: %s  (%d alternatives)\n", i,
                 p->tensor_name[p->value[o->out_value].tensor], o->nalts);
-        fprintf(f, "    %-12s %-12s %-12s %14s  %s\n", "time", "comm",
-                "kernel", "bytes/rank", "execution layout");
+        fprintf(f, "    %-12s %-12s %-12s %14s  %s\n", "time", "comm", "kernel",
+                "bytes/rank", "execution layout");
         for (int k = 0; k < o->nalts && k < 12; k++) {
             const mrt_alt *a = &p->alt[o->first_alt + k];
             fprintf(f, "  %s %-12s %-12s %-12s %14" PRId64 "  %s%s%s\n",

@@ -31,8 +31,8 @@ static const mrt_plan_step_kind public_kind[] = {
     [MRT_STEP_ALLTOALL_GROUP] = MRT_PLAN_STEP_ALLTOALL_GROUP,
 };
 _Static_assert(sizeof public_kind / sizeof public_kind[0] ==
-                   MRT_STEP_KIND_COUNT &&
-               (int)MRT_STEP_KIND_COUNT == (int)MRT_PLAN_STEP_KIND_COUNT,
+                       MRT_STEP_KIND_COUNT &&
+                   (int)MRT_STEP_KIND_COUNT == (int)MRT_PLAN_STEP_KIND_COUNT,
                "one public kind per step kind");
 
 const char *mrt_plan_step_kind_name(mrt_plan_step_kind k)
@@ -56,11 +56,13 @@ const char *mrt_planner_name(mrt_planner p)
     return p >= 0 && p < MRT_PLANNER_COUNT ? planner_names[p] : NULL;
 }
 
-int mrt_plan_step_count(const mrt_plan *plan) { return plan ? plan->nsteps : 0; }
+int mrt_plan_step_count(const mrt_plan *plan)
+{
+    return plan ? plan->nsteps : 0;
+}
 
 /* "my,mz": the names of the axes in mask, in mesh order. */
-static int axis_names(const mrt_mesh *m, unsigned mask, char *out,
-                      size_t size)
+static int axis_names(const mrt_mesh *m, unsigned mask, char *out, size_t size)
 {
     int n = 0;
     size_t len = 0;
@@ -87,7 +89,8 @@ mrt_status mrt_plan_get_step(const mrt_plan *plan, int i,
     if (i < 0 || i >= plan->nsteps)
         return mrt_error_set(err, MRT_E_USAGE, "", (mrt_mark){0},
                              "mrt_plan_get_step: argument 'i': %d is not a "
-                             "step (the plan has %d)", i, plan->nsteps);
+                             "step (the plan has %d)",
+                             i, plan->nsteps);
     const mrt_step *s = &plan->step[i];
     assert(s->op >= 0 && s->op < plan->nops); /* every step is an op's */
     const mrt_plan_op *o = &plan->op[s->op];

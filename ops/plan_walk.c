@@ -33,7 +33,7 @@ static void take_tables(mrt_planning *pl, mrt_plan *p)
     }
     p->value = spare->value;
     p->step = spare->step;
-    p->op = spare->op;               /* [nops + 1], zeroed in copy_names */
+    p->op = spare->op;                   /* [nops + 1], zeroed in copy_names */
     p->tensor_name = spare->tensor_name; /* the same names */
     spare->value = NULL;
     spare->step = NULL;
@@ -63,8 +63,8 @@ static mrt_status copy_names(mrt_planning *pl, mrt_plan *p)
         p->op = calloc((size_t)s->nops + 1, sizeof *p->op);
     p->noutputs = s->noutputs;
     p->output = calloc((size_t)s->noutputs + 1, sizeof(int));
-    if (!p->dim_names || !p->tensor_name || !p->tensor_value ||
-        !p->input || !p->op || !p->output)
+    if (!p->dim_names || !p->tensor_name || !p->tensor_value || !p->input ||
+        !p->op || !p->output)
         return MRT_E_NOMEM;
     for (int i = 0; i < s->ndims; i++)
         if (!(p->dim_names[i] = strdup(s->dim_name[i])))
@@ -80,8 +80,8 @@ static mrt_status copy_names(mrt_planning *pl, mrt_plan *p)
 
 /* The profile: a named file, else the default file when there is one,
  * else the built-in one; then the spec's `network:` links on top. */
-static mrt_status load_profile(mrt_plan *p, const mrt_spec *s,
-                               const char *path, mrt_error *err)
+static mrt_status load_profile(mrt_plan *p, const mrt_spec *s, const char *path,
+                               mrt_error *err)
 {
     char def[PATH_MAX];
     mrt_profile_default(&p->profile);
@@ -93,9 +93,9 @@ static mrt_status load_profile(mrt_plan *p, const mrt_spec *s,
             return st;
     }
     for (int i = 0; i < s->nnet; i++)
-        mrt_profile_set_link(&p->profile, s->net_axis[i],
-                             (mrt_link){s->net_latency_s[i],
-                                        s->net_bandwidth_Bps[i]});
+        mrt_profile_set_link(
+            &p->profile, s->net_axis[i],
+            (mrt_link){s->net_latency_s[i], s->net_bandwidth_Bps[i]});
     if (s->nnet) {
         size_t n = strlen(p->profile.source);
         snprintf(p->profile.source + n, sizeof p->profile.source - n,
@@ -122,7 +122,8 @@ mrt_status mrt_meshtf_home(const mrt_spec *s, int t, mrt_layout *l,
                     err, MRT_E_SPEC, s->path, st->shape_mark,
                     "--planner meshtf: the global rules split mesh axis "
                     "'%s' twice in tensor '%s' (Mesh-TensorFlow has no "
-                    "per-tensor layouts)", s->mesh.name[a], st->name);
+                    "per-tensor layouts)",
+                    s->mesh.name[a], st->name);
             used |= 1u << a;
             l->axes[i][j] = a;
         }
@@ -133,8 +134,7 @@ mrt_status mrt_meshtf_home(const mrt_spec *s, int t, mrt_layout *l,
 /* The home layout of tensor t: the spec's, or under Mesh-TF the global
  * rules' (in *buf; checked for every tensor before planning).  Not kept
  * in a table: a layout per tensor of a long program is hundreds of MB. */
-static const mrt_layout *home_of(const mrt_planning *pl, int t,
-                                 mrt_layout *buf)
+static const mrt_layout *home_of(const mrt_planning *pl, int t, mrt_layout *buf)
 {
     if (pl->strategy != MRT_STRATEGY_MESHTF)
         return &pl->spec->tensor[t].layout;
@@ -234,8 +234,8 @@ static mrt_status plan_op(mrt_planning *pl, int i, mrt_error *err)
     for (int k = 0; k < o->nin; k++)
         po->in_value[k] = p->tensor_value[o->in[k]];
     if (o->kind != MRT_OP_EINSUM)
-        st = mrt_lower_local(pl, i, home,
-                             pl->strategy == MRT_STRATEGY_MESHTF, defer, err);
+        st = mrt_lower_local(pl, i, home, pl->strategy == MRT_STRATEGY_MESHTF,
+                             defer, err);
     else if (pl->strategy == MRT_STRATEGY_CHEAPEST)
         st = mrt_cheapest_einsum(pl, i, home, defer, err);
     else
@@ -279,8 +279,7 @@ mrt_status mrt_planning_build(mrt_planning *pl, mrt_strategy strategy,
     return st;
 }
 
-mrt_status mrt_plan_create_with(const mrt_spec *s,
-                                const mrt_plan_options *opt,
+mrt_status mrt_plan_create_with(const mrt_spec *s, const mrt_plan_options *opt,
                                 mrt_strategy strategy, mrt_plan **out,
                                 mrt_error *err)
 {

@@ -69,7 +69,8 @@ void mrt_planning_recycle(mrt_planning *pl, mrt_plan *spare)
 mrt_planning_mark mrt_planning_get_mark(const mrt_planning *pl)
 {
     const mrt_plan *p = pl->plan;
-    return (mrt_planning_mark){.nsteps = p->nsteps, .nvalues = p->nvalues,
+    return (mrt_planning_mark){.nsteps = p->nsteps,
+                               .nvalues = p->nvalues,
                                .comm_bytes = p->comm_bytes,
                                .flops = p->flops,
                                .overflow_tensor = pl->overflow_tensor,
@@ -103,8 +104,7 @@ mrt_status mrt_planning_nomem(const mrt_spec *s, mrt_error *err)
                          "out of memory while planning");
 }
 
-mrt_status mrt_planning_overflow_error(const mrt_planning *pl,
-                                       mrt_error *err)
+mrt_status mrt_planning_overflow_error(const mrt_planning *pl, mrt_error *err)
 {
     if (pl->overflow_tensor < 0)
         return MRT_OK;

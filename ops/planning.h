@@ -41,15 +41,15 @@ mrt_status mrt_plan_create_with(const mrt_spec *s, const mrt_plan_options *opt,
 typedef struct mrt_planning {
     const mrt_spec *spec;
     const mrt_plan_options *opt;
-    mrt_strategy strategy;    /* of the plan being built */
-    int explain;              /* keep the alternatives weighed (cheapest) */
-    mrt_plan *plan;           /* being built; handed out when done */
-    mrt_plan *spare;          /* a plan of the spec no longer wanted, whose
+    mrt_strategy strategy; /* of the plan being built */
+    int explain;           /* keep the alternatives weighed (cheapest) */
+    mrt_plan *plan;        /* being built; handed out when done */
+    mrt_plan *spare;       /* a plan of the spec no longer wanted, whose
                                  tables the next build fills */
     int cap_values, cap_steps, cap_alts; /* of the tables being filled */
-    int *last_value;          /* [ntensors] the newest value of each
+    int *last_value;                     /* [ntensors] the newest value of each
                                  tensor, or -1 (see mrt_value.prev) */
-    int *deferrable;          /* [ntensors] 1: read by exactly one later
+    int *deferrable;                /* [ntensors] 1: read by exactly one later
                                  op and not an output, so a result may
                                  leave its pending sums to its consumer */
     struct mrt_cheapest_memo *memo; /* lowerings already found for
@@ -81,8 +81,7 @@ void mrt_planning_recycle(mrt_planning *pl, mrt_plan *spare);
 mrt_status mrt_planning_nomem(const mrt_spec *s, mrt_error *err);
 /* The first overflow as an error at its tensor's spec node; MRT_OK when
  * there is none. */
-mrt_status mrt_planning_overflow_error(const mrt_planning *pl,
-                                       mrt_error *err);
+mrt_status mrt_planning_overflow_error(const mrt_planning *pl, mrt_error *err);
 /* Mesh-TensorFlow's home layout of tensor t (the global rules), or an
  * error when they split a mesh axis twice in it. */
 mrt_status mrt_meshtf_home(const mrt_spec *s, int t, mrt_layout *l,
@@ -162,16 +161,14 @@ int mrt_relayout_memo_get(mrt_planning *pl, const mrt_layout *from,
                           const mrt_layout *to, mrt_move moves[]);
 /* Keeps the answer for (from, to): n moves, or -1 for the greedy ones. */
 void mrt_relayout_memo_put(mrt_planning *pl, const mrt_layout *from,
-                           const mrt_layout *to, const mrt_move moves[],
-                           int n);
+                           const mrt_layout *to, const mrt_move moves[], int n);
 void mrt_relayout_memo_destroy(struct mrt_relayout_memo *m);
-
 
 /* The execution layout of an einsum: for each dim of the op, the mesh
  * axes that split it while the local kernel runs.  No axis twice. */
 typedef struct mrt_xlayout {
     int ndims;
-    int dim[MRT_MAX_EINSUM_DIMS];    /* spec dim ids */
+    int dim[MRT_MAX_EINSUM_DIMS]; /* spec dim ids */
     int64_t size[MRT_MAX_EINSUM_DIMS];
     int naxes[MRT_MAX_EINSUM_DIMS];
     int axes[MRT_MAX_EINSUM_DIMS][MRT_MAX_AXES];
@@ -230,8 +227,7 @@ void mrt_cheapest_memo_destroy(struct mrt_cheapest_memo *m);
 mrt_status mrt_lower_local(mrt_planning *pl, int op, const mrt_layout *home,
                            int allreduce_only, int may_defer, mrt_error *err);
 /* CHEAPEST: tries every lowering (cheapest.c), keeps the cheapest. */
-mrt_status mrt_cheapest_einsum(mrt_planning *pl, int op,
-                               const mrt_layout *home, int may_defer,
-                               mrt_error *err);
+mrt_status mrt_cheapest_einsum(mrt_planning *pl, int op, const mrt_layout *home,
+                               int may_defer, mrt_error *err);
 
 #endif

@@ -29,8 +29,8 @@ static int meshtf_compatible(const mrt_spec *s)
 /* Rebuilds the plan of strategy `keep` (a fixed lowering found cheaper
  * than the cheapest-per-op one) in the tables of `costed`, which it
  * destroys; the alternatives costed per op stay with the plan shown. */
-static mrt_status rebuild(mrt_planning *pl, mrt_strategy keep,
-                          mrt_plan *costed, mrt_plan **out, mrt_error *err)
+static mrt_status rebuild(mrt_planning *pl, mrt_strategy keep, mrt_plan *costed,
+                          mrt_plan **out, mrt_error *err)
 {
     int *alts = malloc(2 * ((size_t)costed->nops + 1) * sizeof *alts);
     if (!alts) {
@@ -70,17 +70,15 @@ static mrt_status tally_fixed(mrt_planning *pl, double *t_rules,
                               mrt_error *err)
 {
     mrt_plan *fixed = NULL;
-    mrt_status st = mrt_planning_build(pl, MRT_STRATEGY_RULES, 0, &fixed,
-                                       err);
+    mrt_status st = mrt_planning_build(pl, MRT_STRATEGY_RULES, 0, &fixed, err);
     if (st != MRT_OK)
         return st;
     *t_rules = fixed->totals.time_s;
     mrt_planning_recycle(pl, fixed);
     if (meshtf_compatible(pl->spec)) {
         mrt_plan *m = NULL;
-        *have_meshtf =
-            mrt_planning_build(pl, MRT_STRATEGY_MESHTF, 0, &m, NULL) ==
-            MRT_OK;
+        *have_meshtf = mrt_planning_build(pl, MRT_STRATEGY_MESHTF, 0, &m,
+                                          NULL) == MRT_OK;
         *t_meshtf = *have_meshtf ? m->totals.time_s : 0;
         mrt_planning_recycle(pl, m);
     }
@@ -88,8 +86,7 @@ static mrt_status tally_fixed(mrt_planning *pl, double *t_rules,
 }
 
 /* Plans s the auto way in pl: the plan kept, finished, in *out. */
-static mrt_status plan_auto(mrt_planning *pl, mrt_plan **out,
-                            mrt_error *err)
+static mrt_status plan_auto(mrt_planning *pl, mrt_plan **out, mrt_error *err)
 {
     mrt_error rules_err = {0};
     mrt_plan *p = NULL;

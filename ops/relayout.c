@@ -40,10 +40,10 @@
 #include "work.h"
 
 typedef struct relayout {
-    mrt_layout l;          /* the layout so far */
+    mrt_layout l; /* the layout so far */
     const mrt_layout *to;
-    int allreduce_only;    /* Mesh-TF: no reduce-scatter */
-    int n;                 /* moves so far */
+    int allreduce_only; /* Mesh-TF: no reduce-scatter */
+    int n;              /* moves so far */
     mrt_move move[MRT_MAX_MOVES];
 } relayout;
 
@@ -69,8 +69,8 @@ static int emit(relayout *r, mrt_step_kind kind, int dim, int dim2,
                 unsigned axes)
 {
     assert(r->n < MRT_MAX_MOVES);
-    r->move[r->n++] = (mrt_move){.kind = kind, .dim = dim, .dim2 = dim2,
-                                 .axes = axes, .after = r->l};
+    r->move[r->n++] = (mrt_move){
+        .kind = kind, .dim = dim, .dim2 = dim2, .axes = axes, .after = r->l};
     return 0;
 }
 
@@ -193,8 +193,7 @@ static int already_moved(const mrt_planning *pl, int op, int from,
          v = p->value[v].prev) {
         const mrt_value *x = &p->value[v];
         MRT_WORK(1);
-        if (x->made_by == st->producer ||
-            !mrt_layout_equal(&x->layout, to))
+        if (x->made_by == st->producer || !mrt_layout_equal(&x->layout, to))
             continue;
         if (again && x->made_by >= 0 &&
             p->op[x->made_by].phase == MRT_PHASE_FORWARD)
@@ -227,8 +226,8 @@ static double moves_time(const mrt_plan *p, const mrt_layout *from,
     return t;
 }
 
-int mrt_relayout_emit(mrt_planning *pl, int op, int from,
-                      const mrt_layout *to, int allreduce_only)
+int mrt_relayout_emit(mrt_planning *pl, int op, int from, const mrt_layout *to,
+                      int allreduce_only)
 {
     mrt_plan *p = pl->plan;
     if (mrt_layout_equal(&p->value[from].layout, to))
@@ -268,8 +267,13 @@ int mrt_relayout_emit(mrt_planning *pl, int op, int from,
                                        &move[k].after);
         if (v < 0)
             return -1;
-        mrt_step s = {.kind = move[k].kind, .op = op, .in = cur, .in2 = -1,
-                      .out = v, .dim = move[k].dim, .dim2 = move[k].dim2,
+        mrt_step s = {.kind = move[k].kind,
+                      .op = op,
+                      .in = cur,
+                      .in2 = -1,
+                      .out = v,
+                      .dim = move[k].dim,
+                      .dim2 = move[k].dim2,
                       .axes = move[k].axes};
         if (mrt_planning_add_step(pl, &s) < 0)
             return -1;

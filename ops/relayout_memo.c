@@ -22,7 +22,7 @@
 typedef struct slot {
     int used;
     mrt_layout from, to;
-    int n;        /* -1: the greedy moves */
+    int n; /* -1: the greedy moves */
     mrt_move move[MEMO_MOVES];
 } slot;
 
@@ -72,8 +72,7 @@ int mrt_relayout_memo_get(mrt_planning *pl, const mrt_layout *from,
 }
 
 void mrt_relayout_memo_put(mrt_planning *pl, const mrt_layout *from,
-                           const mrt_layout *to, const mrt_move moves[],
-                           int n)
+                           const mrt_layout *to, const mrt_move moves[], int n)
 {
     slot *s = slot_of(pl, from, to);
     if (!s || n > MEMO_MOVES)

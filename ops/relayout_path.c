@@ -67,8 +67,8 @@ static int64_t parts(const mrt_plan *p, const mrt_layout *l, int i)
 static void reach(pathfinder *s, int from, mrt_step_kind kind, int dim,
                   int dim2, unsigned axes, const mrt_layout *l)
 {
-    mrt_move m = {.kind = kind, .dim = dim, .dim2 = dim2, .axes = axes,
-                  .after = *l};
+    mrt_move m = {
+        .kind = kind, .dim = dim, .dim2 = dim2, .axes = axes, .after = *l};
     double c = s->n[from].cost + mrt_move_time(s->p, &s->n[from].l, &m);
     for (int k = 0; k < s->count; k++)
         if (mrt_layout_equal(&s->n[k].l, l)) {
@@ -111,8 +111,9 @@ static void expand_out(pathfinder *s, int k, const mrt_layout *l)
                 for (int a = 0; a < q; a++)
                     t.axes[j][have + a] = to->axes[j][have + a];
                 t.naxes[j] += q;
-                reach(s, k, q == 1 ? MRT_STEP_ALLTOALL : MRT_STEP_ALLTOALL_GROUP,
-                      i, j, moved, &t);
+                reach(s, k,
+                      q == 1 ? MRT_STEP_ALLTOALL : MRT_STEP_ALLTOALL_GROUP, i,
+                      j, moved, &t);
             }
         }
     }
@@ -177,8 +178,8 @@ static void expand(pathfinder *s, int k)
 }
 
 int mrt_relayout_path(const mrt_plan *p, const mrt_layout *from,
-                        const mrt_layout *to, mrt_move moves[], int max,
-                        double *cost)
+                      const mrt_layout *to, mrt_move moves[], int max,
+                      double *cost)
 {
     static node table[MAX_STATES]; /* the planner is single-threaded */
     pathfinder s = {.p = p, .to = to, .n = table, .count = 1};
@@ -186,7 +187,8 @@ int mrt_relayout_path(const mrt_plan *p, const mrt_layout *from,
     for (;;) {
         int best = -1;
         for (int k = 0; k < s.count; k++)
-            if (!table[k].done && (best < 0 || table[k].cost < table[best].cost))
+            if (!table[k].done &&
+                (best < 0 || table[k].cost < table[best].cost))
                 best = k;
         if (best < 0)
             return -1;

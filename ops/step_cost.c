@@ -28,13 +28,12 @@ static mrt_comm_cost collective(const mrt_plan *p, mrt_step_kind k,
                                 const mrt_layout *a, const mrt_layout *b)
 {
     if (k == MRT_STEP_ALLTOALL_GROUP) {
-        int64_t peers, most = mrt_exchange_volume(&p->mesh, a, b, axes,
-                                                  &peers);
+        int64_t peers, most = mrt_exchange_volume(&p->mesh, a, b, axes, &peers);
         return mrt_cost_exchange(&p->profile, &p->mesh, axes,
                                  (double)most * p->elsize, peers);
     }
-    return mrt_cost_collective(&p->profile, &p->mesh, step_coll[k], axes,
-                               bytes, p->elsize);
+    return mrt_cost_collective(&p->profile, &p->mesh, step_coll[k], axes, bytes,
+                               p->elsize);
 }
 
 double mrt_move_time(const mrt_plan *p, const mrt_layout *before,
@@ -42,8 +41,7 @@ double mrt_move_time(const mrt_plan *p, const mrt_layout *before,
 {
     if (m->kind == MRT_STEP_SLICE)
         return mrt_cost_local(
-            &p->profile,
-            (double)mrt_layout_shard_count(&m->after, &p->mesh), 0,
+            &p->profile, (double)mrt_layout_shard_count(&m->after, &p->mesh), 0,
             p->elsize);
     if (!mrt_step_is_collective(m->kind))
         return 0;
@@ -70,8 +68,8 @@ static void cost_collective(mrt_planning *pl, mrt_step *t)
      * workspace: no scratch of MPI's) */
     t->mpi_scratch = mrt_step_needs_packing(p, t)
                          ? 0
-                         : mrt_cost_mpi_scratch(step_coll[t->kind],
-                                                t->bytes, t->group);
+                         : mrt_cost_mpi_scratch(step_coll[t->kind], t->bytes,
+                                                t->group);
     if (t->mpi_scratch < 0) {
         mrt_planning_overflow(pl, in->tensor, MRT_PLAN_OVERFLOW_MEMORY);
         t->mpi_scratch = 0;
@@ -92,8 +90,7 @@ void mrt_planning_cost_step(mrt_planning *pl, mrt_step *t)
                    (t->in2 >= 0 ? (double)p->value[t->in2].count : 0);
         t->group = 1;
         t->bytes = t->bytes_total = 0;
-        t->time_s = mrt_cost_local(&p->profile,
-                                   (double)p->value[t->out].count, read,
-                                   p->elsize);
+        t->time_s = mrt_cost_local(&p->profile, (double)p->value[t->out].count,
+                                   read, p->elsize);
     }
 }

@@ -6,7 +6,6 @@
  */
 #include "plan.h"
 
-
 /* 1 for every all-to-all, and for an all-gather or reduce-scatter when
  * a dim before `dim` has a local extent other than 1: its group's blocks
  * along dim are then strided (when every dim before it has extent 1 they
@@ -30,7 +29,8 @@ int64_t mrt_step_rank_bytes(const mrt_plan *p, const mrt_step *s,
     if (!mrt_step_is_collective(s->kind))
         return 0;
     return mrt_layout_shard_count_at(&p->value[s->in].layout, &p->mesh,
-                                     coords) * p->elsize;
+                                     coords) *
+           p->elsize;
 }
 
 static int uneven_dim(const mrt_plan *p, const mrt_layout *l, int i)

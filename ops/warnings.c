@@ -25,12 +25,11 @@ typedef struct sink {
     int max, n;
 } sink;
 
-static void warn(sink *k, mrt_warning_kind kind, const char *file,
-                 mrt_mark at, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
+static void warn(sink *k, mrt_warning_kind kind, const char *file, mrt_mark at,
+                 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
-static void warn(sink *k, mrt_warning_kind kind, const char *file,
-                 mrt_mark at, const char *fmt, ...)
+static void warn(sink *k, mrt_warning_kind kind, const char *file, mrt_mark at,
+                 const char *fmt, ...)
 {
     mrt_warning *w = k->n < k->max ? &k->out[k->n] : NULL;
     k->n++;
@@ -86,19 +85,20 @@ static void warn_duplicated_op(sink *k, const mrt_spec *s, const mrt_plan *p,
         unsigned idle = real_axes(&p->mesh) & ~used;
         for (int a = 0; a < p->mesh.naxes; a++)
             if (idle & (1u << a))
-                warn(k, MRT_WARN_DUPLICATED_OP, s->path, s->op[i].mark,
-                     "op %d (%s = einsum) computes the same result on the %"
-                     PRId64 " ranks of each '%s' group: none of its dims is "
-                     "split over '%s'", s->op[i].user,
-                     s->tensor[s->op[i].out].name, p->mesh.size[a],
-                     p->mesh.name[a], p->mesh.name[a]);
+                warn(
+                    k, MRT_WARN_DUPLICATED_OP, s->path, s->op[i].mark,
+                    "op %d (%s = einsum) computes the same result on the %" PRId64
+                    " ranks of each '%s' group: none of its dims is "
+                    "split over '%s'",
+                    s->op[i].user, s->tensor[s->op[i].out].name,
+                    p->mesh.size[a], p->mesh.name[a], p->mesh.name[a]);
         return;
     }
 }
 
 /* "'data', 'model'" (sep ", ") for the axes of mask. */
-static const char *axis_list(const mrt_mesh *m, unsigned mask,
-                             const char *sep, char *buf, size_t size)
+static const char *axis_list(const mrt_mesh *m, unsigned mask, const char *sep,
+                             char *buf, size_t size)
 {
     size_t n = 0;
     buf[0] = '\0';
@@ -121,25 +121,25 @@ static void warn_replicated(sink *k, const mrt_spec *s,
                     mrt_dtype_size(s->dtype);
     if (!rep || memory <= 0 || (double)bytes <= share * (double)memory)
         return;
-    warn(k, MRT_WARN_REPLICATED, s->path, t->mark, "tensor '%s' is "
+    warn(k, MRT_WARN_REPLICATED, s->path, t->mark,
+         "tensor '%s' is "
          "replicated over %s (%" PRId64 " copies of each shard) and its "
-         "shard of %" PRId64 " bytes is over %g%% of a rank's memory (%"
-         PRId64 " bytes): split one of its dims over %s", t->name,
-         axis_list(&s->mesh, rep, ", ", all, sizeof all),
+         "shard of %" PRId64 " bytes is over %g%% of a rank's memory (%" PRId64
+         " bytes): split one of its dims over %s",
+         t->name, axis_list(&s->mesh, rep, ", ", all, sizeof all),
          mrt_mesh_group_size(&s->mesh, rep), bytes, share * 100, memory,
          axis_list(&s->mesh, rep, " or ", any, sizeof any));
 }
 
 int mrt_plan_warnings(const mrt_spec *s, const mrt_plan *p,
-                      const mrt_warning_options *opt, mrt_warning *out,
-                      int max)
+                      const mrt_warning_options *opt, mrt_warning *out, int max)
 {
     if (!s || !p)
         return -1;
     sink k = {out, out ? max : 0, 0};
     int64_t memory = opt && opt->memory > 0 ? opt->memory
                                             : mrt_machine_memory();
-    const char *what = opt && opt->memory_name ? opt->memory_name
+    const char *what = opt && opt->memory_name  ? opt->memory_name
                        : opt && opt->memory > 0 ? "a rank's memory"
                                                 : "this machine's memory";
     double share = opt && opt->replicated_share > 0 ? opt->replicated_share
@@ -151,11 +151,11 @@ int mrt_plan_warnings(const mrt_spec *s, const mrt_plan *p,
         mrt_plan_memory_warning(p, memory, what, line, sizeof line))
         warn(&k, MRT_WARN_MEMORY, p->spec_path, (mrt_mark){0}, "%s",
              line + strlen(p->spec_path) + strlen(": warning: "));
-    for (int i = 0; (kinds & 1u << MRT_WARN_DUPLICATED_OP) && i < s->nops &&
-                    i < p->nops; i++)
+    for (int i = 0;
+         (kinds & 1u << MRT_WARN_DUPLICATED_OP) && i < s->nops && i < p->nops;
+         i++)
         warn_duplicated_op(&k, s, p, i);
-    for (int t = 0; (kinds & 1u << MRT_WARN_REPLICATED) && t < s->ntensors;
-         t++)
+    for (int t = 0; (kinds & 1u << MRT_WARN_REPLICATED) && t < s->ntensors; t++)
         warn_replicated(&k, s, &s->tensor[t], share, memory);
     return k.n;
 }

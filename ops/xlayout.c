@@ -22,7 +22,7 @@ static void add_dim(mrt_xlayout *e, int dim, int64_t size)
 }
 
 void mrt_xlayout_init(const mrt_plan *p, const mrt_spec *s, int op,
-                   mrt_xlayout *e)
+                      mrt_xlayout *e)
 {
     const mrt_spec_op *o = &s->op[op];
     const mrt_layout *out = &s->tensor[o->out].layout;
@@ -45,7 +45,7 @@ int mrt_xlayout_find(const mrt_xlayout *e, int dim)
 }
 
 char *mrt_xlayout_str(const mrt_plan *p, const mrt_xlayout *e, char *buf,
-                   int size)
+                      int size)
 {
     int n = 0;
     buf[0] = '\0';
@@ -133,8 +133,8 @@ static int assign(enumerator *en, int k)
 }
 
 int mrt_xlayout_enumerate(const mrt_plan *p, const mrt_xlayout *dims,
-                       int (*visit)(void *ctx, const mrt_xlayout *e),
-                       void *ctx)
+                          int (*visit)(void *ctx, const mrt_xlayout *e),
+                          void *ctx)
 {
     enumerator en = {.p = p, .cur = *dims, .visit = visit, .ctx = ctx};
     for (int i = 0; i < en.cur.ndims; i++)

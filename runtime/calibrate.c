@@ -49,11 +49,11 @@ typedef struct budget {
 
 #define MiB (1ll << 20)
 static const budget full_budget = {
-    200, 5, {4 * MiB, 8 * MiB, 16 * MiB}, {1536, 1024}, 3,
-    4 * MiB, 64 * MiB, 5, {64 << 10, 1 * MiB, 8 * MiB}, 20, 5};
+    200,      5, {4 * MiB, 8 * MiB, 16 * MiB}, {1536, 1024}, 3, 4 * MiB,
+    64 * MiB, 5, {64 << 10, 1 * MiB, 8 * MiB}, 20,           5};
 static const budget quick_budget = {
-    50, 3, {1 * MiB, 2 * MiB, 4 * MiB}, {384, 256}, 2,
-    1 * MiB, 16 * MiB, 3, {16 << 10, 256 << 10, 1 * MiB}, 10, 3};
+    50,       3, {1 * MiB, 2 * MiB, 4 * MiB},    {384, 256}, 2, 1 * MiB,
+    16 * MiB, 3, {16 << 10, 256 << 10, 1 * MiB}, 10,         3};
 #define GATHER_MAX (64 * MiB) /* largest all-gather result */
 /* Every message below is one of these fixed sizes, at most GATHER_MAX
  * bytes, so the int counts of the MPI calls here cannot overflow (the
@@ -64,9 +64,11 @@ static const mrt_coll kinds[MRT_CALIB_KINDS] = {
     MRT_COLL_ALLREDUCE, MRT_COLL_ALLGATHER, MRT_COLL_REDUCE_SCATTER,
     MRT_COLL_ALLTOALL};
 static const char *const coll_names[MRT_COLL_COUNT] = {
-    [MRT_COLL_ALLREDUCE] = "allreduce", [MRT_COLL_ALLGATHER] = "allgather",
+    [MRT_COLL_ALLREDUCE] = "allreduce",
+    [MRT_COLL_ALLGATHER] = "allgather",
     [MRT_COLL_REDUCE_SCATTER] = "reduce_scatter",
-    [MRT_COLL_ALLTOALL] = "alltoall", [MRT_COLL_PERMUTE] = "permute"};
+    [MRT_COLL_ALLTOALL] = "alltoall",
+    [MRT_COLL_PERMUTE] = "permute"};
 _Static_assert(sizeof coll_names / sizeof coll_names[0] == MRT_COLL_COUNT,
                "one name per collective kind");
 
@@ -74,7 +76,6 @@ const char *mrt_blis_kernel_family(void)
 {
     return bli_arch_string(bli_arch_query_id());
 }
-
 
 static int by_value(const void *a, const void *b)
 {
@@ -99,10 +100,10 @@ static double sig4(double v)
 
 /* The buffers every measurement uses, allocated once. */
 typedef struct bufs {
-    char *send, *recv;   /* messages and collectives */
-    double *t, *tmax;    /* repetition times */
-    void *a, *b, *c;     /* GEMM operands; reduction and copy arrays */
-    size_t local_bytes;  /* of each of a, b, c */
+    char *send, *recv;  /* messages and collectives */
+    double *t, *tmax;   /* repetition times */
+    void *a, *b, *c;    /* GEMM operands; reduction and copy arrays */
+    size_t local_bytes; /* of each of a, b, c */
 } bufs;
 
 /* ---- links ---------------------------------------------------------- */
@@ -143,8 +144,8 @@ static mrt_link measure_link(MPI_Comm world, MPI_Comm g, const budget *z,
     for (int s = 0; s < 3; s++) {
         MPI_Barrier(world);
         if (partner >= 0)
-            mine[1 + s] = pingpong(g, partner, first, b->send,
-                                   z->bw_bytes[s], z->bw_reps, b->t);
+            mine[1 + s] = pingpong(g, partner, first, b->send, z->bw_bytes[s],
+                                   z->bw_reps, b->t);
     }
     MPI_Allreduce(mine, worst, 4, MPI_DOUBLE, MPI_MAX, world);
     double est[3];
@@ -160,12 +161,12 @@ static void gemm(mrt_dtype t, int n, void *a, void *b, void *c)
 {
     if (t == MRT_F64) {
         double one = 1, zero = 0;
-        bli_dgemm(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, n, n, n, &one, a, n,
-                  1, b, n, 1, &zero, c, n, 1);
+        bli_dgemm(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, n, n, n, &one, a, n, 1,
+                  b, n, 1, &zero, c, n, 1);
     } else {
         float one = 1, zero = 0;
-        bli_sgemm(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, n, n, n, &one, a, n,
-                  1, b, n, 1, &zero, c, n, 1);
+        bli_sgemm(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, n, n, n, &one, a, n, 1,
+                  b, n, 1, &zero, c, n, 1);
     }
 }
 
@@ -177,9 +178,11 @@ enum local { LOCAL_GEMM_F32, LOCAL_GEMM_F64, LOCAL_REDUCE, LOCAL_COPY };
 static void run_local(enum local what, const budget *z, bufs *b)
 {
     switch (what) {
-    case LOCAL_GEMM_F32: gemm(MRT_F32, z->gemm_n[MRT_F32], b->a, b->b, b->c);
+    case LOCAL_GEMM_F32:
+        gemm(MRT_F32, z->gemm_n[MRT_F32], b->a, b->b, b->c);
         break;
-    case LOCAL_GEMM_F64: gemm(MRT_F64, z->gemm_n[MRT_F64], b->a, b->b, b->c);
+    case LOCAL_GEMM_F64:
+        gemm(MRT_F64, z->gemm_n[MRT_F64], b->a, b->b, b->c);
         break;
     case LOCAL_REDUCE: {
         float *x = b->a, *y = b->b;
@@ -228,8 +231,8 @@ static void measure_local(MPI_Comm world, const budget *z, bufs *b,
             2 * n * n * n, z, b);
     }
     c->reduce_elems = z->reduce_elems;
-    p->reduce_flops = local_rate(world, LOCAL_REDUCE,
-                                 (double)z->reduce_elems, z, b);
+    p->reduce_flops = local_rate(world, LOCAL_REDUCE, (double)z->reduce_elems,
+                                 z, b);
     c->copy_bytes = z->copy_bytes;
     p->copy_Bps = local_rate(world, LOCAL_COPY, (double)z->copy_bytes, z, b);
     snprintf(p->kernel, sizeof p->kernel, "%s", mrt_blis_kernel_family());
@@ -237,8 +240,7 @@ static void measure_local(MPI_Comm world, const budget *z, bufs *b,
 
 /* ---- collectives ---------------------------------------------------- */
 
-static void run_coll(mrt_coll kind, MPI_Comm g, int n, int64_t bytes,
-                     bufs *b)
+static void run_coll(mrt_coll kind, MPI_Comm g, int n, int64_t bytes, bufs *b)
 {
     int count = (int)(bytes / 4), per = count / n;
     switch (kind) {
@@ -246,18 +248,15 @@ static void run_coll(mrt_coll kind, MPI_Comm g, int n, int64_t bytes,
         MPI_Allreduce(b->send, b->recv, count, MPI_FLOAT, MPI_SUM, g);
         break;
     case MRT_COLL_ALLGATHER:
-        MPI_Allgather(b->send, count, MPI_FLOAT, b->recv, count, MPI_FLOAT,
-                      g);
+        MPI_Allgather(b->send, count, MPI_FLOAT, b->recv, count, MPI_FLOAT, g);
         break;
     case MRT_COLL_REDUCE_SCATTER:
-        MPI_Reduce_scatter_block(b->send, b->recv, per, MPI_FLOAT, MPI_SUM,
-                                 g);
+        MPI_Reduce_scatter_block(b->send, b->recv, per, MPI_FLOAT, MPI_SUM, g);
         break;
     case MRT_COLL_ALLTOALL:
         MPI_Alltoall(b->send, per, MPI_FLOAT, b->recv, per, MPI_FLOAT, g);
         break;
-    default:
-        break;
+    default: break;
     }
 }
 
@@ -283,11 +282,14 @@ static void measure_coll(MPI_Comm world, MPI_Comm g, unsigned axes,
             }
             MPI_Allreduce(b->t, b->tmax, reps, MPI_DOUBLE, MPI_MAX, world);
             mrt_calib_coll *m = &c->coll[c->ncoll++];
-            *m = (mrt_calib_coll){.kind = kinds[k], .axes = axes,
-                                  .group = n, .bytes = bytes,
+            *m = (mrt_calib_coll){.kind = kinds[k],
+                                  .axes = axes,
+                                  .group = n,
+                                  .bytes = bytes,
                                   .measured_s = median(b->tmax, reps)};
             m->model_s = mrt_cost_collective(&c->profile, &c->mesh, kinds[k],
-                                             axes, bytes, 4).time_s;
+                                             axes, bytes, 4)
+                             .time_s;
         }
 }
 
@@ -318,9 +320,11 @@ static mrt_status alloc_bufs(const budget *z, int ranks, bufs *b,
     b->c = malloc(local);
     if (b->send && b->recv && b->t && b->tmax && b->a && b->b && b->c)
         return MRT_OK;
-    return mrt_error_set(err, MRT_E_NOMEM, "", (mrt_mark){0}, "out of memory "
+    return mrt_error_set(err, MRT_E_NOMEM, "", (mrt_mark){0},
+                         "out of memory "
                          "for the calibration buffers (about %zu MiB per "
-                         "rank)", (2 * recv + 3 * local) >> 20);
+                         "rank)",
+                         (2 * recv + 3 * local) >> 20);
 }
 
 static void free_bufs(bufs *b)
@@ -413,10 +417,9 @@ static void measure(MPI_Comm world, const budget *z, bufs *b,
     if (naxes > 1)
         mask[ngroups++] = all;
     for (int i = 0; i < ngroups; i++)
-        MPI_Comm_split(world,
-                       (int)mrt_mesh_group_color(&c->mesh, mask[i], coords),
-                       (int)mrt_mesh_group_index(&c->mesh, mask[i], coords),
-                       &group[i]);
+        MPI_Comm_split(
+            world, (int)mrt_mesh_group_color(&c->mesh, mask[i], coords),
+            (int)mrt_mesh_group_index(&c->mesh, mask[i], coords), &group[i]);
     for (int i = 0; i < naxes; i++) {
         mrt_calib_link *l = &c->link[c->nlinks++];
         l->axis = __builtin_ctz(mask[i]);
@@ -442,11 +445,15 @@ mrt_status mrt_calibrate(MPI_Comm world, const mrt_mesh *mesh, int quick,
     c->quick = quick;
     MPI_Comm_size(world, &c->ranks);
     if (c->ranks != mesh->nranks)
-        return mrt_comm_agree(world, mrt_error_set(err, MRT_E_MESH, "", (mrt_mark){0},
-                     "the mesh has %lld ranks but the world %d",
-                     (long long)mesh->nranks, c->ranks), err);
+        return mrt_comm_agree(
+            world,
+            mrt_error_set(err, MRT_E_MESH, "", (mrt_mark){0},
+                          "the mesh has %lld ranks but the world %d",
+                          (long long)mesh->nranks, c->ranks),
+            err);
     bufs b = {0};
-    mrt_status st = mrt_comm_agree(world, alloc_bufs(z, c->ranks, &b, err), err);
+    mrt_status st = mrt_comm_agree(world, alloc_bufs(z, c->ranks, &b, err),
+                                   err);
     if (st == MRT_OK) {
         mrt_kernel_init();
         find_hosts(world, c);
@@ -481,36 +488,39 @@ void mrt_calibration_print(const mrt_calibration *c, FILE *f)
     char axes[256];
     fprintf(f, "calibrate: %s\n", p->source);
     if (c->nlinks == 0)
-        fprintf(f, "links: none to measure on one rank; the default link "
-                   "(%.3g us, %.3g GB/s) is kept\n",
+        fprintf(f,
+                "links: none to measure on one rank; the default link "
+                "(%.3g us, %.3g GB/s) is kept\n",
                 p->fallback.latency_s * 1e6, p->fallback.bandwidth_Bps / 1e9);
     else
-        fprintf(f, "links (ping-pong between group neighbours, all groups at "
-                   "once; the slowest pair):\n  %-16s %6s %12s %12s\n",
+        fprintf(f,
+                "links (ping-pong between group neighbours, all groups at "
+                "once; the slowest pair):\n  %-16s %6s %12s %12s\n",
                 "axis", "group", "latency", "bandwidth");
     for (int i = 0; i < c->nlinks; i++)
         fprintf(f, "  %-16s %6lld %9.3f us %7.3f GB/s\n",
                 c->mesh.name[c->link[i].axis], (long long)c->link[i].group,
                 c->link[i].link.latency_s * 1e6,
                 c->link[i].link.bandwidth_Bps / 1e9);
-    fprintf(f, "local rates per rank (every rank busy at once, as in a run; "
-               "best run of the slowest rank):\n"
-               "  GEMM float32   %8.2f GFLOP/s  (BLIS %s, single-threaded, "
-               "n = %d)\n"
-               "  GEMM float64   %8.2f GFLOP/s  (n = %d)\n"
-               "  reduction      %8.3f GFLOP/s  (sum of two arrays of %lld "
-               "floats)\n"
-               "  copy           %8.2f GB/s     (memcpy of %lld MiB)\n",
+    fprintf(f,
+            "local rates per rank (every rank busy at once, as in a run; "
+            "best run of the slowest rank):\n"
+            "  GEMM float32   %8.2f GFLOP/s  (BLIS %s, single-threaded, "
+            "n = %d)\n"
+            "  GEMM float64   %8.2f GFLOP/s  (n = %d)\n"
+            "  reduction      %8.3f GFLOP/s  (sum of two arrays of %lld "
+            "floats)\n"
+            "  copy           %8.2f GB/s     (memcpy of %lld MiB)\n",
             p->gemm_flops[MRT_F32] / 1e9, p->kernel, c->gemm_n[MRT_F32],
             p->gemm_flops[MRT_F64] / 1e9, c->gemm_n[MRT_F64],
             p->reduce_flops / 1e9, (long long)c->reduce_elems,
             p->copy_Bps / 1e9, (long long)(c->copy_bytes >> 20));
     if (c->ncoll)
-        fprintf(f, "collectives (float32; median repetition of the slowest "
-                   "rank) against the model with these links:\n"
-                   "  %-15s %-12s %5s %10s %12s %12s %7s\n",
-                "kind", "axes", "group", "bytes", "measured", "model",
-                "ratio");
+        fprintf(f,
+                "collectives (float32; median repetition of the slowest "
+                "rank) against the model with these links:\n"
+                "  %-15s %-12s %5s %10s %12s %12s %7s\n",
+                "kind", "axes", "group", "bytes", "measured", "model", "ratio");
     for (int i = 0; i < c->ncoll; i++) {
         const mrt_calib_coll *m = &c->coll[i];
         fprintf(f, "  %-15s %-12s %5lld %10lld %9.1f us %9.1f us %7.2f\n",
@@ -539,20 +549,23 @@ char *mrt_calibration_yaml(const mrt_calibration *c)
                 (long long)c->mesh.size[a]);
     fprintf(f, "}\nlinks:%s\n", c->nlinks ? "" : " {}");
     for (int i = 0; i < c->nlinks; i++)
-        fprintf(f, "  %s: {group: %lld, latency_us: %.4g, bandwidth_GBps: "
-                   "%.4g}\n", c->mesh.name[c->link[i].axis],
-                (long long)c->link[i].group,
+        fprintf(f,
+                "  %s: {group: %lld, latency_us: %.4g, bandwidth_GBps: "
+                "%.4g}\n",
+                c->mesh.name[c->link[i].axis], (long long)c->link[i].group,
                 c->link[i].link.latency_s * 1e6,
                 c->link[i].link.bandwidth_Bps / 1e9);
-    fprintf(f, "local: {gemm_n_float32: %d, gemm_n_float64: %d, "
-               "reduce_elements: %lld, copy_bytes: %lld}\n",
-            c->gemm_n[MRT_F32], c->gemm_n[MRT_F64],
-            (long long)c->reduce_elems, (long long)c->copy_bytes);
+    fprintf(f,
+            "local: {gemm_n_float32: %d, gemm_n_float64: %d, "
+            "reduce_elements: %lld, copy_bytes: %lld}\n",
+            c->gemm_n[MRT_F32], c->gemm_n[MRT_F64], (long long)c->reduce_elems,
+            (long long)c->copy_bytes);
     fprintf(f, "collectives:%s\n", c->ncoll ? "" : " []");
     for (int i = 0; i < c->ncoll; i++) {
         const mrt_calib_coll *m = &c->coll[i];
-        fprintf(f, "  - {kind: %s, axes: [%s], group: %lld, bytes: %lld, "
-                   "measured_us: %.4g, model_us: %.4g, ratio: %.3g}\n",
+        fprintf(f,
+                "  - {kind: %s, axes: [%s], group: %lld, bytes: %lld, "
+                "measured_us: %.4g, model_us: %.4g, ratio: %.3g}\n",
                 coll_names[m->kind],
                 axes_str(c, m->axes, ", ", axes, sizeof axes),
                 (long long)m->group, (long long)m->bytes, m->measured_s * 1e6,

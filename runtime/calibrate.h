@@ -26,16 +26,16 @@
 
 /* The link of one mesh axis, as measured. */
 typedef struct mrt_calib_link {
-    int axis;          /* mesh axis index */
-    int64_t group;     /* ranks per group along it */
-    mrt_link link;     /* latency: median half round trip of 8 bytes;
+    int axis;      /* mesh axis index */
+    int64_t group; /* ranks per group along it */
+    mrt_link link; /* latency: median half round trip of 8 bytes;
                           bandwidth: from 3 ping-pongs of several MiB */
 } mrt_calib_link;
 
 /* One collective: measured next to the model's prediction. */
 typedef struct mrt_calib_coll {
     mrt_coll kind;
-    unsigned axes;     /* mesh axes of the group */
+    unsigned axes; /* mesh axes of the group */
     int64_t group;
     int64_t bytes;     /* handed to MPI per rank (as in a plan step) */
     double measured_s; /* median over repetitions of the slowest rank */
@@ -46,16 +46,15 @@ typedef struct mrt_calibration {
     mrt_profile profile; /* the result */
     mrt_mesh mesh;
     int ranks, quick;
-    char host[256];      /* rank 0's host name */
-    int hosts;           /* distinct host names among the ranks */
+    char host[256];              /* rank 0's host name */
+    int hosts;                   /* distinct host names among the ranks */
     int gemm_n[MRT_DTYPE_COUNT]; /* square GEMM sizes timed */
     int64_t reduce_elems, copy_bytes;
     int nlinks;
     mrt_calib_link link[MRT_MAX_AXES];
     int ncoll;
-    mrt_calib_coll coll[(MRT_MAX_AXES + 1) * MRT_CALIB_KINDS *
-                        MRT_CALIB_SIZES];
-    double seconds;      /* the whole calibration */
+    mrt_calib_coll coll[(MRT_MAX_AXES + 1) * MRT_CALIB_KINDS * MRT_CALIB_SIZES];
+    double seconds; /* the whole calibration */
 } mrt_calibration;
 
 /* Measures; collective over world, whose size must equal mesh->nranks.

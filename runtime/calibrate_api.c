@@ -16,8 +16,8 @@
 static const mrt_mark no_mark = {0, 0};
 
 /* The mesh of info, or one axis `world` of all the ranks of comm. */
-static mrt_status mesh_of(const mrt_mesh_info *info, int ranks,
-                          mrt_mesh *m, mrt_error *err)
+static mrt_status mesh_of(const mrt_mesh_info *info, int ranks, mrt_mesh *m,
+                          mrt_error *err)
 {
     memset(m, 0, sizeof *m);
     if (!info) {
@@ -29,8 +29,8 @@ static mrt_status mesh_of(const mrt_mesh_info *info, int ranks,
     if (info->naxes < 1 || info->naxes > MRT_MAX_AXES)
         return mrt_error_set(err, MRT_E_USAGE, "", no_mark,
                              "mrt_calibration_create: argument 'mesh': %d "
-                             "axes (1 to %d allowed)", info->naxes,
-                             MRT_MAX_AXES);
+                             "axes (1 to %d allowed)",
+                             info->naxes, MRT_MAX_AXES);
     m->naxes = info->naxes;
     m->nranks = 1;
     for (int i = 0; i < info->naxes; i++) {

@@ -30,8 +30,8 @@ static mrt_status make_group(mrt_comm *c, unsigned mask, mrt_error *err)
     return MRT_OK;
 }
 
-mrt_status mrt_comm_create(const mrt_plan *plan, MPI_Comm world,
-                           mrt_comm **out, mrt_error *err)
+mrt_status mrt_comm_create(const mrt_plan *plan, MPI_Comm world, mrt_comm **out,
+                           mrt_error *err)
 {
     *out = NULL;
     mrt_comm *c = calloc(1, sizeof *c);
@@ -78,9 +78,8 @@ static void ledger(mrt_comm *c, int64_t count, mrt_dtype t)
  * elements than an int holds is handed to MPI as one element of a
  * derived type, never cast to int. */
 
-int mrt_comm_allreduce(mrt_comm *c, unsigned axes, const void *in,
-                       void *out, int64_t count, mrt_dtype t, int max,
-                       MPI_Request *req)
+int mrt_comm_allreduce(mrt_comm *c, unsigned axes, const void *in, void *out,
+                       int64_t count, mrt_dtype t, int max, MPI_Request *req)
 {
     mrt_count n;
     int rc = mrt_count_make(count, mpi_type(t), max ? MPI_MAX : MPI_SUM, &n);
@@ -96,9 +95,8 @@ int mrt_comm_allreduce(mrt_comm *c, unsigned axes, const void *in,
     return rc;
 }
 
-int mrt_comm_allgather(mrt_comm *c, unsigned axes, const void *in,
-                       void *out, int64_t count, mrt_dtype t,
-                       MPI_Request *req)
+int mrt_comm_allgather(mrt_comm *c, unsigned axes, const void *in, void *out,
+                       int64_t count, mrt_dtype t, MPI_Request *req)
 {
     mrt_count n;
     int rc = mrt_count_make(count, mpi_type(t), MPI_OP_NULL, &n);
@@ -236,9 +234,8 @@ int mrt_comm_alltoallw(mrt_comm *c, unsigned axes, const void *in, void *out,
     c->ledger_bytes += u->in_count * mrt_dtype_size(t);
     c->ledger_calls++;
     if (req)
-        return MPI_Ialltoallw(in, u->count, zero, u->type, out,
-                              u->count + u->g, zero, u->type + u->g,
-                              c->group[axes], req);
+        return MPI_Ialltoallw(in, u->count, zero, u->type, out, u->count + u->g,
+                              zero, u->type + u->g, c->group[axes], req);
     return MPI_Alltoallw(in, u->count, zero, u->type, out, u->count + u->g,
                          zero, u->type + u->g, c->group[axes]);
 }

@@ -16,7 +16,6 @@
 #include "kernel_plan.h"
 #include "runtime.h"
 
-
 /* This rank's extents of value v, and its element count. */
 static int64_t mine(const mrt_exec *e, int v, int64_t ext[])
 {
@@ -36,8 +35,10 @@ static mrt_kview kview(const mrt_exec *e, int v, int64_t ext[])
 {
     const mrt_value *val = &e->plan->value[v];
     mine(e, v, ext);
-    return (mrt_kview){.ndims = val->layout.ndims, .dim = val->layout.dim,
-                       .ext = ext, .data = e->buf[v]};
+    return (mrt_kview){.ndims = val->layout.ndims,
+                       .dim = val->layout.dim,
+                       .ext = ext,
+                       .data = e->buf[v]};
 }
 
 /* The block types of step k when its blocks are strided (datatype.c):
@@ -59,17 +60,17 @@ static int make_types(mrt_exec *e, int k)
         return MPI_SUCCESS;
     mine(e, s->out, ol);
     if (s->kind == MRT_STEP_REDUCE_SCATTER) /* block j of dim, to rank j */
-        return mrt_block_type(in->layout.ndims, il, s->dim, s->group,
-                              p->dtype, &e->type[k][0]);
+        return mrt_block_type(in->layout.ndims, il, s->dim, s->group, p->dtype,
+                              &e->type[k][0]);
     if (s->kind != MRT_STEP_ALLTOALL && s->kind != MRT_STEP_ALLGATHER)
         return MPI_SUCCESS;
     int rc = MPI_SUCCESS;
     if (s->kind == MRT_STEP_ALLTOALL)
-        rc = mrt_block_type(in->layout.ndims, il, s->dim2, s->group,
-                            p->dtype, &e->type[k][0]);
+        rc = mrt_block_type(in->layout.ndims, il, s->dim2, s->group, p->dtype,
+                            &e->type[k][0]);
     if (rc == MPI_SUCCESS)
-        rc = mrt_block_type(out->layout.ndims, ol, s->dim, s->group,
-                            p->dtype, &e->type[k][1]);
+        rc = mrt_block_type(out->layout.ndims, ol, s->dim, s->group, p->dtype,
+                            &e->type[k][1]);
     return rc;
 }
 
@@ -98,8 +99,8 @@ static int64_t my_workspace(mrt_exec *e)
     return most;
 }
 
-mrt_status mrt_exec_create(const mrt_plan *p, mrt_comm *comm,
-                           mrt_exec **out, mrt_error *err)
+mrt_status mrt_exec_create(const mrt_plan *p, mrt_comm *comm, mrt_exec **out,
+                           mrt_error *err)
 {
     mrt_exec *e = calloc(1, sizeof *e);
     *out = NULL;
@@ -139,7 +140,8 @@ mrt_status mrt_exec_create(const mrt_plan *p, mrt_comm *comm,
             mrt_exec_destroy(e);
             return mrt_error_set(err, MRT_E_RUNTIME, "", (mrt_mark){0},
                                  "could not make the MPI datatypes of step "
-                                 "%d", k);
+                                 "%d",
+                                 k);
         }
     *out = e;
     return MRT_OK;
@@ -190,7 +192,8 @@ static int do_einsum(mrt_exec *e, const mrt_step *s)
     int64_t nc = mine(e, s->out, NULL);
     if (nc == 0) /* an empty shard (a dim smaller than its parts) */
         return MPI_SUCCESS;
-    if (mine(e, s->in, NULL) == 0 || (s->in2 >= 0 && mine(e, s->in2, NULL) == 0)) {
+    if (mine(e, s->in, NULL) == 0 ||
+        (s->in2 >= 0 && mine(e, s->in2, NULL) == 0)) {
         /* a summed dim is empty here: this rank's part of the sum is 0 */
         memset(e->buf[s->out], 0, (size_t)nc * (size_t)e->plan->elsize);
         return MPI_SUCCESS;
@@ -230,11 +233,10 @@ static int do_allgather(mrt_exec *e, const mrt_step *s)
                                   request(e, s));
     if (e->type[k][1] == MPI_DATATYPE_NULL) /* blocks are contiguous */
         return mrt_comm_allgather(e->comm, s->axes, e->buf[s->in],
-                                  e->buf[s->out], n, p->dtype,
-                                  request(e, s));
+                                  e->buf[s->out], n, p->dtype, request(e, s));
     return mrt_comm_allgather_typed(e->comm, s->axes, e->buf[s->in], n,
-                                    p->dtype, e->buf[s->out],
-                                    e->type[k][1], request(e, s));
+                                    p->dtype, e->buf[s->out], e->type[k][1],
+                                    request(e, s));
 }
 
 /* Block j of the input along dim2 goes to rank j; what rank j sends
@@ -248,11 +250,9 @@ static int do_alltoall(mrt_exec *e, const mrt_step *s)
         return mrt_comm_alltoallw(e->comm, s->axes, e->buf[s->in],
                                   e->buf[s->out], e->uneven[k], p->dtype,
                                   request(e, s));
-    return mrt_comm_alltoall_typed(e->comm, s->axes, e->buf[s->in],
-                                   e->type[k][0], e->buf[s->out],
-                                   e->type[k][1],
-                                   mine(e, s->in, NULL) * p->elsize,
-                                   request(e, s), 1);
+    return mrt_comm_alltoall_typed(
+        e->comm, s->axes, e->buf[s->in], e->type[k][0], e->buf[s->out],
+        e->type[k][1], mine(e, s->in, NULL) * p->elsize, request(e, s), 1);
 }
 
 /* A reduce-scatter whose blocks are strided: MPI's reductions want
@@ -338,11 +338,10 @@ static int do_permute(mrt_exec *e, const mrt_step *s)
               block_of(m, from->axes[d], k, n, e->comm->coords), dc);
     coords_of(m, from->axes[d], k, n,
               block_of(m, to->axes[d], k, n, e->comm->coords), sc);
-    return mrt_comm_exchange(e->comm, s->axes, e->buf[s->in], e->buf[s->out],
-                             mine(e, s->in, NULL),
-                             (int)mrt_mesh_group_index(m, s->axes, dc),
-                             (int)mrt_mesh_group_index(m, s->axes, sc),
-                             p->dtype);
+    return mrt_comm_exchange(
+        e->comm, s->axes, e->buf[s->in], e->buf[s->out], mine(e, s->in, NULL),
+        (int)mrt_mesh_group_index(m, s->axes, dc),
+        (int)mrt_mesh_group_index(m, s->axes, sc), p->dtype);
 }
 
 /* An elementwise map; one_hot needs the global offset of the shard. */
@@ -358,8 +357,8 @@ static int do_map(mrt_exec *e, const mrt_step *s)
     if (s->fn == MRT_MAP_ONE_HOT)
         mrt_layout_shard_offset(&p->value[s->out].layout, &p->mesh,
                                 e->comm->coords, off);
-    mrt_kernel_map(p->dtype, s->fn, s->c, &c, &a, s->in2 >= 0 ? &b : NULL,
-                   off, s->hot);
+    mrt_kernel_map(p->dtype, s->fn, s->c, &c, &a, s->in2 >= 0 ? &b : NULL, off,
+                   s->hot);
     return MPI_SUCCESS;
 }
 

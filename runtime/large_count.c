@@ -52,9 +52,9 @@ int mrt_type_vector(int64_t n, MPI_Aint stride, MPI_Datatype elem,
     if (n < 1)
         return MPI_ERR_COUNT;
     if (n <= lim)
-        return stride == ext ? MPI_Type_contiguous((int)n, elem, out)
-                             : MPI_Type_create_hvector((int)n, 1, stride,
-                                                       elem, out);
+        return stride == ext
+                   ? MPI_Type_contiguous((int)n, elem, out)
+                   : MPI_Type_create_hvector((int)n, 1, stride, elem, out);
     /* q blocks of lim elements (a vector of vectors, itself split again
      * should q not fit either), then r more */
     int64_t q = n / lim, r = n % lim;
@@ -78,9 +78,8 @@ int mrt_type_vector(int64_t n, MPI_Aint stride, MPI_Datatype elem,
     /* the extent of n elements of a vector, whatever padding the struct
      * was given for alignment */
     if (rc == MPI_SUCCESS)
-        rc = MPI_Type_create_resized(whole, 0,
-                                     (MPI_Aint)(n - 1) * stride + lb + ext,
-                                     out);
+        rc = MPI_Type_create_resized(
+            whole, 0, (MPI_Aint)(n - 1) * stride + lb + ext, out);
     for (int i = 0; i < 2; i++)
         if (part[i] != MPI_DATATYPE_NULL)
             MPI_Type_free(&part[i]);
@@ -92,16 +91,16 @@ int mrt_type_vector(int64_t n, MPI_Aint stride, MPI_Datatype elem,
 /* The user-defined ops over the derived types: their elements are
  * contiguous runs of the base type (mrt_count_make makes no other), so
  * len elements are len * size bytes of it. */
-#define ELEMENTWISE(name, T, expr)                                         \
-    static void name(void *in, void *inout, int *len, MPI_Datatype *dt)    \
-    {                                                                      \
-        MPI_Count size;                                                    \
-        MPI_Type_size_x(*dt, &size);                                       \
-        const T *a = in;                                                   \
-        T *b = inout;                                                      \
-        int64_t n = (int64_t)*len * (int64_t)(size / (MPI_Count)sizeof(T)); \
-        for (int64_t i = 0; i < n; i++)                                    \
-            b[i] = (expr);                                                 \
+#define ELEMENTWISE(name, T, expr)                                             \
+    static void name(void *in, void *inout, int *len, MPI_Datatype *dt)        \
+    {                                                                          \
+        MPI_Count size;                                                        \
+        MPI_Type_size_x(*dt, &size);                                           \
+        const T *a = in;                                                       \
+        T *b = inout;                                                          \
+        int64_t n = (int64_t)*len * (int64_t)(size / (MPI_Count)sizeof(T));    \
+        for (int64_t i = 0; i < n; i++)                                        \
+            b[i] = (expr);                                                     \
     }
 ELEMENTWISE(sum_f32, float, a[i] + b[i])
 ELEMENTWISE(sum_f64, double, a[i] + b[i])

@@ -19,8 +19,8 @@
 /* Fills buf with this rank's shard (layout l, rank coords) of input
  * tensor t.  A NULL coords and an unsplit layout give the full tensor. */
 mrt_status mrt_shard_init(const mrt_spec *s, int t, const mrt_layout *l,
-                          const mrt_mesh *m, const int64_t coords[],
-                          void *buf, mrt_error *err);
+                          const mrt_mesh *m, const int64_t coords[], void *buf,
+                          mrt_error *err);
 /* ---- reference.c ---- */
 /* Recomputes the whole spec unsharded on this rank, `steps` times (one
  * SGD step each with `train:`, the loss of each in losses[] when not
@@ -50,24 +50,24 @@ typedef struct mrt_gradcheck {
  * parameter (and `grads:` input) of a `train:` spec, unsharded, before
  * any update. */
 mrt_status mrt_reference_gradcheck(const mrt_spec *s, int per_tensor,
-                                   mrt_gradcheck *out, int max_out,
-                                   int *nout, mrt_error *err);
+                                   mrt_gradcheck *out, int max_out, int *nout,
+                                   mrt_error *err);
 
 /* ---- verify.c ---- */
 /* What mrt_verify_compare found. */
 typedef struct mrt_verify_result {
-    int64_t count;     /* elements compared */
-    int64_t differ;    /* elements that disagree */
-    int64_t nonfinite; /* elements NaN or infinite alike in both */
-    int64_t worst;     /* flat index of the largest error (the first of
+    int64_t count;           /* elements compared */
+    int64_t differ;          /* elements that disagree */
+    int64_t nonfinite;       /* elements NaN or infinite alike in both */
+    int64_t worst;           /* flat index of the largest error (the first of
                           equals); -1 when count is 0 */
     double value, reference; /* the two elements there */
-    double error;      /* |value - reference| / scale there; INFINITY
+    double error;            /* |value - reference| / scale there; INFINITY
                           when one is not finite and they disagree */
     double scale, tolerance;
     double element_scale; /* the scale at the worst element: scale, or
                              its larger magnitude */
-    int ok;            /* differ == 0 */
+    int ok;               /* differ == 0 */
 } mrt_verify_result;
 
 /* The largest |r[i]| over the finite elements of r, or 1 when none is

@@ -38,8 +38,8 @@ static mrt_layout whole(const mrt_layout *l)
 static mrt_kview full_view(const mrt_spec *s, int t, void **bufs)
 {
     const mrt_layout *l = &s->tensor[t].layout;
-    return (mrt_kview){.ndims = l->ndims, .dim = l->dim, .ext = l->size,
-                       .data = bufs[t]};
+    return (mrt_kview){
+        .ndims = l->ndims, .dim = l->dim, .ext = l->size, .data = bufs[t]};
 }
 
 static int64_t full_count(const mrt_spec *s, int t)
@@ -78,8 +78,7 @@ static mrt_status run_op(const mrt_spec *s, int i, void **bufs)
         memcpy(c.data, a.data, full_bytes(s, o->out));
         return MRT_OK;
     case MRT_OP_EINSUM:
-    case MRT_OP_KIND_COUNT:
-        break;
+    case MRT_OP_KIND_COUNT: break;
     }
     size_t bytes = mrt_einsum_workspace(s->dtype, &a, bp, &c);
     void *ws = bytes < SIZE_MAX - 64 ? malloc(bytes + 64) : NULL;
@@ -107,8 +106,11 @@ static void partials(mrt_map_fn fn, double c, double a, double b, double y,
     double h = 1e-4 * fmax(1, fabs(b));
     d[0] = d[1] = 0;
     switch (fn) {
-    case MRT_MAP_COPY: case MRT_MAP_NEG: case MRT_MAP_SHIFT: d[0] = 1; break;
-    case MRT_MAP_ADD: case MRT_MAP_SUB: d[0] = d[1] = 1; break;
+    case MRT_MAP_COPY:
+    case MRT_MAP_NEG:
+    case MRT_MAP_SHIFT: d[0] = 1; break;
+    case MRT_MAP_ADD:
+    case MRT_MAP_SUB: d[0] = d[1] = 1; break;
     case MRT_MAP_MUL: d[0] = b, d[1] = a; break;
     case MRT_MAP_DIV: d[0] = 1 / b, d[1] = a / (b * b); break;
     case MRT_MAP_RELU: d[0] = a > 0; break;
@@ -126,10 +128,13 @@ static void partials(mrt_map_fn fn, double c, double a, double b, double y,
         d[1] = a * (gelu_prime(b + h) - gelu_prime(b - h)) / (2 * h);
         break;
     case MRT_MAP_TANH_GRAD: d[0] = 1 - b * b, d[1] = 2 * a * b; break;
-    case MRT_MAP_RSQRT_GRAD: d[0] = 0.5 * b * b * b, d[1] = 1.5 * a * b * b;
+    case MRT_MAP_RSQRT_GRAD:
+        d[0] = 0.5 * b * b * b, d[1] = 1.5 * a * b * b;
         break;
     case MRT_MAP_SQUARE_GRAD: d[0] = 2 * b, d[1] = 2 * a; break;
-    case MRT_MAP_EQ: case MRT_MAP_ONE_HOT: case MRT_MAP_FN_COUNT: break;
+    case MRT_MAP_EQ:
+    case MRT_MAP_ONE_HOT:
+    case MRT_MAP_FN_COUNT: break;
     }
     d[0] = fabs(d[0]);
     d[1] = fabs(d[1]);
@@ -263,8 +268,7 @@ static mrt_status run_ops(const mrt_spec *s, int from, int to, void **bufs,
 
 /* One training step (or the whole program): every op, then each
  * parameter takes its updated value (and magnitude). */
-static mrt_status step(const mrt_spec *s, void **bufs, void **m,
-                       double *loss)
+static mrt_status step(const mrt_spec *s, void **bufs, void **m, double *loss)
 {
     mrt_status st = run_ops(s, 0, s->nops, bufs, m);
     const mrt_train *tr = &s->train;
@@ -303,8 +307,8 @@ mrt_status mrt_reference_run(const mrt_spec *s, int64_t steps, double *losses,
         if (losses)
             losses[k] = loss;
     }
-    if (st == MRT_OK && (!(*out = take_outputs(s, bufs)) ||
-                         !(*mags = take_outputs(s, m)))) {
+    if (st == MRT_OK &&
+        (!(*out = take_outputs(s, bufs)) || !(*mags = take_outputs(s, m)))) {
         mrt_reference_free(s, *out);
         *out = NULL;
         st = MRT_E_NOMEM;
@@ -336,8 +340,8 @@ static double loss_at(const mrt_spec *s, void **bufs, int x, int64_t i,
 }
 
 mrt_status mrt_reference_gradcheck(const mrt_spec *s, int per_tensor,
-                                   mrt_gradcheck *out, int max_out,
-                                   int *nout, mrt_error *err)
+                                   mrt_gradcheck *out, int max_out, int *nout,
+                                   mrt_error *err)
 {
     const mrt_train *tr = &s->train;
     void **bufs = NULL, **m = NULL;
@@ -347,11 +351,11 @@ mrt_status mrt_reference_gradcheck(const mrt_spec *s, int per_tensor,
     mrt_status st = alloc_all(s, &bufs, &m, err);
     if (st == MRT_OK) /* the gradients at the start, and their magnitudes */
         st = run_ops(s, 0, s->nops, bufs, m);
-    for (int k = 0; st == MRT_OK && k < tr->nparams + tr->nextra &&
-                    *nout < max_out;
-         k++) {
+    for (int k = 0;
+         st == MRT_OK && k < tr->nparams + tr->nextra && *nout < max_out; k++) {
         int x = k < tr->nparams ? tr->param[k] : tr->extra[k - tr->nparams];
-        int gt = k < tr->nparams ? tr->grad[k] : tr->extra_grad[k - tr->nparams];
+        int gt = k < tr->nparams ? tr->grad[k]
+                                 : tr->extra_grad[k - tr->nparams];
         int64_t n = full_count(s, x), picks = n < per_tensor ? n : per_tensor;
         mrt_gradcheck *g = &out[(*nout)++];
         memset(g, 0, sizeof *g);

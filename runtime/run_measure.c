@@ -20,8 +20,8 @@ mrt_status mrt_run_result_init(mrt_run_result *r, const mrt_exec *e, int runs,
     r->runs = runs;
     /* losses, op times, step times and differences, the trace's
      * snapshot, and the reductions' scratch (2 n + nops) */
-    size_t total = (size_t)runs + 1 + nops + 2 * n + (trace ? n : 0) +
-                   2 * n + nops + 1;
+    size_t total = (size_t)runs + 1 + nops + 2 * n + (trace ? n : 0) + 2 * n +
+                   nops + 1;
     r->work = calloc(total, sizeof *r->work);
     if (!r->work)
         return mrt_error_set(err, MRT_E_NOMEM, "", (mrt_mark){0},
@@ -56,7 +56,10 @@ static mrt_run_overlap measure_overlap(const mrt_exec *e, int runs)
             exposed += e->exposed[k] / runs;
         }
     /* (value, rank) of the least time other steps ran meanwhile */
-    struct { double v; int r; } mine = {e->window / runs - exposed, 0}, least;
+    struct {
+        double v;
+        int r;
+    } mine = {e->window / runs - exposed, 0}, least;
     int rank = e->comm->rank;
     MPI_Comm w = e->comm->world;
     mine.r = rank;

@@ -66,12 +66,13 @@ static void times_text(const mrt_spec *s, const mrt_exec *e,
         int n = (int)strlen(out_name(p, p->op[i].out_value));
         w = n > w ? n : w;
     }
-    fprintf(f, "run %s: %d ranks, %s, %d run%s (a row per spec op and "
-               "part of the step; --json lists the %d primitive ops)\n"
-               "  %-3s %-8s %-*s %14s %16s %16s\n",
+    fprintf(f,
+            "run %s: %d ranks, %s, %d run%s (a row per spec op and "
+            "part of the step; --json lists the %d primitive ops)\n"
+            "  %-3s %-8s %-*s %14s %16s %16s\n",
             s->path, e->comm->size, mrt_dtype_name(p->dtype), r->runs,
-            r->runs == 1 ? "" : "s", p->nops, "op", "part", w, "out",
-            "ms/run", "bytes to MPI", "planned bytes");
+            r->runs == 1 ? "" : "s", p->nops, "op", "part", w, "out", "ms/run",
+            "bytes to MPI", "planned bytes");
     double gt = 0;
     int64_t gb = 0, gp = 0;
     for (int i = 0; i < p->nops; i++) {
@@ -83,8 +84,8 @@ static void times_text(const mrt_spec *s, const mrt_exec *e,
         char num[16] = "-";
         if (p->op[i].user > 0)
             snprintf(num, sizeof num, "%d", p->op[i].user);
-        fprintf(f, "  %-3s %-8s %-*s %14.3f %16" PRId64 " %16" PRId64 "\n",
-                num, part[p->op[i].phase], w, out_name(p, p->op[i].out_value),
+        fprintf(f, "  %-3s %-8s %-*s %14.3f %16" PRId64 " %16" PRId64 "\n", num,
+                part[p->op[i].phase], w, out_name(p, p->op[i].out_value),
                 gt * 1e3, gb, gp);
         gt = 0, gb = gp = 0;
     }
@@ -124,8 +125,8 @@ static int op_bytes_equal(const mrt_exec *e, const mrt_run_result *r, int i)
     return !bad && op_bytes(e, i) == o->comm_bytes;
 }
 
-static void profile_step_text(const mrt_exec *e, const mrt_run_result *r,
-                              int k, int w, FILE *f)
+static void profile_step_text(const mrt_exec *e, const mrt_run_result *r, int k,
+                              int w, FILE *f)
 {
     const mrt_plan *p = e->plan;
     const mrt_step *s = &p->step[k];
@@ -134,8 +135,9 @@ static void profile_step_text(const mrt_exec *e, const mrt_run_result *r,
     if (s->kind == MRT_STEP_EINSUM && t > 0)
         snprintf(gf, sizeof gf, "%.2f", s->flops / t / 1e9);
     mrt_mesh_axes_str(&p->mesh, s->axes, axes, sizeof axes);
-    fprintf(f, "  %4d %3d %-15s %-*s %-12s %10.4f %11.4f %6s %13" PRId64
-               " %13" PRId64 " %-6s %8s\n",
+    fprintf(f,
+            "  %4d %3d %-15s %-*s %-12s %10.4f %11.4f %6s %13" PRId64
+            " %13" PRId64 " %-6s %8s\n",
             k, s->op, mrt_step_kind_name(s->kind), w, out_name(p, s->out),
             axes[0] ? axes : "-", s->time_s * 1e3, t * 1e3,
             ratio(t, s->time_s, q, sizeof q), s->bytes, e->step_bytes[k],
@@ -151,24 +153,25 @@ static void profile_text(const mrt_exec *e, const mrt_run_result *r, FILE *f)
         int n = (int)strlen(out_name(p, p->step[k].out));
         w = n > w ? n : w;
     }
-    fprintf(f, "profile: the plan's model against this run (time per run of "
-               "the slowest rank; bytes handed to MPI by every rank in the "
-               "last run); BLIS kernel %s\n  %4s %3s %-15s %-*s %-12s %10s "
-               "%11s %6s %13s %13s %-6s %8s\n",
+    fprintf(f,
+            "profile: the plan's model against this run (time per run of "
+            "the slowest rank; bytes handed to MPI by every rank in the "
+            "last run); BLIS kernel %s\n  %4s %3s %-15s %-*s %-12s %10s "
+            "%11s %6s %13s %13s %-6s %8s\n",
             mrt_blis_kernel_family(), "step", "op", "kind", w, "tensor", "axes",
-            "model ms", "measured ms", "ratio", "planned bytes",
-            "bytes to MPI", "ledger", "GFLOP/s");
+            "model ms", "measured ms", "ratio", "planned bytes", "bytes to MPI",
+            "ledger", "GFLOP/s");
     for (int i = 0; i < p->nops; i++) {
         const mrt_plan_op *o = &p->op[i];
         for (int k = o->first_step; k < o->first_step + o->nsteps; k++)
             profile_step_text(e, r, k, w, f);
-        fprintf(f, "  op %d (%s): model %.4f ms, measured %.4f ms (ratio %s);"
-                   " planned bytes %" PRId64 ", handed to MPI %" PRId64
-                   ": %s\n",
+        fprintf(f,
+                "  op %d (%s): model %.4f ms, measured %.4f ms (ratio %s);"
+                " planned bytes %" PRId64 ", handed to MPI %" PRId64 ": %s\n",
                 i, out_name(p, o->out_value), o->time_s * 1e3,
-                r->op_time[i] * 1e3, ratio(r->op_time[i], o->time_s, q, sizeof q),
-                o->comm_bytes, op_bytes(e, i),
-                op_bytes_equal(e, r, i) ? "equal" : "DIFFER");
+                r->op_time[i] * 1e3,
+                ratio(r->op_time[i], o->time_s, q, sizeof q), o->comm_bytes,
+                op_bytes(e, i), op_bytes_equal(e, r, i) ? "equal" : "DIFFER");
     }
 }
 
@@ -176,13 +179,15 @@ static void overlap_text(const mrt_run_overlap *o, FILE *f)
 {
     if (!o->count) {
         fputs("overlap: no collective ran in the background (each result "
-              "is read by the very next step, or --blocking)\n", f);
+              "is read by the very next step, or --blocking)\n",
+              f);
         return;
     }
-    fprintf(f, "overlap: %d collective%s in the background; per run, at "
-               "least one in flight for %.4f ms, of which %.4f ms in MPI for "
-               "them and %.4f ms running other steps (what they could hide "
-               "behind)\n",
+    fprintf(f,
+            "overlap: %d collective%s in the background; per run, at "
+            "least one in flight for %.4f ms, of which %.4f ms in MPI for "
+            "them and %.4f ms running other steps (what they could hide "
+            "behind)\n",
             o->count, o->count == 1 ? "" : "s", o->inflight * 1e3,
             o->exposed * 1e3, o->hidden * 1e3);
 }
@@ -208,13 +213,15 @@ static void times_json(const mrt_spec *s, const mrt_exec *e,
     fprintf(f, ", \"ranks\": %d, \"runs\": %d, \"ops\": [", e->comm->size,
             r->runs);
     for (int i = 0; i < p->nops; i++)
-        fprintf(f, "%s{\"out\": \"%s\", \"time_s\": %s, \"bytes\": %" PRId64
-                   ", \"planned_bytes\": %" PRId64 "}",
+        fprintf(f,
+                "%s{\"out\": \"%s\", \"time_s\": %s, \"bytes\": %" PRId64
+                ", \"planned_bytes\": %" PRId64 "}",
                 i ? ", " : "", out_name(p, p->op[i].out_value),
                 MRT_JSON_NUM("%.9g", r->op_time[i]), op_bytes(e, i),
                 p->op[i].comm_bytes);
-    fprintf(f, "], \"totals\": {\"time_s\": %s, \"bytes\": %" PRId64
-               ", \"planned_bytes\": %" PRId64 ", \"bytes_match\": %s}",
+    fprintf(f,
+            "], \"totals\": {\"time_s\": %s, \"bytes\": %" PRId64
+            ", \"planned_bytes\": %" PRId64 ", \"bytes_match\": %s}",
             MRT_JSON_NUM("%.9g", sum(r->op_time, p->nops)), measured_bytes(e),
             p->comm_bytes, r->mismatches ? "false" : "true");
 }
@@ -227,18 +234,19 @@ static void losses_json(const mrt_run_result *r, FILE *f)
     fputc(']', f);
 }
 
-static void profile_step_json(const mrt_exec *e, const mrt_run_result *r,
-                              int k, FILE *f)
+static void profile_step_json(const mrt_exec *e, const mrt_run_result *r, int k,
+                              FILE *f)
 {
     const mrt_plan *p = e->plan;
     const mrt_step *s = &p->step[k];
     double t = r->step_time[k];
     char axes[256];
-    fprintf(f, "%s{\"step\": %d, \"op\": %d, \"kind\": \"%s\", "
-               "\"tensor\": \"%s\", \"axes\": \"%s\", \"group\": %" PRId64
-               ", \"model_s\": %s, \"measured_s\": %s, "
-               "\"planned_bytes\": %" PRId64 ", \"bytes\": %" PRId64
-               ", \"bytes_equal\": %s, \"flops\": %s, \"gflops\": %s}",
+    fprintf(f,
+            "%s{\"step\": %d, \"op\": %d, \"kind\": \"%s\", "
+            "\"tensor\": \"%s\", \"axes\": \"%s\", \"group\": %" PRId64
+            ", \"model_s\": %s, \"measured_s\": %s, "
+            "\"planned_bytes\": %" PRId64 ", \"bytes\": %" PRId64
+            ", \"bytes_equal\": %s, \"flops\": %s, \"gflops\": %s}",
             k ? ", " : "", k, s->op, mrt_step_kind_name(s->kind),
             out_name(p, s->out),
             mrt_mesh_axes_str(&p->mesh, s->axes, axes, sizeof axes), s->group,
@@ -260,15 +268,17 @@ static void profile_json(const mrt_exec *e, const mrt_run_result *r, FILE *f)
         profile_step_json(e, r, k, f);
     fputs("], \"ops\": [", f);
     for (int i = 0; i < p->nops; i++)
-        fprintf(f, "%s{\"op\": %d, \"out\": \"%s\", \"model_s\": %s, "
-                   "\"measured_s\": %s, \"planned_bytes\": %" PRId64
-                   ", \"bytes\": %" PRId64 ", \"bytes_equal\": %s}",
+        fprintf(f,
+                "%s{\"op\": %d, \"out\": \"%s\", \"model_s\": %s, "
+                "\"measured_s\": %s, \"planned_bytes\": %" PRId64
+                ", \"bytes\": %" PRId64 ", \"bytes_equal\": %s}",
                 i ? ", " : "", i, out_name(p, p->op[i].out_value),
                 MRT_JSON_NUM("%.9g", p->op[i].time_s),
                 MRT_JSON_NUM("%.9g", r->op_time[i]), p->op[i].comm_bytes,
                 op_bytes(e, i), op_bytes_equal(e, r, i) ? "true" : "false");
-    fprintf(f, "]}, \"overlap\": {\"background_collectives\": %d, "
-               "\"inflight_s\": %s, \"exposed_s\": %s, \"hidden_s\": %s}",
+    fprintf(f,
+            "]}, \"overlap\": {\"background_collectives\": %d, "
+            "\"inflight_s\": %s, \"exposed_s\": %s, \"hidden_s\": %s}",
             o->count, MRT_JSON_NUM("%.9g", o->inflight),
             MRT_JSON_NUM("%.9g", o->exposed), MRT_JSON_NUM("%.9g", o->hidden));
 }

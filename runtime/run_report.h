@@ -28,23 +28,23 @@ typedef struct mrt_run_overlap {
 
 /* One execution's figures; the reduced ones are valid on rank 0. */
 typedef struct mrt_run_result {
-    int runs;              /* runs of the plan (SGD steps with `train:`) */
-    double *losses;        /* [runs + 1] the loss after each, `train:` */
-    double *op_time;       /* [nops] seconds per run, slowest rank */
-    int64_t mismatches;    /* steps whose bytes differ from the plan, on
+    int runs;            /* runs of the plan (SGD steps with `train:`) */
+    double *losses;      /* [runs + 1] the loss after each, `train:` */
+    double *op_time;     /* [nops] seconds per run, slowest rank */
+    int64_t mismatches;  /* steps whose bytes differ from the plan, on
                               any rank (every rank knows it) */
-    int profiled;          /* the step figures and overlap were measured */
-    double *step_time;     /* [nsteps] seconds per run, slowest rank */
-    double *step_differ;   /* [nsteps] ranks whose bytes handed to MPI
+    int profiled;        /* the step figures and overlap were measured */
+    double *step_time;   /* [nsteps] seconds per run, slowest rank */
+    double *step_differ; /* [nsteps] ranks whose bytes handed to MPI
                               differ from the plan (last run) */
     mrt_run_overlap overlap;
-    double *last;          /* --trace: [nsteps] this rank's step times
+    double *last; /* --trace: [nsteps] this rank's step times
                               summed before the last run; NULL without */
-    char *verify;          /* --verify's report (lines, or JSON members
+    char *verify; /* --verify's report (lines, or JSON members
                               after the run's), rank 0; NULL: none */
     size_t verify_len;
-    double *scratch;       /* [2 nsteps + nops] room for the reductions */
-    double *work;          /* the one allocation of the arrays above */
+    double *scratch; /* [2 nsteps + nops] room for the reductions */
+    double *work;    /* the one allocation of the arrays above */
 } mrt_run_result;
 
 /* Room for the figures of a plan of e's, runs runs (profile, trace: as

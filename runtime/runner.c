@@ -31,7 +31,10 @@ _Static_assert(MRT_API_MAX_DIMS == MRT_MAX_DIMS,
 
 static int init_done;
 
-int mrt_init_done(void) { return init_done; }
+int mrt_init_done(void)
+{
+    return init_done;
+}
 
 mrt_status mrt_init(mrt_error *err)
 {
@@ -76,11 +79,11 @@ static mrt_status check_comm(const mrt_spec *s, const mrt_plan *p,
             n += snprintf(mesh + n, sizeof mesh - (size_t)n, "%s%s=%" PRId64,
                           a ? "," : "", p->mesh.name[a], p->mesh.size[a]);
         if (world != MPI_IDENT && world != MPI_CONGRUENT)
-            return mrt_error_set(
-                err, MRT_E_MESH, s->path, s->mesh_mark,
-                "the mesh %s has %" PRId64 " ranks but the communicator "
-                "given to meshrt has %d",
-                mesh, p->mesh.nranks, size);
+            return mrt_error_set(err, MRT_E_MESH, s->path, s->mesh_mark,
+                                 "the mesh %s has %" PRId64
+                                 " ranks but the communicator "
+                                 "given to meshrt has %d",
+                                 mesh, p->mesh.nranks, size);
         return mrt_error_set(
             err, MRT_E_MESH, s->path, s->mesh_mark,
             "the mesh %s has %" PRId64 " ranks but mpirun started %d "
@@ -138,7 +141,8 @@ static mrt_status same_program(const mrt_spec *s, const mrt_plan *p,
     return mrt_error_set(err, MRT_E_USAGE, s->path, (mrt_mark){0},
                          "mrt_runner_create: argument 'plan': it was not "
                          "made from this spec (%s differ); plan the spec "
-                         "the runner is given", what);
+                         "the runner is given",
+                         what);
 }
 
 static mrt_status nomem(const mrt_spec *s, mrt_error *err)
@@ -168,7 +172,9 @@ static mrt_status check_args(const mrt_spec *spec, const mrt_plan *plan,
         return mrt_error_set(err, MRT_E_USAGE, "", (mrt_mark){0},
                              "mrt_runner_create needs a spec, a plan and an "
                              "out pointer (argument '%s' is NULL)",
-                             !spec ? "spec" : !plan ? "plan" : "out");
+                             !spec   ? "spec"
+                             : !plan ? "plan"
+                                     : "out");
     if (!init_done)
         return mrt_error_set(err, MRT_E_USAGE, "", (mrt_mark){0},
                              "call mrt_init() before MPI_Init: meshrt picks "
@@ -328,7 +334,8 @@ mrt_status mrt_runner_set_input(mrt_runner *r, const char *name,
     if (!input)
         return mrt_error_set(err, MRT_E_USAGE, r->spec->path, (mrt_mark){0},
                              "'%s' is an output, not an input: an op of the "
-                             "spec computes it", name);
+                             "spec computes it",
+                             name);
     const mrt_plan *p = r->plan;
     const mrt_value *val = &p->value[v];
     void *buf = r->exec->buf[v];
@@ -355,7 +362,8 @@ static mrt_status check_computed(const mrt_runner *r, const char *name,
     return mrt_error_set(err, MRT_E_USAGE, r->spec->path, (mrt_mark){0},
                          "mrt_runner_get_output: '%s' has no value yet: an "
                          "op computes it, and no mrt_runner_execute has run "
-                         "(or the last one failed)", name);
+                         "(or the last one failed)",
+                         name);
 }
 
 /* This rank's shard of value v into data.  Local. */

@@ -37,9 +37,11 @@ static mrt_status nomem(mrt_error *err)
 static uint64_t options_hash(const mrt_run_options *o)
 {
     uint64_t parts[6] = {(uint64_t)(o->repeat > 1 ? o->repeat : 1),
-                         (uint64_t)!!o->verify, (uint64_t)!!o->profile,
-                         (uint64_t)!!o->trace, (uint64_t)!!o->save_dir,
-                         (uint64_t)!!o->json};
+                         (uint64_t) !!o->verify,
+                         (uint64_t) !!o->profile,
+                         (uint64_t) !!o->trace,
+                         (uint64_t) !!o->save_dir,
+                         (uint64_t) !!o->json};
     uint64_t h = 1469598103934665603ull;
     for (int i = 0; i < 6; i++)
         h = (h ^ parts[i]) * 1099511628211ull;
@@ -125,10 +127,9 @@ static mrt_status trace(const mrt_runner *r, mrt_run_result *res,
     const mrt_exec *e = r->exec;
     for (int k = 0; k < e->plan->nsteps; k++)
         res->last[k] = e->step_time[k] - res->last[k];
-    return mrt_comm_agree(e->comm->world,
-                          mrt_trace_write(e, res->last, path, r->spec->path,
-                                          err),
-                          err);
+    return mrt_comm_agree(
+        e->comm->world, mrt_trace_write(e, res->last, path, r->spec->path, err),
+        err);
 }
 
 /* --verify, its report kept in res for the report.  Collective. */
@@ -164,8 +165,8 @@ static mrt_status distinct_files(const mrt_spec *s, const mrt_plan *p,
         const char *name = output_name(p, k);
         if (mrt_name_index_find(&ix, name, output_name, p) >= 0)
             st = mrt_error_set(err, MRT_E_SPEC, s->path, (mrt_mark){0},
-                               "two outputs would be saved as %s/%s.npy",
-                               dir, name);
+                               "two outputs would be saved as %s/%s.npy", dir,
+                               name);
         else if (mrt_name_index_add(&ix, name, k, output_name, p))
             st = mrt_error_set(err, MRT_E_NOMEM, "", (mrt_mark){0},
                                "out of memory");
@@ -269,7 +270,7 @@ mrt_status mrt_runner_execute(mrt_runner *r, const mrt_run_options *opt_in,
         return st;
     /* With `train:`, each run is one SGD step (--repeat sets how many). */
     const mrt_spec *s = r->spec;
-    int runs = opt->repeat > 1        ? opt->repeat
+    int runs = opt->repeat > 1      ? opt->repeat
                : s->train.loss >= 0 ? (int)s->train.steps
                                     : 1;
     mrt_run_result res;

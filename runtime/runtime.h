@@ -48,14 +48,14 @@ typedef struct mrt_comm {
     int64_t coords[MRT_MAX_AXES];
     MPI_Comm group[1u << MRT_MAX_AXES]; /* by axis mask; MPI_COMM_NULL
                                           until made */
-    int64_t ledger_bytes;  /* bytes handed to MPI collectives so far */
+    int64_t ledger_bytes; /* bytes handed to MPI collectives so far */
     int64_t ledger_calls;
 } mrt_comm;
 
 /* Makes the sub-communicators for every axis set the plan uses (a
  * collective call on world).  The caller owns *out. */
-mrt_status mrt_comm_create(const mrt_plan *plan, MPI_Comm world,
-                           mrt_comm **out, mrt_error *err);
+mrt_status mrt_comm_create(const mrt_plan *plan, MPI_Comm world, mrt_comm **out,
+                           mrt_error *err);
 void mrt_comm_destroy(mrt_comm *c);
 /* Collective: every rank returns the lowest failing rank's status, and
  * its error in *err (MRT_OK everywhere if no rank failed). */
@@ -65,12 +65,10 @@ mrt_status mrt_comm_agree(MPI_Comm w, mrt_status st, mrt_error *err);
  * (`req` not NULL) the call is the non-blocking one: it completes when
  * the request does (MPI_Wait). */
 /* (max: the elementwise maximum instead of the sum) */
-int mrt_comm_allreduce(mrt_comm *c, unsigned axes, const void *in,
-                       void *out, int64_t count, mrt_dtype t, int max,
-                       MPI_Request *req);
-int mrt_comm_allgather(mrt_comm *c, unsigned axes, const void *in,
-                       void *out, int64_t count, mrt_dtype t,
-                       MPI_Request *req);
+int mrt_comm_allreduce(mrt_comm *c, unsigned axes, const void *in, void *out,
+                       int64_t count, mrt_dtype t, int max, MPI_Request *req);
+int mrt_comm_allgather(mrt_comm *c, unsigned axes, const void *in, void *out,
+                       int64_t count, mrt_dtype t, MPI_Request *req);
 /* Sends the whole buffer to group member dest and receives count
  * elements from member src (an MPI_Alltoallv with one peer each way). */
 int mrt_comm_exchange(mrt_comm *c, unsigned axes, const void *in, void *out,
@@ -147,10 +145,10 @@ int mrt_box_type(int n, const int64_t ext[], const int64_t sub[],
  * receive (a reduce-scatter receives block q into slot q of the
  * workspace, out_count elements each). */
 typedef struct mrt_uneven {
-    int64_t g;           /* ranks in the group */
-    int *count;          /* [4g]: send counts, receive counts, zeros (the
+    int64_t g;          /* ranks in the group */
+    int *count;         /* [4g]: send counts, receive counts, zeros (the
                             displacements: the types hold the offsets) */
-    MPI_Datatype *type;  /* [2g]: send types, receive types */
+    MPI_Datatype *type; /* [2g]: send types, receive types */
     int64_t in_count, out_count; /* this rank's shards */
 } mrt_uneven;
 /* For step s of p on the rank at coords; *out is the caller's
@@ -163,33 +161,33 @@ void mrt_uneven_free(mrt_uneven *u);
 typedef struct mrt_exec {
     const mrt_plan *plan;
     mrt_comm *comm;
-    void **buf;            /* [nvalues] shard buffers, in the arena */
-    char *arena;           /* every value, at the plan's offsets */
-    void *workspace;       /* the running step's kernel or packing space */
-    double *step_time;     /* [nsteps] seconds, summed over runs */
-    int64_t *step_bytes;   /* [nsteps] bytes handed to MPI, last run */
-    MPI_Datatype (*type)[2]; /* [nsteps] send and receive block types of
+    void **buf;                 /* [nvalues] shard buffers, in the arena */
+    char *arena;                /* every value, at the plan's offsets */
+    void *workspace;            /* the running step's kernel or packing space */
+    double *step_time;          /* [nsteps] seconds, summed over runs */
+    int64_t *step_bytes;        /* [nsteps] bytes handed to MPI, last run */
+    MPI_Datatype (*type)[2];    /* [nsteps] send and receive block types of
                                 the all-to-alls and strided all-gathers */
     struct mrt_uneven **uneven; /* [nsteps] the peers' counts and types of
                                    the collectives over uneven splits */
-    int blocking;          /* run every collective blocking (the plan's
+    int blocking;               /* run every collective blocking (the plan's
                               background ones too) */
-    MPI_Request *req;      /* [nsteps] collectives in the background */
-    int *pending;          /* their step numbers, npending of them */
+    MPI_Request *req;           /* [nsteps] collectives in the background */
+    int *pending;               /* their step numbers, npending of them */
     int npending;
-    double *start;         /* [nsteps] when each was issued, last run */
-    double *exposed;       /* [nsteps] seconds spent in MPI on each
+    double *start;    /* [nsteps] when each was issued, last run */
+    double *exposed;  /* [nsteps] seconds spent in MPI on each
                               background collective (issue, tests,
                               wait), summed over runs */
-    double *inflight;      /* [nsteps] seconds from issue to completion,
+    double *inflight; /* [nsteps] seconds from issue to completion,
                               summed over runs */
-    double window;         /* seconds with at least one collective in the
+    double window;    /* seconds with at least one collective in the
                               background, summed over runs */
     double window_start;
 } mrt_exec;
 
-mrt_status mrt_exec_create(const mrt_plan *plan, mrt_comm *comm,
-                           mrt_exec **out, mrt_error *err);
+mrt_status mrt_exec_create(const mrt_plan *plan, mrt_comm *comm, mrt_exec **out,
+                           mrt_error *err);
 void mrt_exec_destroy(mrt_exec *e);
 /* Runs every step once. */
 mrt_status mrt_exec_run(mrt_exec *e, mrt_error *err);
@@ -201,8 +199,7 @@ int mrt_exec_alltoall_group(mrt_exec *e, const mrt_step *s);
 /* ---- shard.c ---- */
 /* Gathers the shards of value v into a full tensor on rank 0: *full is a
  * new buffer there (the caller frees it), NULL elsewhere. */
-mrt_status mrt_shard_gather(mrt_exec *e, int v, void **full,
-                            mrt_error *err);
+mrt_status mrt_shard_gather(mrt_exec *e, int v, void **full, mrt_error *err);
 
 /* ---- verify_run.c ---- */
 /* The --verify phase of mrt_run, after the runs (a collective call):

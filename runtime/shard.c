@@ -89,8 +89,8 @@ static mrt_status fill_from_file(const mrt_spec *s, const mrt_spec_tensor *st,
 }
 
 mrt_status mrt_shard_init(const mrt_spec *s, int t, const mrt_layout *l,
-                          const mrt_mesh *m, const int64_t coords[],
-                          void *buf, mrt_error *err)
+                          const mrt_mesh *m, const int64_t coords[], void *buf,
+                          mrt_error *err)
 {
     const mrt_spec_tensor *st = &s->tensor[t];
     int64_t local[MRT_MAX_DIMS], off[MRT_MAX_DIMS] = {0};
@@ -155,8 +155,7 @@ static int send_shard(mrt_exec *e, int v)
                                               e->comm->coords);
     if (count == 0)
         return MPI_SUCCESS;
-    int rc = mrt_count_make(count,
-                            p->dtype == MRT_F64 ? MPI_DOUBLE : MPI_FLOAT,
+    int rc = mrt_count_make(count, p->dtype == MRT_F64 ? MPI_DOUBLE : MPI_FLOAT,
                             MPI_OP_NULL, &n);
     if (rc == MPI_SUCCESS)
         rc = MPI_Send(e->buf[v], n.count, n.type, 0, GATHER_TAG,
@@ -184,7 +183,8 @@ mrt_status mrt_shard_gather(mrt_exec *e, int v, void **full, mrt_error *err)
     if (!ok)
         return mrt_error_set(err, MRT_E_NOMEM, p->spec_path, (mrt_mark){0},
                              "out of memory: gathering '%s' on rank 0 needs "
-                             "%zu bytes", p->tensor_name[val->tensor], bytes);
+                             "%zu bytes",
+                             p->tensor_name[val->tensor], bytes);
     int rc = c->rank == 0 ? receive_shards(e, v, *full) : send_shard(e, v);
     if (rc != MPI_SUCCESS) {
         free(*full);

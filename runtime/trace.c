@@ -31,15 +31,15 @@
 #define HOST_MAX 64
 
 /* "rank 3 (data=1, model=1) on HOST" */
-static void track_name(const mrt_plan *p, int rank, const char *host,
-                       char *buf, size_t size)
+static void track_name(const mrt_plan *p, int rank, const char *host, char *buf,
+                       size_t size)
 {
     int64_t c[MRT_MAX_AXES];
     mrt_mesh_coords(&p->mesh, rank, c);
     size_t n = (size_t)snprintf(buf, size, "rank %d (", rank);
     for (int a = 0; a < p->mesh.naxes && n < size; a++)
-        n += (size_t)snprintf(buf + n, size - n, "%s%s=%" PRId64,
-                              a ? ", " : "", p->mesh.name[a], c[a]);
+        n += (size_t)snprintf(buf + n, size - n, "%s%s=%" PRId64, a ? ", " : "",
+                              p->mesh.name[a], c[a]);
     if (n < size)
         snprintf(buf + n, size - n, ") on %s", host);
 }
@@ -53,9 +53,10 @@ static void put_step(FILE *f, const mrt_plan *p, int k, int rank, double ts,
              p->tensor_name[p->value[s->out].tensor]);
     fputs(",\n  {\"name\": ", f);
     mrt_json_string(f, name);
-    fprintf(f, ", \"cat\": \"%s\", \"ph\": \"X\", \"pid\": 0, \"tid\": %d, "
-               "\"ts\": %s, \"dur\": %s, \"args\": {\"step\": %d, "
-               "\"op\": %d, \"bytes\": %" PRId64 ", \"axes\": ",
+    fprintf(f,
+            ", \"cat\": \"%s\", \"ph\": \"X\", \"pid\": 0, \"tid\": %d, "
+            "\"ts\": %s, \"dur\": %s, \"args\": {\"step\": %d, "
+            "\"op\": %d, \"bytes\": %" PRId64 ", \"axes\": ",
             mrt_step_kind_name(s->kind), rank, MRT_JSON_NUM("%.3f", ts * 1e6),
             MRT_JSON_NUM("%.3f", dur * 1e6), k, s->op, s->bytes);
     mrt_json_string(f, mrt_mesh_axes_str(&p->mesh, s->axes, axes, sizeof axes));
@@ -64,23 +65,26 @@ static void put_step(FILE *f, const mrt_plan *p, int k, int rank, double ts,
 }
 
 /* The whole file, from every rank's durations (rank-major). */
-static void put_trace(FILE *f, const mrt_plan *p, int ranks,
-                      const double *dur, const char *hosts,
-                      const char *title)
+static void put_trace(FILE *f, const mrt_plan *p, int ranks, const double *dur,
+                      const char *hosts, const char *title)
 {
     char buf[512];
     fputs("{\"traceEvents\": [\n  {\"name\": \"process_name\", \"ph\": "
-          "\"M\", \"pid\": 0, \"tid\": 0, \"args\": {\"name\": ", f);
+          "\"M\", \"pid\": 0, \"tid\": 0, \"args\": {\"name\": ",
+          f);
     snprintf(buf, sizeof buf, "meshrt run %s", title);
     mrt_json_string(f, buf);
     fputs("}}", f);
     for (int r = 0; r < ranks; r++) {
         track_name(p, r, hosts + (size_t)r * HOST_MAX, buf, sizeof buf);
-        fprintf(f, ",\n  {\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": "
-                   "0, \"tid\": %d, \"args\": {\"name\": ", r);
+        fprintf(f,
+                ",\n  {\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": "
+                "0, \"tid\": %d, \"args\": {\"name\": ",
+                r);
         mrt_json_string(f, buf);
-        fprintf(f, "}},\n  {\"name\": \"thread_sort_index\", \"ph\": \"M\", "
-                   "\"pid\": 0, \"tid\": %d, \"args\": {\"sort_index\": %d}}",
+        fprintf(f,
+                "}},\n  {\"name\": \"thread_sort_index\", \"ph\": \"M\", "
+                "\"pid\": 0, \"tid\": %d, \"args\": {\"sort_index\": %d}}",
                 r, r);
     }
     for (int r = 0; r < ranks; r++) {
@@ -93,8 +97,10 @@ static void put_trace(FILE *f, const mrt_plan *p, int ranks,
     }
     fputs("\n], \"displayTimeUnit\": \"ms\", \"otherData\": {\"spec\": ", f);
     mrt_json_string(f, title);
-    fprintf(f, ", \"ranks\": %d, \"clock\": \"MPI_Wtime, microseconds from "
-               "the barrier before the run\"}}\n", ranks);
+    fprintf(f,
+            ", \"ranks\": %d, \"clock\": \"MPI_Wtime, microseconds from "
+            "the barrier before the run\"}}\n",
+            ranks);
 }
 
 struct trace_out {
@@ -120,8 +126,7 @@ static mrt_status write_file(const char *path, const mrt_plan *p, int ranks,
 }
 
 mrt_status mrt_trace_write(const mrt_exec *e, const double *dur,
-                           const char *path, const char *title,
-                           mrt_error *err)
+                           const char *path, const char *title, mrt_error *err)
 {
     const mrt_plan *p = e->plan;
     int root = e->comm->rank == 0, ranks = e->comm->size;

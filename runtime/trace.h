@@ -17,7 +17,6 @@
  * rename).  title names the trace (the spec's path).  Returns rank 0's
  * status on rank 0 and MRT_OK elsewhere: the caller agrees. */
 mrt_status mrt_trace_write(const mrt_exec *e, const double *dur,
-                           const char *path, const char *title,
-                           mrt_error *err);
+                           const char *path, const char *title, mrt_error *err);
 
 #endif

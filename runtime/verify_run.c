@@ -88,8 +88,8 @@ static void json_where(FILE *f, const mrt_spec *s, const mrt_layout *l,
 
 /* The part of a check's line after its name: the worst element, the
  * counts, the verdict.  x_is and r_is name the two values. */
-static void text_result(FILE *f, const mrt_verify_result *r,
-                        const char *at, const char *x_is, const char *r_is,
+static void text_result(FILE *f, const mrt_verify_result *r, const char *at,
+                        const char *x_is, const char *r_is,
                         const char *error_is, const char *error_of)
 {
     if (r->count == 0) {
@@ -103,8 +103,7 @@ static void text_result(FILE *f, const mrt_verify_result *r,
         fprintf(f, "a NaN or infinity not matched; ");
     fprintf(f, "tolerance %.0e of %.3g%s); %lld element%s", r->tolerance,
             r->element_scale,
-            r->element_scale > r->scale ? ", the magnitude summed into it"
-                                        : "",
+            r->element_scale > r->scale ? ", the magnitude summed into it" : "",
             (long long)r->count, r->count == 1 ? "" : "s");
     if (r->differ)
         fprintf(f, ", %lld differ", (long long)r->differ);
@@ -116,10 +115,10 @@ static void text_result(FILE *f, const mrt_verify_result *r,
 static void json_result(FILE *f, const mrt_spec *s, const mrt_layout *l,
                         const mrt_verify_result *r)
 {
-    fprintf(f, "\"elements\": %lld, \"differ\": %lld, \"nonfinite\": %lld, "
-               "\"max_rel_error\": ",
-            (long long)r->count, (long long)r->differ,
-            (long long)r->nonfinite);
+    fprintf(f,
+            "\"elements\": %lld, \"differ\": %lld, \"nonfinite\": %lld, "
+            "\"max_rel_error\": ",
+            (long long)r->count, (long long)r->differ, (long long)r->nonfinite);
     json_number(f, r->error);
     fputs(", \"worst\": ", f);
     if (r->worst < 0) {
@@ -164,8 +163,9 @@ static int verify_losses(const mrt_spec *s, const double *loss,
                     r.ok ? "true" : "false");
         } else {
             char x[32], y[32];
-            fprintf(f, "verify loss of step %d: %s, unsharded %s "
-                       "(relative error %.2g%s, tolerance %.0e): %s\n",
+            fprintf(f,
+                    "verify loss of step %d: %s, unsharded %s "
+                    "(relative error %.2g%s, tolerance %.0e): %s\n",
                     k + 1, num(loss[k], 8, x), num(ref[k], 8, y), r.error,
                     isinf(r.error) && !(isfinite(loss[k]) && isfinite(ref[k]))
                         ? ", a NaN or infinity not matched"
@@ -196,8 +196,10 @@ static int report_gradcheck(const mrt_spec *s, const mrt_gradcheck *g,
     }
     fprintf(f, "finite differences grad:%s: ", t->name);
     if (g->checked == 0) {
-        fprintf(f, "not checked: the loss is not finite at x + h or x - h "
-                   "for any of the %d elements tried\n", g->unchecked);
+        fprintf(f,
+                "not checked: the loss is not finite at x + h or x - h "
+                "for any of the %d elements tried\n",
+                g->unchecked);
         return 0;
     }
     char at[512];
@@ -205,8 +207,10 @@ static int report_gradcheck(const mrt_spec *s, const mrt_gradcheck *g,
     text_result(f, &r, at, "difference ", "gradient", "max error",
                 " of the largest gradient");
     if (g->unchecked)
-        fprintf(f, "  (%d more not checked: the loss is not finite at "
-                   "x + h or x - h)\n", g->unchecked);
+        fprintf(f,
+                "  (%d more not checked: the loss is not finite at "
+                "x + h or x - h)\n",
+                g->unchecked);
     return !r.ok;
 }
 
@@ -255,8 +259,7 @@ static int verify_output(const mrt_spec *s, const mrt_plan *p, int k,
     mrt_verify_compare_mag(p->dtype, full, ref, mag, global_count(l),
                            output_tolerance(p->dtype), 0, &r);
     if (json) {
-        fprintf(f, "%s{\"tensor\": \"%s\", ", k ? ", " : "",
-                p->tensor_name[t]);
+        fprintf(f, "%s{\"tensor\": \"%s\", ", k ? ", " : "", p->tensor_name[t]);
         json_result(f, s, l, &r);
     } else {
         char at[512];
@@ -278,9 +281,9 @@ mrt_status mrt_run_verify(const mrt_spec *s, mrt_exec *e,
     int training = s->train.loss >= 0;
     double *ref_losses = calloc((size_t)runs + 1, sizeof *ref_losses);
     mrt_status st = !ref_losses ? MRT_E_NOMEM
-                    : root ? mrt_reference_run(s, training ? runs : 1,
-                                               ref_losses, &ref, &mag, err)
-                           : MRT_OK;
+                    : root      ? mrt_reference_run(s, training ? runs : 1,
+                                                    ref_losses, &ref, &mag, err)
+                                : MRT_OK;
     if (st == MRT_E_NOMEM)
         mrt_error_set(err, st, s->path, (mrt_mark){0}, "out of memory");
     if ((st = mrt_comm_agree(e->comm->world, st, err)) != MRT_OK) {
@@ -292,19 +295,18 @@ mrt_status mrt_run_verify(const mrt_spec *s, mrt_exec *e,
         failed += verify_losses(s, losses, ref_losses, runs, opt->json, f);
     free(ref_losses);
     if (training)
-        st = mrt_comm_agree(e->comm->world,
-                            root ? verify_gradients(s, opt->json, f, &failed,
-                                                    err)
-                                 : MRT_OK,
-                            err);
+        st = mrt_comm_agree(
+            e->comm->world,
+            root ? verify_gradients(s, opt->json, f, &failed, err) : MRT_OK,
+            err);
     if (root && opt->json)
         fputs(", \"verify\": [", f);
     for (int k = 0; k < p->noutputs && st == MRT_OK; k++) {
         void *full = NULL;
-        st = mrt_comm_agree(e->comm->world,
-                            mrt_shard_gather(e, p->tensor_value[p->output[k]],
-                                             &full, err),
-                            err);
+        st = mrt_comm_agree(
+            e->comm->world,
+            mrt_shard_gather(e, p->tensor_value[p->output[k]], &full, err),
+            err);
         if (st == MRT_OK && root)
             failed += verify_output(s, p, k, full, ref[k], mag[k], opt->json,
                                     f);
@@ -320,6 +322,7 @@ mrt_status mrt_run_verify(const mrt_spec *s, mrt_exec *e,
     if (failed)
         return mrt_error_set(err, MRT_E_VERIFY, s->path, (mrt_mark){0},
                              "%d check%s failed against the unsharded "
-                             "reference", failed, failed == 1 ? "" : "s");
+                             "reference",
+                             failed, failed == 1 ? "" : "s");
     return MRT_OK;
 }

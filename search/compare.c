@@ -23,8 +23,8 @@ static void mesh_str(const mrt_mesh *m, char *buf, size_t size)
     size_t n = 0;
     buf[0] = '\0';
     for (int a = 0; a < m->naxes && n < size; a++)
-        n += (size_t)snprintf(buf + n, size - n, "%s%s=%" PRId64,
-                              a ? "," : "", m->name[a], m->size[a]);
+        n += (size_t)snprintf(buf + n, size - n, "%s%s=%" PRId64, a ? "," : "",
+                              m->name[a], m->size[a]);
     if (!m->naxes)
         snprintf(buf, size, "(1 rank)");
 }
@@ -55,12 +55,11 @@ static int column(mrt_compare *t, const char *name)
 /* Appends a row for `name`: spec s planned (s NULL: it failed with
  * *why); the mesh shown is s's, else *mesh.  Fails only when out of
  * memory. */
-static mrt_status add_row(mrt_compare *t, const char *name,
-                          const mrt_spec *s, const mrt_mesh *mesh,
-                          const mrt_error *why, const mrt_plan_options *opt)
+static mrt_status add_row(mrt_compare *t, const char *name, const mrt_spec *s,
+                          const mrt_mesh *mesh, const mrt_error *why,
+                          const mrt_plan_options *opt)
 {
-    mrt_compare_row *nr = realloc(t->row,
-                                  ((size_t)t->nrows + 1) * sizeof *nr);
+    mrt_compare_row *nr = realloc(t->row, ((size_t)t->nrows + 1) * sizeof *nr);
     if (!nr)
         return MRT_E_NOMEM;
     t->row = nr;
@@ -82,8 +81,8 @@ static mrt_status add_row(mrt_compare *t, const char *name,
         for (unsigned m = 1; m < (1u << p->mesh.naxes); m++) {
             if (!p->axis_bytes[m])
                 continue;
-            int k = column(t, mrt_mesh_axes_str(&p->mesh, m, axes,
-                                                sizeof axes));
+            int k = column(t,
+                           mrt_mesh_axes_str(&p->mesh, m, axes, sizeof axes));
             if (k < 0) {
                 mrt_plan_destroy(p);
                 return MRT_E_NOMEM;
@@ -179,9 +178,8 @@ static mrt_status build(mrt_compare *t, const mrt_spec *spec,
     return st;
 }
 
-mrt_status mrt_compare_create(const mrt_spec *spec,
-                              const mrt_plan_options *opt, mrt_compare **out,
-                              mrt_error *err)
+mrt_status mrt_compare_create(const mrt_spec *spec, const mrt_plan_options *opt,
+                              mrt_compare **out, mrt_error *err)
 {
     static const mrt_mark none = {0};
     if (!out)

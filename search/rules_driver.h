@@ -15,9 +15,9 @@
 typedef struct mrt_rules_cand {
     int64_t index;
     double bound_s;
-    int64_t memory;                /* its memory bound */
-    double upper_s;                /* screened: its rules plan's time */
-    int replan;                    /* screened: to re-plan with auto */
+    int64_t memory; /* its memory bound */
+    double upper_s; /* screened: its rules plan's time */
+    int replan;     /* screened: to re-plan with auto */
     /* Searched axis k splits the spec dims own[k][0..nown[k]) (no two
      * in one tensor), at place pos[k][i] in each one's rule. */
     unsigned char nown[MRT_MAX_AXES];
@@ -30,8 +30,8 @@ typedef struct mrt_rules_planned {
     int64_t index;
     double bound_s;
     mrt_plan_totals totals;
-    int cand;                      /* into the candidate array */
-    int orders[2];                 /* equivalent orders grouped with it
+    int cand;      /* into the candidate array */
+    int orders[2]; /* equivalent orders grouped with it
                                       in the K best, in the front */
 } mrt_rules_planned;
 
@@ -40,18 +40,18 @@ typedef struct mrt_rules_driver {
     const mrt_search_options *opt; /* explain off */
     int top;
     mrt_rules_bounds *b;
-    int na, ax[MRT_MAX_AXES];  /* the mesh axes of size > 1 */
-    int k_of[MRT_MAX_AXES];    /* mesh axis -> its place in ax, or -1 */
+    int na, ax[MRT_MAX_AXES]; /* the mesh axes of size > 1 */
+    int k_of[MRT_MAX_AXES];   /* mesh axis -> its place in ax, or -1 */
     mrt_rules_cand *c;
     int64_t n, cap;
     mrt_status st;
     mrt_search_rules_report *r;
-    mrt_rule *rules;           /* [ndims] scratch */
-    mrt_rules_planned *res;    /* planned within the cap */
+    mrt_rule *rules;        /* [ndims] scratch */
+    mrt_rules_planned *res; /* planned within the cap */
     int64_t nres, cap_res;
-    int *best;           /* the K best so far: indices into res, sorted */
+    int *best; /* the K best so far: indices into res, sorted */
     int nbest;
-    int *front;          /* the Pareto front so far: indices into res */
+    int *front; /* the Pareto front so far: indices into res */
     int nfront;
 } mrt_rules_driver;
 

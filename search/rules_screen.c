@@ -53,8 +53,8 @@ static int cmp_upper(const void *x, const void *y)
 
 /* Up to `want` candidates of ids[0..n) (in that order) with pairwise
  * different sets of axes per dim, into out; returns how many. */
-static int first_distinct(const mrt_rules_driver *dr, const int *ids,
-                          int64_t n, int want, int *out)
+static int first_distinct(const mrt_rules_driver *dr, const int *ids, int64_t n,
+                          int want, int *out)
 {
     int k = 0;
     for (int64_t i = 0; i < n && k < want; i++) {

@@ -9,8 +9,7 @@
 
 #include "search_rules.h"
 
-static int put_axes(const mrt_spec *s, const mrt_rule *r, char *buf,
-                    int size)
+static int put_axes(const mrt_spec *s, const mrt_rule *r, char *buf, int size)
 {
     if (r->naxes == 1)
         return snprintf(buf, (size_t)size, "%s", s->mesh.name[r->axes[0]]);

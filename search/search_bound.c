@@ -66,7 +66,6 @@
 #include "split.h"
 #include "search_bound.h"
 
-
 /* Where a tensor sits: for each searched axis k, the spec dim it splits
  * (or -1); the mask of those axes; its global bytes. */
 typedef struct home_map {
@@ -78,8 +77,8 @@ typedef struct home_map {
 enum { IN0 = 1, IN1 = 2, OUT = 4 };
 
 typedef struct op_info {
-    int nd;                          /* the op's dims (exec order) */
-    int dim[MRT_MAX_EINSUM_DIMS];    /* spec dim ids */
+    int nd;                       /* the op's dims (exec order) */
+    int dim[MRT_MAX_EINSUM_DIMS]; /* spec dim ids */
     int64_t size[MRT_MAX_EINSUM_DIMS];
     int cls_of[MRT_MAX_EINSUM_DIMS]; /* class of each dim */
     mrt_einsum_class cls;            /* of the unsplit op */
@@ -98,21 +97,21 @@ typedef struct mrt_rules_bounds bounds;
 
 struct mrt_rules_bounds {
     const mrt_spec *s;
-    int meshtf;                 /* homes come from the rules alone */
-    int na, ax[MRT_MAX_AXES];   /* the axes of size > 1 */
-    int k_of[MRT_MAX_AXES];     /* mesh axis -> k, or -1 */
+    int meshtf;               /* homes come from the rules alone */
+    int na, ax[MRT_MAX_AXES]; /* the axes of size > 1 */
+    int k_of[MRT_MAX_AXES];   /* mesh axis -> k, or -1 */
     double lat[MRT_MAX_AXES], bw[MRT_MAX_AXES], size[MRT_MAX_AXES];
-    double lat_min, bw_max;     /* over those axes */
+    double lat_min, bw_max; /* over those axes */
     double copy_Bps;
-    int budget;                 /* execs weighed per op and candidate */
-    int lg[MRT_MAX_AXES];       /* ceil(log2 size) */
+    int budget;           /* execs weighed per op and candidate */
+    int lg[MRT_MAX_AXES]; /* ceil(log2 size) */
     double reduce_flops;
     int elsize;
-    op_info *op;                /* [nops] */
-    int *last_read;             /* [ntensors]: the last op reading it */
-    int *first_read;            /* [ntensors]: the first op reading it */
-    char *output;               /* [ntensors]: 1 for the outputs */
-    home_map *home;             /* [ntensors], of the current candidate */
+    op_info *op;     /* [nops] */
+    int *last_read;  /* [ntensors]: the last op reading it */
+    int *first_read; /* [ntensors]: the first op reading it */
+    char *output;    /* [ntensors]: 1 for the outputs */
+    home_map *home;  /* [ntensors], of the current candidate */
 };
 
 /* ---- cost floors of one collective over a group holding axis k ---- */
@@ -143,7 +142,6 @@ static double group(const bounds *b, unsigned mask)
             g *= b->size[k];
     return g;
 }
-
 
 /* ---- per op, once: its dims, and the kernel time of every exec ---- */
 
@@ -304,8 +302,8 @@ static mrt_status op_init(bounds *b, const mrt_profile *prof, int i)
     mrt_kview v[3];
     for (int k = 0; k < 3; k++)
         v[k] = (mrt_kview){l[k]->ndims, l[k]->dim, l[k]->size, NULL};
-    if (mrt_einsum_classify(&v[0], so->nin > 1 ? &v[1] : NULL, &v[2],
-                            &o->cls, NULL) != MRT_OK)
+    if (mrt_einsum_classify(&v[0], so->nin > 1 ? &v[1] : NULL, &v[2], &o->cls,
+                            NULL) != MRT_OK)
         return MRT_E_SPEC; /* cannot happen: the spec loaded */
     for (int c = 0; c < MRT_IDX_CLASS_COUNT; c++)
         for (int j = 0; j < o->cls.n[c]; j++)
@@ -445,8 +443,8 @@ static double move_floor(const bounds *b, const int *from, const int *to,
 }
 
 /* Moving input w of op o (bit IN0 or IN1) from its home to exec e. */
-static double in_moves(const bounds *b, const op_info *o,
-                       const signed char *e, int bit, const home_map *h)
+static double in_moves(const bounds *b, const op_info *o, const signed char *e,
+                       int bit, const home_map *h)
 {
     int to[MRT_MAX_AXES];
     for (int k = 0; k < b->na; k++)
@@ -455,8 +453,8 @@ static double in_moves(const bounds *b, const op_info *o,
 }
 
 /* Moving the result of exec e to the output's home, and its sums. */
-static double out_cost(const bounds *b, const op_info *o,
-                       const signed char *e, const home_map *h)
+static double out_cost(const bounds *b, const op_info *o, const signed char *e,
+                       const home_map *h)
 {
     int from[MRT_MAX_AXES];
     unsigned split = 0, partial = 0;
@@ -481,8 +479,7 @@ static double out_cost(const bounds *b, const op_info *o,
         else
             deferred += b->lat[k];
     }
-    return move_floor(b, from, h->dimof, partial, h->bytes) + reduce +
-           deferred;
+    return move_floor(b, from, h->dimof, partial, h->bytes) + reduce + deferred;
 }
 
 static double op_bound(const bounds *b, const op_info *o)
@@ -523,8 +520,8 @@ static int64_t shard_bytes(const bounds *b, int t)
 }
 
 /* The time and memory bounds of the candidate `rules`. */
-void mrt_rules_bounds_eval(bounds *b, const mrt_rule *rules,
-                             double *time_s, int64_t *memory)
+void mrt_rules_bounds_eval(bounds *b, const mrt_rule *rules, double *time_s,
+                           int64_t *memory)
 {
     const mrt_spec *s = b->s;
     for (int t = 0; t < s->ntensors; t++)
@@ -541,8 +538,7 @@ void mrt_rules_bounds_eval(bounds *b, const mrt_rule *rules,
         if (s->tensor[t2].producer < 0)
             inputs = mrt_saturating_add(inputs, shard_bytes(b, t2));
     for (int i = 0; i < s->nops; i++) {
-        int64_t live = mrt_saturating_add(inputs,
-                                          shard_bytes(b, s->op[i].out));
+        int64_t live = mrt_saturating_add(inputs, shard_bytes(b, s->op[i].out));
         for (int j = 0; j < i; j++) {
             int t2 = s->op[j].out;
             if (b->output[t2] || b->last_read[t2] > i)
@@ -552,7 +548,6 @@ void mrt_rules_bounds_eval(bounds *b, const mrt_rule *rules,
     }
     *memory = peak > inputs ? peak : inputs;
 }
-
 
 mrt_rules_bounds *mrt_rules_bounds_create(const mrt_spec *s,
                                           const mrt_profile *prof, int meshtf)

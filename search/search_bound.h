@@ -19,8 +19,7 @@ typedef struct mrt_rules_bounds mrt_rules_bounds;
  * alone, as Mesh-TF has no per-tensor layouts.  NULL when out of
  * memory; the caller destroys it (NULL allowed). */
 mrt_rules_bounds *mrt_rules_bounds_create(const mrt_spec *s,
-                                          const mrt_profile *prof,
-                                          int meshtf);
+                                          const mrt_profile *prof, int meshtf);
 void mrt_rules_bounds_destroy(mrt_rules_bounds *b);
 /* Lower bounds on the modeled time and the peak memory per rank of any
  * plan of s under rules ([ndims]; every split even). */

@@ -129,8 +129,8 @@ mrt_status mrt_rules_plan_candidate(mrt_rules_driver *dr, int ci)
             return MRT_E_NOMEM;
         dr->cap_res = ncap;
     }
-    dr->res[dr->nres] =
-        (mrt_rules_planned){c->index, c->bound_s, t, ci, {0, 0}};
+    dr->res[dr->nres] = (mrt_rules_planned){
+        c->index, c->bound_s, t, ci, {0, 0}};
     mrt_rules_file_result(dr, (int)dr->nres++);
     return MRT_OK;
 }
@@ -166,8 +166,8 @@ static int cmp_front(const void *x, const void *y)
     return c ? c : (a->index > b->index) - (a->index < b->index);
 }
 
-static mrt_status export(mrt_rules_driver *dr, int which, const int *ids,
-                         int n, mrt_search_rules_item **out)
+static mrt_status export(mrt_rules_driver *dr, int which, const int *ids, int n,
+                         mrt_search_rules_item **out)
 {
     *out = calloc((size_t)n + 1, sizeof **out);
     if (!*out)
@@ -252,7 +252,8 @@ static mrt_status enumerate_and_bound(mrt_rules_driver *dr,
         return mrt_error_set(err, MRT_E_USAGE, s->path, (mrt_mark){0},
                              "more than %d candidate layouts: too many to "
                              "search (use a smaller mesh, or give some "
-                             "tensors their own layout:)", MAX_CANDIDATES);
+                             "tensors their own layout:)",
+                             MAX_CANDIDATES);
     dr->r->enumerated = dr->n;
     double work = (double)dr->n * mrt_rules_bounds_work(dr->b);
     dr->r->screened = !opt->exhaustive && !meshtf &&

@@ -57,9 +57,8 @@ typedef struct walker {
 static void add_choice(walker *w)
 {
     const mrt_spec *s = w->s;
-    mrt_rule *grown = realloc(w->c->rules, (size_t)(w->c->n + 1) *
-                                               (size_t)s->ndims *
-                                               sizeof *grown);
+    mrt_rule *grown = realloc(
+        w->c->rules, (size_t)(w->c->n + 1) * (size_t)s->ndims * sizeof *grown);
     if (!grown) {
         w->fail = 1;
         return;
@@ -128,9 +127,8 @@ static void item_free(mrt_search_tensors_item *x)
 }
 
 /* The rules searched tensor i of x actually has on dim d. */
-static const mrt_search_axes *effective(const merger *m,
-                                        const mrt_search_tensors_item *x,
-                                        int i, int d)
+static const mrt_search_axes *
+effective(const merger *m, const mrt_search_tensors_item *x, int i, int d)
 {
     return x->follows[i] ? &x->rule[d]
                          : &x->own[(size_t)i * (size_t)m->s->ndims + d];
@@ -163,8 +161,7 @@ static int same_layouts(const merger *m, const mrt_search_tensors_item *x,
 }
 
 static mrt_status add_result(merger *m, const mrt_search_rules_item *res,
-                             int64_t combo, const choices *ch,
-                             const int *pick)
+                             int64_t combo, const choices *ch, const int *pick)
 {
     const mrt_spec *s = m->s;
     size_t nd = (size_t)s->ndims, np = (size_t)m->r->ntensors;
@@ -292,7 +289,8 @@ static mrt_status find_acts(const mrt_spec *s, const char *acts,
         if (!all && t < 0)
             return mrt_error_set(err, MRT_E_USAGE, s->path, (mrt_mark){0},
                                  "--activations: no op makes '%.*s' (name "
-                                 "an op's out:, or say all)", (int)len, p);
+                                 "an op's out:, or say all)",
+                                 (int)len, p);
         for (int k = all ? 0 : t; k < (all ? s->ntensors : t + 1); k++) {
             if (!mrt_spec_is_op_result(s, k) || !s->tensor[k].layout.ndims)
                 continue;
@@ -308,8 +306,8 @@ static mrt_status find_acts(const mrt_spec *s, const char *acts,
             }
             choices *c = &ch[r->ntensors];
             if (make_choices(s, k, c))
-                return mrt_error_set(err, MRT_E_NOMEM, s->path,
-                                     (mrt_mark){0}, "out of memory while "
+                return mrt_error_set(err, MRT_E_NOMEM, s->path, (mrt_mark){0},
+                                     "out of memory while "
                                      "searching layouts");
             if (all && r->combos * c->n > MRT_SEARCH_MAX_COMBOS) {
                 free(c->rules);
@@ -346,8 +344,7 @@ static void add_counts(mrt_search_tensors_report *r,
     r->over_memory += rr->over_memory;
     r->screened |= rr->screened;
     if (rr->invalid && !r->first_error[0])
-        snprintf(r->first_error, sizeof r->first_error, "%s",
-                 rr->first_error);
+        snprintf(r->first_error, sizeof r->first_error, "%s", rr->first_error);
 }
 
 /* Makes combination `pick` of s and searches its rules into m. */
@@ -362,8 +359,7 @@ static mrt_status search_combo(merger *m, const mrt_search_options *opt,
     for (int i = 0; i < r->ntensors; i++)
         if (pick[i])
             own[n++] = (mrt_spec_own_layout){
-                r->tensor[i],
-                &ch[i].rules[(size_t)pick[i] * (size_t)s->ndims]};
+                r->tensor[i], &ch[i].rules[(size_t)pick[i] * (size_t)s->ndims]};
     mrt_spec *cs = NULL;
     mrt_error e = {0};
     mrt_status st = mrt_spec_with_layouts(s, own, n, &cs, &e);
@@ -419,7 +415,8 @@ static mrt_status find_tensors(const mrt_spec *s, const char *acts,
                              "layouts for %d tensors: too many to search "
                              "(give some their own layout: in the spec, or "
                              "name fewer --activations, or search without "
-                             "--per-tensor)", MRT_SEARCH_MAX_COMBOS, asked);
+                             "--per-tensor)",
+                             MRT_SEARCH_MAX_COMBOS, asked);
     return MRT_OK;
 }
 

@@ -15,7 +15,7 @@
 
 #include "spec.h"
 
-#define CELL(t, r, v) (&(t)->cell[(size_t)(r) * MRT_SWEEP_MAX + (v)])
+#define CELL(t, r, v) (&(t)->cell[(size_t)(r)*MRT_SWEEP_MAX + (v)])
 
 /* The row of partitioning `name`, added if new; -1 when out of memory. */
 static int row_of(mrt_sweep *t, const char *name)
@@ -93,17 +93,16 @@ static void finish(mrt_sweep *t)
             mrt_sweep_cell *c = CELL(t, r, v);
             if (t->load_error[v].code != MRT_OK)
                 c->error = t->load_error[v];
-            if (c->ok && (t->fastest[v] < 0 ||
-                          c->totals.time_s <
-                              CELL(t, t->fastest[v], v)->totals.time_s))
+            if (c->ok &&
+                (t->fastest[v] < 0 ||
+                 c->totals.time_s < CELL(t, t->fastest[v], v)->totals.time_s))
                 t->fastest[v] = r;
         }
     }
 }
 
 mrt_status mrt_sweep_create(const char *path, const mrt_spec_load_options *ov,
-                            const char *dim, int nvalues,
-                            const int64_t *values,
+                            const char *dim, int nvalues, const int64_t *values,
                             const mrt_plan_options *opt, mrt_sweep **out,
                             mrt_error *err)
 {
@@ -111,12 +110,16 @@ mrt_status mrt_sweep_create(const char *path, const mrt_spec_load_options *ov,
         return mrt_error_null(err, "mrt_sweep_create", "out");
     *out = NULL;
     if (!path || !dim || !values || nvalues < 1 || nvalues > MRT_SWEEP_MAX ||
-        strlen(dim) >= sizeof ((mrt_sweep *)0)->dim)
+        strlen(dim) >= sizeof((mrt_sweep *)0)->dim)
         return mrt_error_set(err, MRT_E_USAGE, "", (mrt_mark){0},
                              "mrt_sweep_create: argument '%s': missing or "
-                             "out of range", !path ? "path" : !dim ? "dim"
-                             : !values ? "values" : nvalues < 1 ||
-                             nvalues > MRT_SWEEP_MAX ? "nvalues" : "dim");
+                             "out of range",
+                             !path     ? "path"
+                             : !dim    ? "dim"
+                             : !values ? "values"
+                             : nvalues < 1 || nvalues > MRT_SWEEP_MAX
+                                 ? "nvalues"
+                                 : "dim");
     for (int v = 0; v < nvalues; v++)
         if (values[v] < 1)
             return mrt_error_set(err, MRT_E_USAGE, "", (mrt_mark){0},

@@ -40,7 +40,7 @@ typedef struct alt_read {
     mrt_ir_alternative_tensor *tensors;
     mrt_ir_alternative_op *ops;
     mrt_ir_alt_entry_at *tensor_at, *op_at;
-    mrt_spec_rules *entry_rules;  /* [2 per tensor + 1 per op] */
+    mrt_spec_rules *entry_rules; /* [2 per tensor + 1 per op] */
     int nentry_rules;
     char (*what)[MRT_SPEC_QUOTE_MAX + 32]; /* each entry's key */
     int nwhat;
@@ -116,10 +116,12 @@ static mrt_status reshard(mrt_spec_parser *p, const alt_read *r,
 {
     char q[MRT_SPEC_QUOTE_MAX + 32];
     const char *b = v && v->type == YAML_SCALAR_NODE &&
-                    v->data.scalar.style == YAML_PLAIN_SCALAR_STYLE
-                        ? mrt_spec_str(v) : NULL;
+                            v->data.scalar.style == YAML_PLAIN_SCALAR_STYLE
+                        ? mrt_spec_str(v)
+                        : NULL;
     if (!b || (strcmp(b, "true") && strcmp(b, "false")))
-        return mrt_spec_fail(p, v, "reshard_after_forward of tensor '%s' in "
+        return mrt_spec_fail(p, v,
+                             "reshard_after_forward of tensor '%s' in "
                              "layout '%s' must be true or false, got %s",
                              name, r->name, mrt_spec_what(v, q, sizeof q));
     *out = !strcmp(b, "true");
@@ -170,8 +172,7 @@ static int op_number(const mrt_spec_parser *p, const char *name)
     const mrt_spec *s = p->spec;
     int id = mrt_spec_find_tensor(s, name);
     int op = id < 0 ? -1 : s->tensor[id].producer;
-    return op < 0 || s->op[op].phase != MRT_PHASE_FORWARD ? 0
-                                                          : s->op[op].user;
+    return op < 0 || s->op[op].phase != MRT_PHASE_FORWARD ? 0 : s->op[op].user;
 }
 
 /* One entry of `ops:`: key k (the op's `out`), value v. */
@@ -237,8 +238,7 @@ static mrt_status read_sections(mrt_spec_parser *p, alt_read *r,
             break;
         for (const yaml_node_pair_t *e = sec->data.mapping.pairs.start;
              !st && e < sec->data.mapping.pairs.top; e++)
-            st = (ops ? op_entry : tensor_entry)(p, r,
-                                                 mrt_spec_node(p, e->key),
+            st = (ops ? op_entry : tensor_entry)(p, r, mrt_spec_node(p, e->key),
                                                  mrt_spec_node(p, e->value));
     }
     r->at.tensors = r->tensor_at;
@@ -262,8 +262,7 @@ static mrt_status read_alt(mrt_spec_parser *p, alt_read *r,
          !st && pr < map->data.mapping.pairs.top; pr++) {
         if (!is_mesh(p, pr))
             continue;
-        st = mrt_spec_read_mesh(p, mrt_spec_node(p, pr->value), what,
-                                &r->mesh);
+        st = mrt_spec_read_mesh(p, mrt_spec_node(p, pr->value), what, &r->mesh);
         r->at.has_mesh = 1;
         r->at.mesh_mark = r->mesh.mark;
         r->at.axis_mark = r->mesh.axis_mark;

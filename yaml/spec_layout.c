@@ -26,20 +26,23 @@ static mrt_status read_rule(mrt_spec_parser *p, const yaml_node_t *v,
     char q[MRT_SPEC_QUOTE_MAX + 32];
     if (!v || (v->type != YAML_SEQUENCE_NODE &&
                (v->type != YAML_SCALAR_NODE || mrt_spec_is_null(v))))
-        return mrt_spec_fail(p, v, "expected a mesh axis or a sequence of "
-                             "mesh axes for dim '%s', got %s", dim,
-                             mrt_spec_what(v, q, sizeof q));
+        return mrt_spec_fail(p, v,
+                             "expected a mesh axis or a sequence of "
+                             "mesh axes for dim '%s', got %s",
+                             dim, mrt_spec_what(v, q, sizeof q));
     int n = v->type == YAML_SEQUENCE_NODE ? mrt_spec_count(v) : 1;
     const char **axes = &out->axes[out->used];
     mrt_mark *marks = &out->marks[out->used];
     for (int j = 0; j < n; j++) {
         const yaml_node_t *a = v->type == YAML_SEQUENCE_NODE
-                                   ? mrt_spec_item(p, v, j) : v;
+                                   ? mrt_spec_item(p, v, j)
+                                   : v;
         if (!a || a->type != YAML_SCALAR_NODE || mrt_spec_is_null(a) ||
             !mrt_spec_str(a))
-            return mrt_spec_fail(p, a, "expected a mesh axis in the rule for "
-                                 "dim '%s', got %s", dim,
-                                 mrt_spec_what(a, q, sizeof q));
+            return mrt_spec_fail(p, a,
+                                 "expected a mesh axis in the rule for "
+                                 "dim '%s', got %s",
+                                 dim, mrt_spec_what(a, q, sizeof q));
         axes[j] = mrt_spec_str(a);
         marks[j] = mrt_spec_mark(a);
     }
@@ -71,8 +74,7 @@ mrt_status mrt_spec_read_rules_if(mrt_spec_parser *p, const yaml_node_t *map,
          pr < map->data.mapping.pairs.top; pr++) {
         const yaml_node_t *v = mrt_spec_node(p, pr->value);
         if (!keep || keep(p, pr))
-            total += v && v->type == YAML_SEQUENCE_NODE ? mrt_spec_count(v)
-                                                        : 1;
+            total += v && v->type == YAML_SEQUENCE_NODE ? mrt_spec_count(v) : 1;
     }
     out->rule = calloc((size_t)mrt_spec_count(map) + 1, sizeof *out->rule);
     out->axes = calloc(total, sizeof *out->axes);
@@ -85,8 +87,7 @@ mrt_status mrt_spec_read_rules_if(mrt_spec_parser *p, const yaml_node_t *map,
         mrt_ir_rule_at *r = &out->rule[out->n];
         if (keep && !keep(p, pr))
             continue;
-        st = read_rule(p, mrt_spec_node(p, pr->value), mrt_spec_str(k), out,
-                       r);
+        st = read_rule(p, mrt_spec_node(p, pr->value), mrt_spec_str(k), out, r);
         r->dim_mark = mrt_spec_mark(k);
         out->n++;
     }
@@ -112,8 +113,7 @@ mrt_status mrt_spec_parse_global_rules(mrt_spec_parser *p,
     return st;
 }
 
-const mrt_rule *mrt_spec_given_rules(const mrt_spec_parser *p,
-                                     const char *name)
+const mrt_rule *mrt_spec_given_rules(const mrt_spec_parser *p, const char *name)
 {
     for (int i = 0; i < p->ntl; i++)
         if (!strcmp(p->tl[i].name, name))

@@ -25,7 +25,8 @@ static int later_maker(const mrt_spec_parser *p, const yaml_node_t *seq,
     for (int i = after + 1; i < count; i++) {
         const yaml_node_t *n = mrt_spec_item(p, seq, i);
         const char *out = n && n->type == YAML_MAPPING_NODE
-                              ? mrt_spec_str(mrt_spec_get(p, n, "out")) : NULL;
+                              ? mrt_spec_str(mrt_spec_get(p, n, "out"))
+                              : NULL;
         if (out && !strcmp(out, name))
             return i + 1;
     }
@@ -33,10 +34,10 @@ static int later_maker(const mrt_spec_parser *p, const yaml_node_t *seq,
 }
 
 static const char *const key_names[] = {"shape", "dim", "dims", "by",
-                                        "from", "to", "eps"};
-static const char *const op_keys[] = {"op",  "in",   "out", "shape", "layout",
-                                      "expect", "dim", "dims", "by",   "from",
-                                      "to",  "eps",  NULL};
+                                        "from",  "to",  "eps"};
+static const char *const op_keys[] = {
+    "op",   "in", "out",  "shape", "layout", "expect", "dim",
+    "dims", "by", "from", "to",    "eps",    NULL};
 
 /* The keys and kind of op u (mapping n). */
 static mrt_status op_kind(mrt_user_op *u, const yaml_node_t *n)
@@ -50,8 +51,10 @@ static mrt_status op_kind(mrt_user_op *u, const yaml_node_t *n)
     const char *required[] = {"op", "in", "out"};
     for (int k = 0; !st && k < 3; k++)
         if (!mrt_spec_get(p, n, required[k]))
-            st = mrt_spec_fail(p, n, "op %d has no '%s' (an op needs: op, "
-                               "in, out)", u->number, required[k]);
+            st = mrt_spec_fail(p, n,
+                               "op %d has no '%s' (an op needs: op, "
+                               "in, out)",
+                               u->number, required[k]);
     if (st)
         return st;
     const yaml_node_t *kind = mrt_spec_get(p, n, "op");
@@ -77,9 +80,8 @@ static mrt_status op_keys_fit(mrt_user_op *u, const yaml_node_t *n)
         unsigned bit = 1u << k;
         const yaml_node_t *v = mrt_spec_get(u->p, n, key_names[k]);
         if (v && !(mrt_user_kinds[u->kind].keys & bit))
-            return mrt_spec_fail(u->p, v, "op %d (%s) takes no '%s'",
-                                 u->number, mrt_user_kinds[u->kind].name,
-                                 key_names[k]);
+            return mrt_spec_fail(u->p, v, "op %d (%s) takes no '%s'", u->number,
+                                 mrt_user_kinds[u->kind].name, key_names[k]);
         if (!v && (mrt_user_kinds[u->kind].required & bit))
             return mrt_spec_fail(u->p, n, "op %d (%s) needs '%s'", u->number,
                                  mrt_user_kinds[u->kind].name, key_names[k]);
@@ -119,9 +121,10 @@ static mrt_status read_inputs(mrt_user_op *u, const yaml_node_t *seq,
         const yaml_node_t *a = mrt_spec_item(p, n, j);
         const char *name = mrt_spec_str(a);
         if (!name || mrt_spec_is_null(a))
-            return mrt_spec_fail(p, a, "expected a tensor name in the inputs "
-                                 "of op %d, got %s", u->number,
-                                 mrt_spec_what(a, q, sizeof q));
+            return mrt_spec_fail(p, a,
+                                 "expected a tensor name in the inputs "
+                                 "of op %d, got %s",
+                                 u->number, mrt_spec_what(a, q, sizeof q));
         r->o.in[j] = name;
         r->at.in_mark[j] = mrt_spec_mark(a);
         if (mrt_spec_find_tensor(p->spec, name) < 0) /* for the message */
@@ -165,8 +168,7 @@ static mrt_status read_reduce(mrt_user_op *u, const yaml_node_t *dims,
 }
 
 /* The keys that depend on the kind: dim, from/to, dims, by, eps. */
-static mrt_status read_params(mrt_user_op *u, const yaml_node_t *n,
-                              op_read *r)
+static mrt_status read_params(mrt_user_op *u, const yaml_node_t *n, op_read *r)
 {
     mrt_spec_parser *p = u->p;
     const yaml_node_t *v, *c = NULL;
@@ -196,8 +198,8 @@ static mrt_status read_params(mrt_user_op *u, const yaml_node_t *n,
 }
 
 /* out, shape, layout and expect. */
-static mrt_status read_result(mrt_user_op *u, const yaml_node_t *n,
-                              op_read *r, char out[MRT_NAME_MAX])
+static mrt_status read_result(mrt_user_op *u, const yaml_node_t *n, op_read *r,
+                              char out[MRT_NAME_MAX])
 {
     mrt_spec_parser *p = u->p;
     const yaml_node_t *v = mrt_spec_get(p, n, "out");
@@ -265,7 +267,8 @@ mrt_status mrt_spec_parse_ops(mrt_spec_parser *p, const yaml_node_t *seq)
         return st;
     int count = mrt_spec_count(seq);
     if (count == 0)
-        return mrt_spec_fail(p, seq, "'ops' is empty (a spec needs at least "
+        return mrt_spec_fail(p, seq,
+                             "'ops' is empty (a spec needs at least "
                              "one op)");
     for (int i = 0; !st && i < count; i++)
         st = parse_op(p, seq, i, mrt_spec_item(p, seq, i));
@@ -279,9 +282,11 @@ mrt_status mrt_spec_parse_outputs(mrt_spec_parser *p, const yaml_node_t *seq)
     char q[MRT_SPEC_QUOTE_MAX + 32];
     int count = seq ? mrt_spec_count(seq) : 0;
     mrt_status st = seq ? mrt_spec_expect(p, seq, YAML_SEQUENCE_NODE,
-                                          "'outputs'") : MRT_OK;
+                                          "'outputs'")
+                        : MRT_OK;
     if (!st && seq && count == 0)
-        st = mrt_spec_fail(p, seq, "'outputs' is empty (name at least one "
+        st = mrt_spec_fail(p, seq,
+                           "'outputs' is empty (name at least one "
                            "tensor, or leave it out for the last op's "
                            "output)");
     const char **names = calloc((size_t)count + 1, sizeof *names);
@@ -293,8 +298,10 @@ mrt_status mrt_spec_parse_outputs(mrt_spec_parser *p, const yaml_node_t *seq)
         names[j] = mrt_spec_str(n);
         marks[j] = mrt_spec_mark(n);
         if (!names[j] || mrt_spec_is_null(n))
-            st = mrt_spec_fail(p, n, "expected a tensor name in 'outputs', "
-                               "got %s", mrt_spec_what(n, q, sizeof q));
+            st = mrt_spec_fail(p, n,
+                               "expected a tensor name in 'outputs', "
+                               "got %s",
+                               mrt_spec_what(n, q, sizeof q));
     }
     if (!st && seq)
         st = mrt_ir_set_outputs_at(p->ir, count, names, marks, p->err);

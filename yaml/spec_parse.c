@@ -26,22 +26,21 @@
 #include "yaml_load.h"
 
 #define MRT_SPEC_FILE_MAX (64L << 20) /* a spec is text; refuse anything huge */
-#define MRT_SPEC_DEPTH_MAX 64          /* a spec needs about 5 levels */
+#define MRT_SPEC_DEPTH_MAX 64         /* a spec needs about 5 levels */
 
 static const mrt_mark no_mark = {0, 0};
 
 /* In the order the passes check them (docs/spec.md's table). */
 static const char *const top_keys[] = {
     "mesh",    "dtype", "dims",    "layout",  "network", "expect",
-    "tensors", "ops",   "outputs", "layouts", "train", NULL};
+    "tensors", "ops",   "outputs", "layouts", "train",   NULL};
 static const char *const required_keys[] = {"mesh", "dims", "tensors", "ops",
                                             NULL};
 
 /* ---- the file and the YAML document ------------------------------- */
 
 /* The folder of the spec at path, for the files it names. */
-static mrt_status spec_dir(const char *path, char dir[PATH_MAX],
-                           mrt_error *err)
+static mrt_status spec_dir(const char *path, char dir[PATH_MAX], mrt_error *err)
 {
     size_t len = strlen(path);
     if (len >= PATH_MAX)
@@ -60,8 +59,7 @@ static mrt_status spec_dir(const char *path, char dir[PATH_MAX],
 static mrt_status read_file(const char *path, char **text, size_t *len,
                             mrt_error *err)
 {
-    return mrt_yaml_read_file(path, "spec", MRT_SPEC_FILE_MAX, text, len,
-                              err);
+    return mrt_yaml_read_file(path, "spec", MRT_SPEC_FILE_MAX, text, len, err);
 }
 
 /* ---- mesh ---------------------------------------------------------- */
@@ -95,8 +93,7 @@ mrt_status mrt_spec_read_mesh(mrt_spec_parser *p, const yaml_node_t *map,
         if (n == MRT_MAX_AXES) /* the builder refuses it at its key */
             break;
         st = mrt_spec_name(p, k, "mesh axis", out->name[n]);
-        snprintf(what, sizeof what, "the size of mesh axis '%s'",
-                 out->name[n]);
+        snprintf(what, sizeof what, "the size of mesh axis '%s'", out->name[n]);
         if (!st)
             st = mrt_spec_size(p, v, what, &out->size[n]);
         out->axis[n] = out->name[n];
@@ -111,8 +108,8 @@ static mrt_status parse_top_mesh(mrt_spec_parser *p, const yaml_node_t *map)
     mrt_spec_mesh m;
     mrt_status st = mrt_spec_read_mesh(p, map, "'mesh'", &m);
     if (!st)
-        st = mrt_ir_set_mesh_at(p->ir, m.n, m.axis, m.size, m.mark,
-                                m.axis_mark, m.size_mark, p->err);
+        st = mrt_ir_set_mesh_at(p->ir, m.n, m.axis, m.size, m.mark, m.axis_mark,
+                                m.size_mark, p->err);
     return st;
 }
 
@@ -124,8 +121,10 @@ static mrt_status parse_dtype(mrt_spec_parser *p, const yaml_node_t *n)
     if (!n)
         return MRT_OK;
     if (!mrt_spec_str(n) || mrt_spec_is_null(n))
-        return mrt_spec_fail(p, n, "expected float32 or float64 for 'dtype', "
-                             "got %s", mrt_spec_what(n, q, sizeof q));
+        return mrt_spec_fail(p, n,
+                             "expected float32 or float64 for 'dtype', "
+                             "got %s",
+                             mrt_spec_what(n, q, sizeof q));
     return mrt_ir_set_dtype_at(p->ir, mrt_spec_str(n), mrt_spec_mark(n),
                                p->err);
 }
@@ -145,8 +144,7 @@ static mrt_status parse_dims(mrt_spec_parser *p, const yaml_node_t *map)
         if (!st)
             st = mrt_spec_size(p, mrt_spec_node(p, pr->value), what, &size);
         if (!st)
-            st = mrt_ir_add_dim_at(p->ir, name, size, mrt_spec_mark(k),
-                                   p->err);
+            st = mrt_ir_add_dim_at(p->ir, name, size, mrt_spec_mark(k), p->err);
     }
     return st;
 }
@@ -171,13 +169,16 @@ static int dim_item(mrt_ir *ir, const char *text, size_t n, char *seen,
                                                  : -1;
     if (d < 0)
         return snprintf(why, size, "no dim '%.70s' in %.200s (dims: %s)", name,
-                        s->path, mrt_spec_join(list, sizeof list,
-                                               s->dim_name[0],
-                                               sizeof s->dim_name[0],
-                                               s->ndims)), 0;
+                        s->path,
+                        mrt_spec_join(list, sizeof list, s->dim_name[0],
+                                      sizeof s->dim_name[0], s->ndims)),
+               0;
     if (mrt_spec_parse_u64(num, strlen(num), &v) || v == 0 || v > INT64_MAX)
-        return snprintf(why, size, "the size of dim '%s' must be a positive "
-                        "integer, got '%.30s'", name, num), 0;
+        return snprintf(why, size,
+                        "the size of dim '%s' must be a positive "
+                        "integer, got '%.30s'",
+                        name, num),
+               0;
     if (seen[d])
         return snprintf(why, size, "dim '%s' is given twice", name), 0;
     seen[d] = 1;
@@ -215,17 +216,21 @@ static mrt_status check_top(mrt_spec_parser *p, const yaml_node_t *root)
     char what[MRT_SPEC_QUOTE_MAX + 32];
     if (!root)
         return mrt_error_set(p->err, MRT_E_SPEC, p->spec->path,
-                             (mrt_mark){1, 1}, "the spec is empty (it needs "
+                             (mrt_mark){1, 1},
+                             "the spec is empty (it needs "
                              "the keys mesh, dims, tensors, ops)");
     if (root->type != YAML_MAPPING_NODE)
-        return mrt_spec_fail(p, root, "expected a mapping at the top of the "
-                             "spec, got %s", mrt_spec_what(root, what,
-                                                           sizeof what));
+        return mrt_spec_fail(p, root,
+                             "expected a mapping at the top of the "
+                             "spec, got %s",
+                             mrt_spec_what(root, what, sizeof what));
     mrt_status st = mrt_spec_check_keys(p, root, top_keys, "the spec");
     for (int i = 0; !st && required_keys[i]; i++)
         if (!mrt_spec_get(p, root, required_keys[i]))
-            st = mrt_spec_fail(p, root, "missing key '%s' (a spec needs: "
-                               "mesh, dims, tensors, ops)", required_keys[i]);
+            st = mrt_spec_fail(p, root,
+                               "missing key '%s' (a spec needs: "
+                               "mesh, dims, tensors, ops)",
+                               required_keys[i]);
     return st;
 }
 
@@ -234,13 +239,13 @@ static mrt_status alloc_tensors(mrt_spec_parser *p, const yaml_node_t *root)
     const yaml_node_t *tensors = mrt_spec_get(p, root, "tensors");
     const yaml_node_t *ops = mrt_spec_get(p, root, "ops");
     int nin = tensors && tensors->type == YAML_MAPPING_NODE
-                  ? mrt_spec_count(tensors) : 0;
-    int nops = ops && ops->type == YAML_SEQUENCE_NODE ? mrt_spec_count(ops)
-                                                      : 0;
+                  ? mrt_spec_count(tensors)
+                  : 0;
+    int nops = ops && ops->type == YAML_SEQUENCE_NODE ? mrt_spec_count(ops) : 0;
     /* Room for the inputs, the gradient seed and one primitive op per
      * spec op; composite ops and training grow the arrays. */
-    return mrt_ir_reserve(p->ir, nin + nops + 2, nops + 1)
-               ? mrt_spec_nomem(p) : MRT_OK;
+    return mrt_ir_reserve(p->ir, nin + nops + 2, nops + 1) ? mrt_spec_nomem(p)
+                                                           : MRT_OK;
 }
 
 static mrt_status parse_root(mrt_spec_parser *p, const yaml_node_t *root,
@@ -251,8 +256,7 @@ static mrt_status parse_root(mrt_spec_parser *p, const yaml_node_t *root,
     if (!st)
         st = parse_top_mesh(p, mrt_spec_get(p, root, "mesh"));
     if (!st && mesh_override) {
-        mrt_ir_override_mesh(p->ir, mesh_override,
-                             "the mesh given by --mesh");
+        mrt_ir_override_mesh(p->ir, mesh_override, "the mesh given by --mesh");
         p->mesh_overridden = 1;
     }
     if (!st)
@@ -299,8 +303,7 @@ mrt_status mrt_spec_load_ex(const char *path, const mrt_spec_load_options *opt,
     if (out)
         *out = NULL;
     if (!path || !out)
-        return mrt_error_null(err, "mrt_spec_load_ex",
-                              !path ? "path" : "out");
+        return mrt_error_null(err, "mrt_spec_load_ex", !path ? "path" : "out");
     if (opt && !opt->text && opt->len)
         return mrt_error_null(err, "mrt_spec_load_ex", "opt->text");
     return mrt_spec_load_layouts(path, opt, NULL, 0, out, err);
@@ -353,7 +356,8 @@ static mrt_status load_text(const char *path, const char *text, size_t len,
     if (len > MRT_SPEC_FILE_MAX)
         return mrt_error_set(err, MRT_E_IO, path, no_mark,
                              "cannot read spec: file too large");
-    if (mesh_override && (st = mrt_mesh_parse_string(mesh_override, &override, err)))
+    if (mesh_override &&
+        (st = mrt_mesh_parse_string(mesh_override, &override, err)))
         return st;
     if ((st = spec_dir(path, dir, err)) ||
         (st = mrt_ir_open(path, dir, &ir, err)) ||
@@ -361,11 +365,11 @@ static mrt_status load_text(const char *path, const char *text, size_t len,
                             MRT_SPEC_DEPTH_MAX, &doc, err)))
         goto fail;
     have_doc = 1;
-    mrt_spec_parser p = {.doc = &doc, .ir = ir, .spec = ir->s, .err = err,
-                         .tl = tl, .ntl = ntl};
+    mrt_spec_parser p = {
+        .doc = &doc, .ir = ir, .spec = ir->s, .err = err, .tl = tl, .ntl = ntl};
     if ((st = parse_root(&p, yaml_document_get_root_node(&doc),
-                         mesh_override ? &override : NULL,
-                         ov ? ov->dims : NULL, &done)))
+                         mesh_override ? &override : NULL, ov ? ov->dims : NULL,
+                         &done)))
         goto fail;
     yaml_document_delete(&doc);
     mrt_ir_destroy(ir);

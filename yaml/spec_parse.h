@@ -30,10 +30,10 @@
 
 typedef struct mrt_spec_parser {
     yaml_document_t *doc;
-    mrt_ir *ir;     /* the builder the passes call (ir/build.h) */
-    mrt_spec *spec; /* ir's program, being filled; its path names the
+    mrt_ir *ir;          /* the builder the passes call (ir/build.h) */
+    mrt_spec *spec;      /* ir's program, being filled; its path names the
                        file in errors */
-    mrt_error *err; /* may be NULL */
+    mrt_error *err;      /* may be NULL */
     int mesh_overridden; /* the mesh came from --mesh, not the file */
     int dims_overridden; /* some dim sizes came from --dim */
     const mrt_spec_tensor_rules *tl; /* layouts given to inputs, op results */
@@ -70,8 +70,7 @@ mrt_status mrt_spec_expect(const mrt_spec_parser *p, const yaml_node_t *n,
 /* Checks the keys of mapping map: scalars, each once, and (if valid is
  * not NULL) each one of the NULL-terminated valid list.  `in` names the
  * mapping in messages ("tensor 'x'"). */
-mrt_status mrt_spec_check_keys(const mrt_spec_parser *p,
-                               const yaml_node_t *map,
+mrt_status mrt_spec_check_keys(const mrt_spec_parser *p, const yaml_node_t *map,
                                const char *const *valid, const char *in);
 /* A section that maps names to entries (`tensors:`, `network:`,
  * `layouts:`): checks that map is a mapping with scalar keys, each once
@@ -143,7 +142,7 @@ typedef struct mrt_spec_rules {
     mrt_ir_rule_at *rule; /* [n], pointing into axes and marks */
     const char **axes;
     mrt_mark *marks;
-    int used;             /* axes and marks filled */
+    int used; /* axes and marks filled */
 } mrt_spec_rules;
 mrt_status mrt_spec_read_rules(mrt_spec_parser *p, const yaml_node_t *map,
                                const char *of, mrt_spec_rules *out);

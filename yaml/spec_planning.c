@@ -31,8 +31,10 @@ static mrt_status parse_link(mrt_spec_parser *p, const yaml_node_t *k,
         st = mrt_spec_check_keys(p, v, link_keys, of);
     for (int i = 0; !st && link_keys[i]; i++)
         if (!mrt_spec_get(p, v, link_keys[i]))
-            st = mrt_spec_fail(p, v, "%s has no '%s' (give latency_us and "
-                               "bandwidth_GBps)", of, link_keys[i]);
+            st = mrt_spec_fail(p, v,
+                               "%s has no '%s' (give latency_us and "
+                               "bandwidth_GBps)",
+                               of, link_keys[i]);
     if (st)
         return st;
     const yaml_node_t *lat = mrt_spec_get(p, v, "latency_us");
@@ -79,6 +81,6 @@ mrt_status mrt_spec_parse_expect(mrt_spec_parser *p, const yaml_node_t *map)
 {
     mrt_ir_budget b;
     mrt_status st = mrt_spec_parse_budget(p, map, "'expect'", &b);
-    return st ? st : mrt_ir_set_expect_at(p->ir, &b, mrt_spec_mark(map),
-                                          p->err);
+    return st ? st
+              : mrt_ir_set_expect_at(p->ir, &b, mrt_spec_mark(map), p->err);
 }

@@ -8,8 +8,8 @@
 #include "error.h"
 #include "spec_load.h"
 
-mrt_status mrt_spec_load_string(const char *name, const char *text,
-                                size_t len, mrt_spec **out, mrt_error *err)
+mrt_status mrt_spec_load_string(const char *name, const char *text, size_t len,
+                                mrt_spec **out, mrt_error *err)
 {
     if (out)
         *out = NULL;

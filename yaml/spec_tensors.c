@@ -35,19 +35,23 @@ static mrt_status read_init(mrt_spec_parser *p, const char *name,
     at->init_mark = mrt_spec_mark(n);
     yaml_node_pair_t *pr = n->data.mapping.pairs.start;
     if (mrt_spec_count(n) == 0)
-        return mrt_spec_fail(p, n, "%s is empty (give one of: random, fill, "
-                             "file, labels)", of);
+        return mrt_spec_fail(p, n,
+                             "%s is empty (give one of: random, fill, "
+                             "file, labels)",
+                             of);
     const char *kind = mrt_spec_str(mrt_spec_node(p, pr->key));
     if (mrt_spec_count(n) > 1)
-        return mrt_spec_fail(p, mrt_spec_node(p, pr[1].key), "%s has both "
-                             "'%s' and '%s' (give exactly one of: random, "
-                             "fill, file, labels)", of, kind,
-                             mrt_spec_quote(mrt_spec_node(p, pr[1].key), q,
-                                            sizeof q));
+        return mrt_spec_fail(
+            p, mrt_spec_node(p, pr[1].key),
+            "%s has both "
+            "'%s' and '%s' (give exactly one of: random, "
+            "fill, file, labels)",
+            of, kind, mrt_spec_quote(mrt_spec_node(p, pr[1].key), q, sizeof q));
     const yaml_node_t *v = mrt_spec_node(p, pr->value);
     at->value_mark = mrt_spec_mark(v);
     at->value_text = v && v->type == YAML_SCALAR_NODE
-                         ? (const char *)v->data.scalar.value : NULL;
+                         ? (const char *)v->data.scalar.value
+                         : NULL;
     if (!strcmp(kind, "random")) {
         d->init = MRT_IR_INIT_RANDOM;
         snprintf(of, sizeof of, "the seed of tensor '%s'", name);
@@ -71,8 +75,10 @@ static mrt_status read_init(mrt_spec_parser *p, const char *name,
     snprintf(of, sizeof of, "the file of tensor '%s'", name);
     st = mrt_spec_expect(p, v, YAML_SCALAR_NODE, of);
     if (!st && !(d->file = mrt_spec_str(v)))
-        st = mrt_spec_fail(p, v, "the file name of tensor '%s' has a NUL "
-                           "character", name);
+        st = mrt_spec_fail(p, v,
+                           "the file name of tensor '%s' has a NUL "
+                           "character",
+                           name);
     return st;
 }
 
@@ -91,9 +97,10 @@ mrt_status mrt_spec_read_shape(mrt_spec_parser *p, const char *name,
     for (int i = 0; *ndims <= MRT_MAX_DIMS && i < *ndims; i++) {
         const yaml_node_t *dn = mrt_spec_item(p, n, i);
         if (!mrt_spec_str(dn) || mrt_spec_is_null(dn))
-            return mrt_spec_fail(p, dn, "expected a dim name in the shape of "
-                                 "tensor '%s', got %s", name,
-                                 mrt_spec_what(dn, q, sizeof q));
+            return mrt_spec_fail(p, dn,
+                                 "expected a dim name in the shape of "
+                                 "tensor '%s', got %s",
+                                 name, mrt_spec_what(dn, q, sizeof q));
         dims[i] = mrt_spec_str(dn);
         marks[i] = mrt_spec_mark(dn);
     }
@@ -121,8 +128,10 @@ static mrt_status parse_tensor(mrt_spec_parser *p, const yaml_node_t *k,
     const yaml_node_t *own = mrt_spec_get(p, v, "layout");
     const yaml_node_t *init = mrt_spec_get(p, v, "init");
     if (!shape)
-        return mrt_spec_fail(p, v, "tensor '%s' has no shape (add shape: "
-                             "[dim, ...])", name);
+        return mrt_spec_fail(p, v,
+                             "tensor '%s' has no shape (add shape: "
+                             "[dim, ...])",
+                             name);
     d.shape = dims;
     at.dim_mark = marks;
     if ((st = mrt_spec_read_shape(p, name, shape, &d.ndims, dims, marks,

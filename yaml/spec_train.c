@@ -13,8 +13,8 @@
 
 #include "spec_parse.h"
 
-static const char *const train_keys[] = {"loss", "params", "lr", "steps",
-                                         "grads", NULL};
+static const char *const train_keys[] = {"loss",  "params", "lr",
+                                         "steps", "grads",  NULL};
 
 /* Room for how the file wrote each name of a list. */
 typedef char mrt_spec_how[MRT_SPEC_QUOTE_MAX + 32];
@@ -64,15 +64,19 @@ mrt_status mrt_spec_parse_train(mrt_spec_parser *p, const yaml_node_t *n)
     const yaml_node_t *steps = mrt_spec_get(p, n, "steps");
     mrt_ir_train t = {.loss = mrt_spec_is_null(loss) ? NULL
                                                      : mrt_spec_str(loss),
-                      .params = params, .grads = grads};
-    mrt_ir_train_at at = {
-        .mark = mrt_spec_mark(n), .loss_mark = mrt_spec_mark(loss),
-        .params_mark = mrt_spec_mark(pn), .grads_mark = mrt_spec_mark(gn),
-        .param_mark = param_mark, .grad_mark = grad_mark,
-        .loss_what = mrt_spec_what(loss, how[2 * MRT_MAX_PARAMS],
-                                   sizeof how[0]),
-        .param_what = param_how, .grad_what = grad_how,
-        .lr_mark = mrt_spec_mark(lr)};
+                      .params = params,
+                      .grads = grads};
+    mrt_ir_train_at at = {.mark = mrt_spec_mark(n),
+                          .loss_mark = mrt_spec_mark(loss),
+                          .params_mark = mrt_spec_mark(pn),
+                          .grads_mark = mrt_spec_mark(gn),
+                          .param_mark = param_mark,
+                          .grad_mark = grad_mark,
+                          .loss_what = mrt_spec_what(
+                              loss, how[2 * MRT_MAX_PARAMS], sizeof how[0]),
+                          .param_what = param_how,
+                          .grad_what = grad_how,
+                          .lr_mark = mrt_spec_mark(lr)};
     st = read_list(p, pn, "params", params, param_mark, how, param_how,
                    &t.nparams);
     if (!st && gn)

@@ -81,8 +81,7 @@ mrt_status mrt_spec_expect(const mrt_spec_parser *p, const yaml_node_t *n,
     return mrt_yaml_expect(&d, n, type, for_what);
 }
 
-mrt_status mrt_spec_check_keys(const mrt_spec_parser *p,
-                               const yaml_node_t *map,
+mrt_status mrt_spec_check_keys(const mrt_spec_parser *p, const yaml_node_t *map,
                                const char *const *valid, const char *in)
 {
     mrt_yaml_doc d = doc_of(p);
@@ -166,9 +165,10 @@ mrt_status mrt_spec_fits_dtype(const mrt_spec_parser *p, const yaml_node_t *n,
     char q[MRT_SPEC_QUOTE_MAX + 32];
     if (p->spec->dtype != MRT_F32 || fabs(v) <= FLT_MAX)
         return MRT_OK;
-    return mrt_spec_fail(p, n, "%s is out of float32's range: %s (at most "
-                         "%.8g in magnitude; or use dtype: float64)", what,
-                         mrt_spec_quote(n, q, sizeof q), (double)FLT_MAX);
+    return mrt_spec_fail(p, n,
+                         "%s is out of float32's range: %s (at most "
+                         "%.8g in magnitude; or use dtype: float64)",
+                         what, mrt_spec_quote(n, q, sizeof q), (double)FLT_MAX);
 }
 
 mrt_status mrt_spec_each_entry(mrt_spec_parser *p, const yaml_node_t *map,

@@ -65,19 +65,27 @@ static mrt_status build_mlp(mrt_spec **out, mrt_error *err)
     mrt_ir_add_dim(ir, "d_ff", F, err);
     mrt_ir_set_rule(ir, &(mrt_ir_rule){"batch", {"data"}}, err);
     mrt_ir_set_rule(ir, &(mrt_ir_rule){"d_ff", {"model"}}, err);
-    mrt_ir_add_tensor(ir, &(mrt_ir_tensor){.name = "x", .ndims = 2,
-                                           .shape = x_shape}, err);
-    mrt_ir_add_tensor(ir, &(mrt_ir_tensor){.name = "w1", .ndims = 2,
-                                           .shape = w1_shape}, err);
-    mrt_ir_add_tensor(ir, &(mrt_ir_tensor){.name = "w2", .ndims = 2,
-                                           .shape = w2_shape}, err);
-    mrt_ir_add_op(ir, &(mrt_ir_op){.kind = MRT_IR_EINSUM, .in = {"x", "w1"},
-                                   .out = "h", .ndims = 2, .shape = h_shape},
+    mrt_ir_add_tensor(
+        ir, &(mrt_ir_tensor){.name = "x", .ndims = 2, .shape = x_shape}, err);
+    mrt_ir_add_tensor(
+        ir, &(mrt_ir_tensor){.name = "w1", .ndims = 2, .shape = w1_shape}, err);
+    mrt_ir_add_tensor(
+        ir, &(mrt_ir_tensor){.name = "w2", .ndims = 2, .shape = w2_shape}, err);
+    mrt_ir_add_op(ir,
+                  &(mrt_ir_op){.kind = MRT_IR_EINSUM,
+                               .in = {"x", "w1"},
+                               .out = "h",
+                               .ndims = 2,
+                               .shape = h_shape},
                   err);
-    mrt_ir_add_op(ir, &(mrt_ir_op){.kind = MRT_IR_RELU, .in = {"h"},
-                                   .out = "r"}, err);
-    mrt_ir_add_op(ir, &(mrt_ir_op){.kind = MRT_IR_EINSUM, .in = {"r", "w2"},
-                                   .out = "y", .ndims = 2, .shape = y_shape},
+    mrt_ir_add_op(
+        ir, &(mrt_ir_op){.kind = MRT_IR_RELU, .in = {"h"}, .out = "r"}, err);
+    mrt_ir_add_op(ir,
+                  &(mrt_ir_op){.kind = MRT_IR_EINSUM,
+                               .in = {"r", "w2"},
+                               .out = "y",
+                               .ndims = 2,
+                               .shape = y_shape},
                   err);
     mrt_ir_set_outputs(ir, 1, outputs, err);
     st = mrt_ir_finish(ir, out, err);
@@ -86,8 +94,7 @@ static mrt_status build_mlp(mrt_spec **out, mrt_error *err)
 }
 
 /* The reference: y = relu(x w1) w2, row-major, in plain C. */
-static void mlp(const double *x, const double *w1, const double *w2,
-                double *y)
+static void mlp(const double *x, const double *w1, const double *w2, double *y)
 {
     double h[F];
     for (int b = 0; b < B; b++) {
@@ -141,8 +148,7 @@ static int fail(int rank, const mrt_error *err)
 /* W1 whole on every rank, W2 as this rank's shard (its rows [off, off +
  * rows) of d_ff, copied into *shard, the caller's to free). */
 static mrt_status set_weights(mrt_runner *run, const double *w1,
-                              const double *w2, double **shard,
-                              mrt_error *err)
+                              const double *w2, double **shard, mrt_error *err)
 {
     mrt_tensor_info w2i;
     mrt_status st = mrt_runner_tensor_info(run, "w2", &w2i, err);
@@ -182,7 +188,8 @@ int main(int argc, char **argv)
     double *w2_shard = NULL;
     mrt_run_options opt = {0};
     if (argc > 1 && strcmp(argv[1], "--report") == 0)
-        opt = (mrt_run_options){.report_fn = print_report, .report_ctx = stdout};
+        opt = (mrt_run_options){.report_fn = print_report,
+                                .report_ctx = stdout};
     if (build_mlp(&spec, &err) || mrt_plan_create(spec, NULL, &plan, &err) ||
         mrt_runner_create(spec, plan, MPI_COMM_WORLD, &run, &err)) {
         code = fail(rank, &err);
@@ -218,8 +225,8 @@ int main(int argc, char **argv)
             snprintf(comm, sizeof comm, "%d collectives", n);
         printf("megatron_mlp: meshrt %s, 4 ranks (data=2, model=2), 2 "
                "batches of y[%d][%d]: largest relative error %.3g, %s: "
-               "%s\n", mrt_version(), B, D, worst, comm,
-               ok ? "ok" : "MISMATCH");
+               "%s\n",
+               mrt_version(), B, D, worst, comm, ok ? "ok" : "MISMATCH");
         code = ok ? 0 : 1;
     }
     MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);

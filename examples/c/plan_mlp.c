@@ -43,8 +43,8 @@ static int64_t plan_bytes(const char *mesh, int print)
     int64_t bytes = -1;
     mrt_plan_options opt = {.planner = MRT_PLANNER_MESHTF};
     /* the text in memory, its mesh replaced (what --mesh does) */
-    const mrt_spec_load_options load = {.mesh = mesh, .text = spec_text,
-                                        .len = sizeof spec_text - 1};
+    const mrt_spec_load_options load = {
+        .mesh = mesh, .text = spec_text, .len = sizeof spec_text - 1};
     if (mrt_spec_load_ex("mlp.yaml", &load, &spec, &err) == MRT_OK &&
         mrt_plan_create(spec, &opt, &plan, &err) == MRT_OK) {
         if (print)
@@ -52,8 +52,8 @@ static int64_t plan_bytes(const char *mesh, int print)
         mrt_plan_totals t = mrt_plan_get_totals(plan);
         printf("mesh %s: %" PRId64 " bytes to MPI per rank in %" PRId64
                " collective(s), %.3g flops per rank, peak %" PRId64
-               " bytes per rank\n", mesh, t.comm_bytes, t.collectives,
-               t.flops, t.peak_memory);
+               " bytes per rank\n",
+               mesh, t.comm_bytes, t.collectives, t.flops, t.peak_memory);
         bytes = t.comm_bytes;
     } else {
         char line[1024];
@@ -79,8 +79,8 @@ int main(void)
     memcpy(strstr(bad, "d_ff: model"), "d_ff: modl ", 11);
     mrt_error err = {0};
     mrt_spec *spec = NULL;
-    mrt_status st = mrt_spec_load_string("bad.yaml", bad, strlen(bad),
-                                         &spec, &err);
+    mrt_status st = mrt_spec_load_string("bad.yaml", bad, strlen(bad), &spec,
+                                         &err);
     printf("%s (%s)\n", mrt_error_format(&err, line, sizeof line),
            mrt_status_name(st));
     ok = ok && st == MRT_E_SPEC && spec == NULL && err.line == 4;

@@ -16,15 +16,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* Aborts with a one-line reason when cond is false.  For the harness
  * only: the library itself never aborts on bad input. */
-#define MRT_FUZZ_CHECK(cond, ...)                                          \
-    do {                                                                   \
-        if (!(cond)) {                                                     \
-            fprintf(stderr, "%s:%d: fuzz check failed: ", __FILE__,        \
-                    __LINE__);                                             \
-            fprintf(stderr, __VA_ARGS__);                                  \
-            fputc('\n', stderr);                                           \
-            abort();                                                       \
-        }                                                                  \
+#define MRT_FUZZ_CHECK(cond, ...)                                              \
+    do {                                                                       \
+        if (!(cond)) {                                                         \
+            fprintf(stderr, "%s:%d: fuzz check failed: ", __FILE__, __LINE__); \
+            fprintf(stderr, __VA_ARGS__);                                      \
+            fputc('\n', stderr);                                               \
+            abort();                                                           \
+        }                                                                      \
     } while (0)
 
 #endif

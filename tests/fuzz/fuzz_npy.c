@@ -48,8 +48,7 @@ static void check_header(const mrt_npy_header *h, size_t size)
     MRT_FUZZ_CHECK(h->ndims >= 0 && h->ndims <= MRT_MAX_DIMS, "%d dims",
                    h->ndims);
     for (int i = 0; i < h->ndims; i++) {
-        MRT_FUZZ_CHECK(h->shape[i] >= 0, "extent %lld",
-                       (long long)h->shape[i]);
+        MRT_FUZZ_CHECK(h->shape[i] >= 0, "extent %lld", (long long)h->shape[i]);
         count *= h->shape[i]; /* bounded: the data fit in the file */
     }
     MRT_FUZZ_CHECK(count == h->count, "count %lld, shape says %lld",
@@ -79,8 +78,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     void *values = (void *)&h2; /* must be reset to NULL on failure */
     mrt_status st1 = mrt_npy_read_header(path, &h1, &e1);
     mrt_status st2 = mrt_npy_read(path, &h2, &values, &e2);
-    MRT_FUZZ_CHECK(st1 == st2, "read_header says %d, read says %d",
-                   (int)st1, (int)st2);
+    MRT_FUZZ_CHECK(st1 == st2, "read_header says %d, read says %d", (int)st1,
+                   (int)st2);
     if (st1 != MRT_OK) {
         check_error(st1, &e1, "read_header");
         check_error(st2, &e2, "read");
@@ -95,10 +94,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t bytes = (size_t)h2.count * (size_t)mrt_dtype_size(h2.dtype);
     const uint16_t one = 1;
     int little = *(const uint8_t *)&one;
-    MRT_FUZZ_CHECK(values && (!little || !memcmp(values,
-                                                 data + h2.data_offset,
-                                                 bytes)),
-                   "the data differ from the file's bytes");
+    MRT_FUZZ_CHECK(
+        values && (!little || !memcmp(values, data + h2.data_offset, bytes)),
+        "the data differ from the file's bytes");
     free(values);
     return 0;
 }

@@ -52,8 +52,8 @@
 #define MAX_ALTERNATIVES 4 /* `layouts:` alternatives planned per input */
 
 /* The VALUE of a first line "# --mesh: VALUE" into buf, else NULL. */
-static const char *mesh_override(const uint8_t *data, size_t size,
-                                 char *buf, size_t bufsize)
+static const char *mesh_override(const uint8_t *data, size_t size, char *buf,
+                                 size_t bufsize)
 {
     size_t tag = sizeof OVERRIDE_TAG - 1, n = 0;
     if (size < tag || memcmp(data, OVERRIDE_TAG, tag))
@@ -66,8 +66,8 @@ static const char *mesh_override(const uint8_t *data, size_t size,
     return buf;
 }
 
-static void check_failure(mrt_status st, const mrt_error *err,
-                          int overridden, const char *what)
+static void check_failure(mrt_status st, const mrt_error *err, int overridden,
+                          const char *what)
 {
     MRT_FUZZ_CHECK(err->code == st, "%s: status %d, error %d", what, (int)st,
                    (int)err->code);
@@ -75,8 +75,7 @@ static void check_failure(mrt_status st, const mrt_error *err,
     if (st == MRT_E_USAGE && overridden)
         return; /* a bad --mesh string: no file, no position */
     MRT_FUZZ_CHECK(st == MRT_E_SYNTAX || st == MRT_E_SPEC || st == MRT_E_IO,
-                   "%s: unexpected status %d: %s", what, (int)st,
-                   err->message);
+                   "%s: unexpected status %d: %s", what, (int)st, err->message);
     MRT_FUZZ_CHECK(err->line > 0 && err->column > 0,
                    "%s: error without a position: %s", what, err->message);
 }
@@ -111,15 +110,15 @@ static void check_spec(const mrt_spec *s)
 static void check_totals(const mrt_plan *p)
 {
     mrt_plan_totals t = mrt_plan_get_totals(p);
-    MRT_FUZZ_CHECK(t.comm_bytes >= 0 && t.collectives >= 0 &&
-                       t.messages >= 0 && t.peak_memory >= 0,
+    MRT_FUZZ_CHECK(t.comm_bytes >= 0 && t.collectives >= 0 && t.messages >= 0 &&
+                       t.peak_memory >= 0,
                    "negative totals: %lld bytes, %lld bytes peak",
                    (long long)t.comm_bytes, (long long)t.peak_memory);
-    MRT_FUZZ_CHECK(isfinite(t.flops) && t.flops >= 0 &&
-                       isfinite(t.time_s) && t.time_s >= 0 &&
-                       isfinite(t.wire_bytes) && t.wire_bytes >= 0,
-                   "totals: %g flops, %g s, %g wire bytes", t.flops,
-                   t.time_s, t.wire_bytes);
+    MRT_FUZZ_CHECK(isfinite(t.flops) && t.flops >= 0 && isfinite(t.time_s) &&
+                       t.time_s >= 0 && isfinite(t.wire_bytes) &&
+                       t.wire_bytes >= 0,
+                   "totals: %g flops, %g s, %g wire bytes", t.flops, t.time_s,
+                   t.wire_bytes);
 }
 
 /* Plans s; a plan is checked and, if text is not NULL, printed (all
@@ -173,8 +172,8 @@ static void alternatives(const mrt_spec *s)
     for (int i = 0; i < s->nlayouts && i < MAX_ALTERNATIVES; i++) {
         mrt_error err = {0};
         mrt_spec *alt = NULL;
-        mrt_status st =
-            mrt_spec_select_alternative(s, s->layouts[i].name, &alt, &err);
+        mrt_status st = mrt_spec_select_alternative(s, s->layouts[i].name, &alt,
+                                                    &err);
         if (st == MRT_OK)
             plan(alt, MRT_PLANNER_AUTO, NULL);
         else
@@ -197,8 +196,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *mesh = mesh_override(data, size, buf, sizeof buf);
     mrt_error err = {0};
     mrt_spec *s = (mrt_spec *)&err; /* must be reset to NULL on failure */
-    mrt_status st = mrt_spec_load_ex(MRT_FUZZ_SPEC_PATH,
-        &(mrt_spec_load_options){.mesh = mesh, .text = (const char *)data, .len = size}, &s, &err);
+    mrt_status st = mrt_spec_load_ex(
+        MRT_FUZZ_SPEC_PATH,
+        &(mrt_spec_load_options){
+            .mesh = mesh, .text = (const char *)data, .len = size},
+        &s, &err);
     if (st != MRT_OK) {
         MRT_FUZZ_CHECK(!s, "a failed load returned a spec");
         check_failure(st, &err, mesh != NULL, "load");

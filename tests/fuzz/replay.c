@@ -112,7 +112,6 @@ int main(int argc, char **argv)
     }
     printf("replay: %d inputs\n", count);
     if (count == 0)
-        fprintf(stderr, "replay: no inputs (usage: %s DIR|FILE...)\n",
-                argv[0]);
+        fprintf(stderr, "replay: no inputs (usage: %s DIR|FILE...)\n", argv[0]);
     return failed || count == 0;
 }

@@ -33,7 +33,7 @@
 
 typedef struct job {
     const char *path;
-    char mesh[256]; /* "" : the spec's own */
+    char mesh[256];  /* "" : the spec's own */
     char layout[64]; /* "" : the spec's rules */
     int ranks;
 } job;
@@ -208,9 +208,12 @@ static int run_job(const job *j, MPI_Comm comm, FILE *out)
                                      : -1;
     report rep = {0};
     if (st == MRT_OK) {
-        mrt_run_options opt = {.verify = 1, .repeat = 2, .json = 1,
+        mrt_run_options opt = {.verify = 1,
+                               .repeat = 2,
+                               .json = 1,
                                .report_fn = keep_report,
-                               .report_ctx = &rep, .comm = comm};
+                               .report_ctx = &rep,
+                               .comm = comm};
         st = mrt_run(spec, plan, &opt, &err);
     }
     if (rank == 0) {
@@ -218,10 +221,10 @@ static int run_job(const job *j, MPI_Comm comm, FILE *out)
         write_job(out, j);
         fprintf(out, ", \"status\": \"%s\", \"error\": ",
                 st == MRT_OK ? "ok" : mrt_status_name(st));
-        mrt_json_write_string(out, st == MRT_OK ? ""
-                              : mrt_error_format(&err, buf, sizeof buf));
-        fprintf(out, ", \"plan_comm_bytes\": %lld, \"report\": %s}\n",
-                planned, rep.text ? rep.text : "null");
+        mrt_json_write_string(
+            out, st == MRT_OK ? "" : mrt_error_format(&err, buf, sizeof buf));
+        fprintf(out, ", \"plan_comm_bytes\": %lld, \"report\": %s}\n", planned,
+                rep.text ? rep.text : "null");
         fflush(out);
     }
     free(rep.text);

@@ -25,14 +25,14 @@ enum { K = 5, N = 60 }; /* batch is 3 per mesh rank; N divisible by 1-5 */
 
 static int rank, failures;
 
-#define CHECK(cond, ...)                                                      \
-    do {                                                                      \
-        if (!(cond)) {                                                        \
-            failures++;                                                       \
-            fprintf(stderr, "rank %d: line %d: ", rank, __LINE__);            \
-            fprintf(stderr, __VA_ARGS__);                                     \
-            fputc('\n', stderr);                                              \
-        }                                                                     \
+#define CHECK(cond, ...)                                                       \
+    do {                                                                       \
+        if (!(cond)) {                                                         \
+            failures++;                                                        \
+            fprintf(stderr, "rank %d: line %d: ", rank, __LINE__);             \
+            fprintf(stderr, __VA_ARGS__);                                      \
+            fputc('\n', stderr);                                               \
+        }                                                                      \
     } while (0)
 
 /* The first error wins in an mrt_error: a clean one for each call. */
@@ -47,7 +47,8 @@ static mrt_error *fresh(mrt_error *e)
 static mrt_spec *load(int ranks)
 {
     char text[1024];
-    int len = snprintf(text, sizeof text,
+    int len = snprintf(
+        text, sizeof text,
         "mesh: {rows: %d}\n"
         "dtype: float64\n"
         "dims: {batch: %d, k: %d, n: %d}\n"
@@ -57,17 +58,24 @@ static mrt_spec *load(int ranks)
         "  w: {shape: [k, n], layout: {n: rows}}\n"
         "ops:\n"
         "  - {op: einsum, in: [x, w], out: y, shape: [batch, n]}\n"
-        "outputs: [y]\n", ranks, 3 * ranks, K, N);
+        "outputs: [y]\n",
+        ranks, 3 * ranks, K, N);
     mrt_spec *s = NULL;
     mrt_error err = {0};
-    mrt_status st = mrt_spec_load_string("lib.yaml", text, (size_t)len,
-                                         &s, fresh(&err));
+    mrt_status st = mrt_spec_load_string("lib.yaml", text, (size_t)len, &s,
+                                         fresh(&err));
     CHECK(st == MRT_OK, "load: %s", err.message);
     return s;
 }
 
-static double xval(int64_t i) { return sin(0.3 * (double)i) + 0.5; }
-static double wval(int64_t i) { return cos(0.7 * (double)i); }
+static double xval(int64_t i)
+{
+    return sin(0.3 * (double)i) + 0.5;
+}
+static double wval(int64_t i)
+{
+    return cos(0.7 * (double)i);
+}
 
 static double yref(int64_t b, int64_t j)
 {
@@ -139,14 +147,17 @@ static void run_on(MPI_Comm comm)
         for (int64_t j = 0; j < wi.shard_shape[1]; j++)
             ws[i * wi.shard_shape[1] + j] =
                 w[(wi.shard_offset[0] + i) * N + wi.shard_offset[1] + j];
-    CHECK(mrt_runner_set_input(r, "x", x, MRT_WHOLE, fresh(&err)) == MRT_OK, "%s",
-          err.message);
-    CHECK(mrt_runner_set_input(r, "w", ws, MRT_SHARD, fresh(&err)) == MRT_OK, "%s",
-          err.message);
-    CHECK(mrt_runner_set_input(r, "y", x, MRT_WHOLE, fresh(&err)) == MRT_E_USAGE,
+    CHECK(mrt_runner_set_input(r, "x", x, MRT_WHOLE, fresh(&err)) == MRT_OK,
+          "%s", err.message);
+    CHECK(mrt_runner_set_input(r, "w", ws, MRT_SHARD, fresh(&err)) == MRT_OK,
+          "%s", err.message);
+    CHECK(mrt_runner_set_input(r, "y", x, MRT_WHOLE, fresh(&err)) ==
+              MRT_E_USAGE,
           "setting an output");
-    CHECK(mrt_runner_set_input(r, "nope", x, MRT_WHOLE, fresh(&err)) == MRT_E_USAGE &&
-              strstr(err.message, "'nope'"), "an unknown name");
+    CHECK(mrt_runner_set_input(r, "nope", x, MRT_WHOLE, fresh(&err)) ==
+                  MRT_E_USAGE &&
+              strstr(err.message, "'nope'"),
+          "an unknown name");
 
     /* quiet: no options, nothing printed */
     mrt_status st;
@@ -157,7 +168,8 @@ static void run_on(MPI_Comm comm)
     /* outputs: whole on rank 0, the shard everywhere */
     double *y = malloc(sizeof(double) * (size_t)(B * N));
     CHECK(mrt_runner_get_output(r, "y", crank == 0 ? y : NULL, MRT_WHOLE,
-                                fresh(&err)) == MRT_OK, "%s", err.message);
+                                fresh(&err)) == MRT_OK,
+          "%s", err.message);
     for (int64_t i = 0; crank == 0 && i < B * N; i++)
         CHECK(fabs(y[i] - yref(i / N, i % N)) < 1e-12, "y[%ld] = %g, not %g",
               (long)i, y[i], yref(i / N, i % N));
@@ -166,18 +178,19 @@ static void run_on(MPI_Comm comm)
     CHECK(yi.shard_shape[0] == 3 && yi.shard_offset[0] == 3 * crank,
           "y's shard: %ld rows at %ld", (long)yi.shard_shape[0],
           (long)yi.shard_offset[0]);
-    CHECK(mrt_runner_get_output(r, "y", y, MRT_SHARD, fresh(&err)) == MRT_OK, "%s",
-          err.message);
+    CHECK(mrt_runner_get_output(r, "y", y, MRT_SHARD, fresh(&err)) == MRT_OK,
+          "%s", err.message);
     for (int64_t i = 0; i < yi.shard_shape[0]; i++)
         for (int64_t j = 0; j < yi.shard_shape[1]; j++)
             CHECK(fabs(y[i * yi.shard_shape[1] + j] -
                        yref(yi.shard_offset[0] + i, yi.shard_offset[1] + j)) <
-                      1e-12, "y's shard at %ld,%ld", (long)i, (long)j);
+                      1e-12,
+                  "y's shard at %ld,%ld", (long)i, (long)j);
 
     /* the report to a callback: rank 0 only, once, nothing printed */
     int calls[2] = {0, 0};
-    mrt_run_options opt = {.report_fn = collect, .report_ctx = calls,
-                           .repeat = 2};
+    mrt_run_options opt = {
+        .report_fn = collect, .report_ctx = calls, .repeat = 2};
     printed = stdout_during(r, &opt, &st, fresh(&err));
     CHECK(st == MRT_OK && printed == 0, "callback run: %s, %ld bytes printed",
           err.message, printed);
@@ -246,8 +259,8 @@ done:
     r = NULL;
     if (spec && mrt_plan_create(spec, NULL, &plan, fresh(&err)) == MRT_OK) {
         st = mrt_runner_create(spec, plan, comm, &r, fresh(&err));
-        CHECK(st == MRT_E_MESH && !r, "a mesh of %d on %d ranks: %s",
-              size + 1, size, err.message);
+        CHECK(st == MRT_E_MESH && !r, "a mesh of %d on %d ranks: %s", size + 1,
+              size, err.message);
     }
     mrt_plan_destroy(plan);
     mrt_spec_destroy(spec);
@@ -270,8 +283,9 @@ int main(int argc, char **argv)
         mrt_plan *plan = NULL;
         mrt_runner *r = NULL;
         if (spec && mrt_plan_create(spec, NULL, &plan, fresh(&err)) == MRT_OK) {
-            CHECK(mrt_runner_create(spec, plan, MPI_COMM_WORLD, &r, fresh(&err)) ==
-                      MRT_E_USAGE && strstr(err.message, "mrt_init"),
+            CHECK(mrt_runner_create(spec, plan, MPI_COMM_WORLD, &r,
+                                    fresh(&err)) == MRT_E_USAGE &&
+                      strstr(err.message, "mrt_init"),
                   "a runner without mrt_init: %s", err.message);
             CHECK(mrt_run(spec, plan, NULL, fresh(&err)) == MRT_E_USAGE,
                   "mrt_run without mrt_init");
@@ -279,7 +293,8 @@ int main(int argc, char **argv)
         mrt_runner_destroy(r);
         mrt_plan_destroy(plan);
         mrt_spec_destroy(spec);
-        CHECK(mrt_init(fresh(&err)) == MRT_E_USAGE && strstr(err.message, "MPI_Init"),
+        CHECK(mrt_init(fresh(&err)) == MRT_E_USAGE &&
+                  strstr(err.message, "MPI_Init"),
               "mrt_init after MPI_Init: %s", err.message);
     } else {
         run_on(MPI_COMM_WORLD);

@@ -30,7 +30,10 @@ enum { TIMEOUT_S = 30 };
 static int rank, nranks;
 
 /* The rank that misbehaves: the last one (rank 0 at one rank). */
-static int odd_one(void) { return rank == nranks - 1; }
+static int odd_one(void)
+{
+    return rank == nranks - 1;
+}
 
 /* y = FN(x) on a mesh {rows: nranks}. */
 static mrt_spec *load(const char *fn)
@@ -46,7 +49,8 @@ static mrt_spec *load(const char *fn)
                        nranks, 4 * nranks, fn);
     mrt_spec *s = NULL;
     mrt_error err = {0};
-    mrt_status st = mrt_spec_load_string("misuse.yaml", text, (size_t)len, &s, &err);
+    mrt_status st = mrt_spec_load_string("misuse.yaml", text, (size_t)len, &s,
+                                         &err);
     ck_assert_msg(all(st == MRT_OK), "load %s: %s", fn, err.message);
     return s;
 }
@@ -77,8 +81,8 @@ START_TEST(plan_of_another_program_is_refused)
     mrt_plan_destroy(p);
     mrt_spec_destroy(relu);
     mrt_spec_destroy(tanh_);
-    ck_assert_msg(all(ok), "relu's plan with tanh's spec: status %d (%s)",
-                  st, err.message);
+    ck_assert_msg(all(ok), "relu's plan with tanh's spec: status %d (%s)", st,
+                  err.message);
     ck_assert_msg(all(st2 == MRT_OK), "relu's plan with relu's spec: %d", st2);
 }
 END_TEST
@@ -102,8 +106,7 @@ START_TEST(null_spec_on_one_rank_fails_on_every_rank)
     mrt_plan_destroy(p);
     mrt_spec_destroy(s);
     ck_assert_msg(all(st == MRT_E_USAGE && none), "NULL spec: status %d", st);
-    ck_assert_msg(all(st2 == MRT_E_USAGE && none2), "NULL out: status %d",
-                  st2);
+    ck_assert_msg(all(st2 == MRT_E_USAGE && none2), "NULL out: status %d", st2);
 }
 END_TEST
 
@@ -152,8 +155,10 @@ START_TEST(output_before_execute_is_refused)
     mrt_runner_destroy(r);
     mrt_plan_destroy(p);
     mrt_spec_destroy(s);
-    ck_assert_msg(all(whole == MRT_E_USAGE && named), "whole y before "
-                  "execute: status %d", whole);
+    ck_assert_msg(all(whole == MRT_E_USAGE && named),
+                  "whole y before "
+                  "execute: status %d",
+                  whole);
     ck_assert_msg(all(shard == MRT_E_USAGE), "y's shard before execute: %d",
                   shard);
     ck_assert_msg(all(input == MRT_OK), "x before execute: %d", input);
@@ -169,8 +174,7 @@ START_TEST(calibration_on_no_communicator_is_a_usage_error)
     mrt_error err = {0};
     mrt_status st = mrt_calibration_create(MPI_COMM_NULL, NULL, 1, &c, &err);
     mrt_status agree = mrt_comm_agree(MPI_COMM_NULL, MRT_OK, NULL);
-    ck_assert_msg(all(st == MRT_E_USAGE && c == NULL), "MPI_COMM_NULL: %d",
-                  st);
+    ck_assert_msg(all(st == MRT_E_USAGE && c == NULL), "MPI_COMM_NULL: %d", st);
     ck_assert_msg(all(agree == MRT_E_USAGE), "mrt_comm_agree: %d", agree);
 }
 END_TEST
@@ -186,11 +190,11 @@ START_TEST(calibration_arguments_agree_first)
     /* another mesh on one rank: {a: 1, b: P} against {b: P, a: 1} */
     mrt_mesh_info m = {.naxes = 2, .name = {"a", "b"}, .size = {1, nranks}};
     if (odd_one())
-        m = (mrt_mesh_info){.naxes = 2, .name = {"b", "a"},
-                            .size = {nranks, 1}};
+        m = (mrt_mesh_info){
+            .naxes = 2, .name = {"b", "a"}, .size = {nranks, 1}};
     /* (at one rank there is no other: it would measure) */
-    mrt_status st2 = nranks > 1 ? mrt_calibration_create(MPI_COMM_WORLD, &m,
-                                                         1, &c, &err)
+    mrt_status st2 = nranks > 1 ? mrt_calibration_create(MPI_COMM_WORLD, &m, 1,
+                                                         &c, &err)
                                 : MRT_E_USAGE;
     int none2 = c == NULL;
     mrt_calibration_destroy(c);
@@ -231,7 +235,8 @@ int main(int argc, char **argv)
         {"null_spec", null_spec_on_one_rank_fails_on_every_rank},
         {"other_options", other_options_on_one_rank_fail_on_every_rank},
         {"output_before_execute", output_before_execute_is_refused},
-        {"calibration_comm_null", calibration_on_no_communicator_is_a_usage_error},
+        {"calibration_comm_null",
+         calibration_on_no_communicator_is_a_usage_error},
         {"calibration_agree", calibration_arguments_agree_first},
     };
     Suite *su = suite_create("mpi_misuse");

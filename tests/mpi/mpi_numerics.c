@@ -37,14 +37,14 @@
 
 static int rank, nranks, failures;
 
-#define CHECK(cond, ...)                                                      \
-    do {                                                                      \
-        if (!(cond)) {                                                        \
-            failures++;                                                       \
-            fprintf(stderr, "rank %d: line %d: ", rank, __LINE__);            \
-            fprintf(stderr, __VA_ARGS__);                                     \
-            fputc('\n', stderr);                                              \
-        }                                                                     \
+#define CHECK(cond, ...)                                                       \
+    do {                                                                       \
+        if (!(cond)) {                                                         \
+            failures++;                                                        \
+            fprintf(stderr, "rank %d: line %d: ", rank, __LINE__);             \
+            fprintf(stderr, __VA_ARGS__);                                      \
+            fputc('\n', stderr);                                               \
+        }                                                                      \
     } while (0)
 
 /* The first error wins in an mrt_error: a clean one for each call. */
@@ -98,15 +98,16 @@ static void nan_max_case(const char *mesh, const char *split, int f64,
         mrt_runner_set_input(r, "x", f64 ? (void *)x : (void *)xf, MRT_WHOLE,
                              fresh(&err)) != MRT_OK ||
         mrt_runner_execute(r, NULL, fresh(&err)) != MRT_OK ||
-        mrt_runner_get_output(r, "m", f64 ? (void *)m : (void *)mf,
-                              MRT_WHOLE, fresh(&err)) != MRT_OK) {
+        mrt_runner_get_output(r, "m", f64 ? (void *)m : (void *)mf, MRT_WHOLE,
+                              fresh(&err)) != MRT_OK) {
         CHECK(0, "nan_max %s: %s", mesh, err.message);
     } else if (rank == 0) {
         double m0 = f64 ? m[0] : mf[0], m1 = f64 ? m[1] : mf[1],
                m2 = f64 ? m[2] : mf[2];
         CHECK(isnan(m0) && m1 == 4 && m2 == -1,
               "nan_max mesh %s, %s, NaN at %d: max %g, %g, %g, not nan, 4, "
-              "-1", mesh, f64 ? "float64" : "float32", nan_at, m0, m1, m2);
+              "-1",
+              mesh, f64 ? "float64" : "float32", nan_at, m0, m1, m2);
     }
     mrt_runner_destroy(r);
     mrt_plan_destroy(p);
@@ -153,8 +154,10 @@ static void nan_softmax_case(const char *mesh, const char *split, int nan_at)
                 sum += y[i * 4 + j];
             ok = ok && fabs(sum - 1) < 1e-12;
         }
-        CHECK(ok, "nan_softmax mesh %s, NaN at %d: row 0 %g %g %g %g, "
-              "loss %g", mesh, nan_at, y[0], y[1], y[2], y[3], l);
+        CHECK(ok,
+              "nan_softmax mesh %s, NaN at %d: row 0 %g %g %g %g, "
+              "loss %g",
+              mesh, nan_at, y[0], y[1], y[2], y[3], l);
     }
     mrt_runner_destroy(r);
     mrt_plan_destroy(p);
@@ -200,7 +203,8 @@ static void write_npy(const char *path, int n, const int *shape, double add)
     snprintf(hdr, sizeof hdr, "%-*s\n", hlen - 1, dict);
     FILE *f = fopen(path, "wb");
     fwrite("\x93NUMPY\x01\x00", 1, 8, f);
-    unsigned char l[2] = {(unsigned char)(hlen & 255), (unsigned char)(hlen >> 8)};
+    unsigned char l[2] = {(unsigned char)(hlen & 255),
+                          (unsigned char)(hlen >> 8)};
     fwrite(l, 1, 2, f);
     fwrite(hdr, 1, (size_t)hlen, f);
     for (int i = 0; i < count; i++) {

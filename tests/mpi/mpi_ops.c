@@ -113,21 +113,20 @@ static void plan_and_run(ctx *C, tally *T, const char *label,
     mrt_plan *plan = NULL;
     mrt_plan_options popt = {.planner = planner};
     char full[512];
-    snprintf(full, sizeof full, "%s, planner %s", label,
-             planner_name(planner));
+    snprintf(full, sizeof full, "%s, planner %s", label, planner_name(planner));
     mrt_status st = mrt_plan_create(spec, &popt, &plan, &err);
     if (planner == MRT_PLANNER_MESHTF && same(st) && st == MRT_E_SPEC) {
         T->meshtf_refused++;
         if (C->verbose && C->rank == 0)
-            printf("  %s: meshtf does not plan it (%s)\n", full,
-                   err.message);
+            printf("  %s: meshtf does not plan it (%s)\n", full, err.message);
         mrt_plan_destroy(plan);
         return;
     }
     if (!all(st == MRT_OK)) {
         T->failed++;
-        report_failure(C, full, same(st) ? "plan failed"
-                                         : "plan failed on some ranks only",
+        report_failure(C, full,
+                       same(st) ? "plan failed"
+                                : "plan failed on some ranks only",
                        &err, NULL);
         mrt_plan_destroy(plan);
         return;
@@ -137,9 +136,10 @@ static void plan_and_run(ctx *C, tally *T, const char *label,
     T->runs++;
     if (rst != MRT_OK) {
         T->failed++;
-        report_failure(C, full, rst < 0 ? "run returned different statuses "
-                                          "on different ranks"
-                                        : "run failed",
+        report_failure(C, full,
+                       rst < 0 ? "run returned different statuses "
+                                 "on different ranks"
+                               : "run failed",
                        rst < 0 ? NULL : &err, report);
     } else if (C->verbose && C->rank == 0) {
         printf("  %s: ok\n", full);
@@ -159,11 +159,12 @@ static void test_spec(ctx *C, const char *path, const mesh2 *meshes,
         snprintf(label, sizeof label, "%s on {%s}", base_name(path), mesh);
         mrt_error err = {0};
         mrt_spec *spec = NULL;
-        mrt_status st = mrt_spec_load_ex(path, &(mrt_spec_load_options){.mesh = mesh}, &spec, &err);
+        mrt_status st = mrt_spec_load_ex(
+            path, &(mrt_spec_load_options){.mesh = mesh}, &spec, &err);
         if (!same(st)) {
             T.failed++;
-            report_failure(C, label, "the ranks disagree on loading it",
-                           &err, NULL);
+            report_failure(C, label, "the ranks disagree on loading it", &err,
+                           NULL);
         } else if (st != MRT_OK) {
             T.failed++;
             report_failure(C, label, "load failed", &err, NULL);
@@ -176,8 +177,10 @@ static void test_spec(ctx *C, const char *path, const mesh2 *meshes,
     }
     if (T.loaded == 0) {
         T.failed++;
-        report_failure(C, base_name(path), "it loads under none of the "
-                       "meshes of this world size", NULL, NULL);
+        report_failure(C, base_name(path),
+                       "it loads under none of the "
+                       "meshes of this world size",
+                       NULL, NULL);
     }
     if (C->rank == 0) {
         printf("%-36s %s: %d/%d meshes, %d verified runs", base_name(path),
@@ -226,14 +229,17 @@ static void negative_control(ctx *C, const char *path, const mesh2 *meshes,
         snprintf(mesh, sizeof mesh, "data=%d,model=%d", meshes[k].data,
                  meshes[k].model);
         memset(&err, 0, sizeof err);
-        mrt_status st = mrt_spec_load_ex(path, &(mrt_spec_load_options){.mesh = mesh}, &spec, &err);
+        mrt_status st = mrt_spec_load_ex(
+            path, &(mrt_spec_load_options){.mesh = mesh}, &spec, &err);
         if (all(st == MRT_OK))
             break;
         mrt_spec_destroy(spec);
         spec = NULL;
     }
-    snprintf(label, sizeof label, "negative control (%s on {%s}, backward "
-             "relu_grad -> copy)", base_name(path), mesh);
+    snprintf(label, sizeof label,
+             "negative control (%s on {%s}, backward "
+             "relu_grad -> copy)",
+             base_name(path), mesh);
     if (!spec) {
         why = "the spec loads under no mesh";
         goto done;

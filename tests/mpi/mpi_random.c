@@ -45,10 +45,10 @@
 
 #include "meshrt_mpi.h"
 
-#define G_AXES 3   /* mesh axes at most */
-#define G_POOL 7   /* named dims at most */
-#define G_TD 5     /* dims per einsum (and so per tensor) at most */
-#define G_OPS 16   /* ops of a program at most (einsums and newer kinds) */
+#define G_AXES 3 /* mesh axes at most */
+#define G_POOL 7 /* named dims at most */
+#define G_TD 5   /* dims per einsum (and so per tensor) at most */
+#define G_OPS 16 /* ops of a program at most (einsums and newer kinds) */
 #define G_TENSORS (3 * G_OPS + 2)
 
 static const char *const axis_names[G_AXES] = {"a", "b", "c"};
@@ -58,14 +58,31 @@ static const char *const dim_names[G_POOL] = {"i", "j", "k", "l",
 /* The op kinds generated: einsums as before, and the newer kinds, each
  * on tensors already made. */
 enum {
-    O_EINSUM, O_ADD, O_SUB, O_MUL, O_DIV, O_RELU, O_TANH, O_EXP, O_NEG,
-    O_SQUARE, O_SCALE, O_RSUM, O_RMAX, O_RMEAN, O_SOFTMAX, O_LNORM,
-    O_RELAYOUT, O_MSE, O_NKINDS
+    O_EINSUM,
+    O_ADD,
+    O_SUB,
+    O_MUL,
+    O_DIV,
+    O_RELU,
+    O_TANH,
+    O_EXP,
+    O_NEG,
+    O_SQUARE,
+    O_SCALE,
+    O_RSUM,
+    O_RMAX,
+    O_RMEAN,
+    O_SOFTMAX,
+    O_LNORM,
+    O_RELAYOUT,
+    O_MSE,
+    O_NKINDS
 };
 static const char *const kind_names[O_NKINDS] = {
-    "einsum", "add", "sub", "mul", "div", "relu", "tanh", "exp", "neg",
-    "square", "scale", "reduce_sum", "reduce_max", "reduce_mean", "softmax",
-    "layer_norm", "relayout", "mse"};
+    "einsum",     "add",        "sub",        "mul",         "div",
+    "relu",       "tanh",       "exp",        "neg",         "square",
+    "scale",      "reduce_sum", "reduce_max", "reduce_mean", "softmax",
+    "layer_norm", "relayout",   "mse"};
 
 /* ---- random numbers (splitmix64: the same stream on every rank) ---- */
 
@@ -117,34 +134,34 @@ static void put(sbuf *b, const char *fmt, ...)
     va_end(ap);
     if (k > 0)
         b->n += (size_t)k < sizeof b->s - b->n ? (size_t)k
-                                                : sizeof b->s - b->n - 1;
+                                               : sizeof b->s - b->n - 1;
 }
 
 /* ---- the generated case -------------------------------------------- */
 
 typedef struct g_rule {
-    int n;             /* axes that split the dim (0: replicated) */
-    int ax[G_AXES];    /* major first */
-    int seq;           /* write a single axis as [a] */
+    int n;          /* axes that split the dim (0: replicated) */
+    int ax[G_AXES]; /* major first */
+    int seq;        /* write a single axis as [a] */
 } g_rule;
 
 typedef struct g_tensor {
     char name[16];
-    int nd, dim[G_TD];    /* pool dim ids, storage order */
-    int own;              /* has its own layout: (or its op's) */
-    g_rule rule[G_TD];    /* that layout, by position */
-    int init;             /* 0 default, 1 {random: seed}, 2 {fill: fill} */
+    int nd, dim[G_TD]; /* pool dim ids, storage order */
+    int own;           /* has its own layout: (or its op's) */
+    g_rule rule[G_TD]; /* that layout, by position */
+    int init;          /* 0 default, 1 {random: seed}, 2 {fill: fill} */
     int seed;
     double fill;
-    int op;               /* producing op, or -1 for an input */
-    int scalar;           /* mse's result: dim[] are its inputs' dims, and
+    int op;          /* producing op, or -1 for an input */
+    int scalar;      /* mse's result: dim[] are its inputs' dims, and
                              own/rule the layout of the tensors inside */
-    int one;              /* an input of ones (a div's denominator) */
-    int hidden;           /* a layer_norm's result, before its gain: no
+    int one;         /* an input of ones (a div's denominator) */
+    int hidden;      /* a layer_norm's result, before its gain: no
                              other op reads it (a sum over its dim is all
                              rounding error) */
-    unsigned varies;      /* dims along which the values may differ */
-    uint64_t dep;         /* the inputs (bit k: tensor k) it depends on */
+    unsigned varies; /* dims along which the values may differ */
+    uint64_t dep;    /* the inputs (bit k: tensor k) it depends on */
 } g_tensor;
 
 typedef struct g_case {
@@ -271,7 +288,7 @@ static int pick_dims(const g_case *c, rng *r, int n, unsigned not, int *out)
 {
     int all[G_POOL], k = 0;
     for (int d = 0; d < c->npool; d++)
-        if (!(not & (1u << d)))
+        if (!(not &(1u << d)))
             all[k++] = d;
     shuffle(r, all, k);
     n = n < k ? n : k;
@@ -357,8 +374,8 @@ static void gen_inputs(g_case *c, rng *r, int op, int nin, int in[2])
         in[0] = pick_existing(c, r, op);
     if (nin == 1) {
         if (in[0] < 0)
-            in[0] = add_tensor(c, r, -1, d, pick_dims(c, r, 1 + rnd(r, 4), 0,
-                                                      d));
+            in[0] = add_tensor(c, r, -1, d,
+                               pick_dims(c, r, 1 + rnd(r, 4), 0, d));
         return;
     }
     if (in[0] < 0) {
@@ -605,8 +622,7 @@ static void gen_newop(g_case *c, rng *r)
             new_op(c, r, O_MUL, g, y, 0, -1);
         return;
     }
-    default:
-        new_op(c, r, kind, e, -1, 0, -1);
+    default: new_op(c, r, kind, e, -1, 0, -1);
     }
 }
 
@@ -699,7 +715,8 @@ static void gen_sizes(g_case *c, rng *r)
         else if (unit[d] == 1)
             c->size[d] = 1 + rnd(r, 8);
         else
-            c->size[d] = (int)(unit[d] * (1 + rnd(r, most < 3 ? (int)most : 3)));
+            c->size[d] = (int)(unit[d] *
+                               (1 + rnd(r, most < 3 ? (int)most : 3)));
     }
 }
 
@@ -1038,8 +1055,9 @@ static void plan_and_run_with(runner *R, const char *label, const char *yaml,
     if (planner == MRT_PLANNER_MESHTF && same(st) && st == MRT_E_SPEC)
         return;
     if (!all(st == MRT_OK)) {
-        fail(R, label, yaml, same(st) ? "plan failed" :
-             "plan failed on some ranks only", &err, NULL);
+        fail(R, label, yaml,
+             same(st) ? "plan failed" : "plan failed on some ranks only", &err,
+             NULL);
         mrt_plan_destroy(plan);
         return;
     }
@@ -1053,9 +1071,10 @@ static void plan_and_run_with(runner *R, const char *label, const char *yaml,
     int agreed = same(st);
     R->run++;
     if (!all(st == MRT_OK) || !agreed)
-        fail(R, label, yaml, agreed ? "run failed" :
-             "run returned different statuses on different ranks", &err,
-             report);
+        fail(R, label, yaml,
+             agreed ? "run failed"
+                    : "run returned different statuses on different ranks",
+             &err, report);
     free(report);
     mrt_plan_destroy(plan);
 }
@@ -1090,8 +1109,8 @@ static void check_planners(runner *R, const char *label, const char *yaml,
         ok = mrt_plan_get_totals(a).time_s <=
              mrt_plan_get_totals(m).time_s * (1 + 1e-9);
     if (!all(ok))
-        fail(R, label, yaml, "auto costs more than meshtf in the model",
-             NULL, NULL);
+        fail(R, label, yaml, "auto costs more than meshtf in the model", NULL,
+             NULL);
     mrt_plan_destroy(a);
     mrt_plan_destroy(m);
 }
@@ -1105,8 +1124,7 @@ static void plan_and_run(runner *R, const char *label, const char *yaml,
 }
 
 /* expect: 1 must be valid, 0 must be rejected by the loader. */
-static void run_spec(runner *R, const char *label, const char *yaml,
-                     int expect)
+static void run_spec(runner *R, const char *label, const char *yaml, int expect)
 {
     mrt_error err = {0};
     mrt_spec *spec = NULL;
@@ -1115,8 +1133,7 @@ static void run_spec(runner *R, const char *label, const char *yaml,
         fflush(stdout);
     }
     if (!same((int)(fnv(yaml) >> 33))) {
-        fail(R, label, yaml, "the ranks generated different specs", NULL,
-             NULL);
+        fail(R, label, yaml, "the ranks generated different specs", NULL, NULL);
         return;
     }
     if (!all(write_file(R->path, yaml))) {
@@ -1128,14 +1145,17 @@ static void run_spec(runner *R, const char *label, const char *yaml,
         fail(R, label, yaml, "the ranks disagree on loading the spec", &err,
              NULL);
     else if (st != MRT_OK && (expect || st != MRT_E_SPEC))
-        fail(R, label, yaml, expect ? "a valid spec was rejected"
-                                    : "rejected, but not as a spec error",
+        fail(R, label, yaml,
+             expect ? "a valid spec was rejected"
+                    : "rejected, but not as a spec error",
              &err, NULL);
     else if (st != MRT_OK)
         R->rejected++;
     else if (!expect)
-        fail(R, label, yaml, "an invalid spec was accepted (no axis may "
-             "split a tensor twice)", NULL, NULL);
+        fail(R, label, yaml,
+             "an invalid spec was accepted (no axis may "
+             "split a tensor twice)",
+             NULL, NULL);
     else
         plan_and_run(R, label, yaml, spec);
     mrt_spec_destroy(spec);
@@ -1153,8 +1173,10 @@ static void run_tricky(runner *R, int P)
                 b.n = 0;
                 put(&b, "mesh: {a: %d, b: %d, c: %d}\n%s", x, y, P / (x * y),
                     tricky[t].body);
-                snprintf(label, sizeof label, "tricky '%s' on {a: %d, b: %d, "
-                         "c: %d}", tricky[t].name, x, y, P / (x * y));
+                snprintf(label, sizeof label,
+                         "tricky '%s' on {a: %d, b: %d, "
+                         "c: %d}",
+                         tricky[t].name, x, y, P / (x * y));
                 run_spec(R, label, b.s, 1);
             }
 }
@@ -1195,8 +1217,10 @@ int main(int argc, char **argv)
         for (int op = 0; op < c.nops; op++)
             kinds[c.kind[op]]++;
         write_yaml(&c, &b);
-        snprintf(label, sizeof label, "random case %d (rerun: --seed %llu "
-                 "--case %d)", k, (unsigned long long)seed, k);
+        snprintf(label, sizeof label,
+                 "random case %d (rerun: --seed %llu "
+                 "--case %d)",
+                 k, (unsigned long long)seed, k);
         run_spec(&R, label, b.s, predict_valid(&c));
         count_uneven(&c);
         cases++;
@@ -1220,8 +1244,9 @@ int main(int argc, char **argv)
                n_split);
         printf("tricky: %d failed\n", R.failed - random_failed);
         printf("%d runs in %.1f s%s\n", R.run, secs,
-               accepted_ok ? "" : "; FAIL: over 30% of random cases were "
-                                  "rejected (the generator needs tuning)");
+               accepted_ok ? ""
+                           : "; FAIL: over 30% of random cases were "
+                             "rejected (the generator needs tuning)");
     }
     int status = R.failed == 0 && accepted_ok ? 0 : 1;
     MPI_Finalize();

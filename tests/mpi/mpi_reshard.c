@@ -94,7 +94,8 @@ static int run_case(int rank, const reshard_case *c, const char *mesh,
 {
     char yaml[2048], dims[256];
     dims_of(c->shape, dims, sizeof dims);
-    int ylen = snprintf(yaml, sizeof yaml,
+    int ylen = snprintf(
+        yaml, sizeof yaml,
         "mesh: %s\ndtype: float64\ndims: %s\ntensors:\n"
         "  t: {shape: %s, layout: %s, init: {random: 5}}\n"
         "ops:\n  - {op: relayout, in: [t], out: u, layout: %s}\n"
@@ -148,8 +149,8 @@ int main(int argc, char **argv)
         const reshard_case *c = &reshard_cases[i];
         char names[8][16], mesh[256];
         int naxes = axis_names(c->mesh, names), n = 0, bad = 0;
-        for (int k = 0; k < MAX_MESHES &&
-                        mesh_of(P, names, naxes, k, mesh, sizeof mesh);
+        for (int k = 0;
+             k < MAX_MESHES && mesh_of(P, names, naxes, k, mesh, sizeof mesh);
              k++, n++) {
             int group;
             bad += !run_case(rank, c, mesh, &group);
@@ -168,7 +169,8 @@ int main(int argc, char **argv)
     }
     if (rank == 0)
         printf("%d runs, %d with an all-to-all over several axes, %d "
-               "failed\n", runs, grouped, failed);
+               "failed\n",
+               runs, grouped, failed);
     MPI_Finalize();
     return failed ? 1 : 0;
 }

@@ -79,8 +79,8 @@ static int run_verify(ctx *C, char *line, size_t size)
     FILE *f = open_memstream(&report, &len);
     mrt_run_options opt = {.verify = 1};
     mrt_error err = {0};
-    mrt_status st = mrt_run_verify(C->spec, C->e, &opt, NULL, 1,
-                                   f ? f : stderr, &err);
+    mrt_status st = mrt_run_verify(C->spec, C->e, &opt, NULL, 1, f ? f : stderr,
+                                   &err);
     if (f)
         fclose(f);
     line[0] = 0;
@@ -121,8 +121,8 @@ static void check_case(ctx *C, const char *what, int must_pass, int64_t g,
     MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
     C->failed += bad;
     if (C->rank == 0)
-        printf("%s %s, %s: %s\n    %s\n", bad ? "FAIL" : "ok  ", C->label,
-               what, bad ? (why ? why : "?") : "as expected", line);
+        printf("%s %s, %s: %s\n    %s\n", bad ? "FAIL" : "ok  ", C->label, what,
+               bad ? (why ? why : "?") : "as expected", line);
     memcpy(C->e->buf[C->value], keep, bytes);
 }
 
@@ -165,7 +165,8 @@ static void cases(ctx *C)
         C->failed++;
         if (C->rank == 0)
             printf("FAIL %s: y has no %s element: the spec does not test "
-                   "what it should\n", C->label, fin < 0 ? "finite" : "-inf");
+                   "what it should\n",
+                   C->label, fin < 0 ? "finite" : "-inf");
         free(keep);
         return;
     }
@@ -197,7 +198,8 @@ static int on_mesh(ctx *C, const char *path, int d, int m)
     mrt_plan *plan = NULL;
     mrt_comm *comm = NULL;
     mrt_exec *e = NULL;
-    mrt_status st = mrt_spec_load_ex(path, &(mrt_spec_load_options){.mesh = mesh}, &spec, &err);
+    mrt_status st = mrt_spec_load_ex(
+        path, &(mrt_spec_load_options){.mesh = mesh}, &spec, &err);
     if (all(st == MRT_E_SPEC && strstr(err.message, "not divisible"))) {
         mrt_spec_destroy(spec);
         return 0;
@@ -228,7 +230,8 @@ static int on_mesh(ctx *C, const char *path, int d, int m)
         C->failed++;
         if (C->rank == 0)
             printf("FAIL %s: could not run the spec, or it has no float64 "
-                   "output y: %s\n", label, err.message);
+                   "output y: %s\n",
+                   label, err.message);
     } else {
         C->spec = spec;
         C->e = e;

@@ -30,22 +30,21 @@ static const char *arg; /* the argument this process passes as NULL */
 #define N(name, v) (strcmp(arg, #name) ? (v) : NULL)
 #define ERR N(err?, &err)
 
-static const char spec_text[] =
-    "mesh: {data: 1}\n"
-    "dims: {batch: 4, d: 4}\n"
-    "layout: {batch: data}\n"
-    "tensors:\n"
-    "  x: {shape: [batch, d]}\n"
-    "ops:\n"
-    "  - {op: relu, in: [x], out: y}\n"
-    "layouts:\n"
-    "  rep: {}\n";
+static const char spec_text[] = "mesh: {data: 1}\n"
+                                "dims: {batch: 4, d: 4}\n"
+                                "layout: {batch: data}\n"
+                                "tensors:\n"
+                                "  x: {shape: [batch, d]}\n"
+                                "ops:\n"
+                                "  - {op: relu, in: [x], out: y}\n"
+                                "layouts:\n"
+                                "  rep: {}\n";
 
 static mrt_spec *spec(void)
 {
     mrt_spec *s = NULL;
-    if (mrt_spec_load_string("null.yaml", spec_text, sizeof spec_text - 1,
-                             &s, NULL) != MRT_OK)
+    if (mrt_spec_load_string("null.yaml", spec_text, sizeof spec_text - 1, &s,
+                             NULL) != MRT_OK)
         exit(3);
     return s;
 }
@@ -74,7 +73,10 @@ static mrt_ir *ir(int with_tensor)
     return b;
 }
 
-static int optional(void) { return arg[strlen(arg) - 1] == '?'; }
+static int optional(void)
+{
+    return arg[strlen(arg) - 1] == '?';
+}
 
 /* A status call's verdict: MRT_E_USAGE with the error filled for a
  * required argument; anything but a crash for an optional one. */
@@ -86,7 +88,10 @@ static int status_ok(mrt_status st, const mrt_error *err)
            (!err || (err->code == MRT_E_USAGE && err->message[0]));
 }
 
-static void write_nothing(FILE *f, const void *ctx) { (void)f, (void)ctx; }
+static void write_nothing(FILE *f, const void *ctx)
+{
+    (void)f, (void)ctx;
+}
 
 /* ---- one function per public function: 1 when it behaved ---------- */
 
@@ -310,9 +315,18 @@ static int c_plan_print(int which)
     mrt_spec_destroy(s);
     return n == 0;
 }
-static int c_plan_print_text(void) { return c_plan_print(0); }
-static int c_plan_print_json(void) { return c_plan_print(1); }
-static int c_plan_print_explain(void) { return c_plan_print(2); }
+static int c_plan_print_text(void)
+{
+    return c_plan_print(0);
+}
+static int c_plan_print_json(void)
+{
+    return c_plan_print(1);
+}
+static int c_plan_print_explain(void)
+{
+    return c_plan_print(2);
+}
 
 static int c_plan_get_totals(void)
 {
@@ -624,8 +638,8 @@ static int c_runner_tensor_info(void)
     mrt_error err = {0};
     runner_fix x = runner();
     mrt_tensor_info ti;
-    mrt_status st = mrt_runner_tensor_info(N(r, x.r), N(name, "x"),
-                                           N(out, &ti), ERR);
+    mrt_status st = mrt_runner_tensor_info(N(r, x.r), N(name, "x"), N(out, &ti),
+                                           ERR);
     int ok = optional() ? st == MRT_OK : status_ok(st, ERR);
     runner_down(&x);
     return ok;
@@ -636,8 +650,8 @@ static int c_runner_set_input(void)
     mrt_error err = {0};
     runner_fix x = runner();
     static float data[16];
-    mrt_status st = mrt_runner_set_input(N(r, x.r), N(name, "x"),
-                                         N(data, data), MRT_WHOLE, ERR);
+    mrt_status st = mrt_runner_set_input(N(r, x.r), N(name, "x"), N(data, data),
+                                         MRT_WHOLE, ERR);
     int ok = optional() ? st == MRT_OK : status_ok(st, ERR);
     runner_down(&x);
     return ok;
@@ -723,8 +737,7 @@ static const struct {
     {"mrt_plan_warnings", "spec,plan,opt?,out?", c_plan_warnings},
     {"mrt_compare_create", "spec,opt?,out,err?", c_compare_create},
     {"mrt_compare_destroy", "-", c_destroy},
-    {"mrt_sweep_create", "path,load?,dim,values,opt?,out,err?",
-     c_sweep_create},
+    {"mrt_sweep_create", "path,load?,dim,values,opt?,out,err?", c_sweep_create},
     {"mrt_sweep_destroy", "-", c_destroy},
     {"mrt_spec_get_info", "spec,out", c_spec_get_info},
     {"mrt_spec_get_dim", "spec,size?", c_spec_get_dim},

@@ -18,16 +18,16 @@
 
 /* A spec on mesh {data: 2, model: 2}; RULES is its global layout, and
  * ALTS (may be "") its `layouts:` block. */
-#define SPEC(RULES, ALTS)                                                     \
-    "mesh: {data: 2, model: 2}\n"                                             \
-    "dims: {batch: 8, d_model: 8, d_ff: 16}\n"                                \
-    "layout: " RULES "\n"                                                     \
-    "tensors:\n"                                                              \
-    "  x:  {shape: [batch, d_model]}\n"                                       \
-    "  w1: {shape: [d_model, d_ff]}\n"                                        \
-    "  w2: {shape: [d_ff, d_model]}\n"                                        \
-    "ops:\n"                                                                  \
-    "  - {op: einsum, in: [x, w1], out: h, shape: [batch, d_ff]}\n"           \
+#define SPEC(RULES, ALTS)                                                      \
+    "mesh: {data: 2, model: 2}\n"                                              \
+    "dims: {batch: 8, d_model: 8, d_ff: 16}\n"                                 \
+    "layout: " RULES "\n"                                                      \
+    "tensors:\n"                                                               \
+    "  x:  {shape: [batch, d_model]}\n"                                        \
+    "  w1: {shape: [d_model, d_ff]}\n"                                         \
+    "  w2: {shape: [d_ff, d_model]}\n"                                         \
+    "ops:\n"                                                                   \
+    "  - {op: einsum, in: [x, w1], out: h, shape: [batch, d_ff]}\n"            \
     "  - {op: einsum, in: [h, w2], out: y, shape: [batch, d_model]}\n" ALTS
 
 #define DP "{batch: [data, model]}"
@@ -65,8 +65,8 @@ static mrt_plan_totals totals_of(const char *text)
 
 START_TEST(compare_rows_are_each_layout_planned_alone)
 {
-    mrt_spec *s = load(SPEC(DP, "layouts:\n  mp: " MP "\n  mixed: " MIXED
-                                "\n"), NULL);
+    mrt_spec *s = load(SPEC(DP, "layouts:\n  mp: " MP "\n  mixed: " MIXED "\n"),
+                       NULL);
     mrt_compare *c = NULL;
     mrt_error err = {0};
     ck_assert_int_eq(mrt_compare_create(s, NULL, &c, &err), MRT_OK);
@@ -107,7 +107,8 @@ START_TEST(compare_row_that_does_not_fit_the_mesh_has_its_error)
     /* under the override data=4 the axis `model` is gone: mp no longer
      * fits, the spec's own rules (batch over data) still do */
     mrt_spec *s = load(SPEC("{batch: data}", "layouts:\n  mp: "
-                                             "{d_ff: model}\n"), "data=4");
+                                             "{d_ff: model}\n"),
+                       "data=4");
     mrt_compare *c = NULL;
     mrt_plan_options o = {.planner = MRT_PLANNER_MESHTF};
     ck_assert_int_eq(mrt_compare_create(s, &o, &c, NULL), MRT_OK);

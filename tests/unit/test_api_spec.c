@@ -57,8 +57,8 @@ START_TEST(alternative_error_has_its_context)
                                "  tp: {d_ff: model}\n";
     mrt_spec *s = NULL, *d = NULL;
     mrt_error err = {0};
-    const mrt_spec_load_options opt = {.mesh = "data=4", .text = text,
-                                       .len = strlen(text)};
+    const mrt_spec_load_options opt = {
+        .mesh = "data=4", .text = text, .len = strlen(text)};
     ck_assert_msg(mrt_spec_load_ex("inspect.yaml", &opt, &s, &err) == MRT_OK,
                   "%s", err.message);
     ck_assert_msg(mrt_spec_select_alternative(s, "tp", &d, &err) == MRT_E_SPEC,
@@ -72,12 +72,16 @@ START_TEST(alternative_error_has_its_context)
     char buf[2048];
     mrt_error_format(&err, buf, sizeof buf);
     ck_assert_msg(strstr(buf, "\ninspect.yaml:9:3: note: while applying "
-                              "alternative 'tp'"), "%s", buf);
+                              "alternative 'tp'"),
+                  "%s", buf);
     ck_assert_ptr_eq(strstr(buf, "inspect.yaml:9:"), buf);
     mrt_spec_destroy(s);
     /* no context: one line */
-    mrt_error plain = {.code = MRT_E_SPEC, .file = "a.yaml", .line = 2,
-                       .column = 5, .message = "bad"};
+    mrt_error plain = {.code = MRT_E_SPEC,
+                       .file = "a.yaml",
+                       .line = 2,
+                       .column = 5,
+                       .message = "bad"};
     ck_assert_str_eq(mrt_error_format(&plain, buf, sizeof buf),
                      "a.yaml:2:5: error: bad");
 }
@@ -90,8 +94,7 @@ START_TEST(enum_names)
     ck_assert_ptr_null(mrt_dtype_name(MRT_DTYPE_COUNT));
     ck_assert_str_eq(mrt_planner_name(MRT_PLANNER_MESHTF), "meshtf");
     ck_assert_ptr_null(mrt_planner_name((mrt_planner)-1));
-    ck_assert_str_eq(mrt_plan_step_kind_name(MRT_PLAN_STEP_PERMUTE),
-                     "permute");
+    ck_assert_str_eq(mrt_plan_step_kind_name(MRT_PLAN_STEP_PERMUTE), "permute");
     ck_assert_str_eq(mrt_plan_step_kind_name(MRT_PLAN_STEP_ALLTOALL_GROUP),
                      "alltoall_group");
     ck_assert_ptr_null(mrt_plan_step_kind_name(MRT_PLAN_STEP_KIND_COUNT));
@@ -107,11 +110,11 @@ START_TEST(misuse_is_a_usage_error)
     mrt_ir *b = NULL;
     const int64_t size[] = {2};
     /* one axis, NULL names: the argument at fault, not "naxes" */
-    ck_assert_int_eq(mrt_ir_create("p", 1, NULL, size, &b, &err),
-                     MRT_E_USAGE);
+    ck_assert_int_eq(mrt_ir_create("p", 1, NULL, size, &b, &err), MRT_E_USAGE);
     ck_assert_ptr_null(b);
     ck_assert_msg(strstr(err.message, "'axis'") &&
-                      !strstr(err.message, "naxes"), "%s", err.message);
+                      !strstr(err.message, "naxes"),
+                  "%s", err.message);
 
     /* an out-of-range planner */
     mrt_spec *s = load(), *t = NULL;
@@ -130,7 +133,8 @@ START_TEST(misuse_is_a_usage_error)
     ck_assert_int_eq(mrt_spec_load_string("x.yaml", NULL, 4, &t, &err),
                      MRT_E_USAGE);
     ck_assert_msg(strstr(err.message, "mrt_spec_load_string") &&
-                      !strstr(err.message, "load_text"), "%s", err.message);
+                      !strstr(err.message, "load_text"),
+                  "%s", err.message);
 }
 END_TEST
 
@@ -251,8 +255,8 @@ START_TEST(file_written_with_json)
     ck_assert_ptr_nonnull(mkdtemp(dir));
     snprintf(path, sizeof path, "%s/out.json", dir);
     mrt_error err = {0};
-    ck_assert_int_eq(mrt_file_write(path, "the doc", write_doc, "a\"b",
-                                    &err), MRT_OK);
+    ck_assert_int_eq(mrt_file_write(path, "the doc", write_doc, "a\"b", &err),
+                     MRT_OK);
     FILE *f = fopen(path, "r");
     ck_assert_ptr_nonnull(f);
     ck_assert_uint_gt(fread(text, 1, sizeof text - 1, f), 0);
@@ -322,8 +326,9 @@ START_TEST(sweep_as_data)
     const int64_t sizes[] = {6, 60};
     mrt_sweep *t = NULL;
     mrt_error err = {0};
-    ck_assert_int_eq(mrt_sweep_create(path, NULL, "batch", 2, sizes, NULL,
-                                      &t, &err), MRT_OK);
+    ck_assert_int_eq(
+        mrt_sweep_create(path, NULL, "batch", 2, sizes, NULL, &t, &err),
+        MRT_OK);
     ck_assert_str_eq(t->dim, "batch");
     ck_assert_int_eq(t->nvalues, 2);
     ck_assert_int_eq(t->nrows, 3);
@@ -338,8 +343,9 @@ START_TEST(sweep_as_data)
     ck_assert(big->totals.flops > small->totals.flops);
     mrt_sweep_destroy(t);
     t = NULL;
-    ck_assert_int_eq(mrt_sweep_create(path, NULL, "batch", 0, sizes, NULL,
-                                      &t, &err), MRT_E_USAGE);
+    ck_assert_int_eq(
+        mrt_sweep_create(path, NULL, "batch", 0, sizes, NULL, &t, &err),
+        MRT_E_USAGE);
     ck_assert_ptr_null(t);
     remove(path);
 }

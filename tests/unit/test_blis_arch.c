@@ -18,8 +18,8 @@
 
 #include "blis_arch.h"
 
-#define AVX512 (MRT_CPU_AVX512F | MRT_CPU_AVX512DQ | MRT_CPU_AVX512BW |     \
-                MRT_CPU_AVX512VL)
+#define AVX512                                                                 \
+    (MRT_CPU_AVX512F | MRT_CPU_AVX512DQ | MRT_CPU_AVX512BW | MRT_CPU_AVX512VL)
 #define AVX2FMA (MRT_CPU_SSSE3 | MRT_CPU_AVX | MRT_CPU_AVX2 | MRT_CPU_FMA)
 
 static mrt_blis_choice decide(mrt_cpu_vendor v, unsigned f, const char *user,
@@ -72,14 +72,13 @@ END_TEST
 /* Every family meshrt may name is one this BLIS has, under that name. */
 START_TEST(families_known_to_blis)
 {
-    static const char *const names[] = {"skx", "zen3", "zen2", "zen",
-                                        "haswell", "sandybridge", "generic"};
+    static const char *const names[] = {
+        "skx", "zen3", "zen2", "zen", "haswell", "sandybridge", "generic"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         ck_assert_int_ge(mrt_blis_family_id(names[i]), 0);
         ck_assert_int_ge(mrt_blis_family_tier(names[i]), 0);
     }
-    ck_assert_int_gt(mrt_blis_family_tier("skx"),
-                     mrt_blis_family_tier("zen3"));
+    ck_assert_int_gt(mrt_blis_family_tier("skx"), mrt_blis_family_tier("zen3"));
     ck_assert_int_eq(mrt_blis_family_tier("zen3"),
                      mrt_blis_family_tier("haswell"));
     ck_assert_int_gt(mrt_blis_family_tier("haswell"),
@@ -129,14 +128,14 @@ END_TEST
 START_TEST(user_value_is_kept)
 {
     /* Whatever the CPU and BLIS's own pick, the user's value stands. */
-    static const char *const numbers[] = {"0", "3", "25", "99", "-1", "",
-                                          "bogus", "zen9"};
+    static const char *const numbers[] = {"0",  "3", "25",    "99",
+                                          "-1", "",  "bogus", "zen9"};
     for (size_t i = 0; i < sizeof numbers / sizeof numbers[0]; i++) {
-        mrt_blis_choice c =
-            decide(MRT_CPU_AMD, AVX512 | AVX2FMA, numbers[i], "generic");
+        mrt_blis_choice c = decide(MRT_CPU_AMD, AVX512 | AVX2FMA, numbers[i],
+                                   "generic");
         ck_assert_int_eq(c.source, MRT_BLIS_BY_USER);
-        ck_assert_msg(c.env[0] == 0, "'%s' was rewritten to '%s'",
-                      numbers[i], c.env);
+        ck_assert_msg(c.env[0] == 0, "'%s' was rewritten to '%s'", numbers[i],
+                      c.env);
     }
     /* A name is what BLIS 0.9 misreads (as 0, skx): it becomes the
      * number of the family the user named, never another family. */
@@ -145,8 +144,8 @@ START_TEST(user_value_is_kept)
         mrt_blis_choice c = decide(MRT_CPU_AMD, AVX2FMA, names[i], "zen3");
         ck_assert_int_eq(c.source, MRT_BLIS_BY_USER);
         ck_assert_int_eq(atoi(c.env), mrt_blis_family_id(names[i]));
-        ck_assert_msg(strcasecmp(c.family, names[i]) == 0, "%s -> %s",
-                      names[i], c.family);
+        ck_assert_msg(strcasecmp(c.family, names[i]) == 0, "%s -> %s", names[i],
+                      c.family);
     }
 }
 END_TEST
@@ -185,8 +184,7 @@ static int user_kept(const char *want)
     char d[128];
     mrt_blis_describe(d, sizeof d);
     int ok = mrt_blis_family_source() == MRT_BLIS_BY_USER &&
-             strcmp(mrt_blis_family(), want) == 0 &&
-             strstr(d, copy) != NULL;
+             strcmp(mrt_blis_family(), want) == 0 && strstr(d, copy) != NULL;
     /* A number is not touched; a name only becomes its own number. */
     const char *after = getenv("BLIS_ARCH_TYPE");
     if (copy[0] >= '0' && copy[0] <= '9')
@@ -226,8 +224,7 @@ static int default_ok(const char *unused)
         ok = ok && getenv("BLIS_ARCH_TYPE") == NULL &&
              strcmp(fam, mrt_blis_own_family()) == 0;
     char d[128];
-    printf("this CPU: %s (table: %s)\n", mrt_blis_describe(d, sizeof d),
-           best);
+    printf("this CPU: %s (table: %s)\n", mrt_blis_describe(d, sizeof d), best);
     fflush(stdout); /* the child leaves by _exit */
     return !ok;
 }

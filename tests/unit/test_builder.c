@@ -21,8 +21,11 @@
 #include "meshrt.h"
 
 #define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
-#define SHAPE(...) .ndims = N(((const char *[]){__VA_ARGS__})), \
-                   .shape = (const char *[]){__VA_ARGS__}
+#define SHAPE(...)                                                             \
+    .ndims = N(((const char *[]){__VA_ARGS__})), .shape = (const char *[])     \
+    {                                                                          \
+        __VA_ARGS__                                                            \
+    }
 
 /* What mrt_plan_print (json: _json) writes for spec. */
 static char *plan_text(const mrt_spec *spec, int json)
@@ -62,8 +65,7 @@ static void same_plans(mrt_spec *built, const char *path)
     mrt_spec *loaded = NULL;
     mrt_error err = {0};
     if (mrt_spec_load(path, &loaded, &err))
-        ck_abort_msg("%s:%d:%d: %s", path, err.line, err.column,
-                     err.message);
+        ck_abort_msg("%s:%d:%d: %s", path, err.line, err.column, err.message);
     same_plan_texts(built, loaded);
     mrt_spec_destroy(loaded);
     mrt_spec_destroy(built);
@@ -94,20 +96,32 @@ static void feed_forward(mrt_ir *ir, const char *hidden, mrt_ir_kind act,
                          int64_t steps)
 {
     mrt_error err = {0};
-    ok(mrt_ir_add_op(ir, &(mrt_ir_op){
-           .kind = MRT_IR_EINSUM, {"x", "w1"}, "h", SHAPE("batch", hidden)},
-           &err), &err);
+    ok(mrt_ir_add_op(
+           ir,
+           &(mrt_ir_op){
+               .kind = MRT_IR_EINSUM, {"x", "w1"}, "h", SHAPE("batch", hidden)},
+           &err),
+       &err);
     ok(mrt_ir_add_op(ir, &(mrt_ir_op){.kind = act, {"h"}, a}, &err), &err);
-    ok(mrt_ir_add_op(ir, &(mrt_ir_op){
-           .kind = MRT_IR_EINSUM, {a, "w2"}, "y", SHAPE("batch", out)},
-           &err), &err);
+    ok(mrt_ir_add_op(
+           ir,
+           &(mrt_ir_op){
+               .kind = MRT_IR_EINSUM, {a, "w2"}, "y", SHAPE("batch", out)},
+           &err),
+       &err);
     ok(mrt_ir_add_op(ir, &(mrt_ir_op){.kind = MRT_IR_MSE, {"y", "t"}, "loss"},
-                     &err), &err);
-    ok(mrt_ir_set_train(ir, &(mrt_ir_train){
-           .loss = "loss", .nparams = 2,
-           .params = (const char *[]){"w1", "w2"}, .ngrads = 1,
-           .grads = (const char *[]){"x"}, .lr = lr, .steps = steps},
-           &err), &err);
+                     &err),
+       &err);
+    ok(mrt_ir_set_train(ir,
+                        &(mrt_ir_train){.loss = "loss",
+                                        .nparams = 2,
+                                        .params = (const char *[]){"w1", "w2"},
+                                        .ngrads = 1,
+                                        .grads = (const char *[]){"x"},
+                                        .lr = lr,
+                                        .steps = steps},
+                        &err),
+       &err);
 }
 
 START_TEST(mlp_as_yaml)
@@ -121,17 +135,30 @@ START_TEST(mlp_as_yaml)
     ok(mrt_ir_add_dim(ir, "d_out", 64, &err), &err);
     ok(mrt_ir_set_rule(ir, &(mrt_ir_rule){"batch", {"rows"}}, &err), &err);
     ok(mrt_ir_set_rule(ir, &(mrt_ir_rule){"hidden", {"cols"}}, &err), &err);
-    ok(mrt_ir_add_tensor(ir, &(mrt_ir_tensor){
-           .name = "x", SHAPE("batch", "d_in")}, &err), &err);
-    ok(mrt_ir_add_tensor(ir, &(mrt_ir_tensor){
-           .name = "w1", SHAPE("d_in", "hidden"),
-           .init = MRT_IR_INIT_RANDOM, .seed = 7}, &err), &err);
-    ok(mrt_ir_add_tensor(ir, &(mrt_ir_tensor){
-           .name = "w2", SHAPE("hidden", "d_out"),
-           .init = MRT_IR_INIT_RANDOM, .seed = 8}, &err), &err);
-    ok(mrt_ir_add_tensor(ir, &(mrt_ir_tensor){
-           .name = "t", SHAPE("batch", "d_out"),
-           .init = MRT_IR_INIT_RANDOM, .seed = 9}, &err), &err);
+    ok(mrt_ir_add_tensor(
+           ir, &(mrt_ir_tensor){.name = "x", SHAPE("batch", "d_in")}, &err),
+       &err);
+    ok(mrt_ir_add_tensor(ir,
+                         &(mrt_ir_tensor){.name = "w1",
+                                          SHAPE("d_in", "hidden"),
+                                          .init = MRT_IR_INIT_RANDOM,
+                                          .seed = 7},
+                         &err),
+       &err);
+    ok(mrt_ir_add_tensor(ir,
+                         &(mrt_ir_tensor){.name = "w2",
+                                          SHAPE("hidden", "d_out"),
+                                          .init = MRT_IR_INIT_RANDOM,
+                                          .seed = 8},
+                         &err),
+       &err);
+    ok(mrt_ir_add_tensor(ir,
+                         &(mrt_ir_tensor){.name = "t",
+                                          SHAPE("batch", "d_out"),
+                                          .init = MRT_IR_INIT_RANDOM,
+                                          .seed = 9},
+                         &err),
+       &err);
     feed_forward(ir, "hidden", MRT_IR_RELU, "r", "d_out", 0.05, 4);
     mrt_spec *spec = NULL;
     ok(mrt_ir_finish(ir, &spec, &err), &err);
@@ -151,20 +178,42 @@ START_TEST(attention_as_yaml)
         ok(mrt_ir_add_dim(ir, dims[i], sizes[i], &err), &err);
     ok(mrt_ir_set_rule(ir, &(mrt_ir_rule){"b", {"data"}}, &err), &err);
     ok(mrt_ir_set_rule(ir, &(mrt_ir_rule){"heads", {"model"}}, &err), &err);
-    ok(mrt_ir_add_tensor(ir, &(mrt_ir_tensor){
-           .name = "q", SHAPE("b", "heads", "q_len", "d_head")}, &err), &err);
-    ok(mrt_ir_add_tensor(ir, &(mrt_ir_tensor){
-           .name = "k", SHAPE("b", "k_len", "heads", "d_head")}, &err), &err);
-    ok(mrt_ir_add_tensor(ir, &(mrt_ir_tensor){
-           .name = "v", SHAPE("heads", "b", "k_len", "d_head"),
-           .init = MRT_IR_INIT_RANDOM, .seed = 3}, &err), &err);
-    ok(mrt_ir_add_op(ir, &(mrt_ir_op){
-           .kind = MRT_IR_EINSUM, {"q", "k"}, "s",
-           SHAPE("b", "heads", "q_len", "k_len")}, &err), &err);
-    ok(mrt_ir_add_op(ir, &(mrt_ir_op){
-           .kind = MRT_IR_EINSUM, {"s", "v"}, "o",
-           SHAPE("q_len", "b", "heads", "d_head"), .nlayout = 1,
-           .layout = &(mrt_ir_rule){"b", {"data"}}}, &err), &err);
+    ok(mrt_ir_add_tensor(
+           ir,
+           &(mrt_ir_tensor){.name = "q",
+                            SHAPE("b", "heads", "q_len", "d_head")},
+           &err),
+       &err);
+    ok(mrt_ir_add_tensor(
+           ir,
+           &(mrt_ir_tensor){.name = "k",
+                            SHAPE("b", "k_len", "heads", "d_head")},
+           &err),
+       &err);
+    ok(mrt_ir_add_tensor(
+           ir,
+           &(mrt_ir_tensor){.name = "v",
+                            SHAPE("heads", "b", "k_len", "d_head"),
+                            .init = MRT_IR_INIT_RANDOM,
+                            .seed = 3},
+           &err),
+       &err);
+    ok(mrt_ir_add_op(ir,
+                     &(mrt_ir_op){.kind = MRT_IR_EINSUM,
+                                  {"q", "k"},
+                                  "s",
+                                  SHAPE("b", "heads", "q_len", "k_len")},
+                     &err),
+       &err);
+    ok(mrt_ir_add_op(ir,
+                     &(mrt_ir_op){.kind = MRT_IR_EINSUM,
+                                  {"s", "v"},
+                                  "o",
+                                  SHAPE("q_len", "b", "heads", "d_head"),
+                                  .nlayout = 1,
+                                  .layout = &(mrt_ir_rule){"b", {"data"}}},
+                     &err),
+       &err);
     ok(mrt_ir_set_outputs(ir, 2, (const char *[]){"s", "o"}, &err), &err);
     mrt_spec *spec = NULL;
     ok(mrt_ir_finish(ir, &spec, &err), &err);
@@ -185,75 +234,133 @@ START_TEST(transformer_as_yaml)
     mrt_error err = {0};
     mrt_ir *ir = mesh2x2("examples/transformer_layer.yaml", "rows", "cols");
     const char *dims[] = {"batch", "length", "klen", "d_model",
-                          "heads", "d_k", "d_ff", "vocab"};
+                          "heads", "d_k",    "d_ff", "vocab"};
     const int64_t sizes[] = {8, 16, 16, 32, 4, 8, 128, 64};
     ok(mrt_ir_set_dtype(ir, MRT_F64, &err), &err);
     for (int i = 0; i < N(dims); i++)
         ok(mrt_ir_add_dim(ir, dims[i], sizes[i], &err), &err);
-    const char *split[][2] = {{"batch", "rows"}, {"heads", "cols"},
-                              {"d_ff", "cols"}, {"vocab", "cols"}};
+    const char *split[][2] = {{"batch", "rows"},
+                              {"heads", "cols"},
+                              {"d_ff", "cols"},
+                              {"vocab", "cols"}};
     for (int i = 0; i < N(split); i++)
         ok(mrt_ir_set_rule(ir, &(mrt_ir_rule){split[i][0], {split[i][1]}},
-                           &err), &err);
-    ok(mrt_ir_add_tensor(ir, &(mrt_ir_tensor){
-           .name = "x", SHAPE("batch", "length", "d_model")}, &err), &err);
-    ok(mrt_ir_add_tensor(ir, &(mrt_ir_tensor){
-           .name = "labels", SHAPE("batch", "length"),
-           .init = MRT_IR_INIT_LABELS, .value = 64}, &err), &err);
+                           &err),
+           &err);
+    ok(mrt_ir_add_tensor(
+           ir,
+           &(mrt_ir_tensor){.name = "x", SHAPE("batch", "length", "d_model")},
+           &err),
+       &err);
+    ok(mrt_ir_add_tensor(ir,
+                         &(mrt_ir_tensor){.name = "labels",
+                                          SHAPE("batch", "length"),
+                                          .init = MRT_IR_INIT_LABELS,
+                                          .value = 64},
+                         &err),
+       &err);
     const char *w[] = {"wq", "wk", "wv"};
     for (int i = 0; i < 3; i++)
-        ok(mrt_ir_add_tensor(ir, &(mrt_ir_tensor){
-               .name = w[i], SHAPE("d_model", "heads", "d_k"),
-               .init = MRT_IR_INIT_RANDOM, .seed = (uint64_t)i + 1}, &err),
+        ok(mrt_ir_add_tensor(ir,
+                             &(mrt_ir_tensor){.name = w[i],
+                                              SHAPE("d_model", "heads", "d_k"),
+                                              .init = MRT_IR_INIT_RANDOM,
+                                              .seed = (uint64_t)i + 1},
+                             &err),
            &err);
-    ok(mrt_ir_add_tensor(ir, &(mrt_ir_tensor){
-           .name = "wo", SHAPE("heads", "d_k", "d_model"),
-           .init = MRT_IR_INIT_RANDOM, .seed = 4}, &err), &err);
-    ok(mrt_ir_add_tensor(ir, &(mrt_ir_tensor){
-           .name = "w1", SHAPE("d_model", "d_ff"),
-           .init = MRT_IR_INIT_RANDOM, .seed = 5}, &err), &err);
-    ok(mrt_ir_add_tensor(ir, &(mrt_ir_tensor){
-           .name = "w2", SHAPE("d_ff", "d_model"),
-           .init = MRT_IR_INIT_RANDOM, .seed = 6}, &err), &err);
-    ok(mrt_ir_add_tensor(ir, &(mrt_ir_tensor){
-           .name = "wvocab", SHAPE("d_model", "vocab"),
-           .init = MRT_IR_INIT_RANDOM, .seed = 7}, &err), &err);
-    op(ir, (mrt_ir_op){.kind = MRT_IR_LAYER_NORM, {"x"}, "xn", .dim = "d_model"});
-    op(ir, (mrt_ir_op){.kind = MRT_IR_EINSUM, {"xn", "wq"}, "q",
+    ok(mrt_ir_add_tensor(ir,
+                         &(mrt_ir_tensor){.name = "wo",
+                                          SHAPE("heads", "d_k", "d_model"),
+                                          .init = MRT_IR_INIT_RANDOM,
+                                          .seed = 4},
+                         &err),
+       &err);
+    ok(mrt_ir_add_tensor(ir,
+                         &(mrt_ir_tensor){.name = "w1",
+                                          SHAPE("d_model", "d_ff"),
+                                          .init = MRT_IR_INIT_RANDOM,
+                                          .seed = 5},
+                         &err),
+       &err);
+    ok(mrt_ir_add_tensor(ir,
+                         &(mrt_ir_tensor){.name = "w2",
+                                          SHAPE("d_ff", "d_model"),
+                                          .init = MRT_IR_INIT_RANDOM,
+                                          .seed = 6},
+                         &err),
+       &err);
+    ok(mrt_ir_add_tensor(ir,
+                         &(mrt_ir_tensor){.name = "wvocab",
+                                          SHAPE("d_model", "vocab"),
+                                          .init = MRT_IR_INIT_RANDOM,
+                                          .seed = 7},
+                         &err),
+       &err);
+    op(ir,
+       (mrt_ir_op){.kind = MRT_IR_LAYER_NORM, {"x"}, "xn", .dim = "d_model"});
+    op(ir, (mrt_ir_op){.kind = MRT_IR_EINSUM,
+                       {"xn", "wq"},
+                       "q",
                        SHAPE("batch", "length", "heads", "d_k")});
-    op(ir, (mrt_ir_op){.kind = MRT_IR_EINSUM, {"xn", "wk"}, "k0",
+    op(ir, (mrt_ir_op){.kind = MRT_IR_EINSUM,
+                       {"xn", "wk"},
+                       "k0",
                        SHAPE("batch", "length", "heads", "d_k")});
-    op(ir, (mrt_ir_op){.kind = MRT_IR_EINSUM, {"xn", "wv"}, "v0",
+    op(ir, (mrt_ir_op){.kind = MRT_IR_EINSUM,
+                       {"xn", "wv"},
+                       "v0",
                        SHAPE("batch", "length", "heads", "d_k")});
-    op(ir, (mrt_ir_op){.kind = MRT_IR_RENAME, {"k0"}, "k", .dim = "length",
-                       .to = "klen"});
-    op(ir, (mrt_ir_op){.kind = MRT_IR_RENAME, {"v0"}, "v", .dim = "length",
-                       .to = "klen"});
-    op(ir, (mrt_ir_op){.kind = MRT_IR_EINSUM, {"q", "k"}, "s0",
+    op(ir,
+       (mrt_ir_op){
+           .kind = MRT_IR_RENAME, {"k0"}, "k", .dim = "length", .to = "klen"});
+    op(ir,
+       (mrt_ir_op){
+           .kind = MRT_IR_RENAME, {"v0"}, "v", .dim = "length", .to = "klen"});
+    op(ir, (mrt_ir_op){.kind = MRT_IR_EINSUM,
+                       {"q", "k"},
+                       "s0",
                        SHAPE("batch", "heads", "length", "klen")});
     op(ir, (mrt_ir_op){.kind = MRT_IR_SCALE, {"s0"}, "s", .c = 0.35355339});
     op(ir, (mrt_ir_op){.kind = MRT_IR_SOFTMAX, {"s"}, "p", .dim = "klen"});
-    op(ir, (mrt_ir_op){.kind = MRT_IR_EINSUM, {"p", "v"}, "o",
+    op(ir, (mrt_ir_op){.kind = MRT_IR_EINSUM,
+                       {"p", "v"},
+                       "o",
                        SHAPE("batch", "length", "heads", "d_k")});
-    op(ir, (mrt_ir_op){.kind = MRT_IR_EINSUM, {"o", "wo"}, "a",
+    op(ir, (mrt_ir_op){.kind = MRT_IR_EINSUM,
+                       {"o", "wo"},
+                       "a",
                        SHAPE("batch", "length", "d_model")});
     op(ir, (mrt_ir_op){.kind = MRT_IR_ADD, {"x", "a"}, "r1"});
-    op(ir, (mrt_ir_op){.kind = MRT_IR_LAYER_NORM, {"r1"}, "rn", .dim = "d_model"});
-    op(ir, (mrt_ir_op){.kind = MRT_IR_EINSUM, {"rn", "w1"}, "f",
+    op(ir,
+       (mrt_ir_op){.kind = MRT_IR_LAYER_NORM, {"r1"}, "rn", .dim = "d_model"});
+    op(ir, (mrt_ir_op){.kind = MRT_IR_EINSUM,
+                       {"rn", "w1"},
+                       "f",
                        SHAPE("batch", "length", "d_ff")});
     op(ir, (mrt_ir_op){.kind = MRT_IR_GELU, {"f"}, "g"});
-    op(ir, (mrt_ir_op){.kind = MRT_IR_EINSUM, {"g", "w2"}, "f2",
+    op(ir, (mrt_ir_op){.kind = MRT_IR_EINSUM,
+                       {"g", "w2"},
+                       "f2",
                        SHAPE("batch", "length", "d_model")});
     op(ir, (mrt_ir_op){.kind = MRT_IR_ADD, {"r1", "f2"}, "r2"});
-    op(ir, (mrt_ir_op){.kind = MRT_IR_EINSUM, {"r2", "wvocab"}, "z",
+    op(ir, (mrt_ir_op){.kind = MRT_IR_EINSUM,
+                       {"r2", "wvocab"},
+                       "z",
                        SHAPE("batch", "length", "vocab")});
     op(ir, (mrt_ir_op){.kind = MRT_IR_SCALE, {"z"}, "logits", .c = 0.1});
-    op(ir, (mrt_ir_op){.kind = MRT_IR_SOFTMAX_CE, {"logits", "labels"}, "loss",
+    op(ir, (mrt_ir_op){.kind = MRT_IR_SOFTMAX_CE,
+                       {"logits", "labels"},
+                       "loss",
                        .dim = "vocab"});
     const char *params[] = {"wq", "wk", "wv", "wo", "w1", "w2", "wvocab"};
-    ok(mrt_ir_set_train(ir, &(mrt_ir_train){
-           .loss = "loss", .nparams = N(params), .params = params,
-           .lr = 0.1, .steps = 3}, &err), &err);
+    ok(mrt_ir_set_train(ir,
+                        &(mrt_ir_train){.loss = "loss",
+                                        .nparams = N(params),
+                                        .params = params,
+                                        .lr = 0.1,
+                                        .steps = 3},
+                        &err),
+       &err);
     mrt_spec *spec = NULL;
     ok(mrt_ir_finish(ir, &spec, &err), &err);
     mrt_ir_destroy(ir);
@@ -306,47 +413,79 @@ START_TEST(other_ops_as_yaml)
     for (int i = 0; i < N(dims); i++)
         ok(mrt_ir_add_dim(ir, dims[i], sizes[i], &err), &err);
     ok(mrt_ir_set_rule(ir, &(mrt_ir_rule){"b", {"data"}}, &err), &err);
-    ok(mrt_ir_add_tensor(ir, &(mrt_ir_tensor){
-           .name = "x", SHAPE("b", "d")}, &err), &err);
-    ok(mrt_ir_add_tensor(ir, &(mrt_ir_tensor){
-           .name = "y", SHAPE("b", "d"), .init = MRT_IR_INIT_FILL,
-           .value = 0.5}, &err), &err);
-    ok(mrt_ir_add_tensor(ir, &(mrt_ir_tensor){
-           .name = "z", SHAPE("b", "c"), .init = MRT_IR_INIT_ONES,
-           .nlayout = 1, .layout = &(mrt_ir_rule){"c", {"model"}}}, &err),
+    ok(mrt_ir_add_tensor(ir, &(mrt_ir_tensor){.name = "x", SHAPE("b", "d")},
+                         &err),
        &err);
-    ok(mrt_ir_add_tensor(ir, &(mrt_ir_tensor){
-           .name = "k", SHAPE("b"), .init = MRT_IR_INIT_LABELS,
-           .value = 4}, &err), &err);
-    ok(mrt_ir_add_tensor(ir, &(mrt_ir_tensor){
-           .name = "w", SHAPE("d"), .init = MRT_IR_INIT_RANDOM, .seed = 3},
-           &err), &err);
-    op(ir, (mrt_ir_op){.kind = MRT_IR_SOFTMAX, {"x"}, "p", .dim = "d",
+    ok(mrt_ir_add_tensor(ir,
+                         &(mrt_ir_tensor){.name = "y",
+                                          SHAPE("b", "d"),
+                                          .init = MRT_IR_INIT_FILL,
+                                          .value = 0.5},
+                         &err),
+       &err);
+    ok(mrt_ir_add_tensor(
+           ir,
+           &(mrt_ir_tensor){.name = "z",
+                            SHAPE("b", "c"),
+                            .init = MRT_IR_INIT_ONES,
+                            .nlayout = 1,
+                            .layout = &(mrt_ir_rule){"c", {"model"}}},
+           &err),
+       &err);
+    ok(mrt_ir_add_tensor(
+           ir,
+           &(mrt_ir_tensor){
+               .name = "k", SHAPE("b"), .init = MRT_IR_INIT_LABELS, .value = 4},
+           &err),
+       &err);
+    ok(mrt_ir_add_tensor(
+           ir,
+           &(mrt_ir_tensor){
+               .name = "w", SHAPE("d"), .init = MRT_IR_INIT_RANDOM, .seed = 3},
+           &err),
+       &err);
+    op(ir, (mrt_ir_op){.kind = MRT_IR_SOFTMAX,
+                       {"x"},
+                       "p",
+                       .dim = "d",
                        .nlayout = 1,
                        .layout = &(mrt_ir_rule){"d", {"model"}}});
-    op(ir, (mrt_ir_op){.kind = MRT_IR_LAYER_NORM, {"p"}, "n", .dim = "d",
-                       .c = 0.001, .nlayout = 1,
+    op(ir, (mrt_ir_op){.kind = MRT_IR_LAYER_NORM,
+                       {"p"},
+                       "n",
+                       .dim = "d",
+                       .c = 0.001,
+                       .nlayout = 1,
                        .layout = &(mrt_ir_rule){"b", {"data", "model"}}});
-    op(ir, (mrt_ir_op){.kind = MRT_IR_REDUCE_MEAN, {"n"}, "m", .nreduce = 1,
+    op(ir, (mrt_ir_op){.kind = MRT_IR_REDUCE_MEAN,
+                       {"n"},
+                       "m",
+                       .nreduce = 1,
                        .reduce = (const char *[]){"b"}});
     op(ir, (mrt_ir_op){.kind = MRT_IR_REDUCE_MAX, {"n"}, "mx", SHAPE("d")});
     op(ir, (mrt_ir_op){.kind = MRT_IR_REDUCE_SUM, {"n"}, "total"});
-    op(ir, (mrt_ir_op){.kind = MRT_IR_RENAME, {"n"}, "r", SHAPE("b", "e"),
-                       .dim = "d", .to = "e"});
+    op(ir, (mrt_ir_op){.kind = MRT_IR_RENAME,
+                       {"n"},
+                       "r",
+                       SHAPE("b", "e"),
+                       .dim = "d",
+                       .to = "e"});
     op(ir, (mrt_ir_op){.kind = MRT_IR_SCALE, {"x"}, "s", .c = 2.5});
     op(ir, (mrt_ir_op){.kind = MRT_IR_SUB, {"s", "y"}, "s1"});
     op(ir, (mrt_ir_op){.kind = MRT_IR_MUL, {"s1", "w"}, "s2"});
-    op(ir, (mrt_ir_op){.kind = MRT_IR_DIV, {"s2", "y"}, "s3",
-                       SHAPE("d", "b")});
+    op(ir, (mrt_ir_op){.kind = MRT_IR_DIV, {"s2", "y"}, "s3", SHAPE("d", "b")});
     op(ir, (mrt_ir_op){.kind = MRT_IR_EXP, {"s3"}, "s4"});
     op(ir, (mrt_ir_op){.kind = MRT_IR_LOG, {"s4"}, "s5"});
     op(ir, (mrt_ir_op){.kind = MRT_IR_NEG, {"s5"}, "s6"});
     op(ir, (mrt_ir_op){.kind = MRT_IR_SQUARE, {"s6"}, "s7"});
     op(ir, (mrt_ir_op){.kind = MRT_IR_RSQRT, {"s7"}, "s8"});
-    op(ir, (mrt_ir_op){.kind = MRT_IR_RELAYOUT, {"s8"}, "s9", .nlayout = 1,
+    op(ir, (mrt_ir_op){.kind = MRT_IR_RELAYOUT,
+                       {"s8"},
+                       "s9",
+                       .nlayout = 1,
                        .layout = &(mrt_ir_rule){"d", {"model"}}});
-    op(ir, (mrt_ir_op){.kind = MRT_IR_SOFTMAX_CE, {"z", "z"}, "ce",
-                       .dim = "c"});
+    op(ir,
+       (mrt_ir_op){.kind = MRT_IR_SOFTMAX_CE, {"z", "z"}, "ce", .dim = "c"});
     const char *outs[] = {"m", "mx", "total", "r", "s9", "ce"};
     ok(mrt_ir_set_outputs(ir, N(outs), outs, &err), &err);
     mrt_spec *spec = NULL;
@@ -381,10 +520,12 @@ static mrt_ir *small(void)
     ok(mrt_ir_add_dim(ir, "batch", 8, &err), &err);
     ok(mrt_ir_add_dim(ir, "d", 4, &err), &err);
     ok(mrt_ir_add_dim(ir, "e", 4, &err), &err);
-    ok(mrt_ir_add_tensor(ir, &(mrt_ir_tensor){
-           .name = "x", SHAPE("batch", "d")}, &err), &err);
-    ok(mrt_ir_add_tensor(ir, &(mrt_ir_tensor){
-           .name = "w", SHAPE("d", "e")}, &err), &err);
+    ok(mrt_ir_add_tensor(ir, &(mrt_ir_tensor){.name = "x", SHAPE("batch", "d")},
+                         &err),
+       &err);
+    ok(mrt_ir_add_tensor(ir, &(mrt_ir_tensor){.name = "w", SHAPE("d", "e")},
+                         &err),
+       &err);
     return ir;
 }
 
@@ -404,13 +545,17 @@ START_TEST(errors_name_call_and_argument)
 {
     mrt_error err = {0};
     mrt_ir *ir = small();
-    mrt_status st = mrt_ir_add_tensor(ir, &(mrt_ir_tensor){
-        .name = "y", SHAPE("batch", "foo")}, &err);
-    is_error(st, &err, MRT_E_SPEC, "mrt_ir_add_tensor: argument 'shape': "
+    mrt_status st = mrt_ir_add_tensor(
+        ir, &(mrt_ir_tensor){.name = "y", SHAPE("batch", "foo")}, &err);
+    is_error(st, &err, MRT_E_SPEC,
+             "mrt_ir_add_tensor: argument 'shape': "
              "dim 'foo' not declared (the dims are: batch, d, e)");
     mrt_ir_destroy(ir);
 
-    struct { mrt_ir_op op; const char *msg; } bad[] = {
+    struct {
+        mrt_ir_op op;
+        const char *msg;
+    } bad[] = {
         {{.kind = MRT_IR_EINSUM, {"x", "nope"}, "y", SHAPE("batch")},
          "mrt_ir_add_op: argument 'in': tensor 'nope' not declared"},
         {{.kind = MRT_IR_RELU, {"x", "w"}, "y"},
@@ -422,11 +567,17 @@ START_TEST(errors_name_call_and_argument)
          "dims are: batch, d, e)"},
         {{.kind = MRT_IR_RELU, {"x"}, "x"},
          "mrt_ir_add_op: argument 'out': tensor 'x' already exists"},
-        {{.kind = MRT_IR_RELU, {"x"}, "y", .nlayout = 1,
+        {{.kind = MRT_IR_RELU,
+          {"x"},
+          "y",
+          .nlayout = 1,
           .layout = &(mrt_ir_rule){"batch", {"rows"}}},
          "mrt_ir_add_op: argument 'layout': unknown mesh axis 'rows' in "
          "the rule of dim 'batch'"},
-        {{.kind = MRT_IR_RELU, {"x"}, "y", .nlayout = 2,
+        {{.kind = MRT_IR_RELU,
+          {"x"},
+          "y",
+          .nlayout = 2,
           .layout = (mrt_ir_rule[]){{"batch", {"data"}}, {"d", {"data"}}}},
          "mrt_ir_add_op: argument 'layout': tensor 'y' would split mesh "
          "axis 'data' twice: batch: data and d: data"},
@@ -434,8 +585,7 @@ START_TEST(errors_name_call_and_argument)
     for (int i = 0; i < N(bad); i++) {
         mrt_error e = {0};
         ir = small();
-        is_error(mrt_ir_add_op(ir, &bad[i].op, &e), &e, MRT_E_SPEC,
-                 bad[i].msg);
+        is_error(mrt_ir_add_op(ir, &bad[i].op, &e), &e, MRT_E_SPEC, bad[i].msg);
         /* the first error sticks */
         mrt_error again = {0};
         mrt_spec *spec = (mrt_spec *)1;
@@ -451,32 +601,51 @@ START_TEST(errors_of_training)
 {
     mrt_error err = {0};
     mrt_ir *ir = small();
-    ok(mrt_ir_add_op(ir, &(mrt_ir_op){.kind = MRT_IR_EINSUM, {"x", "w"}, "y",
-                                      SHAPE("batch", "d")}, &err), &err);
+    ok(mrt_ir_add_op(
+           ir,
+           &(mrt_ir_op){
+               .kind = MRT_IR_EINSUM, {"x", "w"}, "y", SHAPE("batch", "d")},
+           &err),
+       &err);
     ok(mrt_ir_add_op(ir, &(mrt_ir_op){.kind = MRT_IR_MSE, {"y", "x"}, "loss"},
-                     &err), &err);
+                     &err),
+       &err);
     is_error(mrt_ir_add_tensor(ir, NULL, &err), &err, MRT_E_USAGE,
              "mrt_ir_add_tensor: argument 't': NULL");
     mrt_ir_destroy(ir);
 
     ir = small();
     memset(&err, 0, sizeof err);
-    ok(mrt_ir_add_op(ir, &(mrt_ir_op){.kind = MRT_IR_EINSUM, {"x", "w"}, "y",
-                                      SHAPE("batch", "d")}, &err), &err);
+    ok(mrt_ir_add_op(
+           ir,
+           &(mrt_ir_op){
+               .kind = MRT_IR_EINSUM, {"x", "w"}, "y", SHAPE("batch", "d")},
+           &err),
+       &err);
     ok(mrt_ir_add_op(ir, &(mrt_ir_op){.kind = MRT_IR_REDUCE_SUM, {"x"}, "sx"},
-                     &err), &err);
-    mrt_status st = mrt_ir_set_train(ir, &(mrt_ir_train){
-        .loss = "sx", .nparams = 1, .params = (const char *[]){"w"}}, &err);
-    is_error(st, &err, MRT_E_SPEC, "mrt_ir_set_train: argument 'params': "
+                     &err),
+       &err);
+    mrt_status st = mrt_ir_set_train(
+        ir,
+        &(mrt_ir_train){
+            .loss = "sx", .nparams = 1, .params = (const char *[]){"w"}},
+        &err);
+    is_error(st, &err, MRT_E_SPEC,
+             "mrt_ir_set_train: argument 'params': "
              "the loss 'sx' does not depend on 'w'");
     mrt_ir_destroy(ir);
 
     ir = small();
     memset(&err, 0, sizeof err);
-    ok(mrt_ir_add_op(ir, &(mrt_ir_op){.kind = MRT_IR_RELU, {"x"}, "r"}, &err), &err);
-    st = mrt_ir_set_train(ir, &(mrt_ir_train){
-        .loss = "r", .nparams = 1, .params = (const char *[]){"w"}}, &err);
-    is_error(st, &err, MRT_E_SPEC, "mrt_ir_set_train: argument 'loss': the "
+    ok(mrt_ir_add_op(ir, &(mrt_ir_op){.kind = MRT_IR_RELU, {"x"}, "r"}, &err),
+       &err);
+    st = mrt_ir_set_train(ir,
+                          &(mrt_ir_train){.loss = "r",
+                                          .nparams = 1,
+                                          .params = (const char *[]){"w"}},
+                          &err);
+    is_error(st, &err, MRT_E_SPEC,
+             "mrt_ir_set_train: argument 'loss': the "
              "loss 'r' has 2 dims; it must be a scalar");
     mrt_ir_destroy(ir);
 }
@@ -490,17 +659,22 @@ START_TEST(expect_and_network)
     mrt_ir *ir = small(); /* x [batch, d], w [d, e] on data x model */
     ok(mrt_ir_set_expect(ir, &(mrt_ir_budget){0, -1}, &err), &err);
     ok(mrt_ir_set_link(ir, "model", 2.0, 10.0, &err), &err);
-    is_error(mrt_ir_set_link(ir, "model", 2.0, 10.0, &err), &err,
-             MRT_E_SPEC, "mrt_ir_set_link: argument 'axis': mesh axis "
+    is_error(mrt_ir_set_link(ir, "model", 2.0, 10.0, &err), &err, MRT_E_SPEC,
+             "mrt_ir_set_link: argument 'axis': mesh axis "
              "'model' has a link already");
     mrt_ir_destroy(ir);
 
     ir = small();
     memset(&err, 0, sizeof err);
     ok(mrt_ir_set_expect(ir, &(mrt_ir_budget){0, -1}, &err), &err);
-    op(ir, (mrt_ir_op){.kind = MRT_IR_RELAYOUT, {"x"}, "x1", .nlayout = 1,
+    op(ir, (mrt_ir_op){.kind = MRT_IR_RELAYOUT,
+                       {"x"},
+                       "x1",
+                       .nlayout = 1,
                        .layout = &(mrt_ir_rule){"d", {"model"}}});
-    op(ir, (mrt_ir_op){.kind = MRT_IR_RELAYOUT, {"x1"}, "x2",
+    op(ir, (mrt_ir_op){.kind = MRT_IR_RELAYOUT,
+                       {"x1"},
+                       "x2",
                        .expect = &(mrt_ir_budget){0, -1}});
     mrt_spec *spec = NULL;
     ok(mrt_ir_finish(ir, &spec, &err), &err);
@@ -516,12 +690,19 @@ START_TEST(expect_and_network)
     mrt_plan_destroy(plan);
     mrt_spec_destroy(spec);
 
-    struct { const char *axis; double lat, bw; const char *msg; } bad[] = {
-        {"rows", 1, 1, "mrt_ir_set_link: argument 'axis': unknown mesh axis "
+    struct {
+        const char *axis;
+        double lat, bw;
+        const char *msg;
+    } bad[] = {
+        {"rows", 1, 1,
+         "mrt_ir_set_link: argument 'axis': unknown mesh axis "
          "'rows' in 'network' (the mesh has: data, model)"},
-        {"data", 0, 1, "mrt_ir_set_link: argument 'latency_us': the "
+        {"data", 0, 1,
+         "mrt_ir_set_link: argument 'latency_us': the "
          "latency_us of mesh axis 'data' must be a positive number, got 0"},
-        {"data", 1, 1e13, "mrt_ir_set_link: argument 'bandwidth_GBps': the "
+        {"data", 1, 1e13,
+         "mrt_ir_set_link: argument 'bandwidth_GBps': the "
          "bandwidth_GBps of mesh axis 'data' is out of range: 1e+13 (it "
          "must be from 1e-09 to 1e+12 GB/s, as in a machine profile)"},
     };
@@ -535,7 +716,8 @@ START_TEST(expect_and_network)
     ir = small();
     memset(&err, 0, sizeof err);
     is_error(mrt_ir_set_expect(ir, &(mrt_ir_budget){-2, 0}, &err), &err,
-             MRT_E_SPEC, "mrt_ir_set_expect: argument 'b': a budget is -1 "
+             MRT_E_SPEC,
+             "mrt_ir_set_expect: argument 'b': a budget is -1 "
              "(no limit) or a number of bytes, got -2 and 0");
     mrt_ir_destroy(ir);
 }
@@ -543,8 +725,12 @@ END_TEST
 
 /* ---- alternatives: examples/zero.yaml's `layouts:` in C ------------ */
 
-#define RULES(...) .nrules = N(((const mrt_ir_rule[]){__VA_ARGS__})), \
-                   .rules = (const mrt_ir_rule[]){__VA_ARGS__}
+#define RULES(...)                                                             \
+    .nrules = N(((const mrt_ir_rule[]){__VA_ARGS__})),                         \
+    .rules = (const mrt_ir_rule[])                                             \
+    {                                                                          \
+        __VA_ARGS__                                                            \
+    }
 static const mrt_ir_rule no_rules[1];
 
 /* examples/zero.yaml up to its `layouts:`. */
@@ -558,17 +744,24 @@ static mrt_ir *zero_program(void)
     ok(mrt_ir_add_dim(ir, "d_ff", 48, &err), &err);
     ok(mrt_ir_set_rule(ir, &(mrt_ir_rule){"batch", {"data", "model"}}, &err),
        &err);
-    ok(mrt_ir_add_tensor(ir, &(mrt_ir_tensor){
-           .name = "x", SHAPE("batch", "d_model")}, &err), &err);
+    ok(mrt_ir_add_tensor(
+           ir, &(mrt_ir_tensor){.name = "x", SHAPE("batch", "d_model")}, &err),
+       &err);
     const char *names[] = {"t", "w1", "w2"};
     const uint64_t seeds[] = {9, 1, 2};
     for (int i = 0; i < 3; i++)
-        ok(mrt_ir_add_tensor(ir, &(mrt_ir_tensor){
-               .name = names[i], .ndims = 2,
-               .shape = i == 1 ? (const char *[]){"d_model", "d_ff"}
-                        : i == 2 ? (const char *[]){"d_ff", "d_model"}
-                                 : (const char *[]){"batch", "d_model"},
-               .init = MRT_IR_INIT_RANDOM, .seed = seeds[i]}, &err), &err);
+        ok(mrt_ir_add_tensor(
+               ir,
+               &(mrt_ir_tensor){
+                   .name = names[i],
+                   .ndims = 2,
+                   .shape = i == 1   ? (const char *[]){"d_model", "d_ff"}
+                            : i == 2 ? (const char *[]){"d_ff", "d_model"}
+                                     : (const char *[]){"batch", "d_model"},
+                   .init = MRT_IR_INIT_RANDOM,
+                   .seed = seeds[i]},
+               &err),
+           &err);
     feed_forward(ir, "d_ff", MRT_IR_GELU, "g", "d_model", 0.2, 3);
     return ir;
 }
@@ -580,24 +773,30 @@ static void zero_alternatives(mrt_ir *ir)
     const mrt_ir_rule all[] = {{"batch", {"data", "model"}}};
     const mrt_ir_rule ff[] = {{"d_ff", {"data", "model"}}};
     const mrt_ir_alternative_tensor sharded[] = {
-        {.name = "w1", .nlayout = 1, .layout = ff,
-         .reshard_after_forward = 1},
-        {.name = "w2", .nlayout = 1, .layout = ff,
-         .reshard_after_forward = 1}};
-    const mrt_ir_alternative_tensor kept[] = {{.name = "w1", .nlayout = 1,
-                                       .layout = ff},
-                                      {.name = "w2", .nlayout = 1,
-                                       .layout = ff}};
+        {.name = "w1", .nlayout = 1, .layout = ff, .reshard_after_forward = 1},
+        {.name = "w2", .nlayout = 1, .layout = ff, .reshard_after_forward = 1}};
+    const mrt_ir_alternative_tensor kept[] = {
+        {.name = "w1", .nlayout = 1, .layout = ff},
+        {.name = "w2", .nlayout = 1, .layout = ff}};
     const mrt_ir_alternative_tensor grads[] = {
         {.name = "w1", .ngrad_layout = 1, .grad_layout = ff},
         {.name = "w2", .ngrad_layout = 1, .grad_layout = ff}};
     const mrt_ir_alternative alts[] = {
         {.name = "ddp", .nrules = 1, .rules = all},
-        {.name = "zero3", .nrules = 1, .rules = all, .ntensors = 2,
+        {.name = "zero3",
+         .nrules = 1,
+         .rules = all,
+         .ntensors = 2,
          .tensors = sharded},
-        {.name = "zero3_keep", .nrules = 1, .rules = all, .ntensors = 2,
+        {.name = "zero3_keep",
+         .nrules = 1,
+         .rules = all,
+         .ntensors = 2,
          .tensors = kept},
-        {.name = "zero2", .nrules = 1, .rules = all, .ntensors = 2,
+        {.name = "zero2",
+         .nrules = 1,
+         .rules = all,
+         .ntensors = 2,
          .tensors = grads},
         {.name = "megatron", RULES({"batch", {"data"}}, {"d_ff", {"model"}})},
     };
@@ -644,8 +843,7 @@ START_TEST(zero_alternatives_as_yaml)
     if (mrt_spec_load("examples/zero.yaml", &loaded, &err))
         ck_abort_msg("zero.yaml: %s", err.message);
     same_rows(built, loaded);
-    const char *names[] = {"ddp", "zero3", "zero3_keep", "zero2",
-                           "megatron"};
+    const char *names[] = {"ddp", "zero3", "zero3_keep", "zero2", "megatron"};
     for (int i = 0; i < N(names); i++) {
         mrt_spec *a = NULL, *b = NULL;
         ok(mrt_spec_select_alternative(built, names[i], &a, &err), &err);
@@ -665,8 +863,12 @@ START_TEST(errors_of_alternatives)
     const mrt_ir_rule bad_axis[] = {{"d_ff", {"rows"}}};
     const char *axes[] = {"ranks"};
     const int64_t eight[] = {8};
-    struct { mrt_ir_alternative alt; const char *msg; } bad[] = {
-        {{.name = "a b"}, "mrt_ir_add_alternative: argument 'name': invalid "
+    struct {
+        mrt_ir_alternative alt;
+        const char *msg;
+    } bad[] = {
+        {{.name = "a b"},
+         "mrt_ir_add_alternative: argument 'name': invalid "
          "layout name 'a b' (a name starts with a letter or '_' and has "
          "only letters, digits and '_')"},
         {{.name = "dp", .nrules = 1, .rules = bad_axis},
@@ -675,22 +877,34 @@ START_TEST(errors_of_alternatives)
         {{.name = "dp", .naxes = 1, .axis = axes, .size = eight},
          "mrt_ir_add_alternative: argument 'naxes': layout 'dp' has a mesh "
          "of 8 ranks but the program's mesh has 4"},
-        {{.name = "dp", .ntensors = 1, .tensors = (const mrt_ir_alternative_tensor[]){
-             {.name = "nope", .nlayout = 1, .layout = ff}}},
+        {{.name = "dp",
+          .ntensors = 1,
+          .tensors = (const mrt_ir_alternative_tensor[]){{.name = "nope",
+                                                          .nlayout = 1,
+                                                          .layout = ff}}},
          "mrt_ir_add_alternative: argument 'tensors': tensor 'nope' not "
          "declared"},
-        {{.name = "dp", .ntensors = 1, .tensors = (const mrt_ir_alternative_tensor[]){
-             {.name = "x", .layout = no_rules, .reshard_after_forward = 1}}},
+        {{.name = "dp",
+          .ntensors = 1,
+          .tensors =
+              (const mrt_ir_alternative_tensor[]){{.name = "x",
+                                                   .layout = no_rules,
+                                                   .reshard_after_forward = 1}}},
          "mrt_ir_add_alternative: argument 'tensors': tensor 'x' is not a "
          "parameter (reshard_after_forward is for the tensors of the params "
          "of mrt_ir_set_train)"},
-        {{.name = "dp", .ntensors = 1, .tensors = (const mrt_ir_alternative_tensor[]){
-             {.name = "t", .ngrad_layout = 0, .grad_layout = no_rules}}},
+        {{.name = "dp",
+          .ntensors = 1,
+          .tensors =
+              (const mrt_ir_alternative_tensor[]){
+                  {.name = "t", .ngrad_layout = 0, .grad_layout = no_rules}}},
          "mrt_ir_add_alternative: argument 'tensors': tensor 't' has no "
          "gradient (a grad_layout is for the tensors on a path from the "
          "params or grads of mrt_ir_set_train to the loss)"},
-        {{.name = "dp", .nops = 1, .ops = (const mrt_ir_alternative_op[]){
-             {.out = "w1", .layout = no_rules}}},
+        {{.name = "dp",
+          .nops = 1,
+          .ops = (const mrt_ir_alternative_op[]){{.out = "w1",
+                                                  .layout = no_rules}}},
          "mrt_ir_add_alternative: argument 'ops': 'w1' is not made by an op "
          "(an op is named by its out; give an input its layout in tensors)"},
         {{.name = "dp", RULES({"d_model", {"data"}}, {"d_ff", {"data"}})},
@@ -701,8 +915,8 @@ START_TEST(errors_of_alternatives)
     for (int i = 0; i < N(bad); i++) {
         mrt_error e = {0};
         mrt_ir *ir = zero_program();
-        is_error(mrt_ir_add_alternative(ir, &bad[i].alt, &e), &e,
-                 MRT_E_SPEC, bad[i].msg);
+        is_error(mrt_ir_add_alternative(ir, &bad[i].alt, &e), &e, MRT_E_SPEC,
+                 bad[i].msg);
         mrt_ir_destroy(ir);
     }
     /* A second alternative of the same name; an op after one. */
@@ -716,12 +930,15 @@ START_TEST(errors_of_alternatives)
     mrt_ir_destroy(ir);
     memset(&e, 0, sizeof e);
     ir = small();
-    ok(mrt_ir_add_alternative(ir, &(mrt_ir_alternative){
-           .name = "dp", RULES({"batch", {"data"}})}, &e), &e);
-    is_error(mrt_ir_add_op(ir, &(mrt_ir_op){.kind = MRT_IR_RELU, {"x"}, "r"},
-                           &e), &e, MRT_E_USAGE,
-             "mrt_ir_add_op: argument 'op': ops and training come before the "
-             "first alternative (mrt_ir_add_alternative)");
+    ok(mrt_ir_add_alternative(
+           ir, &(mrt_ir_alternative){.name = "dp", RULES({"batch", {"data"}})},
+           &e),
+       &e);
+    is_error(
+        mrt_ir_add_op(ir, &(mrt_ir_op){.kind = MRT_IR_RELU, {"x"}, "r"}, &e),
+        &e, MRT_E_USAGE,
+        "mrt_ir_add_op: argument 'op': ops and training come before the "
+        "first alternative (mrt_ir_add_alternative)");
     mrt_ir_destroy(ir);
 }
 END_TEST

@@ -34,7 +34,7 @@ START_TEST(products)
 {
     int64_t r = -1;
     int64_t fits[] = {1024, 1024, 1024, 1024, 1024, 1024}; /* 2^60 */
-    int64_t wraps[] = {4294967296, 4294967296, 1}; /* 2^64 wraps to 0 */
+    int64_t wraps[] = {4294967296, 4294967296, 1};         /* 2^64 wraps to 0 */
     int64_t zero_last[] = {INT64_MAX, 2, 0}; /* overflows before the 0 */
     ck_assert_int_eq(mrt_checked_product(fits, 0, &r), 0);
     ck_assert_int_eq(r, 1);

@@ -36,8 +36,8 @@ START_TEST(allreduce_over_one_axis)
      * 4*10us + 6000/1e9 + 750/1e9 = 40us + 6us + 0.75us. */
     mrt_mesh m = mesh();
     mrt_profile p = profile();
-    mrt_comm_cost c = mrt_cost_collective(&p, &m, MRT_COLL_ALLREDUCE, 1u,
-                                          4000, 4);
+    mrt_comm_cost c = mrt_cost_collective(&p, &m, MRT_COLL_ALLREDUCE, 1u, 4000,
+                                          4);
     ck_assert_double_eq_tol(c.wire_bytes, 6000, 1e-9);
     ck_assert_int_eq(c.messages, 4);
     ck_assert_double_eq_tol(c.flops, 750, 1e-9);
@@ -50,21 +50,21 @@ START_TEST(each_kind_on_the_fast_axis)
     mrt_mesh m = mesh();
     mrt_profile p = profile();
     /* model: 2 ranks, n = 1000 bytes */
-    mrt_comm_cost ag = mrt_cost_collective(&p, &m, MRT_COLL_ALLGATHER, 2u,
-                                           1000, 8);
+    mrt_comm_cost ag = mrt_cost_collective(&p, &m, MRT_COLL_ALLGATHER, 2u, 1000,
+                                           8);
     ck_assert_double_eq_tol(ag.wire_bytes, 1000, 1e-9); /* (p-1) n */
     ck_assert_int_eq(ag.messages, 1);
     ck_assert_double_eq_tol(ag.time_s, 1e-6 + 1000 / 100e9, 1e-15);
-    mrt_comm_cost rs = mrt_cost_collective(
-        &p, &m, MRT_COLL_REDUCE_SCATTER, 2u, 1000, 8);
+    mrt_comm_cost rs = mrt_cost_collective(&p, &m, MRT_COLL_REDUCE_SCATTER, 2u,
+                                           1000, 8);
     ck_assert_double_eq_tol(rs.wire_bytes, 500, 1e-9); /* (p-1)/p n */
     ck_assert_double_eq_tol(rs.flops, 62.5, 1e-9);     /* half of 125 */
-    mrt_comm_cost aa = mrt_cost_collective(&p, &m, MRT_COLL_ALLTOALL, 2u,
-                                           1000, 8);
+    mrt_comm_cost aa = mrt_cost_collective(&p, &m, MRT_COLL_ALLTOALL, 2u, 1000,
+                                           8);
     ck_assert_double_eq_tol(aa.wire_bytes, 500, 1e-9);
     ck_assert_int_eq(aa.messages, 1);
-    mrt_comm_cost pe = mrt_cost_collective(&p, &m, MRT_COLL_PERMUTE, 3u,
-                                           1000, 8);
+    mrt_comm_cost pe = mrt_cost_collective(&p, &m, MRT_COLL_PERMUTE, 3u, 1000,
+                                           8);
     ck_assert_double_eq_tol(pe.wire_bytes, 1000, 1e-9);
 }
 END_TEST
@@ -74,8 +74,8 @@ START_TEST(a_group_pays_its_slowest_link)
     /* Over both axes (8 ranks): latency of data (10us), its bandwidth. */
     mrt_mesh m = mesh();
     mrt_profile p = profile();
-    mrt_comm_cost c = mrt_cost_collective(&p, &m, MRT_COLL_ALLGATHER, 3u,
-                                          800, 4);
+    mrt_comm_cost c = mrt_cost_collective(&p, &m, MRT_COLL_ALLGATHER, 3u, 800,
+                                          4);
     ck_assert_double_eq_tol(c.wire_bytes, 7 * 800, 1e-9);
     ck_assert_int_eq(c.messages, 3);
     ck_assert_double_eq_tol(c.time_s, 3 * 10e-6 + 5600 / 1e9, 1e-15);

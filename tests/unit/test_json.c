@@ -51,17 +51,17 @@ START_TEST(non_finite_is_null)
     ck_assert_str_eq(mrt_json_num(buf, "%.3f", NAN), "null");
     ck_assert_str_eq(mrt_json_num(buf, "%.10g", -NAN), "null");
     /* what the subnormal bandwidth of issue 9 made of a time */
-    ck_assert_str_eq(mrt_json_num(buf, "%.6g", 8196 / (1e-320 * 1e9)),
-                     "null");
+    ck_assert_str_eq(mrt_json_num(buf, "%.6g", 8196 / (1e-320 * 1e9)), "null");
 }
 END_TEST
 
 START_TEST(finite_numbers_are_json)
 {
     static const char *const fmt[] = {"%.17g", "%.10g", "%.9g", "%.6g",
-                                      "%.3g", "%.3f", "%.6f"};
-    const double v[] = {0, -0.0, 1, -1, 0.5, 123456.789, 1e-320, 5e-324,
-                        1e300, -1e300, DBL_MAX, -DBL_MAX, DBL_MIN, 1e21};
+                                      "%.3g",  "%.3f",  "%.6f"};
+    const double v[] = {0,          -0.0,     1,       -1,    0.5,
+                        123456.789, 1e-320,   5e-324,  1e300, -1e300,
+                        DBL_MAX,    -DBL_MAX, DBL_MIN, 1e21};
     char buf[MRT_JSON_NUM_MAX];
     for (size_t i = 0; i < sizeof fmt / sizeof fmt[0]; i++)
         for (size_t j = 0; j < sizeof v / sizeof v[0]; j++) {

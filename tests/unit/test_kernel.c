@@ -133,8 +133,8 @@ static size_t run_kernel(mrt_dtype t, tview *a, tview *b, tview *c)
 
 /* Compares c->data with the reference; returns the number of bad
  * elements and describes the first in msg. */
-static int compare(mrt_dtype t, const tview *a, const tview *b,
-                   const tview *c, char *msg, size_t size)
+static int compare(mrt_dtype t, const tview *a, const tview *b, const tview *c,
+                   char *msg, size_t size)
 {
     double *ref = malloc(sizeof *ref * (size_t)c->count);
     double *scale = malloc(sizeof *scale * (size_t)c->count);
@@ -226,8 +226,7 @@ END_TEST
 
 START_TEST(matmul_transposed)
 {
-    const char *forms[] = {"ik,kj->ij", "ki,kj->ij", "ik,jk->ij",
-                           "ki,jk->ij"};
+    const char *forms[] = {"ik,kj->ij", "ki,kj->ij", "ik,jk->ij", "ki,jk->ij"};
     for (int f = 0; f < 4; f++) {
         ck_assert_uint_eq(check_both(forms[f], "i37k29j41"), 0);
         ck_assert_uint_eq(check_both(forms[f], "i70k90j60"), 0);
@@ -386,11 +385,11 @@ END_TEST
 
 START_TEST(sum_dims)
 {
-    check_both("isk,kj->ij", "i4s3k5j6");        /* sum_a */
-    check_both("ik,ksj->ij", "i4s3k5j6");        /* sum_b */
-    check_both("sik,kjt->ij", "i4s3k5j6t2");     /* both */
+    check_both("isk,kj->ij", "i4s3k5j6");         /* sum_a */
+    check_both("ik,ksj->ij", "i4s3k5j6");         /* sum_b */
+    check_both("sik,kjt->ij", "i4s3k5j6t2");      /* both */
     check_both("bsik,tbkj->bji", "b2i4s3k5j6t2"); /* with batch */
-    check_both("si,j->ij", "s5i4j3");            /* sum_a, no K */
+    check_both("si,j->ij", "s5i4j3");             /* sum_a, no K */
 }
 END_TEST
 
@@ -398,10 +397,10 @@ START_TEST(outer_and_dot)
 {
     ck_assert_uint_eq(check_both("i,j->ij", "i7j9"), 0);
     ck_assert_uint_eq(check_both("i,j->ji", "i7j9"), 0);
-    check_both("xk,xk->x", "x6k50");   /* a dot product per batch index */
-    check_both("x,x->x", "x9");        /* elementwise */
-    check_both("k,k->", "k40");        /* a plain dot product, 0-d C */
-    check_both("ij,->ij", "i3j4");     /* times a scalar */
+    check_both("xk,xk->x", "x6k50"); /* a dot product per batch index */
+    check_both("x,x->x", "x9");      /* elementwise */
+    check_both("k,k->", "k40");      /* a plain dot product, 0-d C */
+    check_both("ij,->ij", "i3j4");   /* times a scalar */
 }
 END_TEST
 
@@ -496,13 +495,12 @@ START_TEST(classify_classes)
 {
     mrt_einsum_class k;
     mrt_error err = {0};
-    ck_assert_int_eq(classify("bsqhd,hbkdt->hqkb", "b2h3q4d5k6s7t8", &k,
-                              &err),
+    ck_assert_int_eq(classify("bsqhd,hbkdt->hqkb", "b2h3q4d5k6s7t8", &k, &err),
                      MRT_OK);
     expect_class(&k, MRT_IDX_BATCH, "hb"); /* C order */
     expect_class(&k, MRT_IDX_M, "q");
     expect_class(&k, MRT_IDX_N, "k");
-    expect_class(&k, MRT_IDX_K, "d");      /* A order */
+    expect_class(&k, MRT_IDX_K, "d"); /* A order */
     expect_class(&k, MRT_IDX_SUM_A, "s");
     expect_class(&k, MRT_IDX_SUM_B, "t");
     ck_assert_int_eq(k.size[MRT_IDX_BATCH], 6);
@@ -512,8 +510,7 @@ START_TEST(classify_classes)
     ck_assert_int_eq(classify("ijk->ki", "i2j3k4", &k, &err), MRT_OK);
     expect_class(&k, MRT_IDX_M, "ki");
     expect_class(&k, MRT_IDX_SUM_A, "j");
-    ck_assert_int_eq(k.n[MRT_IDX_N] + k.n[MRT_IDX_K] + k.n[MRT_IDX_BATCH],
-                     0);
+    ck_assert_int_eq(k.n[MRT_IDX_N] + k.n[MRT_IDX_K] + k.n[MRT_IDX_BATCH], 0);
     ck_assert_int_eq(k.size[MRT_IDX_N] * k.size[MRT_IDX_K], 1);
     ck_assert_int_eq(err.code, MRT_OK);
 
@@ -532,8 +529,8 @@ static void expect_error(const char *einsum, const char *exts,
     ck_assert_int_eq(err.code, MRT_E_SPEC);
     ck_assert_int_eq(err.line, 0);
     ck_assert_str_eq(err.file, "");
-    ck_assert_msg(strstr(err.message, needle), "%s: '%s' lacks '%s'",
-                  einsum, err.message, needle);
+    ck_assert_msg(strstr(err.message, needle), "%s: '%s' lacks '%s'", einsum,
+                  err.message, needle);
     ck_assert_int_eq(classify(einsum, exts, &k, NULL), MRT_E_SPEC);
 }
 
@@ -571,8 +568,7 @@ START_TEST(classify_flops)
     mrt_einsum_class k;
     ck_assert_int_eq(classify("ik,kj->ij", "i3k4j5", &k, NULL), MRT_OK);
     ck_assert_double_eq(mrt_einsum_flops(&k), 2.0 * 3 * 4 * 5);
-    ck_assert_int_eq(classify("bik,bkj->bij", "b2i3k4j5", &k, NULL),
-                     MRT_OK);
+    ck_assert_int_eq(classify("bik,bkj->bij", "b2i3k4j5", &k, NULL), MRT_OK);
     ck_assert_double_eq(mrt_einsum_flops(&k), 2.0 * 2 * 3 * 4 * 5);
     /* summing s=6 into one takes 5 adds for each of i*k = 12 results */
     ck_assert_int_eq(classify("isk,kj->ij", "i3s6k4j5", &k, NULL), MRT_OK);

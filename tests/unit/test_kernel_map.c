@@ -83,16 +83,11 @@ static double value(gen g)
 {
     double u = uniform(), mag = 0.25 + 2 * uniform();
     switch (g) {
-    case GEN_ANY:
-        return u < 0.125 ? 0 : u < 0.5625 ? -mag : mag;
-    case GEN_NONZERO:
-        return u < 0.5 ? -mag : mag;
-    case GEN_POSITIVE:
-        return mag;
-    case GEN_SMALL_INT:
-        return floor(4 * u) - 1;
-    case GEN_NEGATIVE:
-        return -1 - 2 * u;
+    case GEN_ANY: return u < 0.125 ? 0 : u < 0.5625 ? -mag : mag;
+    case GEN_NONZERO: return u < 0.5 ? -mag : mag;
+    case GEN_POSITIVE: return mag;
+    case GEN_SMALL_INT: return floor(4 * u) - 1;
+    case GEN_NEGATIVE: return -1 - 2 * u;
     }
     return 0;
 }
@@ -180,8 +175,10 @@ static int compare_map(mrt_dtype t, mrt_map_fn fn, double c, const tview *out,
         int64_t o = offset_of(out, idx);
         double got = get(t, out->data, o);
         if (!close_enough(t, got, ref) && !bad++)
-            snprintf(msg, size, "element %lld: f(%.9g, %.9g) got %.17g, "
-                     "expected %.17g", (long long)o, x, y, got, ref);
+            snprintf(msg, size,
+                     "element %lld: f(%.9g, %.9g) got %.17g, "
+                     "expected %.17g",
+                     (long long)o, x, y, got, ref);
     } while (next_index(out, idx));
     return bad;
 }
@@ -211,8 +208,8 @@ static void check_map(mrt_dtype t, mrt_map_fn fn, const char *od,
     int bad = compare_map(t, fn, c, &out, &a, a.data, two ? &b : NULL, msg,
                           sizeof msg);
     ck_assert_msg(!bad, "%s %s: %s <- %s, %s (%s): %d wrong, %s",
-                  mrt_map_name(fn), mrt_dtype_name(t), od, ad,
-                  two ? bd : "-", exts, bad, msg);
+                  mrt_map_name(fn), mrt_dtype_name(t), od, ad, two ? bd : "-",
+                  exts, bad, msg);
     free(out.data);
     free(a.data);
     if (two)
@@ -221,17 +218,17 @@ static void check_map(mrt_dtype t, mrt_map_fn fn, const char *od,
 
 /* out, a, b dim strings and extents. */
 static const char *const shapes[][4] = {
-    {"ijk", "ijk", "ijk", "i3j4k5"},     /* same dims: the stride-1 path */
-    {"ijk", "ijk", "ijk", "i2j3k67"},    /* longer rows */
-    {"ijk", "kj", "ik", "i3j4k5"},       /* both broadcast, permuted */
-    {"ijk", "kji", "j", "i3j4k5"},       /* a transposed, b a vector */
-    {"ijk", "", "kij", "i3j4k5"},        /* 0-dim a */
-    {"ijk", "jik", "", "i3j4k5"},        /* 0-dim b */
-    {"", "", "", ""},                    /* all 0-dim */
-    {"ij", "j", "i", "i6j7"},            /* outer product */
-    {"i", "i", "", "i9"},                /* vector and scalar */
-    {"iak", "ka", "ia", "i3a1k4"},       /* an extent of 1 */
-    {"bhqk", "hk", "qb", "b2h3q4k5"},    /* four dims, mixed */
+    {"ijk", "ijk", "ijk", "i3j4k5"},  /* same dims: the stride-1 path */
+    {"ijk", "ijk", "ijk", "i2j3k67"}, /* longer rows */
+    {"ijk", "kj", "ik", "i3j4k5"},    /* both broadcast, permuted */
+    {"ijk", "kji", "j", "i3j4k5"},    /* a transposed, b a vector */
+    {"ijk", "", "kij", "i3j4k5"},     /* 0-dim a */
+    {"ijk", "jik", "", "i3j4k5"},     /* 0-dim b */
+    {"", "", "", ""},                 /* all 0-dim */
+    {"ij", "j", "i", "i6j7"},         /* outer product */
+    {"i", "i", "", "i9"},             /* vector and scalar */
+    {"iak", "ka", "ia", "i3a1k4"},    /* an extent of 1 */
+    {"bhqk", "hk", "qb", "b2h3q4k5"}, /* four dims, mixed */
 };
 
 START_TEST(every_function)
@@ -274,11 +271,13 @@ START_TEST(compare_can_fail)
     mrt_kview ko = kv(&out), ka = kv(&a), kb = kv(&b);
     mrt_kernel_map(MRT_F64, MRT_MAP_SUB, 0, &ko, &ka, &kb, NULL, 0);
     char msg[200];
-    ck_assert_int_eq(compare_map(MRT_F64, MRT_MAP_SUB, 0, &out, &a, a.data,
-                                 &b, msg, sizeof msg), 0);
+    ck_assert_int_eq(compare_map(MRT_F64, MRT_MAP_SUB, 0, &out, &a, a.data, &b,
+                                 msg, sizeof msg),
+                     0);
     ((double *)out.data)[5] += 1e-9;
-    ck_assert_int_eq(compare_map(MRT_F64, MRT_MAP_SUB, 0, &out, &a, a.data,
-                                 &b, msg, sizeof msg), 1);
+    ck_assert_int_eq(compare_map(MRT_F64, MRT_MAP_SUB, 0, &out, &a, a.data, &b,
+                                 msg, sizeof msg),
+                     1);
     free(out.data);
     free(a.data);
     free(b.data);
@@ -360,9 +359,10 @@ static void check_one_hot(mrt_dtype t, const char *od, const char *ad,
         double ref = llround(label) == class;
         double got = get(t, out.data, offset_of(&out, idx));
         ones += got == 1;
-        ck_assert_msg(got == ref, "one_hot %s %s <- %s: label %.9g at "
-                      "class %lld: got %g", mrt_dtype_name(t), od, ad, label,
-                      (long long)class, got);
+        ck_assert_msg(got == ref,
+                      "one_hot %s %s <- %s: label %.9g at "
+                      "class %lld: got %g",
+                      mrt_dtype_name(t), od, ad, label, (long long)class, got);
     } while (next_index(&out, idx));
     ck_assert_int_gt(ones, 0); /* the labels did hit this rank's classes */
     free(out.data);
@@ -406,10 +406,14 @@ START_TEST(gelu_grad_finite_difference)
                     (2 * h);
         double g64 = kernel_scalar(MRT_F64, MRT_MAP_GELU_GRAD, x);
         double g32 = kernel_scalar(MRT_F32, MRT_MAP_GELU_GRAD, x);
-        ck_assert_msg(fabs(g64 - fd) <= 1e-8, "gelu'(%g): float64 %.17g, "
-                      "finite difference %.17g", x, g64, fd);
-        ck_assert_msg(fabs(g32 - fd) <= 1e-5, "gelu'(%g): float32 %.9g, "
-                      "finite difference %.17g", x, g32, fd);
+        ck_assert_msg(fabs(g64 - fd) <= 1e-8,
+                      "gelu'(%g): float64 %.17g, "
+                      "finite difference %.17g",
+                      x, g64, fd);
+        ck_assert_msg(fabs(g32 - fd) <= 1e-5,
+                      "gelu'(%g): float32 %.9g, "
+                      "finite difference %.17g",
+                      x, g32, fd);
     }
 }
 END_TEST
@@ -441,8 +445,9 @@ static void check_max(mrt_dtype t, const char *id, const char *od,
     for (int64_t i = 0; i < out.count; i++)
         ck_assert_msg(get(t, out.data, i) == ref[i],
                       "max %s %s -> %s (%s): element %lld got %.17g, "
-                      "expected %.17g", mrt_dtype_name(t), id, od, exts,
-                      (long long)i, get(t, out.data, i), ref[i]);
+                      "expected %.17g",
+                      mrt_dtype_name(t), id, od, exts, (long long)i,
+                      get(t, out.data, i), ref[i]);
     free(ref);
     free(in.data);
     free(out.data);

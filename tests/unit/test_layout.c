@@ -23,8 +23,11 @@ START_TEST(shard_shape_and_offset)
 {
     mrt_mesh m = mesh23();
     /* [batch/data+model, hidden] with batch 12, hidden 5 */
-    mrt_layout l = {.ndims = 2, .dim = {0, 1}, .size = {12, 5},
-                    .naxes = {2, 0}, .axes = {{0, 1}}};
+    mrt_layout l = {.ndims = 2,
+                    .dim = {0, 1},
+                    .size = {12, 5},
+                    .naxes = {2, 0},
+                    .axes = {{0, 1}}};
     int64_t local[MRT_MAX_DIMS], off[MRT_MAX_DIMS];
     mrt_layout_shard_shape(&l, &m, local);
     ck_assert_int_eq(local[0], 2);
@@ -49,8 +52,11 @@ START_TEST(shards_tile_the_tensor)
 {
     mrt_mesh m = mesh23();
     /* [a/model, b, c/data]: 6/3 = 2, 4 whole, 8/2 = 4 */
-    mrt_layout l = {.ndims = 3, .dim = {0, 1, 2}, .size = {6, 4, 8},
-                    .naxes = {1, 0, 1}, .axes = {{1}, {0}, {0}}};
+    mrt_layout l = {.ndims = 3,
+                    .dim = {0, 1, 2},
+                    .size = {6, 4, 8},
+                    .naxes = {1, 0, 1},
+                    .axes = {{1}, {0}, {0}}};
     int64_t local[MRT_MAX_DIMS];
     mrt_layout_shard_shape(&l, &m, local);
     int cover[6][4][8] = {{{0}}};
@@ -135,8 +141,11 @@ START_TEST(uneven_shards_tile_the_tensor)
 {
     mrt_mesh m = mesh23();
     /* 10 over data+model (2x3: 5, 5, then 2, 2, 1 each), 7 whole, 3 */
-    mrt_layout l = {.ndims = 3, .dim = {0, 1, 2}, .size = {10, 7, 3},
-                    .naxes = {2, 0, 0}, .axes = {{0, 1}}};
+    mrt_layout l = {.ndims = 3,
+                    .dim = {0, 1, 2},
+                    .size = {10, 7, 3},
+                    .naxes = {2, 0, 0},
+                    .axes = {{0, 1}}};
     ck_assert(!mrt_layout_even(&l, &m));
     check_tiling(&l, &m);
     int64_t c[2] = {1, 2}, off[MRT_MAX_DIMS], loc[MRT_MAX_DIMS];
@@ -155,8 +164,11 @@ START_TEST(uneven_shards_tile_the_tensor)
     ck_assert_int_eq(loc[0], 1);
     /* two dims uneven, and one smaller than its parts (2 over 3: the
      * last block empty) */
-    mrt_layout l2 = {.ndims = 3, .dim = {0, 1, 2}, .size = {7, 5, 2},
-                     .naxes = {1, 0, 1}, .axes = {{0}, {0}, {1}}};
+    mrt_layout l2 = {.ndims = 3,
+                     .dim = {0, 1, 2},
+                     .size = {7, 5, 2},
+                     .naxes = {1, 0, 1},
+                     .axes = {{0}, {0}, {1}}};
     check_tiling(&l2, &m);
     int64_t c3[2] = {1, 2};
     ck_assert_int_eq(mrt_layout_shard_count_at(&l2, &m, c3), 0);
@@ -172,8 +184,11 @@ START_TEST(equality_and_text)
 {
     mrt_mesh m = mesh23();
     char *names[] = {"batch", "d_ff"};
-    mrt_layout a = {.ndims = 2, .dim = {0, 1}, .size = {12, 6},
-                    .naxes = {1, 1}, .axes = {{0}, {1}}};
+    mrt_layout a = {.ndims = 2,
+                    .dim = {0, 1},
+                    .size = {12, 6},
+                    .naxes = {1, 1},
+                    .axes = {{0}, {1}}};
     mrt_layout b = a;
     ck_assert(mrt_layout_equal(&a, &b));
     b.partial = 1u;

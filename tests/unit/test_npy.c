@@ -110,8 +110,7 @@ static void round_trip(mrt_dtype t, int ndims, const int64_t shape[])
                (size_t)es);
     }
     mrt_error err = {0};
-    ck_assert_int_eq(mrt_npy_write(path, t, ndims, shape, data, &err),
-                     MRT_OK);
+    ck_assert_int_eq(mrt_npy_write(path, t, ndims, shape, data, &err), MRT_OK);
     ck_assert_int_eq(dir_entries(), 1); /* no temporary file left */
 
     mrt_npy_header h;
@@ -146,8 +145,8 @@ START_TEST(round_trips)
         round_trip((mrt_dtype)t, 2, s2);
         round_trip((mrt_dtype)t, 3, s3);
         round_trip((mrt_dtype)t, 2, s4);
-        round_trip((mrt_dtype)t, 0, NULL);  /* a 0-d array */
-        round_trip((mrt_dtype)t, 2, big);   /* empty, with a long header */
+        round_trip((mrt_dtype)t, 0, NULL); /* a 0-d array */
+        round_trip((mrt_dtype)t, 2, big);  /* empty, with a long header */
     }
 }
 END_TEST
@@ -177,8 +176,8 @@ END_TEST
 
 /* ---- hand-made files ----------------------------------------------- */
 
-static void expect_read(const char *header, int major, int pad,
-                        int ndims, int64_t d0, int64_t d1)
+static void expect_read(const char *header, int major, int pad, int ndims,
+                        int64_t d0, int64_t d1)
 {
     char path[300];
     snprintf(path, sizeof path, "%s/r.npy", dir);
@@ -202,18 +201,21 @@ static void expect_read(const char *header, int major, int pad,
 START_TEST(handmade)
 {
     expect_read("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), "
-                "}", 1, 1, 2, 2, 3);
+                "}",
+                1, 1, 2, 2, 3);
     /* unpadded, other key order, no trailing comma, double quotes */
     expect_read("{\"shape\": (6,), \"descr\": \"<f8\", "
-                "\"fortran_order\": False}", 1, 0, 1, 6, 0);
+                "\"fortran_order\": False}",
+                1, 0, 1, 6, 0);
     /* version 2.0 and 3.0 (4-byte header length), Python 2 longs */
     expect_read("{'descr': '<f8', 'fortran_order': False, 'shape': (3L, "
-                "2L), }", 2, 1, 2, 3, 2);
-    expect_read("{'descr':'<f8','fortran_order':False,'shape':( 1 , 6 )}",
-                3, 1, 2, 1, 6);
+                "2L), }",
+                2, 1, 2, 3, 2);
+    expect_read("{'descr':'<f8','fortran_order':False,'shape':( 1 , 6 )}", 3, 1,
+                2, 1, 6);
     /* fewer elements than the file holds: trailing bytes are ignored */
-    expect_read("{'descr': '<f8', 'fortran_order': False, 'shape': (5,), }",
-                1, 1, 1, 5, 0);
+    expect_read("{'descr': '<f8', 'fortran_order': False, 'shape': (5,), }", 1,
+                1, 1, 5, 0);
 }
 END_TEST
 
@@ -228,13 +230,13 @@ static void expect_io_error(const char *path, const char *needle)
     ck_assert_int_eq(err.code, MRT_E_IO);
     ck_assert_str_eq(err.file, path);
     ck_assert_int_eq(err.line, 0);
-    ck_assert_msg(strstr(err.message, needle), "'%s' lacks '%s'",
-                  err.message, needle);
+    ck_assert_msg(strstr(err.message, needle), "'%s' lacks '%s'", err.message,
+                  needle);
     memset(&err, 0, sizeof err);
     ck_assert_int_eq(mrt_npy_read(path, &h, &data, &err), MRT_E_IO);
     ck_assert_ptr_null(data);
-    ck_assert_msg(strstr(err.message, needle), "'%s' lacks '%s'",
-                  err.message, needle);
+    ck_assert_msg(strstr(err.message, needle), "'%s' lacks '%s'", err.message,
+                  needle);
     ck_assert_int_eq(mrt_npy_read(path, &h, &data, NULL), MRT_E_IO);
 }
 
@@ -254,8 +256,8 @@ START_TEST(malformed_headers)
     bad_header("{'descr': '<f8', 'fortran_order': False, }", 48, "'shape'");
     bad_header("{'fortran_order': False, 'shape': (2, 3), }", 48, "'descr'");
     bad_header("{'descr': '<f8', 'shape': (2, 3), }", 48, "'fortran_order'");
-    bad_header("{'descr': '<f8', 'fortran_order': True, 'shape': (2, 3), }",
-               48, "Fortran");
+    bad_header("{'descr': '<f8', 'fortran_order': True, 'shape': (2, 3), }", 48,
+               "Fortran");
     snprintf(h, sizeof h, "{'descr': '>f8', %s", ok_tail);
     bad_header(h, 48, "big-endian");
     snprintf(h, sizeof h, "{'descr': '<i4', %s", ok_tail);
@@ -265,36 +267,41 @@ START_TEST(malformed_headers)
     snprintf(h, sizeof h, "{'descr': [('x', '<f8')], %s", ok_tail);
     bad_header(h, 48, "descr");
     bad_header("{'descr': '<f8', 'fortran_order': False, 'shape': (1, 1, 1, "
-               "1, 1, 1, 1, 1, 1, 1, 1, 1, 1), }", 8, "more than 12 dims");
+               "1, 1, 1, 1, 1, 1, 1, 1, 1, 1), }",
+               8, "more than 12 dims");
     bad_header("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }",
                47, "shorter");
-    bad_header("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }",
-               0, "shorter");
-    bad_header("{'descr': '<f8', 'fortran_order': False, 'shape': (-1,), }",
-               8, "shape");
+    bad_header("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }", 0,
+               "shorter");
+    bad_header("{'descr': '<f8', 'fortran_order': False, 'shape': (-1,), }", 8,
+               "shape");
     bad_header("{'descr': '<f8', 'fortran_order': False, 'shape': "
-               "(99999999999999999999,), }", 8, "too large");
+               "(99999999999999999999,), }",
+               8, "too large");
     bad_header("{'descr': '<f8', 'fortran_order': False, 'shape': "
-               "(4294967296, 4294967296), }", 8, "too large");
+               "(4294967296, 4294967296), }",
+               8, "too large");
     bad_header("{'descr': '<f8', 'fortran_order': False, 'shape': 6, }", 48,
                "tuple");
-    bad_header("{'descr': '<f8', 'fortran_order': False, 'shape': (2 3), }",
-               48, "shape");
-    bad_header("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3)",
-               48, "expected");
+    bad_header("{'descr': '<f8', 'fortran_order': False, 'shape': (2 3), }", 48,
+               "shape");
+    bad_header("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3)", 48,
+               "expected");
     bad_header("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), } x",
                48, "after the dict");
     bad_header("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), "
-               "'extra': 1}", 48, "'extra'");
+               "'extra': 1}",
+               48, "'extra'");
     bad_header("{'descr': '<f8', 'descr': '<f8', 'fortran_order': False, "
-               "'shape': (2, 3)}", 48, "twice");
-    bad_header("{'descr: '<f8', 'fortran_order': False, 'shape': (2, 3)}",
-               48, "expected");
+               "'shape': (2, 3)}",
+               48, "twice");
+    bad_header("{'descr: '<f8', 'fortran_order': False, 'shape': (2, 3)}", 48,
+               "expected");
     bad_header("{'descr': '<f8", 48, "unterminated");
-    bad_header("{'descr' '<f8', 'fortran_order': False, 'shape': (2, 3)}",
-               48, "':'");
-    bad_header("{'descr': '<f8', 'fortran_order': Maybe, 'shape': (2, 3)}",
-               48, "True or False");
+    bad_header("{'descr' '<f8', 'fortran_order': False, 'shape': (2, 3)}", 48,
+               "':'");
+    bad_header("{'descr': '<f8', 'fortran_order': Maybe, 'shape': (2, 3)}", 48,
+               "True or False");
     bad_header("[1, 2]", 48, "dict");
     bad_header("", 48, "dict");
 }
@@ -339,8 +346,7 @@ START_TEST(write_failures)
     const int64_t shape[] = {2, 2};
     mrt_error err = {0};
     snprintf(path, sizeof path, "%s/no/such/folder/x.npy", dir);
-    ck_assert_int_eq(mrt_npy_write(path, MRT_F64, 2, shape, v, &err),
-                     MRT_E_IO);
+    ck_assert_int_eq(mrt_npy_write(path, MRT_F64, 2, shape, v, &err), MRT_E_IO);
     ck_assert_str_eq(err.file, path);
     ck_assert_int_eq(err.line, 0);
     ck_assert_ptr_nonnull(strstr(err.message, "cannot write the array: "));
@@ -350,8 +356,7 @@ START_TEST(write_failures)
     snprintf(path, sizeof path, "%s/taken.npy", dir);
     ck_assert_int_eq(mkdir(path, 0777), 0);
     memset(&err, 0, sizeof err);
-    ck_assert_int_eq(mrt_npy_write(path, MRT_F64, 2, shape, v, &err),
-                     MRT_E_IO);
+    ck_assert_int_eq(mrt_npy_write(path, MRT_F64, 2, shape, v, &err), MRT_E_IO);
     ck_assert_ptr_nonnull(strstr(err.message, "it is a folder"));
     ck_assert_int_eq(dir_entries(), 1); /* only the folder: no temp file */
     rmdir(path);
@@ -371,8 +376,7 @@ START_TEST(write_failures)
     snprintf(path, sizeof path, "%s/x.npy", dir);
     ck_assert_int_eq(mrt_npy_write(path, MRT_F64, 2, shape, v, NULL), 0);
     const int64_t shape1[] = {1};
-    ck_assert_int_eq(mrt_npy_write(path, MRT_F64, 1, shape1, v + 3, NULL),
-                     0);
+    ck_assert_int_eq(mrt_npy_write(path, MRT_F64, 1, shape1, v + 3, NULL), 0);
     mrt_npy_header h;
     void *data;
     ck_assert_int_eq(mrt_npy_read(path, &h, &data, NULL), 0);
@@ -422,8 +426,7 @@ START_TEST(init_values)
     /* FNV-1a 64 test vectors */
     ck_assert_uint_eq(mrt_init_seed_from_name(""), 0xcbf29ce484222325ull);
     ck_assert_uint_eq(mrt_init_seed_from_name("a"), 0xaf63dc4c8601ec8cull);
-    ck_assert_uint_eq(mrt_init_seed_from_name("foobar"),
-                      0x85944171f73967e8ull);
+    ck_assert_uint_eq(mrt_init_seed_from_name("foobar"), 0x85944171f73967e8ull);
     /* splitmix64 seeded with 0 first outputs 0xe220a8397b1dcdaf */
     ck_assert_double_eq(mrt_init_random_value(0, 0),
                         (double)(0xe220a8397b1dcdafull >> 11) * 0x1p-52 - 1);

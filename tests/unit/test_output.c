@@ -116,7 +116,8 @@ static int random_tail(const char *name, const char *prefix)
         return 0;
     for (const char *c = name + n; *c; c++)
         if (!strchr("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                    "abcdefghijklmnopqrstuvwxyz", *c))
+                    "abcdefghijklmnopqrstuvwxyz",
+                    *c))
             return 0;
     return 1;
 }
@@ -274,9 +275,9 @@ START_TEST(kinds_of_path)
         _exit(strcmp(got, "through the pipe") == 0 ? 0 : 1);
     }
     memset(&err, 0, sizeof err);
-    ck_assert_int_eq(mrt_write_atomically(fifo, "x", put_text,
-                                          "through the pipe", &err),
-                     MRT_OK);
+    ck_assert_int_eq(
+        mrt_write_atomically(fifo, "x", put_text, "through the pipe", &err),
+        MRT_OK);
     int status;
     ck_assert_int_eq(waitpid(pid, &status, 0), pid);
     ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
@@ -316,9 +317,8 @@ START_TEST(failure_statuses)
     char path[300], names[1024];
     snprintf(path, sizeof path, "%s/no/such/t.csv", dir);
     mrt_error err = {0};
-    ck_assert_int_eq(mrt_write_atomically(path, "the table", put_text, "x",
-                                          &err),
-                     MRT_E_IO);
+    ck_assert_int_eq(
+        mrt_write_atomically(path, "the table", put_text, "x", &err), MRT_E_IO);
     ck_assert_str_eq(err.file, path);
     ck_assert_ptr_nonnull(strstr(err.message, "cannot write the table: "));
     ck_assert_int_eq(list_dir(names, sizeof names), 0);

@@ -27,7 +27,8 @@ static void plan_text(const char *yaml, const char *mesh)
     ck_assert_int_eq(write(fd, yaml, strlen(yaml)), (ssize_t)strlen(yaml));
     close(fd);
     mrt_error err = {0};
-    mrt_status st = mrt_spec_load_ex(path, &(mrt_spec_load_options){.mesh = mesh}, &spec, &err);
+    mrt_status st = mrt_spec_load_ex(
+        path, &(mrt_spec_load_options){.mesh = mesh}, &spec, &err);
     unlink(path);
     if (st != MRT_OK)
         ck_abort_msg("spec: %d:%d: %s", err.line, err.column, err.message);
@@ -81,15 +82,15 @@ static const mrt_step *op_step(int i, int k)
     return &plan->step[plan->op[i].first_step + k];
 }
 
-#define MLP_HEAD                                                             \
-    "mesh: {data: 2, model: 2}\n"                                            \
-    "dims: {batch: 64, d_model: 128, d_ff: 512}\n"                           \
-    "layout: {batch: data, d_ff: model}\n"                                   \
-    "tensors:\n"                                                             \
-    "  x:  {shape: [batch, d_model]}\n"                                      \
-    "  w1: {shape: [d_model, d_ff]}\n"                                       \
-    "  w2: {shape: [d_ff, d_model]}\n"                                       \
-    "ops:\n"                                                                 \
+#define MLP_HEAD                                                               \
+    "mesh: {data: 2, model: 2}\n"                                              \
+    "dims: {batch: 64, d_model: 128, d_ff: 512}\n"                             \
+    "layout: {batch: data, d_ff: model}\n"                                     \
+    "tensors:\n"                                                               \
+    "  x:  {shape: [batch, d_model]}\n"                                        \
+    "  w1: {shape: [d_model, d_ff]}\n"                                         \
+    "  w2: {shape: [d_ff, d_model]}\n"                                         \
+    "ops:\n"                                                                   \
     "  - {op: einsum, in: [x, w1], out: h, shape: [batch, d_ff]}\n"
 
 START_TEST(global_rules_give_mesh_tensorflow_lowering)
@@ -97,9 +98,10 @@ START_TEST(global_rules_give_mesh_tensorflow_lowering)
     /* h = x.w1 splits nothing it sums: no communication.  y = h.w2 sums
      * d_ff, split over model: one all-reduce over model of y's shard,
      * 64/2 x 128 floats = 16384 bytes. */
-    plan_text(MLP_HEAD
-              "  - {op: einsum, in: [h, w2], out: y, shape: [batch, d_model]}\n",
-              NULL);
+    plan_text(
+        MLP_HEAD
+        "  - {op: einsum, in: [h, w2], out: y, shape: [batch, d_model]}\n",
+        NULL);
     ck_assert_str_eq(op_steps(0), "einsum");
     ck_assert_str_eq(op_steps(1), "einsum allreduce");
     const mrt_step *s = op_step(1, 1);
@@ -148,11 +150,11 @@ START_TEST(sum_over_two_axes_is_one_allreduce)
 }
 END_TEST
 
-#define ALLTOALL_SPEC                                                        \
-    "mesh: {model: 2}\ndims: {m: 4, k: 16, n: 6}\n"                          \
-    "layout: {k: model}\n"                                                    \
-    "tensors:\n  a: {shape: [m, k]}\n"                                        \
-    "  w: {shape: [k, n], layout: {n: model}}\n"                              \
+#define ALLTOALL_SPEC                                                          \
+    "mesh: {model: 2}\ndims: {m: 4, k: 16, n: 6}\n"                            \
+    "layout: {k: model}\n"                                                     \
+    "tensors:\n  a: {shape: [m, k]}\n"                                         \
+    "  w: {shape: [k, n], layout: {n: model}}\n"                               \
     "ops: [{op: einsum, in: [a, w], out: c, shape: [m, n]}]\n"
 
 START_TEST(moving_a_split_between_dims_is_alltoall)
@@ -188,13 +190,14 @@ START_TEST(gather_and_slice)
     /* c is replicated: x's batch split must go before the kernel (an
      * all-gather of its 4 x 8 shard); then c2 wants batch split again,
      * which is a local slice of c (no bytes). */
-    plan_text("mesh: {data: 2}\ndims: {batch: 8, k: 8, n: 4}\n"
-              "layout: {batch: data}\n"
-              "tensors: {x: {shape: [batch, k]}, w: {shape: [k, n]}}\n"
-              "ops:\n"
-              "  - {op: einsum, in: [x, w], out: c, shape: [batch, n], layout: {}}\n"
-              "  - {op: einsum, in: [c], out: c2, shape: [n, batch]}\n",
-              NULL);
+    plan_text(
+        "mesh: {data: 2}\ndims: {batch: 8, k: 8, n: 4}\n"
+        "layout: {batch: data}\n"
+        "tensors: {x: {shape: [batch, k]}, w: {shape: [k, n]}}\n"
+        "ops:\n"
+        "  - {op: einsum, in: [x, w], out: c, shape: [batch, n], layout: {}}\n"
+        "  - {op: einsum, in: [c], out: c2, shape: [n, batch]}\n",
+        NULL);
     ck_assert_str_eq(op_steps(0), "allgather einsum");
     ck_assert_int_eq(op_step(0, 0)->bytes, 4 * 8 * 4);
     ck_assert_str_eq(op_steps(1), "slice einsum");
@@ -238,9 +241,10 @@ START_TEST(mesh_override_changes_the_plan)
 {
     /* The same spec on a 4x1 mesh: model has one rank, so the sum over it
      * needs no collective at all. */
-    plan_text(MLP_HEAD
-              "  - {op: einsum, in: [h, w2], out: y, shape: [batch, d_model]}\n",
-              "data=4,model=1");
+    plan_text(
+        MLP_HEAD
+        "  - {op: einsum, in: [h, w2], out: y, shape: [batch, d_model]}\n",
+        "data=4,model=1");
     ck_assert_str_eq(op_steps(1), "einsum");
     ck_assert_int_eq(mrt_plan_get_totals(plan).comm_bytes, 0);
 }
@@ -268,14 +272,14 @@ START_TEST(swapped_nesting_moves_through_one_axis)
 }
 END_TEST
 
-#define DEFERRED_SPEC                                                        \
-    "mesh: {data: 2, model: 2}\n"                                            \
-    "dims: {batch: 64, d: 512, f: 512, o: 8}\n"                               \
-    "layout: {batch: data, d: model}\n"                                       \
-    "tensors: {x: {shape: [batch, d]}, w1: {shape: [d, f]},"                  \
-    " w2: {shape: [f, o]}}\n"                                                 \
-    "ops:\n"                                                                 \
-    "  - {op: einsum, in: [x, w1], out: h, shape: [batch, f]}\n"              \
+#define DEFERRED_SPEC                                                          \
+    "mesh: {data: 2, model: 2}\n"                                              \
+    "dims: {batch: 64, d: 512, f: 512, o: 8}\n"                                \
+    "layout: {batch: data, d: model}\n"                                        \
+    "tensors: {x: {shape: [batch, d]}, w1: {shape: [d, f]},"                   \
+    " w2: {shape: [f, o]}}\n"                                                  \
+    "ops:\n"                                                                   \
+    "  - {op: einsum, in: [x, w1], out: h, shape: [batch, f]}\n"               \
     "  - {op: einsum, in: [h, w2], out: y, shape: [batch, o]}\n"
 
 START_TEST(meshtf_all_reduces_at_once)
@@ -366,8 +370,8 @@ static void check_background_buffers(const mrt_plan *p)
                 ck_assert_msg(v->offset + vb <= c->offset ||
                                   c->offset + cb <= v->offset,
                               "step %d writes over the %s of step %d, "
-                              "still in the background", j,
-                              x ? "output" : "input", k);
+                              "still in the background",
+                              j, x ? "output" : "input", k);
             }
         }
     }
@@ -386,7 +390,8 @@ START_TEST(collectives_in_the_background)
               "  - {op: einsum, in: [x, w1], out: h1, shape: [b, h]}\n"
               "  - {op: einsum, in: [h1, w2], out: y, shape: [b, o]}\n"
               "  - {op: mse, in: [y, t], out: loss}\n"
-              "train: {loss: loss, params: [w1, w2]}\n", NULL);
+              "train: {loss: loss, params: [w1, w2]}\n",
+              NULL);
     int background = 0;
     for (int k = 0; k < plan->nsteps; k++)
         if (plan->step[k].wait >= 0 &&
@@ -402,7 +407,8 @@ START_TEST(collectives_in_the_background)
               "  x2: {shape: [i, k]}\nops:\n"
               "  - {op: einsum, in: [x0, x1], out: y0, shape: [i, k]}\n"
               "  - {op: einsum, in: [x2], out: y1, shape: [k, i]}\n"
-              "outputs: [y1]\n", NULL);
+              "outputs: [y1]\n",
+              NULL);
     ck_assert_int_ge(plan->step[1].wait, 0);
     check_background_buffers(plan);
     teardown();
@@ -413,7 +419,8 @@ START_TEST(collectives_in_the_background)
               "tensors:\n  x0: {shape: [i, q]}\n  x1: {shape: [k, q]}\n"
               "  x2: {shape: [i, k]}\nops:\n"
               "  - {op: einsum, in: [x0, x1], out: y0, shape: [i, k]}\n"
-              "  - {op: einsum, in: [x2], out: y1, shape: [k, i]}\n", NULL);
+              "  - {op: einsum, in: [x2], out: y1, shape: [k, i]}\n",
+              NULL);
     for (int k = 0; k < plan->nsteps; k++)
         ck_assert_int_eq(plan->step[k].wait, -1);
 }
@@ -453,7 +460,8 @@ START_TEST(uneven_bytes_per_rank_add_up)
               "  - {op: einsum, in: [r, w2], out: y, shape: [b, o],"
               " layout: {b: [data, model]}}\n"
               "  - {op: mse, in: [y, t], out: loss}\n"
-              "train: {loss: loss, params: [w1, w2]}\n", NULL);
+              "train: {loss: loss, params: [w1, w2]}\n",
+              NULL);
     const mrt_mesh *m = &plan->mesh;
     int64_t most = 0, sum = 0, first = -1;
     for (int64_t r = 0; r < m->nranks; r++) {
@@ -476,9 +484,9 @@ START_TEST(uneven_bytes_per_rank_add_up)
     ck_assert_int_lt(sum, most * m->nranks); /* the shards differ */
     for (int v = 0; v < plan->nvalues; v++) {
         int64_t c[MRT_MAX_AXES] = {0};
-        ck_assert_int_eq(plan->value[v].count,
-                         mrt_layout_shard_count_at(&plan->value[v].layout, m,
-                                                   c));
+        ck_assert_int_eq(
+            plan->value[v].count,
+            mrt_layout_shard_count_at(&plan->value[v].layout, m, c));
     }
 }
 END_TEST
@@ -493,25 +501,25 @@ END_TEST
  * dL/dx, w2 (false) is kept.  The batch is large enough that the peak is
  * where the activations h and dL/dh live together (dL/dw2 = h^T.dL/dy),
  * after w1's forward use and before its backward one. */
-#define ZERO3_SPEC                                                           \
-    "mesh: {all: 4}\n"                                                       \
-    "dtype: float64\n"                                                       \
-    "dims: {batch: 256, d_model: 16, d_ff: 64}\n"                            \
-    "layout: {batch: all}\n"                                                 \
-    "tensors:\n"                                                             \
-    "  x:  {shape: [batch, d_model]}\n"                                      \
-    "  w1: {shape: [d_model, d_ff]}\n"                                       \
-    "  w2: {shape: [d_ff, d_model]}\n"                                       \
-    "ops:\n"                                                                 \
-    "  - {op: einsum, in: [x, w1], out: h, shape: [batch, d_ff]}\n"          \
-    "  - {op: einsum, in: [h, w2], out: y, shape: [batch, d_model]}\n"       \
-    "  - {op: reduce_sum, in: [y], out: loss}\n"                             \
-    "train: {loss: loss, params: [w1, w2], grads: [x]}\n"                    \
-    "layouts:\n"                                                             \
-    "  keep: {batch: all, tensors: {w1: {layout: {d_ff: all}}, "             \
-    "w2: {layout: {d_ff: all}}}}\n"                                          \
-    "  reshard: {batch: all, tensors: {"                                     \
-    "w1: {layout: {d_ff: all}, reshard_after_forward: true}, "               \
+#define ZERO3_SPEC                                                             \
+    "mesh: {all: 4}\n"                                                         \
+    "dtype: float64\n"                                                         \
+    "dims: {batch: 256, d_model: 16, d_ff: 64}\n"                              \
+    "layout: {batch: all}\n"                                                   \
+    "tensors:\n"                                                               \
+    "  x:  {shape: [batch, d_model]}\n"                                        \
+    "  w1: {shape: [d_model, d_ff]}\n"                                         \
+    "  w2: {shape: [d_ff, d_model]}\n"                                         \
+    "ops:\n"                                                                   \
+    "  - {op: einsum, in: [x, w1], out: h, shape: [batch, d_ff]}\n"            \
+    "  - {op: einsum, in: [h, w2], out: y, shape: [batch, d_model]}\n"         \
+    "  - {op: reduce_sum, in: [y], out: loss}\n"                               \
+    "train: {loss: loss, params: [w1, w2], grads: [x]}\n"                      \
+    "layouts:\n"                                                               \
+    "  keep: {batch: all, tensors: {w1: {layout: {d_ff: all}}, "               \
+    "w2: {layout: {d_ff: all}}}}\n"                                            \
+    "  reshard: {batch: all, tensors: {"                                       \
+    "w1: {layout: {d_ff: all}, reshard_after_forward: true}, "                 \
     "w2: {layout: {d_ff: all}, reshard_after_forward: false}}}\n"
 
 /* Plans alternative `name` of the spec loaded by plan_text. */
@@ -575,10 +583,9 @@ START_TEST(reshard_after_forward_gathers_again_in_backward)
     ck_assert_double_eq_tol(plan->totals.wire_bytes - keep.wire_bytes,
                             3 * 16 * 64 * 8 / 4, 1e-9);
     ck_assert_int_eq(plan->totals.comm_bytes - keep.comm_bytes, 16 * 16 * 8);
-    ck_assert_double_eq_tol(
-        plan->totals.phase_wire_bytes[MRT_PHASE_BACKWARD] -
-            keep.phase_wire_bytes[MRT_PHASE_BACKWARD],
-        3 * 16 * 64 * 8 / 4, 1e-9);
+    ck_assert_double_eq_tol(plan->totals.phase_wire_bytes[MRT_PHASE_BACKWARD] -
+                                keep.phase_wire_bytes[MRT_PHASE_BACKWARD],
+                            3 * 16 * 64 * 8 / 4, 1e-9);
     ck_assert_double_eq_tol(plan->totals.phase_wire_bytes[MRT_PHASE_FORWARD],
                             keep.phase_wire_bytes[MRT_PHASE_FORWARD], 1e-9);
     ck_assert_int_eq(plan->totals.phase_collectives[MRT_PHASE_BACKWARD],
@@ -628,13 +635,13 @@ END_TEST
 START_TEST(auto_falls_back_to_the_rule_and_keeps_what_it_weighed)
 {
     mrt_error err = {0};
-    if (mrt_spec_load("tests/specs/ops/layer_norm.yaml", &spec,
-                      &err) != MRT_OK)
+    if (mrt_spec_load("tests/specs/ops/layer_norm.yaml", &spec, &err) != MRT_OK)
         ck_abort_msg("spec: %s", err.message);
     mrt_plan_options opt = {.explain = 1};
     mrt_plan *rules = NULL;
-    ck_assert_int_eq(mrt_plan_create_with(spec, &opt, MRT_STRATEGY_RULES,
-                                          &rules, &err), MRT_OK);
+    ck_assert_int_eq(
+        mrt_plan_create_with(spec, &opt, MRT_STRATEGY_RULES, &rules, &err),
+        MRT_OK);
     ck_assert_int_eq(mrt_plan_create(spec, &opt, &plan, &err), MRT_OK);
     ck_assert_int_eq(plan->fell_back, 1);
     ck_assert_int_eq(plan->nsteps, rules->nsteps);

@@ -70,7 +70,8 @@ static mrt_profile sample(void)
 {
     mrt_profile p;
     mrt_profile_default(&p);
-    snprintf(p.source, sizeof p.source, "calibrated on \"box\"\\1 with 4 "
+    snprintf(p.source, sizeof p.source,
+             "calibrated on \"box\"\\1 with 4 "
              "ranks, 2026-11-29T20:30:00Z");
     snprintf(p.kernel, sizeof p.kernel, "zen3");
     p.gemm_flops[MRT_F32] = 50.2e9;
@@ -99,8 +100,11 @@ START_TEST(round_trip)
     ck_assert_str_eq(q.source, want);
     /* Saved again over itself, with a measured block: the same numbers,
      * and only the profile in the folder. */
-    ck_assert_int_eq(mrt_profile_save_measured(path, &q, "ranks: 4\n"
-                     "allreduce:\n  - {bytes: 8, measured_us: 3}\n", &err),
+    ck_assert_int_eq(mrt_profile_save_measured(
+                         path, &q,
+                         "ranks: 4\n"
+                         "allreduce:\n  - {bytes: 8, measured_us: 3}\n",
+                         &err),
                      MRT_OK);
     mrt_profile r;
     mrt_profile_default(&r);
@@ -129,7 +133,8 @@ START_TEST(partial_files_keep_the_rest)
     mrt_profile p, def;
     mrt_profile_default(&def);
     p = def;
-    write_file("p.yaml", "# only some keys\n"
+    write_file("p.yaml",
+               "# only some keys\n"
                "copy_GBps: 3\n"
                "default: {latency_us: 7}\n"
                "axes:\n"
@@ -228,8 +233,8 @@ static const struct bad {
      "here"},
     {"copy_GBps: *x\n", MRT_E_SYNTAX, "1:12: error: found undefined alias"},
     {"measured: [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]"
-     "\n", MRT_E_SPEC,
-     "1:42: error: the profile nests deeper than 32 levels"},
+     "\n",
+     MRT_E_SPEC, "1:42: error: the profile nests deeper than 32 levels"},
     {"\"bogus\": 1\n", MRT_E_SPEC,
      "1:1: error: unknown key 'bogus' in the profile (expected: source, "
      "kernel, reduce_gflops, copy_GBps, default, axes, measured)"},

@@ -31,8 +31,8 @@ static mrt_spec *load_with(const char *fn, const char *init, int n,
                        n, rules, init, fn, extra);
     mrt_spec *s = NULL;
     mrt_error err = {0};
-    ck_assert_msg(mrt_spec_load_string("hash.yaml", text, (size_t)len,
-                                       &s, &err) == MRT_OK,
+    ck_assert_msg(mrt_spec_load_string("hash.yaml", text, (size_t)len, &s,
+                                       &err) == MRT_OK,
                   "load: %s", err.message);
     return s;
 }
@@ -53,14 +53,16 @@ START_TEST(same_program_same_hash)
     ck_assert(BASE("relu") == BASE("relu"));
     /* data and layouts are not the program */
     ck_assert(BASE("relu") == hash_of("relu", "{fill: 2}", 8, "{i: rows}", ""));
-    ck_assert(BASE("relu") == hash_of("relu", "{random: 1}", 8, "{j: rows}", ""));
+    ck_assert(BASE("relu") ==
+              hash_of("relu", "{random: 1}", 8, "{j: rows}", ""));
 }
 END_TEST
 
 START_TEST(another_program_another_hash)
 {
     ck_assert(BASE("relu") != BASE("tanh"));
-    ck_assert(BASE("relu") != hash_of("relu", "{random: 1}", 10, "{i: rows}", ""));
+    ck_assert(BASE("relu") !=
+              hash_of("relu", "{random: 1}", 10, "{i: rows}", ""));
     ck_assert(BASE("relu") != hash_of("relu", "{random: 1}", 8, "{i: rows}",
                                       "outputs: [h, y]\n"));
     ck_assert(BASE("relu") != hash_of("relu", "{random: 1}", 8, "{i: rows}",
@@ -80,8 +82,8 @@ START_TEST(constants_count)
         int len = snprintf(text, sizeof text, fmt, by[k]);
         mrt_spec *s = NULL;
         mrt_error err = {0};
-        ck_assert_msg(mrt_spec_load_string("c.yaml", text, (size_t)len,
-                                           &s, &err) == MRT_OK,
+        ck_assert_msg(mrt_spec_load_string("c.yaml", text, (size_t)len, &s,
+                                           &err) == MRT_OK,
                       "load: %s", err.message);
         h[k] = mrt_program_hash(s);
         mrt_spec_destroy(s);

@@ -33,7 +33,8 @@ static void plan_case(const reshard_case *c, const char *dtype)
                        c->mesh, dtype, c->dims, c->shape, c->from, c->to);
     ck_assert(len > 0 && (size_t)len < sizeof yaml);
     mrt_error err = {0};
-    mrt_status st = mrt_spec_load_string("reshard.yaml", yaml, (size_t)len, &spec, &err);
+    mrt_status st = mrt_spec_load_string("reshard.yaml", yaml, (size_t)len,
+                                         &spec, &err);
     if (st != MRT_OK)
         ck_abort_msg("%s: spec: %d:%d: %s", c->name, err.line, err.column,
                      err.message);
@@ -110,8 +111,7 @@ static double meshrt_bytes(const reshard_case *c)
         ck_assert_int_eq(s->bytes, plan->value[s->in].count * plan->elsize);
         wire += s->cost.wire_bytes;
     }
-    ck_assert_int_eq(plan->value[o->out_value].tensor,
-                     plan_tensor("u"));
+    ck_assert_int_eq(plan->value[o->out_value].tensor, plan_tensor("u"));
     return wire;
 }
 
@@ -119,12 +119,11 @@ START_TEST(shardy_case)
 {
     const reshard_case *c = &reshard_cases[_i];
     plan_case(c, "float32");
-    const mrt_value *in =
-        &plan->value[plan->tensor_value[plan_tensor("t")]];
+    const mrt_value *in = &plan->value[plan->tensor_value[plan_tensor("t")]];
     double n = (double)(in->count * plan->elsize);
     double ours = meshrt_bytes(c), theirs = shardy_bytes(c, n);
-    printf("%-48s meshrt %10.0f  shardy %10.0f bytes/rank (%.2fx)\n",
-           c->name, ours, theirs, theirs > 0 ? ours / theirs : 0);
+    printf("%-48s meshrt %10.0f  shardy %10.0f bytes/rank (%.2fx)\n", c->name,
+           ours, theirs, theirs > 0 ? ours / theirs : 0);
     ck_assert_msg(ours <= theirs * (1 + 1e-9),
                   "%s: meshrt %.0f bytes on the wire, Shardy %.0f", c->name,
                   ours, theirs);
@@ -137,9 +136,10 @@ END_TEST
  * shard on the wire (6 MiB); moving one axis at a time cost 16 MiB. */
 START_TEST(issue_case)
 {
-    reshard_case c = {"issue", "{mx: 2, my: 2, mz: 2}",
-                      "{i: 256, j: 256, l: 256}", "[i, j, l]",
-                      "{i: mx, l: [my, mz]}", "{i: mx, j: [my, mz]}", ""};
+    reshard_case c = {
+        "issue",     "{mx: 2, my: 2, mz: 2}", "{i: 256, j: 256, l: 256}",
+        "[i, j, l]", "{i: mx, l: [my, mz]}",  "{i: mx, j: [my, mz]}",
+        ""};
     plan_case(&c, "float32");
     ck_assert_double_eq(meshrt_bytes(&c), 6.0 * (1 << 20));
     const mrt_plan_op *o = &plan->op[0];

@@ -54,8 +54,10 @@ static void write_spec(int layers, char path[64])
                "  h0: {shape: [batch, d_model]}\n"
                "  target: {shape: [batch, d_model]}\n");
     for (int w = 0; w < NWEIGHTS; w++)
-        fprintf(f, "  up%d: {shape: [d_model, d_ff]}\n"
-                   "  down%d: {shape: [d_ff, d_model]}\n", w, w);
+        fprintf(f,
+                "  up%d: {shape: [d_model, d_ff]}\n"
+                "  down%d: {shape: [d_ff, d_model]}\n",
+                w, w);
     for (int i = 0; i < layers; i++)
         fprintf(f, "  bias%d: {shape: [d_model], init: {fill: 0.01}}\n", i);
     fprintf(f, "ops:\n");
@@ -75,8 +77,7 @@ static void write_spec(int layers, char path[64])
                 "shape: [batch, d_model]}\n"
                 "  - {op: add, in: [" ACT "dn%d, bias%d], out: " ACT "b%d}\n"
                 "  - {op: add, in: [" ACT "b%d, %s], out: " ACT "%d}\n",
-                h, w, i, i, i, i, i, i, i, i, i, i, w, i, i, i, i, i, h,
-                i + 1);
+                h, w, i, i, i, i, i, i, i, i, i, i, w, i, i, i, i, i, h, i + 1);
     }
     fprintf(f, "  - {op: mse, in: [" ACT "%d, target], out: loss}\n", layers);
     fprintf(f, "outputs: [loss");
@@ -153,8 +154,8 @@ START_TEST(planning_is_linear)
     ck_assert_uint_eq(!a.print, !b.print);
     ck_assert_msg(load < 8 && plan < 8 && print < 8,
                   "4x the program takes x%.2f the steps to load, x%.2f to "
-                  "plan, x%.2f to print (linear: 4, quadratic: 16)", load,
-                  plan, print);
+                  "plan, x%.2f to print (linear: 4, quadratic: 16)",
+                  load, plan, print);
 }
 END_TEST
 

@@ -52,15 +52,14 @@ static const char *const awkward =
 static const char *const default_layout = "layout: {batch: data, f: model}\n";
 
 /* The spec fmt with layout (a `layout:` block, or "") in its place. */
-static mrt_status try_load(const char *fmt, const char *layout,
-                           mrt_spec **s, mrt_error *err)
+static mrt_status try_load(const char *fmt, const char *layout, mrt_spec **s,
+                           mrt_error *err)
 {
     char text[4096];
     int len = snprintf(text, sizeof text, fmt, layout);
     ck_assert(len > 0 && (size_t)len < sizeof text);
     *s = NULL;
-    return mrt_spec_load_string("search.yaml", text, (size_t)len, s,
-                                err);
+    return mrt_spec_load_string("search.yaml", text, (size_t)len, s, err);
 }
 
 static mrt_spec *load_text(const char *fmt, const char *layout)
@@ -108,8 +107,7 @@ static void layout_block(const mrt_spec *s, const mrt_search_axes *rules,
                               mrt_spec_get_dim(s, d, NULL),
                               rules[d].naxes > 1 ? "[" : "");
         for (int j = 0; j < rules[d].naxes; j++)
-            n += (size_t)snprintf(buf + n, size - n, "%s%s",
-                                  j ? ", " : "",
+            n += (size_t)snprintf(buf + n, size - n, "%s%s", j ? ", " : "",
                                   info.mesh.name[rules[d].axis[j]]);
         n += (size_t)snprintf(buf + n, size - n, "%s",
                               rules[d].naxes > 1 ? "]" : "");
@@ -127,7 +125,7 @@ typedef struct point {
 
 typedef struct brute {
     const mrt_spec *s;
-    const char *fmt;        /* s's text, "%s" where its layout: goes */
+    const char *fmt; /* s's text, "%s" where its layout: goes */
     mrt_spec_info info;
     int64_t dim_size[64];
     mrt_planner planner;
@@ -299,8 +297,10 @@ static void check_against_brute(const mrt_spec *s, const char *fmt,
 {
     brute b;
     brute_force(&b, s, fmt, planner, cap);
-    mrt_search_options opt = {.plan = {.planner = planner}, .top = top,
-                              .max_memory = cap, .exhaustive = exhaustive};
+    mrt_search_options opt = {.plan = {.planner = planner},
+                              .top = top,
+                              .max_memory = cap,
+                              .exhaustive = exhaustive};
     mrt_search_rules_report *r = NULL;
     mrt_error err = {0};
     ck_assert_int_eq(mrt_search_rules_create(s, &opt, &r, &err), MRT_OK);
@@ -312,8 +312,8 @@ static void check_against_brute(const mrt_spec *s, const char *fmt,
         ck_assert_int_eq(r->searched[d], b.used[d]);
     ck_assert_int_eq(r->enumerated, b.enumerated);
     ck_assert_int_eq(r->invalid, 0);
-    ck_assert_int_eq(r->enumerated, r->pruned_time + r->pruned_memory +
-                                        r->planned);
+    ck_assert_int_eq(r->enumerated,
+                     r->pruned_time + r->pruned_memory + r->planned);
     if (exhaustive)
         ck_assert_int_eq(r->planned, b.enumerated);
 
@@ -328,8 +328,7 @@ static void check_against_brute(const mrt_spec *s, const char *fmt,
                       r->top[i].totals.time_s, want[i]);
         ck_assert(r->top[i].bound_s <= r->top[i].totals.time_s);
         /* Grouped: the other orders of its axes with the same figures. */
-        point me = {r->top[i].totals.time_s, r->top[i].totals.peak_memory,
-                    {0}};
+        point me = {r->top[i].totals.time_s, r->top[i].totals.peak_memory, {0}};
         for (int d = 0; d < r->ndims; d++)
             for (int j = 0; j < r->top[i].rule[d].naxes; j++)
                 me.owners[r->top[i].rule[d].axis[j]] |= 1ull << d;
@@ -358,9 +357,10 @@ static void check_against_brute(const mrt_spec *s, const char *fmt,
                       (t->time_s == b.pt[i].time_s &&
                        t->peak_memory == b.pt[i].memory);
         }
-        ck_assert_msg(covered, "brute-force point %.17g s, %lld bytes is "
-                      "missing from the front", b.pt[i].time_s,
-                      (long long)b.pt[i].memory);
+        ck_assert_msg(covered,
+                      "brute-force point %.17g s, %lld bytes is "
+                      "missing from the front",
+                      b.pt[i].time_s, (long long)b.pt[i].memory);
     }
     mrt_search_rules_destroy(r);
     free(b.pt);
@@ -452,8 +452,7 @@ START_TEST(memory_cap)
     }
     free(b.pt);
     ck_assert_int_lt(lo, hi);
-    check_against_brute(s, two_einsums, MRT_PLANNER_AUTO, (lo + hi) / 2, 5,
-                        0);
+    check_against_brute(s, two_einsums, MRT_PLANNER_AUTO, (lo + hi) / 2, 5, 0);
     check_against_brute(s, two_einsums, MRT_PLANNER_AUTO, lo, 5, 0);
     /* Below the smallest: nothing fits. */
     mrt_search_options opt = {.max_memory = lo - 1};
@@ -514,8 +513,7 @@ START_TEST(deterministic)
     mrt_search_rules_report *r[2];
     mrt_search_options opt = {.top = 7};
     for (int k = 0; k < 2; k++)
-        ck_assert_int_eq(mrt_search_rules_create(s, &opt, &r[k], NULL),
-                         MRT_OK);
+        ck_assert_int_eq(mrt_search_rules_create(s, &opt, &r[k], NULL), MRT_OK);
     ck_assert_int_eq(r[0]->ntop, r[1]->ntop);
     ck_assert_int_eq(r[0]->planned, r[1]->planned);
     for (int i = 0; i < r[0]->ntop; i++) {
@@ -548,8 +546,7 @@ START_TEST(printed_layout_plans_the_same)
         ck_assert_msg(t.time_s == r->top[i].totals.time_s,
                       "%s plans to %.17g, searched %.17g", block, t.time_s,
                       r->top[i].totals.time_s);
-        ck_assert_int_eq(t.peak_memory,
-                         r->top[i].totals.peak_memory);
+        ck_assert_int_eq(t.peak_memory, r->top[i].totals.peak_memory);
         mrt_plan_destroy(p);
         mrt_spec_destroy(again);
         free(block);

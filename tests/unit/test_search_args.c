@@ -7,7 +7,6 @@
  * value must do what meshrt.h says it does with NULL (format_rules: ""
  * or nothing; write_layout and the destroys: nothing).
  */
-#define MRT_NO_MPI /* planning only: no mpi.h */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,33 +45,53 @@ static void call(int which, mrt_error *err)
     mrt_compare *c = SENTINEL;
     mrt_sweep *w = SENTINEL;
     switch (which) {
-    case 0: refused(mrt_search_rules_create(NULL, &opt, &rr, err), err,
-                    "mrt_search_rules_create");
-            ck_assert_ptr_null(rr); break;
-    case 1: refused(mrt_search_rules_create(s, &opt, NULL, err), err,
-                    "mrt_search_rules_create"); break;
-    case 2: refused(mrt_search_tensors_create(NULL, &opt, &tr, err), err,
-                    "mrt_search_tensors_create");
-            ck_assert_ptr_null(tr); break;
-    case 3: refused(mrt_search_tensors_create(s, &opt, NULL, err), err,
-                    "mrt_search_tensors_create"); break;
-    case 4: refused(mrt_compare_create(NULL, NULL, &c, err), err,
-                    "mrt_compare_create");
-            ck_assert_ptr_null(c); break;
-    case 5: refused(mrt_compare_create(s, NULL, NULL, err), err,
-                    "mrt_compare_create"); break;
-    case 6: refused(mrt_sweep_create(NULL, NULL, "batch", 2, sizes, NULL, &w,
-                                     err), err, "mrt_sweep_create");
-            ck_assert_ptr_null(w); break;
-    case 7: refused(mrt_sweep_create(SPEC, NULL, NULL, 2, sizes, NULL, &w,
-                                     err), err, "mrt_sweep_create");
-            ck_assert_ptr_null(w); break;
-    case 8: refused(mrt_sweep_create(SPEC, NULL, "batch", 2, NULL, NULL, &w,
-                                     err), err, "mrt_sweep_create");
-            ck_assert_ptr_null(w); break;
-    case 9: refused(mrt_sweep_create(SPEC, NULL, "batch", 2, sizes, NULL,
-                                     NULL, err), err, "mrt_sweep_create");
-            break;
+    case 0:
+        refused(mrt_search_rules_create(NULL, &opt, &rr, err), err,
+                "mrt_search_rules_create");
+        ck_assert_ptr_null(rr);
+        break;
+    case 1:
+        refused(mrt_search_rules_create(s, &opt, NULL, err), err,
+                "mrt_search_rules_create");
+        break;
+    case 2:
+        refused(mrt_search_tensors_create(NULL, &opt, &tr, err), err,
+                "mrt_search_tensors_create");
+        ck_assert_ptr_null(tr);
+        break;
+    case 3:
+        refused(mrt_search_tensors_create(s, &opt, NULL, err), err,
+                "mrt_search_tensors_create");
+        break;
+    case 4:
+        refused(mrt_compare_create(NULL, NULL, &c, err), err,
+                "mrt_compare_create");
+        ck_assert_ptr_null(c);
+        break;
+    case 5:
+        refused(mrt_compare_create(s, NULL, NULL, err), err,
+                "mrt_compare_create");
+        break;
+    case 6:
+        refused(mrt_sweep_create(NULL, NULL, "batch", 2, sizes, NULL, &w, err),
+                err, "mrt_sweep_create");
+        ck_assert_ptr_null(w);
+        break;
+    case 7:
+        refused(mrt_sweep_create(SPEC, NULL, NULL, 2, sizes, NULL, &w, err),
+                err, "mrt_sweep_create");
+        ck_assert_ptr_null(w);
+        break;
+    case 8:
+        refused(mrt_sweep_create(SPEC, NULL, "batch", 2, NULL, NULL, &w, err),
+                err, "mrt_sweep_create");
+        ck_assert_ptr_null(w);
+        break;
+    case 9:
+        refused(
+            mrt_sweep_create(SPEC, NULL, "batch", 2, sizes, NULL, NULL, err),
+            err, "mrt_sweep_create");
+        break;
     case 10: { /* the rules NULL: "" */
         char buf[16] = "x";
         ck_assert_ptr_eq(mrt_search_format_rules(s, NULL, buf, sizeof buf),
@@ -96,8 +115,8 @@ static void call(int which, mrt_error *err)
     case 12: { /* the spec NULL */
         char buf[16] = "x";
         mrt_search_axes rule[4] = {{0}};
-        ck_assert_ptr_eq(mrt_search_format_rules(NULL, rule, buf,
-                                                 sizeof buf), buf);
+        ck_assert_ptr_eq(mrt_search_format_rules(NULL, rule, buf, sizeof buf),
+                         buf);
         ck_assert_str_eq(buf, "");
         mrt_search_write_layout(NULL, rule, stdout);
         break;

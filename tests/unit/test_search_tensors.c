@@ -15,7 +15,6 @@
  * for too many combinations counts every tensor it would search (70
  * inputs, not the 64 it can hold).
  */
-#define MRT_NO_MPI /* planning only: no mpi.h */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,8 +23,11 @@
 #include "meshrt.h"
 
 #define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
-#define SHAPE(...) .ndims = N(((const char *[]){__VA_ARGS__})), \
-                   .shape = (const char *[]){__VA_ARGS__}
+#define SHAPE(...)                                                             \
+    .ndims = N(((const char *[]){__VA_ARGS__})), .shape = (const char *[])     \
+    {                                                                          \
+        __VA_ARGS__                                                            \
+    }
 
 /* Fails the test with the builder's message unless st is MRT_OK. */
 static void ok(mrt_status st, const mrt_error *err)
@@ -38,10 +40,14 @@ static void add_input(mrt_ir *ir, const char *name, const char *a,
                       const char *b, uint64_t seed)
 {
     mrt_error err = {0};
-    ok(mrt_ir_add_tensor(ir, &(mrt_ir_tensor){
-           .name = name, SHAPE(a, b), .init = seed ? MRT_IR_INIT_RANDOM
-                                                   : MRT_IR_INIT_DEFAULT,
-           .seed = seed}, &err), &err);
+    ok(mrt_ir_add_tensor(ir,
+                         &(mrt_ir_tensor){.name = name,
+                                          SHAPE(a, b),
+                                          .init = seed ? MRT_IR_INIT_RANDOM
+                                                       : MRT_IR_INIT_DEFAULT,
+                                          .seed = seed},
+                         &err),
+       &err);
 }
 
 /* tests/specs/cli/per_activation.yaml, built in C. */
@@ -50,7 +56,8 @@ static mrt_spec *build_per_activation(void)
     mrt_error err = {0};
     mrt_ir *ir = NULL;
     ok(mrt_ir_create("built in C", 1, (const char *[]){"rows"},
-                     (const int64_t[]){4}, &ir, &err), &err);
+                     (const int64_t[]){4}, &ir, &err),
+       &err);
     const char *dims[] = {"batch", "d_in", "d_ff", "d_out"};
     const int64_t sizes[] = {512, 32, 128, 32};
     for (int i = 0; i < 4; i++)
@@ -60,29 +67,45 @@ static mrt_spec *build_per_activation(void)
     add_input(ir, "w1", "d_in", "d_ff", 7);
     add_input(ir, "w2", "d_ff", "d_out", 8);
     add_input(ir, "t", "batch", "d_out", 9);
-    ok(mrt_ir_add_op(ir, &(mrt_ir_op){.kind = MRT_IR_EINSUM, {"x", "w1"},
-                                      "h", SHAPE("batch", "d_ff")}, &err),
+    ok(mrt_ir_add_op(
+           ir,
+           &(mrt_ir_op){
+               .kind = MRT_IR_EINSUM, {"x", "w1"}, "h", SHAPE("batch", "d_ff")},
+           &err),
        &err);
-    ok(mrt_ir_add_op(ir, &(mrt_ir_op){
-           .kind = MRT_IR_RELU, {"h"}, "r", .nlayout = 1,
-           .layout = &(mrt_ir_rule){"d_ff", {"rows"}}}, &err), &err);
-    ok(mrt_ir_add_op(ir, &(mrt_ir_op){.kind = MRT_IR_EINSUM, {"r", "w2"},
-                                      "y", SHAPE("batch", "d_out")}, &err),
+    ok(mrt_ir_add_op(ir,
+                     &(mrt_ir_op){.kind = MRT_IR_RELU,
+                                  {"h"},
+                                  "r",
+                                  .nlayout = 1,
+                                  .layout = &(mrt_ir_rule){"d_ff", {"rows"}}},
+                     &err),
        &err);
-    ok(mrt_ir_add_op(ir, &(mrt_ir_op){.kind = MRT_IR_MSE, {"y", "t"},
-                                      "loss"}, &err), &err);
-    ok(mrt_ir_set_train(ir, &(mrt_ir_train){
-           .loss = "loss", .nparams = 2,
-           .params = (const char *[]){"w1", "w2"}, .lr = 0.1, .steps = 1},
-           &err), &err);
+    ok(mrt_ir_add_op(ir,
+                     &(mrt_ir_op){.kind = MRT_IR_EINSUM,
+                                  {"r", "w2"},
+                                  "y",
+                                  SHAPE("batch", "d_out")},
+                     &err),
+       &err);
+    ok(mrt_ir_add_op(ir, &(mrt_ir_op){.kind = MRT_IR_MSE, {"y", "t"}, "loss"},
+                     &err),
+       &err);
+    ok(mrt_ir_set_train(ir,
+                        &(mrt_ir_train){.loss = "loss",
+                                        .nparams = 2,
+                                        .params = (const char *[]){"w1", "w2"},
+                                        .lr = 0.1,
+                                        .steps = 1},
+                        &err),
+       &err);
     mrt_spec *spec = NULL;
     ok(mrt_ir_finish(ir, &spec, &err), &err);
     mrt_ir_destroy(ir);
     return spec;
 }
 
-static void same_axes(const mrt_search_axes *a, const mrt_search_axes *b,
-                      int n)
+static void same_axes(const mrt_search_axes *a, const mrt_search_axes *b, int n)
 {
     for (int d = 0; d < n; d++) {
         ck_assert_int_eq(a[d].naxes, b[d].naxes);
@@ -132,13 +155,13 @@ START_TEST(built_program_searched_as_loaded)
 {
     mrt_error err = {0};
     mrt_spec *loaded = NULL, *built = build_per_activation();
-    ck_assert_int_eq(mrt_spec_load("tests/specs/cli/per_activation.yaml", &loaded, &err), MRT_OK);
+    ck_assert_int_eq(
+        mrt_spec_load("tests/specs/cli/per_activation.yaml", &loaded, &err),
+        MRT_OK);
     mrt_search_options opt = {.top = 4, .activations = "h,r"};
     mrt_search_tensors_report *a = NULL, *b = NULL;
-    ck_assert_int_eq(mrt_search_tensors_create(loaded, &opt, &a, &err),
-                     MRT_OK);
-    ck_assert_int_eq(mrt_search_tensors_create(built, &opt, &b, &err),
-                     MRT_OK);
+    ck_assert_int_eq(mrt_search_tensors_create(loaded, &opt, &a, &err), MRT_OK);
+    ck_assert_int_eq(mrt_search_tensors_create(built, &opt, &b, &err), MRT_OK);
     /* w1, w2, then h and r: 4 choices each on one axis */
     ck_assert_int_eq(b->ntensors, 4);
     ck_assert_int_eq(b->nacts, 2);
@@ -160,8 +183,8 @@ START_TEST(activations_are_op_results)
 {
     mrt_error err = {0};
     mrt_spec *s = NULL;
-    ck_assert_int_eq(mrt_spec_load("tests/specs/cli/per_tensor.yaml",
-                                   &s, &err), MRT_OK);
+    ck_assert_int_eq(mrt_spec_load("tests/specs/cli/per_tensor.yaml", &s, &err),
+                     MRT_OK);
     mrt_search_options opt = {.top = 2, .activations = "all"};
     mrt_search_tensors_report *r = NULL;
     ck_assert_int_eq(mrt_search_tensors_create(s, &opt, &r, &err), MRT_OK);
@@ -174,8 +197,7 @@ START_TEST(activations_are_op_results)
     ck_assert_str_eq(t.name, "y");
     mrt_search_tensors_destroy(r);
     opt.activations = "loss:diff";
-    ck_assert_int_eq(mrt_search_tensors_create(s, &opt, &r, &err),
-                     MRT_E_USAGE);
+    ck_assert_int_eq(mrt_search_tensors_create(s, &opt, &r, &err), MRT_E_USAGE);
     ck_assert_msg(strstr(err.message, "no op makes 'loss:diff'"), "%s",
                   err.message);
     mrt_spec_destroy(s);
@@ -186,8 +208,9 @@ START_TEST(too_many_combinations_counts_every_tensor)
 {
     /* 70 inputs added together: each has a layout of its own to try */
     char text[8192];
-    int n = snprintf(text, sizeof text, "mesh: {rows: 2}\n"
-                                        "dims: {a: 4}\ntensors:\n");
+    int n = snprintf(text, sizeof text,
+                     "mesh: {rows: 2}\n"
+                     "dims: {a: 4}\ntensors:\n");
     for (int i = 0; i < 70; i++)
         n += snprintf(text + n, sizeof text - (size_t)n,
                       "  x%d: {shape: [a]}\n", i);
@@ -200,10 +223,11 @@ START_TEST(too_many_combinations_counts_every_tensor)
     ck_assert_uint_lt((size_t)n, sizeof text);
     mrt_spec *s = NULL;
     mrt_error err = {0};
-    ck_assert_int_eq(mrt_spec_load_string("seventy.yaml", text, (size_t)n, &s, &err), MRT_OK);
+    ck_assert_int_eq(
+        mrt_spec_load_string("seventy.yaml", text, (size_t)n, &s, &err),
+        MRT_OK);
     mrt_search_tensors_report *r = NULL;
-    ck_assert_int_eq(mrt_search_tensors_create(s, NULL, &r, &err),
-                     MRT_E_USAGE);
+    ck_assert_int_eq(mrt_search_tensors_create(s, NULL, &r, &err), MRT_E_USAGE);
     ck_assert_ptr_null(r);
     ck_assert_msg(strstr(err.message, "for 70 tensors"), "%s", err.message);
     mrt_spec_destroy(s);

@@ -75,7 +75,8 @@ static mrt_status load_error(const char *path, const char *mesh, char *buf,
 {
     mrt_error err = {0};
     mrt_spec *spec = (mrt_spec *)1;
-    mrt_status st = mrt_spec_load_ex(path, &(mrt_spec_load_options){.mesh = mesh}, &spec, &err);
+    mrt_status st = mrt_spec_load_ex(
+        path, &(mrt_spec_load_options){.mesh = mesh}, &spec, &err);
     ck_assert_msg(st != MRT_OK, "%s loaded, but should not", path);
     ck_assert_ptr_null(spec);
     ck_assert_int_eq(err.code, st);
@@ -88,8 +89,8 @@ START_TEST(golden_error)
     const char *yaml = bad_files[_i];
     char want_path[512], want[1024], got[1024], line[256];
     const char *mesh = NULL;
-    snprintf(want_path, sizeof want_path, "%.*s.err",
-             (int)(strlen(yaml) - 5), yaml);
+    snprintf(want_path, sizeof want_path, "%.*s.err", (int)(strlen(yaml) - 5),
+             yaml);
     first_line(yaml, line, sizeof line);
     if (!strncmp(line, OVERRIDE_TAG, strlen(OVERRIDE_TAG)))
         mesh = line + strlen(OVERRIDE_TAG);
@@ -112,12 +113,15 @@ END_TEST
 START_TEST(error_codes)
 {
     char buf[1024];
-    ck_assert_int_eq(load_error(BAD_DIR "/syntax_flow.yaml", NULL, buf,
-                                sizeof buf), MRT_E_SYNTAX);
-    ck_assert_int_eq(load_error(BAD_DIR "/init_npy_missing.yaml", NULL, buf,
-                                sizeof buf), MRT_E_IO);
-    ck_assert_int_eq(load_error(BAD_DIR "/init_npy_shape.yaml", NULL, buf,
-                                sizeof buf), MRT_E_SPEC);
+    ck_assert_int_eq(
+        load_error(BAD_DIR "/syntax_flow.yaml", NULL, buf, sizeof buf),
+        MRT_E_SYNTAX);
+    ck_assert_int_eq(
+        load_error(BAD_DIR "/init_npy_missing.yaml", NULL, buf, sizeof buf),
+        MRT_E_IO);
+    ck_assert_int_eq(
+        load_error(BAD_DIR "/init_npy_shape.yaml", NULL, buf, sizeof buf),
+        MRT_E_SPEC);
     ck_assert_int_eq(load_error(BAD_DIR "/empty.yaml", NULL, buf, sizeof buf),
                      MRT_E_SPEC);
     ck_assert_int_eq(load_error(GOOD_DIR "/mlp.yaml", "x=0", buf, sizeof buf),
@@ -155,13 +159,15 @@ START_TEST(null_error_and_first_error_wins)
 {
     mrt_spec *spec = NULL;
     mrt_error err = {0};
-    ck_assert_int_eq(mrt_spec_load(BAD_DIR "/op_unknown_kind.yaml",
-                                   &spec, NULL), MRT_E_SPEC);
+    ck_assert_int_eq(
+        mrt_spec_load(BAD_DIR "/op_unknown_kind.yaml", &spec, NULL),
+        MRT_E_SPEC);
     ck_assert_ptr_null(spec);
     err.code = MRT_E_RUNTIME;
     strcpy(err.message, "earlier");
-    ck_assert_int_eq(mrt_spec_load(BAD_DIR "/op_unknown_kind.yaml",
-                                   &spec, &err), MRT_E_SPEC);
+    ck_assert_int_eq(
+        mrt_spec_load(BAD_DIR "/op_unknown_kind.yaml", &spec, &err),
+        MRT_E_SPEC);
     ck_assert_int_eq(err.code, MRT_E_RUNTIME);
     ck_assert_str_eq(err.message, "earlier");
     ck_assert_int_eq(mrt_spec_load(NULL, &spec, NULL), MRT_E_USAGE);
@@ -188,7 +194,8 @@ static const struct {
      "invalid --mesh 'a=1,b=1,c=1,d=1,e=1,f=1,g=1,h=1,i=1': more than 8 axes"},
     {"a=65536,b=65536", "invalid --mesh 'a=65536,b=65536': more than "
                         "2147483647 ranks"},
-    {"a=99999999999999999999", "invalid --mesh 'a=99999999999999999999': "
+    {"a=99999999999999999999",
+     "invalid --mesh 'a=99999999999999999999': "
      "the size of axis 'a' must be a positive integer, got "
      "'99999999999999999999'"},
 };
@@ -197,7 +204,10 @@ START_TEST(override_errors)
 {
     mrt_error err = {0};
     mrt_spec *spec = NULL;
-    ck_assert_int_eq(mrt_spec_load_ex(GOOD_DIR "/mlp.yaml", &(mrt_spec_load_options){.mesh = bad_overrides[_i].mesh}, &spec, &err),
+    ck_assert_int_eq(mrt_spec_load_ex(GOOD_DIR "/mlp.yaml",
+                                      &(mrt_spec_load_options){
+                                          .mesh = bad_overrides[_i].mesh},
+                                      &spec, &err),
                      MRT_E_USAGE);
     ck_assert_ptr_null(spec);
     ck_assert_str_eq(err.file, "");
@@ -219,12 +229,14 @@ START_TEST(load_opts_overrides)
     ck_assert_int_eq(s->nlayouts, 3);
     ck_assert(s->layouts[0].broken && s->layouts[1].broken);
     ck_assert(!s->layouts[2].broken);
-    ck_assert_int_eq(mrt_spec_select_alternative(s, "dp", &alt, &err), MRT_E_SPEC);
+    ck_assert_int_eq(mrt_spec_select_alternative(s, "dp", &alt, &err),
+                     MRT_E_SPEC);
     ck_assert_ptr_null(alt);
     ck_assert_int_eq(err.line, 14);
     ck_assert_ptr_nonnull(strstr(err.message, "unknown mesh axis 'model'"));
     err = (mrt_error){0};
-    ck_assert_int_eq(mrt_spec_select_alternative(s, "rows", &alt, &err), MRT_OK);
+    ck_assert_int_eq(mrt_spec_select_alternative(s, "rows", &alt, &err),
+                     MRT_OK);
     ck_assert_int_eq(alt->mesh.nranks, 4);
     mrt_spec_destroy(alt);
     mrt_spec_destroy(s);
@@ -240,7 +252,8 @@ START_TEST(load_opts_overrides)
     ck_assert(!s->layouts[0].broken);
     mrt_spec_destroy(s);
 
-    ov = (mrt_spec_load_options){.mesh = NULL, .dims = "batch=6"}; /* dp: 6 over 4 ranks, */
+    ov = (mrt_spec_load_options){.mesh = NULL,
+                                 .dims = "batch=6"}; /* dp: 6 over 4 ranks, */
     ck_assert_int_eq(mrt_spec_load_ex(path, &ov, &s, &err), MRT_OK);
     ck_assert(!s->layouts[0].broken && !s->layouts[1].broken); /* uneven */
     mrt_spec_destroy(s);
@@ -248,7 +261,8 @@ START_TEST(load_opts_overrides)
     ov = (mrt_spec_load_options){.mesh = NULL, .dims = "batch=2,nope=2"};
     ck_assert_int_eq(mrt_spec_load_ex(path, &ov, &s, &err), MRT_E_USAGE);
     ck_assert_ptr_null(s);
-    ck_assert_str_eq(err.message, "--dim: no dim 'nope' in "
+    ck_assert_str_eq(err.message,
+                     "--dim: no dim 'nope' in "
                      "tests/specs/cli/alts_override.yaml (dims: batch, "
                      "d_model, d_ff)");
     /* no override: the file's own alternatives are still checked */
@@ -266,7 +280,8 @@ static mrt_spec *load_ok(const char *path, const char *mesh)
     mrt_error err = {0};
     mrt_spec *spec = NULL;
     char buf[1024];
-    mrt_status st = mrt_spec_load_ex(path, &(mrt_spec_load_options){.mesh = mesh}, &spec, &err);
+    mrt_status st = mrt_spec_load_ex(
+        path, &(mrt_spec_load_options){.mesh = mesh}, &spec, &err);
     ck_assert_msg(st == MRT_OK, "%s", mrt_error_format(&err, buf, sizeof buf));
     ck_assert_ptr_nonnull(spec);
     return spec;
@@ -416,20 +431,19 @@ END_TEST
  * golden error init_npy_float32_range. */
 START_TEST(file_float32_range)
 {
-    const char *text =
-        "mesh: {data: 1}\n"
-        "dtype: float32\n"
-        "dims: {a: 2, b: 3}\n"
-        "tensors:\n"
-        "  x: {shape: [a, b], init: {file: tiny_f64.npy}}\n"
-        "ops:\n"
-        "  - {op: neg, in: [x], out: y}\n"
-        "outputs: [y]\n";
+    const char *text = "mesh: {data: 1}\n"
+                       "dtype: float32\n"
+                       "dims: {a: 2, b: 3}\n"
+                       "tensors:\n"
+                       "  x: {shape: [a, b], init: {file: tiny_f64.npy}}\n"
+                       "ops:\n"
+                       "  - {op: neg, in: [x], out: y}\n"
+                       "outputs: [y]\n";
     mrt_spec *s = NULL;
     mrt_error err = {0};
     ck_assert_msg(mrt_spec_load_string(GOOD_DIR "/tiny.yaml", text,
-                                       strlen(text), &s, &err) ==
-                      MRT_OK, "%s", err.message);
+                                       strlen(text), &s, &err) == MRT_OK,
+                  "%s", err.message);
     mrt_spec_destroy(s);
 }
 END_TEST
@@ -558,7 +572,8 @@ START_TEST(select_layout)
     ck_assert_int_eq(d->tensor[2].layout.axes[1][0], 0);
     mrt_spec_destroy(d);
 
-    ck_assert_int_eq(mrt_spec_select_alternative(s, "tp", &d, &err), MRT_E_USAGE);
+    ck_assert_int_eq(mrt_spec_select_alternative(s, "tp", &d, &err),
+                     MRT_E_USAGE);
     ck_assert_ptr_null(d);
     ck_assert_str_eq(err.file, "");
     ck_assert_int_eq(err.line, 0);
@@ -568,7 +583,8 @@ START_TEST(select_layout)
 
     s = load_ok(GOOD_DIR "/mlp.yaml", NULL);
     memset(&err, 0, sizeof err);
-    ck_assert_int_eq(mrt_spec_select_alternative(s, "dp", &d, &err), MRT_E_USAGE);
+    ck_assert_int_eq(mrt_spec_select_alternative(s, "dp", &d, &err),
+                     MRT_E_USAGE);
     ck_assert_str_eq(err.message, "unknown layout 'dp' (the spec has no "
                                   "layouts: block)");
     mrt_spec_destroy(s);
@@ -609,7 +625,8 @@ START_TEST(derive_errors)
     ck_assert_str_eq(err.file, s->path);
     ck_assert_int_eq(err.line, s->tensor[1].shape_mark.line);
     ck_assert_int_eq(err.column, s->tensor[1].shape_mark.column);
-    ck_assert_str_eq(err.message, "tensor 'w1' would split mesh axis 'model' "
+    ck_assert_str_eq(err.message,
+                     "tensor 'w1' would split mesh axis 'model' "
                      "twice: d_model: model and d_ff: model (give it its own "
                      "layout:)");
 

@@ -54,8 +54,8 @@ END_TEST
 
 START_TEST(all_nan_and_all_inf)
 {
-    double nan4[] = {NAN, NAN, NAN, NAN}, inf4[] = {INFINITY, INFINITY,
-                                                    INFINITY, INFINITY};
+    double nan4[] = {NAN, NAN, NAN, NAN},
+           inf4[] = {INFINITY, INFINITY, INFINITY, INFINITY};
     double fin[] = {1, 2, 3, 4};
     /* alike in both: they agree, and the counts say so */
     mrt_verify_result v = cmp64(nan4, nan4, 4, 1e-10);
@@ -64,12 +64,11 @@ START_TEST(all_nan_and_all_inf)
     ck_assert(v.ok && v.nonfinite == 4);
     /* against a finite reference, or the other way round: every element
      * differs, whatever the tolerance */
-    const double *pairs[][2] = {{nan4, fin}, {fin, nan4}, {inf4, fin},
+    const double *pairs[][2] = {{nan4, fin}, {fin, nan4},  {inf4, fin},
                                 {fin, inf4}, {nan4, inf4}, {inf4, nan4}};
     for (int k = 0; k < 6; k++) {
         v = cmp64(pairs[k][0], pairs[k][1], 4, 1e300);
-        ck_assert_msg(!v.ok && v.differ == 4 && v.nonfinite == 0,
-                      "pair %d", k);
+        ck_assert_msg(!v.ok && v.differ == 4 && v.nonfinite == 0, "pair %d", k);
         ck_assert(isinf(v.error) && v.worst == 0);
     }
 }
@@ -146,8 +145,8 @@ START_TEST(subnormals)
     ck_assert(!v.ok && v.worst == 0);
     ck_assert_double_eq_tol(v.error, 1, 1e-12);
     /* float32: FLT_TRUE_MIN multiples, converted exactly */
-    float fr[] = {FLT_TRUE_MIN * 8, FLT_TRUE_MIN}, fx[] = {FLT_TRUE_MIN * 8,
-                                                           FLT_TRUE_MIN * 2};
+    float fr[] = {FLT_TRUE_MIN * 8, FLT_TRUE_MIN},
+          fx[] = {FLT_TRUE_MIN * 8, FLT_TRUE_MIN * 2};
     mrt_verify_compare(MRT_F32, fx, fr, 2, 1e-4, 0, &v);
     ck_assert(!v.ok && v.worst == 1 && v.scale == (double)FLT_TRUE_MIN * 8);
     ck_assert_double_eq_tol(v.error, 0.125, 1e-12);

@@ -4,4 +4,5 @@
  * the include path of every other layer, so an #include <mpi.h> there
  * stops the build here instead of finding Open MPI's header.
  */
-#error "only runtime/ may include mpi.h: this layer plans, it does not run (docs/architecture.md)"
+#error                                                                         \
+    "only runtime/ may include mpi.h: this layer plans, it does not run (docs/architecture.md)"

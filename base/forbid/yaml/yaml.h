@@ -6,4 +6,5 @@
  * folder first on their include path, so an #include <yaml.h> there
  * stops the build here instead of finding libyaml's header.
  */
-#error "only io/, yaml/ and cost/ may include yaml.h: the program (ir/) and the planner have no YAML in them (docs/architecture.md)"
+#error                                                                         \
+    "only io/, yaml/ and cost/ may include yaml.h: the program (ir/) and the planner have no YAML in them (docs/architecture.md)"
