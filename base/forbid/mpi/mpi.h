@@ -4,5 +4,7 @@
  * the include path of every other layer, so an #include <mpi.h> there
  * stops the build here instead of finding Open MPI's header.
  */
-#error                                                                         \
-    "only runtime/ may include mpi.h: this layer plans, it does not run (docs/architecture.md)"
+/* The message stays on one line, as the compiler prints it. */
+/* clang-format off */
+#error "only runtime/ may include mpi.h: this layer plans, it does not run (docs/architecture.md)"
+/* clang-format on */

@@ -6,5 +6,7 @@
  * folder first on their include path, so an #include <yaml.h> there
  * stops the build here instead of finding libyaml's header.
  */
-#error                                                                         \
-    "only io/, yaml/ and cost/ may include yaml.h: the program (ir/) and the planner have no YAML in them (docs/architecture.md)"
+/* The message stays on one line, as the compiler prints it. */
+/* clang-format off */
+#error "only io/, yaml/ and cost/ may include yaml.h: the program (ir/) and the planner have no YAML in them (docs/architecture.md)"
+/* clang-format on */
