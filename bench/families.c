@@ -1,5 +1,5 @@
 /*
- * families.c — context for the BLIS kernel choice (runtime/blis_arch.c):
+ * families.c — context for the BLIS kernel choice (kernels/blis_arch.c):
  * single-threaded dgemm and sgemm GFLOP/s of every x86 kernel family
  * this BLIS ships, each in its own child process (BLIS fixes its family
  * at its first call, from BLIS_ARCH_TYPE, which BLIS 0.9 reads as a

@@ -1,6 +1,6 @@
 /*
  * report.c — compare's table as aligned text, CSV and JSON.  Files are
- * written with mrt_write_atomically (layout/output.h): a reader never
+ * written with mrt_write_atomically (io/output.h): a reader never
  * sees half a file, and a failed write leaves nothing.  The SVG chart is
  * in report_svg.c.
  */

@@ -24,7 +24,7 @@
  * been accepted by mrt_einsum_classify (asserted). */
 void mrt_kernel_einsum(mrt_dtype t, const mrt_kview *a, const mrt_kview *b,
                        const mrt_kview *c, void *workspace);
-/* Elementwise map (runtime/kernel_map.c): out = fn(a, b) for every
+/* Elementwise map (kernels/kernel_map.c): out = fn(a, b) for every
  * element of out, with the inputs broadcast by dim id (every dim of a and
  * b is a dim of out with the same local extent; an input is repeated
  * along the out dims it lacks).  b is NULL for one-input functions.  The

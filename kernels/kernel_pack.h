@@ -1,6 +1,6 @@
 /*
  * kernel_pack.h — the one data-movement primitive of the local einsum
- * kernel (runtime/kernel.c): a strided copy that may also sum.
+ * kernel (kernels/kernel.c): a strided copy that may also sum.
  */
 #ifndef MRT_KERNEL_PACK_H
 #define MRT_KERNEL_PACK_H

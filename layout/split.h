@@ -4,9 +4,9 @@
  *
  * The loader and the planner accept every split (uneven ones too:
  * layout.h's block rule).  The search's enumeration of rules
- * (ops/search_rules.c) and its bounds' execution layouts
- * (ops/search_bound.c) ask this one function; the brute force that
- * checks the search (tests/test_search.c, meshrt.h only) keeps a copy
+ * (search/search_rules.c) and its bounds' execution layouts
+ * (search/search_bound.c) ask this one function; the brute force that
+ * checks the search (tests/unit/test_search.c, meshrt.h only) keeps a copy
  * of it, which must change with it.  They weigh every split whose
  * blocks all hold something; a dim smaller than its parts leaves
  * ranks empty-handed and only adds candidates.  The bounds stay bounds

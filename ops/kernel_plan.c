@@ -1,7 +1,7 @@
 /*
  * kernel_plan.c — plans the local einsum kernel: C = einsum(A, B) on one
  * rank's dense row-major buffers, as batched matrix products.  Pure: the
- * executor (runtime/kernel.c) runs the plan with BLIS; the planner calls
+ * executor (kernels/kernel.c) runs the plan with BLIS; the planner calls
  * mrt_einsum_workspace to model each rank's peak memory.
  *
  * The dims are classified (ops/classify.c) into batch, M, N, K, sum_a and
@@ -59,7 +59,7 @@
  * same mrt_kplan_make, so the two always agree.
  *
  * With one input, C is a permuted sum of A: a single strided pass
- * (runtime/kernel_pack.c) with no product and no workspace.
+ * (kernels/kernel_pack.c) with no product and no workspace.
  */
 #include "kernel_plan.h"
 

@@ -2,7 +2,7 @@
  * kernel_plan.h — the plan of one local einsum, C = einsum(A, B) on one
  * rank's dense row-major buffers: which operands to copy into the
  * workspace, the order of each matrix group, and every stride the
- * executor (runtime/kernel.c) reads.  Pure: shapes in, plain data out,
+ * executor (kernels/kernel.c) reads.  Pure: shapes in, plain data out,
  * no BLIS, no MPI, so the planner can size the workspace of any rank.
  * The folding rule and the workspace layout are explained in
  * ops/kernel_plan.c.

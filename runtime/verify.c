@@ -25,7 +25,7 @@
  * sum cancelled; a non-finite magnitude is ignored.
  *
  * No MPI here: the comparison is pure, and unit-tested on crafted arrays
- * (tests/test_verify.c).
+ * (tests/unit/test_verify.c).
  */
 #include <math.h>
 

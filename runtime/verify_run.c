@@ -13,7 +13,7 @@
  * MRT_E_VERIFY.
  *
  * JSON has no NaN or infinity: such a value is written as null, as
- * every JSON number of meshrt is (mrt_json_num, layout/output.h).
+ * every JSON number of meshrt is (mrt_json_num, io/output.h).
  */
 #include <math.h>
 #include <stdlib.h>

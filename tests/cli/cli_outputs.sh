@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # cli_outputs.sh MESHRT — how meshrt writes the files it is asked for
-# (layout/output.h): (a) temporary files have unpredictable names and
+# (io/output.h): (a) temporary files have unpredictable names and
 # never follow a link planted in the folder; (b) an output path that is a
 # link, a pipe or a device is written through and stays what it was, and
 # "-" is the standard output; (c) a write the system refuses (disk full,

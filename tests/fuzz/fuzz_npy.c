@@ -1,5 +1,5 @@
 /*
- * fuzz_npy.c — fuzz target for the .npy reader (layout/npy.c): the input
+ * fuzz_npy.c — fuzz target for the .npy reader (io/npy.c): the input
  * is the bytes of a .npy file, read with mrt_npy_read_header and
  * mrt_npy_read through their own path (fopen, fstat, fread): the bytes go
  * into a memory file (memfd_create) named /proc/self/fd/N, so nothing

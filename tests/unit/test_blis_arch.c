@@ -1,5 +1,5 @@
 /*
- * test_blis_arch.c — the choice of BLIS kernel family (runtime/blis_arch.c):
+ * test_blis_arch.c — the choice of BLIS kernel family (kernels/blis_arch.c):
  * the feature table maps CPUs to the families intended, meshrt steps in
  * only when BLIS's own pick is of a lower tier, and a BLIS_ARCH_TYPE the
  * user set is never overridden.

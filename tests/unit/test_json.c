@@ -1,6 +1,6 @@
 /*
  * test_json.c — the JSON number writer every JSON emitter uses
- * (layout/output.h): a non-finite figure is null (JSON has no inf or
+ * (io/output.h): a non-finite figure is null (JSON has no inf or
  * nan), every finite one a valid JSON number that reads back as a
  * finite number close to itself, whatever the format and however long
  * its digits.

@@ -1,5 +1,5 @@
 /*
- * test_kernel.c — the local einsum kernel (runtime/kernel.c) against a
+ * test_kernel.c — the local einsum kernel (kernels/kernel.c) against a
  * naive loop einsum with double accumulation, and the index classifier
  * (ops/classify.c).
  *

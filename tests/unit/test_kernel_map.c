@@ -1,5 +1,5 @@
 /*
- * test_kernel_map.c — the elementwise kernels (runtime/kernel_map.c)
+ * test_kernel_map.c — the elementwise kernels (kernels/kernel_map.c)
  * against naive loops with the formulas written out again here, in
  * double.
  *

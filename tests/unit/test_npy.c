@@ -1,6 +1,6 @@
 /*
- * test_npy.c — .npy reading and writing (layout/npy.c) and the values of
- * initialised tensors (layout/init.c).
+ * test_npy.c — .npy reading and writing (io/npy.c) and the values of
+ * initialised tensors (ir/init.c).
  *
  * Files live in a fresh folder under /tmp, removed at the end.  Malformed
  * files are assembled byte by byte: each must give MRT_E_IO naming the

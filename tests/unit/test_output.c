@@ -1,5 +1,5 @@
 /*
- * test_output.c — the file-output module (layout/output.c): temporary
+ * test_output.c — the file-output module (io/output.c): temporary
  * files with random names, created exclusively and with the umask's
  * mode; a signal handler that removes the partial file; what each kind of
  * path becomes (links, pipes, folders); the status of each failure.

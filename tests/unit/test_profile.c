@@ -1,5 +1,5 @@
 /*
- * test_profile.c — machine profile files (layout/profile_io.c): a saved
+ * test_profile.c — machine profile files (cost/profile_io.c): a saved
  * profile loads back to the same numbers, a file that names only some
  * keys changes only those, `measured:` is skipped, bad files fail with
  * one positioned error (checked word for word) and leave the profile as

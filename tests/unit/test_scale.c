@@ -5,7 +5,7 @@
  * The check does not time anything: the machines are shared and noisy.
  * It plans a generated training program of n layers and one of 4n, and
  * compares the elementary steps the loader and the planner count where a
- * careless structure is super-linear (layout/work.h: names compared in
+ * careless structure is super-linear (base/work.h: names compared in
  * lookups, values examined while the arena is placed).  A linear pass
  * does 4 times the steps on the program 4 times as long, an n log n one
  * a little more, a quadratic one 16 times: the bound is 8, for each
@@ -19,7 +19,7 @@
  * layer's result listed under `outputs:`.
  *
  * It loads, plans and prints through meshrt.h; the two internal headers
- * are what it tests: the step counters of layout/work.h, and the arena's
+ * are what it tests: the step counters of base/work.h, and the arena's
  * placement (ops/first_fit.c) against the scan it replaced.
  */
 #include <check.h>

@@ -345,7 +345,7 @@ START_TEST(mlp_tensors)
     const mrt_spec_tensor *x = &s->tensor[0], *w1 = &s->tensor[1],
                           *w2 = &s->tensor[2], *b = &s->tensor[3];
     ck_assert_int_eq(x->init, MRT_INIT_RANDOM);
-    /* the default seed is the name's FNV-1a hash (layout/init.c): the
+    /* the default seed is the name's FNV-1a hash (ir/init.c): the
      * same name gives the same values in every run and every front end */
     ck_assert_uint_eq(x->seed, 0xaf63f54c86021707ull);
     ck_assert_int_eq(x->producer, -1);
