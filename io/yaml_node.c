@@ -155,7 +155,7 @@ static const char *key_name(const void *ctx, int i)
         mrt_yaml_node(kl->d, kl->map->data.mapping.pairs.start[i].key));
 }
 
-/* The largest mapping searched for duplicate keys by a scan. */
+/* The largest mapping scanned for duplicate keys one pair at a time. */
 #define SCAN_KEYS_MAX 16
 
 /* The earlier key equal to pair's, or NULL.  ix (NULL: scan) indexes the

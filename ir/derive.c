@@ -1,7 +1,7 @@
 /*
  * derive.c — a loaded spec under other global rules (and perhaps
  * another mesh of the same rank count): mrt_spec_derive, which the
- * planner's search calls thousands of times, and mrt_spec_select_alternative,
+ * layout search calls thousands of times, and mrt_spec_select_alternative,
  * which picks a named `layouts:` alternative.
  *
  * No YAML is read again: the spec is copied (every array it owns, so
