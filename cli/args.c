@@ -282,11 +282,10 @@ static mrt_status check_sweep(const char *s, mrt_cli_args *a, mrt_error *err)
     }
 }
 
-/* The value of option c (accepted by a->cmd), into a. */
-static mrt_status take_option(int c, mrt_cli_args *a, mrt_error *err)
+/* The value of option c, into a, if it is one taken as it is (a flag or
+ * a string kept for later): 1 if it was, 0 if it needs checking. */
+static int take_plain(int c, mrt_cli_args *a)
 {
-    char *end;
-    mrt_status st;
     switch (c) {
     case 'm': a->mesh = optarg; break;
     case 'D': a->dims = optarg; break;
@@ -313,6 +312,19 @@ static mrt_status take_option(int c, mrt_cli_args *a, mrt_error *err)
         a->per_tensor = 1;
         a->activations = optarg;
         break;
+    case 'h': a->help = 1; break;
+    default: return 0;
+    }
+    return 1;
+}
+
+/* The value of option c (accepted by a->cmd, not a plain one), checked,
+ * into a. */
+static mrt_status take_checked(int c, mrt_cli_args *a, mrt_error *err)
+{
+    char *end;
+    mrt_status st;
+    switch (c) {
     case 'V':
         if ((st = check_sweep(optarg, a, err)))
             return st;
@@ -374,9 +386,16 @@ static mrt_status take_option(int c, mrt_cli_args *a, mrt_error *err)
         a->repeat = (int)n;
         break;
     }
-    case 'h': a->help = 1; break;
     }
     return MRT_OK;
+}
+
+/* The value of option c (accepted by a->cmd), into a. */
+static mrt_status take_option(int c, mrt_cli_args *a, mrt_error *err)
+{
+    if (take_plain(c, a))
+        return MRT_OK;
+    return take_checked(c, a, err);
 }
 
 /* 1 if writing path writes the standard output: "-", a name of it, or
