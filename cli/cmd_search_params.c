@@ -175,8 +175,9 @@ static void print_own_layouts(const params_out *o, FILE *f)
 
 /* The text report: the counts, the best list, the Pareto front and the
  * winner's layout block. */
-static void print_report(const params_out *o, FILE *f)
+static void print_report(FILE *f, const void *ctx)
 {
+    const params_out *o = ctx;
     const mrt_search_tensors_report *r = o->r;
     const mrt_spec *s = o->spec;
     char buf[2048];
@@ -296,14 +297,7 @@ int mrt_cli_search_params(const mrt_cli_args *a, const mrt_spec *spec,
     }
     params_out o = {a, spec, {0}, r};
     mrt_spec_get_info(spec, &o.info);
-    print_report(&o, stdout);
-    fflush(stdout);
-    int code = r->ntop ? 0 : 1;
-    if (a->json_file &&
-        mrt_file_write(a->json_file, "the results", write_json, &o, &err)) {
-        mrt_cli_print_error(&err);
-        code = mrt_cli_exit_code(err.code);
-    }
+    int code = mrt_cli_search_report(a, r->ntop, print_report, write_json, &o);
     mrt_search_tensors_destroy(r);
     return code;
 }
