@@ -173,6 +173,103 @@ static int bench_step(mrt_exec *e, int k, int reps, double *t)
     return rc != MPI_SUCCESS || err.code != MRT_OK;
 }
 
+/* Into name: how the report names step s ("all_gather uneven (x)"). */
+static void step_name(const mrt_plan *plan, const mrt_step *s, char *name,
+                      size_t size)
+{
+    char over[160], axes[64] = "";
+    int uneven = mrt_step_is_uneven(plan, s);
+    if (s->kind == MRT_STEP_ALLTOALL_GROUP) /* "over x,y" */
+        snprintf(axes, sizeof axes, " over %s",
+                 mrt_mesh_axes_str(&plan->mesh, s->axes, over, sizeof over));
+    snprintf(name, size, "%s%s%s (%s)",
+             s->kind == MRT_STEP_PERMUTE ? "permute"
+                                         : mrt_step_kind_name(s->kind),
+             axes,
+             uneven                         ? " uneven"
+             : mrt_step_is_strided(plan, s) ? " packed"
+                                            : "",
+             plan->tensor_name[plan->value[s->out].tensor]);
+}
+
+/* Check and time collective step k against its raw MPI call, and report
+ * it (t: room for 2 * reps times); 1 if it failed. */
+static int run_step(mrt_exec *e, mrt_comm *comm, int k, int reps, double *t,
+                    int rank)
+{
+    const mrt_plan *plan = e->plan;
+    const mrt_step *s = &plan->step[k];
+    int uneven = mrt_step_is_uneven(plan, s), fails = 0;
+    MPI_Comm group = comm->group[s->axes];
+    char name[160];
+    step_name(plan, s, name, sizeof name);
+    if (uneven && s->kind == MRT_STEP_REDUCE_SCATTER) {
+        if (rank == 0)
+            mrt_bench_result(3, name, -1, "<= 1.05",
+                             "no raw reference for a reduce-scatter over "
+                             "uneven splits");
+        return 0;
+    }
+    int rc = MPI_SUCCESS;
+    if (s->kind == MRT_STEP_ALLTOALL_GROUP)
+        rc = make_group_types(e, s);
+    else if (uneven)
+        rc = mrt_bench_uneven_make(plan, s, comm->coords, group, &raw_uneven);
+    MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    int checked = rc == MPI_SUCCESS &&
+                  (s->kind != MRT_STEP_ALLTOALL_GROUP && !uneven
+                       ? 1
+                       : same_result(e, k, group));
+    if (checked)
+        fails += bench_step(e, k, reps, t);
+    for (int j = 0; j < 2; j++)
+        if (group_type[j] != MPI_DATATYPE_NULL)
+            MPI_Type_free(&group_type[j]);
+    mrt_bench_uneven_free(&raw_uneven);
+    if (!checked) {
+        if (rank == 0)
+            mrt_bench_result(3, name, -1, "<= 1.05", "%s",
+                             rc != MPI_SUCCESS
+                                 ? "the raw reference's datatypes could "
+                                   "not be made"
+                                 : "FAILED: raw MPI and meshrt left "
+                                   "different bytes in the output");
+        return 1;
+    }
+    double ratio = mrt_bench_median_ratio(t, t + reps, reps);
+    double m = mrt_bench_median(t, reps), r = mrt_bench_median(t + reps, reps);
+    if (rank == 0)
+        mrt_bench_result(3, name, ratio, "<= 1.05",
+                         "%.1f MiB per rank%s over %lld ranks: meshrt "
+                         "%.2f ms, MPI %.2f ms",
+                         (double)s->bytes / (1 << 20),
+                         uneven ? " (the largest)" : "", (long long)s->group,
+                         m * 1e3, r * 1e3);
+    return fails;
+}
+
+/* Load the spec at path, plan it and make its executor; aborts the job
+ * if any of it fails. */
+static void setup(const char *path, int rank, mrt_spec **spec, mrt_plan **plan,
+                  mrt_comm **comm, mrt_exec **e)
+{
+    mrt_error err = {0};
+    mrt_status st = mrt_spec_load(path, spec, &err);
+    if (st == MRT_OK)
+        st = mrt_plan_create(*spec, NULL, plan, &err);
+    if (st == MRT_OK)
+        st = mrt_comm_create(*plan, MPI_COMM_WORLD, comm, &err);
+    if (st == MRT_OK)
+        st = mrt_exec_create(*plan, *comm, e, &err);
+    if (st != MRT_OK) {
+        char buf[1024];
+        if (rank == 0)
+            fprintf(stderr, "bench_collectives: %s\n",
+                    mrt_error_format(&err, buf, sizeof buf));
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+}
+
 int main(int argc, char **argv)
 {
     mrt_init(NULL); /* before MPI_Init (meshrt.h) */
@@ -192,25 +289,11 @@ int main(int argc, char **argv)
     int reps = argc > 2 ? atoi(argv[2]) : 21;
     if (reps < 1 || reps > MRT_BENCH_MAX_REPS)
         reps = 21;
-    mrt_error err = {0};
     mrt_spec *spec = NULL;
     mrt_plan *plan = NULL;
     mrt_comm *comm = NULL;
     mrt_exec *e = NULL;
-    mrt_status st = mrt_spec_load(argv[1], &spec, &err);
-    if (st == MRT_OK)
-        st = mrt_plan_create(spec, NULL, &plan, &err);
-    if (st == MRT_OK)
-        st = mrt_comm_create(plan, MPI_COMM_WORLD, &comm, &err);
-    if (st == MRT_OK)
-        st = mrt_exec_create(plan, comm, &e, &err);
-    if (st != MRT_OK) {
-        char buf[1024];
-        if (rank == 0)
-            fprintf(stderr, "bench_collectives: %s\n",
-                    mrt_error_format(&err, buf, sizeof buf));
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
+    setup(argv[1], rank, &spec, &plan, &comm, &e);
     /* Inputs and every intermediate value get data (values do not change
      * the time of a copy or a sum, but denormals or NaNs might). */
     for (int v = 0; v < plan->nvalues; v++)
@@ -224,66 +307,7 @@ int main(int argc, char **argv)
             (argc > 3 && strcmp(argv[3], mrt_step_kind_name(s->kind)) != 0))
             continue;
         permutes += s->kind == MRT_STEP_PERMUTE;
-        int uneven = mrt_step_is_uneven(plan, s);
-        MPI_Comm group = comm->group[s->axes];
-        char name[160], axes[64] = "";
-        if (s->kind == MRT_STEP_ALLTOALL_GROUP) /* "over x,y" */
-            snprintf(
-                axes, sizeof axes, " over %s",
-                mrt_mesh_axes_str(&plan->mesh, s->axes, name, sizeof name));
-        snprintf(name, sizeof name, "%s%s%s (%s)",
-                 s->kind == MRT_STEP_PERMUTE ? "permute"
-                                             : mrt_step_kind_name(s->kind),
-                 axes,
-                 uneven                         ? " uneven"
-                 : mrt_step_is_strided(plan, s) ? " packed"
-                                                : "",
-                 plan->tensor_name[plan->value[s->out].tensor]);
-        if (uneven && s->kind == MRT_STEP_REDUCE_SCATTER) {
-            if (rank == 0)
-                mrt_bench_result(3, name, -1, "<= 1.05",
-                                 "no raw reference for a reduce-scatter over "
-                                 "uneven splits");
-            continue;
-        }
-        int rc = MPI_SUCCESS;
-        if (s->kind == MRT_STEP_ALLTOALL_GROUP)
-            rc = make_group_types(e, s);
-        else if (uneven)
-            rc = mrt_bench_uneven_make(plan, s, comm->coords, group,
-                                       &raw_uneven);
-        MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-        int checked = rc == MPI_SUCCESS &&
-                      (s->kind != MRT_STEP_ALLTOALL_GROUP && !uneven
-                           ? 1
-                           : same_result(e, k, group));
-        if (checked)
-            fails += bench_step(e, k, reps, t);
-        for (int j = 0; j < 2; j++)
-            if (group_type[j] != MPI_DATATYPE_NULL)
-                MPI_Type_free(&group_type[j]);
-        mrt_bench_uneven_free(&raw_uneven);
-        if (!checked) {
-            fails++;
-            if (rank == 0)
-                mrt_bench_result(3, name, -1, "<= 1.05", "%s",
-                                 rc != MPI_SUCCESS
-                                     ? "the raw reference's datatypes could "
-                                       "not be made"
-                                     : "FAILED: raw MPI and meshrt left "
-                                       "different bytes in the output");
-            continue;
-        }
-        double ratio = mrt_bench_median_ratio(t, t + reps, reps);
-        double m = mrt_bench_median(t, reps),
-               r = mrt_bench_median(t + reps, reps);
-        if (rank == 0)
-            mrt_bench_result(3, name, ratio, "<= 1.05",
-                             "%.1f MiB per rank%s over %lld ranks: meshrt "
-                             "%.2f ms, MPI %.2f ms",
-                             (double)s->bytes / (1 << 20),
-                             uneven ? " (the largest)" : "",
-                             (long long)s->group, m * 1e3, r * 1e3);
+        fails += run_step(e, comm, k, reps, t, rank);
     }
     if (rank == 0 && permutes == 0 && argc <= 3)
         mrt_bench_result(3, "permute", -1, "<= 1.05",

@@ -110,8 +110,8 @@ static void ref_gemm(mrt_dtype t, int64_t nb, int64_t m, int64_t n, int64_t k,
     }
 }
 
-/* Returns 0, or 1 when out of memory. */
-static int run_case(const bcase *bc, mrt_dtype t, int reps)
+/* The operands of case bc's einsum ("ab,bc->ac"), at its sizes. */
+static void case_operands(const bcase *bc, operand *a, operand *b, operand *c)
 {
     int64_t ext[26];
     for (int i = 0; i < 26; i++)
@@ -122,10 +122,16 @@ static int run_case(const bcase *bc, mrt_dtype t, int reps)
     }
     const char *comma = strchr(bc->einsum, ','),
                *arrow = strstr(bc->einsum, "->");
+    operand_parse(a, bc->einsum, (int)(comma - bc->einsum), ext);
+    operand_parse(b, comma + 1, (int)(arrow - comma - 1), ext);
+    operand_parse(c, arrow + 2, (int)strlen(arrow + 2), ext);
+}
+
+/* Returns 0, or 1 when out of memory. */
+static int run_case(const bcase *bc, mrt_dtype t, int reps)
+{
     operand a, b, c;
-    operand_parse(&a, bc->einsum, (int)(comma - bc->einsum), ext);
-    operand_parse(&b, comma + 1, (int)(arrow - comma - 1), ext);
-    operand_parse(&c, arrow + 2, (int)strlen(arrow + 2), ext);
+    case_operands(bc, &a, &b, &c);
     int64_t nb, m, n, k;
     sizes_of(&a, &b, &c, &nb, &m, &n, &k);
 

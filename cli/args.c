@@ -18,7 +18,8 @@
  * command accepts an option, and the usage texts (usage.c) all come
  * from it.  An option whose help or argument differs between commands
  * has a row per variant; rows are in the order the usage texts list
- * them. */
+ * them.  A help of two lines is one literal ("\n" between the lines);
+ * a longer one is a literal per line, as the usage text wraps it. */
 #define ALL                                                                    \
     (MRT_CLI_CHECK | MRT_CLI_PLAN | MRT_CLI_RUN | MRT_CLI_COMPARE |            \
      MRT_CLI_SEARCH)
@@ -28,14 +29,11 @@ const mrt_cli_option mrt_cli_options[] = {
     {"mesh", 'm', "AXIS=N,...", MRT_CLI_PLAN | MRT_CLI_RUN | MRT_CLI_SEARCH,
      "replace the spec's mesh"},
     {"mesh", 'm', "AXIS=N,...", MRT_CLI_COMPARE,
-     "replace the spec's mesh (and that of every\n"
-     "alternative without a mesh of its own)"},
+     "replace the spec's mesh (and that of every\nalternative without a mesh of its own)"},
     {"mesh", 'm', "AXIS=N,...", MRT_CLI_CALIBRATE,
-     "measure the links of each axis of this mesh (its\n"
-     "size must be P; default: one axis 'world' of P)"},
+     "measure the links of each axis of this mesh (its\nsize must be P; default: one axis 'world' of P)"},
     {"dim", 'D', "DIM=N,...", ALL,
-     "give dims of the spec other sizes (e.g.\n"
-     "--dim batch=128,d_ff=1024), as --mesh the mesh"},
+     "give dims of the spec other sizes (e.g.\n--dim batch=128,d_ff=1024), as --mesh the mesh"},
     {"sweep", 'V', "DIM=N,N,...", MRT_CLI_COMPARE,
      "compare at each size of DIM: one row per layout,\n"
      "one column per size, each cell the modeled time\n"
@@ -43,22 +41,17 @@ const mrt_cli_option mrt_cli_options[] = {
      "time grows (--csv: one line per cell; no --svg)"},
     {"layout", 'L', "NAME",
      MRT_CLI_CHECK | MRT_CLI_PLAN | MRT_CLI_RUN | MRT_CLI_SEARCH,
-     "use the alternative NAME of the spec's layouts:\n"
-     "instead of its layout: rules (and mesh)"},
+     "use the alternative NAME of the spec's layouts:\ninstead of its layout: rules (and mesh)"},
     {"memory", 'M', "BYTES", MRT_CLI_CHECK,
-     "memory of one rank (suffix K, M, G or T allowed;\n"
-     "default: this machine's physical memory)"},
+     "memory of one rank (suffix K, M, G or T allowed;\ndefault: this machine's physical memory)"},
     {"replicated-share", 'S', "F", MRT_CLI_CHECK,
-     "warn about a replicated tensor whose shard\n"
-     "is over F of a rank's memory (default 0.25)"},
+     "warn about a replicated tensor whose shard\nis over F of a rank's memory (default 0.25)"},
     {"max-memory", 'X', "BYTES", MRT_CLI_SEARCH,
-     "keep only layouts whose peak memory per rank is\n"
-     "at most BYTES (suffix K, M, G or T allowed)"},
+     "keep only layouts whose peak memory per rank is\nat most BYTES (suffix K, M, G or T allowed)"},
     {"top", 'N', "K", MRT_CLI_SEARCH,
      "how many of the best to list (default 5)"},
     {"verify", 'v', NULL, MRT_CLI_RUN,
-     "recompute unsharded on rank 0 and compare element\n"
-     "by element (NaN and infinities must match)"},
+     "recompute unsharded on rank 0 and compare element\nby element (NaN and infinities must match)"},
     {"save", 's', "DIR", MRT_CLI_RUN, "write each output as DIR/NAME.npy"},
     {"repeat", 'r', "N", MRT_CLI_RUN, "run N times; times are per run"},
     {"json", 'j', NULL, MRT_CLI_PLAN, "one JSON object instead of text"},
@@ -69,14 +62,12 @@ const mrt_cli_option mrt_cli_options[] = {
      "an error): under mpirun, a report that must not\n"
      "be lost (mpirun drops what it cannot forward)"},
     {"csv", 'C', "FILE", MRT_CLI_COMPARE,
-     "also write the table as CSV (- for the standard\n"
-     "output; a pipe or device is written through)"},
+     "also write the table as CSV (- for the standard\noutput; a pipe or device is written through)"},
     /* compare and search write JSON to a file */
     {"json", 'J', "FILE", MRT_CLI_COMPARE, "also write it as JSON"},
     {"json", 'J', "FILE", MRT_CLI_SEARCH, "also write the results as JSON"},
     {"svg", 'G', "FILE", MRT_CLI_COMPARE,
-     "also draw it: one bar per layout, communication\n"
-     "and compute time stacked"},
+     "also draw it: one bar per layout, communication\nand compute time stacked"},
     {"explain", 'E', NULL, MRT_CLI_PLAN,
      "also list the alternatives weighed for each op"},
     {"exhaustive", 'Z', NULL, MRT_CLI_SEARCH,
@@ -115,8 +106,7 @@ const mrt_cli_option mrt_cli_options[] = {
     /* The machine profile is --machine FILE in every command: run's
      * --profile is its per-step report. */
     {"planner", 'P', "NAME", ALL,
-     "auto (default: cost-aware) or meshtf (exactly\n"
-     "Mesh-TensorFlow's lowering, global rules only)"},
+     "auto (default: cost-aware) or meshtf (exactly\nMesh-TensorFlow's lowering, global rules only)"},
     {"machine", 'K', "FILE", ALL,
      "machine profile for the cost model (default:\n"
      "$MESHRT_PROFILE, ~/.config/meshrt/profile.yaml,\n"
@@ -282,11 +272,10 @@ static mrt_status check_sweep(const char *s, mrt_cli_args *a, mrt_error *err)
     }
 }
 
-/* The value of option c (accepted by a->cmd), into a. */
-static mrt_status take_option(int c, mrt_cli_args *a, mrt_error *err)
+/* The value of option c, into a, if it is one taken as it is (a flag or
+ * a string kept for later): 1 if it was, 0 if it needs checking. */
+static int take_plain(int c, mrt_cli_args *a)
 {
-    char *end;
-    mrt_status st;
     switch (c) {
     case 'm': a->mesh = optarg; break;
     case 'D': a->dims = optarg; break;
@@ -313,6 +302,19 @@ static mrt_status take_option(int c, mrt_cli_args *a, mrt_error *err)
         a->per_tensor = 1;
         a->activations = optarg;
         break;
+    case 'h': a->help = 1; break;
+    default: return 0;
+    }
+    return 1;
+}
+
+/* The value of option c (accepted by a->cmd, not a plain one), checked,
+ * into a. */
+static mrt_status take_checked(int c, mrt_cli_args *a, mrt_error *err)
+{
+    char *end;
+    mrt_status st;
+    switch (c) {
     case 'V':
         if ((st = check_sweep(optarg, a, err)))
             return st;
@@ -374,9 +376,16 @@ static mrt_status take_option(int c, mrt_cli_args *a, mrt_error *err)
         a->repeat = (int)n;
         break;
     }
-    case 'h': a->help = 1; break;
     }
     return MRT_OK;
+}
+
+/* The value of option c (accepted by a->cmd), into a. */
+static mrt_status take_option(int c, mrt_cli_args *a, mrt_error *err)
+{
+    if (take_plain(c, a))
+        return MRT_OK;
+    return take_checked(c, a, err);
 }
 
 /* 1 if writing path writes the standard output: "-", a name of it, or

@@ -118,6 +118,12 @@ int mrt_cli_search(const mrt_cli_args *a);
 /* search --per-tensor on spec, loaded as a says (cmd_search_params.c). */
 int mrt_cli_search_params(const mrt_cli_args *a, const mrt_spec *spec,
                           const mrt_search_options *opt);
+/* The end of either search: its text report o on the standard output,
+ * and its JSON in --json FILE if asked; the exit code (1 when nothing
+ * was found, ntop == 0) (cmd_search.c). */
+int mrt_cli_search_report(const mrt_cli_args *a, int ntop,
+                          void (*text)(FILE *, const void *),
+                          void (*json)(FILE *, const void *), const void *o);
 
 /* A JSON number (mrt_json_format_number) in a buffer that lives until
  * the end of the enclosing block: several may be arguments of one

@@ -96,8 +96,9 @@ static void print_counts(const search_out *o, FILE *f)
         fprintf(f, "first invalid candidate: %s\n", r->first_error);
 }
 
-static void print_report(const search_out *o, FILE *f)
+static void print_report(FILE *f, const void *ctx)
 {
+    const search_out *o = ctx;
     const mrt_spec *s = o->spec;
     const mrt_search_rules_report *r = o->r;
     char buf[64], b2[64];
@@ -254,6 +255,22 @@ static void write_json(FILE *f, const void *ctx)
     fputs("}\n", f);
 }
 
+int mrt_cli_search_report(const mrt_cli_args *a, int ntop,
+                          void (*text)(FILE *, const void *),
+                          void (*json)(FILE *, const void *), const void *o)
+{
+    mrt_error err = {0};
+    text(stdout, o);
+    fflush(stdout);
+    int code = ntop ? 0 : 1;
+    if (a->json_file &&
+        mrt_file_write(a->json_file, "the results", json, o, &err)) {
+        mrt_cli_print_error(&err);
+        code = mrt_cli_exit_code(err.code);
+    }
+    return code;
+}
+
 int mrt_cli_search(const mrt_cli_args *a)
 {
     mrt_error err = {0};
@@ -286,14 +303,7 @@ int mrt_cli_search(const mrt_cli_args *a)
     }
     search_out o = {a, spec, {0}, r};
     mrt_spec_get_info(spec, &o.info);
-    print_report(&o, stdout);
-    fflush(stdout);
-    int code = r->ntop ? 0 : 1;
-    if (a->json_file &&
-        mrt_file_write(a->json_file, "the results", write_json, &o, &err)) {
-        mrt_cli_print_error(&err);
-        code = mrt_cli_exit_code(err.code);
-    }
+    int code = mrt_cli_search_report(a, r->ntop, print_report, write_json, &o);
     mrt_search_rules_destroy(r);
     mrt_spec_destroy(spec);
     return code;

@@ -88,12 +88,12 @@ static void print_list(const params_out *o, const mrt_search_tensors_item *x,
     }
 }
 
-static void print_report(const params_out *o, FILE *f)
+/* The report's opening: what was searched, and how many candidates
+ * fared how. */
+static void print_counts(const params_out *o, FILE *f)
 {
     const mrt_search_tensors_report *r = o->r;
     const mrt_spec *s = o->spec;
-    const mrt_mesh_info *m = &o->info.mesh;
-    char buf[2048];
     fprintf(f,
             "search %s, per tensor: global rules and a layout for each "
             "of %d %s%s (",
@@ -134,25 +134,13 @@ static void print_report(const params_out *o, FILE *f)
               "be slow): the lists are not necessarily exact "
               "(--no-screen)\n",
               f);
-    if (!r->ntop) {
-        fprintf(f, "\nno candidate fits%s\n",
-                o->a->max_memory > 0 ? " the memory cap" : "");
-        return;
-    }
-    fprintf(f, "\nbest %d by modeled time:\n", r->ntop);
-    print_list(o, r->top, r->ntop, f);
-    fprintf(f, "\ntime-versus-memory Pareto front (%d):\n", r->npareto);
-    print_list(o, r->pareto, r->npareto, f);
-    fprintf(f,
-            "\nwinner: %s modeled; paste into the spec in place of its "
-            "layout: block",
-            mrt_cli_fmt_time(r->top[0].totals.time_s, buf, sizeof buf));
-    if (o->a->mesh || o->a->dims)
-        fprintf(f, " (for%s%s%s%s)", o->a->mesh ? " --mesh " : "",
-                o->a->mesh ? o->a->mesh : "", o->a->dims ? " --dim " : "",
-                o->a->dims ? o->a->dims : "");
-    fputs(":\n\n", f);
-    mrt_search_write_layout(s, r->top[0].rule, f);
+}
+
+/* The layouts of their own that the winner gives tensors and ops. */
+static void print_own_layouts(const params_out *o, FILE *f)
+{
+    const mrt_search_tensors_report *r = o->r;
+    const mrt_mesh_info *m = &o->info.mesh;
     int any = 0, anyop = 0;
     for (int i = 0; i < r->ntensors; i++) {
         if (r->top[0].follows[i])
@@ -183,6 +171,37 @@ static void print_report(const params_out *o, FILE *f)
         }
         fputs("}\n", f);
     }
+}
+
+/* The text report: the counts, the best list, the Pareto front and the
+ * winner's layout block. */
+static void print_report(FILE *f, const void *ctx)
+{
+    const params_out *o = ctx;
+    const mrt_search_tensors_report *r = o->r;
+    const mrt_spec *s = o->spec;
+    char buf[2048];
+    print_counts(o, f);
+    if (!r->ntop) {
+        fprintf(f, "\nno candidate fits%s\n",
+                o->a->max_memory > 0 ? " the memory cap" : "");
+        return;
+    }
+    fprintf(f, "\nbest %d by modeled time:\n", r->ntop);
+    print_list(o, r->top, r->ntop, f);
+    fprintf(f, "\ntime-versus-memory Pareto front (%d):\n", r->npareto);
+    print_list(o, r->pareto, r->npareto, f);
+    fprintf(f,
+            "\nwinner: %s modeled; paste into the spec in place of its "
+            "layout: block",
+            mrt_cli_fmt_time(r->top[0].totals.time_s, buf, sizeof buf));
+    if (o->a->mesh || o->a->dims)
+        fprintf(f, " (for%s%s%s%s)", o->a->mesh ? " --mesh " : "",
+                o->a->mesh ? o->a->mesh : "", o->a->dims ? " --dim " : "",
+                o->a->dims ? o->a->dims : "");
+    fputs(":\n\n", f);
+    mrt_search_write_layout(s, r->top[0].rule, f);
+    print_own_layouts(o, f);
 }
 
 static void json_rules(const params_out *o, const mrt_search_axes *rules,
@@ -278,14 +297,7 @@ int mrt_cli_search_params(const mrt_cli_args *a, const mrt_spec *spec,
     }
     params_out o = {a, spec, {0}, r};
     mrt_spec_get_info(spec, &o.info);
-    print_report(&o, stdout);
-    fflush(stdout);
-    int code = r->ntop ? 0 : 1;
-    if (a->json_file &&
-        mrt_file_write(a->json_file, "the results", write_json, &o, &err)) {
-        mrt_cli_print_error(&err);
-        code = mrt_cli_exit_code(err.code);
-    }
+    int code = mrt_cli_search_report(a, r->ntop, print_report, write_json, &o);
     mrt_search_tensors_destroy(r);
     return code;
 }

@@ -105,9 +105,18 @@ static void legend(FILE *f, double x, double y)
             x + 218, y);
 }
 
-void mrt_cmp_write_svg(FILE *f, const void *table)
+/* Where the chart's parts go, and its time axis. */
+typedef struct {
+    double left, plot, axis_y, height;
+    double step, end, scale;
+    const char *unit;
+} chart;
+
+/* The geometry of table t's chart: room for its longest name, an axis
+ * ending at a tick past its slowest finite time. */
+static chart chart_of(const mrt_cmp_table *t)
 {
-    const mrt_cmp_table *t = table;
+    chart c;
     size_t longest = 6;
     double max = 0;
     for (int r = 0; r < t->nrows; r++) {
@@ -116,22 +125,27 @@ void mrt_cmp_write_svg(FILE *f, const void *table)
         if (t->row[r].ok && isfinite(t->row[r].totals.time_s))
             max = fmax(max, t->row[r].totals.time_s);
     }
-    double left = fmin(260, 24 + 7.5 * (double)longest);
-    double plot = WIDTH - left - RIGHT;
-    double axis_y = TOP + ROW * t->nrows + 6, height = axis_y + 56;
-    double step = max > 0 ? tick_step(max) : 1,
-           end = max > 0 ? ceil(max / step - 1e-9) * step : 1;
-    double scale;
-    const char *unit;
-    time_unit(end, &scale, &unit);
+    c.left = fmin(260, 24 + 7.5 * (double)longest);
+    c.plot = WIDTH - c.left - RIGHT;
+    c.axis_y = TOP + ROW * t->nrows + 6;
+    c.height = c.axis_y + 56;
+    c.step = max > 0 ? tick_step(max) : 1;
+    c.end = max > 0 ? ceil(max / c.step - 1e-9) * c.step : 1;
+    time_unit(c.end, &c.scale, &c.unit);
+    return c;
+}
 
+/* The document's start: title, description, background, heading and
+ * legend. */
+static void header(FILE *f, const mrt_cmp_table *t, const chart *c)
+{
     fprintf(f,
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
             "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" "
             "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
             "font-family=\"Helvetica, Arial, sans-serif\" font-size=\"12\">\n"
             "  <title>Modeled time per rank of each layout of ",
-            WIDTH, height, WIDTH, height);
+            WIDTH, c->height, WIDTH, c->height);
     xml_text(t->spec, f, 300);
     fputs("</title>\n  <desc>meshrt compare: one bar per layout, the modeled "
           "communication time stacked with the modeled compute time.</desc>\n",
@@ -141,7 +155,7 @@ void mrt_cmp_write_svg(FILE *f, const void *table)
             "fill=\"#ffffff\"/>\n"
             "  <text x=\"16\" y=\"26\" font-size=\"16\" font-weight=\"bold\">"
             "Modeled time per rank: ",
-            WIDTH, height);
+            WIDTH, c->height);
     xml_text(t->spec, f, 80);
     fputs("</text>\n  <text x=\"16\" y=\"46\" fill=\"#555555\">planner ", f);
     xml_text(t->planner, f, 20);
@@ -149,59 +163,75 @@ void mrt_cmp_write_svg(FILE *f, const void *table)
     xml_text(t->profile, f, 80);
     fputs(" profile; shorter is faster</text>\n", f);
     legend(f, 16, 72);
+}
 
-    /* Grid and axis. */
-    for (double v = 0; v <= end * (1 + 1e-9); v += step) {
-        double x = left + plot * v / end;
+/* The grid lines with their tick labels, and the time axis. */
+static void axis(FILE *f, const chart *c)
+{
+    for (double v = 0; v <= c->end * (1 + 1e-9); v += c->step) {
+        double x = c->left + c->plot * v / c->end;
         fprintf(f,
                 "  <line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
                 "stroke=\"#dddddd\"/>\n"
                 "  <text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" "
                 "fill=\"#333333\">%.4g</text>\n",
-                x, TOP - 6, x, axis_y, x, axis_y + 16, v * scale);
+                x, TOP - 6, x, c->axis_y, x, c->axis_y + 16, v * c->scale);
     }
     fprintf(f,
             "  <line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
             "stroke=\"#333333\"/>\n"
             "  <text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">"
             "modeled time per rank (%s)</text>\n",
-            left, axis_y, left + plot, axis_y, left + plot / 2, axis_y + 38,
-            unit);
+            c->left, c->axis_y, c->left + c->plot, c->axis_y,
+            c->left + c->plot / 2, c->axis_y + 38, c->unit);
+}
 
-    for (int r = 0; r < t->nrows; r++) {
-        const mrt_cmp_row *row = &t->row[r];
-        double y = TOP + ROW * r, mid = y + BAR / 2 + 4;
-        fprintf(f, "  <text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\"%s>",
-                left - 8, mid, r == t->fastest ? " font-weight=\"bold\"" : "");
-        xml_text(row->name, f, 40);
-        fputs("</text>\n", f);
-        if (!row->ok || !isfinite(row->totals.time_s)) {
-            fprintf(f,
-                    "  <text x=\"%.1f\" y=\"%.1f\" fill=\"#aa0000\" "
-                    "font-style=\"italic\">%s",
-                    left + 4, mid,
-                    row->ok ? "modeled time not finite" : "does not fit: ");
-            char line[MRT_CLI_ERROR_MAX];
-            xml_text(row->ok
-                         ? ""
+/* Row r of the table: its name, then its two bars and total, or the
+ * reason it has none. */
+static void row_of(FILE *f, const mrt_cmp_table *t, int r, const chart *c)
+{
+    const mrt_cmp_row *row = &t->row[r];
+    double left = c->left;
+    double y = TOP + ROW * r, mid = y + BAR / 2 + 4;
+    fprintf(f, "  <text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\"%s>", left - 8,
+            mid, r == t->fastest ? " font-weight=\"bold\"" : "");
+    xml_text(row->name, f, 40);
+    fputs("</text>\n", f);
+    if (!row->ok || !isfinite(row->totals.time_s)) {
+        fprintf(f,
+                "  <text x=\"%.1f\" y=\"%.1f\" fill=\"#aa0000\" "
+                "font-style=\"italic\">%s",
+                left + 4, mid,
+                row->ok ? "modeled time not finite" : "does not fit: ");
+        char line[MRT_CLI_ERROR_MAX];
+        xml_text(row->ok ? ""
                          : mrt_cli_error_line(&row->error, line, sizeof line),
-                     f, 90);
-            fputs("</text>\n", f);
-            continue;
-        }
-        const mrt_plan_totals *x = &row->totals;
-        double wc = plot * x->comm_time_s / end;
-        double wk = plot * x->compute_time_s / end;
-        bar(f, left, y, wc, COMM_COLOUR, row->name, "communication",
-            x->comm_time_s);
-        bar(f, left + wc, y, wk, COMPUTE_COLOUR, row->name, "compute",
-            x->compute_time_s);
-        char total[64];
-        fmt_time(x->time_s, total, sizeof total);
-        fprintf(f, "  <text x=\"%.1f\" y=\"%.1f\"%s>%s%s</text>\n",
-                left + wc + wk + 6, mid,
-                r == t->fastest ? " font-weight=\"bold\"" : "", total,
-                r == t->fastest ? " (fastest)" : "");
+                 f, 90);
+        fputs("</text>\n", f);
+        return;
     }
+    const mrt_plan_totals *x = &row->totals;
+    double wc = c->plot * x->comm_time_s / c->end;
+    double wk = c->plot * x->compute_time_s / c->end;
+    bar(f, left, y, wc, COMM_COLOUR, row->name, "communication",
+        x->comm_time_s);
+    bar(f, left + wc, y, wk, COMPUTE_COLOUR, row->name, "compute",
+        x->compute_time_s);
+    char total[64];
+    fmt_time(x->time_s, total, sizeof total);
+    fprintf(f, "  <text x=\"%.1f\" y=\"%.1f\"%s>%s%s</text>\n",
+            left + wc + wk + 6, mid,
+            r == t->fastest ? " font-weight=\"bold\"" : "", total,
+            r == t->fastest ? " (fastest)" : "");
+}
+
+void mrt_cmp_write_svg(FILE *f, const void *table)
+{
+    const mrt_cmp_table *t = table;
+    chart c = chart_of(t);
+    header(f, t, &c);
+    axis(f, &c);
+    for (int r = 0; r < t->nrows; r++)
+        row_of(f, t, r, &c);
     fputs("</svg>\n", f);
 }

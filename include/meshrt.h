@@ -1,6 +1,10 @@
 /*
  * meshrt.h — meshrt's public header, everything but running.
  *
+ * It is one long file by design: it is the one header a C user includes
+ * (with meshrt_mpi.h to run), so the whole public API, with who owns
+ * what, reads in one place; the code behind it is split by layer.
+ *
  * meshrt runs einsum programs on a logical processor mesh, Mesh-TensorFlow
  * style.  A C user loads a spec (mrt_spec_load, mrt_spec_load_string,
  * mrt_spec_load_ex) or builds the same program in code (mrt_ir_create

@@ -11,8 +11,8 @@
  * truncation, missing or unknown keys, other dtypes, Fortran order, too
  * many dims, overflowing sizes, data shorter than the shape) is an
  * MRT_E_IO error with the file's path and no position, never a crash.
- * The header dict is parsed by a tiny recursive-descent reader that knows
- * only the literals numpy writes: strings, True/False and tuples of ints.
+ * The header dict is parsed apart (npy_header.c); this file reads the
+ * bytes around it and the data, and writes files.
  *
  * Writes go through mrt_write_atomically (output.h): a temporary file
  * in the same folder, renamed over PATH once complete and synced, so
@@ -20,13 +20,11 @@
  * starts at a multiple of 64 bytes, as numpy >= 1.14 does.
  */
 #include "npy.h"
+#include "npy_header.h"
 
 #include <assert.h>
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,21 +40,6 @@
 #define NPY_ALIGN 64
 
 static const mrt_mark no_mark = {0, 0};
-
-/* Records an MRT_E_IO error about the file at path. */
-static mrt_status npy_error(mrt_error *err, const char *path, const char *fmt,
-                            ...) __attribute__((format(printf, 3, 4)));
-
-static mrt_status npy_error(mrt_error *err, const char *path, const char *fmt,
-                            ...)
-{
-    char msg[sizeof err->message];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return mrt_error_set(err, MRT_E_IO, path, no_mark, "%s", msg);
-}
 
 static int host_is_big_endian(void)
 {
@@ -78,231 +61,6 @@ static void swap_bytes(void *p, size_t count, int esize)
         }
 }
 
-/* ---- the header dict ------------------------------------------------ */
-
-typedef struct hdr_parser {
-    const char *p, *end;
-    const char *path;
-    mrt_error *err;
-} hdr_parser;
-
-static void skip_space(hdr_parser *hp)
-{
-    while (hp->p < hp->end && isspace((unsigned char)*hp->p))
-        hp->p++;
-}
-
-/* Consumes ch (after spaces) if it is next; returns whether it was. */
-static int accept(hdr_parser *hp, char ch)
-{
-    skip_space(hp);
-    if (hp->p < hp->end && *hp->p == ch) {
-        hp->p++;
-        return 1;
-    }
-    return 0;
-}
-
-/* A quoted string (either quote) into buf; what names it for messages. */
-static mrt_status parse_string(hdr_parser *hp, const char *what, char *buf,
-                               size_t size)
-{
-    skip_space(hp);
-    if (hp->p >= hp->end || (*hp->p != '\'' && *hp->p != '"'))
-        return npy_error(hp->err, hp->path,
-                         "malformed header: expected a quoted string for %s",
-                         what);
-    char quote = *hp->p++;
-    const char *close = memchr(hp->p, quote, (size_t)(hp->end - hp->p));
-    if (!close)
-        return npy_error(hp->err, hp->path,
-                         "malformed header: unterminated string in %s", what);
-    size_t n = (size_t)(close - hp->p);
-    if (n >= size)
-        return npy_error(hp->err, hp->path, "malformed header: %s is too long",
-                         what);
-    memcpy(buf, hp->p, n);
-    buf[n] = '\0';
-    hp->p = close + 1;
-    return MRT_OK;
-}
-
-static mrt_status parse_bool(hdr_parser *hp, int *v)
-{
-    skip_space(hp);
-    size_t left = (size_t)(hp->end - hp->p);
-    if (left >= 4 && !memcmp(hp->p, "True", 4)) {
-        hp->p += 4;
-        *v = 1;
-    } else if (left >= 5 && !memcmp(hp->p, "False", 5)) {
-        hp->p += 5;
-        *v = 0;
-    } else {
-        return npy_error(hp->err, hp->path,
-                         "malformed header: 'fortran_order' must be True "
-                         "or False");
-    }
-    return MRT_OK;
-}
-
-/* A non-negative int literal (Python 2 numpy wrote a trailing L). */
-static mrt_status parse_int(hdr_parser *hp, int64_t *v)
-{
-    skip_space(hp);
-    if (hp->p >= hp->end || !isdigit((unsigned char)*hp->p))
-        return npy_error(hp->err, hp->path,
-                         "malformed header: 'shape' must be a tuple of "
-                         "non-negative integers");
-    int64_t x = 0;
-    while (hp->p < hp->end && isdigit((unsigned char)*hp->p)) {
-        int d = *hp->p++ - '0';
-        if (x > (INT64_MAX - d) / 10)
-            return npy_error(hp->err, hp->path,
-                             "header: a 'shape' entry is too large");
-        x = 10 * x + d;
-    }
-    if (hp->p < hp->end && (*hp->p == 'L' || *hp->p == 'l'))
-        hp->p++;
-    *v = x;
-    return MRT_OK;
-}
-
-/* '(' [int {',' int} [',']] ')' */
-static mrt_status parse_shape(hdr_parser *hp, mrt_npy_header *h)
-{
-    if (!accept(hp, '('))
-        return npy_error(hp->err, hp->path,
-                         "malformed header: 'shape' must be a tuple");
-    h->ndims = 0;
-    for (;;) {
-        if (accept(hp, ')'))
-            return MRT_OK;
-        int64_t v = 0;
-        mrt_status st = parse_int(hp, &v);
-        if (st)
-            return st;
-        if (h->ndims == MRT_MAX_DIMS)
-            return npy_error(hp->err, hp->path,
-                             "the array has more than %d dims (meshrt "
-                             "supports at most %d)",
-                             MRT_MAX_DIMS, MRT_MAX_DIMS);
-        h->shape[h->ndims++] = v;
-        if (accept(hp, ','))
-            continue;
-        if (accept(hp, ')'))
-            return MRT_OK;
-        return npy_error(hp->err, hp->path,
-                         "malformed header: expected ',' or ')' in 'shape'");
-    }
-}
-
-enum { KEY_DESCR = 1, KEY_FORTRAN = 2, KEY_SHAPE = 4 };
-
-/* One "'key': value" entry; *seen collects the keys met so far. */
-static mrt_status parse_entry(hdr_parser *hp, mrt_npy_header *h, char *descr,
-                              size_t dsize, int *fortran, unsigned *seen)
-{
-    char key[32];
-    mrt_status st = parse_string(hp, "a key", key, sizeof key);
-    if (st)
-        return st;
-    if (!accept(hp, ':'))
-        return npy_error(hp->err, hp->path,
-                         "malformed header: expected ':' after '%s'", key);
-    unsigned bit = !strcmp(key, "descr")           ? KEY_DESCR
-                   : !strcmp(key, "fortran_order") ? KEY_FORTRAN
-                   : !strcmp(key, "shape")         ? KEY_SHAPE
-                                                   : 0;
-    if (!bit)
-        return npy_error(hp->err, hp->path,
-                         "unexpected key '%s' in the header (expected "
-                         "'descr', 'fortran_order' and 'shape')",
-                         key);
-    if (*seen & bit)
-        return npy_error(hp->err, hp->path,
-                         "key '%s' appears twice in the header", key);
-    *seen |= bit;
-    if (bit == KEY_DESCR)
-        return parse_string(hp, "'descr'", descr, dsize);
-    if (bit == KEY_FORTRAN)
-        return parse_bool(hp, fortran);
-    return parse_shape(hp, h);
-}
-
-/* Checks the values once the dict is read. */
-static mrt_status check_dict(hdr_parser *hp, mrt_npy_header *h,
-                             const char *descr, int fortran, unsigned seen)
-{
-    static const char *const names[] = {"descr", "fortran_order", "shape"};
-    for (int i = 0; i < 3; i++)
-        if (!(seen & (1u << i)))
-            return npy_error(hp->err, hp->path, "the header has no '%s' key",
-                             names[i]);
-    if (!strcmp(descr, "<f4"))
-        h->dtype = MRT_F32;
-    else if (!strcmp(descr, "<f8"))
-        h->dtype = MRT_F64;
-    else if (!strcmp(descr, ">f4") || !strcmp(descr, ">f8"))
-        return npy_error(hp->err, hp->path,
-                         "big-endian data ('%s') is not supported (save "
-                         "it as '<%s')",
-                         descr, descr + 1);
-    else
-        return npy_error(hp->err, hp->path,
-                         "unsupported dtype '%s' (meshrt reads '<f4' "
-                         "(float32) and '<f8' (float64))",
-                         descr);
-    if (fortran)
-        return npy_error(hp->err, hp->path,
-                         "the array is in Fortran order (meshrt reads C "
-                         "order only: save np.ascontiguousarray(x))");
-    return MRT_OK;
-}
-
-static mrt_status parse_dict(hdr_parser *hp, mrt_npy_header *h)
-{
-    char descr[32] = "";
-    int fortran = 0;
-    unsigned seen = 0;
-    if (!accept(hp, '{'))
-        return npy_error(hp->err, hp->path,
-                         "malformed header: expected a dict starting "
-                         "with '{'");
-    while (!accept(hp, '}')) {
-        mrt_status st = parse_entry(hp, h, descr, sizeof descr, &fortran,
-                                    &seen);
-        if (st)
-            return st;
-        if (!accept(hp, ',')) {
-            if (!accept(hp, '}'))
-                return npy_error(hp->err, hp->path,
-                                 "malformed header: expected ',' or '}'");
-            break;
-        }
-    }
-    skip_space(hp);
-    if (hp->p != hp->end)
-        return npy_error(hp->err, hp->path,
-                         "malformed header: unexpected text after the dict");
-    return check_dict(hp, h, descr, fortran, seen);
-}
-
-/* Element count and byte size of the shape, with overflow checks. */
-static mrt_status shape_count(const char *path, mrt_npy_header *h,
-                              mrt_error *err)
-{
-    int64_t esize = mrt_dtype_size(h->dtype), count = 1;
-    for (int i = 0; i < h->ndims; i++) {
-        if (h->shape[i] && count > INT64_MAX / esize / h->shape[i])
-            return npy_error(err, path,
-                             "the array is too large (shape "
-                             "overflows 64-bit byte counts)");
-        count *= h->shape[i];
-    }
-    h->count = count;
-    return MRT_OK;
-}
-
 /* ---- reading -------------------------------------------------------- */
 
 static uint32_t read_le(const unsigned char *b, int n)
@@ -319,33 +77,35 @@ static mrt_status read_prefix(FILE *f, const char *path, int64_t fsize,
 {
     unsigned char b[12];
     if (fsize < 10 || fread(b, 1, 8, f) != 8)
-        return npy_error(err, path, "not a .npy file (too short: %lld bytes)",
-                         (long long)fsize);
+        return mrt_npy_error(err, path,
+                             "not a .npy file (too short: %lld bytes)",
+                             (long long)fsize);
     if (memcmp(b, NPY_MAGIC, NPY_MAGIC_LEN))
-        return npy_error(err, path,
-                         "not a .npy file (bad magic string: it must "
-                         "start with \\x93NUMPY)");
+        return mrt_npy_error(err, path,
+                             "not a .npy file (bad magic string: it must "
+                             "start with \\x93NUMPY)");
     int major = b[6], minor = b[7];
     if ((major != 1 && major != 2 && major != 3) || minor != 0)
-        return npy_error(err, path,
-                         "unsupported .npy format version %d.%d (meshrt "
-                         "reads 1.0, 2.0 and 3.0)",
-                         major, minor);
+        return mrt_npy_error(err, path,
+                             "unsupported .npy format version %d.%d (meshrt "
+                             "reads 1.0, 2.0 and 3.0)",
+                             major, minor);
     int lsize = major == 1 ? 2 : 4;
     if (fsize < 8 + lsize || fread(b + 8, 1, (size_t)lsize, f) != (size_t)lsize)
-        return npy_error(err, path,
-                         "truncated header (the file ends "
-                         "inside the header length)");
+        return mrt_npy_error(err, path,
+                             "truncated header (the file ends "
+                             "inside the header length)");
     *hlen = read_le(b + 8, lsize);
     *prefix = 8 + lsize;
     if (*hlen > NPY_HEADER_MAX)
-        return npy_error(err, path, "header of %lu bytes is too long",
-                         (unsigned long)*hlen);
+        return mrt_npy_error(err, path, "header of %lu bytes is too long",
+                             (unsigned long)*hlen);
     if ((int64_t)*prefix + *hlen > fsize)
-        return npy_error(err, path,
-                         "truncated header (the header is %lu bytes but "
-                         "the file ends after %lld)",
-                         (unsigned long)*hlen, (long long)(fsize - *prefix));
+        return mrt_npy_error(err, path,
+                             "truncated header (the header is %lu bytes but "
+                             "the file ends after %lld)",
+                             (unsigned long)*hlen,
+                             (long long)(fsize - *prefix));
     return MRT_OK;
 }
 
@@ -363,25 +123,23 @@ static mrt_status read_header_fp(FILE *f, const char *path, int64_t fsize,
                              "out of memory reading the header");
     if (fread(text, 1, hlen, f) != hlen) {
         free(text);
-        return npy_error(err, path, "cannot read the header: %s",
-                         ferror(f) ? strerror(errno) : "short read");
+        return mrt_npy_error(err, path, "cannot read the header: %s",
+                             ferror(f) ? strerror(errno) : "short read");
     }
     text[hlen] = '\0';
-    hdr_parser hp = {text, text + hlen, path, err};
     mrt_npy_header tmp = {0};
-    st = parse_dict(&hp, &tmp);
+    st = mrt_npy_parse_dict(text, hlen, path, &tmp, err);
     free(text);
-    if (!st)
-        st = shape_count(path, &tmp, err);
     if (st)
         return st;
     tmp.data_offset = prefix + (long)hlen;
     int64_t need = tmp.count * mrt_dtype_size(tmp.dtype);
     if (fsize - tmp.data_offset < need)
-        return npy_error(err, path,
-                         "the data is shorter than the shape says (%lld "
-                         "bytes expected, %lld present)",
-                         (long long)need, (long long)(fsize - tmp.data_offset));
+        return mrt_npy_error(err, path,
+                             "the data is shorter than the shape says (%lld "
+                             "bytes expected, %lld present)",
+                             (long long)need,
+                             (long long)(fsize - tmp.data_offset));
     *h = tmp;
     return MRT_OK;
 }
@@ -395,15 +153,15 @@ static mrt_status open_read(const char *path, FILE **f, struct stat *sb,
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     *f = NULL;
     if (fd < 0)
-        return npy_error(err, path, "cannot open for reading: %s",
-                         strerror(errno));
+        return mrt_npy_error(err, path, "cannot open for reading: %s",
+                             strerror(errno));
     if (fstat(fd, sb) != 0 || !S_ISREG(sb->st_mode)) {
         close(fd);
-        return npy_error(err, path, "not a regular file");
+        return mrt_npy_error(err, path, "not a regular file");
     }
     if (fcntl(fd, F_SETFL, 0) != 0 || !(*f = fdopen(fd, "rb"))) {
-        mrt_status st = npy_error(err, path, "cannot open for reading: %s",
-                                  strerror(errno));
+        mrt_status st = mrt_npy_error(err, path, "cannot open for reading: %s",
+                                      strerror(errno));
         close(fd);
         return st;
     }
@@ -456,8 +214,8 @@ static mrt_status read_data(FILE *f, const char *path, const mrt_npy_header *h,
         fread(*data, 1, bytes, f) != bytes) {
         free(*data);
         *data = NULL;
-        return npy_error(err, path, "cannot read the data: %s",
-                         ferror(f) ? strerror(errno) : "short read");
+        return mrt_npy_error(err, path, "cannot read the data: %s",
+                             ferror(f) ? strerror(errno) : "short read");
     }
     if (host_is_big_endian())
         swap_bytes(*data, (size_t)h->count, esize);
@@ -617,7 +375,7 @@ static mrt_status check_write_args(const char *path, mrt_dtype t, int ndims,
                                  (long long)shape[i], i);
         h.shape[i] = shape[i];
     }
-    mrt_status st = shape_count(path, &h, err);
+    mrt_status st = mrt_npy_shape_count(path, &h, err);
     if (!st && h.count > 0 && !data)
         st = mrt_error_set(err, MRT_E_USAGE, path, no_mark, "no data to write");
     *count = h.count;

@@ -148,74 +148,105 @@ static int onto(grad_ctx *g, int t, int x, int neg)
                 scratch(g, x, "d"));
 }
 
-/* The contribution of forward op fwd (result gradient dc) to the
- * gradient of its input k. */
-static int contribution(grad_ctx *g, int k, int dc)
+/* A tensor "grad:x:part" on the dims of x listed in dims, with x's layout
+ * on them: the einsum result that a broadcast then spreads onto x. */
+static int part_tensor(grad_ctx *g, int x, const int *dims, int nd)
+{
+    const mrt_spec *s = g->s;
+    char stem[MRT_NAME_MAX], name[MRT_NAME_MAX];
+    mrt_ir_name(NULL, "grad:", s->tensor[x].name, ":part", MRT_GRAD_NUMBER_ROOM,
+                stem);
+    int part = g->st || unique_name(g, stem, 1, name)
+                   ? -1
+                   : mrt_spec_add_tensor(g->s, name, dims, nd, -1, g->fwd.mark);
+    if (part < 0 && !g->st)
+        g->st = mrt_ir_nomem(g->s, g->err);
+    if (part >= 0) { /* x's layout, on the dims it keeps */
+        mrt_spec_tensor *pt = &g->s->tensor[part];
+        const mrt_layout *xl2 = &g->s->tensor[x].layout;
+        for (int i = 0; i < pt->layout.ndims; i++) {
+            int j = mrt_layout_find_dim(xl2, pt->layout.dim[i]);
+            pt->layout.naxes[i] = xl2->naxes[j];
+            memcpy(pt->layout.axes[i], xl2->axes[j], sizeof pt->layout.axes[i]);
+        }
+        pt->own_layout = g->s->tensor[x].own_layout;
+        pt->grad_like = 1 + x;
+        pt->grad_piece = 1;
+    }
+    return part;
+}
+
+/* The gradient of an einsum's input x (other: the other input, or -1). */
+static int einsum_contribution(grad_ctx *g, int x, int other, int dc)
+{
+    const mrt_spec *s = g->s;
+    const mrt_spec_op *o = &g->fwd;
+    int c = o->out;
+    if (o->nin == 1)
+        return emit(g, MRT_OP_MAP, MRT_MAP_COPY, 0, dc, -1, scratch(g, x, "d"));
+    /* dims of x that are in C or the other input: the einsum makes
+     * those; the rest (summed in x alone) is a broadcast. */
+    const mrt_layout *xl = &s->tensor[x].layout;
+    int dims[MRT_MAX_DIMS], nd = 0;
+    for (int i = 0; i < xl->ndims; i++)
+        if (mrt_layout_find_dim(&s->tensor[c].layout, xl->dim[i]) >= 0 ||
+            mrt_layout_find_dim(&s->tensor[other].layout, xl->dim[i]) >= 0)
+            dims[nd++] = xl->dim[i];
+    if (nd == xl->ndims)
+        return emit(g, MRT_OP_EINSUM, MRT_MAP_COPY, 0, dc, other,
+                    scratch(g, x, "d"));
+    int part = part_tensor(g, x, dims, nd);
+    part = emit(g, MRT_OP_EINSUM, MRT_MAP_COPY, 0, dc, other, part);
+    return emit(g, MRT_OP_MAP, MRT_MAP_COPY, 0, part, -1, scratch(g, x, "d"));
+}
+
+/* The gradient of reduce_max's input x: dc where x is the maximum. */
+static int reduce_max_contribution(grad_ctx *g, int x, int dc)
+{
+    int c = g->fwd.out;
+    int mask = emit(g, MRT_OP_MAP, MRT_MAP_EQ, 0, x, c,
+                    scratch(g, x, "argmax"));
+    return emit(g, MRT_OP_MAP, MRT_MAP_MUL, 0, mask, dc, scratch(g, x, "d"));
+}
+
+/* The gradient of a rename's input x: dc renamed back. */
+static int rename_contribution(grad_ctx *g, int x, int dc)
+{
+    const mrt_spec_op *o = &g->fwd;
+    int r = scratch(g, x, "d");
+    int id = emit(g, MRT_OP_RENAME, MRT_MAP_COPY, 0, dc, -1, r);
+    if (id >= 0) {
+        g->s->op[g->s->nops - 1].from_dim = o->to_dim;
+        g->s->op[g->s->nops - 1].to_dim = o->from_dim;
+    }
+    return id;
+}
+
+/* The gradient of mul's or div's input k (x; other: the other input). */
+static int product_contribution(grad_ctx *g, int k, int x, int other, int dc)
+{
+    const mrt_spec *s = g->s;
+    const mrt_spec_op *o = &g->fwd;
+    int c = o->out, t;
+    if (o->fn == MRT_MAP_MUL || k == 0) { /* dc·other or dc/other */
+        t = emit(g, MRT_OP_MAP, o->fn, 0, dc, other, scratch(g, c, "t"));
+        return same_dims(s, t, x) ? t : onto(g, t, x, 0);
+    }
+    /* d(a/b)/db = -dc·c/b */
+    t = emit(g, MRT_OP_MAP, MRT_MAP_MUL, 0, dc, c, scratch(g, c, "t"));
+    t = emit(g, MRT_OP_MAP, MRT_MAP_DIV, 0, t, x, scratch(g, c, "t"));
+    return onto(g, t, x, 1);
+}
+
+/* The gradient of a map's input k; -1 for maps with none (one_hot, and
+ * the backward maps). */
+static int map_contribution(grad_ctx *g, int k, int dc)
 {
     const mrt_spec *s = g->s;
     const mrt_spec_op *o = &g->fwd;
     int x = o->in[k], c = o->out;
     int other = o->nin > 1 ? o->in[1 - k] : -1;
-    switch (o->kind) {
-    case MRT_OP_EINSUM: {
-        if (o->nin == 1)
-            return emit(g, MRT_OP_MAP, MRT_MAP_COPY, 0, dc, -1,
-                        scratch(g, x, "d"));
-        /* dims of x that are in C or the other input: the einsum makes
-         * those; the rest (summed in x alone) is a broadcast. */
-        const mrt_layout *xl = &s->tensor[x].layout;
-        int dims[MRT_MAX_DIMS], nd = 0;
-        for (int i = 0; i < xl->ndims; i++)
-            if (mrt_layout_find_dim(&s->tensor[c].layout, xl->dim[i]) >= 0 ||
-                mrt_layout_find_dim(&s->tensor[other].layout, xl->dim[i]) >= 0)
-                dims[nd++] = xl->dim[i];
-        if (nd == xl->ndims)
-            return emit(g, MRT_OP_EINSUM, MRT_MAP_COPY, 0, dc, other,
-                        scratch(g, x, "d"));
-        char stem[MRT_NAME_MAX], name[MRT_NAME_MAX];
-        mrt_ir_name(NULL, "grad:", s->tensor[x].name, ":part",
-                    MRT_GRAD_NUMBER_ROOM, stem);
-        int part = g->st || unique_name(g, stem, 1, name)
-                       ? -1
-                       : mrt_spec_add_tensor(g->s, name, dims, nd, -1, o->mark);
-        if (part < 0 && !g->st)
-            g->st = mrt_ir_nomem(g->s, g->err);
-        if (part >= 0) { /* x's layout, on the dims it keeps */
-            mrt_spec_tensor *pt = &g->s->tensor[part];
-            const mrt_layout *xl2 = &g->s->tensor[x].layout;
-            for (int i = 0; i < pt->layout.ndims; i++) {
-                int j = mrt_layout_find_dim(xl2, pt->layout.dim[i]);
-                pt->layout.naxes[i] = xl2->naxes[j];
-                memcpy(pt->layout.axes[i], xl2->axes[j],
-                       sizeof pt->layout.axes[i]);
-            }
-            pt->own_layout = g->s->tensor[x].own_layout;
-            pt->grad_like = 1 + x;
-            pt->grad_piece = 1;
-        }
-        part = emit(g, MRT_OP_EINSUM, MRT_MAP_COPY, 0, dc, other, part);
-        return emit(g, MRT_OP_MAP, MRT_MAP_COPY, 0, part, -1,
-                    scratch(g, x, "d"));
-    }
-    case MRT_OP_REDUCE_MAX: {
-        int mask = emit(g, MRT_OP_MAP, MRT_MAP_EQ, 0, x, c,
-                        scratch(g, x, "argmax"));
-        return emit(g, MRT_OP_MAP, MRT_MAP_MUL, 0, mask, dc,
-                    scratch(g, x, "d"));
-    }
-    case MRT_OP_RENAME: {
-        int r = scratch(g, x, "d");
-        int id = emit(g, MRT_OP_RENAME, MRT_MAP_COPY, 0, dc, -1, r);
-        if (id >= 0) {
-            g->s->op[g->s->nops - 1].from_dim = o->to_dim;
-            g->s->op[g->s->nops - 1].to_dim = o->from_dim;
-        }
-        return id;
-    }
-    case MRT_OP_MAP:
-    case MRT_OP_KIND_COUNT: break;
-    }
-    /* maps: the ones whose gradient is a map of dc and x or c */
+    /* the maps whose gradient is a map of dc and x or c */
     static const struct {
         mrt_map_fn fn;
         int with_out;
@@ -239,17 +270,7 @@ static int contribution(grad_ctx *g, int k, int dc)
                     same_dims(s, dc, x) ? dc : onto(g, dc, x, 0), -1,
                     scratch(g, x, "d"));
     case MRT_MAP_MUL:
-    case MRT_MAP_DIV: {
-        int t;
-        if (o->fn == MRT_MAP_MUL || k == 0) { /* dc·other or dc/other */
-            t = emit(g, MRT_OP_MAP, o->fn, 0, dc, other, scratch(g, c, "t"));
-            return same_dims(s, t, x) ? t : onto(g, t, x, 0);
-        }
-        /* d(a/b)/db = -dc·c/b */
-        t = emit(g, MRT_OP_MAP, MRT_MAP_MUL, 0, dc, c, scratch(g, c, "t"));
-        t = emit(g, MRT_OP_MAP, MRT_MAP_DIV, 0, t, x, scratch(g, c, "t"));
-        return onto(g, t, x, 1);
-    }
+    case MRT_MAP_DIV: return product_contribution(g, k, x, other, dc);
     case MRT_MAP_RELU:
     case MRT_MAP_GELU:
     case MRT_MAP_TANH:
@@ -263,6 +284,23 @@ static int contribution(grad_ctx *g, int k, int dc)
     }
     default: return -1; /* no gradient (one_hot, and the backward maps) */
     }
+}
+
+/* The contribution of forward op fwd (result gradient dc) to the
+ * gradient of its input k: one function per op kind. */
+static int contribution(grad_ctx *g, int k, int dc)
+{
+    const mrt_spec_op *o = &g->fwd;
+    int x = o->in[k];
+    int other = o->nin > 1 ? o->in[1 - k] : -1;
+    switch (o->kind) {
+    case MRT_OP_EINSUM: return einsum_contribution(g, x, other, dc);
+    case MRT_OP_REDUCE_MAX: return reduce_max_contribution(g, x, dc);
+    case MRT_OP_RENAME: return rename_contribution(g, x, dc);
+    case MRT_OP_MAP:
+    case MRT_OP_KIND_COUNT: break;
+    }
+    return map_contribution(g, k, dc);
 }
 
 /* How deep may_pend looks back through linear ops. */
