@@ -92,8 +92,10 @@ static void print_counts(const search_out *o, FILE *f)
                 "; every candidate the bounds keep was planned with the "
                 "%s planner, none screened by a cheaper one\n",
                 planner);
+    char line[MRT_CLI_ERROR_MAX];
     if (r->invalid)
-        fprintf(f, "first invalid candidate: %s\n", r->first_error);
+        fprintf(f, "first invalid candidate: %s\n",
+                mrt_cli_error_line(&r->first_error, line, sizeof line));
 }
 
 static void print_report(FILE *f, const void *ctx)
@@ -108,7 +110,7 @@ static void print_report(FILE *f, const void *ctx)
             ", %s\nplanner %s; costs modeled with the %s profile; "
             "figures per rank\n",
             mrt_dtype_name(o->info.dtype), mrt_planner_name(o->a->plan.planner),
-            r->profile);
+            r->machine);
     fprintf(f, "dims searched (%d):", r->nsearched);
     for (int d = 0, n = 0; d < r->ndims; d++)
         if (r->searched[d])
@@ -210,7 +212,7 @@ static void write_json(FILE *f, const void *ctx)
     }
     fprintf(f, "}, \"planner\": \"%s\", \"profile\": ",
             mrt_planner_name(o->a->plan.planner));
-    mrt_json_write_string(f, r->profile);
+    mrt_json_write_string(f, r->machine);
     fprintf(f,
             ",\n \"max_memory\": %" PRId64 ", \"top_k\": %d"
             ", \"exhaustive\": %s,\n \"candidates\": {\"enumerated\": %" PRId64

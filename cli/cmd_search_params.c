@@ -127,8 +127,10 @@ static void print_counts(const params_out *o, FILE *f)
             "load\n",
             r->enumerated, r->planned, r->pruned, r->invalid, r->over_memory,
             r->failed, r->failed == 1 ? "" : "s");
-    if (r->first_error[0])
-        fprintf(f, "first invalid: %s\n", r->first_error);
+    char line[MRT_CLI_ERROR_MAX];
+    if (r->first_error.code != MRT_OK)
+        fprintf(f, "first invalid: %s\n",
+                mrt_cli_error_line(&r->first_error, line, sizeof line));
     if (r->screened)
         fputs("some combinations were screened (planning them all would "
               "be slow): the lists are not necessarily exact "

@@ -761,9 +761,10 @@ typedef struct mrt_search_rules_report {
     mrt_search_rules_item *top; /* best first: by time, then index */
     int npareto;
     mrt_search_rules_item *pareto; /* time-versus-memory front, by time */
-    char first_error[512];         /* the first invalid candidate's error */
-    char profile[4096];            /* the cost model's profile, as plans name
-                                it */
+    mrt_error first_error;         /* the first invalid candidate's error (code
+                              MRT_OK: none) */
+    char machine[4096];            /* the cost model's machine profile, as plans
+                              name it */
 } mrt_search_rules_report;
 
 /* Searches the global rules of spec (docs/tutorial.md, "search", says
@@ -811,7 +812,8 @@ typedef struct mrt_search_tensors_report {
     mrt_search_tensors_item *top; /* best first */
     int npareto;
     mrt_search_tensors_item *pareto; /* by time */
-    char first_error[512];
+    mrt_error first_error;           /* the first combination that failed or the
+                              first invalid candidate (code MRT_OK: none) */
 } mrt_search_tensors_report;
 
 /* Searches global rules and, for each parameter (the `train:` params;

@@ -22,8 +22,7 @@
 static const mrt_mark no_mark = {0, 0};
 
 /* Records an MRT_E_IO error about the file at path. */
-mrt_status mrt_npy_error(mrt_error *err, const char *path, const char *fmt,
-                            ...)
+mrt_status mrt_npy_error(mrt_error *err, const char *path, const char *fmt, ...)
 {
     char msg[sizeof err->message];
     va_list ap;
@@ -62,18 +61,19 @@ static mrt_status parse_string(hdr_parser *hp, const char *what, char *buf,
 {
     skip_space(hp);
     if (hp->p >= hp->end || (*hp->p != '\'' && *hp->p != '"'))
-        return mrt_npy_error(hp->err, hp->path,
-                         "malformed header: expected a quoted string for %s",
-                         what);
+        return mrt_npy_error(
+            hp->err, hp->path,
+            "malformed header: expected a quoted string for %s", what);
     char quote = *hp->p++;
     const char *close = memchr(hp->p, quote, (size_t)(hp->end - hp->p));
     if (!close)
         return mrt_npy_error(hp->err, hp->path,
-                         "malformed header: unterminated string in %s", what);
+                             "malformed header: unterminated string in %s",
+                             what);
     size_t n = (size_t)(close - hp->p);
     if (n >= size)
-        return mrt_npy_error(hp->err, hp->path, "malformed header: %s is too long",
-                         what);
+        return mrt_npy_error(hp->err, hp->path,
+                             "malformed header: %s is too long", what);
     memcpy(buf, hp->p, n);
     buf[n] = '\0';
     hp->p = close + 1;
@@ -92,8 +92,8 @@ static mrt_status parse_bool(hdr_parser *hp, int *v)
         *v = 0;
     } else {
         return mrt_npy_error(hp->err, hp->path,
-                         "malformed header: 'fortran_order' must be True "
-                         "or False");
+                             "malformed header: 'fortran_order' must be True "
+                             "or False");
     }
     return MRT_OK;
 }
@@ -104,14 +104,14 @@ static mrt_status parse_int(hdr_parser *hp, int64_t *v)
     skip_space(hp);
     if (hp->p >= hp->end || !isdigit((unsigned char)*hp->p))
         return mrt_npy_error(hp->err, hp->path,
-                         "malformed header: 'shape' must be a tuple of "
-                         "non-negative integers");
+                             "malformed header: 'shape' must be a tuple of "
+                             "non-negative integers");
     int64_t x = 0;
     while (hp->p < hp->end && isdigit((unsigned char)*hp->p)) {
         int d = *hp->p++ - '0';
         if (x > (INT64_MAX - d) / 10)
             return mrt_npy_error(hp->err, hp->path,
-                             "header: a 'shape' entry is too large");
+                                 "header: a 'shape' entry is too large");
         x = 10 * x + d;
     }
     if (hp->p < hp->end && (*hp->p == 'L' || *hp->p == 'l'))
@@ -125,7 +125,7 @@ static mrt_status parse_shape(hdr_parser *hp, mrt_npy_header *h)
 {
     if (!accept(hp, '('))
         return mrt_npy_error(hp->err, hp->path,
-                         "malformed header: 'shape' must be a tuple");
+                             "malformed header: 'shape' must be a tuple");
     h->ndims = 0;
     for (;;) {
         if (accept(hp, ')'))
@@ -136,16 +136,17 @@ static mrt_status parse_shape(hdr_parser *hp, mrt_npy_header *h)
             return st;
         if (h->ndims == MRT_MAX_DIMS)
             return mrt_npy_error(hp->err, hp->path,
-                             "the array has more than %d dims (meshrt "
-                             "supports at most %d)",
-                             MRT_MAX_DIMS, MRT_MAX_DIMS);
+                                 "the array has more than %d dims (meshrt "
+                                 "supports at most %d)",
+                                 MRT_MAX_DIMS, MRT_MAX_DIMS);
         h->shape[h->ndims++] = v;
         if (accept(hp, ','))
             continue;
         if (accept(hp, ')'))
             return MRT_OK;
-        return mrt_npy_error(hp->err, hp->path,
-                         "malformed header: expected ',' or ')' in 'shape'");
+        return mrt_npy_error(
+            hp->err, hp->path,
+            "malformed header: expected ',' or ')' in 'shape'");
     }
 }
 
@@ -161,19 +162,19 @@ static mrt_status parse_entry(hdr_parser *hp, mrt_npy_header *h, char *descr,
         return st;
     if (!accept(hp, ':'))
         return mrt_npy_error(hp->err, hp->path,
-                         "malformed header: expected ':' after '%s'", key);
+                             "malformed header: expected ':' after '%s'", key);
     unsigned bit = !strcmp(key, "descr")           ? KEY_DESCR
                    : !strcmp(key, "fortran_order") ? KEY_FORTRAN
                    : !strcmp(key, "shape")         ? KEY_SHAPE
                                                    : 0;
     if (!bit)
         return mrt_npy_error(hp->err, hp->path,
-                         "unexpected key '%s' in the header (expected "
-                         "'descr', 'fortran_order' and 'shape')",
-                         key);
+                             "unexpected key '%s' in the header (expected "
+                             "'descr', 'fortran_order' and 'shape')",
+                             key);
     if (*seen & bit)
         return mrt_npy_error(hp->err, hp->path,
-                         "key '%s' appears twice in the header", key);
+                             "key '%s' appears twice in the header", key);
     *seen |= bit;
     if (bit == KEY_DESCR)
         return parse_string(hp, "'descr'", descr, dsize);
@@ -189,26 +190,26 @@ static mrt_status check_dict(hdr_parser *hp, mrt_npy_header *h,
     static const char *const names[] = {"descr", "fortran_order", "shape"};
     for (int i = 0; i < 3; i++)
         if (!(seen & (1u << i)))
-            return mrt_npy_error(hp->err, hp->path, "the header has no '%s' key",
-                             names[i]);
+            return mrt_npy_error(hp->err, hp->path,
+                                 "the header has no '%s' key", names[i]);
     if (!strcmp(descr, "<f4"))
         h->dtype = MRT_F32;
     else if (!strcmp(descr, "<f8"))
         h->dtype = MRT_F64;
     else if (!strcmp(descr, ">f4") || !strcmp(descr, ">f8"))
         return mrt_npy_error(hp->err, hp->path,
-                         "big-endian data ('%s') is not supported (save "
-                         "it as '<%s')",
-                         descr, descr + 1);
+                             "big-endian data ('%s') is not supported (save "
+                             "it as '<%s')",
+                             descr, descr + 1);
     else
         return mrt_npy_error(hp->err, hp->path,
-                         "unsupported dtype '%s' (meshrt reads '<f4' "
-                         "(float32) and '<f8' (float64))",
-                         descr);
+                             "unsupported dtype '%s' (meshrt reads '<f4' "
+                             "(float32) and '<f8' (float64))",
+                             descr);
     if (fortran)
         return mrt_npy_error(hp->err, hp->path,
-                         "the array is in Fortran order (meshrt reads C "
-                         "order only: save np.ascontiguousarray(x))");
+                             "the array is in Fortran order (meshrt reads C "
+                             "order only: save np.ascontiguousarray(x))");
     return MRT_OK;
 }
 
@@ -219,8 +220,8 @@ static mrt_status parse_dict(hdr_parser *hp, mrt_npy_header *h)
     unsigned seen = 0;
     if (!accept(hp, '{'))
         return mrt_npy_error(hp->err, hp->path,
-                         "malformed header: expected a dict starting "
-                         "with '{'");
+                             "malformed header: expected a dict starting "
+                             "with '{'");
     while (!accept(hp, '}')) {
         mrt_status st = parse_entry(hp, h, descr, sizeof descr, &fortran,
                                     &seen);
@@ -229,14 +230,15 @@ static mrt_status parse_dict(hdr_parser *hp, mrt_npy_header *h)
         if (!accept(hp, ',')) {
             if (!accept(hp, '}'))
                 return mrt_npy_error(hp->err, hp->path,
-                                 "malformed header: expected ',' or '}'");
+                                     "malformed header: expected ',' or '}'");
             break;
         }
     }
     skip_space(hp);
     if (hp->p != hp->end)
-        return mrt_npy_error(hp->err, hp->path,
-                         "malformed header: unexpected text after the dict");
+        return mrt_npy_error(
+            hp->err, hp->path,
+            "malformed header: unexpected text after the dict");
     return check_dict(hp, h, descr, fortran, seen);
 }
 
@@ -248,8 +250,8 @@ mrt_status mrt_npy_shape_count(const char *path, mrt_npy_header *h,
     for (int i = 0; i < h->ndims; i++) {
         if (h->shape[i] && count > INT64_MAX / esize / h->shape[i])
             return mrt_npy_error(err, path,
-                             "the array is too large (shape "
-                             "overflows 64-bit byte counts)");
+                                 "the array is too large (shape "
+                                 "overflows 64-bit byte counts)");
         count *= h->shape[i];
     }
     h->count = count;

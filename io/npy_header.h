@@ -10,8 +10,8 @@
 #include "npy.h"
 
 /* Records an MRT_E_IO error about the file at path (no position). */
-mrt_status mrt_npy_error(mrt_error *err, const char *path, const char *fmt,
-                         ...) __attribute__((format(printf, 3, 4)));
+mrt_status mrt_npy_error(mrt_error *err, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* Parses the header dict text[0..len) of the file at path into h: its
  * dtype, ndims, shape and count (the rest of h is left as it was). */

@@ -270,8 +270,9 @@ static void print_header(const mrt_plan *p, FILE *f)
     fprintf(f, ", %s\nplanner %s%s; costs modeled with the %s profile\n",
             mrt_dtype_name(p->dtype),
             p->planner == MRT_PLANNER_MESHTF ? "meshtf" : "auto",
-            p->fell_back ? " (the fixed rule beat the cost-aware choice on this program)"
-                         : "",
+            p->fell_back
+                ? " (the fixed rule beat the cost-aware choice on this program)"
+                : "",
             p->profile.source);
     if (p->ignored[0])
         fprintf(f,

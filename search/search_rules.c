@@ -107,7 +107,7 @@ mrt_status mrt_rules_plan_candidate(mrt_rules_driver *dr, int ci)
         return st;
     if (st) {
         if (!r->invalid++)
-            mrt_error_format(&e, r->first_error, sizeof r->first_error);
+            r->first_error = e;
         return MRT_OK;
     }
     r->planned++;
@@ -198,7 +198,7 @@ static mrt_status plan_spec(mrt_rules_driver *dr, mrt_profile *prof,
     if (st)
         return st;
     *prof = p->profile;
-    snprintf(dr->r->profile, sizeof dr->r->profile, "%s", p->profile.source);
+    snprintf(dr->r->machine, sizeof dr->r->machine, "%s", p->profile.source);
     mrt_plan_destroy(p);
     p = NULL;
     if (mrt_plan_create(dr->s, &dr->opt->plan, &p, NULL) == MRT_OK) {

@@ -343,8 +343,8 @@ static void add_counts(mrt_search_tensors_report *r,
     r->pruned += rr->pruned_time + rr->pruned_memory;
     r->over_memory += rr->over_memory;
     r->screened |= rr->screened;
-    if (rr->invalid && !r->first_error[0])
-        snprintf(r->first_error, sizeof r->first_error, "%s", rr->first_error);
+    if (rr->invalid && r->first_error.code == MRT_OK)
+        r->first_error = rr->first_error;
 }
 
 /* Makes combination `pick` of s and searches its rules into m. */
@@ -366,8 +366,8 @@ static mrt_status search_combo(merger *m, const mrt_search_options *opt,
     if (st == MRT_E_NOMEM)
         return nomem(s, err);
     if (st) {
-        if (!r->failed++ && !r->first_error[0])
-            mrt_error_format(&e, r->first_error, sizeof r->first_error);
+        if (!r->failed++ && r->first_error.code == MRT_OK)
+            r->first_error = e;
         return MRT_OK;
     }
     mrt_search_rules_report *rr = NULL;

@@ -288,7 +288,7 @@ START_TEST(search_rules_as_data)
     for (int i = 1; i < r->ntop; i++)
         ck_assert(r->top[i - 1].totals.time_s <= r->top[i].totals.time_s);
     ck_assert(r->top[0].totals.time_s <= r->spec_totals.time_s);
-    ck_assert_int_gt(strlen(r->profile), 0); /* as plans name it */
+    ck_assert_int_gt(strlen(r->machine), 0); /* as plans name it */
     /* the rules shown as the spec writes them, naming dims and axes */
     char buf[256];
     const mrt_search_axes *best = r->top[0].rule;
