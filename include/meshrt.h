@@ -779,9 +779,9 @@ MRT_API mrt_status mrt_search_rules_create(const mrt_spec *spec,
                                            mrt_error *err);
 MRT_API void mrt_search_rules_destroy(mrt_search_rules_report *r);
 
-/* Per tensor: combinations of layouts searched at most, and tensors. */
+/* Per tensor: combinations of layouts searched at most (the tensors
+ * searched have no cap of their own). */
 #define MRT_SEARCH_MAX_COMBOS 4096
-#define MRT_SEARCH_MAX_TENSORS 64
 
 /* One planned set of global rules and per-tensor layouts. */
 typedef struct mrt_search_tensors_item {
@@ -797,11 +797,11 @@ typedef struct mrt_search_tensors_item {
 
 typedef struct mrt_search_tensors_report {
     int ndims, ntensors;                /* ntensors: tensors searched */
-    int tensor[MRT_SEARCH_MAX_TENSORS]; /* their indices in the spec
+    int *tensor; /* [ntensors], owned: their indices in the spec
                                 (mrt_spec_get_tensor): the parameters,
                                 then nacts activations */
     int nacts;
-    int nleft, left[MRT_SEARCH_MAX_TENSORS]; /* activations the cap of
+    int nleft, *left; /* [nleft], owned: activations the cap of
                                 combinations left out */
     int64_t combos; /* combinations of per-tensor choices */
     int64_t failed; /* combinations whose layouts did not

@@ -212,8 +212,7 @@ typedef struct mrt_ir_train_at {
     const char *lr_text; /* lr as written, or NULL */
     mrt_mark lr_mark;
 } mrt_ir_train_at;
-/* mrt_ir_set_train with marks (at NULL: none).  nparams and ngrads may
- * pass MRT_MAX_PARAMS (only the count is read then: refused). */
+/* mrt_ir_set_train with marks (at NULL: none); the lists have no cap. */
 mrt_status mrt_ir_set_train_at(mrt_ir *ir, const mrt_ir_train *t,
                                const mrt_ir_train_at *at, mrt_error *err);
 /* mrt_ir_set_outputs with the mark of each name (marks may be NULL). */

@@ -123,12 +123,14 @@ static mrt_spec *copy_spec(const mrt_spec *s)
         c->tensor[i].file = NULL; /* s's: copied below */
     c->op = dup_array(s->op, (size_t)s->nops, sizeof *s->op);
     c->output = dup_array(s->output, (size_t)s->noutputs, sizeof *s->output);
+    int train_failed = mrt_train_copy(&c->train, &s->train) != MRT_OK;
     c->cap_tensors = s->ntensors + 1;
     c->cap_ops = s->nops + 1;
     c->nlayouts = 0;
     c->layouts = NULL;
     if (!c->dim_name || !c->dim_names || !c->dim_size || !c->dim_mark ||
-        !c->rule || !c->tensor || !c->op || !c->output || index_failed) {
+        !c->rule || !c->tensor || !c->op || !c->output || index_failed ||
+        train_failed) {
         mrt_spec_destroy(c);
         return NULL;
     }
