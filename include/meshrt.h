@@ -311,7 +311,7 @@ typedef struct mrt_ir_budget {
  * reverse-mode differentiation when this is called. */
 typedef struct mrt_ir_train {
     const char *loss; /* a scalar made by an op */
-    int nparams;      /* inputs to train (at most 64) */
+    int nparams;      /* inputs to train (no cap but memory) */
     const char *const *params;
     int ngrads; /* inputs whose gradient is wanted too */
     const char *const *grads;
