@@ -16,6 +16,8 @@
  */
 #include "exchange.h"
 
+#include <stdlib.h>
+
 /* Group members are numbered row-major over the mask's axes in mesh
  * order (mesh.h); member j's coordinates, the others as in c. */
 void mrt_exchange_member(const mrt_mesh *m, unsigned mask, const int64_t c[],
@@ -58,32 +60,71 @@ int64_t mrt_exchange_box(const mrt_layout *a, const mrt_layout *b,
 #define EXACT_GROUP 4096
 #define EXACT_PEERS 64
 
+/* Where each member's block of every dim starts and how long it is,
+ * under a and under b: what mrt_exchange_box reads, found once per
+ * member (the planner weighs thousands of these steps; the peers are
+ * counted over every pair of members). */
+typedef struct member_blocks {
+    int64_t sa[MRT_MAX_DIMS], la[MRT_MAX_DIMS];
+    int64_t sb[MRT_MAX_DIMS], lb[MRT_MAX_DIMS];
+} member_blocks;
+
+static void blocks_of(const mrt_mesh *m, const mrt_layout *a,
+                      const mrt_layout *b, const int64_t c[],
+                      member_blocks *x)
+{
+    for (int i = 0; i < a->ndims; i++) {
+        mrt_layout_dim_range(a, m, i, c, &x->sa[i], &x->la[i]);
+        mrt_layout_dim_range(b, m, i, c, &x->sb[i], &x->lb[i]);
+    }
+}
+
+/* The elements of mrt_exchange_box(a, b, m, src, dst, ...) from the
+ * members' blocks. */
+static int64_t box_of(int ndims, const member_blocks *src,
+                      const member_blocks *dst)
+{
+    int64_t n = 1;
+    for (int i = 0; i < ndims && n; i++) {
+        int64_t lo = src->sa[i] > dst->sb[i] ? src->sa[i] : dst->sb[i];
+        int64_t ea = src->sa[i] + src->la[i], eb = dst->sb[i] + dst->lb[i];
+        int64_t hi = ea < eb ? ea : eb;
+        n *= hi > lo ? hi - lo : 0;
+    }
+    return n;
+}
+
 int64_t mrt_exchange_volume(const mrt_mesh *m, const mrt_layout *a,
                             const mrt_layout *b, unsigned axes,
                             int64_t *peers_out)
 {
     int64_t g = mrt_mesh_group_size(m, axes), n = mrt_layout_shard_count(a, m);
-    int64_t zero[MRT_MAX_AXES] = {0}, cs[MRT_MAX_AXES], cr[MRT_MAX_AXES];
-    int64_t s0[MRT_MAX_DIMS], d0[MRT_MAX_DIMS], e[MRT_MAX_DIMS];
+    int64_t zero[MRT_MAX_AXES] = {0}, cs[MRT_MAX_AXES];
     int64_t most = g > EXACT_GROUP ? n : 0, peers = g - 1;
-    for (int64_t j = 0; j < g && g <= EXACT_GROUP; j++) {
+    member_blocks *x = g <= EXACT_GROUP ? malloc((size_t)g * sizeof *x) : NULL;
+    if (g <= EXACT_GROUP && !x) { /* out of memory: the bound */
+        *peers_out = peers;
+        return n;
+    }
+    for (int64_t j = 0; x && j < g; j++) {
         mrt_exchange_member(m, axes, zero, j, cs);
-        int64_t sent = mrt_layout_shard_count_at(a, m, cs) -
-                       mrt_exchange_box(a, b, m, cs, cs, s0, d0, e);
+        blocks_of(m, a, b, cs, &x[j]);
+        int64_t held = 1;
+        for (int i = 0; i < a->ndims; i++)
+            held *= x[j].la[i];
+        int64_t sent = held - box_of(a->ndims, &x[j], &x[j]);
         most = sent > most ? sent : most;
     }
     if (g <= EXACT_PEERS) {
         peers = 0;
         for (int64_t j = 0; j < g; j++) {
             int64_t k = 0;
-            mrt_exchange_member(m, axes, zero, j, cs);
-            for (int64_t q = 0; q < g; q++) {
-                mrt_exchange_member(m, axes, zero, q, cr);
-                k += q != j && mrt_exchange_box(a, b, m, cs, cr, s0, d0, e);
-            }
+            for (int64_t q = 0; q < g; q++)
+                k += q != j && box_of(a->ndims, &x[j], &x[q]);
             peers = k > peers ? k : peers;
         }
     }
+    free(x);
     *peers_out = peers;
     return most;
 }
