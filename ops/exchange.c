@@ -69,14 +69,79 @@ typedef struct member_blocks {
     int64_t sb[MRT_MAX_DIMS], lb[MRT_MAX_DIMS];
 } member_blocks;
 
-static void blocks_of(const mrt_mesh *m, const mrt_layout *a,
-                      const mrt_layout *b, const int64_t c[],
-                      member_blocks *x)
+/* The block of one dim under one layout, for every coordinate of the
+ * group's axes that split it (the other axes at 0, as for every member):
+ * entry sum(c[ax[k]] * stride[k]) is (start, extent). */
+typedef struct dim_table {
+    int n, ax[MRT_MAX_AXES];
+    int64_t stride[MRT_MAX_AXES];
+    int64_t (*range)[2];
+} dim_table;
+
+/* Fills t for dim i of l over the group axes; room: where its entries
+ * go (advanced past them). */
+static void table_fill(dim_table *t, const mrt_layout *l, const mrt_mesh *m,
+                       int i, unsigned axes, int64_t (**room)[2])
 {
-    for (int i = 0; i < a->ndims; i++) {
-        mrt_layout_dim_range(a, m, i, c, &x->sa[i], &x->la[i]);
-        mrt_layout_dim_range(b, m, i, c, &x->sb[i], &x->lb[i]);
+    int64_t c[MRT_MAX_AXES] = {0}, count = 1;
+    t->n = 0;
+    for (int k = l->naxes[i] - 1; k >= 0; k--) /* the last one fastest */
+        if (axes & (1u << l->axes[i][k])) {
+            t->ax[t->n] = l->axes[i][k];
+            t->stride[t->n++] = count;
+            count *= m->size[l->axes[i][k]];
+        }
+    t->range = *room;
+    *room += count;
+    for (int64_t e = 0; e < count; e++) {
+        for (int k = 0; k < t->n; k++)
+            c[t->ax[k]] = e / t->stride[k] % m->size[t->ax[k]];
+        mrt_layout_dim_range(l, m, i, c, &t->range[e][0], &t->range[e][1]);
     }
+}
+
+static const int64_t *table_at(const dim_table *t, const int64_t c[])
+{
+    int64_t e = 0;
+    for (int k = 0; k < t->n; k++)
+        e += c[t->ax[k]] * t->stride[k];
+    return t->range[e];
+}
+
+/* x[j] for every member j of the group over axes (numbered as
+ * mrt_exchange_member numbers them); 0, or -1 when out of memory. */
+static int members_blocks(const mrt_mesh *m, const mrt_layout *a,
+                          const mrt_layout *b, unsigned axes, int64_t g,
+                          member_blocks *x)
+{
+    dim_table ta[MRT_MAX_DIMS], tb[MRT_MAX_DIMS];
+    /* each table has at most g entries */
+    int64_t(*room)[2] = malloc(2 * (size_t)(a->ndims + 1) * (size_t)g *
+                               sizeof *room);
+    if (!room)
+        return -1;
+    int64_t(*at)[2] = room, c[MRT_MAX_AXES] = {0};
+    for (int i = 0; i < a->ndims; i++) {
+        table_fill(&ta[i], a, m, i, axes, &at);
+        table_fill(&tb[i], b, m, i, axes, &at);
+    }
+    for (int64_t j = 0; j < g; j++) {
+        for (int i = 0; i < a->ndims; i++) {
+            const int64_t *ra = table_at(&ta[i], c), *rb = table_at(&tb[i], c);
+            x[j].sa[i] = ra[0];
+            x[j].la[i] = ra[1];
+            x[j].sb[i] = rb[0];
+            x[j].lb[i] = rb[1];
+        }
+        for (int k = m->naxes - 1; k >= 0; k--) /* the next member */
+            if (axes & (1u << k)) {
+                if (++c[k] < m->size[k])
+                    break;
+                c[k] = 0;
+            }
+    }
+    free(room);
+    return 0;
 }
 
 /* The elements of mrt_exchange_box(a, b, m, src, dst, ...) from the
@@ -99,16 +164,18 @@ int64_t mrt_exchange_volume(const mrt_mesh *m, const mrt_layout *a,
                             int64_t *peers_out)
 {
     int64_t g = mrt_mesh_group_size(m, axes), n = mrt_layout_shard_count(a, m);
-    int64_t zero[MRT_MAX_AXES] = {0}, cs[MRT_MAX_AXES];
     int64_t most = g > EXACT_GROUP ? n : 0, peers = g - 1;
     member_blocks *x = g <= EXACT_GROUP ? malloc((size_t)g * sizeof *x) : NULL;
     if (g <= EXACT_GROUP && !x) { /* out of memory: the bound */
         *peers_out = peers;
         return n;
     }
+    if (x && members_blocks(m, a, b, axes, g, x)) {
+        free(x);
+        *peers_out = peers;
+        return n;
+    }
     for (int64_t j = 0; x && j < g; j++) {
-        mrt_exchange_member(m, axes, zero, j, cs);
-        blocks_of(m, a, b, cs, &x[j]);
         int64_t held = 1;
         for (int i = 0; i < a->ndims; i++)
             held *= x[j].la[i];
