@@ -10,7 +10,9 @@
  * for: one gradient reduction per weight (the batch is split, the
  * weights are not), an update per weight.  A name listed twice in a list
  * of 10,000 is still the builder's error; listed once in params and
- * once in grads it is not.
+ * once in grads it is not.  The limits that remain are per tensor (its
+ * dims, the mesh's axes, a name's length): the builder's errors name
+ * each, as the file's do.
  */
 #include <check.h>
 #include <stdio.h>
@@ -186,6 +188,44 @@ START_TEST(yaml_trains_10000_weights)
 }
 END_TEST
 
+/* st is MRT_E_SPEC or MRT_E_USAGE and err's message has want. */
+static void fails_with(mrt_status st, const mrt_error *err, const char *want)
+{
+    ck_assert_msg(st == MRT_E_SPEC || st == MRT_E_USAGE, "status %d", st);
+    ck_assert_msg(strstr(err->message, want), "'%s' lacks '%s'", err->message,
+                  want);
+}
+
+START_TEST(builder_names_the_limits)
+{
+    mrt_ir *ir = NULL;
+    mrt_error err = {0};
+    const char *nine[] = {"a", "b", "c", "d", "e", "f", "g", "h", "i"};
+    const int64_t ones[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
+    fails_with(mrt_ir_create("limits", 9, nine, ones, &ir, &err), &err,
+               "0 to 8 axes");
+    ck_assert_ptr_null(ir);
+    err = (mrt_error){0}; /* the first error wins: a new one per check */
+    ok(mrt_ir_create("limits", 1, nine, ones, &ir, &err), &err);
+    char name[80];
+    memset(name, 'w', 64);
+    name[64] = '\0';
+    fails_with(mrt_ir_add_dim(ir, name, 2, &err), &err,
+               "is too long (at most 63 characters)");
+    mrt_ir_destroy(ir);
+    err = (mrt_error){0};
+    ok(mrt_ir_create("limits", 1, nine, ones, &ir, &err), &err);
+    ok(mrt_ir_add_dim(ir, "d", 2, &err), &err);
+    const char *thirteen[13];
+    for (int i = 0; i < 13; i++)
+        thirteen[i] = "d";
+    fails_with(mrt_ir_add_tensor(
+                   ir, &(mrt_ir_tensor){.name = "x", 13, thirteen}, &err),
+               &err, "(at most 12");
+    mrt_ir_destroy(ir);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("many_params");
@@ -194,6 +234,7 @@ int main(void)
     tcase_add_test(tc, builder_trains_10000_weights);
     tcase_add_test(tc, builder_finds_a_name_listed_twice);
     tcase_add_test(tc, yaml_trains_10000_weights);
+    tcase_add_test(tc, builder_names_the_limits);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
