@@ -116,6 +116,7 @@ START_TEST(builder_trains_10000_weights)
        &err);
     mrt_spec *s = NULL;
     ok(mrt_ir_finish(ir, &s, &err), &err);
+    mrt_ir_destroy(ir);
     plans_every_weight(s, NW);
     mrt_spec_destroy(s);
     free(names);
