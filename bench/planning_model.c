@@ -240,8 +240,7 @@ static mrt_status build(int layers, mrt_spec **out, mrt_error *err)
                                    &m.err));
     if (!m.st)
         check(&m, mrt_ir_finish(m.ir, out, &m.err));
-    else
-        mrt_ir_destroy(m.ir);
+    mrt_ir_destroy(m.ir);
     free(names);
     free(m.param);
     if (err)
