@@ -177,6 +177,9 @@ void mrt_cmp_print_text(const mrt_cmp_table *t, FILE *f);
 void mrt_cmp_write_csv(FILE *f, const void *table);
 void mrt_cmp_write_json(FILE *f, const void *table);
 void mrt_cmp_write_svg(FILE *f, const void *table);
+/* The bytes per rank over each set of mesh axes, one stacked bar per
+ * row (report_svg.c). */
+void mrt_cmp_write_bytes_svg(FILE *f, const void *table);
 /* compare --html: one self-contained page, the table, the charts and
  * each row's pictures (report_html.c); ctx is the mrt_cmp_html. */
 typedef struct mrt_cmp_html {

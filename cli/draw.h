@@ -62,7 +62,8 @@ void mrt_draw_page_svg(const mrt_draw_page *page, FILE *f);
 /* The same without the XML declaration: an <svg> element to put inline
  * in an HTML page. */
 void mrt_draw_page_svg_element(const mrt_draw_page *page, FILE *f);
-/* s with &, <, >, " and ' escaped for XML and HTML. */
+/* s with &, <, >, " and ' escaped for XML and HTML (control characters
+ * but tab and newline left out). */
 void mrt_draw_xml_text(const char *s, FILE *f);
 
 #endif

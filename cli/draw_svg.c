@@ -35,7 +35,7 @@ void mrt_draw_xml_text(const char *s, FILE *f)
         case '"': fputs("&quot;", f); break;
         case '\'': fputs("&apos;", f); break;
         default:
-            if ((unsigned char)*s >= 0x20 || *s == '\t')
+            if ((unsigned char)*s >= 0x20 || *s == '\t' || *s == '\n')
                 fputc(*s, f);
         }
     }
