@@ -7,7 +7,8 @@
 # moves (--from, --to).  Every case's --svg is rendered to PNG by
 # rsvg-convert (which refuses SVG that is not well formed) and the PNG
 # must not be blank (PNG_CHECK, tests/png_check.c).  No golden file is
-# left of a case that is gone.
+# left of a case that is gone.  Bad input (an unknown tensor, a bad
+# --from or --to layout, --from without --to) is one error line.
 #
 # To accept a change on purpose: `./dev golden` (this script with
 # --update) rewrites the golden files; review `git diff tests/golden`.
@@ -59,6 +60,22 @@ case_ cube_sum cube.yaml s --steps
 case_ heads heads.yaml
 case_ heads_3axes heads.yaml q --mesh p=2,q=3,z=2
 case_ heads_1axis heads1.yaml
+
+# Bad input: one line "WHERE: error: ..." and exit status 2.
+m=$golden/matrix.yaml
+expect 2 1 "^$m: error: no tensor 'nosuch' in the program" \
+    "$meshrt" show "$m" x nosuch
+expect 2 1 "^--from:1:9: error: unknown mesh axis 'datz' \(the mesh has: data, model\)" \
+    "$meshrt" show "$m" x --from '{batch: datz}' --to '{}'
+expect 2 1 "^--to:1:2: error: .*'nosuch'" \
+    "$meshrt" show "$m" x --from '{}' --to '{nosuch: data}'
+expect 2 1 "^meshrt: error: --from needs --to too" "$meshrt" show "$m" x --from '{}'
+expect 2 1 "^meshrt: error: --from and --to move one tensor: name one TENSOR, not 2" \
+    "$meshrt" show "$m" x h --from '{}' --to '{}'
+expect 2 1 "^meshrt: error: option --ascii is only valid for 'show'" \
+    "$meshrt" plan "$m" --ascii
+expect 2 1 "error: cannot write the pictures" \
+    "$meshrt" show "$m" --svg "$dir/no/such/folder/p.svg"
 
 if [ "$update" = --update ]; then
     rm -f "$golden"/*.txt "$golden"/*.ascii
