@@ -46,14 +46,12 @@ static mrt_status bad_value(const mrt_plan *plan, const char *fn, int i,
                          fn, i, plan->nvalues);
 }
 
-/* 1 if value v is what its tensor's op leaves (the op's result as
- * planned, pending sums and all). */
+/* 1 if value v is what the op that made it leaves (the op's result as
+ * planned, pending sums and all), not one of the moves of its inputs. */
 static int is_op_result(const mrt_plan *p, int v)
 {
-    for (int o = 0; o < p->nops; o++)
-        if (p->op[o].out_value == v)
-            return 1;
-    return 0;
+    int o = p->value[v].made_by;
+    return o >= 0 && o < p->nops && p->op[o].out_value == v;
 }
 
 mrt_status mrt_plan_get_value(const mrt_plan *plan, int i,
