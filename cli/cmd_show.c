@@ -25,8 +25,9 @@ mrt_status mrt_show_output(const mrt_cli_args *a, const mrt_draw_page *page)
 {
     mrt_error err = {0};
     if (page->failed) {
-        mrt_cli_error(&err, MRT_E_NOMEM, "meshrt", "out of memory while "
-                                                   "drawing");
+        mrt_cli_error(&err, MRT_E_NOMEM, "meshrt",
+                      "out of memory while "
+                      "drawing");
         mrt_cli_print_error(&err);
         return MRT_E_NOMEM;
     }

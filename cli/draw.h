@@ -50,8 +50,8 @@ void mrt_draw_page_line(mrt_draw_page *page, int indent, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Sets a cell's text, or a label (row < 0: column col's label; col < 0:
  * row row's), printf style. */
-void mrt_draw_grid_set(mrt_draw_page *page, mrt_draw_grid *g, int row,
-                       int col, const char *fmt, ...)
+void mrt_draw_grid_set(mrt_draw_page *page, mrt_draw_grid *g, int row, int col,
+                       const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 void mrt_draw_page_free(mrt_draw_page *page);
 

@@ -110,8 +110,8 @@ mrt_draw_grid *mrt_draw_page_grid(mrt_draw_page *page, int indent, int nrows,
     return g;
 }
 
-void mrt_draw_grid_set(mrt_draw_page *page, mrt_draw_grid *g, int row,
-                       int col, const char *fmt, ...)
+void mrt_draw_grid_set(mrt_draw_page *page, mrt_draw_grid *g, int row, int col,
+                       const char *fmt, ...)
 {
     if (!g)
         return;

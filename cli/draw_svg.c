@@ -97,8 +97,8 @@ static int measure(const mrt_draw_grid *g, geometry *m)
             int k = lines_in(g->cell[r * g->ncols + c], &w);
             double cw = w * CHAR_W + 2 * PAD, ch = k * LINE_H + 2 * PAD;
             need[c] = cw > need[c] ? cw : need[c];
-            need[g->ncols + r] =
-                ch > need[g->ncols + r] ? ch : need[g->ncols + r];
+            need[g->ncols + r] = ch > need[g->ncols + r] ? ch
+                                                         : need[g->ncols + r];
         }
     }
     for (int c = 0; c < g->ncols; c++)

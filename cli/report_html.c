@@ -17,9 +17,10 @@
 
 static void head(FILE *f, const mrt_cmp_table *t)
 {
-    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-          "<title>meshrt compare ",
-          f);
+    fputs(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        "<title>meshrt compare ",
+        f);
     mrt_draw_xml_text(t->spec, f);
     fputs("</title>\n<style>\n"
           "body { font-family: sans-serif; margin: 2em; color: #222; }\n"
@@ -39,8 +40,8 @@ static void head(FILE *f, const mrt_cmp_table *t)
 
 /* What write(f, ctx) writes, escaped (pre) or as an inline SVG element:
  * without its XML declaration. */
-static void embed(FILE *f, void (*write)(FILE *, const void *),
-                  const void *ctx, int pre)
+static void embed(FILE *f, void (*write)(FILE *, const void *), const void *ctx,
+                  int pre)
 {
     char *text = NULL;
     size_t size = 0;

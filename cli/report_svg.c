@@ -252,8 +252,8 @@ static void bytes_legend(FILE *f, const mrt_cmp_table *t, double y)
                 x, y - 10, set_colour[k % 8], x + 18, y);
         xml_text(t->col[k], f, 40);
         fputs("</text>\n", f);
-        x += 60 + 7.0 * (double)(strlen(t->col[k]) < 40 ? strlen(t->col[k])
-                                                          : 40);
+        x += 60 +
+             7.0 * (double)(strlen(t->col[k]) < 40 ? strlen(t->col[k]) : 40);
     }
 }
 

@@ -33,8 +33,8 @@ typedef struct side {
 } side;
 
 /* value v's layout as YAML flow: "{batch: data, d_ff: [model, pipe]}". */
-static void layout_yaml(const mrt_plan_value_info *vi,
-                        const mrt_mesh_info *m, char *buf, size_t n)
+static void layout_yaml(const mrt_plan_value_info *vi, const mrt_mesh_info *m,
+                        char *buf, size_t n)
 {
     size_t len = (size_t)snprintf(buf, n, "{");
     int first = 1;
@@ -133,8 +133,9 @@ static char *program(const mrt_spec *spec, const mrt_spec_tensor_info *t,
     fprintf(f, "]\n    init: {fill: 0}\n    layout:\n");
     line += 5;
     put_layout(f, from, &line);
-    fprintf(f, "ops:\n  - op: relayout\n    in: [%s]\n    out: %s\n"
-               "    layout:\n",
+    fprintf(f,
+            "ops:\n  - op: relayout\n    in: [%s]\n    out: %s\n"
+            "    layout:\n",
             t->name, out);
     line += 5;
     put_layout(f, to, &line);
@@ -184,12 +185,12 @@ static void moves(mrt_draw_page *pg, const mrt_plan *plan)
     mrt_draw_page_line(pg, 0, "the move, as the planner makes it:");
     for (int i = 0; i < n; i++) {
         mrt_plan_step_info s;
-        if (mrt_plan_get_step(plan, i, &s, NULL) ||
-            s.kind == MRT_PLAN_STEP_MAP)
+        if (mrt_plan_get_step(plan, i, &s, NULL) || s.kind == MRT_PLAN_STEP_MAP)
             continue; /* the relayout op's local copy, if any */
         if (s.collective)
             mrt_draw_page_line(
-                pg, 2, "%d. %s over %s (groups of %" PRId64 "): %s per rank "
+                pg, 2,
+                "%d. %s over %s (groups of %" PRId64 "): %s per rank "
                 "to MPI, %s on the wire, %s",
                 ++k, mrt_plan_step_kind_name(s.kind), s.axes, s.group,
                 mrt_cli_fmt_bytes((double)s.bytes, b, sizeof b),
@@ -204,7 +205,8 @@ static void moves(mrt_draw_page *pg, const mrt_plan *plan)
     mrt_plan_totals tot = mrt_plan_get_totals(plan);
     if (!k)
         mrt_draw_page_line(pg, 2, "nothing moves: the layouts are the same");
-    mrt_draw_page_line(pg, 2, "in all %s per rank to MPI in %" PRId64
+    mrt_draw_page_line(pg, 2,
+                       "in all %s per rank to MPI in %" PRId64
                        " collective%s, %s modeled",
                        mrt_cli_fmt_bytes((double)tot.comm_bytes, b, sizeof b),
                        tot.collectives, tot.collectives == 1 ? "" : "s",

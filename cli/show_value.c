@@ -111,8 +111,7 @@ static int blocks_make(blocks *b, const mrt_plan *plan, int v)
 }
 
 /* The mesh axes in mask, "data,model". */
-static const char *axes_str(const blocks *b, unsigned mask, char *buf,
-                            size_t n)
+static const char *axes_str(const blocks *b, unsigned mask, char *buf, size_t n)
 {
     size_t len = 0;
     buf[0] = '\0';
@@ -153,8 +152,8 @@ static void holders(const blocks *b, int64_t id, char *buf, size_t n)
         count += end - r + 1;
         if (len <= 40 && end >= r + 2)
             len += (size_t)snprintf(buf + len, len < n ? n - len : 0,
-                                    "%s%" PRId64 "-%" PRId64, len ? "," : "",
-                                    r, end);
+                                    "%s%" PRId64 "-%" PRId64, len ? "," : "", r,
+                                    end);
         else
             for (int64_t q = r; q <= end && len <= 40; q++)
                 len += (size_t)snprintf(buf + len, len < n ? n - len : 0,
@@ -181,8 +180,8 @@ static void block_shape(const blocks *b, int64_t id, char *buf, size_t n,
     for (int d = 0; d < b->nd; d++) {
         int64_t x = b->dim[d][bi[d]].extent;
         e *= x;
-        len += (size_t)snprintf(buf + len, len < n ? n - len : 0,
-                                "%s%" PRId64, d ? "x" : "", x);
+        len += (size_t)snprintf(buf + len, len < n ? n - len : 0, "%s%" PRId64,
+                                d ? "x" : "", x);
     }
     if (b->nd == 0)
         snprintf(buf, n, "scalar");
@@ -204,15 +203,13 @@ static void header(mrt_draw_page *pg, const blocks *b, const char *title)
                        b->vi.layout);
     len = 0;
     for (int a = 0; a < b->mi.naxes; a++)
-        len += (size_t)snprintf(axes + len, sizeof axes - len,
-                                "%s%s: %" PRId64, a ? ", " : "",
-                                b->mi.name[a], b->mi.size[a]);
-    mrt_draw_page_line(pg, 2,
-                       "mesh {%s} = %" PRId64 " ranks; %" PRId64
-                       " block%s; largest shard %s",
-                       axes, b->nranks, b->nblocks, b->nblocks == 1 ? "" : "s",
-                       mrt_cli_fmt_bytes((double)b->vi.shard_bytes, bytes,
-                                         sizeof bytes));
+        len += (size_t)snprintf(axes + len, sizeof axes - len, "%s%s: %" PRId64,
+                                a ? ", " : "", b->mi.name[a], b->mi.size[a]);
+    mrt_draw_page_line(
+        pg, 2,
+        "mesh {%s} = %" PRId64 " ranks; %" PRId64 " block%s; largest shard %s",
+        axes, b->nranks, b->nblocks, b->nblocks == 1 ? "" : "s",
+        mrt_cli_fmt_bytes((double)b->vi.shard_bytes, bytes, sizeof bytes));
     unsigned rep = replicated_axes(b);
     if (rep)
         mrt_draw_page_line(pg, 2,
@@ -224,23 +221,21 @@ static void header(mrt_draw_page *pg, const blocks *b, const char *title)
                            "pending sum over %s: each rank holds an addend "
                            "(+); a block is the sum of its ranks' shards "
                            "along %s",
-                           axes_str(b, b->vi.partial, axes, sizeof axes),
-                           axes);
+                           axes_str(b, b->vi.partial, axes, sizeof axes), axes);
 }
 
 /* The cell of block id in the tensor view. */
-static void tensor_cell(mrt_draw_page *pg, const blocks *b,
-                        mrt_draw_grid *g, int row, int col, int64_t id)
+static void tensor_cell(mrt_draw_page *pg, const blocks *b, mrt_draw_grid *g,
+                        int row, int col, int64_t id)
 {
     char shape[256], who[128], bytes[32];
     int64_t e;
     block_shape(b, id, shape, sizeof shape, &e);
     holders(b, id, who, sizeof who);
-    mrt_draw_grid_set(pg, g, row, col, "#%" PRId64 " %s\nrank%s %s%s\n%s",
-                      id, shape, strpbrk(who, ",-") ? "s" : "", who,
-                      b->vi.partial ? " (+)" : "",
-                      mrt_cli_fmt_bytes((double)(e * b->vi.elsize), bytes,
-                                        sizeof bytes));
+    mrt_draw_grid_set(
+        pg, g, row, col, "#%" PRId64 " %s\nrank%s %s%s\n%s", id, shape,
+        strpbrk(who, ",-") ? "s" : "", who, b->vi.partial ? " (+)" : "",
+        mrt_cli_fmt_bytes((double)(e * b->vi.elsize), bytes, sizeof bytes));
     g->shade[row * g->ncols + col] = (int)(id % 1000000);
 }
 
@@ -315,7 +310,8 @@ static void tensor_view(mrt_draw_page *pg, const blocks *b)
  * axes before them at the coordinates of `outer` (a rank prefix). */
 static void mesh_grid(mrt_draw_page *pg, const blocks *b, int64_t outer)
 {
-    int na = b->mi.naxes, ra = na >= 2 ? na - 2 : -1, ca = na >= 1 ? na - 1 : -1;
+    int na = b->mi.naxes, ra = na >= 2 ? na - 2 : -1,
+        ca = na >= 1 ? na - 1 : -1;
     int nr = ra >= 0 ? (int)b->mi.size[ra] : 1;
     int nc = ca >= 0 ? (int)b->mi.size[ca] : 1;
     mrt_draw_grid *g = mrt_draw_page_grid(pg, 4, nr, nc);

@@ -514,8 +514,7 @@ MRT_API int mrt_plan_value_count(const mrt_plan *plan);
 /* Value i (0 <= i < mrt_plan_value_count) into *out; MRT_E_USAGE for a
  * NULL argument or an i out of range. */
 MRT_API mrt_status mrt_plan_get_value(const mrt_plan *plan, int i,
-                                      mrt_plan_value_info *out,
-                                      mrt_error *err);
+                                      mrt_plan_value_info *out, mrt_error *err);
 /* The value of the tensor called name as the program has it first: an
  * input as it enters, an op's result as its op leaves it; -1 when no
  * tensor has that name (or for NULL). */
@@ -525,9 +524,9 @@ MRT_API int mrt_plan_find_value(const mrt_plan *plan, const char *name);
  * (the caller's arrays of the value's ndims; layout.h's block rule:
  * uneven splits give the first blocks one more).  MRT_E_USAGE for a bad
  * argument. */
-MRT_API mrt_status mrt_plan_get_shard(const mrt_plan *plan, int i,
-                                      int64_t rank, int64_t start[],
-                                      int64_t extent[], mrt_error *err);
+MRT_API mrt_status mrt_plan_get_shard(const mrt_plan *plan, int i, int64_t rank,
+                                      int64_t start[], int64_t extent[],
+                                      mrt_error *err);
 /* The spec's `expect:` budgets (docs/spec.md) a plan exceeds. */
 typedef enum mrt_budget_kind {
     MRT_BUDGET_COMM_BYTES = 0, /* comm_bytes_max: bytes per rank to MPI */

@@ -59,8 +59,7 @@ mrt_status mrt_plan_get_value(const mrt_plan *plan, int i,
 {
     if (!plan || i < 0 || i >= plan->nvalues || !out)
         return out || !plan ? bad_value(plan, "mrt_plan_get_value", i, err)
-                            : mrt_error_set(err, MRT_E_USAGE, "",
-                                            (mrt_mark){0},
+                            : mrt_error_set(err, MRT_E_USAGE, "", (mrt_mark){0},
                                             "mrt_plan_get_value: argument "
                                             "'out': NULL");
     const mrt_value *v = &plan->value[i];
@@ -101,8 +100,7 @@ int mrt_plan_find_value(const mrt_plan *plan, const char *name)
 }
 
 mrt_status mrt_plan_get_shard(const mrt_plan *plan, int i, int64_t rank,
-                              int64_t start[], int64_t extent[],
-                              mrt_error *err)
+                              int64_t start[], int64_t extent[], mrt_error *err)
 {
     if (!plan || i < 0 || i >= plan->nvalues)
         return bad_value(plan, "mrt_plan_get_shard", i, err);

@@ -88,12 +88,17 @@ int main(int argc, char **argv)
     }
     uint32_t w = be32(png + 16), h = be32(png + 20);
     int depth = png[24], colour = png[25], interlace = png[28];
-    int channels = colour == 0 ? 1 : colour == 2 ? 3 : colour == 4 ? 2
-                   : colour == 6 ? 4 : 0;
+    int channels = colour == 0   ? 1
+                   : colour == 2 ? 3
+                   : colour == 4 ? 2
+                   : colour == 6 ? 4
+                                 : 0;
     if (depth != 8 || !channels || interlace || !w || !h || w > 20000 ||
         h > 20000) {
-        fprintf(stderr, "png_check: %s: not an 8-bit, non-interlaced grey "
-                "or RGB(A) PNG\n", argv[1]);
+        fprintf(stderr,
+                "png_check: %s: not an 8-bit, non-interlaced grey "
+                "or RGB(A) PNG\n",
+                argv[1]);
         return 2;
     }
     unsigned char *z = malloc(n);

@@ -60,9 +60,8 @@ START_TEST(values_and_shards_as_data)
                                "  - {op: relu, in: [h], out: r}\n";
     mrt_spec *s = NULL;
     mrt_plan *p = NULL;
-    ck_assert_int_eq(mrt_spec_load_string("v.yaml", text, strlen(text), &s,
-                                          NULL),
-                     MRT_OK);
+    ck_assert_int_eq(
+        mrt_spec_load_string("v.yaml", text, strlen(text), &s, NULL), MRT_OK);
     ck_assert_int_eq(mrt_plan_create(s, NULL, &p, NULL), MRT_OK);
     mrt_mesh_info m;
     mrt_plan_get_mesh(p, &m);
