@@ -148,10 +148,16 @@ static char *program(const mrt_spec *spec, const mrt_spec_tensor_info *t,
 }
 
 /* An error in the program written: on the option when it is in one of
- * the layouts. */
+ * the layouts, else on the command with no position (the user never
+ * saw that program). */
 static void blame(mrt_error *err, const side *from, const side *to)
 {
     const side *s[2] = {from, to};
+    if (!(err->line >= from->line && err->line < from->line + from->nlines) &&
+        !(err->line >= to->line && err->line < to->line + to->nlines)) {
+        err->line = err->column = 0;
+        err->context[0] = '\0';
+    }
     for (int k = 0; k < 2; k++)
         if (err->line >= s[k]->line && err->line < s[k]->line + s[k]->nlines) {
             snprintf(err->file, sizeof err->file, "%s", s[k]->opt);
@@ -170,7 +176,11 @@ static mrt_status find_tensor(const mrt_spec *spec, const char *name,
     for (int i = 0; i < info.ntensors; i++)
         if (!mrt_spec_get_tensor(spec, i, t, NULL) &&
             strcmp(t->name, name) == 0)
-            return MRT_OK;
+            return t->ndims ? MRT_OK
+                            : mrt_cli_error(err, MRT_E_USAGE, info.path,
+                                            "'%.100s' is a scalar: it has "
+                                            "one layout, nothing moves",
+                                            name);
     return mrt_cli_error(err, MRT_E_USAGE, info.path,
                          "no tensor '%.100s' in the program (meshrt check "
                          "lists them)",

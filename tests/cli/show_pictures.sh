@@ -70,6 +70,8 @@ expect 2 1 "^--from:1:9: error: unknown mesh axis 'datz' \(the mesh has: data, m
 expect 2 1 "^--to:1:2: error: .*'nosuch'" \
     "$meshrt" show "$m" x --from '{}' --to '{nosuch: data}'
 expect 2 1 "^meshrt: error: --from needs --to too" "$meshrt" show "$m" x --from '{}'
+expect 2 1 "^examples/mlp.yaml: error: 'loss' is a scalar: it has one layout, nothing moves" \
+    "$meshrt" show examples/mlp.yaml loss --from '{}' --to '{}'
 expect 2 1 "^meshrt: error: --from and --to move one tensor: name one TENSOR, not 2" \
     "$meshrt" show "$m" x h --from '{}' --to '{}'
 expect 2 1 "^meshrt: error: option --ascii is only valid for 'show'" \
