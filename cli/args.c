@@ -516,11 +516,11 @@ mrt_status mrt_cli_parse(int argc, char **argv, mrt_cli_args *a, mrt_error *err)
                            "--per-tensor searches the spec's "
                            "own tensors: it takes no --layout%s",
                            "");
-    if (a->sweep && a->svg)
+    if (a->sweep && (a->svg || a->html))
         return usage_error(err, a->cmd,
-                           "--svg draws one comparison, not a "
-                           "--sweep (write --csv or --json)%s",
-                           "");
+                           "%s draws one comparison, not a "
+                           "--sweep (write --csv or --json)",
+                           a->svg ? "--svg" : "--html");
     if (one_stdout_writer(a, err))
         return MRT_E_USAGE;
     if (optind >= argc)

@@ -47,6 +47,12 @@ page() { # NAME SPEC
     [ $fail = 0 ] && echo "$name.html: $svgs pictures, $(cat "$dir/png")"
 }
 
+expect 2 1 "--html draws one comparison, not a --sweep" \
+    "$meshrt" compare "$here/../examples/mlp.yaml" --sweep batch=64 --html "$dir/x.html"
+check "a refused --html writes nothing" [ ! -e "$dir/x.html" ]
+expect 2 1 "--html needs a file name" \
+    "$meshrt" compare "$here/../examples/mlp.yaml" --html ''
+
 page mlp "$here/../examples/mlp.yaml"
 page transformer "$here/../examples/transformer_layer.yaml"
 exit $fail
