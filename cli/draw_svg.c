@@ -87,6 +87,8 @@ static int measure(const mrt_draw_grid *g, geometry *m)
     m->row = calloc((size_t)g->nrows, sizeof *m->row);
     if (!need || !m->col || !m->row) {
         free(need);
+        free(m->col);
+        free(m->row);
         return -1;
     }
     m->label_w = m->head_h = 0;
