@@ -165,6 +165,46 @@ static void holders(const blocks *b, int64_t id, char *buf, size_t n)
                  count);
 }
 
+/* The ranks holding block id as the mesh coordinates they share,
+ * "64 ranks: cols=3" ("all 8 ranks" when they share none), when there
+ * are more than 4 of them and they are every rank with those
+ * coordinates: 1 if written. */
+static int holders_by_coords(const blocks *b, int64_t id, char *buf, size_t n)
+{
+    int64_t count = 0, varying = 1;
+    int64_t c0[MRT_API_MAX_AXES], c[MRT_API_MAX_AXES];
+    unsigned vary = 0;
+    for (int64_t r = 0; r < b->nranks; r++) {
+        if (b->block_of[r] != id)
+            continue;
+        count++;
+        int64_t rest = r;
+        for (int a = b->mi.naxes - 1; a >= 0; a--) {
+            c[a] = rest % b->mi.size[a];
+            rest /= b->mi.size[a];
+            if (count == 1)
+                c0[a] = c[a];
+            else if (c[a] != c0[a])
+                vary |= 1u << a;
+        }
+    }
+    for (int a = 0; a < b->mi.naxes; a++)
+        varying *= vary & (1u << a) ? b->mi.size[a] : 1;
+    if (count <= 4 || varying != count)
+        return 0;
+    size_t len = (size_t)snprintf(buf, n, "%s%" PRId64 " ranks",
+                                  count == b->nranks ? "all " : "", count);
+    const char *sep = ": ";
+    for (int a = 0; a < b->mi.naxes; a++) {
+        if ((vary & (1u << a)) || b->mi.size[a] == 1)
+            continue;
+        len += (size_t)snprintf(buf + len, len < n ? n - len : 0,
+                                "%s%s=%" PRId64, sep, b->mi.name[a], c0[a]);
+        sep = ",";
+    }
+    return 1;
+}
+
 /* The extents of block id, "32x64" ("scalar" for no dims). */
 static void block_shape(const blocks *b, int64_t id, char *buf, size_t n,
                         int64_t *elements)
@@ -231,10 +271,16 @@ static void tensor_cell(mrt_draw_page *pg, const blocks *b, mrt_draw_grid *g,
     char shape[256], who[128], bytes[32];
     int64_t e;
     block_shape(b, id, shape, sizeof shape, &e);
-    holders(b, id, who, sizeof who);
+    int coords = holders_by_coords(b, id, who, sizeof who);
+    if (!coords)
+        holders(b, id, who, sizeof who);
     mrt_draw_grid_set(
-        pg, g, row, col, "#%" PRId64 " %s\nrank%s %s%s\n%s", id, shape,
-        strpbrk(who, ",-") ? "s" : "", who, b->vi.partial ? " (+)" : "",
+        pg, g, row, col, "#%" PRId64 " %s\n%s%s%s%s\n%s", id, shape,
+        coords ? "" : "rank",
+        coords               ? ""
+        : strpbrk(who, ",-") ? "s "
+                             : " ",
+        who, b->vi.partial ? " (+)" : "",
         mrt_cli_fmt_bytes((double)(e * b->vi.elsize), bytes, sizeof bytes));
     g->shade[row * g->ncols + col] = (int)(id % 1000000);
 }

@@ -3,7 +3,8 @@
 # pictures, as reviewed: for each case below, the text picture (Unicode
 # box drawing) is tests/golden/show/NAME.txt and the --ascii one
 # NAME.ascii, byte for byte; the cases cover 1-D to 4-D tensors on 1- to
-# 3-axis meshes, uneven splits, replicas, pending sums (--steps) and
+# 3-axis meshes, uneven splits (an empty block too), replicas, pending
+# sums (--steps) and
 # moves (--from, --to).  Every case's --svg is rendered to PNG by
 # rsvg-convert (which refuses SVG that is not well formed) and the PNG
 # must not be blank (PNG_CHECK, tests/png_check.c).  No golden file is
@@ -53,6 +54,7 @@ case_ vector_sum vector.yaml s --steps
 case_ matrix matrix.yaml
 case_ matrix_partial matrix.yaml h --steps
 case_ matrix_alt matrix.yaml x h --layout rows_only
+case_ matrix_wide matrix.yaml x w --mesh data=6,model=2
 case_ matrix_move matrix.yaml x --from '{batch: data}' --to '{batch: model, d: data}'
 case_ matrix_move_alt matrix.yaml x --from rows_only --to '{d: [model, data]}'
 case_ cube cube.yaml
