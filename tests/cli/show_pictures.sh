@@ -4,8 +4,8 @@
 # box drawing) is tests/golden/show/NAME.txt and the --ascii one
 # NAME.ascii, byte for byte; the cases cover 1-D to 4-D tensors on 1- to
 # 3-axis meshes, uneven splits (an empty block too), replicas, pending
-# sums (--steps) and
-# moves (--from, --to).  Every case's --svg is rendered to PNG by
+# sums (--steps) and moves (--from, --to).  Every case's --svg is
+# rendered to PNG by
 # rsvg-convert (which refuses SVG that is not well formed) and the PNG
 # must not be blank (PNG_CHECK, tests/png_check.c).  No golden file is
 # left of a case that is gone.  Bad input (an unknown tensor, a bad
