@@ -5,11 +5,11 @@
 # NAME.ascii, byte for byte; the cases cover 1-D to 4-D tensors on 1- to
 # 3-axis meshes, uneven splits (an empty block too), replicas, pending
 # sums (--steps) and moves (--from, --to).  Every case's --svg is
-# rendered to PNG by
-# rsvg-convert (which refuses SVG that is not well formed) and the PNG
-# must not be blank (PNG_CHECK, tests/png_check.c).  No golden file is
-# left of a case that is gone.  Bad input (an unknown tensor, a bad
-# --from or --to layout, --from without --to) is one error line.
+# rendered to PNG by rsvg-convert (which refuses SVG that is not well
+# formed) and the PNG must not be blank (PNG_CHECK, tests/png_check.c).
+# No golden file is left of a case that is gone.  Bad input (an unknown
+# tensor, a bad --from or --to layout, --from without --to) is one
+# error line.
 #
 # To accept a change on purpose: `./dev golden` (this script with
 # --update) rewrites the golden files; review `git diff tests/golden`.
