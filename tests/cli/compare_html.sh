@@ -3,6 +3,7 @@
 # self-contained page (the table, the time and bytes-per-axis charts,
 # each layout's pictures), for the MLP and the Transformer layer.
 # Checked: nothing in it is fetched (no src=, href=, url( or @import),
+# every inline SVG renders on its own with rsvg-convert, not blank,
 # and headless Chromium (Debian's chromium, which ./dev test installs)
 # loads it with no console message (a script error is one), runs its
 # inline script (data-rendered on <html> counts every <svg> of the
@@ -33,6 +34,21 @@ page() { # NAME SPEC
     rows=$(grep -c '^<h3>' "$html")
     [ "$svgs" -ge $((2 + rows)) ] ||
         bad "$name.html has $svgs pictures for $rows layouts and 2 charts"
+    # each inline picture is an SVG document of its own, as rsvg-convert
+    # reads it (well formed, drawn, not blank)
+    rm -f "$dir"/inline*.svg
+    awk -v d="$dir" '/^<svg /{n++; f=d "/inline" n ".svg"} f{print > f}
+                     /^<\/svg>/{close(f); f=""}' "$html"
+    local k
+    for k in "$dir"/inline*.svg; do
+        if ! rsvg-convert "$k" -o "$dir/inline.png" 2>"$dir/log"; then
+            bad "$name.html: rsvg-convert refuses $(basename "$k"): $(head -3 "$dir/log")"
+        elif ! "$png_check" "$dir/inline.png" >/dev/null 2>&1; then
+            bad "$name.html: $(basename "$k") renders blank"
+        fi
+    done
+    [ "$(ls "$dir"/inline*.svg | wc -l)" = "$svgs" ] ||
+        bad "$name.html: $svgs <svg> but $(ls "$dir"/inline*.svg | wc -l) taken apart"
     "${browser[@]}" --dump-dom "file://$html" >"$dir/dom" 2>"$dir/log" ||
         bad "chromium --dump-dom $name.html failed: $(tail -3 "$dir/log")"
     grep -q ":CONSOLE" "$dir/log" &&
