@@ -78,7 +78,7 @@ static const usage_text usage[] = {
      "usage: meshrt compare SPEC [--mesh AXIS=N,...] [--dim DIM=N,...]\n"
      "                           [--sweep DIM=N,N,...] [--planner auto|meshtf]\n"
      "                           [--machine FILE] [--csv FILE] [--json FILE]\n"
-     "                           [--svg FILE]\n"
+     "                           [--svg FILE] [--html FILE]\n"
      "\n"
      "Plans the spec under its own layout: rules (row 'spec') and under each\n"
      "alternative of its layouts: block, and prints one row each: the bytes\n"
