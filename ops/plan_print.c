@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "checked.h"
@@ -374,6 +375,132 @@ static void print_totals(const mrt_plan *p, int64_t ncoll, FILE *f)
                     p->axis_bytes[m]);
 }
 
+/* ---- repeated blocks: instances that plan alike, summarized ------- */
+
+static int same_layout(const mrt_layout *a, const mrt_layout *b)
+{
+    if (a->ndims != b->ndims || a->partial != b->partial)
+        return 0;
+    for (int d = 0; d < a->ndims; d++) {
+        if (a->dim[d] != b->dim[d] || a->size[d] != b->size[d] ||
+            a->naxes[d] != b->naxes[d])
+            return 0;
+        for (int k = 0; k < a->naxes[d]; k++)
+            if (a->axes[d][k] != b->axes[d][k])
+                return 0;
+    }
+    return 1;
+}
+
+/* 1 if ops i and j have the same steps: kinds, axes, layouts, bytes. */
+static int same_op(const mrt_plan *p, int i, int j)
+{
+    const mrt_plan_op *a = &p->op[i], *b = &p->op[j];
+    if (a->phase != b->phase || strcmp(a->what, b->what) ||
+        a->nsteps != b->nsteps || a->comm_bytes != b->comm_bytes)
+        return 0;
+    for (int k = 0; k < a->nsteps; k++) {
+        const mrt_step *x = &p->step[a->first_step + k];
+        const mrt_step *y = &p->step[b->first_step + k];
+        if (x->kind != y->kind || x->axes != y->axes || x->bytes != y->bytes ||
+            x->max != y->max || x->fn != y->fn ||
+            !same_layout(&p->value[x->in].layout, &p->value[y->in].layout) ||
+            !same_layout(&p->value[x->out].layout, &p->value[y->out].layout))
+            return 0;
+    }
+    return 1;
+}
+
+/* The end of the run of ops from i of one block instance and phase. */
+static int run_end(const mrt_plan *p, int i)
+{
+    const mrt_plan_op *o = &p->op[i];
+    int j = i + 1;
+    while (j < p->nops && p->op[j].block == o->block &&
+           p->op[j].layer == o->layer && p->op[j].phase == o->phase)
+        j++;
+    return j;
+}
+
+/* 1 if the run [i, end) plans as the reference run ref[0..1). */
+static int same_run(const mrt_plan *p, const int ref[2], int i, int end)
+{
+    if (ref[0] < 0 || end - i != ref[1] - ref[0])
+        return 0;
+    for (int k = 0; k < end - i; k++)
+        if (!same_op(p, ref[0] + k, i + k))
+            return 0;
+    return 1;
+}
+
+/* "ops 40–79: h1–h2 (layers 1–2, backward): as h0 (ops 20–39), ..." for
+ * the runs [i, end) that plan as ref; returns their collectives. */
+static int64_t print_summary(const mrt_plan *p, const int ref[2], int i,
+                             int end, int n, text *tx)
+{
+    const mrt_plan_op *o = &p->op[i], *last = &p->op[end - 1];
+    const char *name = p->block_name[o->block];
+    int64_t ncoll = 0, bytes = 0, steps = 0;
+    char buf[4 * MRT_NAME_MAX + 160];
+    for (int k = ref[0]; k < ref[1]; k++) {
+        bytes += p->op[k].comm_bytes;
+        steps += p->op[k].nsteps;
+    }
+    for (int k = p->op[i].first_step;
+         k < last->first_step + last->nsteps; k++)
+        ncoll += mrt_step_is_collective(p->step[k].kind);
+    const char *phase = o->phase == MRT_PHASE_BACKWARD ? ", backward"
+                        : o->phase == MRT_PHASE_UPDATE ? ", update"
+                                                       : "";
+    int len = n == 1 ? snprintf(buf, sizeof buf, "\nops %d–%d: %s%d (layer %d%s)",
+                                i, end - 1, name, o->layer, o->layer, phase)
+                     : snprintf(buf, sizeof buf,
+                                "\nops %d–%d: %s%d–%s%d (%d instances, "
+                                "layers %d–%d%s)",
+                                i, end - 1, name, o->layer, name, last->layer,
+                                n, o->layer, last->layer, phase);
+    snprintf(buf + len, sizeof buf - (size_t)len,
+             ": as %s%d (ops %d–%d), each %" PRId64 " steps, %" PRId64
+             " bytes/rank\n",
+             name, p->op[ref[0]].layer, ref[0], ref[1] - 1, steps, bytes);
+    put(tx, buf);
+    return ncoll;
+}
+
+/* The ops from i: one op, or the runs of block instances that plan as
+ * the first run of their block and phase (ref, [block * 3 + phase]),
+ * summarized.  Returns the next op; *ncoll counts the collectives. */
+static int print_ops_from(const mrt_plan *p, int i, int (*ref)[2], text *tx,
+                          int64_t *ncoll)
+{
+    const mrt_plan_op *o = &p->op[i];
+    if (o->block < 0 || o->block >= p->nblocks || !ref) {
+        *ncoll += print_op(p, i, tx);
+        return i + 1;
+    }
+    int *r = ref[o->block * 3 + (int)o->phase], end = run_end(p, i);
+    if (!same_run(p, r, i, end)) {
+        for (int k = i; k < end; k++)
+            *ncoll += print_op(p, k, tx);
+        if (r[0] < 0) {
+            r[0] = i;
+            r[1] = end;
+        }
+        return end;
+    }
+    int n = 1, last = end;
+    while (last < p->nops && p->op[last].block == o->block &&
+           p->op[last].phase == o->phase) {
+        int e = run_end(p, last);
+        if (!same_run(p, r, last, e))
+            break;
+        last = e;
+        n++;
+    }
+    *ncoll += print_summary(p, r, i, last, n, tx);
+    return last;
+}
+
 void mrt_plan_print(const mrt_plan *p, FILE *f)
 {
     if (!p || !f)
@@ -382,8 +509,13 @@ void mrt_plan_print(const mrt_plan *p, FILE *f)
     text tx = {.f = f};
     print_inputs(p, &tx);
     int64_t ncoll = 0;
-    for (int i = 0; i < p->nops; i++)
-        ncoll += print_op(p, i, &tx);
+    int(*ref)[2] = p->nblocks ? malloc((size_t)p->nblocks * 3 * sizeof *ref)
+                              : NULL; /* NULL: every op printed */
+    for (int k = 0; ref && k < p->nblocks * 3; k++)
+        ref[k][0] = ref[k][1] = -1;
+    for (int i = 0; i < p->nops;)
+        i = print_ops_from(p, i, ref, &tx, &ncoll);
+    free(ref);
     flush(&tx);
     print_totals(p, ncoll, f);
 }
