@@ -411,94 +411,145 @@ static int same_op(const mrt_plan *p, int i, int j)
     return 1;
 }
 
-/* The end of the run of ops from i of one block instance and phase. */
-static int run_end(const mrt_plan *p, int i)
+/* The ops of one block and phase, by instance: instance L's ops are
+ * idx[off[L] .. off[L + 1]), in plan order; order[0..nl) the instances
+ * in the order their first op comes. */
+typedef struct by_layer {
+    int nl, *off, *idx, *order, norder;
+} by_layer;
+
+static int gather(const mrt_plan *p, int b, int ph, by_layer *g)
 {
-    const mrt_plan_op *o = &p->op[i];
-    int j = i + 1;
-    while (j < p->nops && p->op[j].block == o->block &&
-           p->op[j].layer == o->layer && p->op[j].phase == o->phase)
-        j++;
-    return j;
+    int nl = 0;
+    for (int i = 0; i < p->nops; i++)
+        if (p->op[i].block == b && (int)p->op[i].phase == ph &&
+            p->op[i].layer >= nl)
+            nl = p->op[i].layer + 1;
+    g->nl = nl;
+    g->norder = 0;
+    g->off = calloc((size_t)nl + 2, sizeof(int));
+    g->idx = malloc(((size_t)p->nops + 1) * sizeof(int));
+    g->order = malloc(((size_t)nl + 1) * sizeof(int));
+    int *fill = calloc((size_t)nl + 1, sizeof(int));
+    if (!g->off || !g->idx || !g->order || !fill) {
+        free(fill);
+        return -1;
+    }
+    for (int i = 0; i < p->nops; i++)
+        if (p->op[i].block == b && (int)p->op[i].phase == ph &&
+            p->op[i].layer >= 0 && !g->off[p->op[i].layer + 1]++)
+            g->order[g->norder++] = p->op[i].layer;
+    for (int l = 0; l < nl; l++)
+        g->off[l + 1] += g->off[l];
+    for (int i = 0; i < p->nops; i++)
+        if (p->op[i].block == b && (int)p->op[i].phase == ph &&
+            p->op[i].layer >= 0) {
+            int l = p->op[i].layer;
+            g->idx[g->off[l] + fill[l]++] = i;
+        }
+    free(fill);
+    return 0;
 }
 
-/* 1 if the run [i, end) plans as the reference run ref[0..1). */
-static int same_run(const mrt_plan *p, const int ref[2], int i, int end)
+/* 1 if instances l and m of g plan alike, op by op. */
+static int same_layer(const mrt_plan *p, const by_layer *g, int l, int m)
 {
-    if (ref[0] < 0 || end - i != ref[1] - ref[0])
+    int n = g->off[l + 1] - g->off[l];
+    if (n != g->off[m + 1] - g->off[m])
         return 0;
-    for (int k = 0; k < end - i; k++)
-        if (!same_op(p, ref[0] + k, i + k))
+    for (int k = 0; k < n; k++)
+        if (!same_op(p, g->idx[g->off[l] + k], g->idx[g->off[m] + k]))
             return 0;
     return 1;
 }
 
-/* "ops 40–79: h1–h2 (layers 1–2, backward): as h0 (ops 20–39), ..." for
- * the runs [i, end) that plan as ref; returns their collectives. */
-static int64_t print_summary(const mrt_plan *p, const int ref[2], int i,
-                             int end, int n, text *tx)
+/* One summary line: instances first..last (n of them) plan as ref. */
+typedef struct summary {
+    int n, first, last, ref, phase, block;
+    int64_t steps, bytes;
+} summary;
+
+/* The instances of block b in phase ph that plan as the last one
+ * printed before them (in the order they come): their ops skipped
+ * (skip[op] = 1), a summary line at the first op of each group of them
+ * (line[op]). */
+static int plan_summaries(const mrt_plan *p, int b, int ph, char *skip,
+                          summary *line)
 {
-    const mrt_plan_op *o = &p->op[i], *last = &p->op[end - 1];
-    const char *name = p->block_name[o->block];
-    int64_t ncoll = 0, bytes = 0, steps = 0;
-    char buf[4 * MRT_NAME_MAX + 160];
-    for (int k = ref[0]; k < ref[1]; k++) {
-        bytes += p->op[k].comm_bytes;
-        steps += p->op[k].nsteps;
+    by_layer g = {0};
+    int st = gather(p, b, ph, &g);
+    int ref = g.norder ? g.order[0] : 0;
+    for (int k = 1; !st && k < g.norder;) {
+        int l = g.order[k], n = 0;
+        if (!same_layer(p, &g, ref, l)) { /* printed: the next reference */
+            ref = l;
+            k++;
+            continue;
+        }
+        summary *s = &line[g.idx[g.off[l]]];
+        *s = (summary){.first = l, .ref = ref, .phase = ph, .block = b};
+        for (int j = g.off[ref]; j < g.off[ref + 1]; j++) {
+            s->steps += p->op[g.idx[j]].nsteps;
+            s->bytes += p->op[g.idx[j]].comm_bytes;
+        }
+        for (; k < g.norder && same_layer(p, &g, ref, g.order[k]); k++, n++) {
+            s->last = g.order[k];
+            for (int j = g.off[s->last]; j < g.off[s->last + 1]; j++)
+                skip[g.idx[j]] = 1;
+        }
+        s->n = n;
     }
-    for (int k = p->op[i].first_step;
-         k < last->first_step + last->nsteps; k++)
-        ncoll += mrt_step_is_collective(p->step[k].kind);
-    const char *phase = o->phase == MRT_PHASE_BACKWARD ? ", backward"
-                        : o->phase == MRT_PHASE_UPDATE ? ", update"
-                                                       : "";
-    int len = n == 1 ? snprintf(buf, sizeof buf, "\nops %d–%d: %s%d (layer %d%s)",
-                                i, end - 1, name, o->layer, o->layer, phase)
-                     : snprintf(buf, sizeof buf,
-                                "\nops %d–%d: %s%d–%s%d (%d instances, "
-                                "layers %d–%d%s)",
-                                i, end - 1, name, o->layer, name, last->layer,
-                                n, o->layer, last->layer, phase);
-    snprintf(buf + len, sizeof buf - (size_t)len,
-             ": as %s%d (ops %d–%d), each %" PRId64 " steps, %" PRId64
-             " bytes/rank\n",
-             name, p->op[ref[0]].layer, ref[0], ref[1] - 1, steps, bytes);
-    put(tx, buf);
-    return ncoll;
+    free(g.off);
+    free(g.idx);
+    free(g.order);
+    return st;
 }
 
-/* The ops from i: one op, or the runs of block instances that plan as
- * the first run of their block and phase (ref, [block * 3 + phase]),
- * summarized.  Returns the next op; *ncoll counts the collectives. */
-static int print_ops_from(const mrt_plan *p, int i, int (*ref)[2], text *tx,
-                          int64_t *ncoll)
+static void print_summary(const mrt_plan *p, const summary *s, text *tx)
 {
-    const mrt_plan_op *o = &p->op[i];
-    if (o->block < 0 || o->block >= p->nblocks || !ref) {
-        *ncoll += print_op(p, i, tx);
-        return i + 1;
-    }
-    int *r = ref[o->block * 3 + (int)o->phase], end = run_end(p, i);
-    if (!same_run(p, r, i, end)) {
-        for (int k = i; k < end; k++)
-            *ncoll += print_op(p, k, tx);
-        if (r[0] < 0) {
-            r[0] = i;
-            r[1] = end;
+    const char *name = p->block_name[s->block];
+    char buf[4 * MRT_NAME_MAX + 160];
+    const char *phase = s->phase == MRT_PHASE_BACKWARD ? ", backward"
+                        : s->phase == MRT_PHASE_UPDATE ? ", update"
+                                                       : "";
+    int len = s->n == 1
+                  ? snprintf(buf, sizeof buf, "\n%s%d (layer %d%s)", name,
+                             s->first, s->first, phase)
+                  : snprintf(buf, sizeof buf,
+                             "\n%s%d–%s%d (%d instances, layers %d–%d%s)",
+                             name, s->first, name, s->last, s->n, s->first,
+                             s->last, phase);
+    snprintf(buf + len, sizeof buf - (size_t)len,
+             ": as %s%d, each %" PRId64 " steps, %" PRId64 " bytes/rank\n",
+             name, s->ref, s->steps, s->bytes);
+    put(tx, buf);
+}
+
+/* Every op, with the instances that plan alike summarized; returns the
+ * collectives. */
+static int64_t print_ops(const mrt_plan *p, text *tx)
+{
+    int64_t ncoll = 0;
+    char *skip = calloc((size_t)p->nops + 1, 1);
+    summary *line = calloc((size_t)p->nops + 1, sizeof *line);
+    int st = !skip || !line; /* out of memory: every op printed */
+    for (int b = 0; !st && b < p->nblocks; b++)
+        for (int ph = 0; !st && ph < MRT_PHASE_COUNT; ph++)
+            st = plan_summaries(p, b, ph, skip, line);
+    for (int i = 0; i < p->nops; i++) {
+        if (!st && line[i].n)
+            print_summary(p, &line[i], tx);
+        if (st || !skip[i]) {
+            ncoll += print_op(p, i, tx);
+            continue;
         }
-        return end;
+        const mrt_plan_op *o = &p->op[i];
+        for (int k = o->first_step; k < o->first_step + o->nsteps; k++)
+            ncoll += mrt_step_is_collective(p->step[k].kind);
     }
-    int n = 1, last = end;
-    while (last < p->nops && p->op[last].block == o->block &&
-           p->op[last].phase == o->phase) {
-        int e = run_end(p, last);
-        if (!same_run(p, r, last, e))
-            break;
-        last = e;
-        n++;
-    }
-    *ncoll += print_summary(p, r, i, last, n, tx);
-    return last;
+    free(skip);
+    free(line);
+    return ncoll;
 }
 
 void mrt_plan_print(const mrt_plan *p, FILE *f)
@@ -508,14 +559,7 @@ void mrt_plan_print(const mrt_plan *p, FILE *f)
     print_header(p, f);
     text tx = {.f = f};
     print_inputs(p, &tx);
-    int64_t ncoll = 0;
-    int(*ref)[2] = p->nblocks ? malloc((size_t)p->nblocks * 3 * sizeof *ref)
-                              : NULL; /* NULL: every op printed */
-    for (int k = 0; ref && k < p->nblocks * 3; k++)
-        ref[k][0] = ref[k][1] = -1;
-    for (int i = 0; i < p->nops;)
-        i = print_ops_from(p, i, ref, &tx, &ncoll);
-    free(ref);
+    int64_t ncoll = print_ops(p, &tx);
     flush(&tx);
     print_totals(p, ncoll, f);
 }
