@@ -310,6 +310,31 @@ static void close_instance(mrt_spec *s, struct mrt_ir_block *b)
     }
 }
 
+/* A carried value has the dims of the tensor it follows (instance 0's
+ * `in:`), in the same order. */
+static mrt_status check_carry(mrt_ir_call *c, const struct mrt_ir_block *b,
+                              const link *l)
+{
+    const mrt_spec *s = c->ir->s;
+    char x[MRT_SPEC_LIST_MAX], y[MRT_SPEC_LIST_MAX];
+    int to = inner_tensor(s, b, b->instance, l->value);
+    int from = mrt_spec_find_tensor(s, find_link(b, MRT_IR_LINK_IN,
+                                                 l->key)->value);
+    const mrt_layout *a = &s->tensor[to].layout, *d = &s->tensor[from].layout;
+    int same = a->ndims == d->ndims;
+    for (int k = 0; same && k < a->ndims; k++)
+        same = a->dim[k] == d->dim[k];
+    if (same)
+        return MRT_OK;
+    mrt_ir_at(c, "from", &l->value_mark);
+    return mrt_ir_fail(c, MRT_E_SPEC,
+                       "carried '%s' of block '%s' is '%s' %s in instance 0 "
+                       "but '%s' %s after (a carry keeps its dims, in order)",
+                       l->key, s->block[b->id].name, s->tensor[from].name,
+                       mrt_spec_shape_str(s, d, x, sizeof x), l->value,
+                       mrt_spec_shape_str(s, a, y, sizeof y));
+}
+
 /* The checks when instance i closes: it has ops, and each carried
  * value and `out:` exists in it. */
 static mrt_status check_instance(mrt_ir_call *c, const struct mrt_ir_block *b)
@@ -323,9 +348,12 @@ static mrt_status check_instance(mrt_ir_call *c, const struct mrt_ir_block *b)
     for (int kind = MRT_IR_LINK_CARRY; kind <= MRT_IR_LINK_OUT; kind++)
         for (int j = 0; j < b->nlinks[kind]; j++) {
             const link *l = &b->links[kind][j];
-            if (find_link(b, MRT_IR_LINK_IN, l->value) ||
-                inner_tensor(s, b, i, l->value) >= 0)
+            mrt_status st = MRT_OK;
+            if (inner_tensor(s, b, i, l->value) >= 0) {
+                if (kind == MRT_IR_LINK_CARRY && (st = check_carry(c, b, l)))
+                    return st;
                 continue;
+            }
             mrt_ir_at(c, "value", &l->value_mark);
             return mrt_ir_fail(c, MRT_E_SPEC,
                                "'%s' of block '%s' names '%s', which no "
