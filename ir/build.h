@@ -303,6 +303,10 @@ mrt_status mrt_ir_block_expand(mrt_ir_call *c, int params, int n,
                                const char *const *names, const mrt_mark *marks,
                                const char *const *how, mrt_ir_names *out);
 void mrt_ir_names_free(mrt_ir_names *l);
+/* The tensors "h.attn.wq" names, one per instance of block h that has
+ * it, into ids (NULL: only counted); 0 when name is a tensor's or no
+ * block reference. */
+int mrt_ir_block_ref_ids(const mrt_spec *s, const char *name, int *ids);
 
 /* ---- shared checks ------------------------------------------------- */
 

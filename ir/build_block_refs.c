@@ -9,7 +9,9 @@
  * alone is every input of every instance of h (its `tensors:`), and
  * "all", alone in the list, every input of the program with an init
  * given (`init:` in a file), labels aside.  Anything else is kept as
- * written, and the caller's check of the list reports it.
+ * written, and the caller's check of the list reports it.  An entry of
+ * an alternative's `tensors:` or `ops:` takes "h.attn.wq" the same way
+ * (mrt_ir_block_ref_ids): one entry per instance.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,4 +129,22 @@ mrt_status mrt_ir_block_expand(mrt_ir_call *c, int params, int n,
         out->marks = NULL;
     }
     return MRT_OK;
+}
+
+int mrt_ir_block_ref_ids(const mrt_spec *s, const char *name, int *ids)
+{
+    const char *dot = name ? strchr(name, '.') : NULL;
+    if (!dot || mrt_spec_find_tensor(s, name) >= 0)
+        return 0;
+    int b = find_block(s, name, (size_t)(dot - name)), n = 0;
+    for (int t = 0; b >= 0 && t < s->ntensors; t++) {
+        const mrt_spec_tensor *x = &s->tensor[t];
+        const char *inner = x->block == b ? strchr(x->name, '.') : NULL;
+        if (inner && !x->grad_like && !strcmp(inner, dot)) {
+            if (ids)
+                ids[n] = t;
+            n++;
+        }
+    }
+    return n;
 }

@@ -7,6 +7,8 @@
 #   - `plan --dim layers=4` prints layer 0 and one line for layers 1-3
 #     ("h1–h3 (3 instances, layers 1–3): as h0"), forward, and the update
 #     of layers 2-0 as layer 3's; `plan --json` still has every op of h3;
+#   - a `layouts:` entry `h.mlp.w1` (and op `h.f`) is that of every
+#     instance: the same plan as the entries of h0, h1 and h2 listed;
 #   - `compare --sweep layers=1,2,4` gives every layout a figure per size,
 #     growing with the depth; `search --dim layers=2` finds a layout;
 #   - `run --verify --dim layers=2` on NP ranks: every output ok (values,
@@ -51,6 +53,27 @@ for layout in {r["layout"] for r in rows}:
         print("FAIL: compare --sweep layers=1,2,4 of", layout, ":", t); bad = 1
 sys.exit(bad)
 PY
+    # an alternative's entries "h.mlp.w1" and "h.f" are those of every
+    # instance: the same plan as the entries h0.mlp.w1, h1.mlp.w1, ...
+    python3 - "$spec" "$dir" <<'PY'
+import sys
+base = open(sys.argv[1]).read().split("layouts:")[0]
+def alt(ts, os):
+    t = ", ".join("%s: {layout: {d_model: model}, grad_layout: {d_ff: model}}" % n
+                  for n in ts)
+    o = ", ".join("%s: {layout: {d_ff: model}}" % n for n in os)
+    return base + "layouts:\n  own:\n    batch: data\n    tensors: {%s}\n" \
+        "    ops: {%s}\n" % (t, o)
+open(sys.argv[2] + "/ref.yaml", "w").write(alt(["h.mlp.w1"], ["h.f"]))
+open(sys.argv[2] + "/flat.yaml", "w").write(
+    alt(["h%d.mlp.w1" % i for i in range(3)], ["h%d.f" % i for i in range(3)]))
+PY
+    "$meshrt" plan "$dir/ref.yaml" --layout own 2>&1 | sed 1d >"$dir/ref.plan"
+    "$meshrt" plan "$dir/flat.yaml" --layout own 2>&1 | sed 1d >"$dir/flat.plan"
+    check "layouts: entries h.mlp.w1, h.f plan as h0.mlp.w1 ... h2.f" \
+        cmp -s "$dir/ref.plan" "$dir/flat.plan"
+    check "and they apply: h1.mlp.w1 is split" \
+        grep -q '^  h1.mlp.w1 \[d_model/model, d_ff\]' "$dir/ref.plan"
     "$meshrt" search "$spec" --dim layers=2 --top 2 >"$dir/search" 2>&1
     check "search --dim layers=2 exits 0" [ $? = 0 ]
 fi
