@@ -69,29 +69,37 @@ static mrt_status input_list(mrt_ir_call *c, const char *what, int n,
     return MRT_OK;
 }
 
-/* params and grads: the lists of t into tr (a tensor may be in both,
- * once in each). */
+/* params and grads: the lists of t into tr, block references expanded
+ * (a tensor may be in both, once in each). */
 static mrt_status train_lists(mrt_ir_call *c, const mrt_ir_train *t,
                               const mrt_ir_train_at *at, mrt_train *tr)
 {
     mrt_spec *s = c->ir->s;
+    mrt_ir_names pn = {0}, gn = {0};
     mrt_ir_at(c, "params", &at->params_mark);
     if (t->nparams < 1 && !mrt_ir_yaml(c))
         return mrt_ir_fail(c, MRT_E_SPEC, "name at least one input to train");
-    unsigned char *seen = calloc((size_t)s->ntensors + 1, 1);
-    if (!seen || mrt_train_alloc(tr, t->nparams, t->ngrads)) {
-        free(seen);
-        return mrt_ir_fail(c, MRT_E_NOMEM, "out of memory");
-    }
-    mrt_status st = input_list(c, "params", t->nparams, t->params,
-                               at->params_mark, at->param_mark, at->param_what,
-                               tr->param, tr->param_mark, &tr->nparams, seen);
-    memset(seen, 0, (size_t)s->ntensors + 1);
+    mrt_status st = mrt_ir_block_expand(c, 1, t->nparams, t->params,
+                                        at->param_mark, at->param_what, &pn);
     if (!st)
-        st = input_list(c, "grads", t->ngrads, t->grads, at->grads_mark,
-                        at->grad_mark, at->grad_what, tr->extra, tr->extra_mark,
-                        &tr->nextra, seen);
+        st = mrt_ir_block_expand(c, 1, t->ngrads, t->grads, at->grad_mark,
+                                 at->grad_what, &gn);
+    unsigned char *seen = st ? NULL : calloc((size_t)s->ntensors + 1, 1);
+    if (!st && (!seen || mrt_train_alloc(tr, pn.n, gn.n)))
+        st = mrt_ir_fail(c, MRT_E_NOMEM, "out of memory");
+    if (!st)
+        st = input_list(c, "params", pn.n, pn.names, at->params_mark,
+                        pn.marks, at->param_what ? pn.how : NULL, tr->param,
+                        tr->param_mark, &tr->nparams, seen);
+    if (seen)
+        memset(seen, 0, (size_t)s->ntensors + 1);
+    if (!st)
+        st = input_list(c, "grads", gn.n, gn.names, at->grads_mark, gn.marks,
+                        at->grad_what ? gn.how : NULL, tr->extra,
+                        tr->extra_mark, &tr->nextra, seen);
     free(seen);
+    mrt_ir_names_free(&pn);
+    mrt_ir_names_free(&gn);
     return st;
 }
 

@@ -64,6 +64,22 @@ static mrt_status read_list(mrt_spec_parser *p, const yaml_node_t *n,
     return MRT_OK;
 }
 
+/* `params: all`: a list of the one name, which the builder expands. */
+static mrt_status one_name(mrt_spec_parser *p, const yaml_node_t *n,
+                           const char *name, train_list *l)
+{
+    l->count = 1;
+    l->names = calloc(1, sizeof *l->names);
+    l->hows = calloc(1, sizeof *l->hows);
+    l->marks = calloc(1, sizeof *l->marks);
+    if (!l->names || !l->hows || !l->marks)
+        return mrt_spec_nomem(p);
+    l->names[0] = name;
+    l->marks[0] = mrt_spec_mark(n);
+    l->hows[0] = "'all'";
+    return MRT_OK;
+}
+
 /* The keys of n, checked, and the builder's train block. */
 static mrt_status read_train(mrt_spec_parser *p, const yaml_node_t *n,
                              train_list *pl, train_list *gl)
@@ -83,7 +99,11 @@ static mrt_status read_train(mrt_spec_parser *p, const yaml_node_t *n,
     const yaml_node_t *gn = mrt_spec_get(p, n, "grads");
     const yaml_node_t *lr = mrt_spec_get(p, n, "lr");
     const yaml_node_t *steps = mrt_spec_get(p, n, "steps");
-    st = read_list(p, pn, "params", pl);
+    const char *all = pn->type == YAML_SCALAR_NODE ? mrt_spec_str(pn) : NULL;
+    if (all && !strcmp(all, "all")) /* every input with an init */
+        st = one_name(p, pn, all, pl);
+    else
+        st = read_list(p, pn, "params", pl);
     if (!st && gn)
         st = read_list(p, gn, "grads", gl);
     mrt_ir_train t = {.loss = mrt_spec_is_null(loss) ? NULL
