@@ -153,8 +153,8 @@ mrt_status mrt_ir_set_train_at(mrt_ir *ir, const mrt_ir_train *t,
         st = mrt_ir_block_expand(&c, 1, t->ngrads, t->grads, at->grad_mark,
                                  at->grad_what, &gn);
     if (!st)
-        st = input_list(&c, "params", pn.n, pn.names, at->params_mark,
-                        pn.marks, at->param_what ? pn.how : NULL, tr->param,
+        st = input_list(&c, "params", pn.n, pn.names, at->params_mark, pn.marks,
+                        at->param_what ? pn.how : NULL, tr->param,
                         tr->param_mark, &tr->nparams);
     if (!st)
         st = input_list(&c, "grads", gn.n, gn.names, at->grads_mark, gn.marks,

@@ -179,8 +179,8 @@ typedef struct mrt_spec_op {
 typedef struct mrt_spec_block {
     char name[MRT_NAME_MAX];
     mrt_mark mark;
-    int dim;   /* the repeat dim (spec dim id) */
-    int count; /* instances: the dim's size */
+    int dim;                         /* the repeat dim (spec dim id) */
+    int count;                       /* instances: the dim's size */
     int *first_op, *last_op;         /* [count] */
     int *first_tensor, *last_tensor; /* [count] */
     int nouts;

@@ -67,8 +67,8 @@ static mrt_status copy_names(mrt_planning *pl, mrt_plan *p)
     p->block_name = calloc((size_t)s->nblocks + 1, sizeof *p->block_name);
     for (int b = 0; p->block_name && b < s->nblocks; b++)
         memcpy(p->block_name[b], s->block[b].name, MRT_NAME_MAX);
-    if (!p->block_name || !p->dim_names || !p->tensor_name || !p->tensor_value || !p->input ||
-        !p->op || !p->output)
+    if (!p->block_name || !p->dim_names || !p->tensor_name ||
+        !p->tensor_value || !p->input || !p->op || !p->output)
         return MRT_E_NOMEM;
     for (int i = 0; i < s->ndims; i++)
         if (!(p->dim_names[i] = strdup(s->dim_name[i])))
