@@ -486,8 +486,7 @@ static mrt_status check_inner(mrt_ir_call *c, const char *name)
 /* The open instance of a call fn on ir, or -1 (no block: an ordinary
  * call), or -2 (a block is open but no instance: the call's error is
  * in ir and *st). */
-static int renaming(mrt_ir *ir, const char *fn, mrt_error *err,
-                    mrt_status *st)
+static int renaming(mrt_ir *ir, const char *fn, mrt_error *err, mrt_status *st)
 {
     if (!ir || ir->error.code || !ir->s || !ir->block || ir->block->inside)
         return -1;

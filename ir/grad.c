@@ -414,6 +414,27 @@ static void mark_paths(grad_ctx *g, const mrt_train *tr)
 }
 
 /* The backward program and the updates. */
+/* The SGD update of parameter k: <param>:next = param - lr * grad, in
+ * the parameter's layout and block instance. */
+static void emit_update(grad_ctx *g, int k)
+{
+    mrt_spec *s = g->s;
+    mrt_train *tr = &s->train;
+    char name[MRT_NAME_MAX];
+    mrt_ir_name(s, "", s->tensor[tr->param[k]].name, ":next", 0, name);
+    g->fwd.mark = tr->param_mark[k];
+    g->fwd.user = 0;
+    g->fwd.block = s->tensor[tr->param[k]].block; /* its parameter's */
+    g->fwd.layer = s->tensor[tr->param[k]].layer;
+    int next = new_like(g, name, tr->param[k]);
+    if (next >= 0)
+        s->tensor[next].grad_piece = 0; /* the parameter's layout */
+    if (emit(g, MRT_OP_MAP, MRT_MAP_AXPY, -tr->lr, tr->param[k], tr->grad[k],
+             next) >= 0)
+        s->op[s->nops - 1].phase = MRT_PHASE_UPDATE;
+    tr->updated[k] = next;
+}
+
 static mrt_status differentiate(mrt_spec *s, mrt_error *err)
 {
     mrt_train *tr = &s->train;
@@ -470,22 +491,8 @@ static mrt_status differentiate(mrt_spec *s, mrt_error *err)
             order[j] = order[j - 1];
         order[j] = k;
     }
-    for (int u = 0; u < tr->nparams && !g.st; u++) {
-        int k = order[u];
-        char name[MRT_NAME_MAX];
-        mrt_ir_name(s, "", s->tensor[tr->param[k]].name, ":next", 0, name);
-        g.fwd.mark = tr->param_mark[k];
-        g.fwd.user = 0;
-        g.fwd.block = s->tensor[tr->param[k]].block; /* its parameter's */
-        g.fwd.layer = s->tensor[tr->param[k]].layer;
-        int next = new_like(&g, name, tr->param[k]);
-        if (next >= 0)
-            s->tensor[next].grad_piece = 0; /* the parameter's layout */
-        if (emit(&g, MRT_OP_MAP, MRT_MAP_AXPY, -tr->lr, tr->param[k],
-                 tr->grad[k], next) >= 0)
-            s->op[s->nops - 1].phase = MRT_PHASE_UPDATE;
-        tr->updated[k] = next;
-    }
+    for (int u = 0; u < tr->nparams && !g.st; u++)
+        emit_update(&g, order[u]);
 done:
     mrt_grad_names_free(&g.names);
     free(g.need);

@@ -683,9 +683,8 @@ START_TEST(blocks_as_yaml)
     ir = mesh2x2("b", "rows", "cols");
     ok(mrt_ir_add_dim(ir, "layers", 2, &e2), &e2);
     ok(mrt_ir_block_begin(ir, "h", "layers", &e2), &e2);
-    is_error(mrt_ir_add_tensor(ir,
-                               &(mrt_ir_tensor){.name = "w", SHAPE("layers")},
-                               &e2),
+    is_error(mrt_ir_add_tensor(
+                 ir, &(mrt_ir_tensor){.name = "w", SHAPE("layers")}, &e2),
              &e2, MRT_E_USAGE,
              "mrt_ir_add_tensor: block 'h' is open but no instance is "
              "(tensors and ops of a block come after mrt_ir_block_next, "
