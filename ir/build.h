@@ -283,6 +283,10 @@ int mrt_ir_block_tensor(mrt_ir *ir, const mrt_ir_tensor *d,
 /* The same for op o (mrt_ir_add_op_at calls it first). */
 int mrt_ir_block_op(mrt_ir *ir, const mrt_ir_op *o, const mrt_ir_op_at *at,
                     mrt_error *err);
+/* The name inner name `inner` gets in the open instance ("h3.w") into
+ * out, or NULL when no instance is open (or it is too long). */
+const char *mrt_ir_block_full_name(const mrt_ir *ir, const char *inner,
+                                   char out[MRT_NAME_MAX]);
 /* Frees the block being built (mrt_ir_destroy). */
 void mrt_ir_block_free(mrt_ir *ir);
 

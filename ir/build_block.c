@@ -272,6 +272,16 @@ static int full_name(const mrt_spec *s, int block, int i, const char *inner,
     return 0;
 }
 
+const char *mrt_ir_block_full_name(const mrt_ir *ir, const char *inner,
+                                   char out[MRT_NAME_MAX])
+{
+    const struct mrt_ir_block *b = ir ? ir->block : NULL;
+    if (!b || !ir->s || !inner || b->instance < 0 || b->instance >= b->count ||
+        full_name(ir->s, b->id, b->instance, inner, out))
+        return NULL;
+    return out;
+}
+
 /* The tensor id inner name `key` of the open block stands for in
  * instance i (an `in:` or carry, or the instance's own), or -1. */
 static int inner_tensor(const mrt_spec *s, const struct mrt_ir_block *b, int i,
