@@ -312,7 +312,10 @@ static size_t format_header(char *buf, size_t size, mrt_dtype t, int ndims,
     int dlen = snprintf(dict, sizeof dict,
                         "{'descr': '%s', 'fortran_order': False, "
                         "'shape': (%s), }",
-                        t == MRT_F64 ? "<f8" : "<f4", dims);
+                        t == MRT_F64   ? "<f8"
+                        : t == MRT_I32 ? "<i4"
+                                       : "<f4",
+                        dims);
     size_t total = 10 + (size_t)dlen + 1;
     total = (total + NPY_ALIGN - 1) / NPY_ALIGN * NPY_ALIGN;
     size_t hlen = total - 10;

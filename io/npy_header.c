@@ -196,7 +196,10 @@ static mrt_status check_dict(hdr_parser *hp, mrt_npy_header *h,
         h->dtype = MRT_F32;
     else if (!strcmp(descr, "<f8"))
         h->dtype = MRT_F64;
-    else if (!strcmp(descr, ">f4") || !strcmp(descr, ">f8"))
+    else if (!strcmp(descr, "<i4"))
+        h->dtype = MRT_I32; /* index tensors: token ids, labels */
+    else if (!strcmp(descr, ">f4") || !strcmp(descr, ">f8") ||
+             !strcmp(descr, ">i4"))
         return mrt_npy_error(hp->err, hp->path,
                              "big-endian data ('%s') is not supported (save "
                              "it as '<%s')",
@@ -204,7 +207,7 @@ static mrt_status check_dict(hdr_parser *hp, mrt_npy_header *h,
     else
         return mrt_npy_error(hp->err, hp->path,
                              "unsupported dtype '%s' (meshrt reads '<f4' "
-                             "(float32) and '<f8' (float64))",
+                             "(float32), '<f8' (float64) and '<i4' (int32))",
                              descr);
     if (fortran)
         return mrt_npy_error(hp->err, hp->path,
