@@ -363,7 +363,7 @@ static mrt_status check_write_args(const char *path, mrt_dtype t, int ndims,
                                    const int64_t shape[], const void *data,
                                    int64_t *count, mrt_error *err)
 {
-    if (t != MRT_F32 && t != MRT_F64)
+    if (t != MRT_F32 && t != MRT_F64 && t != MRT_I32)
         return mrt_error_set(err, MRT_E_USAGE, path, no_mark,
                              "cannot write dtype %d", (int)t);
     if (ndims < 0 || ndims > MRT_MAX_DIMS)
