@@ -1,0 +1,334 @@
+/*
+ * test_embedding.c — the embedding op and int32 index tensors, without
+ * MPI: the lookup gives the values and gradients of the one-hot einsum
+ * it replaces, without the one-hot tensor's memory or flops; with the
+ * vocab split it plans one all-reduce of the output's shard over the
+ * vocab's axes (a reduce-scatter when the output is split over the
+ * sequence on them); an int32 tensor moves 4-byte elements in a float64
+ * program.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "local.h"
+#include "npy.h"
+#include "planning.h"
+
+enum { B = 3, S = 4, V = 13, D = 5 };
+
+static char dir[64];
+
+static void write_file(const char *name, const char *text)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static mrt_spec *load(const char *name, const char *mesh)
+{
+    char path[128];
+    mrt_spec *s = NULL;
+    mrt_error err = {0};
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    if (mrt_spec_load_ex(path, &(mrt_spec_load_options){.mesh = mesh}, &s,
+                         &err))
+        ck_abort_msg("%s: %d:%d: %s", name, err.line, err.column, err.message);
+    return s;
+}
+
+static mrt_plan *plan_of(const mrt_spec *s, int strategy)
+{
+    mrt_plan *p = NULL;
+    mrt_error err = {0};
+    mrt_plan_options opt = {0};
+    mrt_status st = strategy < 0
+                        ? mrt_plan_create(s, &opt, &p, &err)
+                        : mrt_plan_create_with(s, &opt, (mrt_strategy)strategy,
+                                               &p, &err);
+    if (st)
+        ck_abort_msg("plan: %s", err.message);
+    return p;
+}
+
+#define HEAD                                                                   \
+    "mesh: {data: 2, model: 2}\n"                                              \
+    "dtype: float64\n"                                                         \
+    "dims: {b: 3, s: 4, v: 13, d: 5}\n"                                        \
+    "layout: {b: data, v: model}\n"                                            \
+    "tensors:\n"                                                               \
+    "  table:  {shape: [v, d], init: {random: 7}}\n"                           \
+    "  target: {shape: [b, s, d], init: {random: 8}}\n"
+
+/* ids.npy (int32, some repeated, one of every block of the vocab, the
+ * last row of the uneven last block) and onehot.npy (float64), and the
+ * two specs that read them. */
+static void setup(void)
+{
+    snprintf(dir, sizeof dir, "/tmp/mrt_test_embedding_XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    int32_t ids[B * S] = {0, 12, 5, 5, 7, 1, 12, 3, 9, 0, 6, 11};
+    double hot[B * S * V] = {0};
+    for (int i = 0; i < B * S; i++)
+        hot[i * V + ids[i]] = 1;
+    char path[128];
+    mrt_error err = {0};
+    snprintf(path, sizeof path, "%s/ids.npy", dir);
+    ck_assert_int_eq(
+        mrt_npy_write(path, MRT_I32, 2, (int64_t[]){B, S}, ids, &err), 0);
+    snprintf(path, sizeof path, "%s/onehot.npy", dir);
+    ck_assert_int_eq(
+        mrt_npy_write(path, MRT_F64, 3, (int64_t[]){B, S, V}, hot, &err), 0);
+    write_file("embed.yaml",
+               HEAD "  ids:    {shape: [b, s], dtype: int32, init: {file: "
+                    "ids.npy}}\n"
+                    "ops:\n"
+                    "  - {op: embedding, in: [table, ids], dim: v, out: e}\n"
+                    "  - {op: mse, in: [e, target], out: loss}\n"
+                    "outputs: [e]\n"
+                    "train: {loss: loss, params: [table], lr: 0.1}\n");
+    write_file("onehot.yaml", /* (the ids too, as a user has them) */
+               HEAD "  ids:    {shape: [b, s], dtype: int32, init: {file: "
+                    "ids.npy}}\n"
+                    "  hot:    {shape: [b, s, v], init: {file: onehot.npy}}\n"
+                    "ops:\n"
+                    "  - {op: einsum, in: [hot, table], out: e, shape: [b, s, "
+                    "d]}\n"
+                    "  - {op: mse, in: [e, target], out: loss}\n"
+                    "outputs: [e]\n"
+                    "train: {loss: loss, params: [table], lr: 0.1}\n");
+}
+
+static void teardown(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+/* Output `name` of the reference run of s. */
+static const double *output(const mrt_spec *s, void **outs, const char *name)
+{
+    for (int k = 0; k < s->noutputs; k++)
+        if (!strcmp(s->tensor[s->output[k]].name, name))
+            return outs[k];
+    ck_abort_msg("no output %s", name);
+    return NULL;
+}
+
+START_TEST(lookup_equals_the_one_hot_einsum)
+{
+    mrt_spec *a = load("embed.yaml", NULL), *b = load("onehot.yaml", NULL);
+    void **oa, **ob, **ma, **mb;
+    mrt_error err = {0};
+    double la, lb;
+    ck_assert_int_eq(mrt_reference_run(a, 1, &la, &oa, &ma, &err), 0);
+    ck_assert_int_eq(mrt_reference_run(b, 1, &lb, &ob, &mb, &err), 0);
+    ck_assert_double_eq_tol(la, lb, 1e-14);
+    const char *names[] = {"e", "grad:table", "table:next"};
+    int64_t counts[] = {B * S * D, V * D, V * D};
+    for (int n = 0; n < 3; n++) {
+        const double *x = output(a, oa, names[n]), *y = output(b, ob, names[n]);
+        double nonzero = 0;
+        for (int64_t i = 0; i < counts[n]; i++) {
+            ck_assert_msg(fabs(x[i] - y[i]) <= 1e-14 * (1 + fabs(y[i])),
+                          "%s[%lld]: lookup %.17g, one-hot einsum %.17g",
+                          names[n], (long long)i, x[i], y[i]);
+            nonzero += fabs(x[i]);
+        }
+        ck_assert(nonzero > 0); /* (a test of something) */
+    }
+    mrt_reference_free(a, oa);
+    mrt_reference_free(a, ma);
+    mrt_reference_free(b, ob);
+    mrt_reference_free(b, mb);
+    mrt_spec_destroy(a);
+    mrt_spec_destroy(b);
+}
+END_TEST
+
+/* The largest value of a tensor with `nd` dims that include v. */
+static int64_t largest_with_vocab(const mrt_plan *p, const mrt_spec *s, int nd)
+{
+    int64_t most = 0, v = mrt_spec_find_dim(s, "v");
+    for (int i = 0; i < p->nvalues; i++) {
+        const mrt_layout *l = &p->value[i].layout;
+        if (l->ndims == nd && mrt_layout_find_dim(l, (int)v) >= 0 &&
+            p->value[i].count * p->value[i].elsize > most)
+            most = p->value[i].count * p->value[i].elsize;
+    }
+    return most;
+}
+
+START_TEST(lookup_has_no_one_hot_memory_nor_flops)
+{
+    const char *mesh[] = {"data=1,model=1", "data=2,model=2", "data=1,model=4"};
+    for (int m = 0; m < 3; m++) {
+        mrt_spec *a = load("embed.yaml", mesh[m]);
+        mrt_spec *b = load("onehot.yaml", mesh[m]);
+        mrt_plan *pa = plan_of(a, -1), *pb = plan_of(b, -1);
+        int64_t hot = largest_with_vocab(pb, b, 3);
+        ck_assert_int_gt(hot, 0);
+        ck_assert_int_eq(largest_with_vocab(pa, a, 3), 0);
+        ck_assert_msg(pb->totals.peak_memory - pa->totals.peak_memory >= hot,
+                      "%s: peak %lld (lookup) against %lld (one-hot %lld)",
+                      mesh[m], (long long)pa->totals.peak_memory,
+                      (long long)pb->totals.peak_memory, (long long)hot);
+        ck_assert_str_eq(pa->op[0].what, "embedding");
+        ck_assert_double_eq(pa->op[0].flops, 0);
+        ck_assert_double_gt(pb->op[0].flops, 0);
+        int gathers = 0;
+        for (int k = 0; k < pa->nsteps; k++) {
+            gathers += pa->step[k].kind == MRT_STEP_GATHER;
+            if (pa->step[k].kind == MRT_STEP_GATHER ||
+                pa->step[k].kind == MRT_STEP_SCATTER_ADD)
+                ck_assert_double_eq(pa->step[k].flops, 0);
+        }
+        ck_assert_int_eq(gathers, 1);
+        mrt_plan_destroy(pa);
+        mrt_plan_destroy(pb);
+        mrt_spec_destroy(a);
+        mrt_spec_destroy(b);
+    }
+}
+END_TEST
+
+/* GPT-2's vocabulary, uneven over 4: the output [b/data, s, d] (own
+ * layout `out`) of a lookup in a table split over model. */
+static void vocab_parallel(const char *out)
+{
+    char text[1024];
+    snprintf(text, sizeof text,
+             "mesh: {data: 2, model: 4}\n"
+             "dims: {b: 8, s: 16, v: 50257, d: 64}\n"
+             "layout: {b: data, v: model}\n"
+             "tensors:\n"
+             "  table: {shape: [v, d]}\n"
+             "  ids:   {shape: [b, s], dtype: int32, init: {labels: 50257}}\n"
+             "ops:\n"
+             "  - {op: embedding, in: [table, ids], dim: v, out: e%s}\n",
+             out);
+    write_file("vp.yaml", text);
+}
+
+/* The steps of op 0 as "gather allreduce". */
+static const char *op0_steps(const mrt_plan *p)
+{
+    static char buf[256];
+    buf[0] = '\0';
+    for (int k = 0; k < p->op[0].nsteps; k++)
+        snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s",
+                 k ? " " : "", mrt_step_kind_name(p->step[k].kind));
+    return buf;
+}
+
+START_TEST(vocab_parallel_is_one_allreduce)
+{
+    vocab_parallel("");
+    mrt_spec *s = load("vp.yaml", NULL);
+    for (int st = 0; st < 2; st++) { /* the rule, and Mesh-TensorFlow's */
+        mrt_plan *p = plan_of(s, st ? MRT_STRATEGY_MESHTF : MRT_STRATEGY_RULES);
+        ck_assert_str_eq(op0_steps(p), "gather allreduce");
+        const mrt_step *r = &p->step[1];
+        ck_assert_uint_eq(r->axes, 1u << 1); /* model */
+        ck_assert_int_eq(r->bytes, 4 * 16 * 64 * 4); /* e's shard, float32 */
+        ck_assert_int_eq(p->comm_bytes, r->bytes);
+        mrt_plan_destroy(p);
+    }
+    mrt_spec_destroy(s);
+}
+END_TEST
+
+START_TEST(sequence_parallel_is_one_reduce_scatter)
+{
+    vocab_parallel(", layout: {b: data, s: model}");
+    mrt_spec *s = load("vp.yaml", NULL);
+    mrt_plan *p = plan_of(s, MRT_STRATEGY_RULES);
+    ck_assert_str_eq(op0_steps(p), "gather reduce_scatter");
+    const mrt_step *r = &p->step[1];
+    ck_assert_uint_eq(r->axes, 1u << 1);
+    ck_assert_int_eq(r->bytes, 4 * 16 * 64 * 4); /* the whole pending sum */
+    ck_assert_int_eq(p->value[r->out].count, 4 * 4 * 64);
+    mrt_plan_destroy(p);
+    mrt_spec_destroy(s);
+}
+END_TEST
+
+START_TEST(int32_relayout_moves_4_byte_elements)
+{
+    /* float64 program: the ids split over s must be gathered for an
+     * output that keeps s whole: 4 bytes an element, not 8 */
+    write_file("ids.yaml",
+               "mesh: {data: 1, model: 4}\n"
+               "dtype: float64\n"
+               "dims: {b: 6, s: 8, v: 10, d: 256}\n"
+               "tensors:\n"
+               "  table: {shape: [v, d]}\n"
+               "  ids:   {shape: [b, s], dtype: int32, init: {labels: 10},\n"
+               "          layout: {s: model}}\n"
+               "ops:\n"
+               "  - {op: embedding, in: [table, ids], dim: v, out: e}\n");
+    mrt_spec *s = load("ids.yaml", NULL);
+    for (int st = 0; st < 1; st++) { /* the rule (auto gathers the output) */
+        mrt_plan *p = plan_of(s, st ? -1 : MRT_STRATEGY_RULES);
+        int moved = 0;
+        for (int k = 0; k < p->nsteps; k++) {
+            const mrt_step *t = &p->step[k];
+            const mrt_value *in = &p->value[t->in];
+            if (!mrt_step_is_collective(t->kind) ||
+                strcmp(p->tensor_name[in->tensor], "ids"))
+                continue;
+            moved++;
+            ck_assert_int_eq(in->dtype, MRT_I32);
+            ck_assert_int_eq(t->bytes, in->count * 4);
+            ck_assert_int_eq(t->bytes_total, 6 * 8 * 4);
+        }
+        ck_assert_int_eq(moved, 1);
+        /* the ids' buffer holds 4-byte elements too */
+        ck_assert_int_eq(p->value[p->tensor_value[1]].elsize, 4);
+        mrt_plan_destroy(p);
+    }
+    mrt_spec_destroy(s);
+}
+END_TEST
+
+START_TEST(int32_is_not_a_compute_dtype)
+{
+    mrt_ir *ir = NULL;
+    mrt_error err = {0};
+    ck_assert_int_eq(mrt_ir_create("p", 1, (const char *[]){"data"},
+                                   (int64_t[]){1}, &ir, &err),
+                     0);
+    ck_assert_int_eq(mrt_ir_set_dtype(ir, MRT_I32, &err), MRT_E_SPEC);
+    ck_assert_ptr_nonnull(strstr(err.message, "index type"));
+    mrt_ir_destroy(ir);
+    ck_assert_str_eq(mrt_dtype_name(MRT_I32), "int32");
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("embedding");
+    TCase *tc = tcase_create("embedding");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, lookup_equals_the_one_hot_einsum);
+    tcase_add_test(tc, lookup_has_no_one_hot_memory_nor_flops);
+    tcase_add_test(tc, vocab_parallel_is_one_allreduce);
+    tcase_add_test(tc, sequence_parallel_is_one_reduce_scatter);
+    tcase_add_test(tc, int32_relayout_moves_4_byte_elements);
+    tcase_add_test(tc, int32_is_not_a_compute_dtype);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
