@@ -300,6 +300,98 @@ START_TEST(int32_relayout_moves_4_byte_elements)
 }
 END_TEST
 
+/* softmax_cross_entropy of int32 labels: the labels, the loss and the
+ * gradients of float labels, from the same random stream. */
+START_TEST(int32_labels_equal_float_labels)
+{
+    const char *path[2] = {"tests/specs/ops/softmax_cross_entropy_labels.yaml",
+                           "tests/specs/ops/softmax_cross_entropy_int32.yaml"};
+    mrt_spec *s[2];
+    void **out[2], **mag[2];
+    double loss[2][2];
+    mrt_error err = {0};
+    for (int k = 0; k < 2; k++) {
+        if (mrt_spec_load(path[k], &s[k], &err))
+            ck_abort_msg("%s: %s", path[k], err.message);
+        ck_assert_int_eq(mrt_reference_run(s[k], 2, loss[k], &out[k], &mag[k],
+                                           &err),
+                         0);
+    }
+    ck_assert_double_eq(loss[0][0], loss[1][0]);
+    ck_assert_double_eq(loss[0][1], loss[1][1]);
+    ck_assert_int_eq(s[0]->noutputs, s[1]->noutputs);
+    for (int j = 0; j < s[0]->noutputs; j++) {
+        int t = s[0]->output[j];
+        int64_t n = 1;
+        for (int i = 0; i < s[0]->tensor[t].layout.ndims; i++)
+            n *= s[0]->tensor[t].layout.size[i];
+        for (int64_t i = 0; i < n; i++) {
+            double a = ((const double *)out[0][j])[i];
+            double b = mrt_spec_tensor_dtype(s[1], s[1]->output[j]) == MRT_I32
+                           ? ((const int32_t *)out[1][j])[i]
+                           : ((const double *)out[1][j])[i];
+            ck_assert_msg(a == b, "%s[%lld]: %g against %g",
+                          s[0]->tensor[t].name, (long long)i, a, b);
+        }
+    }
+    for (int k = 0; k < 2; k++) {
+        mrt_reference_free(s[k], out[k]);
+        mrt_reference_free(s[k], mag[k]);
+        mrt_spec_destroy(s[k]);
+    }
+}
+END_TEST
+
+/* The C builder: a dtype field, and the same checks as YAML's. */
+START_TEST(builder_embedding_and_int32)
+{
+    mrt_ir *ir = NULL;
+    mrt_error err = {0};
+    mrt_spec *s = NULL;
+    ck_assert_int_eq(mrt_ir_create("p", 1, (const char *[]){"data"},
+                                   (int64_t[]){2}, &ir, &err),
+                     0);
+    ck_assert_int_eq(mrt_ir_add_dim(ir, "b", 4, &err), 0);
+    ck_assert_int_eq(mrt_ir_add_dim(ir, "v", 9, &err), 0);
+    ck_assert_int_eq(mrt_ir_add_dim(ir, "d", 3, &err), 0);
+    mrt_ir_tensor ids = {.name = "ids",
+                         .ndims = 1,
+                         .shape = (const char *[]){"b"},
+                         .init = MRT_IR_INIT_LABELS,
+                         .value = 9,
+                         .dtype = "int32"};
+    mrt_ir_tensor table = {
+        .name = "table", .ndims = 2, .shape = (const char *[]){"v", "d"}};
+    ck_assert_int_eq(mrt_ir_add_tensor(ir, &ids, &err), 0);
+    ck_assert_int_eq(mrt_ir_add_tensor(ir, &table, &err), 0);
+    mrt_ir_op bad = {.kind = MRT_IR_ADD, .in = {"table", "ids"}, .out = "y"};
+    ck_assert_int_eq(mrt_ir_add_op(ir, &bad, &err), MRT_E_SPEC);
+    ck_assert_ptr_nonnull(strstr(err.message, "int32"));
+    mrt_ir_destroy(ir);
+    ck_assert_int_eq(mrt_ir_create("p", 1, (const char *[]){"data"},
+                                   (int64_t[]){2}, &ir, &err),
+                     0);
+    mrt_ir_add_dim(ir, "b", 4, &err);
+    mrt_ir_add_dim(ir, "v", 9, &err);
+    mrt_ir_add_dim(ir, "d", 3, &err);
+    mrt_ir_add_tensor(ir, &ids, &err);
+    mrt_ir_add_tensor(ir, &table, &err);
+    mrt_ir_op e = {.kind = MRT_IR_EMBEDDING,
+                   .in = {"table", "ids"},
+                   .out = "e",
+                   .dim = "v"};
+    ck_assert_int_eq(mrt_ir_add_op(ir, &e, &err), 0);
+    mrt_ir_set_outputs(ir, 1, (const char *[]){"e"}, &err);
+    ck_assert_int_eq(mrt_ir_finish(ir, &s, &err), 0);
+    int t = mrt_spec_find_tensor(s, "e");
+    ck_assert_int_eq(s->tensor[t].layout.ndims, 2); /* [b, d] */
+    ck_assert_int_eq(s->op[s->tensor[t].producer].kind, MRT_OP_GATHER);
+    ck_assert_int_eq(mrt_spec_tensor_dtype(s, 0), MRT_I32);
+    mrt_spec_destroy(s);
+    mrt_ir_destroy(ir);
+}
+END_TEST
+
 START_TEST(int32_is_not_a_compute_dtype)
 {
     mrt_ir *ir = NULL;
@@ -325,6 +417,8 @@ int main(void)
     tcase_add_test(tc, sequence_parallel_is_one_reduce_scatter);
     tcase_add_test(tc, int32_relayout_moves_4_byte_elements);
     tcase_add_test(tc, int32_is_not_a_compute_dtype);
+    tcase_add_test(tc, int32_labels_equal_float_labels);
+    tcase_add_test(tc, builder_embedding_and_int32);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
