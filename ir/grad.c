@@ -305,6 +305,8 @@ static int contribution(grad_ctx *g, int k, int dc)
     const mrt_spec_op *o = &g->fwd;
     int x = o->in[k];
     int other = o->nin > 1 ? o->in[1 - k] : -1;
+    if (k == mrt_spec_op_ids(o)) /* indices: no gradient (nor pending) */
+        return -1;
     switch (o->kind) {
     case MRT_OP_EINSUM: return einsum_contribution(g, x, other, dc);
     case MRT_OP_REDUCE_MAX: return reduce_max_contribution(g, x, dc);
@@ -451,8 +453,7 @@ static mrt_status differentiate(mrt_spec *s, mrt_error *err)
         if (dc < 0 || !g.need[g.fwd.out])
             continue;
         for (int k = 0; k < g.fwd.nin && !g.st; k++)
-            if (g.need[g.fwd.in[k]] && g.reach[g.fwd.in[k]] &&
-                k != mrt_spec_op_ids(&g.fwd))
+            if (g.need[g.fwd.in[k]] && g.reach[g.fwd.in[k]])
                 accumulate(&g, g.fwd.in[k], contribution(&g, k, dc));
     }
     for (int k = 0; k < tr->nparams + tr->nextra && !g.st; k++) {
