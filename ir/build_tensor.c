@@ -183,6 +183,15 @@ static mrt_status check_file(mrt_ir_call *c, const mrt_ir_tensor_at *at,
                            mrt_dtype_name(h.dtype), t->name,
                            t->stored ? "int32" : mrt_dtype_name(s->dtype),
                            h.dtype == MRT_I32 ? " (give it dtype: int32)" : "");
+    if (same && h.wide) { /* int64 indices: each within int32's range */
+        void *data = NULL;
+        mrt_status st = mrt_npy_read_same(t->file, &t->file_header, &data, &e);
+        free(data);
+        return st ? mrt_ir_fail(c, e.code, "cannot read '%s': %s",
+                                yaml ? mrt_ir_quote(name, q, sizeof q) : name,
+                                e.message)
+                  : MRT_OK;
+    }
     if (same)
         return s->dtype == MRT_F32 && h.dtype == MRT_F64
                    ? check_file_range(c, name, t)

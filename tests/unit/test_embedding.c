@@ -84,6 +84,23 @@ static void setup(void)
     snprintf(path, sizeof path, "%s/ids.npy", dir);
     ck_assert_int_eq(
         mrt_npy_write(path, MRT_I32, 2, (int64_t[]){B, S}, ids, &err), 0);
+    /* the same ids as int64 ('<i8', which numpy writes by default) */
+    snprintf(path, sizeof path, "%s/ids64.npy", dir);
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    const char *dict = "{'descr': '<i8', 'fortran_order': False, "
+                       "'shape': (3, 4), }";
+    char head[128];
+    memset(head, ' ', sizeof head);
+    memcpy(head, "\x93NUMPY\x01\x00\x76\x00", 10); /* v1.0, 118 bytes */
+    memcpy(head + 10, dict, strlen(dict));
+    head[127] = '\n';
+    fwrite(head, 1, sizeof head, f);
+    for (int i = 0; i < B * S; i++) {
+        int64_t w = ids[i];
+        fwrite(&w, sizeof w, 1, f);
+    }
+    fclose(f);
     snprintf(path, sizeof path, "%s/onehot.npy", dir);
     ck_assert_int_eq(
         mrt_npy_write(path, MRT_F64, 3, (int64_t[]){B, S, V}, hot, &err), 0);
@@ -95,6 +112,12 @@ static void setup(void)
                     "  - {op: mse, in: [e, target], out: loss}\n"
                     "outputs: [e]\n"
                     "train: {loss: loss, params: [table], lr: 0.1}\n");
+    write_file("embed64.yaml",
+               HEAD "  ids:    {shape: [b, s], dtype: int32, init: {file: "
+                    "ids64.npy}}\n"
+                    "ops:\n"
+                    "  - {op: embedding, in: [table, ids], dim: v, out: e}\n"
+                    "outputs: [e]\n");
     write_file("onehot.yaml", /* (the ids too, as a user has them) */
                HEAD "  ids:    {shape: [b, s], dtype: int32, init: {file: "
                     "ids.npy}}\n"
@@ -146,6 +169,16 @@ START_TEST(lookup_equals_the_one_hot_einsum)
         }
         ck_assert(nonzero > 0); /* (a test of something) */
     }
+    /* int64 ids read as int32: the same lookup */
+    mrt_spec *c = load("embed64.yaml", NULL);
+    void **oc, **mc;
+    ck_assert_int_eq(mrt_reference_run(c, 1, NULL, &oc, &mc, &err), 0);
+    ck_assert_int_eq(memcmp(output(c, oc, "e"), output(a, oa, "e"),
+                            B * S * D * sizeof(double)),
+                     0);
+    mrt_reference_free(c, oc);
+    mrt_reference_free(c, mc);
+    mrt_spec_destroy(c);
     mrt_reference_free(a, oa);
     mrt_reference_free(a, ma);
     mrt_reference_free(b, ob);
