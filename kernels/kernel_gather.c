@@ -89,6 +89,18 @@ static void walk_init(walk *w, const mrt_kview *over, const mrt_kview *a,
         strides_in(over, b, w->s2);
 }
 
+/* Rows copied whole: when the ids stay the same along the walked view's
+ * last dim and the table is contiguous along it (d last in both, the
+ * usual case), the walk goes over the other dims and each step moves a
+ * run of that dim's extent.  Returns the run (1: element by element). */
+static int64_t whole_rows(walk *w)
+{
+    if (w->n == 0 || w->s1[w->n - 1] != 0 || w->s2[w->n - 1] != 1)
+        return 1;
+    w->n--;
+    return w->ext[w->n];
+}
+
 /* The stride of dim index d of v (row-major). */
 static int64_t stride_of(const mrt_kview *v, int d)
 {
@@ -109,12 +121,15 @@ void mrt_kernel_gather(mrt_dtype t, const mrt_kview *table, int vdim,
     const char *tb = table->data;
     walk w;
     walk_init(&w, out, ids, table);
-    for (int64_t e = 0; e < n; e++, walk_next(&w)) {
+    int64_t run = whole_rows(&w);
+    size_t bytes = (size_t)run * es;
+    for (int64_t e = 0; e < n; e += run, walk_next(&w)) {
         int64_t r = id_at(idt, ids->data, w.o1) - voff;
         if (r >= 0 && r < nv)
-            memcpy(o + (size_t)e * es, tb + (size_t)(w.o2 + r * sv) * es, es);
+            memcpy(o + (size_t)e * es, tb + (size_t)(w.o2 + r * sv) * es,
+                   bytes);
         else
-            memset(o + (size_t)e * es, 0, es);
+            memset(o + (size_t)e * es, 0, bytes);
     }
 }
 
@@ -127,15 +142,19 @@ void mrt_kernel_scatter_add(mrt_dtype t, mrt_dtype idt, const mrt_kview *ids,
     memset(out->data, 0, (size_t)count_of(out) * (size_t)mrt_dtype_size(t));
     walk w;
     walk_init(&w, g, ids, out);
-    for (int64_t e = 0; e < n; e++, walk_next(&w)) {
+    int64_t run = whole_rows(&w);
+    for (int64_t e = 0; e < n; e += run, walk_next(&w)) {
         int64_t r = id_at(idt, ids->data, w.o1) - voff;
         if (r < 0 || r >= nv)
             continue;
-        if (t == MRT_F64)
-            ((double *)out->data)[w.o2 + r * sv] +=
-                ((const double *)g->data)[e];
-        else
-            ((float *)out->data)[w.o2 + r * sv] += ((const float *)g->data)[e];
+        int64_t at = w.o2 + r * sv;
+        for (int64_t j = 0; j < run; j++)
+            if (t == MRT_F64)
+                ((double *)out->data)[at + j] +=
+                    ((const double *)g->data)[e + j];
+            else
+                ((float *)out->data)[at + j] +=
+                    ((const float *)g->data)[e + j];
     }
 }
 

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "kernel.h"
 #include "local.h"
 #include "npy.h"
 #include "planning.h"
@@ -425,6 +426,70 @@ START_TEST(builder_embedding_and_int32)
 }
 END_TEST
 
+/* The kernels against the definition, for tables and results in every
+ * dim order, a vocab block [voff, voff + nv) of a vocab of 9, and ids
+ * in and out of the block (and out of the vocab: -1, 9). */
+START_TEST(kernels_in_any_dim_order)
+{
+    enum { NB = 2, NS = 3, ND = 4, NV = 5, VOFF = 3, VOCAB = 9 };
+    const int b = 0, sq = 1, v = 2, d = 3; /* dim ids */
+    int32_t ids[NB * NS] = {3, 7, -1, 5, 9, 4};
+    int64_t ie[] = {NB, NS};
+    mrt_kview iv = {2, (int[]){b, sq}, ie, ids};
+    double table[NV * ND], out[NB * NS * ND], g[NB * NS * ND], dt[NV * ND];
+    for (int i = 0; i < NV * ND; i++)
+        table[i] = 1 + i;
+    for (int i = 0; i < NB * NS * ND; i++)
+        g[i] = 0.5 + i;
+    for (int tt = 0; tt < 2; tt++) { /* table [v, d] or [d, v] */
+        int tdim[2] = {tt ? d : v, tt ? v : d};
+        int64_t te[2] = {tt ? ND : NV, tt ? NV : ND};
+        mrt_kview tv = {2, tdim, te, table}, dv = {2, tdim, te, dt};
+        const int orders[3][3] = {{b, sq, d}, {d, b, sq}, {sq, d, b}};
+        for (int oo = 0; oo < 3; oo++) {
+            int64_t oe[3];
+            for (int i = 0; i < 3; i++)
+                oe[i] = orders[oo][i] == b ? NB : orders[oo][i] == sq ? NS : ND;
+            mrt_kview ov = {3, orders[oo], oe, out}, gv = {3, orders[oo], oe, g};
+            mrt_kernel_gather(MRT_F64, &tv, tt, VOFF, MRT_I32, &iv, &ov);
+            mrt_kernel_scatter_add(MRT_F64, MRT_I32, &iv, &gv, tt, VOFF, &dv);
+            double want_dt[NV * ND] = {0};
+            int64_t idx[3];
+            for (idx[0] = 0; idx[0] < oe[0]; idx[0]++)
+                for (idx[1] = 0; idx[1] < oe[1]; idx[1]++)
+                    for (idx[2] = 0; idx[2] < oe[2]; idx[2]++) {
+                        int64_t at[4] = {0};
+                        for (int i = 0; i < 3; i++)
+                            at[orders[oo][i]] = idx[i];
+                        int64_t e = (idx[0] * oe[1] + idx[1]) * oe[2] + idx[2];
+                        int64_t r = ids[at[b] * NS + at[sq]] - VOFF;
+                        int in = r >= 0 && r < NV;
+                        int64_t ti = tt ? at[d] * NV + r : r * ND + at[d];
+                        ck_assert_double_eq(out[e], in ? table[ti] : 0);
+                        if (in)
+                            want_dt[ti] += g[e];
+                    }
+            for (int i = 0; i < NV * ND; i++)
+                ck_assert_double_eq(dt[i], want_dt[i]);
+        }
+    }
+    (void)VOCAB;
+}
+END_TEST
+
+/* --verify of an int32 output: equal integers, else a difference. */
+START_TEST(verify_compares_ids_exactly)
+{
+    int32_t x[4] = {3, 1, 4, 1}, r[4] = {3, 1, 5, 1};
+    mrt_verify_result v;
+    mrt_verify_compare_index(x, x, 4, &v);
+    ck_assert(v.ok && v.differ == 0 && v.count == 4);
+    mrt_verify_compare_index(x, r, 4, &v);
+    ck_assert(!v.ok && v.differ == 1 && v.worst == 2);
+    ck_assert(v.value == 4 && v.reference == 5);
+}
+END_TEST
+
 START_TEST(int32_is_not_a_compute_dtype)
 {
     mrt_ir *ir = NULL;
@@ -450,6 +515,8 @@ int main(void)
     tcase_add_test(tc, sequence_parallel_is_one_reduce_scatter);
     tcase_add_test(tc, int32_relayout_moves_4_byte_elements);
     tcase_add_test(tc, int32_is_not_a_compute_dtype);
+    tcase_add_test(tc, kernels_in_any_dim_order);
+    tcase_add_test(tc, verify_compares_ids_exactly);
     tcase_add_test(tc, int32_labels_equal_float_labels);
     tcase_add_test(tc, builder_embedding_and_int32);
     suite_add_tcase(s, tc);
