@@ -36,5 +36,25 @@ print(kinds, sum(c["bytes"] for c in op["collectives"]))' <<<"$plan")
         [ "$row" = "$bytes $bytes" ] || bad "$spec at $np ranks: run's bytes of e '$row', want '$bytes $bytes'"
     done
 done
-[ $fail = 0 ] && echo "ok: vocab- and sequence-parallel embeddings at 1-4 ranks"
+# int32 ids moved between layouts in a float64 program: every collective
+# of the ids hands MPI 4 bytes an element, and the run's bytes are the
+# plan's (tests/specs/ops/embedding_ids.yaml: ids [b/model, s] to the
+# output's [b, s/model]).
+ids=$here/specs/ops/embedding_ids.yaml
+for np in 2 3 4; do
+    plan=$("$meshrt" plan "$ids" --mesh data=1,model=$np --json) ||
+        { bad "ids at $np: plan failed"; continue; }
+    got=$(python3 -c '
+import json, sys
+p = json.load(sys.stdin)
+cs = [c for op in p["ops"] for c in op["collectives"] if c["tensor"] == "ids"]
+# ids: [b: 4, s: 6] int32; every rank hands its whole shard, the ranks
+# together the whole tensor (4 * 6 elements) once
+print(len(cs), all(c["bytes_total"] == 4 * 6 * 4 for c in cs))' <<<"$plan")
+    [ "$got" = "1 True" ] || bad "ids at $np ranks: collectives of the ids '$got', want one of 96 bytes in all"
+    out=$("$here/mpirun.sh" "$np" "$meshrt" run "$ids" --mesh data=1,model=$np --verify 2>&1)
+    { [ $? = 0 ] && grep -q "bytes match the plan" <<<"$out"; } ||
+        { bad "ids at $np ranks: run"; echo "$out"; }
+done
+[ $fail = 0 ] && echo "ok: vocab- and sequence-parallel embeddings, int32 ids moved, at 1-4 ranks"
 exit $fail
