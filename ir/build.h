@@ -145,6 +145,7 @@ typedef struct mrt_ir_tensor_at {
     mrt_mark init_mark;           /* its init */
     mrt_mark value_mark;          /* the init's value */
     const char *value_text;       /* that value as written, for messages */
+    mrt_mark dtype_mark;          /* its `dtype:` */
     int64_t classes;              /* labels: the number as read (the value, a
                                  double, rounds 2^53 + 1 down) */
 } mrt_ir_tensor_at;

@@ -50,6 +50,11 @@ static mrt_status input_list(mrt_ir_call *c, const char *what, int n,
                                       "only inputs can be trained",
                                       names[j],
                                       s->op[s->tensor[id].producer].user);
+        if (mrt_spec_tensor_dtype(s, id) == MRT_I32)
+            return mrt_ir_fail(c, MRT_E_SPEC,
+                               "'%s' in %s is an int32 tensor of indices: "
+                               "it has no gradient",
+                               names[j], of);
         for (int k = 0; k < *count; k++)
             if (ids[k] == id)
                 return yaml ? mrt_ir_fail(c, MRT_E_SPEC,

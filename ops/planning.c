@@ -127,6 +127,8 @@ int mrt_planning_add_value(mrt_planning *pl, int tensor, const mrt_layout *l)
     v->layout = *l;
     mrt_layout_shard_shape(l, &p->mesh, v->local);
     v->count = mrt_layout_shard_count(l, &p->mesh);
+    v->dtype = mrt_spec_tensor_dtype(pl->spec, tensor);
+    v->elsize = mrt_dtype_size(v->dtype);
     v->last_use = -1;
     v->made_by = -1;
     v->prev = pl->last_value[tensor];
