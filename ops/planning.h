@@ -200,8 +200,8 @@ void mrt_choose_rules(const mrt_plan *p, const mrt_spec *s, int op,
 void mrt_choose_meshtf(const mrt_plan *p, const mrt_spec *s, int op,
                        mrt_xlayout *e);
 /* Calls visit for every valid execution layout of the op's dims (each
- * axis of size > 1 on at most one dim, in any order; sizes divisible),
- * until visit returns nonzero (which is then returned). */
+ * axis of size > 1 on at most one dim, in any order; no empty block, but
+ * uneven splits too), until visit returns nonzero (which is then returned). */
 int mrt_xlayout_enumerate(const mrt_plan *p, const mrt_xlayout *dims,
                           int (*visit)(void *ctx, const mrt_xlayout *e),
                           void *ctx);
