@@ -64,8 +64,10 @@ static mrt_plan *plan_of(const char *path, const char *text, const char *mesh,
 {
     mrt_error err = {0};
     mrt_spec *s = NULL, *sel = NULL;
-    mrt_spec_load_options lo = {
-        .mesh = mesh, .dims = dims, .text = text, .len = text ? strlen(text) : 0};
+    mrt_spec_load_options lo = {.mesh = mesh,
+                                .dims = dims,
+                                .text = text,
+                                .len = text ? strlen(text) : 0};
     if (mrt_spec_load_ex(path, &lo, &s, &err) != MRT_OK)
         ck_abort_msg("%s: %d:%d: %s", path, err.line, err.column, err.message);
     if (alt) {
@@ -105,9 +107,8 @@ static int next_collective(const mrt_plan *p, int *k)
 
 /* Plans of vocab ve and vu (uneven) have the same collectives, and bytes
  * differing only by the vocab's blocks. */
-static void check_like_even(const char *path, const char *mesh,
-                            const char *alt, mrt_strategy strategy, int ve,
-                            int vu)
+static void check_like_even(const char *path, const char *mesh, const char *alt,
+                            mrt_strategy strategy, int ve, int vu)
 {
     char de[32], du[32];
     snprintf(de, sizeof de, "vocab=%d", ve);
@@ -129,16 +130,15 @@ static void check_like_even(const char *path, const char *mesh,
         const mrt_step *x = &e->step[a], *y = &u->step[b];
         /* kinds as the plan prints them: an all-to-all over one axis may
          * be a group all-to-all of it, the same collective */
-        ck_assert_msg(!strcmp(mrt_step_kind_name(x->kind),
-                              mrt_step_kind_name(y->kind)) &&
-                          x->axes == y->axes &&
-                          x->max == y->max && x->op == y->op,
-                      "%s %s on %s: collective %d is %s%s over %#x (op %d) "
-                      "at vocab %d, %s%s over %#x (op %d) at %d",
-                      path, at, mesh, n, mrt_step_kind_name(x->kind),
-                      x->max ? "(max)" : "", x->axes, x->op, ve,
-                      mrt_step_kind_name(y->kind), y->max ? "(max)" : "",
-                      y->axes, y->op, vu);
+        ck_assert_msg(
+            !strcmp(mrt_step_kind_name(x->kind), mrt_step_kind_name(y->kind)) &&
+                x->axes == y->axes && x->max == y->max && x->op == y->op,
+            "%s %s on %s: collective %d is %s%s over %#x (op %d) "
+            "at vocab %d, %s%s over %#x (op %d) at %d",
+            path, at, mesh, n, mrt_step_kind_name(x->kind),
+            x->max ? "(max)" : "", x->axes, x->op, ve,
+            mrt_step_kind_name(y->kind), y->max ? "(max)" : "", y->axes, y->op,
+            vu);
         int vocab = has_dim(e, x->in, "vocab") || has_dim(e, x->out, "vocab");
         ck_assert_msg(vocab ? x->bytes_total * vu == y->bytes_total * ve
                             : x->bytes_total == y->bytes_total,
@@ -193,9 +193,8 @@ static int grad_piece(const char *t, const char *x)
 
 /* x's gradient in p: exactly one collective on its pieces, an all-reduce
  * (sum) over `axes` of one shard of x: `shard_bytes` per rank. */
-static void check_one_reduction(const mrt_plan *p, const char *x,
-                                unsigned axes, int64_t shard_bytes,
-                                const char *what)
+static void check_one_reduction(const mrt_plan *p, const char *x, unsigned axes,
+                                int64_t shard_bytes, const char *what)
 {
     int n = 0;
     const mrt_step *one = NULL;
@@ -230,8 +229,10 @@ START_TEST(tied_weight_gradient_is_reduced_once)
     static const struct {
         const char *mesh;
         int64_t rows;
-    } cases[] = {{"data=2,model=1", 17}, {"data=2,model=2", 9},
-                 {"data=4,model=1", 17}, {"data=3,model=1", 17}};
+    } cases[] = {{"data=2,model=1", 17},
+                 {"data=2,model=2", 9},
+                 {"data=4,model=1", 17},
+                 {"data=3,model=1", 17}};
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
         for (int s = 0; s < 3; s++) {
             plan = plan_of("tests/specs/grad_sum/tied.yaml", NULL,
