@@ -10,7 +10,8 @@
  * contributions that may be pending before the others) is reduced once.
  *
  * Here a result may stay pending when its one reader is an add whose
- * other input may be pending too: made by an einsum, or by such an add.
+ * other input may be pending too: made by an einsum (or an op lowered as
+ * one), or by such an add.
  * Whether the two are pending over the same axes is known only as the
  * add is lowered (lower_map.c): if not, it resolves both there, for the
  * same bytes as resolving each where it was made.  The cost-aware choice
@@ -21,14 +22,17 @@
 #include "planning.h"
 
 /* 1 if tensor t may be a pending sum under the fixed strategies: made by
- * an einsum, or by an add of two such (pend[] of earlier tensors). */
+ * an op lowered as an einsum (lower_einsum.c: every kind that is not
+ * lower_map.c's local op, so an embedding's lookup and its gradient's
+ * sum of rows too), or by an add of two such (pend[] of earlier tensors). */
 static int may_pend(const mrt_spec *s, const int *pend, int t)
 {
     int op = s->tensor[t].producer;
     if (op < 0)
         return 0;
     const mrt_spec_op *o = &s->op[op];
-    if (o->kind == MRT_OP_EINSUM)
+    if (o->kind != MRT_OP_MAP && o->kind != MRT_OP_REDUCE_MAX &&
+        o->kind != MRT_OP_RENAME)
         return 1;
     return o->kind == MRT_OP_MAP && o->fn == MRT_MAP_ADD && o->nin == 2 &&
            pend[o->in[0]] && pend[o->in[1]];
