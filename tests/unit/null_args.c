@@ -233,6 +233,79 @@ static int c_ir_set_outputs(void)
     return optional() ? st == MRT_OK : status_ok(st, ERR);
 }
 
+/* A builder with block h over d (input z: x, carried from r) open. */
+static mrt_ir *block_ir(void)
+{
+    mrt_ir *b = ir(1);
+    if (mrt_ir_block_begin(b, "h", "d", NULL))
+        exit(3);
+    return b;
+}
+
+static int c_ir_block_begin(void)
+{
+    mrt_error err = {0};
+    mrt_ir *b = ir(1);
+    mrt_status st = mrt_ir_block_begin(N(ir, b), N(name, "h"),
+                                       N(repeat_dim, "d"), ERR);
+    mrt_ir_destroy(b);
+    return optional() ? st == MRT_OK : status_ok(st, ERR);
+}
+
+static int c_ir_block_link(void)
+{
+    mrt_error err = {0};
+    mrt_ir *b = block_ir();
+    mrt_status st = mrt_ir_block_in(N(ir, b), N(inner, "z"), N(outer, "x"),
+                                    ERR);
+    mrt_ir_destroy(b);
+    return optional() ? st == MRT_OK : status_ok(st, ERR);
+}
+
+static int c_ir_block_carry(void)
+{
+    mrt_error err = {0};
+    mrt_ir *b = block_ir();
+    if (mrt_ir_block_in(b, "z", "x", NULL))
+        exit(3);
+    mrt_status st = mrt_ir_block_carry(N(ir, b), N(inner, "z"), N(from, "r"),
+                                       ERR);
+    mrt_ir_destroy(b);
+    return optional() ? st == MRT_OK : status_ok(st, ERR);
+}
+
+static int c_ir_block_out(void)
+{
+    mrt_error err = {0};
+    mrt_ir *b = block_ir();
+    mrt_status st = mrt_ir_block_out(N(ir, b), N(outer, "o"), N(inner, "r"),
+                                     ERR);
+    mrt_ir_destroy(b);
+    return optional() ? st == MRT_OK : status_ok(st, ERR);
+}
+
+static int c_ir_block_next(void)
+{
+    mrt_error err = {0};
+    mrt_ir *b = block_ir();
+    int i = mrt_ir_block_next(N(ir, b), ERR);
+    mrt_ir_destroy(b);
+    return optional() ? i == 0 : i == -1 && status_ok(MRT_E_USAGE, ERR);
+}
+
+static int c_ir_block_end(void)
+{
+    mrt_error err = {0};
+    mrt_ir *b = block_ir();
+    mrt_ir_op op = {.kind = MRT_IR_RELU, .in = {"x"}, .out = "r"};
+    for (int i; (i = mrt_ir_block_next(b, NULL)) >= 0;)
+        if (mrt_ir_add_op(b, &op, NULL))
+            exit(3);
+    mrt_status st = mrt_ir_block_end(N(ir, b), ERR);
+    mrt_ir_destroy(b);
+    return optional() ? st == MRT_OK : status_ok(st, ERR);
+}
+
 static int c_ir_set_train(void)
 {
     mrt_error err = {0};
@@ -345,6 +418,70 @@ static int c_plan_get_step(void)
     mrt_plan_destroy(p);
     mrt_spec_destroy(s);
     return optional() ? st == MRT_OK : status_ok(st, ERR);
+}
+
+/* A plan's values (meshrt show's getters). */
+static int c_plan_value_count(void)
+{
+    return mrt_plan_value_count(NULL) == 0 &&
+           mrt_plan_find_value(NULL, "x") == -1;
+}
+
+static int c_plan_get_value(void)
+{
+    mrt_error err = {0};
+    mrt_spec *s = spec();
+    mrt_plan *p = plan(s);
+    mrt_plan_value_info vi;
+    mrt_status st = mrt_plan_get_value(N(plan, p), 0, N(out, &vi), ERR);
+    mrt_plan_destroy(p);
+    mrt_spec_destroy(s);
+    return optional() ? st == MRT_OK : status_ok(st, ERR);
+}
+
+static int c_plan_find_value(void)
+{
+    mrt_spec *s = spec();
+    mrt_plan *p = plan(s);
+    int v = mrt_plan_find_value(N(plan, p), N(name, "x"));
+    mrt_plan_destroy(p);
+    mrt_spec_destroy(s);
+    return v == -1;
+}
+
+static int c_plan_get_shard(void)
+{
+    mrt_error err = {0};
+    mrt_spec *s = spec();
+    mrt_plan *p = plan(s);
+    int64_t start[2], extent[2];
+    mrt_status st = mrt_plan_get_shard(N(plan, p), 0, 0, N(start, start),
+                                       N(extent, extent), ERR);
+    mrt_plan_destroy(p);
+    mrt_spec_destroy(s);
+    return optional() ? st == MRT_OK : status_ok(st, ERR);
+}
+
+static int c_plan_get_mesh(void)
+{
+    mrt_spec *s = spec();
+    mrt_plan *p = plan(s);
+    mrt_mesh_info m;
+    memset(&m, 0xff, sizeof m);
+    mrt_plan_get_mesh(N(plan, p), N(out, &m));
+    mrt_plan_destroy(p);
+    mrt_spec_destroy(s);
+    return strcmp(arg, "plan") || (m.naxes == 0 && m.nranks == 0);
+}
+
+static int c_spec_get_link(void)
+{
+    mrt_spec *s = spec();
+    double lat = 0, bw = 0;
+    int k = mrt_spec_get_link(N(spec, s), N(axis, "data"), N(latency_us?, &lat),
+                              N(bandwidth_GBps?, &bw));
+    mrt_spec_destroy(s);
+    return k == 0; /* the spec has no network: */
 }
 
 /* -1 for a NULL spec or plan; a NULL out counts only. */
@@ -722,6 +859,12 @@ static const struct {
     {"mrt_ir_set_expect", "ir,b,err?", c_ir_set_expect},
     {"mrt_ir_set_link", "ir,axis,err?", c_ir_set_link},
     {"mrt_ir_set_outputs", "ir,names,err?", c_ir_set_outputs},
+    {"mrt_ir_block_begin", "ir,name,repeat_dim,err?", c_ir_block_begin},
+    {"mrt_ir_block_in", "ir,inner,outer,err?", c_ir_block_link},
+    {"mrt_ir_block_carry", "ir,inner,from,err?", c_ir_block_carry},
+    {"mrt_ir_block_out", "ir,outer,inner,err?", c_ir_block_out},
+    {"mrt_ir_block_next", "ir,err?", c_ir_block_next},
+    {"mrt_ir_block_end", "ir,err?", c_ir_block_end},
     {"mrt_ir_set_train", "ir,t,err?", c_ir_set_train},
     {"mrt_ir_add_alternative", "ir,alt,err?", c_ir_add_alternative},
     {"mrt_ir_finish", "ir,out,err?", c_ir_finish},
@@ -733,6 +876,13 @@ static const struct {
     {"mrt_plan_get_totals", "plan", c_plan_get_totals},
     {"mrt_plan_step_count", "plan", c_plan_get_totals},
     {"mrt_plan_get_step", "plan,out,err?", c_plan_get_step},
+    {"mrt_plan_value_count", "-", c_plan_value_count},
+    {"mrt_plan_get_value", "plan,out,err?", c_plan_get_value},
+    {"mrt_plan_find_value", "plan,name", c_plan_find_value},
+    {"mrt_plan_get_shard", "plan,start,extent,err?", c_plan_get_shard},
+    {"mrt_plan_get_mesh", "plan,out", c_plan_get_mesh},
+    {"mrt_spec_get_link", "spec,axis,latency_us?,bandwidth_GBps?",
+     c_spec_get_link},
     {"mrt_plan_check_budgets", "spec,plan,out?", c_plan_check_budgets},
     {"mrt_plan_warnings", "spec,plan,opt?,out?", c_plan_warnings},
     {"mrt_compare_create", "spec,opt?,out,err?", c_compare_create},
