@@ -5,7 +5,8 @@
  * Every execution layout of the op's dims is a candidate (xlayout.c
  * enumerates them: each mesh axis of size > 1 splits at most one dim or
  * none, a dim split over several axes takes them in any order, and every
- * split must be even).  For each one, and for each way of handling
+ * block of a split must hold something: uneven splits are candidates).
+ * For each one, and for each way of handling
  * pending sums (an input's pending sum may ride through the kernel, since
  * the product is linear in each input, when the layout does not use its
  * axes; the result's pending sums may be left for its one consumer), the

@@ -140,20 +140,28 @@ mrt_status mrt_lower_emit(mrt_planning *pl, int op, const mrt_layout *home,
 }
 
 mrt_status mrt_lower_einsum(mrt_planning *pl, int op, const mrt_layout *home,
-                            mrt_strategy strategy, mrt_error *err)
+                            mrt_strategy strategy, int may_defer,
+                            mrt_error *err)
 {
     const mrt_spec *s = pl->spec;
     mrt_plan *p = pl->plan;
     mrt_lowering lw = {0};
     switch (strategy) {
     case MRT_STRATEGY_MESHTF:
-        mrt_choose_meshtf(p, s, op, &lw.exec);
-        return mrt_lower_emit(pl, op, home, &lw, 1, err);
     case MRT_STRATEGY_RULES:
-        mrt_choose_rules(p, s, op, home, &lw.exec);
-        return mrt_lower_emit(pl, op, home, &lw, 0, err);
+        if (strategy == MRT_STRATEGY_MESHTF)
+            mrt_choose_meshtf(p, s, op, &lw.exec);
+        else
+            mrt_choose_rules(p, s, op, home, &lw.exec);
+        /* Mesh-TF's lazy all-reduce: the sums home does not split over
+         * stay pending for the add that reads the result (lazy_sum.c) */
+        if (may_defer)
+            lw.keep_out = summed_axes(p, home, &lw.exec) &
+                          ~mrt_layout_used_axes(home);
+        return mrt_lower_emit(pl, op, home, &lw,
+                              strategy == MRT_STRATEGY_MESHTF, err);
     case MRT_STRATEGY_CHEAPEST:
     case MRT_STRATEGY_COUNT: break;
     }
-    return mrt_cheapest_einsum(pl, op, home, 0, err);
+    return mrt_cheapest_einsum(pl, op, home, may_defer, err);
 }

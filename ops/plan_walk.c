@@ -223,7 +223,8 @@ static mrt_status plan_op(mrt_planning *pl, int i, mrt_error *err)
     mrt_plan_op *po = &p->op[i];
     mrt_layout hbuf;
     const mrt_layout *home = home_of(pl, o->out, &hbuf);
-    int defer = pl->deferrable[o->out];
+    int defer = pl->strategy == MRT_STRATEGY_CHEAPEST ? pl->deferrable[o->out]
+                                                      : pl->lazy[o->out];
     mrt_status st;
     po->first_step = p->nsteps;
     po->lower_bound_bytes = -1;
@@ -248,7 +249,7 @@ static mrt_status plan_op(mrt_planning *pl, int i, mrt_error *err)
     else if (pl->strategy == MRT_STRATEGY_CHEAPEST)
         st = mrt_cheapest_einsum(pl, i, home, defer, err);
     else
-        st = mrt_lower_einsum(pl, i, home, pl->strategy, err);
+        st = mrt_lower_einsum(pl, i, home, pl->strategy, defer, err);
     if (st == MRT_OK)
         st = mrt_planning_overflow_error(pl, err);
     if (st != MRT_OK)

@@ -40,7 +40,8 @@ mrt_planning *mrt_planning_create(const mrt_spec *s,
     pl->overflow_tensor = -1;
     pl->last_value = malloc(((size_t)s->ntensors + 1) * sizeof(int));
     pl->deferrable = deferrable_tensors(s);
-    if (!pl->last_value || !pl->deferrable) {
+    pl->lazy = pl->deferrable ? mrt_lazy_sums(s, pl->deferrable) : NULL;
+    if (!pl->last_value || !pl->deferrable || !pl->lazy) {
         mrt_planning_destroy(pl);
         return NULL;
     }
@@ -57,6 +58,7 @@ void mrt_planning_destroy(mrt_planning *pl)
     mrt_relayout_memo_destroy(pl->relayout_memo);
     free(pl->last_value);
     free(pl->deferrable);
+    free(pl->lazy);
     free(pl);
 }
 

@@ -437,9 +437,12 @@ static int do_step(mrt_exec *e, const mrt_step *s)
 {
     /* A collective over dims split evenly moves blocks of one size: when
      * this rank's shard is empty (a dim smaller than its parts elsewhere),
-     * so is every shard of its group, and none of them calls MPI. */
-    if (mrt_step_is_collective(s->kind) && !e->uneven[s - e->plan->step] &&
-        mine(e, s->in, NULL) == 0)
+     * so is every shard of its group, and none of them calls MPI.  Not so
+     * for an all-to-all over a group, whose layouts may split unevenly
+     * (its blocks are each rank's own): a rank with nothing to send may
+     * still receive. */
+    if (mrt_step_is_collective(s->kind) && s->kind != MRT_STEP_ALLTOALL_GROUP &&
+        !e->uneven[s - e->plan->step] && mine(e, s->in, NULL) == 0)
         return MPI_SUCCESS;
     switch (s->kind) {
     case MRT_STEP_EINSUM: return do_einsum(e, s);
