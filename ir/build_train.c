@@ -61,6 +61,11 @@ static mrt_status input_list(mrt_ir_call *c, const char *what, int n,
                                       "only inputs can be trained",
                                       names[j],
                                       s->op[s->tensor[id].producer].user);
+        if (mrt_spec_tensor_dtype(s, id) == MRT_I32)
+            return mrt_ir_fail(c, MRT_E_SPEC,
+                               "'%s' in %s is an int32 tensor of indices: "
+                               "it has no gradient",
+                               names[j], of);
         if (seen[id]++)
             return listed_twice(c, names[j], of);
         out_marks[*count] = marks ? marks[j] : (mrt_mark){0, 0};
