@@ -44,6 +44,11 @@ typedef enum mrt_init_kind {
     MRT_INIT_FILE,     /* a .npy file */
     MRT_INIT_LABELS,   /* integers uniform in [0, classes): class labels
                           for softmax_cross_entropy, from (seed, index) */
+    MRT_INIT_CAUSAL,   /* 1 where the index along mask_dim[1] (the key)
+                          is at most the one along mask_dim[0] (the
+                          query), else 0: from the global coordinates */
+    MRT_INIT_DROPOUT,  /* 1 / (1 - p) where kept, 0 where dropped (p in
+                          fill), from (seed, index): a dropout's mask */
     MRT_INIT_KIND_COUNT
 } mrt_init_kind;
 
@@ -55,7 +60,8 @@ typedef struct mrt_spec_tensor {
     mrt_mark shape_mark;               /* the `shape:` node */
     mrt_init_kind init;
     uint64_t seed; /* RANDOM: `random: N`, default FNV-1a of name */
-    double fill;   /* FILL; LABELS: the number of classes */
+    double fill;   /* FILL; LABELS: the number of classes; DROPOUT: p */
+    int mask_dim[2]; /* CAUSAL: spec dim ids of the query and key dims */
     char *file;    /* FILE: resolved against the spec's folder;
                                owned (a path per tensor would make every
                                tensor of a long program 4 kB) */
