@@ -258,6 +258,79 @@ START_TEST(causal_is_causal)
 }
 END_TEST
 
+/* ---- the masks' memory ---------------------------------------------------- */
+
+/* The peak memory per rank of the plan of the YAML text. */
+static int64_t peak_of(const char *text)
+{
+    mrt_error err = {0};
+    mrt_spec *s = NULL;
+    mrt_plan *plan = NULL;
+    ck_assert_msg(mrt_spec_load_string("peak", text, strlen(text), &s, &err) ==
+                      MRT_OK,
+                  "%s", err.message);
+    ck_assert_msg(mrt_plan_create(s, NULL, &plan, &err) == MRT_OK, "%s",
+                  err.message);
+    int64_t peak = mrt_plan_get_totals(plan).peak_memory;
+    mrt_plan_destroy(plan);
+    mrt_spec_destroy(s);
+    return peak;
+}
+
+/* The file at path (a new string). */
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    char *buf = calloc(8192, 1);
+    size_t n = fread(buf, 1, 8191, f);
+    fclose(f);
+    buf[n] = 0;
+    return buf;
+}
+
+/* text with each `from` replaced by `to`; text is freed (a new string). */
+static char *replaced(char *text, const char *from, const char *to)
+{
+    char *out = calloc(2 * strlen(text) + strlen(to) + 1, 1), *o = out;
+    int n = 0;
+    for (const char *p = text; *p;) {
+        if (!strncmp(p, from, strlen(from))) {
+            o += sprintf(o, "%s", to);
+            p += strlen(from);
+            n++;
+        } else
+            *o++ = *p++;
+    }
+    ck_assert_int_gt(n, 0);
+    free(text);
+    return out;
+}
+
+/* Each mask is an input of the plan, held for the whole run: the peak
+ * memory with the masks is at least their shards' bytes over the same
+ * program without them (dropout at p = 0 makes none: a copy; softmax
+ * without causal). */
+START_TEST(masks_memory_counted)
+{
+    const char *path = "tests/specs/ops/dropout.yaml";
+    char *with = read_text(path);
+    char *without = replaced(replaced(read_text(path), "p: 0.5", "p: 0"),
+                             "p: 0.2", "p: 0");
+    /* two masks [b/data, f/model] of 4 x 3 float64 on rank 0 of 2x2 */
+    ck_assert_int_ge(peak_of(with) - peak_of(without), 2 * 4 * 3 * 8);
+    free(with);
+    free(without);
+    path = "tests/specs/ops/softmax_causal.yaml";
+    with = read_text(path);
+    without = replaced(read_text(path), ", causal: [q, k]", "");
+    /* one mask [q/data, k/model]: 4 x 3 float64 on rank 0 */
+    ck_assert_int_ge(peak_of(with) - peak_of(without), 4 * 3 * 8);
+    free(with);
+    free(without);
+}
+END_TEST
+
 /* ---- the C builder ------------------------------------------------------ */
 
 /* A builder on {data: 2} with b, q, k and the input s [b, q, k]. */
@@ -430,6 +503,7 @@ int main(void)
     tcase_add_test(tc, causal_same_bits);
     tcase_add_test(tc, dropout_drops_p);
     tcase_add_test(tc, causal_is_causal);
+    tcase_add_test(tc, masks_memory_counted);
     tcase_add_test(tc, builder_checks);
     tcase_add_test(tc, builder_as_yaml);
     suite_add_tcase(s, tc);
