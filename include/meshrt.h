@@ -272,9 +272,9 @@ typedef struct mrt_ir_tensor {
     int nlayout; /* its own layout rules; 0: the global */
     const mrt_ir_rule *layout;
     mrt_ir_init init;
-    uint64_t seed;    /* MRT_IR_INIT_RANDOM */
-    double value;     /* FILL: the value; LABELS: the classes */
-    const char *file; /* FILE: a .npy path (relative: to the
+    uint64_t seed;         /* MRT_IR_INIT_RANDOM */
+    double value;          /* FILL: the value; LABELS: the classes */
+    const char *file;      /* FILE: a .npy path (relative: to the
                                   current folder) */
     const char *causal[2]; /* CAUSAL: the query dim, then the key dim
                                   (two distinct dims of the shape) */

@@ -173,13 +173,14 @@ typedef struct mrt_ir_op_at {
     const mrt_mark *reduce_mark;  /* [nreduce] */
     mrt_mark c_mark;              /* `by:` or `eps:` */
     const char *c_text;           /* it as written */
-    int causal_given;             /* `causal:` was written: */
-    int ncausal;                  /* how many dims it names (o->causal */
-    mrt_mark causal_mark;         /* holds the first two) */
-    mrt_mark causal_dim_mark[2];
+    int causal_given;             /* `causal:` was written */
+    int ncausal;                  /* the dims it names (the first two
+                                    are in the mrt_ir_op's causal) */
+    mrt_mark causal_mark;         /* `causal:` */
+    mrt_mark causal_dim_mark[2];  /* each of its first two dims */
     int p_given;                  /* dropout: `p:` was written */
-    mrt_mark p_mark, seed_mark;
-    const char *p_text;
+    mrt_mark p_mark, seed_mark;   /* `p:`, `seed:` */
+    const char *p_text;           /* p as written */
     int has_layout;               /* a `layout:` (maybe {}): its rules with */
     int nlayout;                  /* marks (the mrt_ir_op's layout is not */
     const mrt_ir_rule_at *layout; /* read) */

@@ -29,16 +29,15 @@ static mrt_status mask_dim(mrt_ir_call *c, const char *of, const char *name,
                            of);
     *id = mrt_spec_find_dim(s, name);
     if (*id < 0)
-        return mrt_ir_fail(c, MRT_E_SPEC,
-                           "unknown dim '%s' in %s (the dims are: %s)",
-                           mrt_ir_quote(name, q, sizeof q), of,
-                           mrt_spec_join(list, sizeof list,
-                                         s->dim_name ? s->dim_name[0] : "",
-                                         sizeof s->dim_name[0], s->ndims));
+        return mrt_ir_fail(
+            c, MRT_E_SPEC, "unknown dim '%s' in %s (the dims are: %s)",
+            mrt_ir_quote(name, q, sizeof q), of,
+            mrt_spec_join(list, sizeof list, s->dim_name ? s->dim_name[0] : "",
+                          sizeof s->dim_name[0], s->ndims));
     if (mrt_layout_find_dim(l, *id) < 0)
-        return mrt_ir_fail(c, MRT_E_SPEC, "dim '%s' in %s is not a dim of '%s' %s",
-                           name, of, owner,
-                           mrt_spec_shape_str(s, l, list, sizeof list));
+        return mrt_ir_fail(c, MRT_E_SPEC,
+                           "dim '%s' in %s is not a dim of '%s' %s", name, of,
+                           owner, mrt_spec_shape_str(s, l, list, sizeof list));
     return MRT_OK;
 }
 
@@ -91,8 +90,8 @@ mrt_status mrt_ir_check_causal_op(mrt_ir_call *c, const mrt_ir_op *o,
     if (st)
         return st;
     if (ids[1] != u->dim) {
-        mrt_ir_at(c, "causal", at->causal_given ? &at->causal_dim_mark[1]
-                                                : NULL);
+        mrt_ir_at(c, "causal",
+                  at->causal_given ? &at->causal_dim_mark[1] : NULL);
         return mrt_ir_fail(c, MRT_E_SPEC,
                            "the key dim of %s (its second) must be the "
                            "softmax's dim '%s', not '%s'",
@@ -116,8 +115,8 @@ mrt_status mrt_ir_check_dropout(mrt_ir_call *c, const mrt_ir_op *o,
                                  "at least 0 and less than 1 (the "
                                  "probability of dropping an element)",
                                  u->number,
-                                 mrt_ir_quote(at->p_text ? at->p_text : "?",
-                                              q, sizeof q))
+                                 mrt_ir_quote(at->p_text ? at->p_text : "?", q,
+                                              sizeof q))
                    : mrt_ir_fail(c, MRT_E_SPEC,
                                  "p is %g; dropout takes 0 <= p < 1", p);
     u->c = p;

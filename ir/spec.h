@@ -59,10 +59,10 @@ typedef struct mrt_spec_tensor {
     mrt_mark split_mark[MRT_MAX_DIMS]; /* rule that split dim i, if any */
     mrt_mark shape_mark;               /* the `shape:` node */
     mrt_init_kind init;
-    uint64_t seed; /* RANDOM: `random: N`, default FNV-1a of name */
-    double fill;   /* FILL; LABELS: the number of classes; DROPOUT: p */
+    uint64_t seed;   /* RANDOM: `random: N`, default FNV-1a of name */
+    double fill;     /* FILL; LABELS: the number of classes; DROPOUT: p */
     int mask_dim[2]; /* CAUSAL: spec dim ids of the query and key dims */
-    char *file;    /* FILE: resolved against the spec's folder;
+    char *file;      /* FILE: resolved against the spec's folder;
                                owned (a path per tensor would make every
                                tensor of a long program 4 kB) */
     mrt_npy_header file_header; /* FILE: the file as the loader checked it;

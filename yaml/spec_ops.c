@@ -37,8 +37,8 @@ static int later_maker(const mrt_spec_parser *p, const yaml_node_t *seq,
 static const char *const key_names[MRT_K_BITS] = {
     "shape", "dim", "dims", "by", "from", "to", "eps", "causal", "p", "seed"};
 static const char *const op_keys[] = {
-    "op",  "in",  "out",    "shape", "layout", "expect", "dim", "dims",
-    "by",  "from", "to",    "eps",   "causal", "p",      "seed", NULL};
+    "op", "in",   "out", "shape", "layout", "expect", "dim",  "dims",
+    "by", "from", "to",  "eps",   "causal", "p",      "seed", NULL};
 
 /* The keys and kind of op u (mapping n). */
 static mrt_status op_kind(mrt_user_op *u, const yaml_node_t *n)
@@ -169,8 +169,7 @@ static mrt_status read_reduce(mrt_user_op *u, const yaml_node_t *dims,
 }
 
 /* softmax's `causal:` (node v): a list of two dim names. */
-static mrt_status read_causal(mrt_user_op *u, const yaml_node_t *v,
-                              op_read *r)
+static mrt_status read_causal(mrt_user_op *u, const yaml_node_t *v, op_read *r)
 {
     char of[48];
     snprintf(of, sizeof of, "'causal' of op %d", u->number);
@@ -185,8 +184,7 @@ static mrt_status read_causal(mrt_user_op *u, const yaml_node_t *v,
 }
 
 /* dropout's `p:` and `seed:`. */
-static mrt_status read_dropout(mrt_user_op *u, const yaml_node_t *n,
-                               op_read *r)
+static mrt_status read_dropout(mrt_user_op *u, const yaml_node_t *n, op_read *r)
 {
     const yaml_node_t *v;
     char what[64];

@@ -72,8 +72,8 @@ static double *by_shards(const mrt_spec *s, int t, int *split)
         mrt_mesh_coords(&s->mesh, r, coords);
         mrt_layout_shard_shape_at(l, &s->mesh, coords, local);
         mrt_layout_shard_offset(l, &s->mesh, coords, off);
-        ck_assert_int_eq(
-            mrt_shard_init(s, t, l, &s->mesh, coords, shard, NULL), MRT_OK);
+        ck_assert_int_eq(mrt_shard_init(s, t, l, &s->mesh, coords, shard, NULL),
+                         MRT_OK);
         mrt_block_copy(l->ndims, local, full, l->size, off, shard, local, zero,
                        sizeof(double));
     }
@@ -101,8 +101,8 @@ static void same_bits(const char *path, const char *mask,
         int split;
         double *w = whole(s, t), *sh = by_shards(s, t, &split);
         count = count_of(&s->tensor[t].layout);
-        ck_assert_msg(split > 0 || s->mesh.nranks == 1,
-                      "%s is not split on %s", mask, meshes[k]);
+        ck_assert_msg(split > 0 || s->mesh.nranks == 1, "%s is not split on %s",
+                      mask, meshes[k]);
         ck_assert_msg(!memcmp(w, sh, (size_t)count * sizeof *w),
                       "%s on %s: the shards differ from the whole", mask,
                       meshes[k]);
@@ -198,9 +198,9 @@ static double *causal_softmax(const char *path)
              B, Q, K, path);
     mrt_error err = {0};
     mrt_spec *s = NULL;
-    ck_assert_msg(mrt_spec_load_string("causal", text, strlen(text), &s,
-                                       &err) == MRT_OK,
-                  "%s", err.message);
+    ck_assert_msg(
+        mrt_spec_load_string("causal", text, strlen(text), &s, &err) == MRT_OK,
+        "%s", err.message);
     void **out = NULL, **mags = NULL;
     ck_assert_msg(mrt_reference_run(s, 1, NULL, &out, &mags, &err) == MRT_OK,
                   "%s", err.message);
@@ -249,8 +249,8 @@ START_TEST(causal_is_causal)
             double want = k <= q ? exp(x[r * K + k] - m) / sum : 0;
             double got = p[r * K + k];
             ck_assert_msg(k <= q ? fabs(got - want) <= 1e-14 : got == 0,
-                          "p[%d, %d, %d] = %.17g, want %.17g", r / Q, q, k,
-                          got, want);
+                          "p[%d, %d, %d] = %.17g, want %.17g", r / Q, q, k, got,
+                          want);
         }
     }
     free(p);
@@ -398,8 +398,11 @@ START_TEST(builder_checks)
     mrt_ir *ir = scores();
     mrt_error err = {0};
     const char *shape[] = {"q", "k"};
-    mrt_ir_tensor m = {.name = "m", .ndims = 2, .shape = shape,
-                       .init = MRT_IR_INIT_CAUSAL, .causal = {"q", "f"}};
+    mrt_ir_tensor m = {.name = "m",
+                       .ndims = 2,
+                       .shape = shape,
+                       .init = MRT_IR_INIT_CAUSAL,
+                       .causal = {"q", "f"}};
     ck_assert_int_eq(mrt_ir_add_tensor(ir, &m, &err), MRT_E_SPEC);
     ck_assert_str_eq(err.message, "mrt_ir_add_tensor: argument 'causal': dim "
                                   "'f' in causal is not a dim of 'm' [q, k]");
@@ -441,38 +444,53 @@ START_TEST(builder_as_yaml)
     mrt_ir_set_rule(ir, &(mrt_ir_rule){"b", {"data"}}, &err);
     mrt_ir_set_rule(ir, &(mrt_ir_rule){"f", {"model"}}, &err);
     mrt_ir_add_tensor(ir,
-                      &(mrt_ir_tensor){.name = "x", .ndims = 2, .shape = bk,
-                                       .init = MRT_IR_INIT_RANDOM, .seed = 311},
+                      &(mrt_ir_tensor){.name = "x",
+                                       .ndims = 2,
+                                       .shape = bk,
+                                       .init = MRT_IR_INIT_RANDOM,
+                                       .seed = 311},
                       &err);
     mrt_ir_add_tensor(ir,
-                      &(mrt_ir_tensor){.name = "w", .ndims = 2, .shape = kf,
-                                       .init = MRT_IR_INIT_RANDOM, .seed = 312},
+                      &(mrt_ir_tensor){.name = "w",
+                                       .ndims = 2,
+                                       .shape = kf,
+                                       .init = MRT_IR_INIT_RANDOM,
+                                       .seed = 312},
                       &err);
     mrt_ir_add_tensor(ir,
-                      &(mrt_ir_tensor){.name = "t", .ndims = 2, .shape = bf,
-                                       .init = MRT_IR_INIT_RANDOM, .seed = 313},
+                      &(mrt_ir_tensor){.name = "t",
+                                       .ndims = 2,
+                                       .shape = bf,
+                                       .init = MRT_IR_INIT_RANDOM,
+                                       .seed = 313},
                       &err);
+    mrt_ir_add_op(
+        ir,
+        &(mrt_ir_op){
+            .kind = MRT_IR_EINSUM, {"x", "w"}, "h", .ndims = 2, .shape = bf},
+        &err);
     mrt_ir_add_op(ir,
-                  &(mrt_ir_op){.kind = MRT_IR_EINSUM, {"x", "w"}, "h",
-                               .ndims = 2, .shape = bf},
+                  &(mrt_ir_op){.kind = MRT_IR_DROPOUT,
+                               {"h"},
+                               "d",
+                               .p = 0.5,
+                               .seeded = 1,
+                               .seed = 7},
                   &err);
-    mrt_ir_add_op(ir,
-                  &(mrt_ir_op){.kind = MRT_IR_DROPOUT, {"h"}, "d", .p = 0.5,
-                               .seeded = 1, .seed = 7},
-                  &err);
-    mrt_ir_add_op(ir, &(mrt_ir_op){.kind = MRT_IR_DROPOUT, {"d"}, "d2", .p = 0.2},
-                  &err);
+    mrt_ir_add_op(
+        ir, &(mrt_ir_op){.kind = MRT_IR_DROPOUT, {"d"}, "d2", .p = 0.2}, &err);
     mrt_ir_add_op(ir, &(mrt_ir_op){.kind = MRT_IR_MSE, {"d2", "t"}, "loss"},
                   &err);
     mrt_ir_set_train(ir,
-                     &(mrt_ir_train){.loss = "loss", .nparams = 2,
+                     &(mrt_ir_train){.loss = "loss",
+                                     .nparams = 2,
                                      .params = (const char *[]){"x", "w"},
-                                     .lr = 0.1, .steps = 2},
+                                     .lr = 0.1,
+                                     .steps = 2},
                      &err);
     mrt_ir_set_outputs(ir, 1, (const char *[]){"d2"}, &err);
     mrt_spec *built = NULL;
-    ck_assert_msg(mrt_ir_finish(ir, &built, &err) == MRT_OK, "%s",
-                  err.message);
+    ck_assert_msg(mrt_ir_finish(ir, &built, &err) == MRT_OK, "%s", err.message);
     mrt_ir_destroy(ir);
     mrt_spec *loaded = load("tests/specs/ops/dropout.yaml", NULL);
     /* the same masks, seeded alike */
