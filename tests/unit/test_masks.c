@@ -134,6 +134,7 @@ END_TEST
 START_TEST(causal_same_bits)
 {
     same_bits("tests/specs/ops/softmax_causal.yaml", "p:mask", meshes, 5);
+    same_bits("tests/specs/ops/softmax_causal.yaml", "m", meshes, 5);
 }
 END_TEST
 
