@@ -194,7 +194,8 @@ static mrt_status read_dropout(mrt_user_op *u, const yaml_node_t *n, op_read *r)
         st = mrt_spec_number(u->p, v, what, &r->o.p);
         r->at.p_given = 1;
         r->at.p_mark = mrt_spec_mark(v);
-        r->at.p_text = (const char *)v->data.scalar.value; /* a number */
+        if (!st) /* a number, so a scalar */
+            r->at.p_text = (const char *)v->data.scalar.value;
     }
     if (!st && (v = mrt_spec_get(u->p, n, "seed"))) {
         snprintf(what, sizeof what, "the seed of op %d", u->number);
