@@ -196,6 +196,7 @@ static int mask(mrt_user_op *u, const int *dims, int nd, mrt_init_kind kind,
     t->fill = u->c;
     t->mask_dim[0] = u->causal[0];
     t->mask_dim[1] = u->causal[1];
+    t->mask_user = u->number; /* an alternative's `ops:` entry places it */
     return m;
 }
 

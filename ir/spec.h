@@ -62,6 +62,8 @@ typedef struct mrt_spec_tensor {
     uint64_t seed;   /* RANDOM: `random: N`, default FNV-1a of name */
     double fill;     /* FILL; LABELS: the number of classes; DROPOUT: p */
     int mask_dim[2]; /* CAUSAL: spec dim ids of the query and key dims */
+    int mask_user;   /* a mask made inside an op (causal softmax,
+                        dropout): that op's number, from 1; 0: none */
     char *file;      /* FILE: resolved against the spec's folder;
                                owned (a path per tensor would make every
                                tensor of a long program 4 kB) */

@@ -332,6 +332,48 @@ START_TEST(masks_memory_counted)
 }
 END_TEST
 
+/* ---- the masks under an alternative --------------------------------------- */
+
+/* An alternative's `ops:` entry places the masks its op makes inside, as
+ * it places the op's other tensors: no relayout of a mask made in
+ * place. */
+START_TEST(masks_follow_alternative_ops)
+{
+    const char *text = "mesh: {data: 2, model: 2}\n"
+                       "dims: {b: 2, q: 7, k: 5}\n"
+                       "layout: {b: data}\n"
+                       "tensors:\n"
+                       "  s: {shape: [b, q, k]}\n"
+                       "ops:\n"
+                       "  - {op: softmax, in: [s], out: p, dim: k, "
+                       "causal: [q, k]}\n"
+                       "  - {op: dropout, in: [p], out: d, p: 0.3}\n"
+                       "layouts:\n"
+                       "  seq:\n"
+                       "    b: data\n"
+                       "    ops:\n"
+                       "      p: {layout: {b: data, q: model}}\n"
+                       "      d: {layout: {q: data, k: model}}\n";
+    mrt_error err = {0};
+    mrt_spec *s = NULL, *alt = NULL;
+    ck_assert_msg(mrt_spec_load_string("alt", text, strlen(text), &s, &err) ==
+                      MRT_OK,
+                  "%s", err.message);
+    ck_assert_msg(mrt_spec_select_alternative(s, "seq", &alt, &err) == MRT_OK,
+                  "%s", err.message);
+    const mrt_layout
+        *pm = &alt->tensor[mrt_spec_find_tensor(alt, "p:mask")].layout,
+        *dm = &alt->tensor[mrt_spec_find_tensor(alt, "d:mask")].layout;
+    char a[128] = "", b[128] = ""; /* (mrt_layout_str appends) */
+    mrt_layout_str(pm, &alt->mesh, alt->dim_names, a, sizeof a);
+    mrt_layout_str(dm, &alt->mesh, alt->dim_names, b, sizeof b);
+    ck_assert_str_eq(a, "[q/model, k]");
+    ck_assert_str_eq(b, "[b, q/data, k/model]");
+    mrt_spec_destroy(alt);
+    mrt_spec_destroy(s);
+}
+END_TEST
+
 /* ---- the C builder ------------------------------------------------------ */
 
 /* A builder on {data: 2} with b, q, k and the input s [b, q, k]. */
@@ -523,6 +565,7 @@ int main(void)
     tcase_add_test(tc, dropout_drops_p);
     tcase_add_test(tc, causal_is_causal);
     tcase_add_test(tc, masks_memory_counted);
+    tcase_add_test(tc, masks_follow_alternative_ops);
     tcase_add_test(tc, builder_checks);
     tcase_add_test(tc, builder_as_yaml);
     suite_add_tcase(s, tc);
