@@ -12,7 +12,9 @@
  *                     on it);  e = exp(x - m);  out = e / Σ_d e
  *   softmax(x, d, causal: [q, d])
  *                     x' = mask_fill(x, M, -1e30), M the input
- *                     "<out>:mask" [q, d], 1 where d's index <= q's;
+ *                     "<out>:mask" [q, d], 1 where d's index <= q's
+ *                     (one per layout: later causal softmaxes whose mask
+ *                     has the same home layout read the first's);
  *                     then softmax(x', d): the max is over the entries
  *                     kept, the others' exp is exactly 0, and so is
  *                     their gradient (d/dx of mask_fill is M)
@@ -200,6 +202,32 @@ static int mask(mrt_user_op *u, const int *dims, int nd, mrt_init_kind kind,
     return m;
 }
 
+/* An earlier softmax's causal mask of the same dims and home layout, or
+ * -1: every layer of a model reads the same mask, stored once. */
+static int same_causal_mask(const mrt_user_op *u)
+{
+    const mrt_spec *s = u->s;
+    mrt_spec_tensor t;
+    memset(&t, 0, sizeof t);
+    t.layout.ndims = 2;
+    for (int i = 0; i < 2; i++) {
+        t.layout.dim[i] = u->causal[i];
+        t.layout.size[i] = s->dim_size[u->causal[i]];
+    }
+    const mrt_spec_resolver r = {s, &s->mesh, NULL, NULL}; /* (tmp words
+                                                        an error) */
+    if (mrt_spec_apply_rules(&r, &t, u->rules, u->own))
+        return -1;
+    for (int j = s->ntensors - 1; j >= 0; j--) {
+        const mrt_spec_tensor *o = &s->tensor[j];
+        if (o->init == MRT_INIT_CAUSAL && o->mask_user > 0 &&
+            o->mask_dim[0] == u->causal[0] && o->mask_dim[1] == u->causal[1] &&
+            o->own_layout == u->own && mrt_layout_equal(&o->layout, &t.layout))
+            return j;
+    }
+    return -1;
+}
+
 /* A causal softmax's input with what its mask hides filled with -1e30,
  * so the max over d is over the entries kept and exp gives exactly 0
  * at the others. */
@@ -208,7 +236,9 @@ static int masked(mrt_user_op *u, int x, mrt_status *st)
     const mrt_layout *l = &u->s->tensor[x].layout;
     int dims[MRT_MAX_DIMS], nd = l->ndims;
     memcpy(dims, l->dim, sizeof dims);
-    int m = mask(u, u->causal, 2, MRT_INIT_CAUSAL, st);
+    int m = *st ? -1 : same_causal_mask(u);
+    if (m < 0)
+        m = mask(u, u->causal, 2, MRT_INIT_CAUSAL, st);
     int f = tmp(u, "masked", dims, nd, st);
     return emit(u, MRT_OP_MAP, MRT_MAP_MASK_FILL, MRT_CAUSAL_FILL, x,
                 m < 0 ? -2 : m, f, st);

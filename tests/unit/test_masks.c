@@ -332,6 +332,53 @@ START_TEST(masks_memory_counted)
 }
 END_TEST
 
+/* The causal softmaxes of three layers read one mask (stored once), and
+ * each layer's dropout its own (seeded by its out name, h0.pd, h1.pd,
+ * ...: three different masks). */
+START_TEST(causal_mask_shared)
+{
+    const char *text =
+        "mesh: {rows: 2, cols: 2}\n"
+        "dtype: float64\n"
+        "dims: {batch: 2, q: 5, k: 5, d: 4, layers: 3}\n"
+        "layout: {batch: rows, k: cols}\n"
+        "tensors:\n"
+        "  x: {shape: [batch, k, d]}\n"
+        "  xq: {shape: [batch, q, d]}\n"
+        "ops:\n"
+        "  - {op: relu, in: [x], out: h_in}\n"
+        "  - repeat: layers\n"
+        "    name: h\n"
+        "    in: {z: h_in}\n"
+        "    carry: {z: r}\n"
+        "    out: {h_out: r}\n"
+        "    ops:\n"
+        "      - {op: einsum, in: [xq, z], out: s, shape: [batch, q, k]}\n"
+        "      - {op: softmax, in: [s], out: p, dim: k, causal: [q, k]}\n"
+        "      - {op: dropout, in: [p], out: pd, p: 0.25}\n"
+        "      - {op: einsum, in: [pd, xq], out: a, shape: [batch, k, d]}\n"
+        "      - {op: add, in: [z, a], out: r}\n"
+        "  - {op: reduce_sum, in: [h_out], out: loss}\n";
+    mrt_error err = {0};
+    mrt_spec *s = NULL;
+    ck_assert_msg(
+        mrt_spec_load_string("blocks", text, strlen(text), &s, &err) == MRT_OK,
+        "%s", err.message);
+    int causal = 0, dropout = 0;
+    uint64_t seeds[3] = {0};
+    for (int t = 0; t < s->ntensors; t++) {
+        causal += s->tensor[t].init == MRT_INIT_CAUSAL;
+        if (s->tensor[t].init == MRT_INIT_DROPOUT && dropout < 3)
+            seeds[dropout++] = s->tensor[t].seed;
+    }
+    ck_assert_int_eq(causal, 1);
+    ck_assert_int_eq(dropout, 3);
+    ck_assert(seeds[0] != seeds[1] && seeds[1] != seeds[2] &&
+              seeds[0] != seeds[2]);
+    mrt_spec_destroy(s);
+}
+END_TEST
+
 /* ---- the masks under an alternative --------------------------------------- */
 
 /* An alternative's `ops:` entry places the masks its op makes inside, as
@@ -565,6 +612,7 @@ int main(void)
     tcase_add_test(tc, dropout_drops_p);
     tcase_add_test(tc, causal_is_causal);
     tcase_add_test(tc, masks_memory_counted);
+    tcase_add_test(tc, causal_mask_shared);
     tcase_add_test(tc, masks_follow_alternative_ops);
     tcase_add_test(tc, builder_checks);
     tcase_add_test(tc, builder_as_yaml);
