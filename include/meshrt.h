@@ -245,6 +245,7 @@ typedef enum mrt_ir_kind {
     MRT_IR_MSE,
     MRT_IR_SOFTMAX_CE,
     MRT_IR_EMBEDDING, /* in: [table, ids], dim: the table's vocab dim */
+    MRT_IR_DROPOUT,
     MRT_IR_KIND_COUNT
 } mrt_ir_kind;
 
@@ -266,6 +267,9 @@ typedef enum mrt_ir_init {
     MRT_IR_INIT_FILL,   /* every element `value` */
     MRT_IR_INIT_LABELS, /* integer class labels in [0, value) */
     MRT_IR_INIT_FILE,   /* the .npy file `file` */
+    MRT_IR_INIT_CAUSAL, /* 1 where the index along causal[1] (the key) is
+                           at most the one along causal[0] (the query),
+                           else 0: a causal mask from global indices */
     MRT_IR_INIT_COUNT
 } mrt_ir_init;
 
@@ -278,15 +282,17 @@ typedef struct mrt_ir_tensor {
     int nlayout; /* its own layout rules; 0: the global */
     const mrt_ir_rule *layout;
     mrt_ir_init init;
-    uint64_t seed;    /* MRT_IR_INIT_RANDOM */
-    double value;     /* FILL: the value; LABELS: the classes */
-    const char *file; /* FILE: a .npy path (relative: to the
+    uint64_t seed;         /* MRT_IR_INIT_RANDOM */
+    double value;          /* FILL: the value; LABELS: the classes */
+    const char *file;      /* FILE: a .npy path (relative: to the
                                   current folder) */
     const char *dtype; /* its element type: NULL (the program's) or
                                   "int32", an index tensor (token ids,
                                   labels: init LABELS or an int32/int64
                                   .npy FILE), read only as an embedding's
                                   ids or softmax_cross_entropy's labels */
+    const char *causal[2]; /* CAUSAL: the query dim, then the key dim
+                                  (two distinct dims of the shape) */
 } mrt_ir_tensor;
 
 /* An op (YAML: an item of `ops:`). */
@@ -313,6 +319,15 @@ typedef struct mrt_ir_op {
     const struct mrt_ir_budget *expect; /* this op's budget (its own
                                   steps; YAML: the op's `expect:`), or
                                   NULL: none */
+    const char *causal[2]; /* softmax: [query dim, key dim] of its input,
+                                  the key dim its `dim`: entries whose key
+                                  index exceeds their query index get
+                                  probability 0; NULL: no mask */
+    double p;              /* dropout: the probability of dropping an
+                                  element, 0 <= p < 1 (0: the identity) */
+    int seeded;            /* dropout: seed is its mask's seed; 0: the
+                                  seed comes from the out name */
+    uint64_t seed;
 } mrt_ir_op;
 
 /* Budgets a plan must meet (YAML: `expect:`); plan and run exit 1 when

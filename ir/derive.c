@@ -271,11 +271,14 @@ int *mrt_spec_alt_targets(const mrt_spec *s, const mrt_spec_layout *l,
     }
     for (int i = 0; i < s->ntensors; i++) { /* an op's: its tensors */
         int op = s->tensor[i].producer;
-        if (t[i] >= 0 || op < 0 || s->op[op].phase != MRT_PHASE_FORWARD ||
-            s->op[op].user <= 0 || s->op[op].user > s->nuser_ops)
+        /* (and the masks it made inside, inputs that no op makes) */
+        int user = op >= 0 && s->op[op].phase == MRT_PHASE_FORWARD
+                       ? s->op[op].user
+                       : s->tensor[i].mask_user;
+        if (t[i] >= 0 || user <= 0 || user > s->nuser_ops)
             continue;
-        if (by_user[s->op[op].user] >= 0)
-            t[i] = by_user[s->op[op].user];
+        if (by_user[user] >= 0)
+            t[i] = by_user[user];
     }
     free(by_user);
     return t;

@@ -287,6 +287,10 @@ static int map_contribution(grad_ctx *g, int k, int dc)
                     scratch(g, x, "d"));
     case MRT_MAP_MUL:
     case MRT_MAP_DIV: return product_contribution(g, k, x, other, dc);
+    case MRT_MAP_MASK_FILL: /* d/da = the 0/1 mask; the mask has none */
+        return k == 0 ? emit(g, MRT_OP_MAP, MRT_MAP_MUL, 0, dc, other,
+                             scratch(g, x, "d"))
+                      : -1;
     case MRT_MAP_RELU:
     case MRT_MAP_GELU:
     case MRT_MAP_TANH:

@@ -44,6 +44,11 @@ typedef enum mrt_init_kind {
     MRT_INIT_FILE,     /* a .npy file */
     MRT_INIT_LABELS,   /* integers uniform in [0, classes): class labels
                           for softmax_cross_entropy, from (seed, index) */
+    MRT_INIT_CAUSAL,   /* 1 where the index along mask_dim[1] (the key)
+                          is at most the one along mask_dim[0] (the
+                          query), else 0: from the global coordinates */
+    MRT_INIT_DROPOUT,  /* 1 / (1 - p) where kept, 0 where dropped (p in
+                          fill), from (seed, index): a dropout's mask */
     MRT_INIT_KIND_COUNT
 } mrt_init_kind;
 
@@ -54,9 +59,12 @@ typedef struct mrt_spec_tensor {
     mrt_mark split_mark[MRT_MAX_DIMS]; /* rule that split dim i, if any */
     mrt_mark shape_mark;               /* the `shape:` node */
     mrt_init_kind init;
-    uint64_t seed; /* RANDOM: `random: N`, default FNV-1a of name */
-    double fill;   /* FILL; LABELS: the number of classes */
-    char *file;    /* FILE: resolved against the spec's folder;
+    uint64_t seed;   /* RANDOM: `random: N`, default FNV-1a of name */
+    double fill;     /* FILL; LABELS: the number of classes; DROPOUT: p */
+    int mask_dim[2]; /* CAUSAL: spec dim ids of the query and key dims */
+    int mask_user;   /* a mask made inside an op (causal softmax,
+                        dropout): that op's number, from 1; 0: none */
+    char *file;      /* FILE: resolved against the spec's folder;
                                owned (a path per tensor would make every
                                tensor of a long program 4 kB) */
     mrt_npy_header file_header; /* FILE: the file as the loader checked it;
