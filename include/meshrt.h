@@ -764,6 +764,9 @@ typedef struct mrt_spec_info {
                                 backward and update) */
     int nalternatives; /* alternatives: entries of `layouts:` */
     int training;      /* the spec has `train:` */
+    int nparams;       /* tensors `train:` updates (its `params:`) */
+    int64_t param_elements; /* their elements, summed: the model's
+                                parameter count */
 } mrt_spec_info;
 /* A NULL spec: *out all zero; a NULL out: nothing. */
 MRT_API void mrt_spec_get_info(const mrt_spec *spec, mrt_spec_info *out);
@@ -792,6 +795,9 @@ typedef struct mrt_spec_tensor_info {
                                 mesh axes that split it */
     char replicated[600]; /* "model": the mesh axes it is not split
                                 over, "" when none (or one rank) */
+    const char *block;    /* the repeated block whose instance made it
+                                (borrowed), or NULL */
+    int layer;            /* that instance (0 ..), or -1 */
 } mrt_spec_tensor_info;
 /* MRT_E_USAGE when i is out of range. */
 MRT_API mrt_status mrt_spec_get_tensor(const mrt_spec *spec, int i,
