@@ -405,7 +405,8 @@ typedef struct mrt_plan mrt_plan;
 
 typedef struct mrt_plan_options {
     mrt_planner planner;
-    const char *machine; /* machine profile file (the CLI's --machine);
+    const char *machine; /* machine profile file, or the name of one of
+                            profiles/ (the CLI's --machine: dgx-h100);
                             NULL: the default file (see
                             mrt_machine_get_default_path) when it exists,
                             else the built-in profile */
@@ -413,6 +414,10 @@ typedef struct mrt_plan_options {
     int blocking;        /* issue every collective blocking; by default a
                             collective whose result is read only some
                             steps later runs in the background */
+    int64_t ranks_per_node; /* > 0: ranks on one node, over the profile's
+                            (the CLI's --ranks-per-node; docs/cost-model.md:
+                            ranks fill nodes in order, the mesh's last
+                            axes innermost); 0: the profile's */
 } mrt_plan_options;
 
 /* Lowers every op of spec into local kernels and collectives; opt may be
