@@ -90,10 +90,11 @@ int64_t mrt_mesh_node_index(const mrt_mesh *m, int64_t ranks_per_node,
                             unsigned mask, const int64_t coords[])
 {
     int64_t f[MRT_MAX_AXES], r = 0;
-    if (ranks_per_node <= 0 || ranks_per_node >= m->nranks)
+    /* one node, or not aligned (then the walk found every group inside
+     * one node, or the mesh_span is not aligned and this is not asked) */
+    if (ranks_per_node <= 0 || ranks_per_node >= m->nranks ||
+        !inner_factors(m, ranks_per_node, f))
         return mrt_mesh_group_index(m, mask, coords);
-    if (!inner_factors(m, ranks_per_node, f))
-        return 0;
     for (int a = 0; a < m->naxes; a++)
         if (mask & (1u << a))
             r = r * f[a] + coords[a] % f[a];
