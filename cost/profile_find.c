@@ -84,10 +84,10 @@ mrt_status mrt_profile_find(const char *machine, char *path, size_t size,
     }
     if (first)
         list_names(first, names, sizeof names);
-    return mrt_error_set(err, MRT_E_USAGE, "", (mrt_mark){0},
-                         "--machine %s: no such machine profile (a file "
-                         "path has a '/' or ends in .yaml; the names are "
-                         "those of %s: %s)",
-                         machine, first ? first : "the profiles folder",
+    return mrt_error_set(err, MRT_E_USAGE, machine, (mrt_mark){0},
+                         "no such machine profile (--machine takes a file, "
+                         "with a '/' or ending in .yaml, or a name of %s: "
+                         "%s)",
+                         first ? first : "the profiles folder",
                          names[0] ? names : "none found");
 }
