@@ -519,6 +519,10 @@ typedef enum mrt_warning_kind {
                                rank of a mesh axis (at the op) */
     MRT_WARN_REPLICATED,    /* a tensor kept replicated whose shard is over
                                a share of a rank's memory (at the tensor) */
+    MRT_WARN_TP_ACROSS_NODES, /* on a profile with nodes: a mesh axis that
+                               a forward einsum of the spec sums over
+                               (tensor parallelism) has groups that cross
+                               nodes (at the first such op) */
     MRT_WARNING_KIND_COUNT
 } mrt_warning_kind;
 typedef struct mrt_warning {
