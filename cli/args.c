@@ -116,9 +116,7 @@ const mrt_cli_option mrt_cli_options[] = {
     {"ranks-per-node", 'H', "N", ALL,
      "ranks on one node, over the profile's (ranks fill\n"
      "nodes in order; the mesh's last axes innermost)"},
-    {"ranks-per-node", 'H', "N", MRT_CLI_CALIBRATE,
-     "ranks on one node (default: the ranks that share\n"
-     "memory, as MPI reports them): measure both tiers"},
+
     {"blocking", 'B', NULL, ALL,
      "issue every collective blocking (by default one\n"
      "whose result is read only steps later runs in\n"
