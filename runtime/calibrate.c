@@ -11,9 +11,10 @@
  *    is the median half round trip of 8 bytes; bandwidth, the median over
  *    three large sizes of bytes / (half round trip - latency).  Across
  *    pairs, the slowest counts: a collective waits for its slowest link.
- *  - Tiers: the same ping-pong between ranks that share a node (as MPI
- *    reports it) and between nodes, when MPI's nodes are of one size and
- *    filled in rank order (the order the cost model assumes).
+ *  - Tiers: the same ping-pong between ranks that share a node (a host
+ *    name and network namespace: runtime/hier.c) and between nodes, when
+ *    the nodes are of one size and filled in rank order (the order the
+ *    cost model assumes).
  *  - Local rates: every rank at once, as in a run (ranks that share a
  *    core share it here too); per repetition the slowest rank counts,
  *    and the best repetition is kept.  GEMM is BLIS single-threaded, as the
@@ -401,7 +402,7 @@ static void set_links(mrt_calibration *c)
 
 /* ---- nodes ---------------------------------------------------------- */
 
-/* The ranks per node when MPI's nodes are of one size and filled in rank
+/* The ranks per node when the nodes are of one size and filled in rank
  * order (ranks 0 .. R-1 on the first), else 0 with c->nodes_note set. */
 static int64_t nodes_in_order(MPI_Comm world, MPI_Comm shared,
                               mrt_calibration *c)
@@ -419,7 +420,7 @@ static int64_t nodes_in_order(MPI_Comm world, MPI_Comm shared,
     c->nodes = c->ranks / n;
     if (all[0] != -all[1] || bad)
         snprintf(c->nodes_note, sizeof c->nodes_note,
-                 "MPI's nodes are not of one size filled in rank order: "
+                 "the nodes are not of one size filled in rank order: "
                  "no tiers measured");
     else if (c->nodes < 2)
         snprintf(c->nodes_note, sizeof c->nodes_note,
@@ -437,8 +438,7 @@ static void measure_tiers(MPI_Comm world, const budget *z, bufs *b,
     MPI_Comm shared, cross;
     int rank, place;
     MPI_Comm_rank(world, &rank);
-    MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL,
-                        &shared);
+    mrt_hier_node_comm(world, &shared);
     int64_t rpn = nodes_in_order(world, shared, c);
     MPI_Comm_rank(shared, &place);
     MPI_Comm_split(world, place, rank, &cross);
@@ -564,7 +564,7 @@ void mrt_calibration_print(const mrt_calibration *c, FILE *f)
                 c->link[i].link.bandwidth_Bps / 1e9);
     if (c->ranks_per_node > 0)
         fprintf(f,
-                "nodes: %d of %lld ranks (as MPI places them; ping-pong "
+                "nodes: %d of %lld ranks (by host; ping-pong "
                 "between pairs inside a node, and between nodes):\n"
                 "  %-16s %9.3f us %7.3f GB/s\n  %-16s %9.3f us %7.3f GB/s\n",
                 c->nodes, (long long)c->ranks_per_node, "intra-node",

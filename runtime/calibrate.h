@@ -56,7 +56,7 @@ typedef struct mrt_calibration {
     mrt_calib_link link[MRT_MAX_AXES];
     int ncoll;
     mrt_calib_coll coll[(MRT_MAX_AXES + 1) * MRT_CALIB_KINDS * MRT_CALIB_SIZES];
-    /* Nodes: the ranks MPI says share memory (MPI_COMM_TYPE_SHARED).
+    /* Nodes: the ranks on one host (runtime/hier.c).
      * When there are several nodes of equal size, filled in rank order
      * (as the cost model places ranks), both tiers are measured as the
      * axes are (ping-pong, every pair at once) and the profile gets its

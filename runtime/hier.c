@@ -14,13 +14,21 @@
  * input and the block twice, the block across nodes as inter-node bytes.
  *
  * Nodes are the plan's (its profile's ranks_per_node: ranks fill nodes in
- * order), not the ones MPI reports: every rank must split the groups the
- * same way the plan counted them.  mrt_hier_check_placement says when
- * the two differ, for the report to warn.
+ * order), not the real ones: every rank must split the groups the same
+ * way the plan counted them.  mrt_hier_check_placement says when the two
+ * differ, for the report to warn.  The real nodes are the ranks with the
+ * same host name and network namespace (mrt_hier_node_comm; not
+ * MPI_COMM_TYPE_SHARED, which Open MPI 4.1 answers inconsistently for
+ * hosts made as network namespaces of one machine, and then crashes in
+ * the first collective over the result).
  */
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "runtime.h"
+
+#define HOST_KEY_MAX 320 /* a host name and a namespace's "net:[N]" */
 
 mrt_status mrt_hier_make(mrt_comm *c, unsigned axes, mrt_error *err)
 {
@@ -42,13 +50,48 @@ mrt_status mrt_hier_make(mrt_comm *c, unsigned axes, mrt_error *err)
     return MRT_OK;
 }
 
+/* What names this rank's host: its host name and its network namespace
+ * (hosts made as namespaces of one machine share the name). */
+static void host_key(char key[HOST_KEY_MAX])
+{
+    char ns[64] = "";
+    ssize_t n = readlink("/proc/self/ns/net", ns, sizeof ns - 1);
+    ns[n > 0 ? n : 0] = '\0';
+    memset(key, 0, HOST_KEY_MAX);
+    gethostname(key, HOST_KEY_MAX - sizeof ns - 2);
+    size_t len = strlen(key);
+    snprintf(key + len, HOST_KEY_MAX - len, "/%s", ns);
+}
+
+int mrt_hier_node_comm(MPI_Comm world, MPI_Comm *out)
+{
+    int rank, size, color;
+    char key[HOST_KEY_MAX];
+    MPI_Comm_rank(world, &rank);
+    MPI_Comm_size(world, &size);
+    char *all = malloc((size_t)size * HOST_KEY_MAX);
+    host_key(key);
+    int rc = MPI_Allgather(key, HOST_KEY_MAX, MPI_CHAR, all ? all : key,
+                           all ? HOST_KEY_MAX : 0, MPI_CHAR, world);
+    /* (a rank short of memory takes a node of its own: still a split
+     * every rank agrees on, as each colours itself) */
+    for (color = 0; all && color < rank; color++)
+        if (!memcmp(all + (size_t)color * HOST_KEY_MAX, key, HOST_KEY_MAX))
+            break;
+    if (!all)
+        color = rank;
+    free(all);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Comm_split(world, color, rank, out);
+    return rc;
+}
+
 void mrt_hier_check_placement(mrt_comm *c)
 {
     MPI_Comm shared;
     int n = 0, mine = 0, any = 0;
     int64_t node = mrt_mesh_node_of(c->ranks_per_node, c->rank);
-    if (MPI_Comm_split_type(c->world, MPI_COMM_TYPE_SHARED, c->rank,
-                            MPI_INFO_NULL, &shared) != MPI_SUCCESS)
+    if (mrt_hier_node_comm(c->world, &shared) != MPI_SUCCESS)
         return;
     MPI_Comm_size(shared, &n);
     int *who = malloc((size_t)n * sizeof *who);

@@ -114,8 +114,11 @@ void mrt_comm_ledger(mrt_comm *c, unsigned axes, int64_t bytes);
 /* Makes the node and cross sub-communicators of the group over axes
  * (collective over the group). */
 mrt_status mrt_hier_make(mrt_comm *c, unsigned axes, mrt_error *err);
-/* Checks the plan's nodes against the ranks MPI says share memory
- * (collective over world): sets c->placement_differs. */
+/* The ranks of world on this rank's host (same host name and network
+ * namespace), in rank order, as a new communicator (collective). */
+int mrt_hier_node_comm(MPI_Comm world, MPI_Comm *out);
+/* Checks the plan's nodes against the real ones (mrt_hier_node_comm;
+ * collective over world): sets c->placement_differs. */
 void mrt_hier_check_placement(mrt_comm *c);
 /* The all-reduce of a hierarchical step (plan.h's hier): reduce-scatter
  * inside the node, all-reduce across nodes, all-gather inside; blocking
