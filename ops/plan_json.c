@@ -129,6 +129,27 @@ static void json_op(const mrt_plan *p, int i, FILE *f)
     fputs("]}", f);
 }
 
+/* On a profile with nodes, after comm_bytes_by_axis's entries: the bytes
+ * per tier and each axis's tier (inside the totals). */
+static void json_tiers(const mrt_plan *p, FILE *f)
+{
+    if (p->profile.ranks_per_node <= 0)
+        return;
+    int64_t inter = mrt_plan_bytes_inter(p);
+    fprintf(f,
+            "}, \"ranks_per_node\": %lld, \"comm_bytes_intra\": %" PRId64
+            ", \"comm_bytes_inter\": %" PRId64 ", \"axis_tiers\": {",
+            (long long)p->profile.ranks_per_node,
+            p->totals.comm_bytes - inter, inter);
+    for (int a = 0; a < p->mesh.naxes; a++) {
+        fputs(a ? ", " : "", f);
+        mrt_json_string(f, p->mesh.name[a]);
+        fprintf(f, ": \"%s\"",
+                mrt_tier_name(
+                    mrt_cost_span(&p->profile, &p->mesh, 1u << a).tier));
+    }
+}
+
 void mrt_plan_print_json(const mrt_plan *p, FILE *f)
 {
     if (!p || !f)
@@ -192,21 +213,7 @@ void mrt_plan_print_json(const mrt_plan *p, FILE *f)
                             mrt_mesh_axes_str(&p->mesh, m, axes, sizeof axes));
             fprintf(f, ": %" PRId64, p->axis_bytes[m]);
         }
-    if (p->profile.ranks_per_node > 0) {
-        int64_t inter = mrt_plan_bytes_inter(p);
-        fprintf(f,
-                "}, \"ranks_per_node\": %lld, \"comm_bytes_intra\": %" PRId64
-                ", \"comm_bytes_inter\": %" PRId64 ", \"axis_tiers\": {",
-                (long long)p->profile.ranks_per_node, t->comm_bytes - inter,
-                inter);
-        for (int a = 0; a < p->mesh.naxes; a++) {
-            fputs(a ? ", " : "", f);
-            mrt_json_string(f, p->mesh.name[a]);
-            fprintf(f, ": \"%s\"",
-                    mrt_tier_name(
-                        mrt_cost_span(&p->profile, &p->mesh, 1u << a).tier));
-        }
-    }
+    json_tiers(p, f);
     static const char *const phase[] = {"forward", "backward", "update"};
     fputs("},\n   \"phases\": {", f);
     for (int ph = 0; ph < 3; ph++)
