@@ -30,6 +30,13 @@ expect 2 1 "^dgx-b300: error: no such machine profile .*: cpu-100gbe, dgx-a100, 
 expect 2 1 "^nowhere/dgx-h100: error: cannot open profile" \
     "$meshrt" plan "$here/../examples/mlp.yaml" --machine nowhere/dgx-h100
 expect 0 0 "" "$meshrt" plan "$here/../examples/mlp.yaml" --machine "$tiers"
+# $MESHRT_PROFILES_DIR comes first; a name it lacks is still found.
+mkdir "$dir/mine" && cp "$tiers" "$dir/mine/slow.yaml"
+MESHRT_PROFILES_DIR=$dir/mine expect 0 0 "" "$meshrt" plan "$here/../examples/mlp.yaml" --machine slow
+grep -q "mine/slow.yaml (test: two tiers)" "$dir/stdout" || bad "--machine slow: not \$MESHRT_PROFILES_DIR's"
+MESHRT_PROFILES_DIR=$dir/mine expect 0 0 "" "$meshrt" plan "$here/../examples/mlp.yaml" --machine dgx-h100
+MESHRT_PROFILES_DIR=$dir/mine expect 2 1 "^nope: error: no such machine profile .* of $dir/mine: slow\)$" \
+    "$meshrt" plan "$here/../examples/mlp.yaml" --machine nope
 expect 2 1 "--ranks-per-node needs a count" \
     "$meshrt" plan "$here/../examples/mlp.yaml" --ranks-per-node 0
 
