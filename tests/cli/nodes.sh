@@ -63,6 +63,12 @@ is "bytes" "$(json "$dir/p.json" 'd["totals"]["comm_bytes"]')" $((n + 2 * half))
 is "inter" "$(json "$dir/p.json" 'd["totals"]["comm_bytes_inter"]')" $half
 is "intra" "$(json "$dir/p.json" 'd["totals"]["comm_bytes_intra"]')" $((n + half))
 is "all ranks" "$(json "$dir/p.json" 'd["totals"]["comm_bytes_total"]')" $((4 * (n + 2 * half)))
+# With both tiers alike (--ranks-per-node on the default profile) the
+# hierarchy only adds messages: flat, but its bytes all cross nodes.
+"$meshrt" plan "$specs/hier.yaml" --ranks-per-node 2 --json >"$dir/a.json" || bad "plan alike"
+is "alike: flat" "$(json "$dir/a.json" 'd["ops"][0]["collectives"][0]["hierarchical"]')" False
+is "alike: tier" "$(json "$dir/a.json" 'd["ops"][0]["collectives"][0]["tier"]')" mixed
+is "alike: inter" "$(json "$dir/a.json" 'd["totals"]["comm_bytes_inter"]')" $n
 # On the default profile (one node) the same all-reduce is flat.
 "$meshrt" plan "$specs/hier.yaml" --json >"$dir/f.json" || bad "plan flat"
 is "flat bytes" "$(json "$dir/f.json" 'd["totals"]["comm_bytes"]')" $n
