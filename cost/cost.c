@@ -29,7 +29,7 @@ static mrt_link group_link(const mrt_profile *p, const mrt_mesh *m,
 }
 
 mrt_mesh_span mrt_cost_span(const mrt_profile *p, const mrt_mesh *m,
-                             unsigned axes)
+                            unsigned axes)
 {
     return mrt_mesh_span_of(m, p->ranks_per_node, axes);
 }

@@ -50,8 +50,7 @@ static void list_names(const char *dir, char *buf, size_t size)
     buf[0] = '\0';
     for (int i = 0; i < n; i++) {
         size_t l = strlen(ent[i]->d_name);
-        if (l > 5 && strcmp(ent[i]->d_name + l - 5, ".yaml") == 0 &&
-            len < size)
+        if (l > 5 && strcmp(ent[i]->d_name + l - 5, ".yaml") == 0 && len < size)
             len += (size_t)snprintf(buf + len, size - len, "%s%.*s",
                                     len ? ", " : "", (int)(l - 5),
                                     ent[i]->d_name);

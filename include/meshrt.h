@@ -447,10 +447,10 @@ typedef struct mrt_plan_options {
     int blocking;        /* issue every collective blocking; by default a
                             collective whose result is read only some
                             steps later runs in the background */
-    int64_t ranks_per_node; /* > 0: ranks on one node, over the profile's
-                            (the CLI's --ranks-per-node; docs/cost-model.md:
-                            ranks fill nodes in order, the mesh's last
-                            axes innermost); 0: the profile's */
+    /* > 0: ranks on one node, over the profile's (the CLI's
+     * --ranks-per-node; docs/cost-model.md: ranks fill nodes in order,
+     * the mesh's last axes innermost); 0: the profile's */
+    int64_t ranks_per_node;
 } mrt_plan_options;
 
 /* Lowers every op of spec into local kernels and collectives; opt may be
@@ -552,10 +552,10 @@ typedef enum mrt_warning_kind {
                                rank of a mesh axis (at the op) */
     MRT_WARN_REPLICATED,    /* a tensor kept replicated whose shard is over
                                a share of a rank's memory (at the tensor) */
-    MRT_WARN_TP_ACROSS_NODES, /* on a profile with nodes: a mesh axis that
-                               a forward einsum of the spec sums over
-                               (tensor parallelism) has groups that cross
-                               nodes (at the first such op) */
+    /* on a profile with nodes: a mesh axis that a forward einsum of the
+     * spec sums over (tensor parallelism) has groups that cross nodes
+     * (at the first such op) */
+    MRT_WARN_TP_ACROSS_NODES,
     MRT_WARNING_KIND_COUNT
 } mrt_warning_kind;
 typedef struct mrt_warning {

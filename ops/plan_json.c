@@ -68,12 +68,12 @@ static void json_step(const mrt_plan *p, const mrt_step *s, FILE *f)
     if (mrt_step_is_collective(s->kind))
         fprintf(f, "\"background_until\": %d, ", s->wait);
     if (mrt_step_is_collective(s->kind) && p->profile.ranks_per_node > 0)
-        fprintf(f,
-                "\"tier\": \"%s\", \"hierarchical\": %s, \"bytes_inter\": "
-                "%" PRId64 ", ",
-                mrt_tier_name(
-                    mrt_cost_span(&p->profile, &p->mesh, s->axes).tier),
-                s->hier ? "true" : "false", s->bytes_inter);
+        fprintf(
+            f,
+            "\"tier\": \"%s\", \"hierarchical\": %s, \"bytes_inter\": "
+            "%" PRId64 ", ",
+            mrt_tier_name(mrt_cost_span(&p->profile, &p->mesh, s->axes).tier),
+            s->hier ? "true" : "false", s->bytes_inter);
     fputs("\"from\": ", f);
     json_layout(p, &p->value[s->in].layout, f);
     fputs(", \"to\": ", f);
@@ -139,14 +139,14 @@ static void json_tiers(const mrt_plan *p, FILE *f)
     fprintf(f,
             "}, \"ranks_per_node\": %lld, \"comm_bytes_intra\": %" PRId64
             ", \"comm_bytes_inter\": %" PRId64 ", \"axis_tiers\": {",
-            (long long)p->profile.ranks_per_node,
-            p->totals.comm_bytes - inter, inter);
+            (long long)p->profile.ranks_per_node, p->totals.comm_bytes - inter,
+            inter);
     for (int a = 0; a < p->mesh.naxes; a++) {
         fputs(a ? ", " : "", f);
         mrt_json_string(f, p->mesh.name[a]);
-        fprintf(f, ": \"%s\"",
-                mrt_tier_name(
-                    mrt_cost_span(&p->profile, &p->mesh, 1u << a).tier));
+        fprintf(
+            f, ": \"%s\"",
+            mrt_tier_name(mrt_cost_span(&p->profile, &p->mesh, 1u << a).tier));
     }
 }
 

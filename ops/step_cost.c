@@ -58,8 +58,7 @@ double mrt_move_time(const mrt_plan *p, const mrt_layout *before,
 /* An all-reduce of `all` elements over all ranks, `count` on the largest,
  * made hierarchical when that is cheaper: its bytes per rank (the
  * reduce-scatter's input, the 1/q shard twice) and per tier. */
-static void try_hier(mrt_planning *pl, mrt_step *t, int64_t count,
-                     int64_t all)
+static void try_hier(mrt_planning *pl, mrt_step *t, int64_t count, int64_t all)
 {
     const mrt_plan *p = pl->plan;
     mrt_mesh_span s = mrt_cost_span(&p->profile, &p->mesh, t->axes);
@@ -110,10 +109,10 @@ static void cost_collective(mrt_planning *pl, mrt_step *t)
                          : mrt_cost_mpi_scratch(step_coll[t->kind], t->bytes,
                                                 t->group);
     t->hier = 0;
-    t->bytes_inter =
-        mrt_cost_span(&p->profile, &p->mesh, t->axes).tier == MRT_TIER_INTRA
-            ? 0
-            : t->bytes;
+    t->bytes_inter = mrt_cost_span(&p->profile, &p->mesh, t->axes).tier ==
+                             MRT_TIER_INTRA
+                         ? 0
+                         : t->bytes;
     if (p->profile.ranks_per_node > 0)
         try_hier(pl, t, in->count, all);
     t->time_s = t->cost.time_s;

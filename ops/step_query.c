@@ -40,8 +40,8 @@ int64_t mrt_step_rank_bytes(const mrt_plan *p, const mrt_step *s,
 {
     if (!mrt_step_is_collective(s->kind))
         return 0;
-    int64_t n =
-        mrt_layout_shard_count_at(&p->value[s->in].layout, &p->mesh, coords);
+    int64_t n = mrt_layout_shard_count_at(&p->value[s->in].layout, &p->mesh,
+                                          coords);
     if (s->hier)
         n += 2 * hier_shard(p, s, n, coords);
     return n * p->elsize;
@@ -52,8 +52,8 @@ int64_t mrt_step_rank_bytes_inter(const mrt_plan *p, const mrt_step *s,
 {
     if (!mrt_step_is_collective(s->kind) || !s->bytes_inter)
         return 0;
-    int64_t n =
-        mrt_layout_shard_count_at(&p->value[s->in].layout, &p->mesh, coords);
+    int64_t n = mrt_layout_shard_count_at(&p->value[s->in].layout, &p->mesh,
+                                          coords);
     if (s->hier)
         return hier_shard(p, s, n, coords) * p->elsize;
     return n * p->elsize;

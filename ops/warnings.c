@@ -106,8 +106,7 @@ static void warn_tp_across_nodes(sink *k, const mrt_spec *s, const mrt_plan *p,
                                  int i, unsigned *warned)
 {
     const mrt_plan_op *op = &p->op[i];
-    if (p->profile.ranks_per_node <= 0 ||
-        s->op[i].phase != MRT_PHASE_FORWARD ||
+    if (p->profile.ranks_per_node <= 0 || s->op[i].phase != MRT_PHASE_FORWARD ||
         strchr(s->tensor[s->op[i].out].name, ':'))
         return;
     for (int j = op->first_step; j < op->first_step + op->nsteps; j++) {
@@ -194,8 +193,8 @@ int mrt_plan_warnings(const mrt_spec *s, const mrt_plan *p,
     for (int t = 0; (kinds & 1u << MRT_WARN_REPLICATED) && t < s->ntensors; t++)
         warn_replicated(&k, s, &s->tensor[t], share, memory);
     unsigned warned = 0;
-    for (int i = 0; (kinds & 1u << MRT_WARN_TP_ACROSS_NODES) && i < s->nops &&
-                    i < p->nops;
+    for (int i = 0;
+         (kinds & 1u << MRT_WARN_TP_ACROSS_NODES) && i < s->nops && i < p->nops;
          i++)
         warn_tp_across_nodes(&k, s, p, i, &warned);
     return k.n;

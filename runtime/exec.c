@@ -129,9 +129,8 @@ mrt_status mrt_exec_create(const mrt_plan *p, mrt_comm *comm, mrt_exec **out,
     e->arena = mrt_alloc_big((size_t)p->arena_bytes + 64, 1);
     e->workspace = malloc((size_t)my_workspace(e) + 64);
     if (!e->buf || !e->step_time || !e->step_bytes || !e->step_inter ||
-        !e->arena ||
-        !e->workspace || !e->type || !e->req || !e->pending || !e->start ||
-        !e->uneven)
+        !e->arena || !e->workspace || !e->type || !e->req || !e->pending ||
+        !e->start || !e->uneven)
         goto nomem;
     for (int k = 0; k < p->nsteps; k++)
         e->req[k] = MPI_REQUEST_NULL;
@@ -408,11 +407,11 @@ static int do_step(mrt_exec *e, const mrt_step *s)
     case MRT_STEP_ALLTOALL: return do_alltoall(e, s);
     case MRT_STEP_ALLREDUCE:
         if (s->hier) /* across nodes: hier.c */
-            return mrt_hier_allreduce(
-                e->comm, s->axes, e->buf[s->in], e->buf[s->out],
-                mine(e, s->in, NULL),
-                e->plan->dtype == MRT_F64 ? MPI_DOUBLE : MPI_FLOAT,
-                e->plan->elsize, s->max);
+            return mrt_hier_allreduce(e->comm, s->axes, e->buf[s->in],
+                                      e->buf[s->out], mine(e, s->in, NULL),
+                                      e->plan->dtype == MRT_F64 ? MPI_DOUBLE
+                                                                : MPI_FLOAT,
+                                      e->plan->elsize, s->max);
         return mrt_comm_allreduce(e->comm, s->axes, e->buf[s->in],
                                   e->buf[s->out], mine(e, s->in, NULL),
                                   e->plan->dtype, s->max, request(e, s));

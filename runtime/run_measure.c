@@ -84,11 +84,11 @@ void mrt_run_measure(const mrt_exec *e, mrt_run_result *r)
     double *mine = r->scratch;
     for (int k = 0; k < n; k++) {
         mine[k] = e->step_time[k] / r->runs;
-        mine[n + k] =
-            e->step_bytes[k] !=
-                mrt_step_rank_bytes(p, &p->step[k], e->comm->coords) ||
-            e->step_inter[k] !=
-                mrt_step_rank_bytes_inter(p, &p->step[k], e->comm->coords);
+        mine[n + k] = e->step_bytes[k] !=
+                          mrt_step_rank_bytes(p, &p->step[k],
+                                              e->comm->coords) ||
+                      e->step_inter[k] != mrt_step_rank_bytes_inter(
+                                              p, &p->step[k], e->comm->coords);
     }
     for (int i = 0; i < nops; i++) {
         mine[2 * n + i] = 0;

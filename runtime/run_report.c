@@ -66,8 +66,7 @@ static void tiers_text(const mrt_exec *e, FILE *f)
     int64_t in = measured_inter(e), pin = mrt_plan_bytes_inter(p);
     fprintf(f,
             "  by tier (nodes of %lld ranks): %" PRId64 " bytes inside "
-            "nodes, %" PRId64 " across (planned %" PRId64 " and %" PRId64
-            ")\n",
+            "nodes, %" PRId64 " across (planned %" PRId64 " and %" PRId64 ")\n",
             (long long)p->profile.ranks_per_node, measured_bytes(e) - in, in,
             p->comm_bytes - pin, pin);
     if (e->comm->placement_differs)

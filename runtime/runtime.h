@@ -51,17 +51,18 @@ typedef struct mrt_comm {
                                           until made */
     int64_t ledger_bytes; /* bytes handed to MPI collectives so far */
     int64_t ledger_calls;
-    /* nodes (the plan's profile places ranks on nodes; hier.c): */
-    int64_t ranks_per_node;             /* the plan's; 0: one node */
-    int64_t ledger_inter;               /* of ledger_bytes, to groups that
-                                           cross nodes */
-    unsigned char inter[1u << MRT_MAX_AXES]; /* the group crosses nodes */
-    MPI_Comm node_group[1u << MRT_MAX_AXES]; /* a group's ranks on my
-                                               node (hierarchical steps) */
-    MPI_Comm cross_group[1u << MRT_MAX_AXES]; /* its ranks of my place in
-                                                their nodes */
-    int placement_differs; /* the ranks MPI says share memory are not the
-                              plan's nodes (the plan's are used) */
+    /* Nodes (the plan's profile places ranks on nodes; hier.c): the
+     * plan's ranks per node (0: one node); of ledger_bytes, those handed
+     * to groups that cross nodes; by axis mask, whether the group
+     * crosses nodes, its ranks on my node and its ranks of my place in
+     * their nodes (made for hierarchical steps); and whether the real
+     * nodes differ from the plan's (whose are used). */
+    int64_t ranks_per_node;
+    int64_t ledger_inter;
+    unsigned char inter[1u << MRT_MAX_AXES];
+    MPI_Comm node_group[1u << MRT_MAX_AXES];
+    MPI_Comm cross_group[1u << MRT_MAX_AXES];
+    int placement_differs;
 } mrt_comm;
 
 /* Makes the sub-communicators for every axis set the plan uses (a

@@ -161,8 +161,8 @@ START_TEST(tiers_price_groups_and_the_hierarchy)
     p.ranks_per_node = 4;
     p.intra = (mrt_link){1e-6, 100e9};
     p.inter = (mrt_link){10e-6, 1e9};
-    mrt_comm_cost c = mrt_cost_collective(&p, &m, MRT_COLL_ALLGATHER, 2u,
-                                          4000, 4);
+    mrt_comm_cost c = mrt_cost_collective(&p, &m, MRT_COLL_ALLGATHER, 2u, 4000,
+                                          4);
     ck_assert_double_eq_tol(c.time_s, 1e-6 + 4000 / 100e9, 1e-15);
     c = mrt_cost_collective(&p, &m, MRT_COLL_ALLGATHER, 1u, 4000, 4);
     ck_assert_double_eq_tol(c.time_s, 2 * 10e-6 + 3 * 4000 / 1e9, 1e-15);
@@ -170,11 +170,11 @@ START_TEST(tiers_price_groups_and_the_hierarchy)
     ck_assert_double_eq_tol(h.wire_bytes, 7000, 1e-9);
     ck_assert_int_eq(h.messages, 6);
     ck_assert_double_eq_tol(h.flops, 875, 1e-9);
-    double want = 2 * 1e-6 + 3000 / 100e9 + 2 * 10e-6 + 1000 / 1e9 +
-                  2 * 1e-6 + 3000 / 100e9 + 875 / 1e9;
+    double want = 2 * 1e-6 + 3000 / 100e9 + 2 * 10e-6 + 1000 / 1e9 + 2 * 1e-6 +
+                  3000 / 100e9 + 875 / 1e9;
     ck_assert_double_eq_tol(h.time_s, want, 1e-15);
-    mrt_comm_cost f = mrt_cost_collective(&p, &m, MRT_COLL_ALLREDUCE, 3u,
-                                          4000, 4);
+    mrt_comm_cost f = mrt_cost_collective(&p, &m, MRT_COLL_ALLREDUCE, 3u, 4000,
+                                          4);
     ck_assert(h.time_s < f.time_s);
     /* inside one node, or one rank per node: no hierarchy */
     ck_assert(isinf(mrt_cost_allreduce_hier(&p, &m, 2u, 1000, 4).time_s));
@@ -185,7 +185,7 @@ END_TEST
 
 int main(void)
 {
-        Suite *s = suite_create("cost");
+    Suite *s = suite_create("cost");
     TCase *tc = tcase_create("cost");
     tcase_add_test(tc, allreduce_over_one_axis);
     tcase_add_test(tc, each_kind_on_the_fast_axis);

@@ -163,7 +163,7 @@ END_TEST
 
 int main(void)
 {
-        Suite *s = suite_create("mesh");
+    Suite *s = suite_create("mesh");
     TCase *tc = tcase_create("mesh");
     tcase_add_test(tc, row_major_first_axis_major);
     tcase_add_test(tc, groups_partition_the_mesh);
