@@ -129,7 +129,7 @@ const mrt_cli_option mrt_cli_options[] = {
      "cpu-100gbe; default: $MESHRT_PROFILE,\n"
      "~/.config/meshrt/profile.yaml, else built in;\n"
      "meshrt calibrate writes one)"},
-    {"ranks-per-node", 'H', "N", ALL,
+    {"ranks-per-node", 'n', "N", ALL,
      "ranks on one node, over the profile's (ranks fill\n"
      "nodes in order; the mesh's last axes innermost)"},
 
@@ -393,7 +393,7 @@ static mrt_status take_checked(int c, mrt_cli_args *a, mrt_error *err)
                                "1, not '%s'",
                                optarg);
         break;
-    case 'H': {
+    case 'n': {
         long n = strtol(optarg, &end, 10);
         if (*end || end == optarg || n < 1 || n > INT32_MAX)
             return usage_error(err, a->cmd,
