@@ -1,6 +1,7 @@
 /*
  * args.c — command-line parsing, usage texts and exit codes.
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <getopt.h>
@@ -229,6 +230,10 @@ static int getopt_table(unsigned bit, struct option *table,
 {
     int n = 0;
     for (const mrt_cli_option *o = mrt_cli_options; o->name; o++) {
+        /* one code per option name: two names on one code would make
+         * the one set the other (take_plain, take_checked) */
+        for (const mrt_cli_option *q = mrt_cli_options; q < o; q++)
+            assert(q->key != o->key || strcmp(q->name, o->name) == 0);
         int k = 0;
         while (k < n && strcmp(row[k]->name, o->name) != 0)
             k++;
