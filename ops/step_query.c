@@ -44,7 +44,7 @@ int64_t mrt_step_rank_bytes(const mrt_plan *p, const mrt_step *s,
                                           coords);
     if (s->hier)
         n += 2 * hier_shard(p, s, n, coords);
-    return n * p->elsize;
+    return n * p->value[s->in].elsize;
 }
 
 int64_t mrt_step_rank_bytes_inter(const mrt_plan *p, const mrt_step *s,
@@ -55,8 +55,8 @@ int64_t mrt_step_rank_bytes_inter(const mrt_plan *p, const mrt_step *s,
     int64_t n = mrt_layout_shard_count_at(&p->value[s->in].layout, &p->mesh,
                                           coords);
     if (s->hier)
-        return hier_shard(p, s, n, coords) * p->elsize;
-    return n * p->elsize;
+        return hier_shard(p, s, n, coords) * p->value[s->in].elsize;
+    return n * p->value[s->in].elsize;
 }
 
 int64_t mrt_plan_bytes_inter(const mrt_plan *p)
