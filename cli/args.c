@@ -1,6 +1,7 @@
 /*
  * args.c — command-line parsing, usage texts and exit codes.
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <getopt.h>
@@ -123,10 +124,16 @@ const mrt_cli_option mrt_cli_options[] = {
      * --profile is its per-step report. */
     {"planner", 'P', "NAME", ALL,
      "auto (default: cost-aware) or meshtf (exactly\nMesh-TensorFlow's lowering, global rules only)"},
-    {"machine", 'K', "FILE", ALL,
-     "machine profile for the cost model (default:\n"
-     "$MESHRT_PROFILE, ~/.config/meshrt/profile.yaml,\n"
-     "else built in; meshrt calibrate writes one)"},
+    {"machine", 'K', "FILE|NAME", ALL,
+     "machine profile for the cost model: a file, or\n"
+     "a name of profiles/ (dgx-a100, dgx-h100,\n"
+     "cpu-100gbe; default: $MESHRT_PROFILE,\n"
+     "~/.config/meshrt/profile.yaml, else built in;\n"
+     "meshrt calibrate writes one)"},
+    {"ranks-per-node", 'n', "N", ALL,
+     "ranks on one node, over the profile's (ranks fill\n"
+     "nodes in order; the mesh's last axes innermost)"},
+
     {"blocking", 'B', NULL, ALL,
      "issue every collective blocking (by default one\n"
      "whose result is read only steps later runs in\n"
@@ -223,6 +230,10 @@ static int getopt_table(unsigned bit, struct option *table,
 {
     int n = 0;
     for (const mrt_cli_option *o = mrt_cli_options; o->name; o++) {
+        /* one code per option name: two names on one code would make
+         * the one set the other (take_plain, take_checked) */
+        for (const mrt_cli_option *q = mrt_cli_options; q < o; q++)
+            assert(q->key != o->key || strcmp(q->name, o->name) == 0);
         int k = 0;
         while (k < n && strcmp(row[k]->name, o->name) != 0)
             k++;
@@ -387,6 +398,16 @@ static mrt_status take_checked(int c, mrt_cli_args *a, mrt_error *err)
                                "1, not '%s'",
                                optarg);
         break;
+    case 'n': {
+        long n = strtol(optarg, &end, 10);
+        if (*end || end == optarg || n < 1 || n > INT32_MAX)
+            return usage_error(err, a->cmd,
+                               "--ranks-per-node needs a count from 1 "
+                               "to 2147483647, not '%s'",
+                               optarg);
+        a->plan.ranks_per_node = n;
+        break;
+    }
     case 'r': {
         long n = strtol(optarg, &end, 10);
         if (*end || n < 1 || n > 1000000)

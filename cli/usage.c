@@ -54,7 +54,7 @@ static const usage_text usage[] = {
      "usage: meshrt plan SPEC [--mesh AXIS=N,...] [--dim DIM=N,...]\n"
      "                        [--layout NAME] [--json]\n"
      "                        [--explain] [--planner auto|meshtf]\n"
-     "                        [--machine FILE]\n"
+     "                        [--machine FILE|NAME] [--ranks-per-node N]\n"
      "\n"
      "Prints the plan for the spec's mesh (no MPI needed, any mesh size):\n"
      "for every op its local kernel (GEMM shape, flops per rank) and every\n"

@@ -469,7 +469,8 @@ typedef struct mrt_plan mrt_plan;
 
 typedef struct mrt_plan_options {
     mrt_planner planner;
-    const char *machine; /* machine profile file (the CLI's --machine);
+    const char *machine; /* machine profile file, or the name of one of
+                            profiles/ (the CLI's --machine: dgx-h100);
                             NULL: the default file (see
                             mrt_machine_get_default_path) when it exists,
                             else the built-in profile */
@@ -477,6 +478,10 @@ typedef struct mrt_plan_options {
     int blocking;        /* issue every collective blocking; by default a
                             collective whose result is read only some
                             steps later runs in the background */
+    /* > 0: ranks on one node, over the profile's (the CLI's
+     * --ranks-per-node; docs/cost-model.md: ranks fill nodes in order,
+     * the mesh's last axes innermost); 0: the profile's */
+    int64_t ranks_per_node;
 } mrt_plan_options;
 
 /* Lowers every op of spec into local kernels and collectives; opt may be
@@ -624,6 +629,10 @@ typedef enum mrt_warning_kind {
                                rank of a mesh axis (at the op) */
     MRT_WARN_REPLICATED,    /* a tensor kept replicated whose shard is over
                                a share of a rank's memory (at the tensor) */
+    /* on a profile with nodes: a mesh axis that a forward einsum of the
+     * spec sums over (tensor parallelism) has groups that cross nodes
+     * (at the first such op) */
+    MRT_WARN_TP_ACROSS_NODES,
     MRT_WARNING_KIND_COUNT
 } mrt_warning_kind;
 typedef struct mrt_warning {
