@@ -325,10 +325,12 @@ static mrt_status take_checked(int c, mrt_cli_args *a, mrt_error *err)
             a->plan.planner = MRT_PLANNER_AUTO;
         else if (strcmp(optarg, "meshtf") == 0)
             a->plan.planner = MRT_PLANNER_MESHTF;
+        else if (strcmp(optarg, "rules") == 0)
+            a->plan.planner = MRT_PLANNER_RULES;
         else
             return usage_error(err, a->cmd,
                                "unknown planner '%s' "
-                               "(planners: auto, meshtf)",
+                               "(planners: auto, meshtf, rules)",
                                optarg);
         break;
     case 'X':

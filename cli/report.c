@@ -52,9 +52,65 @@ enum { C_MARK, C_NAME, C_MESH }; /* then the axis sets, then FIXED */
 static const char *const fixed_head[] = {
     "to MPI", "wire",     "msgs",     "comm",     "compute",
     "total",  "peak mem", "fwd wire", "bwd wire", "upd wire"};
-/* The last three (wire bytes by phase) only for specs that train. */
+/* The last three (wire bytes by phase) only for specs that train; then
+ * "auto saves" when a row is pinned. */
 #define NFIXED_ALL ((int)(sizeof fixed_head / sizeof fixed_head[0]))
-#define NFIXED (t->training ? NFIXED_ALL : NFIXED_ALL - 3)
+#define NFIXED                                                                 \
+    ((t->training ? NFIXED_ALL : NFIXED_ALL - 3) + any_pinned(t))
+
+/* 1 if a row of t was planned pinned (it then has auto's figures too). */
+static int any_pinned(const mrt_cmp_table *t)
+{
+    for (int r = 0; r < t->nrows; r++)
+        if (t->row[r].ok && t->row[r].pinned)
+            return 1;
+    return 0;
+}
+
+/* What auto saves against pinned row `row`: "12.3 us, 9 KiB" (time and
+ * wire bytes; what it costs more is negative), "nothing", or "-" when
+ * auto did not plan it; with `words`, "12.3 us of modeled time and 9
+ * KiB on the wire" ("-9 KiB": 9 KiB more). */
+static void auto_saves(const mrt_cmp_row *row, int words, char *cell,
+                       size_t size)
+{
+    char a[64], b[64];
+    if (!row->pinned || !row->auto_ok) {
+        snprintf(cell, size, "%s", row->pinned ? "-" : "");
+        return;
+    }
+    double dt = row->totals.time_s - row->auto_totals.time_s;
+    double dw = row->totals.wire_bytes - row->auto_totals.wire_bytes;
+    if (dt == 0 && dw == 0) {
+        snprintf(cell, size, "nothing");
+        return;
+    }
+    mrt_cli_fmt_time(dt < 0 ? -dt : dt, a, sizeof a);
+    mrt_cli_fmt_bytes(dw < 0 ? -dw : dw, b, sizeof b);
+    snprintf(cell, size, "%s%s%s%s%s%s", dt < 0 ? "-" : "", a,
+             words ? " of modeled time and " : ", ", dw < 0 ? "-" : "", b,
+             words ? " on the wire" : "");
+}
+
+/* One line per pinned row that auto would plan otherwise: what it saves
+ * and the collectives it drops and adds. */
+static void print_auto_moves(const mrt_cmp_table *t, FILE *f)
+{
+    int head = 0;
+    for (int r = 0; r < t->nrows; r++) {
+        const mrt_cmp_row *row = &t->row[r];
+        char saves[192];
+        if (!row->ok || !row->auto_ok || !row->auto_moves[0])
+            continue;
+        if (!head++)
+            fputs("\npinned: what the auto planner would change in "
+                  "those rows (it may leave their layouts)\n",
+                  f);
+        auto_saves(row, 1, saves, sizeof saves);
+        fprintf(f, "  %s: auto saves %s; it %s\n", row->name, saves,
+                row->auto_moves);
+    }
+}
 
 static void row_cells(const mrt_cmp_table *t, int r, char (*cell)[CELL])
 {
@@ -80,6 +136,8 @@ static void row_cells(const mrt_cmp_table *t, int r, char (*cell)[CELL])
     mrt_cli_fmt_bytes((double)x->peak_memory, f[6], CELL);
     for (int ph = 0; t->training && ph < 3; ph++)
         mrt_cli_fmt_bytes(x->phase_wire_bytes[ph], f[7 + ph], CELL);
+    if (any_pinned(t))
+        auto_saves(row, 0, f[NFIXED - 1], CELL);
 }
 
 void mrt_cmp_print_text(const mrt_cmp_table *t, FILE *f)
@@ -98,7 +156,9 @@ void mrt_cmp_print_text(const mrt_cmp_table *t, FILE *f)
     for (int k = 0; k < t->ncols; k++)
         snprintf(cell[C_MESH + 1 + k], CELL, "%s", t->col[k]);
     for (int k = 0; k < NFIXED; k++)
-        snprintf(cell[C_MESH + 1 + t->ncols + k], CELL, "%s", fixed_head[k]);
+        snprintf(cell[C_MESH + 1 + t->ncols + k], CELL, "%s",
+                 any_pinned(t) && k == NFIXED - 1 ? "auto saves"
+                                                   : fixed_head[k]);
     for (int r = 0; r < t->nrows; r++)
         row_cells(t, r, cell + (size_t)(r + 1) * ncell);
     for (int r = 0; r <= t->nrows; r++)
@@ -149,6 +209,7 @@ void mrt_cmp_print_text(const mrt_cmp_table *t, FILE *f)
                 mrt_cli_fmt_time(x->phase_time_s[1], cell[1], CELL),
                 mrt_cli_fmt_time(x->phase_time_s[2], cell[2], CELL));
     }
+    print_auto_moves(t, f);
     free(cell);
     free(width);
 }

@@ -113,6 +113,11 @@ typedef enum mrt_planner {
     MRT_PLANNER_MESHTF,   /* "meshtf": Mesh-TensorFlow's lowering,
                              exactly: global rules only, all-reduce, no
                              search */
+    MRT_PLANNER_RULES,    /* "rules": pinned: every tensor (weights,
+                             gradients, activations) in exactly the
+                             layout its rules and its own layouts give,
+                             and only the collectives those need; what
+                             an alternative with pin: true gets */
     MRT_PLANNER_COUNT
 } mrt_planner;
 MRT_API const char *mrt_planner_name(mrt_planner p);
@@ -386,6 +391,9 @@ typedef struct mrt_ir_alternative {
     const mrt_ir_alternative_tensor *tensors;
     int nops;
     const mrt_ir_alternative_op *ops;
+    int pin; /* nonzero: pinned (YAML's pin: true): planned as
+                MRT_PLANNER_RULES plans, unless the meshtf planner
+                is asked for */
 } mrt_ir_alternative;
 /* Adds alternative alt, after the last op and mrt_ir_set_train (it is
  * checked against every tensor now, gradients included). */
@@ -553,6 +561,15 @@ typedef struct mrt_compare_row {
                             (mrt_error_format words it) */
     mrt_plan_totals totals; /* ok only */
     int64_t *axis_bytes;    /* [ncols]: bytes per rank over each axis set */
+    /* A pinned row (pin: true, or --planner rules) is planned with its
+     * layouts as given; beside it, the auto planner's plan of the same
+     * program, which may depart from them where that is cheaper: */
+    int pinned;                  /* ok only */
+    int auto_ok;                 /* pinned and auto planned it too */
+    mrt_plan_totals auto_totals; /* auto_ok only */
+    char auto_moves[1024];       /* auto_ok only: the collectives auto
+                                    drops and adds ("" when the same),
+                                    "drops K T over AXES, ...; adds ..." */
 } mrt_compare_row;
 
 /* A comparison: plain data the caller reads (and must not change); free

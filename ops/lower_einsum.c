@@ -136,6 +136,9 @@ mrt_status mrt_lower_einsum(mrt_planning *pl, int op, const mrt_layout *home,
     case MRT_STRATEGY_RULES:
         mrt_choose_rules(p, s, op, home, &lw.exec);
         return mrt_lower_emit(pl, op, home, &lw, 0, err);
+    case MRT_STRATEGY_PINNED:
+        mrt_choose_pinned(p, s, op, home, &lw.exec);
+        return mrt_lower_emit(pl, op, home, &lw, 0, err);
     case MRT_STRATEGY_CHEAPEST:
     case MRT_STRATEGY_COUNT: break;
     }
