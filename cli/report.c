@@ -261,7 +261,11 @@ void mrt_cmp_write_csv(FILE *f, const void *table)
                                        "update_wire_bytes",
                                        "forward_time_s",
                                        "backward_time_s",
-                                       "update_time_s"};
+                                       "update_time_s",
+                                       "pinned",
+                                       "auto_time_s",
+                                       "auto_wire_bytes",
+                                       "auto_moves"};
     for (size_t k = 0; k < sizeof head / sizeof head[0]; k++)
         csv_field(head[k], f, 0);
     csv_field("error", f, 1);
@@ -271,7 +275,7 @@ void mrt_cmp_write_csv(FILE *f, const void *table)
         csv_field(row->name, f, 0);
         csv_field(row->mesh, f, 0);
         if (!row->ok) {
-            for (size_t k = 0; k < (size_t)t->ncols + 15; k++)
+            for (size_t k = 0; k < (size_t)t->ncols + 19; k++)
                 fputc(',', f);
             char line[MRT_CLI_ERROR_MAX];
             csv_field(mrt_cli_error_line(&row->error, line, sizeof line), f, 1);
@@ -285,14 +289,42 @@ void mrt_cmp_write_csv(FILE *f, const void *table)
                 x->comm_bytes, x->wire_bytes, x->messages, x->collectives,
                 x->comm_time_s, x->compute_time_s, x->time_s, x->peak_memory,
                 r == t->fastest);
-        fprintf(f, "%.17g,%.17g,%.17g,%.9g,%.9g,%.9g,\r\n",
+        fprintf(f, "%.17g,%.17g,%.17g,%.9g,%.9g,%.9g,%d,",
                 x->phase_wire_bytes[0], x->phase_wire_bytes[1],
                 x->phase_wire_bytes[2], x->phase_time_s[0], x->phase_time_s[1],
-                x->phase_time_s[2]);
+                x->phase_time_s[2], row->pinned);
+        if (row->auto_ok)
+            fprintf(f, "%.9g,%.17g,", row->auto_totals.time_s,
+                    row->auto_totals.wire_bytes);
+        else
+            fputs(",,", f);
+        csv_field(row->auto_moves, f, 0);
+        fputs("\r\n", f);
     }
 }
 
 /* ---- JSON ---- */
+
+/* A row's "pinned" and, for a pinned row, "auto": the auto planner's
+ * figures for the same program and the collectives it changes. */
+static void json_auto(const mrt_cmp_row *row, FILE *f)
+{
+    fprintf(f, ",\n   \"pinned\": %s", row->pinned ? "true" : "false");
+    if (!row->pinned)
+        return;
+    if (!row->auto_ok) {
+        fputs(", \"auto\": null", f);
+        return;
+    }
+    const mrt_plan_totals *a = &row->auto_totals;
+    fprintf(f,
+            ", \"auto\": {\"comm_bytes\": %" PRId64 ", \"wire_bytes\": %s"
+            ", \"messages\": %" PRId64 ", \"time_s\": %s, \"moves\": ",
+            a->comm_bytes, MRT_CLI_JSON_NUM("%.17g", a->wire_bytes),
+            a->messages, MRT_CLI_JSON_NUM("%.9g", a->time_s));
+    mrt_json_write_string(f, row->auto_moves);
+    fputc('}', f);
+}
 
 void mrt_cmp_write_json(FILE *f, const void *table)
 {
@@ -362,7 +394,9 @@ void mrt_cmp_write_json(FILE *f, const void *table)
                     MRT_CLI_JSON_NUM("%.17g", x->phase_wire_bytes[ph]),
                     x->phase_collectives[ph],
                     MRT_CLI_JSON_NUM("%.9g", x->phase_time_s[ph]));
-        fputs("}}", f);
+        fputs("}", f);
+        json_auto(row, f);
+        fputs("}", f);
     }
     fputs("\n ]}\n", f);
 }
