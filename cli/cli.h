@@ -16,7 +16,12 @@ typedef struct mrt_cli_args {
     const char *spec;  /* NULL for calibrate */
     const char *mesh;  /* --mesh AXIS=N,... or NULL */
     const char *dims;  /* --dim DIM=N,... or NULL */
-    const char *sweep; /* compare --sweep DIM=N,N,... or NULL */
+    const char *sweep[8]; /* compare --sweep DIM=N,N,... (several:
+                             zipped), nsweep of them */
+    int nsweep;
+    const char *sweep_mesh[64]; /* compare --sweep-mesh MESH MESH ...,
+                                   nsweep_mesh of them */
+    int nsweep_mesh;
     int json, verify, repeat, help;
     const char *save;   /* --save DIR or NULL */
     const char *layout; /* --layout NAME (a `layouts:` alternative) or NULL */
@@ -159,7 +164,9 @@ typedef struct mrt_cmp_table {
 mrt_status mrt_cmp_build(mrt_cmp_table *t, const mrt_spec *spec,
                          const mrt_plan_options *opt);
 void mrt_cmp_table_free(mrt_cmp_table *t);
-/* `compare --sweep` (cmd_sweep.c): at most this many sizes. */
+/* `compare --sweep` (cmd_sweep.c): at most this many sizes (and
+ * --sweep-mesh meshes), and at most MRT_CLI_SWEEP_DIMS dims zipped. */
+#define MRT_CLI_SWEEP_DIMS 8
 #define MRT_CLI_SWEEP_MAX MRT_SWEEP_MAX /* meshrt.h */
 #define MRT_CLI_SWEEP_MAX_STR "64"      /* the same, for messages */
 int mrt_cli_sweep(const mrt_cli_args *a);

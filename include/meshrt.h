@@ -613,9 +613,16 @@ typedef struct mrt_sweep_cell {
     mrt_error error;        /* code MRT_OK, or why it did not plan */
 } mrt_sweep_cell;
 typedef struct mrt_sweep {
-    char dim[64];
+    char dim[64]; /* the dim swept; several zipped: "length,klen"; a
+                     mesh sweep: "mesh" */
     int nvalues;
-    int64_t value[MRT_SWEEP_MAX];        /* the sizes, in the caller's order */
+    int64_t value[MRT_SWEEP_MAX]; /* the sizes, in the caller's order
+                                     (mrt_sweep_create_points: the rank
+                                     count of each point's mesh, 0 where
+                                     the spec did not load) */
+    char label[MRT_SWEEP_MAX][256]; /* each point as given: "batch=64",
+                                       "length=256,klen=256",
+                                       "data=8,model=1" */
     mrt_error load_error[MRT_SWEEP_MAX]; /* code MRT_OK: the spec loaded
                                          at that size; else why not (each
                                          row's cell there has that
@@ -641,6 +648,27 @@ MRT_API mrt_status mrt_sweep_create(const char *path,
                                     const int64_t *values,
                                     const mrt_plan_options *opt,
                                     mrt_sweep **out, mrt_error *err);
+/* One point of a general sweep: dims set on top of load->dims (DIM=N,...,
+ * as --dim; NULL: none) and a mesh replacing load->mesh (AXIS=N,..., as
+ * --mesh; NULL: load's).  label names it in the table (NULL: the two
+ * joined by a blank); dim and value of the table are then `what` (NULL:
+ * "point") and the points' rank counts. */
+typedef struct mrt_sweep_point {
+    const char *dims;
+    const char *mesh;
+    const char *label;
+} mrt_sweep_point;
+/* A comparison at each of npoints points (1 to MRT_SWEEP_MAX): several
+ * dims moved together (`compare --sweep A=.. --sweep B=..`) or mesh
+ * shapes (`compare --sweep-mesh`), of any rank count (a comparison only
+ * plans).  Errors as mrt_sweep_create's (MRT_E_USAGE: NULL path, points
+ * or out, npoints out of range). */
+MRT_API mrt_status mrt_sweep_create_points(const char *path,
+                                           const mrt_spec_load_options *load,
+                                           const char *what, int npoints,
+                                           const mrt_sweep_point *points,
+                                           const mrt_plan_options *opt,
+                                           mrt_sweep **out, mrt_error *err);
 MRT_API void mrt_sweep_destroy(mrt_sweep *s);
 
 /* ---- inspecting a spec -------------------------------------------- */

@@ -140,7 +140,8 @@ done
 check "each sweep cell is compare --dim at that size" python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["sweep"] == {"dim": "batch", "sizes": [64, 128, 256, 6]}, d["sweep"]
+assert d["sweep"] == {"dim": "batch", "sizes": [64, 128, 256, 6],
+                      "points": ["batch=64", "batch=128", "batch=256", "batch=6"]}, d["sweep"]
 names = [l["name"] for l in d["layouts"]]
 assert names == ["spec", "data_parallel", "model_parallel", "mixed"], names
 for i, size in enumerate(d["sweep"]["sizes"]):
