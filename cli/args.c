@@ -113,7 +113,11 @@ const mrt_cli_option mrt_cli_options[] = {
     /* The machine profile is --machine FILE in every command: run's
      * --profile is its per-step report. */
     {"planner", 'P', "NAME", ALL,
-     "auto (default: cost-aware) or meshtf (exactly\nMesh-TensorFlow's lowering, global rules only)"},
+     "auto (default: cost-aware), meshtf (exactly\n"
+     "Mesh-TensorFlow's lowering, global rules only) or\n"
+     "rules (pinned: every tensor in the layout its\n"
+     "rules and own layouts give, the collectives those\n"
+     "need, whatever the machine; what pin: true asks)"},
     {"machine", 'K', "FILE", ALL,
      "machine profile for the cost model (default:\n"
      "$MESHRT_PROFILE, ~/.config/meshrt/profile.yaml,\n"
