@@ -38,9 +38,10 @@ const mrt_cli_option mrt_cli_options[] = {
      "compare at each size of DIM: one row per layout,\n"
      "one column per size, each cell the modeled time\n"
      "per step and wire bytes per rank, and how the\n"
-     "time grows (--csv: one line per cell; no --svg);\n"
-     "given again for other dims, they move together\n"
-     "(zipped: the same number of sizes each)"},
+     "time grows (--csv: one line per cell; --svg: a\n"
+     "line chart, a line per layout); given again for\n"
+     "other dims, they move together (zipped: the same\n"
+     "number of sizes each)"},
     {"sweep-mesh", 'I', "MESH MESH ...", MRT_CLI_COMPARE,
      "compare on each mesh (AXIS=N,..., as --mesh; the\n"
      "words after it that are meshes are more of them),\n"
@@ -615,11 +616,6 @@ mrt_status mrt_cli_parse(int argc, char **argv, mrt_cli_args *a, mrt_error *err)
         return usage_error(err, a->cmd,
                            "--per-tensor searches the spec's "
                            "own tensors: it takes no --layout%s",
-                           "");
-    if ((a->nsweep || a->nsweep_mesh) && a->svg)
-        return usage_error(err, a->cmd,
-                           "--svg draws one comparison, not a "
-                           "--sweep (write --csv or --json)%s",
                            "");
     if (check_zipped(a, err))
         return MRT_E_USAGE;

@@ -177,5 +177,18 @@ void mrt_cmp_print_text(const mrt_cmp_table *t, FILE *f);
 void mrt_cmp_write_csv(FILE *f, const void *table);
 void mrt_cmp_write_json(FILE *f, const void *table);
 void mrt_cmp_write_svg(FILE *f, const void *table);
+/* report_svg.c's helpers for sweep_svg.c: s escaped as XML text (at
+ * most max characters, then "..."); a tick step for an axis from 0 to
+ * max seconds, and the unit (and its scale) its labels show. */
+void mrt_cli_svg_text(const char *s, FILE *f, size_t max);
+double mrt_cli_svg_tick(double max, double *scale, const char **unit);
+/* sweep_svg.c: a sweep (an mrt_sweep, with the spec's path and what
+ * grows) as a line chart of modeled time per step, a line per layout. */
+typedef struct mrt_sweep_chart {
+    const char *spec, *planner, *what; /* what: "dim batch", "the mesh" */
+    int plural;                        /* what is several ("dims a,b") */
+    const mrt_sweep *t;
+} mrt_sweep_chart;
+void mrt_sweep_write_svg(FILE *f, const void *chart);
 
 #endif

@@ -6,8 +6,8 @@
  * checks the dim, prints one table (a row per partitioning, the spec's
  * own rules, then each alternative; a column per size, each cell the
  * modeled time per step and the wire bytes per rank; errors listed
- * under it) and writes --csv (one line per cell) and --json (one
- * object).  The exit status is 0 if any cell planned, else 2.
+ * under it) and writes --csv (one line per cell), --json (one
+ * object) and --svg (a line chart, sweep_svg.c).  The exit status is 0 if any cell planned, else 2.
  *
  * Several --sweep move together (zipped: `--sweep length=256,512
  * --sweep klen=256,512` compares at length=256,klen=256 and then at
@@ -257,16 +257,20 @@ static void write_json(FILE *f, const void *table)
     fputs("\n ]}\n", f);
 }
 
-/* The first failure's status, after trying both files. */
+/* The first failure's status, after trying every file. */
 static mrt_status write_reports(const mrt_cli_args *a, const sweep_out *o)
 {
-    const char *path[2] = {a->csv, a->json_file};
-    void (*writer[2])(FILE *, const void *) = {write_csv, write_json};
+    const char *path[3] = {a->csv, a->json_file, a->svg};
+    void (*writer[3])(FILE *, const void *) = {write_csv, write_json,
+                                               mrt_sweep_write_svg};
+    const mrt_sweep_chart chart = {o->spec, o->planner, o->what, o->plural,
+                                   o->t};
+    const void *what[3] = {o, o, &chart};
     mrt_status first = MRT_OK;
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < 3; k++) {
         mrt_error err = {0};
         if (path[k] &&
-            mrt_file_write(path[k], "the sweep", writer[k], o, &err)) {
+            mrt_file_write(path[k], "the sweep", writer[k], what[k], &err)) {
             mrt_cli_print_error(&err);
             first = first ? first : err.code;
         }

@@ -235,3 +235,16 @@ void mrt_cmp_write_svg(FILE *f, const void *table)
         row_of(f, t, r, &c);
     fputs("</svg>\n", f);
 }
+
+/* The helpers the sweep's chart (sweep_svg.c) shares with this one. */
+void mrt_cli_svg_text(const char *s, FILE *f, size_t max)
+{
+    xml_text(s, f, max);
+}
+
+double mrt_cli_svg_tick(double max, double *scale, const char **unit)
+{
+    double step = max > 0 ? tick_step(max) : 1;
+    time_unit(max > 0 ? ceil(max / step - 1e-9) * step : 1, scale, unit);
+    return step;
+}

@@ -6,7 +6,8 @@
 # alone and zipped together.  Every cell of the text, CSV and JSON
 # equals `compare --dim ... --mesh ...` at that point; the usage errors
 # (counts that differ, a dim swept twice, a bad mesh, --mesh with
-# --sweep-mesh, --svg) are one line and exit 2.  No MPI.
+# --sweep-mesh) are one line and exit 2.  --svg draws the sweep: a line
+# per layout, a dot per point that plans, at its modeled time.  No MPI.
 set -uo pipefail
 meshrt=$1
 . "$(dirname "$0")/../lib.sh"
@@ -28,7 +29,7 @@ done
 # --- mesh shapes, of 4 and of 8 ranks --------------------------------------
 meshes=(data=2,model=2 data=4,model=1 data=1,model=4 data=8,model=1)
 "$meshrt" compare "$zero" --sweep-mesh "${meshes[@]}" --csv "$dir/m.csv" \
-    --json "$dir/m.json" >"$dir/m.txt" 2>"$dir/err"
+    --json "$dir/m.json" --svg "$dir/m.svg" >"$dir/m.txt" 2>"$dir/err"
 check "mesh sweep exits 0" [ $? = 0 ]
 check "mesh sweep: nothing on stderr" [ ! -s "$dir/err" ]
 check "one column per mesh" grep -Eq \
@@ -92,6 +93,36 @@ assert ddp[3]["ok"] and ddp[3]["wire_bytes"] > ddp[0]["wire_bytes"], ddp
 sys.exit(fail)
 PY
 
+# --- the chart -----------------------------------------------------------------
+"$meshrt" compare "$zero" --sweep-mesh data=2,model=2 nope=4 data=4,model=1 \
+    --json "$dir/e.json" --svg "$dir/e.svg" >/dev/null 2>&1
+python3 - "$dir" <<'PY' || fail=1
+import json, sys, xml.dom.minidom
+d = sys.argv[1]
+for name, ncols in (("m", 4), ("e", 3)):
+    doc = xml.dom.minidom.parse("%s/%s.svg" % (d, name))   # well-formed
+    s = json.load(open("%s/%s.json" % (d, name)))
+    lines = doc.getElementsByTagName("polyline")
+    dots = doc.getElementsByTagName("circle")
+    planned = sum(p["ok"] for l in s["layouts"] for p in l["points"])
+    assert len(dots) == planned, (name, len(dots), planned)
+    # a line per layout, broken where a point does not plan
+    want = sum(1 + sum(1 for a, b in zip(l["points"], l["points"][1:])
+                       if not a["ok"] and b["ok"]) - (not l["points"][0]["ok"])
+               for l in s["layouts"])
+    assert len(lines) == want, (name, len(lines), want)
+    titles = [c.getElementsByTagName("title")[0].firstChild.data for c in dots]
+    for l in s["layouts"]:
+        for p in l["points"]:
+            t = "%s at %s: " % (l["name"], p["point"])
+            assert (sum(x.startswith(t) for x in titles) == 1) == p["ok"], (t, titles)
+    # the fastest at each point is ringed: one ring per point that plans
+    rings = [c for c in dots if c.getAttribute("stroke")]
+    assert len(rings) == sum(1 for v in range(ncols)
+                             if any(l["points"][v]["ok"] for l in s["layouts"])), rings
+    assert "<script" not in open("%s/%s.svg" % (d, name)).read().lower()
+PY
+
 # --- usage errors: one line, exit 2 -----------------------------------------
 expect 2 1 "^meshrt: error: --sweep: q_len=16,32 has 2 sizes but k_len=16 has 1 \(zipped sweeps move together: give each as many\)" \
     "$meshrt" compare "$att" --sweep q_len=16,32 --sweep k_len=16
@@ -105,8 +136,6 @@ expect 2 1 "^meshrt: error: --sweep-mesh needs meshes" \
     "$meshrt" compare "$zero" --sweep-mesh
 expect 2 1 "^meshrt: error: --mesh and --sweep-mesh both set the mesh" \
     "$meshrt" compare "$zero" --mesh data=4,model=1 --sweep-mesh data=2,model=2
-expect 2 1 "^meshrt: error: --svg draws one comparison, not a --sweep" \
-    "$meshrt" compare "$zero" --sweep-mesh data=2,model=2 --svg "$dir/x.svg"
 expect 2 1 "^meshrt: error: option --sweep-mesh is only valid for 'compare'" \
     "$meshrt" plan "$zero" --sweep-mesh data=2,model=2
 expect 2 1 "^error: --sweep: no dim 'nope' in .*attention.yaml" \
