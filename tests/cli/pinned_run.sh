@@ -33,7 +33,8 @@ run() {
     else
         bad "$(basename "$spec") $* on $m ($np ranks)"; echo "$out"
     fi
-    "$meshrt" plan "$spec" --mesh "$m" "$@" | grep -q "^planner rules;" ||
+    out=$("$meshrt" plan "$spec" --mesh "$m" "$@" 2>&1)
+    grep -q "^planner rules;" <<<"$out" ||
         bad "$(basename "$spec") $* is not planned pinned"
 }
 for np in 1 2 3 4; do
