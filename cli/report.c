@@ -69,8 +69,8 @@ static int any_pinned(const mrt_cmp_table *t)
 
 /* What auto saves against pinned row `row`: "12.3 us, 9 KiB" (time and
  * wire bytes; what it costs more is negative), "nothing", or "-" when
- * auto did not plan it; with `words`, "12.3 us of modeled time and 9
- * KiB on the wire" ("-9 KiB": 9 KiB more). */
+ * auto did not plan it; with `words`, "saves 12.3 us (modeled), with 9
+ * KiB less on the wire" (or "costs ... more", "9 KiB more"). */
 static void auto_saves(const mrt_cmp_row *row, int words, char *cell,
                        size_t size)
 {
@@ -87,9 +87,14 @@ static void auto_saves(const mrt_cmp_row *row, int words, char *cell,
     }
     mrt_cli_fmt_time(dt < 0 ? -dt : dt, a, sizeof a);
     mrt_cli_fmt_bytes(dw < 0 ? -dw : dw, b, sizeof b);
-    snprintf(cell, size, "%s%s%s%s%s%s", dt < 0 ? "-" : "", a,
-             words ? " of modeled time and " : ", ", dw < 0 ? "-" : "", b,
-             words ? " on the wire" : "");
+    if (!words)
+        snprintf(cell, size, "%s%s, %s%s", dt < 0 ? "-" : "", a,
+                 dw < 0 ? "-" : "", b);
+    else
+        snprintf(cell, size, "%s %s%s (modeled), with %s%s on the wire",
+                 dt < 0 ? "costs" : "saves", a, dt < 0 ? " more" : "",
+                 dw == 0 ? "the same bytes" : b,
+                 dw == 0 ? "" : dw < 0 ? " more" : " less");
 }
 
 /* One line per pinned row that auto would plan otherwise: what it saves
@@ -107,7 +112,7 @@ static void print_auto_moves(const mrt_cmp_table *t, FILE *f)
                   "those rows (it may leave their layouts)\n",
                   f);
         auto_saves(row, 1, saves, sizeof saves);
-        fprintf(f, "  %s: auto saves %s; it %s\n", row->name, saves,
+        fprintf(f, "  %s: auto %s; it %s\n", row->name, saves,
                 row->auto_moves);
     }
 }
