@@ -108,6 +108,32 @@ print("pinned: %d rows where auto departs from the pinned layouts" % departs)
 sys.exit(fail)
 PY
 
+# A spec with a dim called `pin`: `pin: data` is that dim's rule, a
+# plain `pin: true` still the flag.
+cat >"$dir/dim_pin.yaml" <<'Y'
+mesh: {data: 2}
+dims: {pin: 4, d: 8, e: 8}
+tensors:
+  x: {shape: [pin, d]}
+  w: {shape: [d, e]}
+ops:
+  - {op: einsum, in: [x, w], out: y, shape: [pin, e]}
+outputs: [y]
+layouts:
+  rule: {pin: data}
+  flag: {pin: true, d: data}
+Y
+"$meshrt" compare "$dir/dim_pin.yaml" --json "$dir/dim_pin.json" >/dev/null ||
+    bad "a spec with a dim called pin"
+python3 - "$dir/dim_pin.json" <<'PY' || bad "pin: with a dim called pin"
+import json, sys
+rows = {r["name"]: r for r in json.load(open(sys.argv[1]))["layouts"]}
+assert not rows["rule"]["pinned"] and rows["flag"]["pinned"], rows
+assert rows["rule"]["comm_bytes"] == 0          # x split on pin: no move
+PY
+"$meshrt" plan "$dir/dim_pin.yaml" --layout rule >"$dir/rule.txt" &&
+    grep -q "x  *\[pin/data, d\]" "$dir/rule.txt" || bad "pin: data is not the rule of dim pin"
+
 # The text: an "auto saves" column, and a line per departing row.
 t=$dir/pin@tiered@data=2,model=2@96.txt
 check "compare prints 'auto saves'" grep -q "auto saves" "$t"
