@@ -334,7 +334,8 @@ static mrt_status check_zipped(mrt_cli_args *a, mrt_error *err)
 static int looks_like_mesh(const char *s)
 {
     do {
-        if (!(*s == '_' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z')))
+        if (!(*s == '_' || (*s >= 'a' && *s <= 'z') ||
+              (*s >= 'A' && *s <= 'Z')))
             return 0;
         while (*s == '_' || (*s >= 'a' && *s <= 'z') ||
                (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9'))
@@ -365,7 +366,9 @@ static mrt_status sweep_meshes(int *argc, char **argv, mrt_cli_args *a,
         int eq = !strncmp(argv[i], "--sweep-mesh=", 13);
         if (strcmp(argv[i], "--sweep-mesh") && !eq)
             continue;
-        const char *first = eq ? argv[i] + 13 : i + 1 < *argc ? argv[i + 1] : "";
+        const char *first = eq              ? argv[i] + 13
+                            : i + 1 < *argc ? argv[i + 1]
+                                            : "";
         if (!looks_like_mesh(first))
             return usage_error(err, a->cmd,
                                "--sweep-mesh needs meshes AXIS=N,... (e.g. "
@@ -437,8 +440,7 @@ static mrt_status take_checked(int c, mrt_cli_args *a, mrt_error *err)
             return st;
         a->sweep[a->nsweep++] = optarg;
         break;
-    case 'I': /* its meshes were taken out of argv (sweep_meshes) */
-        break;
+    case 'I': /* its meshes were taken out of argv (sweep_meshes) */ break;
     case 'P':
         if (strcmp(optarg, "auto") == 0)
             a->plan.planner = MRT_PLANNER_AUTO;

@@ -12,15 +12,15 @@
 #include "meshrt_mpi.h"
 
 typedef struct mrt_cli_args {
-    const char *cmd;   /* "check", "plan", "run", "calibrate" */
-    const char *spec;  /* NULL for calibrate */
-    const char *mesh;  /* --mesh AXIS=N,... or NULL */
-    const char *dims;  /* --dim DIM=N,... or NULL */
-    const char *sweep[8]; /* compare --sweep DIM=N,N,... (several:
-                             zipped), nsweep of them */
+    const char *cmd;  /* "check", "plan", "run", "calibrate" */
+    const char *spec; /* NULL for calibrate */
+    const char *mesh; /* --mesh AXIS=N,... or NULL */
+    const char *dims; /* --dim DIM=N,... or NULL */
+    /* compare --sweep DIM=N,N,... (several: zipped), nsweep of them, and
+     * --sweep-mesh MESH MESH ..., nsweep_mesh of them */
+    const char *sweep[8];
     int nsweep;
-    const char *sweep_mesh[64]; /* compare --sweep-mesh MESH MESH ...,
-                                   nsweep_mesh of them */
+    const char *sweep_mesh[64];
     int nsweep_mesh;
     int json, verify, repeat, help;
     const char *save;   /* --save DIR or NULL */

@@ -156,8 +156,8 @@ static void print_text(const sweep_out *o, FILE *f)
     for (int r = 0; r < t->nrows; r++)
         for (int v = 0; v < t->nvalues; v++)
             if (!CELL(t, r, v)->ok) {
-                fprintf(f, "%s%s at %s: %s\n",
-                        shown++ ? "" : "\nerrors:\n", t->name[r], t->label[v],
+                fprintf(f, "%s%s at %s: %s\n", shown++ ? "" : "\nerrors:\n",
+                        t->name[r], t->label[v],
                         mrt_cli_error_line(&CELL(t, r, v)->error, line,
                                            sizeof line));
             }
@@ -169,10 +169,9 @@ static void write_csv(FILE *f, const void *table)
     const sweep_out *o = table;
     const mrt_sweep *t = o->t;
     static const char *const head[] = {
-        "layout",      "dim",    "size",           "point",
-        "ok",          "time_s", "comm_time_s",    "compute_time_s",
-        "wire_bytes",  "comm_bytes", "messages",   "peak_memory",
-        "fastest",     "error"};
+        "layout",   "dim",         "size",           "point",      "ok",
+        "time_s",   "comm_time_s", "compute_time_s", "wire_bytes", "comm_bytes",
+        "messages", "peak_memory", "fastest",        "error"};
     size_t nhead = sizeof head / sizeof head[0];
     for (size_t k = 0; k < nhead; k++)
         mrt_cli_csv_field(head[k], f, k + 1 == nhead);
@@ -229,8 +228,9 @@ static void write_json(FILE *f, const void *table)
         for (int v = 0; v < t->nvalues; v++) {
             const mrt_sweep_cell *c = CELL(t, r, v);
             const mrt_plan_totals *x = &c->totals;
-            fprintf(f, "%s\n   {\"size\": %" PRId64 ", \"point\": ",
-                    v ? "," : "", o->size[v]);
+            fprintf(f,
+                    "%s\n   {\"size\": %" PRId64 ", \"point\": ", v ? "," : "",
+                    o->size[v]);
             mrt_json_write_string(f, t->label[v]);
             if (!c->ok) {
                 fputs(", \"ok\": false, \"error\": ", f);
@@ -288,10 +288,9 @@ static void say_what(const mrt_cli_args *a, sweep_out *o)
         n = (size_t)snprintf(o->what, sizeof o->what, "%s ",
                              a->nsweep > 1 ? "dims" : "dim");
     for (int k = 0; k < a->nsweep && n < sizeof o->what; k++)
-        n += (size_t)snprintf(o->what + n, sizeof o->what - n, "%s%.*s",
-                              k ? "," : "",
-                              (int)(strchr(a->sweep[k], '=') - a->sweep[k]),
-                              a->sweep[k]);
+        n += (size_t)snprintf(
+            o->what + n, sizeof o->what - n, "%s%.*s", k ? "," : "",
+            (int)(strchr(a->sweep[k], '=') - a->sweep[k]), a->sweep[k]);
     if (a->nsweep_mesh && n < sizeof o->what)
         snprintf(o->what + n, sizeof o->what - n, "%sthe mesh",
                  a->nsweep ? " and " : "");
@@ -328,8 +327,8 @@ static mrt_status make_sweep(const mrt_cli_args *a, sweep_out *o, mrt_sweep **t,
     say_what(a, o);
     if (a->nsweep == 1 && !a->nsweep_mesh) {
         memcpy(o->size, value[0], (size_t)n * sizeof value[0][0]);
-        return mrt_sweep_create(a->spec, &ov, dims[0], n, value[0], &a->plan,
-                                t, err);
+        return mrt_sweep_create(a->spec, &ov, dims[0], n, value[0], &a->plan, t,
+                                err);
     }
     for (int v = 0; v < n; v++) {
         size_t len = 0;
@@ -347,8 +346,8 @@ static mrt_status make_sweep(const mrt_cli_args *a, sweep_out *o, mrt_sweep **t,
     snprintf(what, sizeof what, "%s", a->nsweep ? "dims" : "mesh");
     if (a->nsweep > 1 || a->nsweep_mesh)
         for (int k = 0, len = 0; k < a->nsweep && len < (int)sizeof what; k++)
-            len += snprintf(what + len, sizeof what - len, "%s%s",
-                            k ? "," : "", dims[k]);
+            len += snprintf(what + len, sizeof what - len, "%s%s", k ? "," : "",
+                            dims[k]);
     if (a->nsweep && a->nsweep_mesh)
         snprintf(what + strlen(what), sizeof what - strlen(what), ",mesh");
     st = mrt_sweep_create_points(a->spec, &ov, what, n, pts, &a->plan, t, err);
@@ -361,7 +360,8 @@ int mrt_cli_sweep(const mrt_cli_args *a)
 {
     mrt_error err = {0};
     mrt_sweep *t = NULL;
-    sweep_out o = {.spec = a->spec, .planner = mrt_planner_name(a->plan.planner)};
+    sweep_out o = {.spec = a->spec,
+                   .planner = mrt_planner_name(a->plan.planner)};
     mrt_status st = make_sweep(a, &o, &t, &err);
     if (st) {
         if (err.code)

@@ -55,8 +55,7 @@ static const char *const fixed_head[] = {
 /* The last three (wire bytes by phase) only for specs that train; then
  * "auto saves" when a row is pinned. */
 #define NFIXED_ALL ((int)(sizeof fixed_head / sizeof fixed_head[0]))
-#define NFIXED                                                                 \
-    ((t->training ? NFIXED_ALL : NFIXED_ALL - 3) + any_pinned(t))
+#define NFIXED ((t->training ? NFIXED_ALL : NFIXED_ALL - 3) + any_pinned(t))
 
 /* 1 if a row of t was planned pinned (it then has auto's figures too). */
 static int any_pinned(const mrt_cmp_table *t)
@@ -94,7 +93,9 @@ static void auto_saves(const mrt_cmp_row *row, int words, char *cell,
         snprintf(cell, size, "%s %s%s (modeled), with %s%s on the wire",
                  dt < 0 ? "costs" : "saves", a, dt < 0 ? " more" : "",
                  dw == 0 ? "the same bytes" : b,
-                 dw == 0 ? "" : dw < 0 ? " more" : " less");
+                 dw == 0  ? ""
+                 : dw < 0 ? " more"
+                          : " less");
 }
 
 /* One line per pinned row that auto would plan otherwise: what it saves
@@ -112,8 +113,7 @@ static void print_auto_moves(const mrt_cmp_table *t, FILE *f)
                   "those rows (it may leave their layouts)\n",
                   f);
         auto_saves(row, 1, saves, sizeof saves);
-        fprintf(f, "  %s: auto %s; it %s\n", row->name, saves,
-                row->auto_moves);
+        fprintf(f, "  %s: auto %s; it %s\n", row->name, saves, row->auto_moves);
     }
 }
 
@@ -163,7 +163,7 @@ void mrt_cmp_print_text(const mrt_cmp_table *t, FILE *f)
     for (int k = 0; k < NFIXED; k++)
         snprintf(cell[C_MESH + 1 + t->ncols + k], CELL, "%s",
                  any_pinned(t) && k == NFIXED - 1 ? "auto saves"
-                                                   : fixed_head[k]);
+                                                  : fixed_head[k]);
     for (int r = 0; r < t->nrows; r++)
         row_cells(t, r, cell + (size_t)(r + 1) * ncell);
     for (int r = 0; r <= t->nrows; r++)

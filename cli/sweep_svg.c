@@ -107,8 +107,10 @@ static void line_of(FILE *f, const mrt_sweep *t, int r, double end)
         if (!ok && open)
             fputs("\"/>\n", f);
         if (ok && !open)
-            fprintf(f, "  <polyline fill=\"none\" stroke=\"%s\" "
-                       "stroke-width=\"2\" points=\"", col);
+            fprintf(f,
+                    "  <polyline fill=\"none\" stroke=\"%s\" "
+                    "stroke-width=\"2\" points=\"",
+                    col);
         if (ok)
             fprintf(f, "%s%.1f,%.1f", open ? " " : "", x_of(t, v),
                     TOP + PLOT_H * (1 - c->totals.time_s / end));
@@ -120,9 +122,10 @@ static void line_of(FILE *f, const mrt_sweep *t, int r, double end)
         const mrt_sweep_cell *c = CELL(t, r, v);
         if (!c->ok || !isfinite(c->totals.time_s))
             continue;
-        fprintf(f, "  <circle cx=\"%.1f\" cy=\"%.1f\" r=\"%s\" fill=\"%s\"%s>"
-                   "<title>", x_of(t, v),
-                TOP + PLOT_H * (1 - c->totals.time_s / end),
+        fprintf(f,
+                "  <circle cx=\"%.1f\" cy=\"%.1f\" r=\"%s\" fill=\"%s\"%s>"
+                "<title>",
+                x_of(t, v), TOP + PLOT_H * (1 - c->totals.time_s / end),
                 t->fastest[v] == r ? "6" : "3.5", col,
                 t->fastest[v] == r ? " stroke=\"#000000\" stroke-width=\"1.5\""
                                    : "");
@@ -134,8 +137,9 @@ static void line_of(FILE *f, const mrt_sweep *t, int r, double end)
                 mrt_cli_fmt_bytes(c->totals.wire_bytes, b, sizeof b));
     }
     double y = TOP + 8 + 20 * r;
-    fprintf(f, "  <rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"4\" "
-               "fill=\"%s\"/>\n  <text x=\"%.1f\" y=\"%.1f\">",
+    fprintf(f,
+            "  <rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"4\" "
+            "fill=\"%s\"/>\n  <text x=\"%.1f\" y=\"%.1f\">",
             LEFT + PLOT_W + 30, y - 4, col, LEFT + PLOT_W + 50, y + 2);
     mrt_cli_svg_text(t->name[r], f, 28);
     fputs("</text>\n", f);

@@ -616,13 +616,12 @@ typedef struct mrt_sweep {
     char dim[64]; /* the dim swept; several zipped: "length,klen"; a
                      mesh sweep: "mesh" */
     int nvalues;
-    int64_t value[MRT_SWEEP_MAX]; /* the sizes, in the caller's order
-                                     (mrt_sweep_create_points: the rank
-                                     count of each point's mesh, 0 where
-                                     the spec did not load) */
-    char label[MRT_SWEEP_MAX][256]; /* each point as given: "batch=64",
-                                       "length=256,klen=256",
-                                       "data=8,model=1" */
+    /* The sizes, in the caller's order (mrt_sweep_create_points: the
+     * rank count of each point's mesh, 0 where the spec did not load). */
+    int64_t value[MRT_SWEEP_MAX];
+    /* Each point as given: "batch=64", "length=256,klen=256",
+     * "data=8,model=1". */
+    char label[MRT_SWEEP_MAX][256];
     mrt_error load_error[MRT_SWEEP_MAX]; /* code MRT_OK: the spec loaded
                                          at that size; else why not (each
                                          row's cell there has that

@@ -113,7 +113,8 @@ typedef struct mrt_spec_layout {
     int nentries;
     mrt_spec_alt_entry *entry; /* [nentries], owned */
     mrt_rule *entry_rules;     /* [nentries * ndims], owned */
-    int pin;         /* pin: true: planned pinned (mrt_spec.pinned) */
+    /* pin: true: planned pinned (mrt_spec.pinned) */
+    int pin;
     int broken;      /* does not fit a --mesh or --dim given at load: */
     mrt_error error; /* why (selecting it returns this error) */
 } mrt_spec_layout;
