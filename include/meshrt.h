@@ -352,6 +352,39 @@ MRT_API mrt_status mrt_ir_set_expect(mrt_ir *ir, const mrt_ir_budget *b,
 MRT_API mrt_status mrt_ir_set_link(mrt_ir *ir, const char *axis,
                                    double latency_us, double bandwidth_GBps,
                                    mrt_error *err);
+/* A repeated block (YAML: a `repeat:` item of `ops:`): tensors and ops
+ * written once with inner names and made once per index i of dim
+ * `repeat_dim` (its size: --dim works), instance i's named
+ * "<name><i>.<inner name>" ("h3.attn.wq").  name: a tensor name not
+ * ending in a digit, no tensor's and no other block's.  After begin,
+ * declare the inputs (mrt_ir_block_in: inner name -> outer tensor in
+ * instance 0), carries (mrt_ir_block_carry: inner name -> the inner
+ * tensor of instance i-1 it is in instance i > 0; the name must have an
+ * `in`) and outputs (mrt_ir_block_out: an outer name for the last
+ * instance's inner tensor); then build each instance:
+ *
+ *     for (int i; (i = mrt_ir_block_next(ir, &err)) >= 0;)
+ *         ... mrt_ir_add_tensor / mrt_ir_add_op with inner names ...
+ *     mrt_ir_block_end(ir, &err);
+ *
+ * Inside, a name is the instance's own tensor (its inputs, carries,
+ * tensors and op results) first, else an outer tensor; an inner name
+ * may not be an outer tensor's name.  A `random` seed S given inside
+ * seeds instance i with S + i * 0x9E3779B97F4A7C15 (mod 2^64).  Blocks
+ * do not nest.  docs/api.md has an example. */
+MRT_API mrt_status mrt_ir_block_begin(mrt_ir *ir, const char *name,
+                                      const char *repeat_dim, mrt_error *err);
+MRT_API mrt_status mrt_ir_block_in(mrt_ir *ir, const char *inner,
+                                   const char *outer, mrt_error *err);
+MRT_API mrt_status mrt_ir_block_carry(mrt_ir *ir, const char *inner,
+                                      const char *from, mrt_error *err);
+MRT_API mrt_status mrt_ir_block_out(mrt_ir *ir, const char *outer,
+                                    const char *inner, mrt_error *err);
+/* Starts the next instance: its index, or -1 after the last one or on
+ * an error (then err says it). */
+MRT_API int mrt_ir_block_next(mrt_ir *ir, mrt_error *err);
+MRT_API mrt_status mrt_ir_block_end(mrt_ir *ir, mrt_error *err);
+
 /* The tensors the program returns (default: the last op's result; with
  * training, also the loss, the gradients and the updated params). */
 MRT_API mrt_status mrt_ir_set_outputs(mrt_ir *ir, int n,

@@ -165,6 +165,7 @@ void mrt_ir_destroy(mrt_ir *ir)
     if (!ir)
         return;
     mrt_spec_destroy(ir->s);
+    mrt_ir_block_free(ir);
     free(ir->outs);
     free(ir);
 }
@@ -343,6 +344,12 @@ mrt_status mrt_ir_set_outputs_at(mrt_ir *ir, int n, const char *const *names,
         st = mrt_ir_fail(&c, MRT_E_USAGE,
                          "name at least one tensor (or "
                          "leave the outputs out for the last op's result)");
+    mrt_ir_names l = {0}; /* block references expanded */
+    if (!st && !(st = mrt_ir_block_expand(&c, 0, n, names, marks, NULL, &l))) {
+        n = l.n;
+        names = l.names;
+        marks = l.marks;
+    }
     if (!st && !(ids = calloc((size_t)n, sizeof *ids)))
         st = mrt_ir_fail(&c, MRT_E_NOMEM, "out of memory");
     for (int j = 0; !st && j < n; j++) {
@@ -376,6 +383,7 @@ mrt_status mrt_ir_set_outputs_at(mrt_ir *ir, int n, const char *const *names,
         ids = NULL;
     }
     free(ids);
+    mrt_ir_names_free(&l);
     return mrt_ir_end(&c, st, err);
 }
 
@@ -399,7 +407,11 @@ mrt_status mrt_ir_finish(mrt_ir *ir, mrt_spec **out, mrt_error *err)
         return mrt_ir_end(&c, st, err);
     mrt_spec *s = ir->s;
     c.arg = NULL;
-    if (!s->nops)
+    if (ir->block)
+        st = mrt_ir_fail(&c, MRT_E_USAGE,
+                         "block '%s' is not ended (mrt_ir_block_end)",
+                         s->block[s->nblocks - 1].name);
+    else if (!s->nops)
         st = mrt_ir_fail(&c, MRT_E_SPEC,
                          "the program has no op (add at "
                          "least one with mrt_ir_add_op)");

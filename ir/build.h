@@ -48,6 +48,8 @@ struct mrt_ir {
                                   own is checked: the mesh its rules name */
     const char *rule_mesh_what; /* and how messages call it */
     int cap_layouts;            /* room in the spec's layouts[] */
+    struct mrt_ir_block *block; /* the repeated block being built, or NULL
+                                   (build_block.c) */
 };
 
 /* The call being made and the argument being checked, for messages. */
@@ -255,6 +257,56 @@ typedef struct mrt_ir_alternative_at {
 mrt_status mrt_ir_add_alternative_at(mrt_ir *ir, const mrt_ir_alternative *alt,
                                      const mrt_ir_alternative_at *at,
                                      mrt_error *err);
+
+/* ---- repeated blocks (build_block.c, build_block_refs.c) ---------- */
+
+/* mrt_ir_block_begin with the marks of the item, its name and its dim
+ * (at NULL: none). */
+mrt_status mrt_ir_block_begin_at(mrt_ir *ir, const char *name, const char *dim,
+                                 const mrt_mark at[3], mrt_error *err);
+/* What a block's link names (mrt_ir_block_link_at). */
+typedef enum mrt_ir_link_kind {
+    MRT_IR_LINK_IN = 0, /* inner name -> outer tensor, instance 0 */
+    MRT_IR_LINK_CARRY,  /* inner name -> inner tensor of instance i-1 */
+    MRT_IR_LINK_OUT     /* outer name -> inner tensor of the last */
+} mrt_ir_link_kind;
+/* mrt_ir_block_in, _carry or _out (kind) with the marks of its key
+ * and value (at NULL: none). */
+mrt_status mrt_ir_block_link_at(mrt_ir *ir, mrt_ir_link_kind kind,
+                                const char *key, const char *value,
+                                const mrt_mark at[2], mrt_error *err);
+/* Inside an instance: tensor d (at may be NULL) as an instance tensor;
+ * returns -1 when no instance is open (the caller goes on as usual),
+ * else the call's status.  mrt_ir_add_tensor_at calls it first. */
+int mrt_ir_block_tensor(mrt_ir *ir, const mrt_ir_tensor *d,
+                        const mrt_ir_tensor_at *at, mrt_error *err);
+/* The same for op o (mrt_ir_add_op_at calls it first). */
+int mrt_ir_block_op(mrt_ir *ir, const mrt_ir_op *o, const mrt_ir_op_at *at,
+                    mrt_error *err);
+/* Frees the block being built (mrt_ir_destroy). */
+void mrt_ir_block_free(mrt_ir *ir);
+
+/* A list of tensor names as `train:` and `outputs:` take them, with
+ * block references expanded (build_block_refs.c): "h.attn.wq" is that
+ * tensor of every instance of block h, "h" (params only) every input
+ * of every instance of h, "all" (params only, alone) every input with
+ * an init given, labels aside.  Other names are kept as they are (the
+ * caller's checks see them).  names[], marks[], how[] are owned. */
+typedef struct mrt_ir_names {
+    int n;
+    char (*buf)[MRT_NAME_MAX];
+    const char **names;
+    mrt_mark *marks; /* NULL when the given marks were NULL */
+    const char **how;
+} mrt_ir_names;
+mrt_status mrt_ir_block_expand(mrt_ir_call *c, int params, int n,
+                               const char *const *names, const mrt_mark *marks,
+                               const char *const *how, mrt_ir_names *out);
+void mrt_ir_names_free(mrt_ir_names *l);
+/* The tensors "h.attn.wq" names, one per instance of block h that has
+ * it, into ids (NULL: only counted); 0 when name is a tensor's or no
+ * block reference. */
+int mrt_ir_block_ref_ids(const mrt_spec *s, const char *name, int *ids);
 
 /* ---- shared checks ------------------------------------------------- */
 

@@ -113,15 +113,18 @@ static int is_param(const mrt_spec *s, int id)
     return 0;
 }
 
-/* One entry of `tensors`: d, written at e (marks). */
+/* One entry of `tensors`: d, written at e (marks), for tensor `id`
+ * (-1: the one d names). */
 static mrt_status tensor_entry(mrt_ir_call *c, mrt_spec_layout *l,
                                const mrt_ir_alternative_tensor *d,
-                               const mrt_ir_alt_entry_at *e, int marked)
+                               const mrt_ir_alt_entry_at *e, int marked,
+                               int id)
 {
     const mrt_spec *s = c->ir->s;
     char of[2 * MRT_NAME_MAX + 64];
-    int id, yaml = mrt_ir_yaml(c);
-    mrt_status st = entry_tensor(c, l, d->name, e, "tensors", &id);
+    int yaml = mrt_ir_yaml(c);
+    mrt_status st = id >= 0 ? MRT_OK
+                            : entry_tensor(c, l, d->name, e, "tensors", &id);
     if (st)
         return st;
     const mrt_spec_tensor *t = &s->tensor[id];
@@ -190,16 +193,16 @@ static const mrt_layout *op_dims(const mrt_spec *s, int id, mrt_layout *buf)
     return buf;
 }
 
-/* One entry of `ops`: d, written at e (marks). */
+/* One entry of `ops`: d, written at e (marks), for the op making
+ * tensor `id` (-1: the one d names). */
 static mrt_status op_entry(mrt_ir_call *c, mrt_spec_layout *l,
                            const mrt_ir_alternative_op *d,
-                           const mrt_ir_alt_entry_at *e, int marked)
+                           const mrt_ir_alt_entry_at *e, int marked, int id)
 {
     const mrt_spec *s = c->ir->s;
     char of[2 * MRT_NAME_MAX + 64];
     mrt_layout buf;
-    int id;
-    mrt_status st = entry_tensor(c, l, d->out, e, "ops", &id);
+    mrt_status st = id >= 0 ? MRT_OK : entry_tensor(c, l, d->out, e, "ops", &id);
     if (st)
         return st;
     int op = s->tensor[id].producer;
@@ -225,12 +228,45 @@ static mrt_status op_entry(mrt_ir_call *c, mrt_spec_layout *l,
                      of);
 }
 
+/* The entries an entry named `name` makes: one per instance for a
+ * block reference "h.w" (ids: up to ids_cap of them), else 1. */
+static int entry_count(const mrt_spec *s, const char *name)
+{
+    int n = mrt_ir_block_ref_ids(s, name, NULL);
+    return n > 0 ? n : 1;
+}
+
+/* Entry d (tensors: op 0, ops: op 1) for every tensor its name stands
+ * for (a block reference: one per instance). */
+static mrt_status entries_of(mrt_ir_call *c, mrt_spec_layout *l, int op,
+                             const void *d, const mrt_ir_alt_entry_at *e,
+                             int marked)
+{
+    const mrt_ir_alternative_tensor *t = d;
+    const mrt_ir_alternative_op *o = d;
+    const char *name = op ? o->out : t->name;
+    int n = mrt_ir_block_ref_ids(c->ir->s, name, NULL);
+    int *ids = n > 0 ? calloc((size_t)n, sizeof *ids) : NULL;
+    mrt_status st = MRT_OK;
+    if (n > 0 && !ids)
+        return mrt_ir_fail(c, MRT_E_NOMEM, "out of memory");
+    if (n > 0)
+        mrt_ir_block_ref_ids(c->ir->s, name, ids);
+    for (int k = 0; !st && k < (n > 0 ? n : 1); k++) {
+        int id = n > 0 ? ids[k] : -1;
+        st = op ? op_entry(c, l, o, e, marked, id)
+                : tensor_entry(c, l, t, e, marked, id);
+    }
+    free(ids);
+    return st;
+}
+
 /* The entries of alternative l, tensors then ops. */
 static mrt_status alt_entries(mrt_ir_call *c, mrt_spec_layout *l,
                               const mrt_ir_alternative *a,
                               const mrt_ir_alternative_at *at)
 {
-    size_t n = 3 * (size_t)a->ntensors + (size_t)a->nops;
+    size_t n = 0;
     int marked = at != &no_marks;
     mrt_status st = MRT_OK;
     c->arg = "tensors";
@@ -240,6 +276,10 @@ static mrt_status alt_entries(mrt_ir_call *c, mrt_spec_layout *l,
                            "expected lists of %d tensors "
                            "and %d ops",
                            a->ntensors, a->nops);
+    for (int i = 0; i < a->ntensors; i++)
+        n += 3 * (size_t)entry_count(c->ir->s, a->tensors[i].name);
+    for (int i = 0; i < a->nops; i++)
+        n += (size_t)entry_count(c->ir->s, a->ops[i].out);
     if (!n)
         return MRT_OK;
     l->entry = calloc(n, sizeof *l->entry);
@@ -248,11 +288,11 @@ static mrt_status alt_entries(mrt_ir_call *c, mrt_spec_layout *l,
     if (!l->entry || !l->entry_rules)
         return mrt_ir_fail(c, MRT_E_NOMEM, "out of memory");
     for (int i = 0; !st && i < a->ntensors; i++)
-        st = tensor_entry(c, l, &a->tensors[i],
-                          marked ? &at->tensors[i] : &no_entry, marked);
+        st = entries_of(c, l, 0, &a->tensors[i],
+                        marked ? &at->tensors[i] : &no_entry, marked);
     for (int i = 0; !st && i < a->nops; i++)
-        st = op_entry(c, l, &a->ops[i], marked ? &at->ops[i] : &no_entry,
-                      marked);
+        st = entries_of(c, l, 1, &a->ops[i], marked ? &at->ops[i] : &no_entry,
+                        marked);
     return st;
 }
 

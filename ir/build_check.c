@@ -131,12 +131,21 @@ mrt_status mrt_ir_check_name(mrt_ir_call *c, const char *name, const char *kind)
         return mrt_ir_fail(c, MRT_E_USAGE, "expected a %s name, got NULL",
                            kind);
     size_t n = strlen(name);
+    int dots = !strcmp(kind, "tensor"); /* "h3.attn.wq" */
     int ok = n > 0 && n < MRT_NAME_MAX &&
              (name[0] == '_' ||
               ((name[0] | 32) >= 'a' && (name[0] | 32) <= 'z'));
     for (size_t i = 1; ok && i < n; i++)
         ok = name[i] == '_' || (name[i] >= '0' && name[i] <= '9') ||
-             ((name[i] | 32) >= 'a' && (name[i] | 32) <= 'z');
+             ((name[i] | 32) >= 'a' && (name[i] | 32) <= 'z') ||
+             (dots && name[i] == '.' && i + 1 < n && name[i + 1] != '.');
+    if (!ok && dots)
+        return mrt_ir_fail(c, MRT_E_SPEC,
+                           "invalid tensor name '%.60s' (a tensor name "
+                           "starts with a letter or '_' and has only "
+                           "letters, digits, '_' and '.', with no '.' last "
+                           "or twice in a row)",
+                           name);
     if (!ok)
         return mrt_ir_fail(c, MRT_E_SPEC,
                            "invalid %s name '%.60s' (a name "

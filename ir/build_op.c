@@ -471,6 +471,9 @@ mrt_status mrt_ir_add_op_at(mrt_ir *ir, const mrt_ir_op *o,
     static const mrt_ir_op_at none;
     mrt_ir_call c;
     mrt_user_op u;
+    int renamed = mrt_ir_block_op(ir, o, at, err); /* in a block */
+    if (renamed >= 0)
+        return (mrt_status)renamed;
     memset(&u, 0, sizeof u);
     mrt_status st = mrt_ir_begin_untrained(&c, ir, "mrt_ir_add_op", "op", o,
                                            "ops come before "

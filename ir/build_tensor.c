@@ -197,6 +197,7 @@ static mrt_status tensor_init(mrt_ir_call *c, const mrt_ir_tensor *d,
                               const mrt_ir_tensor_at *at, mrt_spec_tensor *t)
 {
     t->init_mark = at->init_mark;
+    t->init_given = d->init != MRT_IR_INIT_DEFAULT;
     t->seed = mrt_init_seed_from_name(t->name);
     t->init = MRT_INIT_RANDOM;
     mrt_ir_at(c, "value", &at->value_mark);
@@ -283,13 +284,17 @@ mrt_status mrt_ir_add_tensor_at(mrt_ir *ir, const mrt_ir_tensor *d,
 {
     mrt_ir_call c;
     mrt_spec_tensor t;
+    int renamed = mrt_ir_block_tensor(ir, d, at, err); /* in a block */
+    if (renamed >= 0)
+        return (mrt_status)renamed;
     memset(&t, 0, sizeof t);
+    t.block = t.layer = -1;
     mrt_status st = mrt_ir_begin(&c, ir, "mrt_ir_add_tensor");
     c.entry = at ? at->mark : (mrt_mark){0, 0};
     c.arg = "t";
     if (!st && !d)
         st = mrt_ir_fail(&c, MRT_E_USAGE, "NULL");
-    if (!st && (ir->s->nops || ir->s->nlayouts))
+    if (!st && ((ir->s->nops && !ir->block) || ir->s->nlayouts))
         st = mrt_ir_fail(&c, MRT_E_USAGE,
                          "the inputs are declared before "
                          "the first op and the first alternative");

@@ -141,18 +141,27 @@ mrt_status mrt_ir_set_train_at(mrt_ir *ir, const mrt_ir_train *t,
     int loss = -1;
     tr->mark = at->mark;
     tr->loss_mark = at->loss_mark;
+    mrt_ir_names pn = {0}, gn = {0}; /* block references expanded */
     st = train_loss(&c, t, at, &loss);
     mrt_ir_at(&c, "params", &at->params_mark);
     if (!st && t->nparams < 1 && !mrt_ir_yaml(&c))
         st = mrt_ir_fail(&c, MRT_E_SPEC, "name at least one input to train");
     if (!st)
-        st = input_list(&c, "params", t->nparams, t->params, at->params_mark,
-                        at->param_mark, at->param_what, tr->param,
+        st = mrt_ir_block_expand(&c, 1, t->nparams, t->params, at->param_mark,
+                                 at->param_what, &pn);
+    if (!st)
+        st = mrt_ir_block_expand(&c, 1, t->ngrads, t->grads, at->grad_mark,
+                                 at->grad_what, &gn);
+    if (!st)
+        st = input_list(&c, "params", pn.n, pn.names, at->params_mark,
+                        pn.marks, at->param_what ? pn.how : NULL, tr->param,
                         tr->param_mark, &tr->nparams);
     if (!st)
-        st = input_list(&c, "grads", t->ngrads, t->grads, at->grads_mark,
-                        at->grad_mark, at->grad_what, tr->extra, tr->extra_mark,
-                        &tr->nextra);
+        st = input_list(&c, "grads", gn.n, gn.names, at->grads_mark, gn.marks,
+                        at->grad_what ? gn.how : NULL, tr->extra,
+                        tr->extra_mark, &tr->nextra);
+    mrt_ir_names_free(&pn);
+    mrt_ir_names_free(&gn);
     if (!st)
         st = train_rates(&c, t, at, tr);
     if (!st) {

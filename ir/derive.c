@@ -127,6 +127,7 @@ static mrt_spec *copy_spec(const mrt_spec *s)
     c->cap_ops = s->nops + 1;
     c->nlayouts = 0;
     c->layouts = NULL;
+    index_failed |= mrt_spec_blocks_copy(c, s);
     if (!c->dim_name || !c->dim_names || !c->dim_size || !c->dim_mark ||
         !c->rule || !c->tensor || !c->op || !c->output || index_failed) {
         mrt_spec_destroy(c);

@@ -92,10 +92,14 @@ static int emit(grad_ctx *g, mrt_op_kind kind, mrt_map_fn fn, double c, int a,
                       .to_dim = -1,
                       .phase = MRT_PHASE_BACKWARD,
                       .user = g->fwd.user};
-    if (mrt_spec_add_op(g->s, &op) < 0) {
+    int k = mrt_spec_add_op(g->s, &op);
+    if (k < 0) {
         g->st = mrt_ir_nomem(g->s, g->err);
         return -1;
     }
+    /* the forward op's block instance (spec.h), and its result's */
+    g->s->op[k].block = g->s->tensor[out].block = g->fwd.block;
+    g->s->op[k].layer = g->s->tensor[out].layer = g->fwd.layer;
     return out;
 }
 
@@ -472,6 +476,8 @@ static mrt_status differentiate(mrt_spec *s, mrt_error *err)
         mrt_ir_name(s, "", s->tensor[tr->param[k]].name, ":next", 0, name);
         g.fwd.mark = tr->param_mark[k];
         g.fwd.user = 0;
+        g.fwd.block = s->tensor[tr->param[k]].block; /* its parameter's */
+        g.fwd.layer = s->tensor[tr->param[k]].layer;
         int next = new_like(&g, name, tr->param[k]);
         if (next >= 0)
             s->tensor[next].grad_piece = 0; /* the parameter's layout */

@@ -23,15 +23,26 @@ static const char *dim_name(const void *ctx, int id)
     return ((const mrt_spec *)ctx)->dim_name[id];
 }
 
+/* The tensor a block's `out:` name stands for, or -1. */
+static int find_block_out(const mrt_spec *s, const char *name)
+{
+    for (int b = 0; b < s->nblocks; b++)
+        for (int k = 0; k < s->block[b].nouts; k++)
+            if (strcmp(s->block[b].out_name[k], name) == 0)
+                return s->block[b].out_tensor[k];
+    return -1;
+}
+
 int mrt_spec_find_tensor(const mrt_spec *s, const char *name)
 {
+    int id = -1;
     if (!s->tensor_index.cap) { /* a spec built by hand, without the index */
-        for (int i = 0; i < s->ntensors; i++)
+        for (int i = 0; id < 0 && i < s->ntensors; i++)
             if (MRT_WORK(1), strcmp(s->tensor[i].name, name) == 0)
-                return i;
-        return -1;
-    }
-    return mrt_name_index_find(&s->tensor_index, name, tensor_name, s);
+                id = i;
+    } else
+        id = mrt_name_index_find(&s->tensor_index, name, tensor_name, s);
+    return id >= 0 || !s->nblocks ? id : find_block_out(s, name);
 }
 
 mrt_status mrt_spec_index_tensor(mrt_spec *s, int id)
@@ -61,6 +72,7 @@ int mrt_spec_add_tensor(mrt_spec *s, const char *name, const int *dims,
     t->mark = at;
     t->shape_mark = at;
     t->producer = producer;
+    t->block = t->layer = -1;
     t->layout.ndims = ndims;
     for (int i = 0; i < ndims; i++) {
         t->layout.dim[i] = dims[i];
@@ -77,6 +89,7 @@ int mrt_spec_add_op(mrt_spec *s, const mrt_spec_op *op)
     if (mrt_grow((void **)&s->op, &s->cap_ops, s->nops + 1, sizeof *s->op))
         return -1;
     s->op[s->nops] = *op;
+    s->op[s->nops].block = s->op[s->nops].layer = -1; /* blocks stamp */
     s->tensor[op->out].producer = s->nops;
     return s->nops++;
 }
@@ -140,12 +153,12 @@ void mrt_spec_destroy(mrt_spec *spec)
     free(spec->dim_size);
     free(spec->dim_mark);
     free(spec->rule);
-    /* files belong to inputs of `tensors:`, which come first (a tensor
+    /* files belong to inputs: of `tensors:`, or of a block's (a tensor
      * whose parse failed frees its own) */
-    for (int i = 0;
-         spec->tensor && i < spec->ntensors && spec->tensor[i].producer < 0;
-         i++)
-        free(spec->tensor[i].file);
+    for (int i = 0; spec->tensor && i < spec->ntensors; i++)
+        if (spec->tensor[i].producer < 0)
+            free(spec->tensor[i].file);
+    mrt_spec_blocks_free(spec);
     free(spec->tensor);
     mrt_name_index_free(&spec->tensor_index);
     mrt_name_index_free(&spec->dim_index);
@@ -158,4 +171,58 @@ void mrt_spec_destroy(mrt_spec *spec)
     }
     free(spec->layouts);
     free(spec);
+}
+
+void mrt_spec_blocks_free(mrt_spec *s)
+{
+    for (int b = 0; s->block && b < s->nblocks; b++) {
+        mrt_spec_block *k = &s->block[b];
+        free(k->first_op);
+        free(k->last_op);
+        free(k->first_tensor);
+        free(k->last_tensor);
+        free(k->out_name);
+        free(k->out_tensor);
+    }
+    free(s->block);
+    s->block = NULL;
+    s->nblocks = 0;
+}
+
+static void *dup_or_null(const void *a, size_t n, size_t size, int *failed)
+{
+    void *c = malloc(n * size + 1);
+    if (!c)
+        *failed = 1;
+    else if (n)
+        memcpy(c, a, n * size);
+    return c;
+}
+
+int mrt_spec_blocks_copy(mrt_spec *d, const mrt_spec *s)
+{
+    int failed = 0, n = s->nblocks;
+    d->nblocks = 0;
+    d->block = n ? calloc((size_t)n, sizeof *d->block) : NULL;
+    if (n && !d->block)
+        return -1;
+    d->nblocks = n;
+    for (int b = 0; b < n; b++) {
+        const mrt_spec_block *k = &s->block[b];
+        mrt_spec_block *c = &d->block[b];
+        size_t cnt = (size_t)k->count, no = (size_t)k->nouts;
+        *c = *k;
+        c->first_op = dup_or_null(k->first_op, cnt, sizeof(int), &failed);
+        c->last_op = dup_or_null(k->last_op, cnt, sizeof(int), &failed);
+        c->first_tensor = dup_or_null(k->first_tensor, cnt, sizeof(int),
+                                      &failed);
+        c->last_tensor = dup_or_null(k->last_tensor, cnt, sizeof(int),
+                                     &failed);
+        c->out_name = dup_or_null(k->out_name, no, sizeof *k->out_name,
+                                  &failed);
+        c->out_tensor = dup_or_null(k->out_tensor, no, sizeof(int), &failed);
+    }
+    if (failed)
+        mrt_spec_blocks_free(d);
+    return failed ? -1 : 0;
 }

@@ -62,6 +62,8 @@ typedef struct mrt_spec_tensor {
     mrt_npy_header file_header; /* FILE: the file as the loader checked it;
                                every later read must find it unchanged */
     mrt_mark init_mark;
+    int init_given; /* its init was written (`init:`, or an init other
+                               than MRT_IR_INIT_DEFAULT): `params: all` */
     int producer;   /* op index, or -1 for an input */
     int own_layout; /* its layout came from its own (or its op's)
                                `layout:`, not from the global rules */
@@ -69,6 +71,10 @@ typedef struct mrt_spec_tensor {
                                tensor whose layout it takes (0: none) */
     int grad_piece; /* with grad_like: a piece of that tensor's
                                gradient (1), or its update `:next` (0) */
+    int block;      /* the block (index in mrt_spec.block) whose
+                               instance made it, or -1 outside blocks */
+    int layer;      /* that instance (0 .. the block's count - 1), or
+                               -1 */
     int reshard;    /* a parameter whose copies moved for the
                                forward pass are not kept for the backward
                                pass, which moves it again from its home
@@ -156,7 +162,33 @@ typedef struct mrt_spec_op {
     int no_grad; /* its result carries no gradient (the max that
                           keeps softmax stable: softmax does not depend
                           on it) */
+    int block;   /* the block whose instance it belongs to (its forward
+                          op, or for an update its parameter), or -1 */
+    int layer;   /* that instance, or -1 */
 } mrt_spec_op;
+
+/* A repeated block (`repeat:` in `ops:`, mrt_ir_block_begin): ops and
+ * tensors defined once and made `count` times, once per index of the
+ * dim `dim` (its size when the ops were read, --dim included).
+ * Instance i's tensors are named "<name><i>.<inner name>"; every tensor
+ * and forward op it made has block = this block's index and layer = i,
+ * and so have the backward ops of those forward ops (grad.c) and the
+ * updates of its parameters.  Instance i's forward ops are
+ * op[first_op[i] .. last_op[i]], its tensors tensor[first_tensor[i] ..
+ * last_tensor[i]] (both contiguous).  `out:` names: an outer name that
+ * stands for the last instance's tensor (mrt_spec_find_tensor finds
+ * it).  This is what a pipeline split of the dim reads. */
+typedef struct mrt_spec_block {
+    char name[MRT_NAME_MAX];
+    mrt_mark mark;
+    int dim;   /* the repeat dim (spec dim id) */
+    int count; /* instances: the dim's size */
+    int *first_op, *last_op;         /* [count] */
+    int *first_tensor, *last_tensor; /* [count] */
+    int nouts;
+    char (*out_name)[MRT_NAME_MAX]; /* [nouts]: outer names */
+    int *out_tensor;                /* [nouts]: the last instance's */
+} mrt_spec_block;
 
 /* `train:` — one SGD step per run of the plan. */
 #define MRT_MAX_PARAMS 64
@@ -206,6 +238,9 @@ struct mrt_spec {
     int noutputs;
     int *output; /* tensor ids */
 
+    int nblocks; /* repeated blocks, in op order (mrt_spec_block) */
+    mrt_spec_block *block;
+
     mrt_train train;   /* train.loss < 0: a plain forward program */
     mrt_budget expect; /* whole-program budget */
     int nlayouts;      /* `layouts:` alternatives */
@@ -221,7 +256,8 @@ struct mrt_spec {
     mrt_mark net_mark[MRT_MAX_AXES];
 };
 
-/* Tensor id by name, or -1 (hashed: specs may have 10,000s of ops). */
+/* Tensor id by name, or -1 (hashed: specs may have 10,000s of ops); a
+ * block's `out:` name is the tensor it stands for. */
 int mrt_spec_find_tensor(const mrt_spec *s, const char *name);
 /* Adds tensor id to the name index; call after appending a tensor. */
 mrt_status mrt_spec_index_tensor(mrt_spec *s, int id);
@@ -237,6 +273,11 @@ int mrt_spec_add_op(mrt_spec *s, const mrt_spec_op *op);
 int mrt_spec_find_dim(const mrt_spec *s, const char *name);
 /* Adds dim id to the name index; call after naming dim id. */
 mrt_status mrt_spec_index_dim(mrt_spec *s, int id);
+
+/* Copies of s's blocks into d (d->block replaced, not freed); -1 when
+ * out of memory (d then has none).  mrt_spec_blocks_free frees them. */
+int mrt_spec_blocks_copy(mrt_spec *d, const mrt_spec *s);
+void mrt_spec_blocks_free(mrt_spec *s);
 
 /* A new spec equal to s but with global rules `rules` ([s->ndims], by dim
  * id) on `mesh` (NULL: s's mesh): every tensor without its own layout is

@@ -155,6 +155,9 @@ typedef struct mrt_plan_op {
                                  bound (one copy of each operand) does
                                  not bind this op */
     int first_alt, nalts;     /* explain: alternatives, best first */
+    int block, layer;         /* the spec op's block instance (spec.h),
+                                 or -1: the printed plan summarizes
+                                 instances that plan alike */
 } mrt_plan_op;
 
 struct mrt_plan {
@@ -170,6 +173,8 @@ struct mrt_plan {
     int *input;
     char (*tensor_name)[MRT_NAME_MAX];
     int *tensor_value; /* [ntensors] value holding each tensor */
+    int nblocks;       /* the spec's repeated blocks: their names */
+    char (*block_name)[MRT_NAME_MAX];
     int nvalues;
     mrt_value *value;
     int nsteps;

@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "checked.h"
@@ -373,6 +374,183 @@ static void print_totals(const mrt_plan *p, int64_t ncoll, FILE *f)
                     p->axis_bytes[m]);
 }
 
+/* ---- repeated blocks: instances that plan alike, summarized ------- */
+
+static int same_layout(const mrt_layout *a, const mrt_layout *b)
+{
+    if (a->ndims != b->ndims || a->partial != b->partial)
+        return 0;
+    for (int d = 0; d < a->ndims; d++) {
+        if (a->dim[d] != b->dim[d] || a->size[d] != b->size[d] ||
+            a->naxes[d] != b->naxes[d])
+            return 0;
+        for (int k = 0; k < a->naxes[d]; k++)
+            if (a->axes[d][k] != b->axes[d][k])
+                return 0;
+    }
+    return 1;
+}
+
+/* 1 if ops i and j have the same steps: kinds, axes, layouts, bytes. */
+static int same_op(const mrt_plan *p, int i, int j)
+{
+    const mrt_plan_op *a = &p->op[i], *b = &p->op[j];
+    if (a->phase != b->phase || strcmp(a->what, b->what) ||
+        a->nsteps != b->nsteps || a->comm_bytes != b->comm_bytes)
+        return 0;
+    for (int k = 0; k < a->nsteps; k++) {
+        const mrt_step *x = &p->step[a->first_step + k];
+        const mrt_step *y = &p->step[b->first_step + k];
+        if (x->kind != y->kind || x->axes != y->axes || x->bytes != y->bytes ||
+            x->max != y->max || x->fn != y->fn ||
+            !same_layout(&p->value[x->in].layout, &p->value[y->in].layout) ||
+            !same_layout(&p->value[x->out].layout, &p->value[y->out].layout))
+            return 0;
+    }
+    return 1;
+}
+
+/* The ops of one block and phase, by instance: instance L's ops are
+ * idx[off[L] .. off[L + 1]), in plan order; order[0..nl) the instances
+ * in the order their first op comes. */
+typedef struct by_layer {
+    int nl, *off, *idx, *order, norder;
+} by_layer;
+
+static int gather(const mrt_plan *p, int b, int ph, by_layer *g)
+{
+    int nl = 0;
+    for (int i = 0; i < p->nops; i++)
+        if (p->op[i].block == b && (int)p->op[i].phase == ph &&
+            p->op[i].layer >= nl)
+            nl = p->op[i].layer + 1;
+    g->nl = nl;
+    g->norder = 0;
+    g->off = calloc((size_t)nl + 2, sizeof(int));
+    g->idx = malloc(((size_t)p->nops + 1) * sizeof(int));
+    g->order = malloc(((size_t)nl + 1) * sizeof(int));
+    int *fill = calloc((size_t)nl + 1, sizeof(int));
+    if (!g->off || !g->idx || !g->order || !fill) {
+        free(fill);
+        return -1;
+    }
+    for (int i = 0; i < p->nops; i++)
+        if (p->op[i].block == b && (int)p->op[i].phase == ph &&
+            p->op[i].layer >= 0 && !g->off[p->op[i].layer + 1]++)
+            g->order[g->norder++] = p->op[i].layer;
+    for (int l = 0; l < nl; l++)
+        g->off[l + 1] += g->off[l];
+    for (int i = 0; i < p->nops; i++)
+        if (p->op[i].block == b && (int)p->op[i].phase == ph &&
+            p->op[i].layer >= 0) {
+            int l = p->op[i].layer;
+            g->idx[g->off[l] + fill[l]++] = i;
+        }
+    free(fill);
+    return 0;
+}
+
+/* 1 if instances l and m of g plan alike, op by op. */
+static int same_layer(const mrt_plan *p, const by_layer *g, int l, int m)
+{
+    int n = g->off[l + 1] - g->off[l];
+    if (n != g->off[m + 1] - g->off[m])
+        return 0;
+    for (int k = 0; k < n; k++)
+        if (!same_op(p, g->idx[g->off[l] + k], g->idx[g->off[m] + k]))
+            return 0;
+    return 1;
+}
+
+/* One summary line: instances first..last (n of them) plan as ref. */
+typedef struct summary {
+    int n, first, last, ref, phase, block;
+    int64_t steps, bytes;
+} summary;
+
+/* The instances of block b in phase ph that plan as the last one
+ * printed before them (in the order they come): their ops skipped
+ * (skip[op] = 1), a summary line at the first op of each group of them
+ * (line[op]). */
+static int plan_summaries(const mrt_plan *p, int b, int ph, char *skip,
+                          summary *line)
+{
+    by_layer g = {0};
+    int st = gather(p, b, ph, &g);
+    int ref = g.norder ? g.order[0] : 0;
+    for (int k = 1; !st && k < g.norder;) {
+        int l = g.order[k], n = 0;
+        if (!same_layer(p, &g, ref, l)) { /* printed: the next reference */
+            ref = l;
+            k++;
+            continue;
+        }
+        summary *s = &line[g.idx[g.off[l]]];
+        *s = (summary){.first = l, .ref = ref, .phase = ph, .block = b};
+        for (int j = g.off[ref]; j < g.off[ref + 1]; j++) {
+            s->steps += p->op[g.idx[j]].nsteps;
+            s->bytes += p->op[g.idx[j]].comm_bytes;
+        }
+        for (; k < g.norder && same_layer(p, &g, ref, g.order[k]); k++, n++) {
+            s->last = g.order[k];
+            for (int j = g.off[s->last]; j < g.off[s->last + 1]; j++)
+                skip[g.idx[j]] = 1;
+        }
+        s->n = n;
+    }
+    free(g.off);
+    free(g.idx);
+    free(g.order);
+    return st;
+}
+
+static void print_summary(const mrt_plan *p, const summary *s, text *tx)
+{
+    const char *name = p->block_name[s->block];
+    char buf[4 * MRT_NAME_MAX + 160];
+    const char *phase = s->phase == MRT_PHASE_BACKWARD ? ", backward"
+                        : s->phase == MRT_PHASE_UPDATE ? ", update"
+                                                       : "";
+    int len = s->n == 1
+                  ? snprintf(buf, sizeof buf, "\n%s%d (layer %d%s)", name,
+                             s->first, s->first, phase)
+                  : snprintf(buf, sizeof buf,
+                             "\n%s%d–%s%d (%d instances, layers %d–%d%s)",
+                             name, s->first, name, s->last, s->n, s->first,
+                             s->last, phase);
+    snprintf(buf + len, sizeof buf - (size_t)len,
+             ": as %s%d, each %" PRId64 " steps, %" PRId64 " bytes/rank\n",
+             name, s->ref, s->steps, s->bytes);
+    put(tx, buf);
+}
+
+/* Every op, with the instances that plan alike summarized; returns the
+ * collectives. */
+static int64_t print_ops(const mrt_plan *p, text *tx)
+{
+    int64_t ncoll = 0;
+    char *skip = calloc((size_t)p->nops + 1, 1);
+    summary *line = calloc((size_t)p->nops + 1, sizeof *line);
+    int st = !skip || !line; /* out of memory: every op printed */
+    for (int b = 0; !st && b < p->nblocks; b++)
+        for (int ph = 0; !st && ph < MRT_PHASE_COUNT; ph++)
+            st = plan_summaries(p, b, ph, skip, line);
+    for (int i = 0; i < p->nops; i++) {
+        if (!st && line[i].n)
+            print_summary(p, &line[i], tx);
+        if (st || !skip[i]) {
+            ncoll += print_op(p, i, tx);
+            continue;
+        }
+        const mrt_plan_op *o = &p->op[i];
+        for (int k = o->first_step; k < o->first_step + o->nsteps; k++)
+            ncoll += mrt_step_is_collective(p->step[k].kind);
+    }
+    free(skip);
+    free(line);
+    return ncoll;
+}
+
 void mrt_plan_print(const mrt_plan *p, FILE *f)
 {
     if (!p || !f)
@@ -380,9 +558,7 @@ void mrt_plan_print(const mrt_plan *p, FILE *f)
     print_header(p, f);
     text tx = {.f = f};
     print_inputs(p, &tx);
-    int64_t ncoll = 0;
-    for (int i = 0; i < p->nops; i++)
-        ncoll += print_op(p, i, &tx);
+    int64_t ncoll = print_ops(p, &tx);
     flush(&tx);
     print_totals(p, ncoll, f);
 }

@@ -63,7 +63,11 @@ static mrt_status copy_names(mrt_planning *pl, mrt_plan *p)
         p->op = calloc((size_t)s->nops + 1, sizeof *p->op);
     p->noutputs = s->noutputs;
     p->output = calloc((size_t)s->noutputs + 1, sizeof(int));
-    if (!p->dim_names || !p->tensor_name || !p->tensor_value || !p->input ||
+    p->nblocks = s->nblocks;
+    p->block_name = calloc((size_t)s->nblocks + 1, sizeof *p->block_name);
+    for (int b = 0; p->block_name && b < s->nblocks; b++)
+        memcpy(p->block_name[b], s->block[b].name, MRT_NAME_MAX);
+    if (!p->block_name || !p->dim_names || !p->tensor_name || !p->tensor_value || !p->input ||
         !p->op || !p->output)
         return MRT_E_NOMEM;
     for (int i = 0; i < s->ndims; i++)
@@ -227,6 +231,8 @@ static mrt_status plan_op(mrt_planning *pl, int i, mrt_error *err)
     po->nin = o->nin;
     po->phase = o->phase;
     po->user = o->user;
+    po->block = o->block;
+    po->layer = o->layer;
     po->what = o->kind == MRT_OP_MAP          ? mrt_map_name(o->fn)
                : o->kind == MRT_OP_REDUCE_MAX ? "reduce_max"
                : o->kind == MRT_OP_RENAME     ? "rename"

@@ -155,7 +155,8 @@ static mrt_status tensor_entry(mrt_spec_parser *p, alt_read *r,
     mrt_ir_alt_entry_at *e = &r->tensor_at[r->a.ntensors];
     mrt_ir_alternative_tensor *d = &r->tensors[r->a.ntensors++];
     const char *name = d->name = entry_key(p, r, k, e);
-    if (!name || mrt_spec_find_tensor(p->spec, name) < 0)
+    if (!name || (mrt_spec_find_tensor(p->spec, name) < 0 &&
+                  !mrt_ir_block_ref_ids(p->spec, name, NULL)))
         return MRT_OK; /* the builder names the problem: unknown tensor */
     snprintf(in, sizeof in, "tensor '%s' of layout '%s'", name, r->name);
     mrt_status st = mrt_spec_expect(p, v, YAML_MAPPING_NODE, in);
@@ -182,12 +183,20 @@ static mrt_status tensor_entry(mrt_spec_parser *p, alt_read *r,
     return entry_rules(p, r, grad, of, &e->ngrad, &e->grad);
 }
 
-/* The number (from 1) of the spec op making tensor `name`, or 0: it
- * words the messages about the op's entry. */
+/* The number (from 1) of the spec op making tensor `name` (of the
+ * first instance's, for a block reference "h.y"), or 0: it words the
+ * messages about the op's entry. */
 static int op_number(const mrt_spec_parser *p, const char *name)
 {
     const mrt_spec *s = p->spec;
     int id = mrt_spec_find_tensor(s, name);
+    int n = id < 0 ? mrt_ir_block_ref_ids(s, name, NULL) : 0;
+    int *ids = n > 0 ? calloc((size_t)n, sizeof *ids) : NULL;
+    if (ids) {
+        mrt_ir_block_ref_ids(s, name, ids);
+        id = ids[0];
+        free(ids);
+    }
     int op = id < 0 ? -1 : s->tensor[id].producer;
     return op < 0 || s->op[op].phase != MRT_PHASE_FORWARD ? 0 : s->op[op].user;
 }

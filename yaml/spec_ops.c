@@ -235,9 +235,8 @@ static mrt_status read_result(mrt_user_op *u, const yaml_node_t *n, op_read *r,
     return st;
 }
 
-/* Item i (node n) of `ops:` (seq), read and handed to the builder. */
-static mrt_status parse_op(mrt_spec_parser *p, const yaml_node_t *seq, int i,
-                           const yaml_node_t *n)
+mrt_status mrt_spec_parse_op(mrt_spec_parser *p, const yaml_node_t *seq, int i,
+                             const yaml_node_t *n)
 {
     mrt_user_op u = {.s = p->spec, .err = p->err, .p = p, .number = i + 1};
     op_read r = {.at = {.mark = mrt_spec_mark(n), .expect = {-1, -1}}};
@@ -270,8 +269,11 @@ mrt_status mrt_spec_parse_ops(mrt_spec_parser *p, const yaml_node_t *seq)
         return mrt_spec_fail(p, seq,
                              "'ops' is empty (a spec needs at least "
                              "one op)");
-    for (int i = 0; !st && i < count; i++)
-        st = parse_op(p, seq, i, mrt_spec_item(p, seq, i));
+    for (int i = 0; !st && i < count; i++) {
+        const yaml_node_t *n = mrt_spec_item(p, seq, i);
+        st = mrt_spec_is_repeat(p, n) ? mrt_spec_parse_repeat(p, n)
+                                      : mrt_spec_parse_op(p, seq, i, n);
+    }
     return st;
 }
 

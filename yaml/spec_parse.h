@@ -189,6 +189,9 @@ mrt_status mrt_spec_read_shape(mrt_spec_parser *p, const char *name,
                                const yaml_node_t *n, int *ndims,
                                const char **dims, mrt_mark *marks,
                                mrt_mark *shape_mark);
+/* One entry of `tensors:` (key k, value v) to the builder. */
+mrt_status mrt_spec_parse_tensor(mrt_spec_parser *p, const yaml_node_t *k,
+                                 const yaml_node_t *v);
 /* The `tensors:` mapping: appends one tensor per entry. */
 mrt_status mrt_spec_parse_tensors(mrt_spec_parser *p, const yaml_node_t *map);
 
@@ -200,6 +203,15 @@ mrt_status mrt_spec_parse_train(mrt_spec_parser *p, const yaml_node_t *n);
 
 /* The `ops:` sequence: appends one op and its output tensor per item. */
 mrt_status mrt_spec_parse_ops(mrt_spec_parser *p, const yaml_node_t *seq);
+/* Item i (node n) of the ops sequence seq (`ops:`, or a block's),
+ * read and handed to the builder. */
+mrt_status mrt_spec_parse_op(mrt_spec_parser *p, const yaml_node_t *seq, int i,
+                             const yaml_node_t *n);
+/* 1 if item n of an ops sequence is a block (a mapping with `repeat:`). */
+int mrt_spec_is_repeat(const mrt_spec_parser *p, const yaml_node_t *n);
+/* A `repeat:` item of `ops:` (spec_blocks.c): the block's links, then
+ * each instance's tensors and ops, to the builder's block calls. */
+mrt_status mrt_spec_parse_repeat(mrt_spec_parser *p, const yaml_node_t *n);
 /* The `outputs:` sequence, or NULL for the last op's output. */
 mrt_status mrt_spec_parse_outputs(mrt_spec_parser *p, const yaml_node_t *seq);
 

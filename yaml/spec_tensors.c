@@ -107,9 +107,8 @@ mrt_status mrt_spec_read_shape(mrt_spec_parser *p, const char *name,
     return MRT_OK;
 }
 
-/* One entry of `tensors:`, key k and value v, to the builder. */
-static mrt_status parse_tensor(mrt_spec_parser *p, const yaml_node_t *k,
-                               const yaml_node_t *v)
+mrt_status mrt_spec_parse_tensor(mrt_spec_parser *p, const yaml_node_t *k,
+                                 const yaml_node_t *v)
 {
     char of[MRT_NAME_MAX + 32], name[MRT_NAME_MAX];
     const char *dims[MRT_MAX_DIMS];
@@ -155,5 +154,5 @@ static mrt_status parse_tensor(mrt_spec_parser *p, const yaml_node_t *k,
 
 mrt_status mrt_spec_parse_tensors(mrt_spec_parser *p, const yaml_node_t *map)
 {
-    return mrt_spec_each_entry(p, map, "'tensors'", parse_tensor);
+    return mrt_spec_each_entry(p, map, "'tensors'", mrt_spec_parse_tensor);
 }

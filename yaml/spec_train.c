@@ -77,8 +77,15 @@ mrt_status mrt_spec_parse_train(mrt_spec_parser *p, const yaml_node_t *n)
                           .param_what = param_how,
                           .grad_what = grad_how,
                           .lr_mark = mrt_spec_mark(lr)};
-    st = read_list(p, pn, "params", params, param_mark, how, param_how,
-                   &t.nparams);
+    const char *all = pn->type == YAML_SCALAR_NODE ? mrt_spec_str(pn) : NULL;
+    if (all && !strcmp(all, "all")) { /* every input with an init */
+        params[0] = all;
+        param_mark[0] = mrt_spec_mark(pn);
+        param_how[0] = "'all'";
+        t.nparams = 1;
+    } else
+        st = read_list(p, pn, "params", params, param_mark, how, param_how,
+                       &t.nparams);
     if (!st && gn)
         st = read_list(p, gn, "grads", grads, grad_mark, how + MRT_MAX_PARAMS,
                        grad_how, &t.ngrads);

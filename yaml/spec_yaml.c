@@ -105,11 +105,43 @@ int mrt_spec_name_ok(const char *s, size_t len)
     return mrt_yaml_name_ok(s, len);
 }
 
+/* 1 if s (length len) has a tensor name's characters: a name's, and
+ * '.' inside ("h3.attn.wq"), not last nor twice in a row. */
+static int tensor_name_ok(const char *s, size_t len)
+{
+    int ok = len > 0 && strlen(s) == len &&
+             (s[0] == '_' || ((s[0] | 32) >= 'a' && (s[0] | 32) <= 'z'));
+    for (size_t i = 1; ok && i < len; i++)
+        ok = s[i] == '_' || (s[i] >= '0' && s[i] <= '9') ||
+             ((s[i] | 32) >= 'a' && (s[i] | 32) <= 'z') ||
+             (s[i] == '.' && i + 1 < len && s[i + 1] != '.');
+    return ok;
+}
+
 mrt_status mrt_spec_name(const mrt_spec_parser *p, const yaml_node_t *n,
                          const char *kind, char out[MRT_NAME_MAX])
 {
     mrt_yaml_doc d = doc_of(p);
-    return mrt_yaml_name(&d, n, kind, out);
+    char q[MRT_SPEC_QUOTE_MAX + 8];
+    const char *s = mrt_spec_str(n);
+    if (strcmp(kind, "tensor") || !s || mrt_spec_is_null(n) ||
+        n->data.scalar.length != strlen(s) || n->data.scalar.length == 0)
+        return mrt_yaml_name(&d, n, kind, out);
+    size_t len = strlen(s);
+    if (len >= MRT_NAME_MAX && tensor_name_ok(s, len))
+        return mrt_spec_fail(p, n,
+                             "tensor name '%s' is too long (at most %d "
+                             "characters)",
+                             mrt_spec_quote(n, q, sizeof q), MRT_NAME_MAX - 1);
+    if (!tensor_name_ok(s, len))
+        return mrt_spec_fail(p, n,
+                             "invalid tensor name '%s' (a tensor name "
+                             "starts with a letter or '_' and has only "
+                             "letters, digits, '_' and '.', with no '.' last "
+                             "or twice in a row)",
+                             mrt_spec_quote(n, q, sizeof q));
+    snprintf(out, MRT_NAME_MAX, "%s", s);
+    return MRT_OK;
 }
 
 int mrt_spec_parse_u64(const char *s, size_t len, uint64_t *out)

@@ -233,6 +233,79 @@ static int c_ir_set_outputs(void)
     return optional() ? st == MRT_OK : status_ok(st, ERR);
 }
 
+/* A builder with block h over d (input z: x, carried from r) open. */
+static mrt_ir *block_ir(void)
+{
+    mrt_ir *b = ir(1);
+    if (mrt_ir_block_begin(b, "h", "d", NULL))
+        exit(3);
+    return b;
+}
+
+static int c_ir_block_begin(void)
+{
+    mrt_error err = {0};
+    mrt_ir *b = ir(1);
+    mrt_status st = mrt_ir_block_begin(N(ir, b), N(name, "h"),
+                                       N(repeat_dim, "d"), ERR);
+    mrt_ir_destroy(b);
+    return optional() ? st == MRT_OK : status_ok(st, ERR);
+}
+
+static int c_ir_block_link(void)
+{
+    mrt_error err = {0};
+    mrt_ir *b = block_ir();
+    mrt_status st = mrt_ir_block_in(N(ir, b), N(inner, "z"), N(outer, "x"),
+                                    ERR);
+    mrt_ir_destroy(b);
+    return optional() ? st == MRT_OK : status_ok(st, ERR);
+}
+
+static int c_ir_block_carry(void)
+{
+    mrt_error err = {0};
+    mrt_ir *b = block_ir();
+    if (mrt_ir_block_in(b, "z", "x", NULL))
+        exit(3);
+    mrt_status st = mrt_ir_block_carry(N(ir, b), N(inner, "z"), N(from, "r"),
+                                       ERR);
+    mrt_ir_destroy(b);
+    return optional() ? st == MRT_OK : status_ok(st, ERR);
+}
+
+static int c_ir_block_out(void)
+{
+    mrt_error err = {0};
+    mrt_ir *b = block_ir();
+    mrt_status st = mrt_ir_block_out(N(ir, b), N(outer, "o"), N(inner, "r"),
+                                     ERR);
+    mrt_ir_destroy(b);
+    return optional() ? st == MRT_OK : status_ok(st, ERR);
+}
+
+static int c_ir_block_next(void)
+{
+    mrt_error err = {0};
+    mrt_ir *b = block_ir();
+    int i = mrt_ir_block_next(N(ir, b), ERR);
+    mrt_ir_destroy(b);
+    return optional() ? i == 0 : i == -1 && status_ok(MRT_E_USAGE, ERR);
+}
+
+static int c_ir_block_end(void)
+{
+    mrt_error err = {0};
+    mrt_ir *b = block_ir();
+    mrt_ir_op op = {.kind = MRT_IR_RELU, .in = {"x"}, .out = "r"};
+    for (int i; (i = mrt_ir_block_next(b, NULL)) >= 0;)
+        if (mrt_ir_add_op(b, &op, NULL))
+            exit(3);
+    mrt_status st = mrt_ir_block_end(N(ir, b), ERR);
+    mrt_ir_destroy(b);
+    return optional() ? st == MRT_OK : status_ok(st, ERR);
+}
+
 static int c_ir_set_train(void)
 {
     mrt_error err = {0};
@@ -735,6 +808,12 @@ static const struct {
     {"mrt_ir_set_expect", "ir,b,err?", c_ir_set_expect},
     {"mrt_ir_set_link", "ir,axis,err?", c_ir_set_link},
     {"mrt_ir_set_outputs", "ir,names,err?", c_ir_set_outputs},
+    {"mrt_ir_block_begin", "ir,name,repeat_dim,err?", c_ir_block_begin},
+    {"mrt_ir_block_in", "ir,inner,outer,err?", c_ir_block_link},
+    {"mrt_ir_block_carry", "ir,inner,from,err?", c_ir_block_carry},
+    {"mrt_ir_block_out", "ir,outer,inner,err?", c_ir_block_out},
+    {"mrt_ir_block_next", "ir,err?", c_ir_block_next},
+    {"mrt_ir_block_end", "ir,err?", c_ir_block_end},
     {"mrt_ir_set_train", "ir,t,err?", c_ir_set_train},
     {"mrt_ir_add_alternative", "ir,alt,err?", c_ir_add_alternative},
     {"mrt_ir_finish", "ir,out,err?", c_ir_finish},

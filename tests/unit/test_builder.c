@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "meshrt.h"
+#include "spec.h"
 
 #define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
 #define SHAPE(...)                                                             \
@@ -597,6 +598,87 @@ START_TEST(errors_name_call_and_argument)
 }
 END_TEST
 
+/* tests/specs/good/blocks_small.yaml built with the block calls: the
+ * same plans, and the block fields of the program. */
+START_TEST(blocks_as_yaml)
+{
+    const char *path = "tests/specs/good/blocks_small.yaml";
+    mrt_error err = {0};
+    mrt_ir *ir = mesh2x2(path, "rows", "cols");
+    ok(mrt_ir_add_dim(ir, "batch", 8, &err), &err);
+    ok(mrt_ir_add_dim(ir, "d", 4, &err), &err);
+    ok(mrt_ir_add_dim(ir, "layers", 3, &err), &err);
+    ok(mrt_ir_set_rule(ir, &(mrt_ir_rule){"batch", {"rows"}}, &err), &err);
+    ok(mrt_ir_add_tensor(ir, &(mrt_ir_tensor){.name = "x", SHAPE("batch", "d")},
+                         &err),
+       &err);
+    ok(mrt_ir_add_op(ir, &(mrt_ir_op){.kind = MRT_IR_RELU, {"x"}, "h_in"}, &err),
+       &err);
+    ok(mrt_ir_block_begin(ir, "h", "layers", &err), &err);
+    ok(mrt_ir_block_in(ir, "z", "h_in", &err), &err);
+    ok(mrt_ir_block_carry(ir, "z", "r", &err), &err);
+    ok(mrt_ir_block_out(ir, "h_out", "r", &err), &err);
+    int n = 0;
+    for (int i; (i = mrt_ir_block_next(ir, &err)) >= 0; n++) {
+        ck_assert_int_eq(i, n);
+        ok(mrt_ir_add_tensor(ir,
+                             &(mrt_ir_tensor){.name = "w", SHAPE("d"),
+                                              .init = MRT_IR_INIT_RANDOM,
+                                              .seed = 3},
+                             &err),
+           &err);
+        ok(mrt_ir_add_op(ir,
+                         &(mrt_ir_op){.kind = MRT_IR_MUL, {"z", "w"}, "y"},
+                         &err),
+           &err);
+        ok(mrt_ir_add_op(ir, &(mrt_ir_op){.kind = MRT_IR_ADD, {"z", "y"}, "r"},
+                         &err),
+           &err);
+    }
+    ok(err.code, &err);
+    ck_assert_int_eq(n, 3);
+    ok(mrt_ir_block_end(ir, &err), &err);
+    ok(mrt_ir_add_op(ir,
+                     &(mrt_ir_op){.kind = MRT_IR_REDUCE_SUM, {"h_out"}, "loss"},
+                     &err),
+       &err);
+    ok(mrt_ir_set_train(ir,
+                        &(mrt_ir_train){.loss = "loss", .nparams = 1,
+                                        .params = (const char *[]){"h.w"},
+                                        .lr = 0.1},
+                        &err),
+       &err);
+    mrt_spec *spec = NULL;
+    ok(mrt_ir_finish(ir, &spec, &err), &err);
+    mrt_ir_destroy(ir);
+    ck_assert_int_eq(spec->nblocks, 1);
+    ck_assert_int_eq(spec->block[0].count, 3);
+    ck_assert_int_eq(spec->train.nparams, 3);
+    int w1 = mrt_spec_find_tensor(spec, "h1.w");
+    ck_assert_int_ge(w1, 0);
+    ck_assert_int_eq(spec->tensor[w1].block, 0);
+    ck_assert_int_eq(spec->tensor[w1].layer, 1);
+    ck_assert_int_eq(mrt_spec_find_tensor(spec, "h_out"),
+                     mrt_spec_find_tensor(spec, "h2.r"));
+    ck_assert(spec->tensor[w1].seed !=
+              spec->tensor[mrt_spec_find_tensor(spec, "h0.w")].seed);
+    int stamped = 0; /* backward and update ops of instance 1 */
+    for (int o = 0; o < spec->nops; o++)
+        stamped += spec->op[o].phase != MRT_PHASE_FORWARD &&
+                   spec->op[o].layer == 1;
+    ck_assert_int_gt(stamped, 2);
+    same_plans(spec, path);
+
+    ir = mesh2x2("b", "rows", "cols");
+    ok(mrt_ir_add_dim(ir, "layers", 2, &err), &err);
+    ok(mrt_ir_block_begin(ir, "h", "layers", &err), &err);
+    is_error(mrt_ir_block_carry(ir, "z", "r", &err), &err, MRT_E_SPEC,
+             "mrt_ir_block_carry: argument 'inner': carried name 'z' of "
+             "block 'h' has no 'in' (its value in instance 0)");
+    mrt_ir_destroy(ir);
+}
+END_TEST
+
 START_TEST(errors_of_training)
 {
     mrt_error err = {0};
@@ -959,6 +1041,7 @@ int main(void)
     tcase_add_test(tc, other_ops_as_yaml);
     tcase_add_test(tc, errors_name_call_and_argument);
     tcase_add_test(tc, errors_of_training);
+    tcase_add_test(tc, blocks_as_yaml);
     tcase_add_test(tc, expect_and_network);
     tcase_add_test(tc, zero_alternatives_as_yaml);
     tcase_add_test(tc, errors_of_alternatives);
