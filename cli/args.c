@@ -22,11 +22,12 @@
  * a longer one is a literal per line, as the usage text wraps it. */
 #define ALL                                                                    \
     (MRT_CLI_CHECK | MRT_CLI_PLAN | MRT_CLI_RUN | MRT_CLI_COMPARE |            \
-     MRT_CLI_SEARCH)
+     MRT_CLI_SEARCH | MRT_CLI_SHOW)
 const mrt_cli_option mrt_cli_options[] = {
     {"mesh", 'm', "AXIS=N,...", MRT_CLI_CHECK,
      "replace the spec's mesh (e.g. --mesh data=4,model=1)"},
-    {"mesh", 'm', "AXIS=N,...", MRT_CLI_PLAN | MRT_CLI_RUN | MRT_CLI_SEARCH,
+    {"mesh", 'm', "AXIS=N,...",
+     MRT_CLI_PLAN | MRT_CLI_RUN | MRT_CLI_SEARCH | MRT_CLI_SHOW,
      "replace the spec's mesh"},
     {"mesh", 'm', "AXIS=N,...", MRT_CLI_COMPARE,
      "replace the spec's mesh (and that of every\nalternative without a mesh of its own)"},
@@ -48,7 +49,7 @@ const mrt_cli_option mrt_cli_options[] = {
      "of any rank count: figures per rank; zipped with\n"
      "--sweep when both are given"},
     {"layout", 'L', "NAME",
-     MRT_CLI_CHECK | MRT_CLI_PLAN | MRT_CLI_RUN | MRT_CLI_SEARCH,
+     MRT_CLI_CHECK | MRT_CLI_PLAN | MRT_CLI_RUN | MRT_CLI_SEARCH | MRT_CLI_SHOW,
      "use the alternative NAME of the spec's layouts:\ninstead of its layout: rules (and mesh)"},
     {"memory", 'M', "BYTES", MRT_CLI_CHECK,
      "memory of one rank (suffix K, M, G or T allowed;\ndefault: this machine's physical memory)"},
@@ -76,6 +77,21 @@ const mrt_cli_option mrt_cli_options[] = {
     {"json", 'J', "FILE", MRT_CLI_SEARCH, "also write the results as JSON"},
     {"svg", 'G', "FILE", MRT_CLI_COMPARE,
      "also draw it: one bar per layout, communication\nand compute time stacked"},
+    {"html", 'H', "FILE", MRT_CLI_COMPARE,
+     "also write one self-contained HTML page: the\n"
+     "table, the charts and each layout's pictures"},
+    {"svg", 'G', "FILE", MRT_CLI_SHOW, "also draw the pictures as SVG in FILE"},
+    {"ascii", 'a', NULL, MRT_CLI_SHOW,
+     "draw with + - | instead of Unicode box drawing"},
+    {"steps", 'p', NULL, MRT_CLI_SHOW,
+     "every layout the plan gives each tensor, in step\n"
+     "order: pending sums as a kernel leaves them, and\n"
+     "after each reduction and move"},
+    {"from", 'f', "LAYOUT", MRT_CLI_SHOW,
+     "with --to and one TENSOR: the move the planner\n"
+     "makes from LAYOUT ('{batch: data}' as in the spec,\n"
+     "or an alternative's name) to the --to one"},
+    {"to", 't', "LAYOUT", MRT_CLI_SHOW, "where --from moves the tensor to"},
     {"explain", 'E', NULL, MRT_CLI_PLAN,
      "also list the alternatives weighed for each op"},
     {"exhaustive", 'Z', NULL, MRT_CLI_SEARCH,
@@ -132,8 +148,8 @@ const mrt_cli_option mrt_cli_options[] = {
 
 #define NOPTIONS (sizeof mrt_cli_options / sizeof mrt_cli_options[0] - 1)
 
-static const char *const command_name[] = {"check",   "plan",   "run",
-                                           "compare", "search", "calibrate"};
+static const char *const command_name[] = {
+    "check", "plan", "run", "compare", "search", "calibrate", "show"};
 
 unsigned mrt_cli_command_bit(const char *cmd)
 {
@@ -238,7 +254,7 @@ static int getopt_table(unsigned bit, struct option *table,
 static mrt_status empty_path(int c, const char *opt, mrt_cli_args *a,
                              mrt_error *err)
 {
-    if (!optarg || optarg[0] || !strchr("sTOCGJKF", c))
+    if (!optarg || optarg[0] || !strchr("sTOCGJKFH", c))
         return MRT_OK;
     if (c == 's')
         return usage_error(err, a->cmd,
@@ -410,6 +426,11 @@ static int take_plain(int c, mrt_cli_args *a)
     case 'Q': a->quick = 1; break;
     case 'C': a->csv = optarg; break;
     case 'G': a->svg = optarg; break;
+    case 'H': a->html = optarg; break;
+    case 'a': a->ascii = 1; break;
+    case 'p': a->steps = 1; break;
+    case 'f': a->from = optarg; break;
+    case 't': a->to = optarg; break;
     case 'J': a->json_file = optarg; break;
     case 'j': a->json = 1; break;
     case 'v': a->verify = 1; break;
@@ -546,6 +567,7 @@ static mrt_status one_stdout_writer(const mrt_cli_args *a, mrt_error *err)
         {"--json", a->json_file, writes_stdout(a->json_file)},
         {"--csv", a->csv, writes_stdout(a->csv)},
         {"--svg", a->svg, writes_stdout(a->svg)},
+        {"--html", a->html, writes_stdout(a->html)},
         {"--trace", a->trace, writes_stdout(a->trace)},
         {"--out", a->out, writes_stdout(a->out)},
     };
@@ -619,6 +641,11 @@ mrt_status mrt_cli_parse(int argc, char **argv, mrt_cli_args *a, mrt_error *err)
                            "--per-tensor searches the spec's "
                            "own tensors: it takes no --layout%s",
                            "");
+    if ((a->nsweep || a->nsweep_mesh) && a->html)
+        return usage_error(err, a->cmd,
+                           "--html draws one comparison, not a "
+                           "--sweep (write --csv, --json or --svg)%s",
+                           "");
     if (check_zipped(a, err))
         return MRT_E_USAGE;
     if (one_stdout_writer(a, err))
@@ -626,6 +653,11 @@ mrt_status mrt_cli_parse(int argc, char **argv, mrt_cli_args *a, mrt_error *err)
     if (optind >= argc)
         return usage_error(err, a->cmd, "missing SPEC%s", "");
     a->spec = argv[optind++];
+    if (strcmp(a->cmd, "show") == 0) { /* show SPEC [TENSOR...] */
+        a->names = argv + optind;
+        a->nnames = argc - optind;
+        return MRT_OK;
+    }
     if (optind < argc && a->profile)
         return usage_error(err, a->cmd,
                            "unexpected argument '%s' (run's "

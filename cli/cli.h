@@ -42,6 +42,11 @@ typedef struct mrt_cli_args {
     int screen;            /* search: --screen 1, --no-screen -1, else 0 */
     int per_tensor;        /* search --per-tensor: parameters' own layouts */
     const char *activations; /* search --activations NAME,...|all, or NULL */
+    const char *html;        /* compare --html FILE, or NULL */
+    int ascii, steps;        /* show --ascii, --steps */
+    const char *from, *to;   /* show --from LAYOUT --to LAYOUT, or NULL */
+    int nnames;              /* show: the TENSOR arguments after SPEC */
+    char **names;
 } mrt_cli_args;
 
 /* The commands, as bits of a mask. */
@@ -51,6 +56,7 @@ typedef struct mrt_cli_args {
 #define MRT_CLI_COMPARE 8u
 #define MRT_CLI_SEARCH 16u
 #define MRT_CLI_CALIBRATE 32u
+#define MRT_CLI_SHOW 64u
 /* cmd's bit, or 0 for no command. */
 unsigned mrt_cli_command_bit(const char *cmd);
 
@@ -120,6 +126,7 @@ int mrt_cli_run(const mrt_cli_args *a);
 int mrt_cli_calibrate(const mrt_cli_args *a);
 int mrt_cli_compare(const mrt_cli_args *a);
 int mrt_cli_search(const mrt_cli_args *a);
+int mrt_cli_show(const mrt_cli_args *a);
 /* search --per-tensor on spec, loaded as a says (cmd_search_params.c). */
 int mrt_cli_search_params(const mrt_cli_args *a, const mrt_spec *spec,
                           const mrt_search_options *opt);
@@ -190,5 +197,16 @@ typedef struct mrt_sweep_chart {
     const mrt_sweep *t;
 } mrt_sweep_chart;
 void mrt_sweep_write_svg(FILE *f, const void *chart);
+/* The bytes per rank over each set of mesh axes, one stacked bar per
+ * row (report_svg.c). */
+void mrt_cmp_write_bytes_svg(FILE *f, const void *table);
+/* compare --html: one self-contained page, the table, the charts and
+ * each row's pictures (report_html.c); ctx is the mrt_cmp_html. */
+typedef struct mrt_cmp_html {
+    const mrt_cmp_table *table;
+    const mrt_spec *spec;
+    const mrt_plan_options *opt;
+} mrt_cmp_html;
+void mrt_cmp_write_html(FILE *f, const void *ctx);
 
 #endif

@@ -6,7 +6,8 @@
  * (--mesh replaces the mesh of the spec and of every alternative without
  * its own; --dim resizes dims for all).  This file prints it: the exit
  * status is 0 if any row planned, else 2.  --csv, --json and --svg write
- * the same table to files, atomically.
+ * the same table to files, atomically, and --html one page with the
+ * table, the charts and each layout's pictures (report_html.c).
  */
 #include <stdio.h>
 
@@ -39,8 +40,14 @@ mrt_status mrt_cmp_build(mrt_cmp_table *t, const mrt_spec *spec,
 
 /* The first failure's status (MRT_E_RUNTIME when the system refused
  * the write, else MRT_E_IO), after trying every file. */
-static mrt_status write_reports(const mrt_cli_args *a, const mrt_cmp_table *t)
+static mrt_status write_reports(const mrt_cli_args *a, const mrt_cmp_table *t,
+                                const mrt_spec *spec)
 {
+    const mrt_cmp_html html = {.table = t, .spec = spec, .opt = &a->plan};
+    mrt_error herr = {0};
+    if (a->html && mrt_file_write(a->html, "the comparison page",
+                                  mrt_cmp_write_html, &html, &herr))
+        mrt_cli_print_error(&herr);
     const char *path[3] = {a->csv, a->json_file, a->svg};
     void (*writer[3])(FILE *, const void *) = {
         mrt_cmp_write_csv, mrt_cmp_write_json, mrt_cmp_write_svg};
@@ -53,7 +60,7 @@ static mrt_status write_reports(const mrt_cli_args *a, const mrt_cmp_table *t)
             first = first ? first : err.code;
         }
     }
-    return first;
+    return first ? first : herr.code;
 }
 
 int mrt_cli_compare(const mrt_cli_args *a)
@@ -83,7 +90,7 @@ int mrt_cli_compare(const mrt_cli_args *a)
                      a->plan.machine ? a->plan.machine : "default");
         mrt_cmp_print_text(&t, stdout);
         fflush(stdout);
-        st = write_reports(a, &t);
+        st = write_reports(a, &t, spec);
         if (!st && t.fastest < 0)
             st = MRT_E_SPEC;
     }

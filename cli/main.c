@@ -71,12 +71,14 @@ int main(int argc, char **argv)
         cmd = mrt_cli_compare;
     else if (strcmp(a.cmd, "search") == 0)
         cmd = mrt_cli_search;
+    else if (strcmp(a.cmd, "show") == 0)
+        cmd = mrt_cli_show;
     mrt_error err = {0};
     if (!cmd) { /* through the error formatter, which escapes a newline */
         mrt_cli_error(&err, MRT_E_USAGE, "meshrt",
                       "unknown command '%.200s' "
                       "(commands: check, plan, run, calibrate, compare, "
-                      "search; see meshrt --help)",
+                      "search, show; see meshrt --help)",
                       a.cmd);
         mrt_cli_print_error(&err);
         return 2;

@@ -9,12 +9,15 @@
  *
  * Plain SVG 1.1, self-contained: no scripts, no external fonts or
  * styles, every text escaped; each bar segment has a <title> tooltip.
+ * The bytes chart (mrt_cmp_write_bytes_svg, for compare --html) stacks
+ * instead the bytes per rank over each set of mesh axes.
  */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
+#include "draw.h"
 
 #define WIDTH 800.0
 #define ROW 28.0
@@ -24,22 +27,17 @@
 #define COMM_COLOUR "#d95f02"
 #define COMPUTE_COLOUR "#1b9e77"
 
+/* s escaped (draw_svg.c), cut at max characters with "..." after. */
 static void xml_text(const char *s, FILE *f, size_t max)
 {
-    size_t n = 0;
-    for (; *s && n < max; s++, n++) {
-        switch (*s) {
-        case '&': fputs("&amp;", f); break;
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '"': fputs("&quot;", f); break;
-        case '\'': fputs("&apos;", f); break;
-        default:
-            if ((unsigned char)*s >= 0x20 || *s == '\t')
-                fputc(*s, f);
-        }
-    }
-    if (*s)
+    char cut[512];
+    size_t n = strlen(s);
+    snprintf(cut, sizeof cut, "%.*s", (int)(max < n ? max : n), s);
+    for (char *p = cut; *p; p++)
+        if (*p == '\n')
+            *p = ' ';
+    mrt_draw_xml_text(cut, f);
+    if (n > max)
         fputs("...", f);
 }
 
@@ -247,4 +245,116 @@ double mrt_cli_svg_tick(double max, double *scale, const char **unit)
     double step = max > 0 ? tick_step(max) : 1;
     time_unit(max > 0 ? ceil(max / step - 1e-9) * step : 1, scale, unit);
     return step;
+}
+
+/* ---- the bytes chart: one bar per layout, the bytes per rank handed to
+ * MPI over each set of mesh axes stacked (one colour per set, a
+ * legend), on an axis of bytes. */
+
+static const char *const set_colour[] = {"#7570b3", "#e7298a", "#66a61e",
+                                         "#e6ab02", "#a6761d", "#1f78b4",
+                                         "#b2df8a", "#fb9a99"};
+
+static void bytes_legend(FILE *f, const mrt_cmp_table *t, double y)
+{
+    double x = 16;
+    for (int k = 0; k < t->ncols; k++) {
+        fprintf(f,
+                "  <rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" "
+                "fill=\"%s\"/>\n  <text x=\"%.1f\" y=\"%.1f\">over ",
+                x, y - 10, set_colour[k % 8], x + 18, y);
+        xml_text(t->col[k], f, 40);
+        fputs("</text>\n", f);
+        x += 60 +
+             7.0 * (double)(strlen(t->col[k]) < 40 ? strlen(t->col[k]) : 40);
+    }
+}
+
+static void bytes_axis(FILE *f, const chart *c, double end, double step)
+{
+    for (double v = 0; v <= end * (1 + 1e-9); v += step) {
+        char b[32];
+        double x = c->left + c->plot * v / end;
+        fprintf(f,
+                "  <line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+                "stroke=\"#dddddd\"/>\n"
+                "  <text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" "
+                "fill=\"#333333\">%s</text>\n",
+                x, TOP - 6, x, c->axis_y, x, c->axis_y + 16,
+                mrt_cli_fmt_bytes(v, b, sizeof b));
+    }
+    fprintf(f,
+            "  <line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+            "stroke=\"#333333\"/>\n"
+            "  <text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">"
+            "bytes per rank handed to MPI</text>\n",
+            c->left, c->axis_y, c->left + c->plot, c->axis_y,
+            c->left + c->plot / 2, c->axis_y + 38);
+}
+
+static void bytes_row(FILE *f, const mrt_cmp_table *t, int r, const chart *c,
+                      double end)
+{
+    const mrt_cmp_row *row = &t->row[r];
+    double x = c->left, y = TOP + ROW * r, mid = y + BAR / 2 + 4;
+    char b[32];
+    fprintf(f, "  <text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", x - 8,
+            mid);
+    xml_text(row->name, f, 40);
+    fputs("</text>\n", f);
+    if (!row->ok) {
+        fprintf(f,
+                "  <text x=\"%.1f\" y=\"%.1f\" fill=\"#aa0000\" "
+                "font-style=\"italic\">does not fit</text>\n",
+                x + 4, mid);
+        return;
+    }
+    for (int k = 0; k < t->ncols; k++) {
+        double w = c->plot * (double)row->axis_bytes[k] / end;
+        if (w <= 0)
+            continue;
+        fprintf(f,
+                "  <rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.0f\" "
+                "fill=\"%s\"><title>",
+                x, y, w, BAR, set_colour[k % 8]);
+        xml_text(row->name, f, 200);
+        fputs(" over ", f);
+        xml_text(t->col[k], f, 100);
+        fprintf(f, ": %s</title></rect>\n",
+                mrt_cli_fmt_bytes((double)row->axis_bytes[k], b, sizeof b));
+        x += w;
+    }
+    fprintf(f, "  <text x=\"%.1f\" y=\"%.1f\">%s</text>\n", x + 6, mid,
+            mrt_cli_fmt_bytes((double)row->totals.comm_bytes, b, sizeof b));
+}
+
+void mrt_cmp_write_bytes_svg(FILE *f, const void *table)
+{
+    const mrt_cmp_table *t = table;
+    chart c = chart_of(t);
+    double max = 0;
+    for (int r = 0; r < t->nrows; r++)
+        if (t->row[r].ok)
+            max = fmax(max, (double)t->row[r].totals.comm_bytes);
+    double step = max > 0 ? tick_step(max) : 1;
+    double end = max > 0 ? ceil(max / step - 1e-9) * step : 1;
+    fprintf(f,
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" "
+            "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+            "font-family=\"Helvetica, Arial, sans-serif\" font-size=\"12\">\n"
+            "  <rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" "
+            "fill=\"#ffffff\"/>\n"
+            "  <text x=\"16\" y=\"26\" font-size=\"16\" font-weight=\"bold\">"
+            "Bytes per rank over each set of mesh axes: ",
+            WIDTH, c.height, WIDTH, c.height, WIDTH, c.height);
+    xml_text(t->spec, f, 80);
+    fputs("</text>\n  <text x=\"16\" y=\"46\" fill=\"#555555\">what each "
+          "rank hands to MPI, by the axes its collectives run over</text>\n",
+          f);
+    bytes_legend(f, t, 72);
+    bytes_axis(f, &c, end, step);
+    for (int r = 0; r < t->nrows; r++)
+        bytes_row(f, t, r, &c, end);
+    fputs("</svg>\n", f);
 }

@@ -20,6 +20,7 @@ static const char *const usage_overview =
     "  run SPEC              execute under MPI: mpirun -n P meshrt run SPEC\n"
     "  compare SPEC          the spec's layout next to each of its layouts:\n"
     "  search SPEC           the best global layout rules for the program\n"
+    "  show SPEC [TENSOR...] pictures: which rank holds which block\n"
     "  calibrate             measure this machine for the cost model:\n"
     "                        mpirun -n P meshrt calibrate (no SPEC)\n"
     "\n"
@@ -40,10 +41,14 @@ static const usage_text usage[] = {
      "                         [--memory BYTES] [--replicated-share F]\n"
      "\n"
      "Validates SPEC and prints a summary: the mesh and, for every tensor,\n"
-     "its layout and the shape of its shard on each rank.  Warns (on stderr,\n"
-     "exit status still 0) about ops that compute the same result on every\n"
-     "rank of a mesh axis, about large tensors kept replicated, and about a\n"
-     "plan whose peak memory per rank is over a rank's memory.\n",
+     "its shape, its layout, the shape of rank 0's shard (the largest when\n"
+     "a dim is split unevenly: other ranks may hold less; meshrt show draws\n"
+     "every rank's) and the mesh axes it is replicated over; the plan's\n"
+     "bytes per rank and flops, and the names of the spec's layouts:.\n"
+     "Warns (on stderr, exit status still 0) about ops that compute the\n"
+     "same result on every rank of a mesh axis, about large tensors kept\n"
+     "replicated, and about a plan whose peak memory per rank is over a\n"
+     "rank's memory.\n",
      NULL},
     {"plan",
      "usage: meshrt plan SPEC [--mesh AXIS=N,...] [--dim DIM=N,...]\n"
@@ -74,7 +79,7 @@ static const usage_text usage[] = {
      "                           [--sweep DIM=N,N,... ...] [--sweep-mesh MESH ...]\n"
      "                           [--planner auto|meshtf|rules]\n"
      "                           [--machine FILE] [--csv FILE] [--json FILE]\n"
-     "                           [--svg FILE]\n"
+     "                           [--svg FILE] [--html FILE]\n"
      "\n"
      "Plans the spec under its own layout: rules (row 'spec') and under each\n"
      "alternative of its layouts: block, and prints one row each: the bytes\n"
@@ -105,6 +110,23 @@ static const usage_text usage[] = {
      "paste into the spec.  Candidates that provably cannot enter either\n"
      "list are pruned by a lower bound on their time and memory, unplanned.\n",
      "exit status 0, 1 if no layout fits --max-memory, 2 for bad input.\n"},
+    {"show",
+     "usage: meshrt show SPEC [TENSOR...] [--mesh AXIS=N,...] [--dim DIM=N,...]\n"
+     "                        [--layout NAME] [--steps] [--ascii] [--svg FILE]\n"
+     "       meshrt show SPEC TENSOR --from LAYOUT --to LAYOUT [--ascii]\n"
+     "                        [--svg FILE]\n"
+     "\n"
+     "Draws how each TENSOR (default: every input) is spread over the mesh,\n"
+     "as planned (no MPI): its blocks, a grid over its last two dims (one\n"
+     "grid per block of the dims before them), each block with its extents,\n"
+     "bytes and the ranks holding it; then the mesh, a grid over its last\n"
+     "two axes (one per coordinate of the axes before them), each rank with\n"
+     "the block #k it holds.  It says which axes replicate the tensor and\n"
+     "over which it is a pending sum (+: each rank holds an addend).  An op\n"
+     "result is shown as its op leaves it.  With --from and --to, the move\n"
+     "the planner makes between two layouts: each collective, its axes and\n"
+     "bytes per rank, between the pictures before and after.\n",
+     NULL},
     {"calibrate",
      "usage: mpirun -n P meshrt calibrate [--mesh AXIS=N,...] [--out FILE]\n"
      "                                    [--quick]\n"

@@ -522,6 +522,52 @@ MRT_API int mrt_plan_step_count(const mrt_plan *plan);
 MRT_API mrt_status mrt_plan_get_step(const mrt_plan *plan, int i,
                                      mrt_plan_step_info *out, mrt_error *err);
 
+/* A value of a plan: one tensor in one layout at one point of the
+ * program (the plan is a straight-line program over values: each step
+ * makes one).  A tensor has several when the plan moves it, and an
+ * einsum's result is a pending sum over the mesh axes of its split
+ * summed dims until a reduction resolves it: `partial` says over which
+ * (the true block is the sum of the shards of the ranks that differ
+ * only along those axes).  Copied out as plain data; the names are
+ * borrowed from the plan and live as long as it. */
+typedef struct mrt_plan_value_info {
+    int tensor;       /* the spec's tensor (mrt_spec_get_tensor's i) */
+    const char *name; /* the tensor's name (borrowed) */
+    int step;         /* the step that makes it (mrt_plan_get_step);
+                         -1 for an input */
+    int input;        /* 1: an input as it enters the program */
+    int op_result;    /* 1: what the op that makes the tensor leaves
+                         (its home layout, or pending sums the planner
+                         kept for the consumer) */
+    int ndims;
+    const char *dim[MRT_API_MAX_DIMS]; /* dim names (borrowed) */
+    int64_t shape[MRT_API_MAX_DIMS];   /* global sizes */
+    int naxes[MRT_API_MAX_DIMS];       /* mesh axes that split dim d, */
+    int axis[MRT_API_MAX_DIMS][MRT_API_MAX_AXES]; /* major first (indices
+                         into mrt_plan_get_mesh's axes) */
+    unsigned partial;    /* bit a: a pending sum over mesh axis a */
+    int64_t shard_bytes; /* the largest shard's bytes (rank 0's) */
+    int elsize;          /* bytes per element */
+    char layout[1024];   /* "[batch/data, d_ff/model] partial(data)" */
+} mrt_plan_value_info;
+/* The number of values of plan (0 for NULL). */
+MRT_API int mrt_plan_value_count(const mrt_plan *plan);
+/* Value i (0 <= i < mrt_plan_value_count) into *out; MRT_E_USAGE for a
+ * NULL argument or an i out of range. */
+MRT_API mrt_status mrt_plan_get_value(const mrt_plan *plan, int i,
+                                      mrt_plan_value_info *out, mrt_error *err);
+/* The value of the tensor called name as the program has it first: an
+ * input as it enters, an op's result as its op leaves it; -1 when no
+ * tensor has that name (or for NULL). */
+MRT_API int mrt_plan_find_value(const mrt_plan *plan, const char *name);
+/* The block of value i the rank `rank` holds: for each dim, the global
+ * index of its first element in start[d] and how many in extent[d]
+ * (the caller's arrays of the value's ndims; layout.h's block rule:
+ * uneven splits give the first blocks one more).  MRT_E_USAGE for a bad
+ * argument. */
+MRT_API mrt_status mrt_plan_get_shard(const mrt_plan *plan, int i, int64_t rank,
+                                      int64_t start[], int64_t extent[],
+                                      mrt_error *err);
 /* The spec's `expect:` budgets (docs/spec.md) a plan exceeds. */
 typedef enum mrt_budget_kind {
     MRT_BUDGET_COMM_BYTES = 0, /* comm_bytes_max: bytes per rank to MPI */
@@ -715,6 +761,9 @@ typedef struct mrt_mesh_info {
     int64_t size[MRT_API_MAX_AXES];
     int64_t nranks; /* the product of the sizes */
 } mrt_mesh_info;
+/* The mesh plan is made for (an alternative may have its own) into
+ * *out; all zero for a NULL plan, nothing for a NULL out. */
+MRT_API void mrt_plan_get_mesh(const mrt_plan *plan, mrt_mesh_info *out);
 
 /* A spec as a whole. */
 typedef struct mrt_spec_info {
@@ -761,6 +810,12 @@ typedef struct mrt_spec_tensor_info {
 MRT_API mrt_status mrt_spec_get_tensor(const mrt_spec *spec, int i,
                                        mrt_spec_tensor_info *out,
                                        mrt_error *err);
+
+/* The link the spec's `network:` gives mesh axis `axis`: 1, with its
+ * latency in microseconds and bandwidth in GB/s (either pointer may be
+ * NULL), or 0 when it gives none (also for NULL spec or axis). */
+MRT_API int mrt_spec_get_link(const mrt_spec *spec, const char *axis,
+                              double *latency_us, double *bandwidth_GBps);
 
 /* The name of alternative i of the spec's `layouts:` (0 <= i <
  * nalternatives; borrowed), or NULL (also for a NULL spec). */

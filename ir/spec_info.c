@@ -78,3 +78,17 @@ const char *mrt_spec_get_alternative(const mrt_spec *s, int i)
 {
     return s && i >= 0 && i < s->nlayouts ? s->layouts[i].name : NULL;
 }
+
+int mrt_spec_get_link(const mrt_spec *s, const char *axis, double *latency_us,
+                      double *bandwidth_GBps)
+{
+    for (int i = 0; s && axis && i < s->nnet; i++)
+        if (strcmp(s->net_axis[i], axis) == 0) {
+            if (latency_us)
+                *latency_us = s->net_latency_s[i] * 1e6;
+            if (bandwidth_GBps)
+                *bandwidth_GBps = s->net_bandwidth_Bps[i] / 1e9;
+            return 1;
+        }
+    return 0;
+}

@@ -420,6 +420,70 @@ static int c_plan_get_step(void)
     return optional() ? st == MRT_OK : status_ok(st, ERR);
 }
 
+/* A plan's values (meshrt show's getters). */
+static int c_plan_value_count(void)
+{
+    return mrt_plan_value_count(NULL) == 0 &&
+           mrt_plan_find_value(NULL, "x") == -1;
+}
+
+static int c_plan_get_value(void)
+{
+    mrt_error err = {0};
+    mrt_spec *s = spec();
+    mrt_plan *p = plan(s);
+    mrt_plan_value_info vi;
+    mrt_status st = mrt_plan_get_value(N(plan, p), 0, N(out, &vi), ERR);
+    mrt_plan_destroy(p);
+    mrt_spec_destroy(s);
+    return optional() ? st == MRT_OK : status_ok(st, ERR);
+}
+
+static int c_plan_find_value(void)
+{
+    mrt_spec *s = spec();
+    mrt_plan *p = plan(s);
+    int v = mrt_plan_find_value(N(plan, p), N(name, "x"));
+    mrt_plan_destroy(p);
+    mrt_spec_destroy(s);
+    return v == -1;
+}
+
+static int c_plan_get_shard(void)
+{
+    mrt_error err = {0};
+    mrt_spec *s = spec();
+    mrt_plan *p = plan(s);
+    int64_t start[2], extent[2];
+    mrt_status st = mrt_plan_get_shard(N(plan, p), 0, 0, N(start, start),
+                                       N(extent, extent), ERR);
+    mrt_plan_destroy(p);
+    mrt_spec_destroy(s);
+    return optional() ? st == MRT_OK : status_ok(st, ERR);
+}
+
+static int c_plan_get_mesh(void)
+{
+    mrt_spec *s = spec();
+    mrt_plan *p = plan(s);
+    mrt_mesh_info m;
+    memset(&m, 0xff, sizeof m);
+    mrt_plan_get_mesh(N(plan, p), N(out, &m));
+    mrt_plan_destroy(p);
+    mrt_spec_destroy(s);
+    return strcmp(arg, "plan") || (m.naxes == 0 && m.nranks == 0);
+}
+
+static int c_spec_get_link(void)
+{
+    mrt_spec *s = spec();
+    double lat = 0, bw = 0;
+    int k = mrt_spec_get_link(N(spec, s), N(axis, "data"), N(latency_us?, &lat),
+                              N(bandwidth_GBps?, &bw));
+    mrt_spec_destroy(s);
+    return k == 0; /* the spec has no network: */
+}
+
 /* -1 for a NULL spec or plan; a NULL out counts only. */
 static int c_plan_check_budgets(void)
 {
@@ -825,6 +889,13 @@ static const struct {
     {"mrt_plan_get_totals", "plan", c_plan_get_totals},
     {"mrt_plan_step_count", "plan", c_plan_get_totals},
     {"mrt_plan_get_step", "plan,out,err?", c_plan_get_step},
+    {"mrt_plan_value_count", "-", c_plan_value_count},
+    {"mrt_plan_get_value", "plan,out,err?", c_plan_get_value},
+    {"mrt_plan_find_value", "plan,name", c_plan_find_value},
+    {"mrt_plan_get_shard", "plan,start,extent,err?", c_plan_get_shard},
+    {"mrt_plan_get_mesh", "plan,out", c_plan_get_mesh},
+    {"mrt_spec_get_link", "spec,axis,latency_us?,bandwidth_GBps?",
+     c_spec_get_link},
     {"mrt_plan_check_budgets", "spec,plan,out?", c_plan_check_budgets},
     {"mrt_plan_warnings", "spec,plan,opt?,out?", c_plan_warnings},
     {"mrt_compare_create", "spec,opt?,out,err?", c_compare_create},

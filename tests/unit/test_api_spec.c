@@ -6,7 +6,8 @@
  * and selecting one), what bad indices and names return, a file
  * written atomically with JSON strings and numbers, and the rules search
  * as data (best first, no slower than the spec's rules, shown as text),
- * and a sweep of one dim (a row per partitioning, a column per size).
+ * and a sweep of one dim (a row per partitioning, a column per size),
+ * and a plan's values with their pending sums and every rank's block.
  */
 #define _GNU_SOURCE /* open_memstream */
 /* planning only: meshrt.h, no mpi.h */
@@ -40,6 +41,63 @@ static mrt_spec *load(void)
     ck_assert_msg(st == MRT_OK, "load: %s", err.message);
     return s;
 }
+
+/* A plan's values as data (what meshrt show draws): an einsum whose
+ * summed dim is split leaves a pending sum over that axis, reduced by
+ * the next step; every rank's block follows the uneven block rule (5
+ * over data: 3 then 2); the mesh is the plan's. */
+START_TEST(values_and_shards_as_data)
+{
+    static const char text[] = "mesh: {data: 2, model: 2}\n"
+                               "dims: {batch: 5, d: 8, f: 4}\n"
+                               "layout: {batch: data, d: model}\n"
+                               "tensors:\n"
+                               "  x: {shape: [batch, d]}\n"
+                               "  w: {shape: [d, f]}\n"
+                               "ops:\n"
+                               "  - {op: einsum, in: [x, w], out: h, shape: "
+                               "[batch, f], layout: {batch: data}}\n"
+                               "  - {op: relu, in: [h], out: r}\n";
+    mrt_spec *s = NULL;
+    mrt_plan *p = NULL;
+    ck_assert_int_eq(
+        mrt_spec_load_string("v.yaml", text, strlen(text), &s, NULL), MRT_OK);
+    ck_assert_int_eq(mrt_plan_create(s, NULL, &p, NULL), MRT_OK);
+    mrt_mesh_info m;
+    mrt_plan_get_mesh(p, &m);
+    ck_assert_int_eq(m.naxes, 2);
+    ck_assert_str_eq(m.name[1], "model");
+    int xv = mrt_plan_find_value(p, "x");
+    mrt_plan_value_info vi;
+    ck_assert_int_eq(mrt_plan_get_value(p, xv, &vi, NULL), MRT_OK);
+    ck_assert(vi.input && vi.step == -1 && vi.partial == 0);
+    ck_assert_int_eq(vi.naxes[0], 1);
+    ck_assert_int_eq(vi.axis[0][0], 0); /* batch over data */
+    ck_assert_int_eq(vi.axis[1][0], 1); /* d over model */
+    int64_t start[2], extent[2];
+    ck_assert_int_eq(mrt_plan_get_shard(p, xv, 3, start, extent, NULL),
+                     MRT_OK); /* data=1, model=1 */
+    ck_assert(start[0] == 3 && extent[0] == 2 && start[1] == 4 &&
+              extent[1] == 4);
+    int pending = 0, reduced = 0;
+    for (int i = 0; i < mrt_plan_value_count(p); i++) {
+        ck_assert_int_eq(mrt_plan_get_value(p, i, &vi, NULL), MRT_OK);
+        if (strcmp(vi.name, "h") != 0)
+            continue;
+        pending += vi.partial == 2u && !reduced; /* over model first */
+        reduced += vi.partial == 0;
+    }
+    ck_assert_int_eq(pending, 1);
+    ck_assert_int_ge(reduced, 1);
+    mrt_error err = {0};
+    ck_assert_int_eq(mrt_plan_get_shard(p, xv, 4, start, extent, &err),
+                     MRT_E_USAGE);
+    ck_assert_int_eq(mrt_plan_get_value(p, -1, &vi, NULL), MRT_E_USAGE);
+    ck_assert_int_eq(mrt_plan_find_value(p, "nosuch"), -1);
+    mrt_plan_destroy(p);
+    mrt_spec_destroy(s);
+}
+END_TEST
 
 /* An alternative that no longer fits a mesh override keeps its error,
  * at the axis it names, with the entry being applied as its context:
@@ -424,6 +482,7 @@ int main(void)
     TCase *tc = tcase_create("api_spec");
     tcase_add_test(tc, spec_reads_back_as_data);
     tcase_add_test(tc, alternative_error_has_its_context);
+    tcase_add_test(tc, values_and_shards_as_data);
     tcase_add_test(tc, enum_names);
     tcase_add_test(tc, misuse_is_a_usage_error);
     tcase_add_test(tc, builder_mesh_of_no_axes);
