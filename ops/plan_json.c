@@ -166,7 +166,7 @@ void mrt_plan_print_json(const mrt_plan *p, FILE *f)
             "}, \"ranks\": %" PRId64 ", \"dtype\": \"%s\", \"planner\": \"%s\""
             ", \"profile\": ",
             p->mesh.nranks, mrt_dtype_name(p->dtype),
-            p->planner == MRT_PLANNER_MESHTF ? "meshtf" : "auto");
+            mrt_planner_name(p->planner));
     mrt_json_string(f, p->profile.source);
     fputs(", \"ignored_layouts\": ", f);
     mrt_json_string(f, p->ignored);

@@ -300,8 +300,7 @@ static void print_header(const mrt_plan *p, FILE *f)
     fprintf(f, "plan for %s on mesh ", p->spec_path);
     print_mesh(&p->mesh, f);
     fprintf(f, ", %s\nplanner %s%s; costs modeled with the %s profile\n",
-            mrt_dtype_name(p->dtype),
-            p->planner == MRT_PLANNER_MESHTF ? "meshtf" : "auto",
+            mrt_dtype_name(p->dtype), mrt_planner_name(p->planner),
             p->fell_back
                 ? " (the fixed rule beat the cost-aware choice on this program)"
                 : "",
