@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# gpt2.sh MESHRT — examples/gpt2.yaml (GPT-2 small, issue 18):
+#  1. its parameter count, computed here from its dims, is what
+#     `meshrt check` prints (124,439,808 at full size);
+#  2. at full size, `plan --layout dp --mesh data=8,model=1` puts on the
+#     wire exactly 2(n-1)/n * 4 * PSI bytes in the backward pass (the
+#     gradients, one all-reduce each: the tied wte's once), and only
+#     scalars (the loss) in the forward pass;
+#  3. at full size, `--layout tp --mesh data=1,model=4` plans Megatron's
+#     forward terms exactly: 2 all-reduces of b*s*h per layer, the
+#     vocab-parallel embedding's one, and the cross-entropy's 3 of b*s;
+#  4. the reduced model (its "# test-dims:" line; the vocabulary 61 is
+#     split unevenly over 2, 3 and 4 ranks) trains verified in float64 —
+#     values against the unsharded run, gradients against finite
+#     differences — under every alternative at 1, 2, 3 and 4 ranks.
+# The formulas are computed here, not read from meshrt.
+set -uo pipefail
+meshrt=$1
+. "$(dirname "$0")/../lib.sh"
+spec="$here/../examples/gpt2.yaml"
+use_temp_dir
+
+cat >"$dir/terms.py" <<'PY'
+import json, sys
+from fractions import Fraction
+what, path = sys.argv[1], sys.argv[2]
+d = json.load(open(path))
+L, V, S, h, f = 12, 50257, 1024, 768, 3072
+b = 8
+psi = L * (2*h + 3*h*h + 3*h + h*h + h + 2*h + h*f + f + f*h + h) \
+      + V*h + S*h + 2*h
+assert psi == 124439808, psi
+colls = [(op["phase"], st) for op in d["ops"] for st in op["steps"]
+         if st["kind"] in ("allreduce", "allgather", "reduce_scatter",
+                           "alltoall")]
+def wire(phase):
+    return sum(st["wire_bytes"] for p, st in colls if p == phase)
+bad = []
+if what == "dp":
+    n = 8
+    want = Fraction(2 * (n - 1), n) * 4 * psi
+    if wire("backward") != want:
+        bad.append("dp backward wire %d, formula 2(n-1)/n*4*PSI = %s"
+                   % (wire("backward"), want))
+    fwd = [st for p, st in colls if p == "forward"]
+    if any(st["bytes"] != 4 for st in fwd) or not fwd:
+        bad.append("dp forward: %s (expected only scalars)"
+                   % [(st["kind"], st["bytes"]) for st in fwd])
+elif what == "tp":
+    t = 4
+    fwd = sorted((st["kind"], st["bytes"]) for p, st in colls
+                 if p == "forward")
+    want = sorted([("allreduce", b*S*h*4)] * (2*L + 1)
+                  + [("allreduce", b*S*4)] * 3)
+    if fwd != want:
+        bad.append("tp forward %s, Megatron %s" % (fwd, want))
+print("\n".join(bad) if bad else "ok")
+sys.exit(1 if bad else 0)
+PY
+
+# 1. the parameter count
+count=$("$meshrt" check "$spec" | sed -n 's/^parameters: \([0-9,]*\) trained.*/\1/p')
+[ "$count" = "124,439,808" ] || bad "check prints '$count' parameters, GPT-2 small has 124,439,808"
+
+# 2 and 3. the formulas at full size
+"$meshrt" plan "$spec" --layout dp --mesh data=8,model=1 --json >"$dir/dp.json" ||
+    bad "plan --layout dp failed"
+check "dp: the gradients' bytes are DDP's" python3 "$dir/terms.py" dp "$dir/dp.json"
+"$meshrt" plan "$spec" --layout tp --mesh data=1,model=4 --json >"$dir/tp.json" ||
+    bad "plan --layout tp failed"
+check "tp: the forward pass is Megatron's" python3 "$dir/terms.py" tp "$dir/tp.json"
+
+# a second --dim adds to the first (it used to replace it)
+a=$("$meshrt" plan "$spec" --dim layers=2 --dim vocab=61 --json | grep -c '"op"')
+b=$("$meshrt" plan "$spec" --dim layers=2,vocab=61 --json | grep -c '"op"')
+c=$("$meshrt" plan "$spec" --dim vocab=61 --json | grep -c '"op"')
+[ "$a" = "$b" ] && [ "$a" != "$c" ] ||
+    bad "--dim layers=2 --dim vocab=61 plans $a ops, --dim layers=2,vocab=61 $b, --dim vocab=61 $c"
+
+# 4. the reduced model, trained and verified in float64
+dims=$(sed -n 's/^# test-dims: *//p' "$spec")
+sed 's/^dtype: float32/dtype: float64/' "$spec" >"$dir/gpt2_f64.yaml"
+for alt in dp tp tp_sp zero3; do
+    for np in 1 2 3 4; do
+        case $np in
+        1) mesh=data=1,model=1 ;; 2) mesh=data=1,model=2 ;;
+        3) mesh=data=1,model=3 ;; 4) mesh=data=2,model=2 ;;
+        esac
+        out="$dir/run_${alt}_$np.txt"
+        "$here/mpirun.sh" "$np" "$meshrt" run "$dir/gpt2_f64.yaml" --layout "$alt" \
+            --mesh "$mesh" --dim "$dims" --verify >"$out" 2>&1 ||
+            { bad "$alt at $np ranks ($mesh) did not verify:"; grep -i "failed\|error" "$out" | head -5; continue; }
+        grep -q '^finite differences grad:wte: .*ok$' "$out" ||
+            bad "$alt at $np ranks: no finite-difference check of the tied wte"
+    done
+done
+exit $fail
