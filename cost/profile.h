@@ -40,16 +40,16 @@ typedef struct mrt_profile {
     int naxes;             /* links given per axis name */
     char axis[MRT_MAX_AXES][MRT_NAME_MAX];
     mrt_link link[MRT_MAX_AXES];
-    mrt_link fallback;                  /* for axes not named above */
+    mrt_link fallback; /* for axes not named above */
     /* nodes: the ranks on one node (0: one node) and, when there are
      * several, the links inside a node and across nodes, which then
      * price every group (mesh_nodes.h) instead of the per-axis links */
     int64_t ranks_per_node;
     mrt_link intra, inter;
     double gemm_flops[MRT_COMPUTE_DTYPE_COUNT]; /* local GEMM rate, flop/s */
-    double reduce_flops;                /* elementwise add rate, flop/s */
-    double copy_Bps;                    /* local copy rate, bytes/s */
-    char kernel[64];                    /* BLIS kernel family, if measured */
+    double reduce_flops; /* elementwise add rate, flop/s */
+    double copy_Bps;     /* local copy rate, bytes/s */
+    char kernel[64];     /* BLIS kernel family, if measured */
 } mrt_profile;
 
 /* The profile used when nothing better is known: a shared-memory node

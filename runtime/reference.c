@@ -65,19 +65,17 @@ static mrt_status run_op(const mrt_spec *s, int i, void **bufs)
     mrt_kview a = full_view(s, o->in[0], bufs), c = full_view(s, o->out, bufs);
     mrt_kview b = o->nin > 1 ? full_view(s, o->in[1], bufs) : a;
     const mrt_kview *bp = o->nin > 1 ? &b : NULL;
-    int vdim = mrt_layout_find_dim(&s->tensor[o->kind == MRT_OP_GATHER
-                                                  ? o->in[0]
-                                                  : o->out]
-                                        .layout,
-                                   o->from_dim);
+    int vdim = mrt_layout_find_dim(
+        &s->tensor[o->kind == MRT_OP_GATHER ? o->in[0] : o->out].layout,
+        o->from_dim);
     switch (o->kind) {
     case MRT_OP_GATHER:
         mrt_kernel_gather(s->dtype, &a, vdim, 0,
                           mrt_spec_tensor_dtype(s, o->in[1]), &b, &c);
         return MRT_OK;
     case MRT_OP_SCATTER_ADD:
-        mrt_kernel_scatter_add(s->dtype, mrt_spec_tensor_dtype(s, o->in[0]),
-                               &a, &b, vdim, 0, &c);
+        mrt_kernel_scatter_add(s->dtype, mrt_spec_tensor_dtype(s, o->in[0]), &a,
+                               &b, vdim, 0, &c);
         return MRT_OK;
     case MRT_OP_MAP: {
         int64_t zero[MRT_MAX_DIMS] = {0};
@@ -240,8 +238,7 @@ static void *abs_copy(const mrt_spec *s, int t, void **v)
  * m(B)), the first-order bound, linear in each operand's magnitude (the
  * einsum of the two magnitudes, m(A).m(B), is a bound too, but squares
  * their growth at every layer: 1e60 after two Transformer layers). */
-static mrt_status einsum_magnitude(const mrt_spec *s, int i, void **v,
-                                   void **m)
+static mrt_status einsum_magnitude(const mrt_spec *s, int i, void **v, void **m)
 {
     const mrt_spec_op *o = &s->op[i];
     int a = o->in[0], b = o->in[1], c = o->out;

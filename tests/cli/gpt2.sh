@@ -7,8 +7,11 @@
 #     gradients, one all-reduce each: the tied wte's once), and only
 #     scalars (the loss) in the forward pass;
 #  3. at full size, `--layout tp --mesh data=1,model=4` plans Megatron's
-#     forward terms exactly: 2 all-reduces of b*s*h per layer, the
-#     vocab-parallel embedding's one, and the cross-entropy's 3 of b*s;
+#     terms exactly: 2 all-reduces of b*s*h per layer forward and 2
+#     backward, the vocab-parallel embedding's one forward, the tied
+#     head's one backward, and the cross-entropy's 3 of b*s; `tp_sp`
+#     the same volume as all-gathers and reduce-scatters, plus the
+#     all-reduces of the layer norms' and shared biases' gradients;
 #  4. the reduced model (its "# test-dims:" line; the vocabulary 61 is
 #     split unevenly over 2, 3 and 4 ranks) trains verified in float64 —
 #     values against the unsharded run, gradients against finite
@@ -54,6 +57,34 @@ elif what == "tp":
                   + [("allreduce", b*S*4)] * 3)
     if fwd != want:
         bad.append("tp forward %s, Megatron %s" % (fwd, want))
+    bwd = sorted((st["kind"], st["bytes"]) for p, st in colls
+                 if p == "backward")
+    want = [("allreduce", b*S*h*4)] * (2*L + 1)
+    if bwd != want:
+        bad.append("tp backward %s, Megatron %s" % (bwd, want))
+    total = Fraction(2*(t-1), t) * 4 * ((4*L + 2) * b*S*h + 3 * b*S)
+    if d["totals"]["wire_bytes"] != total:
+        bad.append("tp wire %d, Megatron %s" % (d["totals"]["wire_bytes"], total))
+elif what == "tp_sp":
+    t = 4
+    unit = Fraction(t - 1, t) * 4 * b*S*h    # an all-gather or reduce-scatter
+    big = [st for p, st in colls if st["kind"] != "allreduce"]
+    kinds = sorted((st["kind"], st["wire_bytes"]) for st in big)
+    # per layer 2 all-gathers and 2 reduce-scatters forward, as many
+    # backward; the embedding's reduce-scatter and its gradient's
+    # all-gather; the head's all-gather and its gradient's reduce-scatter
+    want = sorted([("allgather", unit)] * (4*L + 2)
+                  + [("reduce_scatter", unit)] * (4*L + 2))
+    if kinds != want:
+        bad.append("tp_sp gathers and scatters %s, Megatron-SP %s"
+                   % (kinds[:4], want[:4]))
+    small = sorted(st["bytes"] for p, st in colls if st["kind"] == "allreduce")
+    # the cross-entropy's 3 of b*s; the gradients of the parameters the
+    # sequence shards share (layer norms' g and b: 2L+1 of them; the
+    # biases added on sequence shards, attn.bo and mlp.b2)
+    want = sorted([b*S*4] * 3 + [h*4] * (2*(2*L + 1) + 2*L))
+    if small != want:
+        bad.append("tp_sp all-reduces %s, expected %s" % (small[:6], want[:6]))
 print("\n".join(bad) if bad else "ok")
 sys.exit(1 if bad else 0)
 PY
@@ -68,7 +99,10 @@ count=$("$meshrt" check "$spec" | sed -n 's/^parameters: \([0-9,]*\) trained.*/\
 check "dp: the gradients' bytes are DDP's" python3 "$dir/terms.py" dp "$dir/dp.json"
 "$meshrt" plan "$spec" --layout tp --mesh data=1,model=4 --json >"$dir/tp.json" ||
     bad "plan --layout tp failed"
-check "tp: the forward pass is Megatron's" python3 "$dir/terms.py" tp "$dir/tp.json"
+check "tp: Megatron's all-reduces" python3 "$dir/terms.py" tp "$dir/tp.json"
+"$meshrt" plan "$spec" --layout tp_sp --mesh data=1,model=4 --json >"$dir/tp_sp.json" ||
+    bad "plan --layout tp_sp failed"
+check "tp_sp: Megatron's sequence parallelism" python3 "$dir/terms.py" tp_sp "$dir/tp_sp.json"
 
 # a second --dim adds to the first (it used to replace it)
 a=$("$meshrt" plan "$spec" --dim layers=2 --dim vocab=61 --json | grep -c '"op"')
