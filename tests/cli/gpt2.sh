@@ -142,6 +142,20 @@ for l in open(sys.argv[1]):
             bad += 1
             print(m.group(1), x, y)
 sys.exit(1 if bad or n < 30 else 0)' "$out"
+        # each compared tensor's reported element against the unsharded
+        # run's, also in absolute terms (1e-8 of it, plus 1e-12)
+        check "$alt at $np ranks: values agree" python3 -c '
+import re, sys
+n = bad = 0
+for l in open(sys.argv[1]):
+    m = re.search(r"^verify (\S+): .*\): ([-0-9.e+]+), unsharded ([-0-9.e+]+) ", l)
+    if m:
+        n += 1
+        x, y = float(m.group(2)), float(m.group(3))
+        if abs(x - y) > 1e-8 * abs(y) + 1e-12:
+            bad += 1
+            print(m.group(1), x, y)
+sys.exit(1 if bad or n < 30 else 0)' "$out"
     done
 done
 exit $fail
