@@ -73,9 +73,8 @@ static int emit_kernel(mrt_planning *pl, int op, const int in[2],
                   .group = 1};
     if (o->kind == MRT_OP_GATHER || o->kind == MRT_OP_SCATTER_ADD) {
         /* a lookup or a sum of rows: a copy, no flops (step_cost.c) */
-        const mrt_layout *t = o->kind == MRT_OP_GATHER
-                                  ? &p->value[in[0]].layout
-                                  : &p->value[v].layout;
+        const mrt_layout *t = o->kind == MRT_OP_GATHER ? &p->value[in[0]].layout
+                                                       : &p->value[v].layout;
         k.kind = o->kind == MRT_OP_GATHER ? MRT_STEP_GATHER
                                           : MRT_STEP_SCATTER_ADD;
         k.dim = mrt_layout_find_dim(t, o->from_dim);
