@@ -22,12 +22,13 @@
  * a longer one is a literal per line, as the usage text wraps it. */
 #define ALL                                                                    \
     (MRT_CLI_CHECK | MRT_CLI_PLAN | MRT_CLI_RUN | MRT_CLI_COMPARE |            \
-     MRT_CLI_SEARCH | MRT_CLI_SHOW)
+     MRT_CLI_SEARCH | MRT_CLI_SHOW | MRT_CLI_VALIDATE)
 const mrt_cli_option mrt_cli_options[] = {
     {"mesh", 'm', "AXIS=N,...", MRT_CLI_CHECK,
      "replace the spec's mesh (e.g. --mesh data=4,model=1)"},
     {"mesh", 'm', "AXIS=N,...",
-     MRT_CLI_PLAN | MRT_CLI_RUN | MRT_CLI_SEARCH | MRT_CLI_SHOW,
+     MRT_CLI_PLAN | MRT_CLI_RUN | MRT_CLI_SEARCH | MRT_CLI_SHOW |
+         MRT_CLI_VALIDATE,
      "replace the spec's mesh"},
     {"mesh", 'm', "AXIS=N,...", MRT_CLI_COMPARE,
      "replace the spec's mesh (and that of every\nalternative without a mesh of its own)"},
@@ -55,8 +56,11 @@ const mrt_cli_option mrt_cli_options[] = {
      "recompute unsharded on rank 0 and compare element\nby element (NaN and infinities must match)"},
     {"save", 's', "DIR", MRT_CLI_RUN, "write each output as DIR/NAME.npy"},
     {"repeat", 'r', "N", MRT_CLI_RUN, "run N times; times are per run"},
+    {"repeat", 'r', "N", MRT_CLI_VALIDATE,
+     "time N runs of each partitioning, after one to\nwarm up (default 3)"},
     {"json", 'j', NULL, MRT_CLI_PLAN, "one JSON object instead of text"},
     {"json", 'j', NULL, MRT_CLI_RUN, "report as one JSON object"},
+    {"json", 'j', NULL, MRT_CLI_VALIDATE, "report as one JSON object"},
     {"report", 'F', "FILE", MRT_CLI_RUN,
      "write the report to FILE instead of the standard\n"
      "output (rank 0, atomically; a refused write is\n"
@@ -137,7 +141,8 @@ const mrt_cli_option mrt_cli_options[] = {
 #define NOPTIONS (sizeof mrt_cli_options / sizeof mrt_cli_options[0] - 1)
 
 static const char *const command_name[] = {
-    "check", "plan", "run", "compare", "search", "calibrate", "show"};
+    "check", "plan", "run", "compare", "search", "calibrate", "show",
+    "validate"};
 
 unsigned mrt_cli_command_bit(const char *cmd)
 {

@@ -50,6 +50,34 @@ MRT_API void mrt_calibration_print(const mrt_calibration *c, FILE *f);
 MRT_API mrt_status mrt_calibration_save(const mrt_calibration *c,
                                         const char *path, mrt_error *err);
 
+/* ---- validating the cost model ------------------------------------ */
+
+/* The cost model checked against this machine (`meshrt validate`,
+ * docs/calibration.md): each partitioning of a spec run and timed, per
+ * step, per op and end to end, next to what its plan modeled; then how
+ * well the model orders them.  Create (local), add each partitioning
+ * (collective), print on rank 0, destroy. */
+typedef struct mrt_validation mrt_validation;
+/* repeat: timed runs per partitioning (after one run to warm up; < 1:
+ * 1).  MPI_COMM_NULL or a NULL out: MRT_E_USAGE. */
+MRT_API mrt_status mrt_validation_create(MPI_Comm comm, int repeat,
+                                         mrt_validation **out,
+                                         mrt_error *err);
+MRT_API void mrt_validation_destroy(mrt_validation *v);
+/* Runs plan (of spec, as mrt_runner_create takes them) and keeps what
+ * it measured under name.  Collective over the validation's comm: every
+ * rank returns the same status. */
+MRT_API mrt_status mrt_validation_add(mrt_validation *v, const char *name,
+                                      const mrt_spec *spec,
+                                      const mrt_plan *plan, mrt_error *err);
+/* Keeps name as a partitioning that did not plan, why saying why.
+ * Local. */
+MRT_API mrt_status mrt_validation_add_failed(mrt_validation *v,
+                                             const char *name,
+                                             const mrt_error *why);
+/* The comparison as text, or one JSON object (json), on rank 0. */
+MRT_API void mrt_validation_print(const mrt_validation *v, int json, FILE *f);
+
 /* Every rank of comm gets the status and error of the lowest rank whose
  * st is not MRT_OK (MRT_OK when none): call it, collectively, before
  * a collective that some rank might otherwise not reach.  err may be

@@ -1,0 +1,88 @@
+/*
+ * cmd_validate.c — `mpirun -n P meshrt validate SPEC [--machine FILE]
+ * [--dim ...] [--repeat N] [--json]`: the cost model checked against
+ * this machine.  Every rank loads the spec (a bad one is one error line
+ * from rank 0 and exit 2 everywhere), then for the spec's own rules and
+ * each alternative of its `layouts:`, in file order, plans it and hands
+ * the plan to the library's validation (mrt_validation_add, runtime/
+ * validate.c), which runs and times it; a partitioning that does not
+ * plan or run here (its mesh is not P ranks, say) is listed with why.
+ * Rank 0 prints the comparison (validate_report.c).  Exit status 0 when
+ * some partitioning ran, else that of the first failure.
+ */
+#include <stdio.h>
+
+#include "cli.h"
+
+/* Plans partitioning i (-1: the spec's own rules) of spec and adds it
+ * to v; the status of the first failure, as every rank sees it. */
+static mrt_status add_one(mrt_validation *v, const mrt_spec *spec, int i,
+                          const mrt_plan_options *popt)
+{
+    mrt_error err = {0};
+    const char *name = i < 0 ? "spec" : mrt_spec_get_alternative(spec, i);
+    mrt_spec *chosen = NULL;
+    mrt_plan *plan = NULL;
+    mrt_status st = MRT_OK;
+    if (i >= 0)
+        st = mrt_spec_select_alternative(spec, name, &chosen, &err);
+    const mrt_spec *s = i < 0 ? spec : chosen;
+    if (st == MRT_OK)
+        st = mrt_plan_create(s, popt, &plan, &err);
+    st = mrt_comm_agree(MPI_COMM_WORLD, st, &err);
+    if (st == MRT_OK)
+        st = mrt_validation_add(v, name, s, plan, &err);
+    else if (mrt_validation_add_failed(v, name, &err) != MRT_OK)
+        st = MRT_E_NOMEM;
+    mrt_plan_destroy(plan);
+    mrt_spec_destroy(chosen);
+    return st;
+}
+
+/* Every partitioning of spec added to v; the first failure's status,
+ * or MRT_OK when some ran. */
+static mrt_status add_all(mrt_validation *v, const mrt_spec *spec,
+                          const mrt_plan_options *popt)
+{
+    mrt_spec_info info;
+    mrt_spec_get_info(spec, &info);
+    mrt_status first = MRT_OK;
+    int ran = 0;
+    for (int i = -1; i < info.nalternatives; i++) {
+        mrt_status st = add_one(v, spec, i, popt);
+        if (st == MRT_E_NOMEM)
+            return st;
+        ran += st == MRT_OK;
+        first = first ? first : st;
+    }
+    return ran ? MRT_OK : first;
+}
+
+int mrt_cli_validate(const mrt_cli_args *a)
+{
+    MPI_Init(NULL, NULL);
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    mrt_cli_signals_install(a->cmd, rank); /* after MPI_Init's own */
+    mrt_error err = {0};
+    mrt_spec *spec = NULL;
+    mrt_validation *v = NULL;
+    mrt_status st = mrt_cli_agree(mrt_cli_load_spec(a, NULL, &spec, &err), &err);
+    if (st == MRT_OK)
+        st = mrt_cli_agree(
+            mrt_validation_create(MPI_COMM_WORLD, a->repeat ? a->repeat : 3, &v,
+                                  &err),
+            &err);
+    if (st == MRT_OK) {
+        st = add_all(v, spec, &a->plan);
+        mrt_validation_print(v, a->json, stdout);
+        fflush(stdout);
+        if (st != MRT_OK && rank == 0)
+            fprintf(stderr, "%s: error: no partitioning ran\n", a->spec);
+    }
+    mrt_validation_destroy(v);
+    mrt_spec_destroy(spec);
+    mrt_cli_signals_done();
+    MPI_Finalize();
+    return mrt_cli_exit_code(st);
+}
