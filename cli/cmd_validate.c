@@ -17,7 +17,7 @@
 /* Plans partitioning i (-1: the spec's own rules) of spec and adds it
  * to v; the status of the first failure, as every rank sees it. */
 static mrt_status add_one(mrt_validation *v, const mrt_spec *spec, int i,
-                          const mrt_plan_options *popt)
+                          const mrt_plan_options *popt, mrt_error *why)
 {
     mrt_error err = {0};
     const char *name = i < 0 ? "spec" : mrt_spec_get_alternative(spec, i);
@@ -36,20 +36,22 @@ static mrt_status add_one(mrt_validation *v, const mrt_spec *spec, int i,
         st = MRT_E_NOMEM;
     mrt_plan_destroy(plan);
     mrt_spec_destroy(chosen);
+    if (st && !why->code)
+        *why = err;
     return st;
 }
 
-/* Every partitioning of spec added to v; the first failure's status,
- * or MRT_OK when some ran. */
+/* Every partitioning of spec added to v; MRT_OK when some ran, else the
+ * first failure's status and error (in *why). */
 static mrt_status add_all(mrt_validation *v, const mrt_spec *spec,
-                          const mrt_plan_options *popt)
+                          const mrt_plan_options *popt, mrt_error *why)
 {
     mrt_spec_info info;
     mrt_spec_get_info(spec, &info);
     mrt_status first = MRT_OK;
     int ran = 0;
     for (int i = -1; i < info.nalternatives; i++) {
-        mrt_status st = add_one(v, spec, i, popt);
+        mrt_status st = add_one(v, spec, i, popt, why);
         if (st == MRT_E_NOMEM)
             return st;
         ran += st == MRT_OK;
@@ -74,11 +76,11 @@ int mrt_cli_validate(const mrt_cli_args *a)
                                   &err),
             &err);
     if (st == MRT_OK) {
-        st = add_all(v, spec, &a->plan);
+        st = add_all(v, spec, &a->plan, &err);
         mrt_validation_print(v, a->json, stdout);
         fflush(stdout);
-        if (st != MRT_OK && rank == 0)
-            fprintf(stderr, "%s: error: no partitioning ran\n", a->spec);
+        if (st != MRT_OK && rank == 0) /* none ran: the first reason */
+            mrt_cli_print_error(&err);
     }
     mrt_validation_destroy(v);
     mrt_spec_destroy(spec);
