@@ -130,7 +130,8 @@ static mrt_status rate(const mrt_yaml_doc *d, const yaml_node_t *n,
 
 static const char *const top_keys[] = {"source",    "kernel",  "reduce_gflops",
                                        "copy_GBps", "default", "axes",
-                                       "measured",  NULL};
+                                       "measured",  "collectives", "gemm",
+                                       "ranks",     "cores",       NULL};
 static const char *const link_keys[] = {"latency_us", "bandwidth_GBps", NULL};
 static const char *const kernel_keys[] = {"family", "gflops_float32",
                                           "gflops_float64", NULL};
@@ -238,6 +239,8 @@ static mrt_status load_root(const mrt_yaml_doc *d, const yaml_node_t *root,
         st = load_link(d, n, "'default'", &p->fallback);
     if (!st && (n = mrt_yaml_get(d, root, "axes")))
         st = load_axes(d, n, p);
+    if (!st)
+        st = mrt_profile_load_rows(d, root, p);
     if (st)
         return st;
     n = mrt_yaml_get(d, root, "source");
@@ -351,6 +354,7 @@ static void put_profile(FILE *f, const mrt_profile *p, const char *measured)
         fprintf(f, "  %s: ", p->axis[i]);
         put_link(f, &p->link[i]);
     }
+    mrt_profile_put_rows(f, p);
     if (!measured)
         return;
     fputs("measured:            # informational, ignored by the loader\n", f);
