@@ -11,6 +11,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "runtime.h"
 #include "validate.h"
@@ -33,6 +34,9 @@ mrt_status mrt_validation_create(MPI_Comm comm, int repeat,
     MPI_Comm_rank(comm, &v->rank);
     MPI_Comm_size(comm, &v->size);
     v->repeat = repeat < 1 ? 1 : repeat;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    v->cores = cores > 0 ? (int)cores : 0;
+    v->load[0] = v->load[1] = -1;
     *out = v;
     return MRT_OK;
 }
@@ -196,11 +200,17 @@ mrt_status mrt_validation_add(mrt_validation *v, const char *name,
         return st;
     }
     a->op = ops;
+    if (getloadavg(&v->load[1], 1) != 1)
+        v->load[1] = -1;
+    if (v->load[0] < 0)
+        v->load[0] = v->load[1];
     if (!v->spec[0]) {
         snprintf(v->spec, sizeof v->spec, "%s", spec->path);
         snprintf(v->machine, sizeof v->machine, "%s", plan->profile.source);
     }
     st = measure(v, a, spec, plan, err);
+    if (getloadavg(&v->load[1], 1) != 1)
+        v->load[1] = -1;
     if (st && v->rank == 0)
         mrt_error_format(err, a->error, sizeof a->error);
     return st;

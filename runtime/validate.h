@@ -53,6 +53,9 @@ typedef struct mrt_val_alt {
 struct mrt_validation {
     MPI_Comm comm;
     int rank, size, repeat;
+    int cores;           /* online on rank 0's host */
+    double load[2];      /* its 1-minute load average before the first
+                            run and after the last (-1: unknown) */
     char spec[4096], machine[4096];
     int nalts, cap;
     mrt_val_alt *alt;

@@ -160,6 +160,9 @@ static void print_text(const mrt_validation *v, FILE *f)
     fprintf(f, "validate %s: %d ranks, %d timed runs each (after one to warm "
                "up); costs modeled with the %s profile\n",
             v->spec, v->size, v->repeat, v->machine);
+    fprintf(f, "load average (1 min) %.2f before, %.2f after, on %d cores "
+               "(other processes share them: measured times grow)\n",
+            v->load[0], v->load[1], v->cores);
     for (int i = 0; i < v->nalts; i++)
         text_alt(&v->alt[i], f);
     ordering o = order(v);
@@ -244,8 +247,11 @@ static void print_json(const mrt_validation *v, FILE *f)
 {
     fprintf(f, "{\"spec\": ");
     mrt_json_string(f, v->spec);
-    fprintf(f, ", \"ranks\": %d, \"repeat\": %d, \"machine\": ", v->size,
-            v->repeat);
+    fprintf(f, ", \"ranks\": %d, \"repeat\": %d, \"cores\": %d, "
+               "\"load\": [%s, %s], \"machine\": ",
+            v->size, v->repeat, v->cores,
+            MRT_JSON_NUM("%.3g", v->load[0] >= 0 ? v->load[0] : NAN),
+            MRT_JSON_NUM("%.3g", v->load[1] >= 0 ? v->load[1] : NAN));
     mrt_json_string(f, v->machine);
     fprintf(f, ", \"alternatives\": [");
     for (int i = 0; i < v->nalts; i++) {
