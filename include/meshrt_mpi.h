@@ -56,7 +56,8 @@ MRT_API mrt_status mrt_calibration_save(const mrt_calibration *c,
  * docs/calibration.md): each partitioning of a spec run and timed, per
  * step, per op and end to end, next to what its plan modeled; then how
  * well the model orders them.  Create (local), add each partitioning
- * (collective), print on rank 0, destroy. */
+ * (collective), run them (collective: they take turns, the fastest run
+ * of each counts), print on rank 0, destroy. */
 typedef struct mrt_validation mrt_validation;
 /* repeat: timed runs per partitioning (after one run to warm up; < 1:
  * 1).  MPI_COMM_NULL or a NULL out: MRT_E_USAGE. */
@@ -64,9 +65,10 @@ MRT_API mrt_status mrt_validation_create(MPI_Comm comm, int repeat,
                                          mrt_validation **out,
                                          mrt_error *err);
 MRT_API void mrt_validation_destroy(mrt_validation *v);
-/* Runs plan (of spec, as mrt_runner_create takes them) and keeps what
- * it measured under name.  Collective over the validation's comm: every
- * rank returns the same status. */
+/* Sets plan (of spec, as mrt_runner_create takes them) up to run under
+ * name; both are borrowed until mrt_validation_run returns.  Collective
+ * over the validation's comm: every rank returns the same status (a
+ * failure is listed with its reason). */
 MRT_API mrt_status mrt_validation_add(mrt_validation *v, const char *name,
                                       const mrt_spec *spec,
                                       const mrt_plan *plan, mrt_error *err);
@@ -75,6 +77,10 @@ MRT_API mrt_status mrt_validation_add(mrt_validation *v, const char *name,
 MRT_API mrt_status mrt_validation_add_failed(mrt_validation *v,
                                              const char *name,
                                              const mrt_error *why);
+/* Runs every partitioning added: one run each to warm up, then `repeat`
+ * rounds of one run each.  Collective.  MRT_OK when some partitioning
+ * ran; else the first failure (of any add too), in err. */
+MRT_API mrt_status mrt_validation_run(mrt_validation *v, mrt_error *err);
 /* The comparison as text, or one JSON object (json), on rank 0. */
 MRT_API void mrt_validation_print(const mrt_validation *v, int json, FILE *f);
 

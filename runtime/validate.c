@@ -1,12 +1,14 @@
 /*
  * validate.c — the measuring half of `meshrt validate`: each
- * partitioning's plan set up on the ranks (mrt_runner_create), run once
- * to warm up (first touches of the arena, MPI's first connections),
- * then `repeat` times, each run from a barrier.  Every rank's step
- * times (summed over the runs by the executor) are reduced to rank 0,
- * the slowest rank's per step and per op, and the wall time of the runs
- * end to end, the slowest rank's; rank 0 files each step under its kind
- * and size class next to the plan's modeled time.  The summing up and
+ * partitioning's plan set up on the ranks (mrt_runner_create) as it is
+ * added; then, in mrt_validation_run, each run once to warm up (first
+ * touches of the arena, MPI's first connections), then `repeat` rounds
+ * in which the partitionings take turns, one run each from a barrier
+ * (a change in the machine's load falls on all of them alike).  Each
+ * keeps its fastest run (the slowest rank's wall time), and of that run
+ * every rank's step times, reduced to rank 0: the slowest rank's per
+ * step and per op; rank 0 files each step under its kind and size class
+ * next to the plan's modeled time.  The summing up and
  * printing is validate_report.c's.
  */
 #include <stdlib.h>
@@ -19,6 +21,13 @@
 static mrt_status nomem(mrt_error *err)
 {
     return mrt_error_set(err, MRT_E_NOMEM, "", (mrt_mark){0}, "out of memory");
+}
+
+/* The first failure of any partitioning, for when none ran. */
+static void keep_first(mrt_validation *v, const mrt_error *e)
+{
+    if (e && e->code && !v->first.code)
+        v->first = *e;
 }
 
 mrt_status mrt_validation_create(MPI_Comm comm, int repeat,
@@ -45,8 +54,11 @@ void mrt_validation_destroy(mrt_validation *v)
 {
     if (!v)
         return;
-    for (int i = 0; i < v->nalts; i++)
+    for (int i = 0; i < v->nalts; i++) {
+        mrt_runner_destroy(v->alt[i].runner);
         free(v->alt[i].op);
+        free(v->alt[i].mine);
+    }
     free(v->alt);
     free(v);
 }
@@ -76,6 +88,7 @@ mrt_status mrt_validation_add_failed(mrt_validation *v, const char *name,
     mrt_val_alt *a = new_alt(v, name);
     if (!a)
         return MRT_E_NOMEM;
+    keep_first(v, why);
     if (why) {
         mrt_error one = *why;
         one.context[0] = '\0';
@@ -135,83 +148,130 @@ static void file_steps(mrt_val_alt *a, const mrt_plan *p, const double *t)
     a->model = p->totals.time_s;
 }
 
-/* The warm-up run, then the timed ones; this rank's wall time per run
- * into *wall.  Collective. */
-static mrt_status timed_runs(mrt_runner *r, int repeat, double *wall,
-                             mrt_error *err)
+/* Runs a's plan once from a barrier; when that run was its fastest yet
+ * (the slowest rank's wall time), keeps this rank's step times of it.
+ * Collective. */
+static mrt_status run_once(mrt_validation *v, mrt_val_alt *a, mrt_error *err)
 {
-    mrt_status st = mrt_runner_execute(r, NULL, err);
-    if (st)
-        return st;
-    mrt_run_options opt = {.repeat = repeat};
-    MPI_Barrier(r->comm->world);
-    double t0 = MPI_Wtime();
-    st = mrt_runner_execute(r, &opt, err);
-    *wall = (MPI_Wtime() - t0) / repeat;
+    MPI_Barrier(v->comm);
+    double t0 = MPI_Wtime(), wall;
+    mrt_status st = mrt_runner_execute(a->runner, NULL, err);
+    double mine = MPI_Wtime() - t0;
+    MPI_Allreduce(&mine, &wall, 1, MPI_DOUBLE, MPI_MAX, v->comm);
+    if (st == MRT_OK && (a->best < 0 || wall < a->best)) {
+        a->best = wall;
+        memcpy(a->mine, a->runner->exec->step_time,
+               (size_t)a->plan->nsteps * sizeof *a->mine);
+    }
     return st;
 }
 
-/* Runs plan and reduces the timings into a (rank 0).  Collective. */
-static mrt_status measure(mrt_validation *v, mrt_val_alt *a,
-                          const mrt_spec *spec, const mrt_plan *plan,
-                          mrt_error *err)
+/* The fastest run's step and op times, the slowest rank's, filed into
+ * a on rank 0.  Collective. */
+static mrt_status reduce_alt(mrt_validation *v, mrt_val_alt *a, mrt_error *err)
 {
-    mrt_runner *r = NULL;
-    mrt_status st = mrt_runner_create(spec, plan, v->comm, &r, err);
-    double wall = 0;
-    if (st == MRT_OK)
-        st = timed_runs(r, v->repeat, &wall, err);
+    const mrt_plan *plan = a->plan;
     int n = plan->nsteps, nops = plan->nops;
-    double *t = st ? NULL : calloc(2 * ((size_t)n + (size_t)nops) + 2, sizeof *t);
-    st = mrt_comm_agree(v->comm, st ? st : t ? MRT_OK : nomem(err), err);
-    if (st == MRT_OK) {
-        double *mine = t + n + nops + 1;
-        for (int k = 0; k < n; k++)
-            mine[k] = r->exec->step_time[k] / v->repeat;
-        for (int i = 0; i < nops; i++)
-            for (int k = 0; k < plan->op[i].nsteps; k++)
-                mine[n + i] += mine[plan->op[i].first_step + k];
-        mine[n + nops] = wall;
-        MPI_Reduce(mine, t, n + nops + 1, MPI_DOUBLE, MPI_MAX, 0, v->comm);
-        if (v->rank == 0) {
-            file_steps(a, plan, t);
-            a->measured = t[n + nops];
-            a->ok = 1;
-        }
+    double *t = calloc(2 * ((size_t)n + (size_t)nops) + 1, sizeof *t);
+    mrt_status st = mrt_comm_agree(v->comm, t ? MRT_OK : nomem(err), err);
+    if (st)
+        return st;
+    double *mine = t + n + nops;
+    memcpy(mine, a->mine, (size_t)n * sizeof *mine);
+    for (int i = 0; i < nops; i++)
+        for (int k = 0; k < plan->op[i].nsteps; k++)
+            mine[n + i] += mine[plan->op[i].first_step + k];
+    MPI_Reduce(mine, t, n + nops, MPI_DOUBLE, MPI_MAX, 0, v->comm);
+    if (v->rank == 0) {
+        file_steps(a, plan, t);
+        a->measured = a->best;
+        a->ok = 1;
     }
     free(t);
-    mrt_runner_destroy(r);
-    return st;
+    return MRT_OK;
+}
+
+/* Drops a's runner after a failure, keeping why on rank 0. */
+static void drop(mrt_validation *v, mrt_val_alt *a, const mrt_error *err)
+{
+    if (v->rank == 0)
+        mrt_error_format(err, a->error, sizeof a->error);
+    mrt_runner_destroy(a->runner);
+    a->runner = NULL;
+}
+
+
+mrt_status mrt_validation_run(mrt_validation *v, mrt_error *err)
+{
+    if (!v)
+        return MRT_E_USAGE;
+    if (getloadavg(&v->load[0], 1) != 1)
+        v->load[0] = -1;
+    /* a warm-up run each, then the timed runs taking turns, so that a
+     * change of the machine's load falls on every partitioning alike */
+    for (int r = -1; r < v->repeat; r++)
+        for (int i = 0; i < v->nalts; i++) {
+            mrt_val_alt *a = &v->alt[i];
+            mrt_error e = {0};
+            mrt_status st = a->runner ? run_once(v, a, &e) : MRT_OK;
+            if (r < 0 && a->runner)
+                a->best = -1; /* the warm-up does not count */
+            if (st != MRT_OK) {
+                drop(v, a, &e);
+                keep_first(v, &e);
+            }
+        }
+    if (getloadavg(&v->load[1], 1) != 1)
+        v->load[1] = -1;
+    int ran = 0;
+    for (int i = 0; i < v->nalts; i++) {
+        mrt_val_alt *a = &v->alt[i];
+        mrt_error e = {0};
+        mrt_status st = a->runner ? reduce_alt(v, a, &e) : MRT_E_RUNTIME;
+        ran += st == MRT_OK;
+        if (a->runner && st != MRT_OK)
+            drop(v, a, &e);
+        keep_first(v, &e);
+        mrt_runner_destroy(a->runner);
+        a->runner = NULL;
+    }
+    if (ran)
+        return MRT_OK;
+    if (err)
+        *err = v->first;
+    return v->first.code ? v->first.code : MRT_E_RUNTIME;
 }
 
 mrt_status mrt_validation_add(mrt_validation *v, const char *name,
                               const mrt_spec *spec, const mrt_plan *plan,
                               mrt_error *err)
 {
-    if (!v)
+    if (!v || !spec || !plan)
         return mrt_error_set(err, MRT_E_USAGE, "", (mrt_mark){0},
-                             "mrt_validation_add: a NULL validation");
+                             "mrt_validation_add: a NULL argument");
     mrt_val_alt *a = new_alt(v, name);
-    mrt_val_op *ops = a && plan ? calloc((size_t)plan->nops + 1, sizeof *ops)
-                                : NULL;
-    mrt_status st = mrt_comm_agree(v->comm, ops ? MRT_OK : nomem(err), err);
+    mrt_val_op *ops = a ? calloc((size_t)plan->nops + 1, sizeof *ops) : NULL;
+    double *mine = ops ? calloc((size_t)plan->nsteps + 1, sizeof *mine) : NULL;
+    mrt_status st = mrt_comm_agree(v->comm, mine ? MRT_OK : nomem(err), err);
     if (st) {
         free(ops);
+        free(mine);
         return st;
     }
     a->op = ops;
-    if (getloadavg(&v->load[1], 1) != 1)
-        v->load[1] = -1;
-    if (v->load[0] < 0)
-        v->load[0] = v->load[1];
+    a->mine = mine;
+    a->plan = plan;
+    a->best = -1;
     if (!v->spec[0]) {
         snprintf(v->spec, sizeof v->spec, "%s", spec->path);
         snprintf(v->machine, sizeof v->machine, "%s", plan->profile.source);
     }
-    st = measure(v, a, spec, plan, err);
-    if (getloadavg(&v->load[1], 1) != 1)
-        v->load[1] = -1;
-    if (st && v->rank == 0)
-        mrt_error_format(err, a->error, sizeof a->error);
+    st = mrt_runner_create(spec, plan, v->comm, &a->runner, err);
+    if (st) {
+        a->runner = NULL;
+        if (v->rank == 0)
+            mrt_error_format(err, a->error, sizeof a->error);
+        keep_first(v, err);
+    }
     return st;
 }

@@ -48,6 +48,11 @@ typedef struct mrt_val_alt {
     mrt_val_cell cell[MRT_VAL_KINDS][MRT_VAL_CLASSES];
     int nops;
     mrt_val_op *op;
+    /* while measuring (every rank): */
+    mrt_runner *runner;   /* NULL once it failed or is done */
+    const mrt_plan *plan; /* borrowed until mrt_validation_run */
+    double best;          /* the fastest run so far, the slowest rank's */
+    double *mine;         /* [nsteps] this rank's step times in it */
 } mrt_val_alt;
 
 struct mrt_validation {
@@ -59,6 +64,7 @@ struct mrt_validation {
     char spec[4096], machine[4096];
     int nalts, cap;
     mrt_val_alt *alt;
+    mrt_error first; /* the first failure, for when none ran */
 };
 
 /* The breakdown cell of step s: its kind and size class. */

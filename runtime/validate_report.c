@@ -157,8 +157,9 @@ static void text_alt(const mrt_val_alt *a, FILE *f)
 
 static void print_text(const mrt_validation *v, FILE *f)
 {
-    fprintf(f, "validate %s: %d ranks, %d timed runs each (after one to warm "
-               "up); costs modeled with the %s profile\n",
+    fprintf(f, "validate %s: %d ranks; %d timed runs of each partitioning, "
+               "taking turns after one to warm up, the fastest counts; "
+               "costs modeled with the %s profile\n",
             v->spec, v->size, v->repeat, v->machine);
     fprintf(f, "load average (1 min) %.2f before, %.2f after, on %d cores "
                "(other processes share them: measured times grow)\n",
