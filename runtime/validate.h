@@ -52,6 +52,8 @@ typedef struct mrt_val_alt {
     mrt_runner *runner;   /* NULL once it failed or is done */
     const mrt_plan *plan; /* borrowed until mrt_validation_run */
     double best;          /* the fastest run so far, the slowest rank's */
+    double cpu;           /* in it, the ranks' CPU time over their wall
+                             time, averaged (1: a core each throughout) */
     double *mine;         /* [nsteps] this rank's step times in it */
 } mrt_val_alt;
 

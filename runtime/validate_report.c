@@ -125,6 +125,7 @@ static void text_alt(const mrt_val_alt *a, FILE *f)
     fprintf(f, "\n%s: end to end model %.4f ms, measured %.4f ms, ratio ",
             a->name, a->model * 1e3, a->measured * 1e3);
     text_num(f, "%.2f", ratio(a->measured, a->model));
+    fprintf(f, "; CPU share %.2f", a->cpu);
     fprintf(f, "; ops over 1%%: %d, ratio geomean ", of.n);
     text_num(f, "%.2f", factors_mean(&of));
     fprintf(f, ", worst ");
@@ -235,6 +236,7 @@ static void json_alt(const mrt_val_alt *a, FILE *f)
     fprintf(f, ", ");
     json_ms(f, "model_ms", a->model, ", ");
     json_ms(f, "measured_ms", a->measured, ", ");
+    fprintf(f, "\"cpu_share\": %s, ", MRT_JSON_NUM("%.3g", a->cpu));
     fprintf(f, "\"ratio\": %s, \"op_ratio\": {\"ops\": %d, \"geomean\": %s, "
                "\"worst\": %s}",
             MRT_JSON_NUM("%.4g", ratio(a->measured, a->model)), of.n,

@@ -38,6 +38,7 @@ assert [a["name"] for a in alts] == names, ([a["name"] for a in alts], names)
 for a in alts:
     assert a["ok"] is True, a
     assert a["model_ms"] > 0 and a["measured_ms"] > 0, a
+    assert a["cpu_share"] > 0, a
     assert abs(a["ratio"] - a["measured_ms"] / a["model_ms"]) < 2e-3 * a["ratio"], a
     assert a["ops"] and all(o["measured_ms"] >= 0 for o in a["ops"]), a
     kinds = {c["kind"] for c in a["classes"]}
@@ -62,7 +63,7 @@ done
 "$here/mpirun.sh" 2 "$meshrt" validate "$spec" --mesh data=2,model=1 \
     --repeat 1 >"$dir/text" 2>"$dir/err" || bad "validate (text) failed"
 for n in $names; do
-    grep -qE "^$n: end to end model [0-9.]+ ms, measured [0-9.]+ ms, ratio [0-9.]+" "$dir/text" ||
+    grep -qE "^$n: end to end model [0-9.]+ ms, measured [0-9.]+ ms, ratio [0-9.]+; CPU share [0-9.]+;" "$dir/text" ||
         bad "no line for $n in the text report"
 done
 grep -qE "^Kendall's tau \(modeled against measured order\): -?[01]\.[0-9]+$" "$dir/text" ||
