@@ -56,7 +56,7 @@ typedef struct mrt_profile {
     char axis[MRT_MAX_AXES][MRT_NAME_MAX];
     mrt_link link[MRT_MAX_AXES];
     mrt_link fallback;                  /* for axes not named above */
-    double gemm_flops[MRT_DTYPE_COUNT]; /* local GEMM rate, flop/s */
+    double gemm_flops[MRT_COMPUTE_DTYPE_COUNT]; /* local GEMM rate, flop/s */
     double reduce_flops;                /* elementwise add rate, flop/s */
     double copy_Bps;                    /* local copy rate, bytes/s */
     char kernel[64];                    /* BLIS kernel family, if measured */

@@ -135,7 +135,7 @@ static const char *const top_keys[] = {"source",    "kernel",  "reduce_gflops",
 static const char *const link_keys[] = {"latency_us", "bandwidth_GBps", NULL};
 static const char *const kernel_keys[] = {"family", "gflops_float32",
                                           "gflops_float64", NULL};
-_Static_assert(MRT_DTYPE_COUNT == 2, "one gflops_ key per dtype");
+_Static_assert(MRT_COMPUTE_DTYPE_COUNT == 2, "one gflops_ key per dtype");
 
 static mrt_status load_link(const mrt_yaml_doc *d, const yaml_node_t *map,
                             const char *in, mrt_link *l)

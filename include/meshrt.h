@@ -101,9 +101,14 @@ MRT_API char *mrt_error_format(const mrt_error *e, char *buf, size_t size);
 typedef enum mrt_dtype {
     MRT_F32 = 0, /* "float32", the default */
     MRT_F64,     /* "float64" */
+    MRT_I32,     /* "int32": an index type (token ids, class labels) of
+                    input tensors only (mrt_ir_tensor.dtype), never the
+                    program's compute type */
     MRT_DTYPE_COUNT
 } mrt_dtype;
 MRT_API const char *mrt_dtype_name(mrt_dtype t);
+/* The compute types come first: F32 and F64. */
+#define MRT_COMPUTE_DTYPE_COUNT 2
 
 /* How einsums are lowered (mrt_plan_options.planner). */
 typedef enum mrt_planner {
@@ -134,6 +139,10 @@ typedef enum mrt_plan_step_kind {
     MRT_PLAN_STEP_ALLTOALL_GROUP, /* "alltoall_group": one all-to-all over
                                      the group of several axes (printed
                                      "alltoall") */
+    MRT_PLAN_STEP_GATHER,         /* "gather": an embedding's masked local
+                                     lookup of the rows of its vocab block */
+    MRT_PLAN_STEP_SCATTER_ADD,    /* "scatter_add": its gradient, the
+                                     local sum of rows into a table */
     MRT_PLAN_STEP_KIND_COUNT
 } mrt_plan_step_kind;
 MRT_API const char *mrt_plan_step_kind_name(mrt_plan_step_kind k);
@@ -235,6 +244,7 @@ typedef enum mrt_ir_kind {
     MRT_IR_RELAYOUT,
     MRT_IR_MSE,
     MRT_IR_SOFTMAX_CE,
+    MRT_IR_EMBEDDING, /* in: [table, ids], dim: the table's vocab dim */
     MRT_IR_KIND_COUNT
 } mrt_ir_kind;
 
@@ -272,6 +282,11 @@ typedef struct mrt_ir_tensor {
     double value;     /* FILL: the value; LABELS: the classes */
     const char *file; /* FILE: a .npy path (relative: to the
                                   current folder) */
+    const char *dtype; /* its element type: NULL (the program's) or
+                                  "int32", an index tensor (token ids,
+                                  labels: init LABELS or an int32/int64
+                                  .npy FILE), read only as an embedding's
+                                  ids or softmax_cross_entropy's labels */
 } mrt_ir_tensor;
 
 /* An op (YAML: an item of `ops:`). */
@@ -326,7 +341,8 @@ MRT_API mrt_status mrt_ir_create(const char *name, int naxes,
                                  const char *const *axis, const int64_t *size,
                                  mrt_ir **out, mrt_error *err);
 MRT_API void mrt_ir_destroy(mrt_ir *ir);
-/* MRT_F32 (the default) or MRT_F64; another value is MRT_E_USAGE. */
+/* MRT_F32 (the default) or MRT_F64; MRT_I32 (an index type, not a
+ * compute type) is MRT_E_SPEC, another value MRT_E_USAGE. */
 MRT_API mrt_status mrt_ir_set_dtype(mrt_ir *ir, mrt_dtype dtype,
                                     mrt_error *err);
 MRT_API mrt_status mrt_ir_add_dim(mrt_ir *ir, const char *name, int64_t size,

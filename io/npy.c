@@ -133,7 +133,7 @@ static mrt_status read_header_fp(FILE *f, const char *path, int64_t fsize,
     if (st)
         return st;
     tmp.data_offset = prefix + (long)hlen;
-    int64_t need = tmp.count * mrt_dtype_size(tmp.dtype);
+    int64_t need = tmp.count * (tmp.wide ? 8 : mrt_dtype_size(tmp.dtype));
     if (fsize - tmp.data_offset < need)
         return mrt_npy_error(err, path,
                              "the data is shorter than the shape says (%lld "
@@ -200,11 +200,29 @@ mrt_status mrt_npy_read_header(const char *path, mrt_npy_header *h,
     return st;
 }
 
+/* int64 indices narrowed in place to int32 (each within its range). */
+static mrt_status narrow(const char *path, const mrt_npy_header *h, void *data,
+                         mrt_error *err)
+{
+    const int64_t *w = data;
+    int32_t *n = data;
+    for (int64_t i = 0; i < h->count; i++) {
+        int64_t v = w[i]; /* (read before n[i] overwrites its bytes) */
+        if (v < INT32_MIN || v > INT32_MAX)
+            return mrt_npy_error(err, path,
+                                 "element %lld is %lld, beyond int32's range "
+                                 "(int64 indices are read as int32)",
+                                 (long long)i, (long long)v);
+        n[i] = (int32_t)v;
+    }
+    return MRT_OK;
+}
+
 /* The data of the open file f, whose header is h, into a new *data. */
 static mrt_status read_data(FILE *f, const char *path, const mrt_npy_header *h,
                             void **data, mrt_error *err)
 {
-    int esize = mrt_dtype_size(h->dtype);
+    int esize = h->wide ? 8 : mrt_dtype_size(h->dtype);
     size_t bytes = (size_t)h->count * (size_t)esize;
     *data = malloc(bytes ? bytes : 1);
     if (!*data)
@@ -219,7 +237,12 @@ static mrt_status read_data(FILE *f, const char *path, const mrt_npy_header *h,
     }
     if (host_is_big_endian())
         swap_bytes(*data, (size_t)h->count, esize);
-    return MRT_OK;
+    mrt_status st = h->wide ? narrow(path, h, *data, err) : MRT_OK;
+    if (st) {
+        free(*data);
+        *data = NULL;
+    }
+    return st;
 }
 
 mrt_status mrt_npy_read(const char *path, mrt_npy_header *h, void **data,
@@ -249,7 +272,8 @@ static const char *what_changed(const mrt_npy_header *was,
         return "its size changed";
     if (now->mtime_sec != was->mtime_sec || now->mtime_nsec != was->mtime_nsec)
         return "it was modified";
-    int same = now->dtype == was->dtype && now->ndims == was->ndims &&
+    int same = now->dtype == was->dtype && now->wide == was->wide &&
+               now->ndims == was->ndims &&
                now->count == was->count && now->data_offset == was->data_offset;
     for (int i = 0; same && i < now->ndims; i++)
         same = now->shape[i] == was->shape[i];
@@ -312,7 +336,10 @@ static size_t format_header(char *buf, size_t size, mrt_dtype t, int ndims,
     int dlen = snprintf(dict, sizeof dict,
                         "{'descr': '%s', 'fortran_order': False, "
                         "'shape': (%s), }",
-                        t == MRT_F64 ? "<f8" : "<f4", dims);
+                        t == MRT_F64   ? "<f8"
+                        : t == MRT_I32 ? "<i4"
+                                       : "<f4",
+                        dims);
     size_t total = 10 + (size_t)dlen + 1;
     total = (total + NPY_ALIGN - 1) / NPY_ALIGN * NPY_ALIGN;
     size_t hlen = total - 10;
@@ -360,7 +387,7 @@ static mrt_status check_write_args(const char *path, mrt_dtype t, int ndims,
                                    const int64_t shape[], const void *data,
                                    int64_t *count, mrt_error *err)
 {
-    if (t != MRT_F32 && t != MRT_F64)
+    if (t != MRT_F32 && t != MRT_F64 && t != MRT_I32)
         return mrt_error_set(err, MRT_E_USAGE, path, no_mark,
                              "cannot write dtype %d", (int)t);
     if (ndims < 0 || ndims > MRT_MAX_DIMS)

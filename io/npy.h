@@ -17,6 +17,8 @@
 
 typedef struct mrt_npy_header {
     mrt_dtype dtype;
+    int wide; /* '<i8': int64 in the file, read as MRT_I32 (dtype), each
+                 value within int32's range (mrt_npy_read narrows them) */
     int ndims;
     int64_t shape[MRT_MAX_DIMS];
     int64_t count;    /* product of shape (1 for a 0-d array) */

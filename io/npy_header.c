@@ -196,7 +196,12 @@ static mrt_status check_dict(hdr_parser *hp, mrt_npy_header *h,
         h->dtype = MRT_F32;
     else if (!strcmp(descr, "<f8"))
         h->dtype = MRT_F64;
-    else if (!strcmp(descr, ">f4") || !strcmp(descr, ">f8"))
+    else if (!strcmp(descr, "<i4") || !strcmp(descr, "<i8")) {
+        h->dtype = MRT_I32; /* index tensors: token ids, labels */
+        h->wide = descr[2] == '8';
+    }
+    else if (!strcmp(descr, ">f4") || !strcmp(descr, ">f8") ||
+             !strcmp(descr, ">i4") || !strcmp(descr, ">i8"))
         return mrt_npy_error(hp->err, hp->path,
                              "big-endian data ('%s') is not supported (save "
                              "it as '<%s')",
@@ -204,7 +209,8 @@ static mrt_status check_dict(hdr_parser *hp, mrt_npy_header *h,
     else
         return mrt_npy_error(hp->err, hp->path,
                              "unsupported dtype '%s' (meshrt reads '<f4' "
-                             "(float32) and '<f8' (float64))",
+                             "(float32), '<f8' (float64), '<i4' (int32) and '<i8' (int64 "
+                             "indices, read as int32))",
                              descr);
     if (fortran)
         return mrt_npy_error(hp->err, hp->path,
@@ -246,7 +252,7 @@ static mrt_status parse_dict(hdr_parser *hp, mrt_npy_header *h)
 mrt_status mrt_npy_shape_count(const char *path, mrt_npy_header *h,
                                mrt_error *err)
 {
-    int64_t esize = mrt_dtype_size(h->dtype), count = 1;
+    int64_t esize = h->wide ? 8 : mrt_dtype_size(h->dtype), count = 1;
     for (int i = 0; i < h->ndims; i++) {
         if (h->shape[i] && count > INT64_MAX / esize / h->shape[i])
             return mrt_npy_error(err, path,

@@ -200,13 +200,18 @@ mrt_status mrt_ir_set_dtype_at(mrt_ir *ir, const char *dtype, mrt_mark at,
                          "the dtype is set before the "
                          "first tensor");
     mrt_ir_at(&c, "dtype", &at);
-    for (int t = 0; !st && t <= MRT_DTYPE_COUNT; t++) {
-        if (t == MRT_DTYPE_COUNT && mrt_ir_yaml(&c))
+    if (!st && dtype && !strcmp(dtype, mrt_dtype_name(MRT_I32)))
+        st = mrt_ir_fail(&c, MRT_E_SPEC,
+                         "int32 is an index type, not a compute type "
+                         "(expected: float32, float64; int32 goes on an "
+                         "input tensor's own dtype:)");
+    for (int t = 0; !st && t <= MRT_COMPUTE_DTYPE_COUNT; t++) {
+        if (t == MRT_COMPUTE_DTYPE_COUNT && mrt_ir_yaml(&c))
             st = mrt_ir_fail(&c, MRT_E_SPEC,
                              "unknown dtype '%s' (expected: "
                              "float32, float64)",
                              mrt_ir_quote(dtype, q, sizeof q));
-        else if (t == MRT_DTYPE_COUNT)
+        else if (t == MRT_COMPUTE_DTYPE_COUNT)
             st = mrt_ir_fail(&c, MRT_E_SPEC,
                              "unknown dtype '%.60s' "
                              "(expected: float32, float64)",

@@ -145,6 +145,7 @@ typedef struct mrt_ir_tensor_at {
     mrt_mark init_mark;           /* its init */
     mrt_mark value_mark;          /* the init's value */
     const char *value_text;       /* that value as written, for messages */
+    mrt_mark dtype_mark;          /* its `dtype:` */
     int64_t classes;              /* labels: the number as read (the value, a
                                  double, rounds 2^53 + 1 down) */
 } mrt_ir_tensor_at;
@@ -283,6 +284,10 @@ int mrt_ir_block_tensor(mrt_ir *ir, const mrt_ir_tensor *d,
 /* The same for op o (mrt_ir_add_op_at calls it first). */
 int mrt_ir_block_op(mrt_ir *ir, const mrt_ir_op *o, const mrt_ir_op_at *at,
                     mrt_error *err);
+/* The name inner name `inner` gets in the open instance ("h3.w") into
+ * out, or NULL when no instance is open (or it is too long). */
+const char *mrt_ir_block_full_name(const mrt_ir *ir, const char *inner,
+                                   char out[MRT_NAME_MAX]);
 /* Frees the block being built (mrt_ir_destroy). */
 void mrt_ir_block_free(mrt_ir *ir);
 

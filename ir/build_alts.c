@@ -117,8 +117,7 @@ static int is_param(const mrt_spec *s, int id)
  * (-1: the one d names). */
 static mrt_status tensor_entry(mrt_ir_call *c, mrt_spec_layout *l,
                                const mrt_ir_alternative_tensor *d,
-                               const mrt_ir_alt_entry_at *e, int marked,
-                               int id)
+                               const mrt_ir_alt_entry_at *e, int marked, int id)
 {
     const mrt_spec *s = c->ir->s;
     char of[2 * MRT_NAME_MAX + 64];
@@ -202,7 +201,8 @@ static mrt_status op_entry(mrt_ir_call *c, mrt_spec_layout *l,
     const mrt_spec *s = c->ir->s;
     char of[2 * MRT_NAME_MAX + 64];
     mrt_layout buf;
-    mrt_status st = id >= 0 ? MRT_OK : entry_tensor(c, l, d->out, e, "ops", &id);
+    mrt_status st = id >= 0 ? MRT_OK
+                            : entry_tensor(c, l, d->out, e, "ops", &id);
     if (st)
         return st;
     int op = s->tensor[id].producer;

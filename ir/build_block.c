@@ -62,8 +62,8 @@ static const link *find_link(const struct mrt_ir_block *b, int kind,
 }
 
 /* The block's name, its dim and the rules of both. */
-static mrt_status check_begin(mrt_ir_call *c, const char *name,
-                              const char *dim, const mrt_mark at[3], int *d)
+static mrt_status check_begin(mrt_ir_call *c, const char *name, const char *dim,
+                              const mrt_mark at[3], int *d)
 {
     const mrt_spec *s = c->ir->s;
     mrt_status st;
@@ -90,8 +90,7 @@ static mrt_status check_begin(mrt_ir_call *c, const char *name,
                                s->block[b].mark.column);
     if (mrt_spec_find_tensor(s, name) >= 0)
         return mrt_ir_fail(c, MRT_E_SPEC,
-                           "block name '%s' is a tensor's name already",
-                           name);
+                           "block name '%s' is a tensor's name already", name);
     mrt_ir_at(c, "repeat_dim", &at[2]);
     if ((st = mrt_ir_dim(c, dim, d)))
         return st;
@@ -135,8 +134,8 @@ mrt_status mrt_ir_block_begin_at(mrt_ir *ir, const char *name, const char *dim,
     static const mrt_mark none[3];
     mrt_ir_call c;
     int d = -1;
-    mrt_status st = mrt_ir_begin_untrained(&c, ir, "mrt_ir_block_begin",
-                                           "name", name,
+    mrt_status st = mrt_ir_begin_untrained(&c, ir, "mrt_ir_block_begin", "name",
+                                           name,
                                            "blocks come before "
                                            "mrt_ir_set_train");
     if (!at)
@@ -223,8 +222,9 @@ mrt_status mrt_ir_block_link_at(mrt_ir *ir, mrt_ir_link_kind kind,
         at = none;
     c.entry = at[0];
     if (!st && !ir->block)
-        st = mrt_ir_fail(&c, MRT_E_USAGE, "no block is open "
-                                          "(mrt_ir_block_begin)");
+        st = mrt_ir_fail(&c, MRT_E_USAGE,
+                         "no block is open "
+                         "(mrt_ir_block_begin)");
     if (!st)
         st = check_link(&c, (mrt_ir_link_kind)k, key, value, at);
     struct mrt_ir_block *b = st ? NULL : ir->block;
@@ -270,6 +270,16 @@ static int full_name(const mrt_spec *s, int block, int i, const char *inner,
         return -1;
     memcpy(out, buf, (size_t)n + 1);
     return 0;
+}
+
+const char *mrt_ir_block_full_name(const mrt_ir *ir, const char *inner,
+                                   char out[MRT_NAME_MAX])
+{
+    const struct mrt_ir_block *b = ir ? ir->block : NULL;
+    if (!b || !ir->s || !inner || b->instance < 0 || b->instance >= b->count ||
+        full_name(ir->s, b->id, b->instance, inner, out))
+        return NULL;
+    return out;
 }
 
 /* The tensor id inner name `key` of the open block stands for in
@@ -318,8 +328,8 @@ static mrt_status check_carry(mrt_ir_call *c, const struct mrt_ir_block *b,
     const mrt_spec *s = c->ir->s;
     char x[MRT_SPEC_LIST_MAX], y[MRT_SPEC_LIST_MAX];
     int to = inner_tensor(s, b, b->instance, l->value);
-    int from = mrt_spec_find_tensor(s, find_link(b, MRT_IR_LINK_IN,
-                                                 l->key)->value);
+    int from = mrt_spec_find_tensor(
+        s, find_link(b, MRT_IR_LINK_IN, l->key)->value);
     const mrt_layout *a = &s->tensor[to].layout, *d = &s->tensor[from].layout;
     int same = a->ndims == d->ndims;
     for (int k = 0; same && k < a->ndims; k++)
@@ -370,11 +380,13 @@ int mrt_ir_block_next(mrt_ir *ir, mrt_error *err)
     mrt_status st = mrt_ir_begin(&c, ir, "mrt_ir_block_next");
     struct mrt_ir_block *b = st ? NULL : ir->block;
     if (!st && !b)
-        st = mrt_ir_fail(&c, MRT_E_USAGE, "no block is open "
-                                          "(mrt_ir_block_begin)");
+        st = mrt_ir_fail(&c, MRT_E_USAGE,
+                         "no block is open "
+                         "(mrt_ir_block_begin)");
     if (!st && b->instance >= b->count)
-        st = mrt_ir_fail(&c, MRT_E_USAGE, "every instance is built already "
-                                          "(mrt_ir_block_end follows)");
+        st = mrt_ir_fail(&c, MRT_E_USAGE,
+                         "every instance is built already "
+                         "(mrt_ir_block_end follows)");
     if (!st && b->instance >= 0) {
         close_instance(ir->s, b);
         st = check_instance(&c, b);
@@ -431,8 +443,9 @@ mrt_status mrt_ir_block_end(mrt_ir *ir, mrt_error *err)
     mrt_status st = mrt_ir_begin(&c, ir, "mrt_ir_block_end");
     struct mrt_ir_block *b = st ? NULL : ir->block;
     if (!st && !b)
-        st = mrt_ir_fail(&c, MRT_E_USAGE, "no block is open "
-                                          "(mrt_ir_block_begin)");
+        st = mrt_ir_fail(&c, MRT_E_USAGE,
+                         "no block is open "
+                         "(mrt_ir_block_begin)");
     if (!st && b->instance < b->count - 1)
         st = mrt_ir_fail(&c, MRT_E_USAGE,
                          "block '%s' ends with %d of its %d instances built "
@@ -480,25 +493,40 @@ static mrt_status check_inner(mrt_ir_call *c, const char *name)
     return MRT_OK;
 }
 
-/* Starts a renamed call: the open instance, or -1 (none). */
-static int renaming(mrt_ir *ir)
+/* The open instance of a call fn on ir, or -1 (no block: an ordinary
+ * call), or -2 (a block is open but no instance: the call's error is
+ * in ir and *st). */
+static int renaming(mrt_ir *ir, const char *fn, mrt_error *err, mrt_status *st)
 {
-    return ir && !ir->error.code && ir->s && ir->block && !ir->block->inside &&
-                   ir->block->instance >= 0 &&
-                   ir->block->instance < ir->block->count
-               ? ir->block->instance
-               : -1;
+    if (!ir || ir->error.code || !ir->s || !ir->block || ir->block->inside)
+        return -1;
+    const struct mrt_ir_block *b = ir->block;
+    if (b->instance >= 0 && b->instance < b->count)
+        return b->instance;
+    mrt_ir_call c;
+    mrt_ir_begin(&c, ir, fn);
+    mrt_ir_at(&c, NULL, &b->mark);
+    *st = mrt_ir_end(
+        &c,
+        mrt_ir_fail(&c, MRT_E_USAGE,
+                    "block '%s' is open but no instance is (tensors and ops "
+                    "of a block come after mrt_ir_block_next, the block's "
+                    "end at mrt_ir_block_end)",
+                    ir->s->block[b->id].name),
+        err);
+    return -2;
 }
 
 int mrt_ir_block_tensor(mrt_ir *ir, const mrt_ir_tensor *d,
                         const mrt_ir_tensor_at *at, mrt_error *err)
 {
-    int i = renaming(ir);
-    if (i < 0 || !d)
-        return -1;
+    mrt_status st = MRT_OK;
+    int i = d ? renaming(ir, "mrt_ir_add_tensor", err, &st) : -1;
+    if (i < 0)
+        return i == -2 ? (int)st : -1;
     mrt_ir_call c;
     char name[MRT_NAME_MAX];
-    mrt_status st = mrt_ir_begin(&c, ir, "mrt_ir_add_tensor");
+    st = mrt_ir_begin(&c, ir, "mrt_ir_add_tensor");
     mrt_ir_at(&c, "name", at ? &at->mark : NULL);
     if (!st)
         st = check_inner(&c, d->name);
@@ -519,13 +547,14 @@ int mrt_ir_block_tensor(mrt_ir *ir, const mrt_ir_tensor *d,
 int mrt_ir_block_op(mrt_ir *ir, const mrt_ir_op *o, const mrt_ir_op_at *at,
                     mrt_error *err)
 {
-    int i = renaming(ir);
-    if (i < 0 || !o)
-        return -1;
+    mrt_status st = MRT_OK;
+    int i = o ? renaming(ir, "mrt_ir_add_op", err, &st) : -1;
+    if (i < 0)
+        return i == -2 ? (int)st : -1;
     mrt_ir_call c;
     char out[MRT_NAME_MAX];
     const mrt_spec *s = ir->s;
-    mrt_status st = mrt_ir_begin(&c, ir, "mrt_ir_add_op");
+    st = mrt_ir_begin(&c, ir, "mrt_ir_add_op");
     mrt_ir_at(&c, "out", at ? &at->out_mark : NULL);
     if (!st)
         st = check_inner(&c, o->out);

@@ -193,6 +193,54 @@ static mrt_status op_pair(mrt_ir_call *c, const mrt_ir_op_at *at,
     return MRT_OK;
 }
 
+/* An embedding's ids [b...] share no dim with its table [vocab, d...]. */
+static mrt_status op_embedding(mrt_ir_call *c, const mrt_ir_op_at *at,
+                               const mrt_user_op *u)
+{
+    const mrt_spec *s = c->ir->s;
+    const mrt_spec_tensor *a = &s->tensor[u->in[0]], *b = &s->tensor[u->in[1]];
+    char sa[MRT_SPEC_LIST_MAX], sb[MRT_SPEC_LIST_MAX];
+    for (int i = 0; i < b->layout.ndims; i++) {
+        int d = b->layout.dim[i];
+        if (mrt_layout_find_dim(&a->layout, d) < 0)
+            continue;
+        mrt_ir_at(c, "in", &at->in_mark[1]);
+        return mrt_ir_fail(
+            c, MRT_E_SPEC,
+            "the ids '%s' %s of embedding op %d share dim '%s' with the "
+            "table '%s' %s (ids [b...] index the table's '%s': "
+            "out is [b..., the table's other dims])",
+            b->name, mrt_spec_shape_str(s, &b->layout, sb, sizeof sb),
+            u->number, s->dim_name[d], a->name,
+            mrt_spec_shape_str(s, &a->layout, sa, sizeof sa),
+            s->dim_name[u->dim]);
+    }
+    return MRT_OK;
+}
+
+/* An int32 input is read only as indices: an embedding's ids, the
+ * integer labels of softmax_cross_entropy. */
+static mrt_status op_int_inputs(mrt_ir_call *c, const mrt_ir_op_at *at,
+                                const mrt_user_op *u)
+{
+    const mrt_spec *s = c->ir->s;
+    for (int j = 0; j < u->nin; j++) {
+        if (mrt_spec_tensor_dtype(s, u->in[j]) != MRT_I32)
+            continue;
+        if (j == 1 && (u->kind == MRT_U_EMBEDDING ||
+                       (u->kind == MRT_U_SOFTMAX_CE && u->labels)))
+            continue;
+        mrt_ir_at(c, "in", &at->in_mark[j]);
+        return mrt_ir_fail(c, MRT_E_SPEC,
+                           "%s reads int32 tensor '%s' (int32 holds "
+                           "indices: only an embedding's ids or "
+                           "softmax_cross_entropy's labels read it)",
+                           mrt_user_kinds[u->kind].name,
+                           s->tensor[u->in[j]].name);
+    }
+    return MRT_OK;
+}
+
 /* dim, to, c; and what two-input losses need of their inputs. */
 static mrt_status op_params(mrt_ir_call *c, const mrt_ir_op *o,
                             const mrt_ir_op_at *at, mrt_user_op *u)
@@ -218,7 +266,11 @@ static mrt_status op_params(mrt_ir_call *c, const mrt_ir_op *o,
                            (long long)s->dim_size[u->dim]);
     if ((st = op_constant(c, o, at, u)))
         return st;
-    return u->nin < 2 ? MRT_OK : op_pair(c, at, u);
+    if (u->nin > 1 && (st = op_pair(c, at, u)))
+        return st;
+    if (u->kind == MRT_U_EMBEDDING && (st = op_embedding(c, at, u)))
+        return st;
+    return op_int_inputs(c, at, u);
 }
 
 /* The dims the kind makes (before `shape`); reduced[i]: dim i of the
@@ -239,6 +291,13 @@ static void derived_dims(const mrt_spec *s, int reduce_any,
         return; /* without `reduce`: every dim, unless shape keeps some */
     case MRT_U_MSE:
     case MRT_U_SOFTMAX_CE: return;
+    case MRT_U_EMBEDDING: /* [b..., the table's dims but vocab] */
+        for (int i = 0; i < s->tensor[u->in[1]].layout.ndims; i++)
+            mrt_spec_layout_add_dim(s, l, s->tensor[u->in[1]].layout.dim[i]);
+        for (int i = 0; i < a->ndims; i++)
+            if (a->dim[i] != u->dim)
+                mrt_spec_layout_add_dim(s, l, a->dim[i]);
+        return;
     case MRT_U_RENAME:
         for (int i = 0; i < a->ndims; i++)
             mrt_spec_layout_add_dim(

@@ -33,7 +33,9 @@ static const mrt_ir_tensor_at no_marks;
  * every integer up to 2^24 is a float32, up to 2^53 a float64. */
 static int64_t labels_max(mrt_dtype t)
 {
-    return t == MRT_F64 ? (int64_t)1 << 53 : (int64_t)1 << 24;
+    return t == MRT_F64   ? (int64_t)1 << 53
+           : t == MRT_I32 ? INT32_MAX
+                          : (int64_t)1 << 24;
 }
 
 /* A fill value the dtype holds. */
@@ -63,10 +65,10 @@ static mrt_status check_fill(mrt_ir_call *c, const mrt_ir_tensor_at *at,
 static mrt_status check_labels(mrt_ir_call *c, const mrt_ir_tensor_at *at,
                                const mrt_ir_tensor *d, mrt_spec_tensor *t)
 {
-    const mrt_spec *s = c->ir->s;
-    const char *dt = mrt_dtype_name(s->dtype);
+    mrt_dtype type = t->stored ? (mrt_dtype)(t->stored - 1) : c->ir->s->dtype;
+    const char *dt = mrt_dtype_name(type);
     char q[MRT_SPEC_QUOTE_MAX + 8];
-    int64_t max = labels_max(s->dtype);
+    int64_t max = labels_max(type);
     t->fill = d->value;
     if (at->classes <= max && d->value >= 1 && d->value <= (double)max &&
         d->value == (double)(int64_t)d->value)
@@ -174,6 +176,22 @@ static mrt_status check_file(mrt_ir_call *c, const mrt_ir_tensor_at *at,
     int same = h.ndims == t->layout.ndims;
     for (int i = 0; same && i < h.ndims; i++)
         same = h.shape[i] == t->layout.size[i];
+    if ((h.dtype == MRT_I32) != (t->stored == 1 + MRT_I32))
+        return mrt_ir_fail(c, MRT_E_SPEC,
+                           "'%s' holds %s, but tensor '%s' is %s%s",
+                           yaml ? mrt_ir_quote(name, q, sizeof q) : name,
+                           mrt_dtype_name(h.dtype), t->name,
+                           t->stored ? "int32" : mrt_dtype_name(s->dtype),
+                           h.dtype == MRT_I32 ? " (give it dtype: int32)" : "");
+    if (same && h.wide) { /* int64 indices: each within int32's range */
+        void *data = NULL;
+        mrt_status st = mrt_npy_read_same(t->file, &t->file_header, &data, &e);
+        free(data);
+        return st ? mrt_ir_fail(c, e.code, "cannot read '%s': %s",
+                                yaml ? mrt_ir_quote(name, q, sizeof q) : name,
+                                e.message)
+                  : MRT_OK;
+    }
     if (same)
         return s->dtype == MRT_F32 && h.dtype == MRT_F64
                    ? check_file_range(c, name, t)
@@ -192,10 +210,47 @@ static mrt_status check_file(mrt_ir_call *c, const mrt_ir_tensor_at *at,
                        tuple_str(t->layout.size, t->layout.ndims, d, sizeof d));
 }
 
+/* An int32 tensor holds indices: labels or a file of them. */
+static mrt_status index_init(mrt_ir_call *c, const mrt_ir_tensor *d,
+                             const mrt_ir_tensor_at *at, mrt_spec_tensor *t)
+{
+    if (d->init == MRT_IR_INIT_LABELS || d->init == MRT_IR_INIT_FILE)
+        return MRT_OK;
+    mrt_ir_at(c, "init", d->init ? &at->init_mark : &at->dtype_mark);
+    return mrt_ir_fail(c, MRT_E_SPEC,
+                       "int32 tensor '%s' holds indices: give it init: "
+                       "{labels: N} or {file: ids.npy}",
+                       t->name);
+}
+
+/* The element type of t from d: the program's, or int32. */
+static mrt_status tensor_dtype(mrt_ir_call *c, const mrt_ir_tensor *d,
+                               const mrt_ir_tensor_at *at, mrt_spec_tensor *t)
+{
+    const mrt_spec *s = c->ir->s;
+    char q[MRT_SPEC_QUOTE_MAX + 8];
+    t->stored = 0;
+    if (!d->dtype || !strcmp(d->dtype, mrt_dtype_name(s->dtype)))
+        return MRT_OK;
+    if (!strcmp(d->dtype, mrt_dtype_name(MRT_I32))) {
+        t->stored = 1 + MRT_I32;
+        return index_init(c, d, at, t);
+    }
+    mrt_ir_at(c, "dtype", &at->dtype_mark);
+    return mrt_ir_fail(c, MRT_E_SPEC,
+                       "unknown dtype '%s' for tensor '%s' (expected: int32, "
+                       "or the program's %s)",
+                       mrt_ir_quote(d->dtype, q, sizeof q), t->name,
+                       mrt_dtype_name(s->dtype));
+}
+
 /* The init of t from d. */
 static mrt_status tensor_init(mrt_ir_call *c, const mrt_ir_tensor *d,
                               const mrt_ir_tensor_at *at, mrt_spec_tensor *t)
 {
+    mrt_status st = tensor_dtype(c, d, at, t);
+    if (st)
+        return st;
     t->init_mark = at->init_mark;
     t->init_given = d->init != MRT_IR_INIT_DEFAULT;
     t->seed = mrt_init_seed_from_name(t->name);

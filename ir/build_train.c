@@ -50,6 +50,11 @@ static mrt_status input_list(mrt_ir_call *c, const char *what, int n,
                                       "only inputs can be trained",
                                       names[j],
                                       s->op[s->tensor[id].producer].user);
+        if (mrt_spec_tensor_dtype(s, id) == MRT_I32)
+            return mrt_ir_fail(c, MRT_E_SPEC,
+                               "'%s' in %s is an int32 tensor of indices: "
+                               "it has no gradient",
+                               names[j], of);
         for (int k = 0; k < *count; k++)
             if (ids[k] == id)
                 return yaml ? mrt_ir_fail(c, MRT_E_SPEC,
@@ -153,8 +158,8 @@ mrt_status mrt_ir_set_train_at(mrt_ir *ir, const mrt_ir_train *t,
         st = mrt_ir_block_expand(&c, 1, t->ngrads, t->grads, at->grad_mark,
                                  at->grad_what, &gn);
     if (!st)
-        st = input_list(&c, "params", pn.n, pn.names, at->params_mark,
-                        pn.marks, at->param_what ? pn.how : NULL, tr->param,
+        st = input_list(&c, "params", pn.n, pn.names, at->params_mark, pn.marks,
+                        at->param_what ? pn.how : NULL, tr->param,
                         tr->param_mark, &tr->nparams);
     if (!st)
         st = input_list(&c, "grads", gn.n, gn.names, at->grads_mark, gn.marks,

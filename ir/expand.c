@@ -17,6 +17,8 @@
  *                     z = x - max_d x;  lse = log Σ_d exp z;
  *                     out = Σ (lse - Σ_d t·z) / n   (t one-hot; integer
  *                     labels are made one-hot first)
+ *   embedding(table, ids, vocab)
+ *                     one GATHER: out[b.., d..] = table[ids[b..], d..]
  *
  * When d is split over mesh axes, the max and the sums over d become
  * all-reduces over those axes: a softmax stays exact and stable however
@@ -291,6 +293,11 @@ mrt_status mrt_ir_expand(mrt_user_op *u)
     case MRT_U_LAYER_NORM: st = layer_norm(u); break;
     case MRT_U_MSE: st = mse(u); break;
     case MRT_U_SOFTMAX_CE: st = cross_entropy(u); break;
+    case MRT_U_EMBEDDING: /* one primitive: the masked lookup */
+        st = MRT_OK;
+        emit(u, MRT_OP_GATHER, MRT_MAP_COPY, 0, u->in[0], u->in[1],
+             result(u, &st), &st);
+        break;
     default: st = simple(u); break;
     }
     if (!st && s->nops > first)

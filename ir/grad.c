@@ -204,6 +204,18 @@ static int einsum_contribution(grad_ctx *g, int x, int other, int dc)
     return emit(g, MRT_OP_MAP, MRT_MAP_COPY, 0, part, -1, scratch(g, x, "d"));
 }
 
+/* The gradient of a gather's table x: the rows of dc summed at the
+ * ids (SCATTER_ADD over the same vocab dim); the ids get none. */
+static int gather_contribution(grad_ctx *g, int x, int dc)
+{
+    const mrt_spec_op *o = &g->fwd;
+    int id = emit(g, MRT_OP_SCATTER_ADD, MRT_MAP_COPY, 0, o->in[1], dc,
+                  scratch(g, x, "d"));
+    if (id >= 0)
+        g->s->op[g->s->nops - 1].from_dim = o->from_dim;
+    return id;
+}
+
 /* The gradient of reduce_max's input x: dc where x is the maximum. */
 static int reduce_max_contribution(grad_ctx *g, int x, int dc)
 {
@@ -297,10 +309,14 @@ static int contribution(grad_ctx *g, int k, int dc)
     const mrt_spec_op *o = &g->fwd;
     int x = o->in[k];
     int other = o->nin > 1 ? o->in[1 - k] : -1;
+    if (k == mrt_spec_op_ids(o)) /* indices: no gradient (nor pending) */
+        return -1;
     switch (o->kind) {
     case MRT_OP_EINSUM: return einsum_contribution(g, x, other, dc);
     case MRT_OP_REDUCE_MAX: return reduce_max_contribution(g, x, dc);
     case MRT_OP_RENAME: return rename_contribution(g, x, dc);
+    case MRT_OP_GATHER: return gather_contribution(g, x, dc);
+    case MRT_OP_SCATTER_ADD: return -1; /* not differentiated twice */
     case MRT_OP_MAP:
     case MRT_OP_KIND_COUNT: break;
     }
@@ -320,7 +336,8 @@ static int may_pend(const mrt_spec *s, int t, int depth)
     if (i < 0 || depth > MAY_PEND_DEPTH)
         return i >= 0;
     const mrt_spec_op *o = &s->op[i];
-    if (o->kind == MRT_OP_EINSUM)
+    if (o->kind == MRT_OP_EINSUM || o->kind == MRT_OP_GATHER ||
+        o->kind == MRT_OP_SCATTER_ADD) /* a sum over a split dim */
         return 1;
     if (o->kind == MRT_OP_RENAME)
         return may_pend(s, o->in[0], depth + 1);
@@ -397,6 +414,7 @@ static void mark_paths(grad_ctx *g, const mrt_train *tr)
         const mrt_spec_op *o = &s->op[i];
         for (int k = 0; k < o->nin; k++)
             if (g->need[o->in[k]] && !o->no_grad &&
+                k != mrt_spec_op_ids(o) &&
                 !(o->kind == MRT_OP_MAP && o->fn == MRT_MAP_ONE_HOT))
                 g->need[o->out] = 1;
     }
@@ -406,7 +424,7 @@ static void mark_paths(grad_ctx *g, const mrt_train *tr)
         if (!g->reach[o->out] || !g->need[o->out])
             continue;
         for (int k = 0; k < o->nin; k++)
-            if (g->need[o->in[k]]) {
+            if (g->need[o->in[k]] && k != mrt_spec_op_ids(o)) {
                 g->reach[o->in[k]] = 1;
                 g->pending[o->in[k]]++;
             }
@@ -414,6 +432,27 @@ static void mark_paths(grad_ctx *g, const mrt_train *tr)
 }
 
 /* The backward program and the updates. */
+/* The SGD update of parameter k: <param>:next = param - lr * grad, in
+ * the parameter's layout and block instance. */
+static void emit_update(grad_ctx *g, int k)
+{
+    mrt_spec *s = g->s;
+    mrt_train *tr = &s->train;
+    char name[MRT_NAME_MAX];
+    mrt_ir_name(s, "", s->tensor[tr->param[k]].name, ":next", 0, name);
+    g->fwd.mark = tr->param_mark[k];
+    g->fwd.user = 0;
+    g->fwd.block = s->tensor[tr->param[k]].block; /* its parameter's */
+    g->fwd.layer = s->tensor[tr->param[k]].layer;
+    int next = new_like(g, name, tr->param[k]);
+    if (next >= 0)
+        s->tensor[next].grad_piece = 0; /* the parameter's layout */
+    if (emit(g, MRT_OP_MAP, MRT_MAP_AXPY, -tr->lr, tr->param[k], tr->grad[k],
+             next) >= 0)
+        s->op[s->nops - 1].phase = MRT_PHASE_UPDATE;
+    tr->updated[k] = next;
+}
+
 static mrt_status differentiate(mrt_spec *s, mrt_error *err)
 {
     mrt_train *tr = &s->train;
@@ -470,22 +509,8 @@ static mrt_status differentiate(mrt_spec *s, mrt_error *err)
             order[j] = order[j - 1];
         order[j] = k;
     }
-    for (int u = 0; u < tr->nparams && !g.st; u++) {
-        int k = order[u];
-        char name[MRT_NAME_MAX];
-        mrt_ir_name(s, "", s->tensor[tr->param[k]].name, ":next", 0, name);
-        g.fwd.mark = tr->param_mark[k];
-        g.fwd.user = 0;
-        g.fwd.block = s->tensor[tr->param[k]].block; /* its parameter's */
-        g.fwd.layer = s->tensor[tr->param[k]].layer;
-        int next = new_like(&g, name, tr->param[k]);
-        if (next >= 0)
-            s->tensor[next].grad_piece = 0; /* the parameter's layout */
-        if (emit(&g, MRT_OP_MAP, MRT_MAP_AXPY, -tr->lr, tr->param[k],
-                 tr->grad[k], next) >= 0)
-            s->op[s->nops - 1].phase = MRT_PHASE_UPDATE;
-        tr->updated[k] = next;
-    }
+    for (int u = 0; u < tr->nparams && !g.st; u++)
+        emit_update(&g, order[u]);
 done:
     mrt_grad_names_free(&g.names);
     free(g.need);

@@ -120,6 +120,7 @@ typedef enum mrt_user_kind {
     MRT_U_RELAYOUT,
     MRT_U_MSE,
     MRT_U_SOFTMAX_CE,
+    MRT_U_EMBEDDING,
     MRT_U_KIND_COUNT
 } mrt_user_kind;
 
@@ -157,7 +158,8 @@ typedef struct mrt_user_op {
     mrt_mark in_mark[2];
     mrt_spec_tensor out;   /* its result: name, dims, home layout */
     int dim;               /* softmax, layer_norm, the cross-entropy: the
-                              dim; rename: the dim renamed */
+                              dim; rename: the dim renamed; embedding:
+                              the table's vocab dim */
     int to_dim;            /* rename: its new name */
     double c;              /* scale: `by`; layer_norm: `eps` */
     int labels;            /* cross-entropy: integer labels, not one-hot */

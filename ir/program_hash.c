@@ -46,6 +46,8 @@ static uint64_t mix_tensor(uint64_t h, const mrt_spec *s, int t)
         h = mix_dim(h, s, x->layout.dim[i]);
         h = mix_int(h, x->layout.size[i]);
     }
+    if (x->stored) /* (only then: the hashes of float programs stay) */
+        h = mix_int(h, 1000 + x->stored);
     return mix_int(h, x->producer >= 0);
 }
 
@@ -65,6 +67,8 @@ static uint64_t mix_op(uint64_t h, const mrt_spec *s, int i)
         h = mix_dim(h, s, o->from_dim);
         h = mix_dim(h, s, o->to_dim);
     }
+    if (o->kind == MRT_OP_GATHER || o->kind == MRT_OP_SCATTER_ADD)
+        h = mix_dim(h, s, o->from_dim);
     return mix_int(h, o->phase);
 }
 

@@ -216,8 +216,7 @@ int mrt_spec_blocks_copy(mrt_spec *d, const mrt_spec *s)
         c->last_op = dup_or_null(k->last_op, cnt, sizeof(int), &failed);
         c->first_tensor = dup_or_null(k->first_tensor, cnt, sizeof(int),
                                       &failed);
-        c->last_tensor = dup_or_null(k->last_tensor, cnt, sizeof(int),
-                                     &failed);
+        c->last_tensor = dup_or_null(k->last_tensor, cnt, sizeof(int), &failed);
         c->out_name = dup_or_null(k->out_name, no, sizeof *k->out_name,
                                   &failed);
         c->out_tensor = dup_or_null(k->out_tensor, no, sizeof(int), &failed);

@@ -71,6 +71,10 @@ typedef struct mrt_spec_tensor {
                                tensor whose layout it takes (0: none) */
     int grad_piece; /* with grad_like: a piece of that tensor's
                                gradient (1), or its update `:next` (0) */
+    int stored;     /* its element type: 0, the spec's dtype; else
+                               1 + an mrt_dtype (MRT_I32: an index
+                               tensor, an input read only as ids or
+                               labels); mrt_spec_tensor_dtype reads it */
     int block;      /* the block (index in mrt_spec.block) whose
                                instance made it, or -1 outside blocks */
     int layer;      /* that instance (0 .. the block's count - 1), or
@@ -132,6 +136,11 @@ typedef enum mrt_op_kind {
     MRT_OP_MAP,        /* elementwise fn with broadcasting (mapfn.h) */
     MRT_OP_REDUCE_MAX, /* maximum over the dims the output lacks */
     MRT_OP_RENAME,     /* the same data, one dim under another name */
+    MRT_OP_GATHER,     /* in [table, ids]: out[b.., d..] = table[ids[b..],
+                          d..] over the table's dim from_dim (vocab) */
+    MRT_OP_SCATTER_ADD, /* in [ids, g]: out[vocab, d..] = the sum of the
+                          rows g[b.., d..] at vocab = ids[b..] (gather's
+                          gradient; out takes the table's dims) */
     MRT_OP_KIND_COUNT
 } mrt_op_kind;
 
@@ -153,7 +162,8 @@ typedef struct mrt_spec_op {
     mrt_budget expect;    /* this op's budget (per op: its own steps) */
     mrt_map_fn fn;        /* MAP */
     double c;             /* MAP: the function's constant */
-    int from_dim, to_dim; /* RENAME: spec dim ids */
+    int from_dim, to_dim; /* RENAME: spec dim ids; GATHER, SCATTER_ADD:
+                          from_dim is the vocab dim */
     mrt_phase phase;
     int user;    /* number (from 1) of the spec op it comes from;
                           0 for the ops a `train:` block adds */
@@ -179,8 +189,8 @@ typedef struct mrt_spec_op {
 typedef struct mrt_spec_block {
     char name[MRT_NAME_MAX];
     mrt_mark mark;
-    int dim;   /* the repeat dim (spec dim id) */
-    int count; /* instances: the dim's size */
+    int dim;                         /* the repeat dim (spec dim id) */
+    int count;                       /* instances: the dim's size */
     int *first_op, *last_op;         /* [count] */
     int *first_tensor, *last_tensor; /* [count] */
     int nouts;
@@ -251,6 +261,21 @@ struct mrt_spec {
     double net_bandwidth_Bps[MRT_MAX_AXES];
     mrt_mark net_mark[MRT_MAX_AXES];
 };
+
+/* The element type of tensor t: its own, or the spec's. */
+static inline mrt_dtype mrt_spec_tensor_dtype(const mrt_spec *s, int t)
+{
+    return s->tensor[t].stored ? (mrt_dtype)(s->tensor[t].stored - 1)
+                               : s->dtype;
+}
+/* Which input of op o holds indices (GATHER: 1, SCATTER_ADD: 0; the
+ * op is not linear in it and has no gradient for it), or -1. */
+static inline int mrt_spec_op_ids(const mrt_spec_op *o)
+{
+    return o->kind == MRT_OP_GATHER        ? 1
+           : o->kind == MRT_OP_SCATTER_ADD ? 0
+                                           : -1;
+}
 
 /* Tensor id by name, or -1 (hashed: specs may have 10,000s of ops); a
  * block's `out:` name is the tensor it stands for. */

@@ -41,6 +41,26 @@ void mrt_kernel_map(mrt_dtype t, mrt_map_fn fn, double c, const mrt_kview *out,
 void mrt_kernel_reduce_max(mrt_dtype t, const mrt_kview *in,
                            const mrt_kview *out);
 
+/* An embedding's lookup (kernel_gather.c): out[b.., d..] =
+ * table[ids[b..] - voff, d..] where the id falls in the table's block of
+ * its vocab dim (index vdim in table), else 0.  ids are of type idt
+ * (MRT_I32, or t holding integers); out's dims are those of ids and of
+ * table but vocab, in any order. */
+void mrt_kernel_gather(mrt_dtype t, const mrt_kview *table, int vdim,
+                       int64_t voff, mrt_dtype idt, const mrt_kview *ids,
+                       const mrt_kview *out);
+/* Its gradient: out (zeroed first; dim vdim the vocab block starting at
+ * voff) += the rows g[b.., d..] at vocab ids[b..], for the ids in the
+ * block. */
+void mrt_kernel_scatter_add(mrt_dtype t, mrt_dtype idt, const mrt_kview *ids,
+                            const mrt_kview *g, int vdim, int64_t voff,
+                            const mrt_kview *out);
+/* one_hot of int32 labels: out = 1 where ids == off + the index along
+ * out's dim `hot` (off: the global index of out's first class), else 0;
+ * ids has out's dims but `hot`, in any order. */
+void mrt_kernel_one_hot_index(mrt_dtype t, const mrt_kview *ids,
+                              const mrt_kview *out, int hot, int64_t off);
+
 /* y += x, n elements (BLIS's axpy). */
 void mrt_kernel_add(mrt_dtype t, int64_t n, const void *x, void *y);
 

@@ -295,7 +295,7 @@ void mrt_kernel_map(mrt_dtype t, mrt_map_fn fn, double c, const mrt_kview *out,
                     const mrt_kview *a, const mrt_kview *b,
                     const int64_t *offset, int hot)
 {
-    assert(t >= 0 && t < MRT_DTYPE_COUNT);
+    assert(t >= 0 && t < MRT_COMPUTE_DTYPE_COUNT);
     assert(fn >= 0 && fn < MRT_MAP_FN_COUNT);
     assert(mrt_map_arity(fn) == 1 || b);
     assert(fn != MRT_MAP_ONE_HOT || (offset && hot >= 0 && hot < out->ndims));
@@ -327,7 +327,7 @@ void mrt_kernel_map(mrt_dtype t, mrt_map_fn fn, double c, const mrt_kview *out,
 void mrt_kernel_reduce_max(mrt_dtype t, const mrt_kview *in,
                            const mrt_kview *out)
 {
-    assert(t >= 0 && t < MRT_DTYPE_COUNT);
+    assert(t >= 0 && t < MRT_COMPUTE_DTYPE_COUNT);
     int64_t n = count(out);
     for (int64_t i = 0; i < n; i++) {
         if (t == MRT_F64)

@@ -101,7 +101,7 @@ ZERO_FN(double, f64)
 
 enum { MODE_SET, MODE_ADD, MODE_SUM, MODE_ZERO, MODE_COUNT };
 
-static inner_fn *const inner_table[MRT_DTYPE_COUNT][MODE_COUNT] = {
+static inner_fn *const inner_table[MRT_COMPUTE_DTYPE_COUNT][MODE_COUNT] = {
     [MRT_F32] = {set_f32, add_f32, sum_f32, zero_f32},
     [MRT_F64] = {set_f64, add_f64, sum_f64, zero_f64},
 };
@@ -190,7 +190,7 @@ TILE_STRIPS_FN(double, f64)
 TILE_FN(float, f32)
 TILE_FN(double, f64)
 
-static tile_fn *const tile_table[MRT_DTYPE_COUNT] = {
+static tile_fn *const tile_table[MRT_COMPUTE_DTYPE_COUNT] = {
     [MRT_F32] = tile_f32,
     [MRT_F64] = tile_f64,
 };
@@ -324,7 +324,7 @@ void mrt_kernel_pack(mrt_dtype t, int nd, const int64_t ext[], const void *src,
                      const int64_t ss[], void *dst, const int64_t ds[])
 {
     assert(nd >= 0 && nd <= MRT_MAX_DIMS);
-    assert(t >= 0 && t < MRT_DTYPE_COUNT);
+    assert(t >= 0 && t < MRT_COMPUTE_DTYPE_COUNT);
     int es = mrt_dtype_size(t), sums = 0;
     for (int i = 0; i < nd; i++)
         sums |= ext[i] > 1 && ds[i] == 0;

@@ -5,7 +5,8 @@
  * Every execution layout of the op's dims is a candidate (xlayout.c
  * enumerates them: each mesh axis of size > 1 splits at most one dim or
  * none, a dim split over several axes takes them in any order, and every
- * split must be even).  For each one, and for each way of handling
+ * block of a split must hold something: uneven splits are candidates).
+ * For each one, and for each way of handling
  * pending sums (an input's pending sum may ride through the kernel, since
  * the product is linear in each input, when the layout does not use its
  * axes; the result's pending sums may be left for its one consumer), the
@@ -55,7 +56,9 @@ static void record(chooser *sr, const mrt_lowering *lw, mrt_planning_mark m)
     double t = 0, tc = 0, tk = 0;
     for (int k = m.nsteps; k < p->nsteps; k++) {
         t += p->step[k].time_s;
-        if (p->step[k].kind == MRT_STEP_EINSUM)
+        if (p->step[k].kind == MRT_STEP_EINSUM ||
+            p->step[k].kind == MRT_STEP_GATHER ||
+            p->step[k].kind == MRT_STEP_SCATTER_ADD)
             tk += p->step[k].time_s;
         else
             tc += p->step[k].time_s;
@@ -117,8 +120,8 @@ static int visit(void *ctx, const mrt_xlayout *e)
         mrt_lowering lw = {.exec = *e};
         for (int k = 0; k < 2; k++)
             if (opt & (1 << k)) {
-                if (!pend[k] || (pend[k] & used))
-                    goto next;
+                if (!pend[k] || (pend[k] & used) || k == mrt_spec_op_ids(o))
+                    goto next; /* (a lookup is not linear in its ids) */
                 lw.keep_in[k] = pend[k];
             }
         if (lw.keep_in[0] & lw.keep_in[1])
@@ -204,6 +207,7 @@ static int make_key(const mrt_plan *p, const mrt_spec *s, int op,
     int len = 0;
     const mrt_spec_op *o = &s->op[op];
     key[len++] = o->nin;
+    key[len++] = (int32_t)o->kind;
     key[len++] = may_defer;
     for (int k = 0; k < o->nin; k++)
         key_layout(key, &len, &p->value[p->tensor_value[o->in[k]]].layout);

@@ -5,6 +5,12 @@
  * output's home layout, which resolves the sums by all-reduce or
  * reduce-scatter (ops/relayout.c).  Which lowering: choose.c's fixed
  * rules, or the cheapest of all (cheapest.c).
+ *
+ * An embedding's GATHER (and its gradient's SCATTER_ADD) is lowered as
+ * the einsum onehot(ids)[b.., vocab] . table[vocab, d..] would be (and
+ * onehot(ids) . g for the gradient): the same execution layouts and
+ * moves, the one-hot operand virtual (the ids lack the vocab dim, so any
+ * split of vocab leaves them whole), only the local step differs.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,6 +71,16 @@ static int emit_kernel(mrt_planning *pl, int op, const int in[2],
                   .dim = -1,
                   .dim2 = -1,
                   .group = 1};
+    if (o->kind == MRT_OP_GATHER || o->kind == MRT_OP_SCATTER_ADD) {
+        /* a lookup or a sum of rows: a copy, no flops (step_cost.c) */
+        const mrt_layout *t = o->kind == MRT_OP_GATHER
+                                  ? &p->value[in[0]].layout
+                                  : &p->value[v].layout;
+        k.kind = o->kind == MRT_OP_GATHER ? MRT_STEP_GATHER
+                                          : MRT_STEP_SCATTER_ADD;
+        k.dim = mrt_layout_find_dim(t, o->from_dim);
+        return mrt_planning_add_step(pl, &k) < 0 ? -1 : v;
+    }
     mrt_kview a = view_of(&p->value[in[0]]), c = view_of(&p->value[v]);
     mrt_kview b = o->nin > 1 ? view_of(&p->value[in[1]]) : a;
     mrt_einsum_class cls;
@@ -124,20 +140,28 @@ mrt_status mrt_lower_emit(mrt_planning *pl, int op, const mrt_layout *home,
 }
 
 mrt_status mrt_lower_einsum(mrt_planning *pl, int op, const mrt_layout *home,
-                            mrt_strategy strategy, mrt_error *err)
+                            mrt_strategy strategy, int may_defer,
+                            mrt_error *err)
 {
     const mrt_spec *s = pl->spec;
     mrt_plan *p = pl->plan;
     mrt_lowering lw = {0};
     switch (strategy) {
     case MRT_STRATEGY_MESHTF:
-        mrt_choose_meshtf(p, s, op, &lw.exec);
-        return mrt_lower_emit(pl, op, home, &lw, 1, err);
     case MRT_STRATEGY_RULES:
-        mrt_choose_rules(p, s, op, home, &lw.exec);
-        return mrt_lower_emit(pl, op, home, &lw, 0, err);
+        if (strategy == MRT_STRATEGY_MESHTF)
+            mrt_choose_meshtf(p, s, op, &lw.exec);
+        else
+            mrt_choose_rules(p, s, op, home, &lw.exec);
+        /* Mesh-TF's lazy all-reduce: the sums home does not split over
+         * stay pending for the add that reads the result (lazy_sum.c) */
+        if (may_defer)
+            lw.keep_out = summed_axes(p, home, &lw.exec) &
+                          ~mrt_layout_used_axes(home);
+        return mrt_lower_emit(pl, op, home, &lw,
+                              strategy == MRT_STRATEGY_MESHTF, err);
     case MRT_STRATEGY_CHEAPEST:
     case MRT_STRATEGY_COUNT: break;
     }
-    return mrt_cheapest_einsum(pl, op, home, 0, err);
+    return mrt_cheapest_einsum(pl, op, home, may_defer, err);
 }

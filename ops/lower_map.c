@@ -280,6 +280,8 @@ mrt_status mrt_lower_local(mrt_planning *pl, int op, const mrt_layout *home,
     case MRT_OP_RENAME:
         return lower_rename(pl, op, home, allreduce_only, may_defer, err);
     case MRT_OP_EINSUM:
+    case MRT_OP_GATHER:
+    case MRT_OP_SCATTER_ADD:
     case MRT_OP_KIND_COUNT: break;
     }
     return mrt_error_set(err, MRT_E_SPEC, s->path, s->op[op].mark,

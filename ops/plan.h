@@ -40,8 +40,19 @@
  *                   peer holds afterwards (ops/exchange.c; an MPI_Alltoallw,
  *                   reported as an alltoall).  Moves several axes at once
  *                   (l/[y, z] -> j/[y, z]) and mixes of moves and reorders
+ *   GATHER          an embedding's local lookup (in: table, in2: ids; dim:
+ *                   the vocab dim's index in the table): the rows of the
+ *                   rank's vocab block for the ids inside it, zeros for
+ *                   the others, so the result is a pending sum over the
+ *                   vocab's axes (as the einsum onehot(ids) . table would
+ *                   be); no flops, no one-hot tensor
+ *   SCATTER_ADD     its gradient (in: ids, in2: the output's gradient;
+ *                   dim: the vocab dim's index in out): the rows of the
+ *                   gradient added at the ids inside the rank's vocab
+ *                   block; a pending sum over the axes that split ids
  * `bytes` is what each rank hands to the MPI call: the element count of
- * the send buffer times the element size (the whole local input value in
+ * the send buffer times the element size of its value (4 for an int32
+ * value, else the plan's dtype's; the whole local input value in
  * every kind of collective).  With uneven splits (layout.h) shards differ
  * from rank to rank: `bytes` is then the largest rank's figure (rank 0
  * holds the largest block of every dim, so it is rank 0's, and the sum of
@@ -73,6 +84,8 @@ typedef enum mrt_step_kind {
     MRT_STEP_REDUCE_MAX,
     MRT_STEP_RENAME,
     MRT_STEP_ALLTOALL_GROUP,
+    MRT_STEP_GATHER,
+    MRT_STEP_SCATTER_ADD,
     MRT_STEP_KIND_COUNT
 } mrt_step_kind;
 
@@ -93,6 +106,9 @@ typedef struct mrt_value {
                           less: mrt_layout_shard_shape_at) */
     int64_t count; /* elements of the largest shard (memory and costs
                           are sized for it) */
+    mrt_dtype dtype; /* its element type: its tensor's (the plan's
+                          dtype, or MRT_I32 for ids and labels) */
+    int elsize;      /* bytes per element of dtype */
     int made_by;   /* the op whose step made it; -1 for an input */
     int prev;      /* the value made before it for the same tensor,
                           or -1 (the planning context's last_value[tensor]

@@ -31,7 +31,7 @@
 
 static int64_t value_bytes(const mrt_plan *p, int v)
 {
-    return p->value[v].count * p->elsize;
+    return p->value[v].count * p->value[v].elsize;
 }
 
 static mrt_kview view_of(const mrt_value *v)

@@ -512,13 +512,12 @@ static void print_summary(const mrt_plan *p, const summary *s, text *tx)
     const char *phase = s->phase == MRT_PHASE_BACKWARD ? ", backward"
                         : s->phase == MRT_PHASE_UPDATE ? ", update"
                                                        : "";
-    int len = s->n == 1
-                  ? snprintf(buf, sizeof buf, "\n%s%d (layer %d%s)", name,
-                             s->first, s->first, phase)
-                  : snprintf(buf, sizeof buf,
-                             "\n%s%d–%s%d (%d instances, layers %d–%d%s)",
-                             name, s->first, name, s->last, s->n, s->first,
-                             s->last, phase);
+    int len = s->n == 1 ? snprintf(buf, sizeof buf, "\n%s%d (layer %d%s)", name,
+                                   s->first, s->first, phase)
+                        : snprintf(buf, sizeof buf,
+                                   "\n%s%d–%s%d (%d instances, layers %d–%d%s)",
+                                   name, s->first, name, s->last, s->n,
+                                   s->first, s->last, phase);
     snprintf(buf + len, sizeof buf - (size_t)len,
              ": as %s%d, each %" PRId64 " steps, %" PRId64 " bytes/rank\n",
              name, s->ref, s->steps, s->bytes);

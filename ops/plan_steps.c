@@ -29,6 +29,8 @@ static const mrt_plan_step_kind public_kind[] = {
     [MRT_STEP_REDUCE_MAX] = MRT_PLAN_STEP_REDUCE_MAX,
     [MRT_STEP_RENAME] = MRT_PLAN_STEP_RENAME,
     [MRT_STEP_ALLTOALL_GROUP] = MRT_PLAN_STEP_ALLTOALL_GROUP,
+    [MRT_STEP_GATHER] = MRT_PLAN_STEP_GATHER,
+    [MRT_STEP_SCATTER_ADD] = MRT_PLAN_STEP_SCATTER_ADD,
 };
 _Static_assert(sizeof public_kind / sizeof public_kind[0] ==
                        MRT_STEP_KIND_COUNT &&

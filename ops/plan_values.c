@@ -79,8 +79,8 @@ mrt_status mrt_plan_get_value(const mrt_plan *plan, int i,
             out->axis[d][k] = l->axes[d][k];
     }
     out->partial = l->partial;
-    out->shard_bytes = v->count * plan->elsize;
-    out->elsize = plan->elsize;
+    out->shard_bytes = v->count * v->elsize; /* (int32 ids: 4) */
+    out->elsize = v->elsize;
     mrt_layout_str(l, &plan->mesh, plan->dim_names, out->layout,
                    (int)sizeof out->layout);
     return MRT_OK;

@@ -67,8 +67,8 @@ static mrt_status copy_names(mrt_planning *pl, mrt_plan *p)
     p->block_name = calloc((size_t)s->nblocks + 1, sizeof *p->block_name);
     for (int b = 0; p->block_name && b < s->nblocks; b++)
         memcpy(p->block_name[b], s->block[b].name, MRT_NAME_MAX);
-    if (!p->block_name || !p->dim_names || !p->tensor_name || !p->tensor_value || !p->input ||
-        !p->op || !p->output)
+    if (!p->block_name || !p->dim_names || !p->tensor_name ||
+        !p->tensor_value || !p->input || !p->op || !p->output)
         return MRT_E_NOMEM;
     for (int i = 0; i < s->ndims; i++)
         if (!(p->dim_names[i] = strdup(s->dim_name[i])))
@@ -223,7 +223,8 @@ static mrt_status plan_op(mrt_planning *pl, int i, mrt_error *err)
     mrt_plan_op *po = &p->op[i];
     mrt_layout hbuf;
     const mrt_layout *home = home_of(pl, o->out, &hbuf);
-    int defer = pl->deferrable[o->out];
+    int defer = pl->strategy == MRT_STRATEGY_CHEAPEST ? pl->deferrable[o->out]
+                                                      : pl->lazy[o->out];
     mrt_status st;
     po->first_step = p->nsteps;
     po->lower_bound_bytes = -1;
@@ -236,16 +237,19 @@ static mrt_status plan_op(mrt_planning *pl, int i, mrt_error *err)
     po->what = o->kind == MRT_OP_MAP          ? mrt_map_name(o->fn)
                : o->kind == MRT_OP_REDUCE_MAX ? "reduce_max"
                : o->kind == MRT_OP_RENAME     ? "rename"
+               : o->kind == MRT_OP_GATHER     ? "embedding"
+               : o->kind == MRT_OP_SCATTER_ADD ? "scatter_add"
                                               : "einsum";
     for (int k = 0; k < o->nin; k++)
         po->in_value[k] = p->tensor_value[o->in[k]];
-    if (o->kind != MRT_OP_EINSUM)
+    if (o->kind != MRT_OP_EINSUM && o->kind != MRT_OP_GATHER &&
+        o->kind != MRT_OP_SCATTER_ADD)
         st = mrt_lower_local(pl, i, home, pl->strategy == MRT_STRATEGY_MESHTF,
                              defer, err);
     else if (pl->strategy == MRT_STRATEGY_CHEAPEST)
         st = mrt_cheapest_einsum(pl, i, home, defer, err);
     else
-        st = mrt_lower_einsum(pl, i, home, pl->strategy, err);
+        st = mrt_lower_einsum(pl, i, home, pl->strategy, defer, err);
     if (st == MRT_OK)
         st = mrt_planning_overflow_error(pl, err);
     if (st != MRT_OK)

@@ -40,7 +40,8 @@ mrt_planning *mrt_planning_create(const mrt_spec *s,
     pl->overflow_tensor = -1;
     pl->last_value = malloc(((size_t)s->ntensors + 1) * sizeof(int));
     pl->deferrable = deferrable_tensors(s);
-    if (!pl->last_value || !pl->deferrable) {
+    pl->lazy = pl->deferrable ? mrt_lazy_sums(s, pl->deferrable) : NULL;
+    if (!pl->last_value || !pl->deferrable || !pl->lazy) {
         mrt_planning_destroy(pl);
         return NULL;
     }
@@ -57,6 +58,7 @@ void mrt_planning_destroy(mrt_planning *pl)
     mrt_relayout_memo_destroy(pl->relayout_memo);
     free(pl->last_value);
     free(pl->deferrable);
+    free(pl->lazy);
     free(pl);
 }
 
@@ -127,6 +129,8 @@ int mrt_planning_add_value(mrt_planning *pl, int tensor, const mrt_layout *l)
     v->layout = *l;
     mrt_layout_shard_shape(l, &p->mesh, v->local);
     v->count = mrt_layout_shard_count(l, &p->mesh);
+    v->dtype = mrt_spec_tensor_dtype(pl->spec, tensor);
+    v->elsize = mrt_dtype_size(v->dtype);
     v->last_use = -1;
     v->made_by = -1;
     v->prev = pl->last_value[tensor];

@@ -52,6 +52,9 @@ typedef struct mrt_planning {
     int *deferrable;                /* [ntensors] 1: read by exactly one later
                                  op and not an output, so a result may
                                  leave its pending sums to its consumer */
+    int *lazy;                      /* [ntensors] 1: under the fixed strategies,
+                                 a result left pending for its consumer
+                                 (lazy_sum.c) */
     struct mrt_cheapest_memo *memo; /* lowerings already found for
                                        identical ops (cheapest.c) */
     struct mrt_relayout_memo *relayout_memo; /* relayouts already found
@@ -200,8 +203,8 @@ void mrt_choose_rules(const mrt_plan *p, const mrt_spec *s, int op,
 void mrt_choose_meshtf(const mrt_plan *p, const mrt_spec *s, int op,
                        mrt_xlayout *e);
 /* Calls visit for every valid execution layout of the op's dims (each
- * axis of size > 1 on at most one dim, in any order; sizes divisible),
- * until visit returns nonzero (which is then returned). */
+ * axis of size > 1 on at most one dim, in any order; no empty block, but
+ * uneven splits too), until visit returns nonzero (which is then returned). */
 int mrt_xlayout_enumerate(const mrt_plan *p, const mrt_xlayout *dims,
                           int (*visit)(void *ctx, const mrt_xlayout *e),
                           void *ctx);
@@ -211,9 +214,17 @@ int mrt_xlayout_enumerate(const mrt_plan *p, const mrt_xlayout *dims,
 mrt_status mrt_lower_emit(mrt_planning *pl, int op, const mrt_layout *home,
                           const mrt_lowering *lw, int allreduce_only,
                           mrt_error *err);
-/* Lowers one einsum op with the given strategy. */
+/* Lowers one einsum op with the given strategy; with may_defer, the
+ * result's pending sums over axes its home does not split stay pending
+ * for its consumer. */
 mrt_status mrt_lower_einsum(mrt_planning *pl, int op, const mrt_layout *home,
-                            mrt_strategy strategy, mrt_error *err);
+                            mrt_strategy strategy, int may_defer,
+                            mrt_error *err);
+/* lazy_sum.c: for each tensor of s, 1 if the fixed strategies leave it a
+ * pending sum for its one reader, an add of another pending sum (Mesh-
+ * TensorFlow's lazy all-reduce); deferrable[] as in mrt_planning.  NULL
+ * when out of memory; the caller frees it. */
+int *mrt_lazy_sums(const mrt_spec *s, const int *deferrable);
 /* cheapest.c's memory of ops already lowered: an op whose inputs sit in
  * the same layouts as an earlier one's, with the same shapes and home,
  * gets the same lowering without being costed again (repeated layers). */

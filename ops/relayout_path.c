@@ -6,9 +6,11 @@
  * The moves (each one plan step) from a layout L towards the target T,
  * where a dim's "excess" is what follows its common prefix with T, and a
  * dim is "ready" when it holds just that prefix:
- *   slice           a free axis that T uses, appended to any dim where it
- *                   divides (onto a ready dim in T's order; elsewhere to
- *                   shrink the shard before it moves on, as Shardy does)
+ *   slice           a free axis that T uses, appended to any dim where
+ *                   no block is left empty (uneven blocks too:
+ *                   layout/split.h), onto a ready dim in T's order, or
+ *                   elsewhere to shrink the shard before it moves on, as
+ *                   Shardy does
  *   reduce-scatter  a pending sum over the next axis of a ready dim
  *   all-reduce      the pending sums T neither keeps nor splits a dim over
  *   all-gather      the last axis of a dim's excess
@@ -30,6 +32,7 @@
 #include <string.h>
 
 #include "planning.h"
+#include "split.h"
 
 #define MAX_STATES 512
 
@@ -131,7 +134,7 @@ static void jump(pathfinder *s, int k, const mrt_layout *l, unsigned extra)
             if (extra & (1u << l->axes[i][j]))
                 t.axes[i][t.naxes[i]++] = l->axes[i][j];
     for (int i = 0; i < t.ndims; i++)
-        if (t.size[i] % parts(s->p, &t, i))
+        if (!mrt_split_ok(t.size[i], parts(s->p, &t, i)))
             return;
     unsigned axes = mrt_exchange_axes(l, &t);
     if (axes && axes != ~0u)
@@ -149,7 +152,7 @@ static void expand(pathfinder *s, int k)
         if (!(free_axes & (1u << a)))
             continue;
         for (int i = 0; i < l->ndims; i++) {
-            if (l->size[i] % (parts(s->p, l, i) * m->size[a]))
+            if (!mrt_split_ok(l->size[i], parts(s->p, l, i) * m->size[a]))
                 continue;
             mrt_layout t = *l;
             t.axes[i][t.naxes[i]++] = (int8_t)a;

@@ -25,15 +25,16 @@ static const mrt_coll step_coll[MRT_STEP_KIND_COUNT] = {
  * the exchange say (exchange.c), not the uniform pattern. */
 static mrt_comm_cost collective(const mrt_plan *p, mrt_step_kind k,
                                 unsigned axes, int64_t bytes,
-                                const mrt_layout *a, const mrt_layout *b)
+                                const mrt_layout *a, const mrt_layout *b,
+                                int elsize)
 {
     if (k == MRT_STEP_ALLTOALL_GROUP) {
         int64_t peers, most = mrt_exchange_volume(&p->mesh, a, b, axes, &peers);
         return mrt_cost_exchange(&p->profile, &p->mesh, axes,
-                                 (double)most * p->elsize, peers);
+                                 (double)most * elsize, peers);
     }
     return mrt_cost_collective(&p->profile, &p->mesh, step_coll[k], axes, bytes,
-                               p->elsize);
+                               elsize);
 }
 
 double mrt_move_time(const mrt_plan *p, const mrt_layout *before,
@@ -48,7 +49,10 @@ double mrt_move_time(const mrt_plan *p, const mrt_layout *before,
     if (!mrt_step_is_collective(m->kind))
         return 0;
     int64_t n = mrt_layout_shard_count(before, &p->mesh) * p->elsize;
-    return collective(p, m->kind, m->axes, n, before, &m->after).time_s;
+    /* (weighs a move as of the plan's dtype: an int32 value of a float64
+     * program moves half the bytes, which the step itself counts) */
+    return collective(p, m->kind, m->axes, n, before, &m->after, p->elsize)
+        .time_s;
 }
 
 /* A collective step: its group, bytes (the whole local input), the bytes
@@ -58,13 +62,13 @@ static void cost_collective(mrt_planning *pl, mrt_step *t)
     const mrt_plan *p = pl->plan;
     const mrt_value *in = &p->value[t->in];
     t->group = mrt_mesh_group_size(&p->mesh, t->axes);
-    t->bytes = in->count * p->elsize; /* a shard: fits */
+    t->bytes = in->count * in->elsize; /* a shard: fits */
     int64_t all = mrt_layout_total_count(&in->layout, &p->mesh);
-    if (all < 0 || mrt_checked_mul(all, p->elsize, &t->bytes_total))
+    if (all < 0 || mrt_checked_mul(all, in->elsize, &t->bytes_total))
         mrt_planning_overflow(pl, in->tensor,
                               "bytes handed to MPI by all ranks");
     t->cost = collective(p, t->kind, t->axes, t->bytes, &in->layout,
-                         &p->value[t->out].layout);
+                         &p->value[t->out].layout, in->elsize);
     t->time_s = t->cost.time_s;
     /* (a strided reduce-scatter runs as an all-to-all into the
      * workspace: no scratch of MPI's) */
@@ -99,6 +103,23 @@ void mrt_planning_cost_step(mrt_planning *pl, mrt_step *t)
         cost_collective(pl, t);
     } else if (t->kind == MRT_STEP_EINSUM) {
         t->time_s = einsum_time(p, t);
+    } else if (t->kind == MRT_STEP_GATHER || t->kind == MRT_STEP_SCATTER_ADD) {
+        /* memory-bound: the rows copied (or added) and the ids read */
+        const mrt_value *ids = &p->value[t->kind == MRT_STEP_GATHER ? t->in2
+                                                                    : t->in];
+        double rows = (double)p->value[t->kind == MRT_STEP_GATHER ? t->out
+                                                                  : t->in2]
+                          .count;
+        t->group = 1;
+        t->bytes = t->bytes_total = 0;
+        t->time_s = mrt_cost_local(&p->profile, rows,
+                                   rows + (double)ids->count * ids->elsize /
+                                              p->elsize,
+                                   p->elsize);
+        if (t->kind == MRT_STEP_SCATTER_ADD) /* and the table zeroed */
+            t->time_s += mrt_cost_local(
+                &p->profile, (double)p->value[t->out].count, 0, p->elsize);
+        t->time_s *= mrt_cost_share(&p->profile, p->mesh.nranks);
     } else { /* memory-bound local steps: a slice only writes */
         double read = 0;
         if (t->kind != MRT_STEP_SLICE)

@@ -22,6 +22,8 @@ static const struct {
     [MRT_STEP_REDUCE_MAX] = {"reduce_max", "reduce_max"},
     [MRT_STEP_RENAME] = {"rename", "rename"},
     [MRT_STEP_ALLTOALL_GROUP] = {"alltoall", "alltoall_group"},
+    [MRT_STEP_GATHER] = {"gather", "gather"},
+    [MRT_STEP_SCATTER_ADD] = {"scatter_add", "scatter_add"},
 };
 _Static_assert(sizeof step_kind_names / sizeof step_kind_names[0] ==
                    MRT_STEP_KIND_COUNT,

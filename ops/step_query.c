@@ -30,7 +30,7 @@ int64_t mrt_step_rank_bytes(const mrt_plan *p, const mrt_step *s,
         return 0;
     return mrt_layout_shard_count_at(&p->value[s->in].layout, &p->mesh,
                                      coords) *
-           p->elsize;
+           p->value[s->in].elsize;
 }
 
 static int uneven_dim(const mrt_plan *p, const mrt_layout *l, int i)

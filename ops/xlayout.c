@@ -4,13 +4,17 @@
  * Its dims, lookup and printed form, and the enumeration of every valid
  * execution layout that cheapest.c costs: each mesh axis (of size > 1)
  * splits at most one dim or none, a dim split over several axes takes
- * them in any order, and every split must be even.  The enumeration
- * starts from the unsplit layout.
+ * them in any order, and every block of a split holds something
+ * (layout/split.h): uneven splits are candidates like even ones, since
+ * the kernels, collectives and costs all work on each rank's own block,
+ * so a vocabulary of 50,257 over 4 ranks is planned as 50,256 is.  The
+ * enumeration starts from the unsplit layout.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "planning.h"
+#include "split.h"
 
 static void add_dim(mrt_xlayout *e, int dim, int64_t size)
 {
@@ -73,13 +77,14 @@ typedef struct enumerator {
     void *ctx;
 } enumerator;
 
-static int divisible(const enumerator *en, const mrt_xlayout *e)
+/* 1 if every block of every split dim of e holds something. */
+static int splits_ok(const enumerator *en, const mrt_xlayout *e)
 {
     for (int i = 0; i < e->ndims; i++) {
         int64_t parts = 1;
         for (int j = 0; j < e->naxes[i]; j++)
             parts *= en->p->mesh.size[e->axes[i][j]];
-        if (e->size[i] % parts)
+        if (!mrt_split_ok(e->size[i], parts))
             return 0;
     }
     return 1;
@@ -122,7 +127,7 @@ static int assign(enumerator *en, int k)
 {
     mrt_xlayout *e = &en->cur;
     if (k == en->naxes)
-        return divisible(en, e) ? permute_dims(en, 0) : 0;
+        return splits_ok(en, e) ? permute_dims(en, 0) : 0;
     int rc = assign(en, k + 1);
     for (int i = 0; i < e->ndims && !rc; i++) {
         e->axes[i][e->naxes[i]++] = en->axes[k];

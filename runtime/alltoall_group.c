@@ -45,7 +45,7 @@ int mrt_exec_alltoall_group(mrt_exec *e, const mrt_step *s)
     const mrt_mesh *m = &p->mesh;
     const mrt_value *in = &p->value[s->in], *out = &p->value[s->out];
     const int64_t *me = e->comm->coords;
-    MPI_Datatype base = p->dtype == MRT_F64 ? MPI_DOUBLE : MPI_FLOAT;
+    MPI_Datatype base = mrt_mpi_type(in->dtype);
     int g = (int)s->group, n = in->layout.ndims, rc = MPI_SUCCESS;
     int64_t il[MRT_MAX_DIMS], ol[MRT_MAX_DIMS]; /* this rank's extents */
     mrt_layout_shard_shape_at(&in->layout, m, me, il);
@@ -68,17 +68,17 @@ int mrt_exec_alltoall_group(mrt_exec *e, const mrt_step *s)
         stype[j] = rtype[j] = base;
         if (mrt_exchange_box(&in->layout, &out->layout, m, me, q, a, b, ext)) {
             scnt[j] = 1;
-            rc = box_type(n, il, a, ext, p->elsize, base, &stype[j]);
+            rc = box_type(n, il, a, ext, in->elsize, base, &stype[j]);
         }
         if (rc == MPI_SUCCESS &&
             mrt_exchange_box(&in->layout, &out->layout, m, q, me, a, b, ext)) {
             rcnt[j] = 1;
-            rc = box_type(n, ol, b, ext, p->elsize, base, &rtype[j]);
+            rc = box_type(n, ol, b, ext, in->elsize, base, &rtype[j]);
         }
     }
     if (rc == MPI_SUCCESS) {
         e->comm->ledger_bytes += mrt_layout_shard_count_at(&in->layout, m, me) *
-                                 p->elsize;
+                                 in->elsize;
         e->comm->ledger_calls++;
         rc = MPI_Alltoallw(e->buf[s->in], scnt, displ, stype, e->buf[s->out],
                            rcnt, displ, rtype, e->comm->group[s->axes]);

@@ -40,7 +40,7 @@
 typedef struct budget {
     int lat_reps, bw_reps;
     int64_t bw_bytes[3];
-    int gemm_n[MRT_DTYPE_COUNT], gemm_reps;
+    int gemm_n[MRT_COMPUTE_DTYPE_COUNT], gemm_reps;
     int64_t reduce_elems, copy_bytes;
     int local_reps;
     int64_t coll_bytes[MRT_CALIB_SIZES];
@@ -266,7 +266,7 @@ static void measure_local(MPI_Comm world, const budget *z, bufs *b,
     memset(b->a, 0, b->local_bytes); /* touch every page before timing */
     memset(b->b, 0, b->local_bytes);
     memset(b->c, 0, b->local_bytes);
-    for (int t = 0; t < MRT_DTYPE_COUNT; t++) {
+    for (int t = 0; t < MRT_COMPUTE_DTYPE_COUNT; t++) {
         double n = c->gemm_n[t] = z->gemm_n[t];
         p->gemm_flops[t] = local_rate(
             world, t == MRT_F64 ? LOCAL_GEMM_F64 : LOCAL_GEMM_F32,
@@ -347,7 +347,7 @@ static mrt_status alloc_bufs(const budget *z, int ranks, bufs *b,
         gather = GATHER_MAX;
     size_t recv = gather > coll ? gather : coll;
     size_t local = (size_t)z->copy_bytes;
-    for (int t = 0; t < MRT_DTYPE_COUNT; t++) {
+    for (int t = 0; t < MRT_COMPUTE_DTYPE_COUNT; t++) {
         size_t g = (size_t)z->gemm_n[t] * (size_t)z->gemm_n[t] * 8;
         local = g > local ? g : local;
     }

@@ -48,7 +48,7 @@ typedef struct mrt_calibration {
     int ranks, quick;
     char host[256];              /* rank 0's host name */
     int hosts;                   /* distinct host names among the ranks */
-    int gemm_n[MRT_DTYPE_COUNT]; /* square GEMM sizes timed */
+    int gemm_n[MRT_COMPUTE_DTYPE_COUNT]; /* square GEMM sizes timed */
     int64_t reduce_elems, copy_bytes;
     int nlinks;
     mrt_calib_link link[MRT_MAX_AXES];

@@ -10,9 +10,14 @@
 
 #include "runtime.h"
 
+MPI_Datatype mrt_mpi_type(mrt_dtype t)
+{
+    return t == MRT_F64 ? MPI_DOUBLE : t == MRT_I32 ? MPI_INT32_T : MPI_FLOAT;
+}
+
 static MPI_Datatype mpi_type(mrt_dtype t)
 {
-    return t == MRT_F64 ? MPI_DOUBLE : MPI_FLOAT;
+    return mrt_mpi_type(t);
 }
 
 static mrt_status make_group(mrt_comm *c, unsigned mask, mrt_error *err)

@@ -61,7 +61,7 @@ int mrt_block_type(int n, const int64_t ext[], int d, int64_t g, mrt_dtype t,
             stride *= ext[i];
     }
     sub[d] = ext[d] / g;
-    MPI_Datatype base = t == MRT_F64 ? MPI_DOUBLE : MPI_FLOAT, block;
+    MPI_Datatype base = mrt_mpi_type(t), block;
     int rc = block_of(n, ext, sub, base, &block);
     if (rc != MPI_SUCCESS)
         return rc;

@@ -60,17 +60,17 @@ static int make_types(mrt_exec *e, int k)
         return MPI_SUCCESS;
     mine(e, s->out, ol);
     if (s->kind == MRT_STEP_REDUCE_SCATTER) /* block j of dim, to rank j */
-        return mrt_block_type(in->layout.ndims, il, s->dim, s->group, p->dtype,
+        return mrt_block_type(in->layout.ndims, il, s->dim, s->group, in->dtype,
                               &e->type[k][0]);
     if (s->kind != MRT_STEP_ALLTOALL && s->kind != MRT_STEP_ALLGATHER)
         return MPI_SUCCESS;
     int rc = MPI_SUCCESS;
     if (s->kind == MRT_STEP_ALLTOALL)
-        rc = mrt_block_type(in->layout.ndims, il, s->dim2, s->group, p->dtype,
-                            &e->type[k][0]);
+        rc = mrt_block_type(in->layout.ndims, il, s->dim2, s->group,
+                            in->dtype, &e->type[k][0]);
     if (rc == MPI_SUCCESS)
-        rc = mrt_block_type(out->layout.ndims, ol, s->dim, s->group, p->dtype,
-                            &e->type[k][1]);
+        rc = mrt_block_type(out->layout.ndims, ol, s->dim, s->group,
+                            in->dtype, &e->type[k][1]);
     return rc;
 }
 
@@ -218,7 +218,7 @@ static int do_slice(mrt_exec *e, const mrt_step *s)
     for (int i = 0; i < in->layout.ndims; i++)
         soff[i] -= at[i];
     mrt_block_copy(in->layout.ndims, ol, e->buf[s->out], ol, doff,
-                   e->buf[s->in], il, soff, (size_t)p->elsize);
+                   e->buf[s->in], il, soff, (size_t)in->elsize);
     return MPI_SUCCESS;
 }
 
@@ -227,15 +227,16 @@ static int do_allgather(mrt_exec *e, const mrt_step *s)
     const mrt_plan *p = e->plan;
     int k = (int)(s - p->step);
     int64_t n = mine(e, s->in, NULL);
+    mrt_dtype t = p->value[s->in].dtype;
     if (e->uneven[k])
         return mrt_comm_alltoallw(e->comm, s->axes, e->buf[s->in],
-                                  e->buf[s->out], e->uneven[k], p->dtype,
+                                  e->buf[s->out], e->uneven[k], t,
                                   request(e, s));
     if (e->type[k][1] == MPI_DATATYPE_NULL) /* blocks are contiguous */
         return mrt_comm_allgather(e->comm, s->axes, e->buf[s->in],
-                                  e->buf[s->out], n, p->dtype, request(e, s));
-    return mrt_comm_allgather_typed(e->comm, s->axes, e->buf[s->in], n,
-                                    p->dtype, e->buf[s->out], e->type[k][1],
+                                  e->buf[s->out], n, t, request(e, s));
+    return mrt_comm_allgather_typed(e->comm, s->axes, e->buf[s->in], n, t,
+                                    e->buf[s->out], e->type[k][1],
                                     request(e, s));
 }
 
@@ -246,13 +247,14 @@ static int do_alltoall(mrt_exec *e, const mrt_step *s)
 {
     const mrt_plan *p = e->plan;
     int k = (int)(s - p->step);
+    const mrt_value *in = &p->value[s->in];
     if (e->uneven[k])
         return mrt_comm_alltoallw(e->comm, s->axes, e->buf[s->in],
-                                  e->buf[s->out], e->uneven[k], p->dtype,
+                                  e->buf[s->out], e->uneven[k], in->dtype,
                                   request(e, s));
     return mrt_comm_alltoall_typed(
         e->comm, s->axes, e->buf[s->in], e->type[k][0], e->buf[s->out],
-        e->type[k][1], mine(e, s->in, NULL) * p->elsize, request(e, s), 1);
+        e->type[k][1], mine(e, s->in, NULL) * in->elsize, request(e, s), 1);
 }
 
 /* A reduce-scatter whose blocks are strided: MPI's reductions want
@@ -265,7 +267,7 @@ static int reduce_scatter_strided(mrt_exec *e, const mrt_step *s)
 {
     const mrt_plan *p = e->plan;
     int k = (int)(s - p->step);
-    MPI_Datatype t = p->dtype == MRT_F64 ? MPI_DOUBLE : MPI_FLOAT;
+    MPI_Datatype t = mrt_mpi_type(p->dtype);
     int64_t n = mine(e, s->out, NULL);
     int rc = e->uneven[k]
                  ? mrt_comm_alltoallw(e->comm, s->axes, e->buf[s->in],
@@ -328,7 +330,7 @@ static int do_permute(mrt_exec *e, const mrt_step *s)
     if (e->uneven[s - p->step])
         return mrt_comm_alltoallw(e->comm, s->axes, e->buf[s->in],
                                   e->buf[s->out], e->uneven[s - p->step],
-                                  p->dtype, NULL);
+                                  p->value[s->in].dtype, NULL);
     while (from->axes[d][k] == to->axes[d][k])
         k++;
     int64_t dc[MRT_MAX_AXES], sc[MRT_MAX_AXES];
@@ -341,7 +343,7 @@ static int do_permute(mrt_exec *e, const mrt_step *s)
     return mrt_comm_exchange(
         e->comm, s->axes, e->buf[s->in], e->buf[s->out], mine(e, s->in, NULL),
         (int)mrt_mesh_group_index(m, s->axes, dc),
-        (int)mrt_mesh_group_index(m, s->axes, sc), p->dtype);
+        (int)mrt_mesh_group_index(m, s->axes, sc), p->value[s->in].dtype);
 }
 
 /* An elementwise map; one_hot needs the global offset of the shard. */
@@ -357,6 +359,10 @@ static int do_map(mrt_exec *e, const mrt_step *s)
     if (s->fn == MRT_MAP_ONE_HOT)
         mrt_layout_shard_offset(&p->value[s->out].layout, &p->mesh,
                                 e->comm->coords, off);
+    if (s->fn == MRT_MAP_ONE_HOT && p->value[s->in].dtype == MRT_I32) {
+        mrt_kernel_one_hot_index(p->dtype, &a, &c, s->hot, off[s->hot]);
+        return MPI_SUCCESS;
+    }
     mrt_kernel_map(p->dtype, s->fn, s->c, &c, &a, s->in2 >= 0 ? &b : NULL, off,
                    s->hot);
     return MPI_SUCCESS;
@@ -382,11 +388,48 @@ static int do_reduce_max(mrt_exec *e, const mrt_step *s)
     return MPI_SUCCESS;
 }
 
+/* An embedding's lookup: the rows of my block of the table's vocab dim
+ * (s->dim) for the ids inside it, zeros for the others. */
+static int do_gather(mrt_exec *e, const mrt_step *s)
+{
+    const mrt_plan *p = e->plan;
+    int64_t et[MRT_MAX_DIMS], ei[MRT_MAX_DIMS], ec[MRT_MAX_DIMS];
+    int64_t off[MRT_MAX_DIMS];
+    mrt_kview t = kview(e, s->in, et), ids = kview(e, s->in2, ei),
+              c = kview(e, s->out, ec);
+    if (mine(e, s->out, NULL) == 0)
+        return MPI_SUCCESS;
+    mrt_layout_shard_offset(&p->value[s->in].layout, &p->mesh, e->comm->coords,
+                            off);
+    mrt_kernel_gather(p->dtype, &t, s->dim, off[s->dim], p->value[s->in2].dtype,
+                      &ids, &c);
+    return MPI_SUCCESS;
+}
+
+/* Its gradient: the rows of g added into my block of the table at the
+ * ids inside it. */
+static int do_scatter_add(mrt_exec *e, const mrt_step *s)
+{
+    const mrt_plan *p = e->plan;
+    int64_t ei[MRT_MAX_DIMS], eg[MRT_MAX_DIMS], ec[MRT_MAX_DIMS];
+    int64_t off[MRT_MAX_DIMS];
+    mrt_kview ids = kview(e, s->in, ei), g = kview(e, s->in2, eg),
+              c = kview(e, s->out, ec);
+    if (mine(e, s->out, NULL) == 0)
+        return MPI_SUCCESS;
+    mrt_layout_shard_offset(&p->value[s->out].layout, &p->mesh,
+                            e->comm->coords, off);
+    mrt_kernel_scatter_add(p->dtype, p->value[s->in].dtype, &ids, &g, s->dim,
+                           off[s->dim], &c);
+    return MPI_SUCCESS;
+}
+
 /* The same elements under another dim name: a copy into the new value. */
 static int do_rename(mrt_exec *e, const mrt_step *s)
 {
     memcpy(e->buf[s->out], e->buf[s->in],
-           (size_t)mine(e, s->in, NULL) * (size_t)e->plan->elsize);
+           (size_t)mine(e, s->in, NULL) *
+               (size_t)e->plan->value[s->in].elsize);
     return MPI_SUCCESS;
 }
 
@@ -394,9 +437,12 @@ static int do_step(mrt_exec *e, const mrt_step *s)
 {
     /* A collective over dims split evenly moves blocks of one size: when
      * this rank's shard is empty (a dim smaller than its parts elsewhere),
-     * so is every shard of its group, and none of them calls MPI. */
-    if (mrt_step_is_collective(s->kind) && !e->uneven[s - e->plan->step] &&
-        mine(e, s->in, NULL) == 0)
+     * so is every shard of its group, and none of them calls MPI.  Not so
+     * for an all-to-all over a group, whose layouts may split unevenly
+     * (its blocks are each rank's own): a rank with nothing to send may
+     * still receive. */
+    if (mrt_step_is_collective(s->kind) && s->kind != MRT_STEP_ALLTOALL_GROUP &&
+        !e->uneven[s - e->plan->step] && mine(e, s->in, NULL) == 0)
         return MPI_SUCCESS;
     switch (s->kind) {
     case MRT_STEP_EINSUM: return do_einsum(e, s);
@@ -413,6 +459,8 @@ static int do_step(mrt_exec *e, const mrt_step *s)
     case MRT_STEP_REDUCE_MAX: return do_reduce_max(e, s);
     case MRT_STEP_RENAME: return do_rename(e, s);
     case MRT_STEP_ALLTOALL_GROUP: return mrt_exec_alltoall_group(e, s);
+    case MRT_STEP_GATHER: return do_gather(e, s);
+    case MRT_STEP_SCATTER_ADD: return do_scatter_add(e, s);
     case MRT_STEP_KIND_COUNT: break;
     }
     return MPI_ERR_OTHER;

@@ -79,6 +79,10 @@ double mrt_verify_scale(mrt_dtype t, const void *r, int64_t n);
  * not finite) means mrt_verify_scale(t, r, n). */
 void mrt_verify_compare(mrt_dtype t, const void *x, const void *r, int64_t n,
                         double tol, double scale, mrt_verify_result *out);
+/* Integers (MRT_I32: ids, labels) agree only when equal: x against r,
+ * n int32 elements (scale 1, tolerance 0). */
+void mrt_verify_compare_index(const int32_t *x, const int32_t *r, int64_t n,
+                              mrt_verify_result *out);
 /* The same with the reference's magnitudes mag (n elements of type t, or
  * NULL for none): element i's scale is the larger of scale and mag[i]
  * when that is finite, so a sum that cancels is compared with the size

@@ -52,7 +52,8 @@ static int64_t full_count(const mrt_spec *s, int t)
 
 static size_t full_bytes(const mrt_spec *s, int t)
 {
-    return (size_t)full_count(s, t) * (size_t)mrt_dtype_size(s->dtype);
+    return (size_t)full_count(s, t) *
+           (size_t)mrt_dtype_size(mrt_spec_tensor_dtype(s, t));
 }
 
 static mrt_status run_op(const mrt_spec *s, int i, void **bufs)
@@ -61,14 +62,31 @@ static mrt_status run_op(const mrt_spec *s, int i, void **bufs)
     mrt_kview a = full_view(s, o->in[0], bufs), c = full_view(s, o->out, bufs);
     mrt_kview b = o->nin > 1 ? full_view(s, o->in[1], bufs) : a;
     const mrt_kview *bp = o->nin > 1 ? &b : NULL;
+    int vdim = mrt_layout_find_dim(&s->tensor[o->kind == MRT_OP_GATHER
+                                                  ? o->in[0]
+                                                  : o->out]
+                                        .layout,
+                                   o->from_dim);
     switch (o->kind) {
+    case MRT_OP_GATHER:
+        mrt_kernel_gather(s->dtype, &a, vdim, 0,
+                          mrt_spec_tensor_dtype(s, o->in[1]), &b, &c);
+        return MRT_OK;
+    case MRT_OP_SCATTER_ADD:
+        mrt_kernel_scatter_add(s->dtype, mrt_spec_tensor_dtype(s, o->in[0]),
+                               &a, &b, vdim, 0, &c);
+        return MRT_OK;
     case MRT_OP_MAP: {
         int64_t zero[MRT_MAX_DIMS] = {0};
         int hot = o->fn == MRT_MAP_ONE_HOT
                       ? mrt_layout_find_dim(&s->tensor[o->out].layout,
                                             o->from_dim)
                       : -1;
-        mrt_kernel_map(s->dtype, o->fn, o->c, &c, &a, bp, zero, hot);
+        if (o->fn == MRT_MAP_ONE_HOT &&
+            mrt_spec_tensor_dtype(s, o->in[0]) == MRT_I32)
+            mrt_kernel_one_hot_index(s->dtype, &a, &c, hot, 0);
+        else
+            mrt_kernel_map(s->dtype, o->fn, o->c, &c, &a, bp, zero, hot);
         return MRT_OK;
     }
     case MRT_OP_REDUCE_MAX:
@@ -206,6 +224,18 @@ static void map_magnitude(const mrt_spec *s, const mrt_spec_op *o, void **v,
 static mrt_status op_magnitude(const mrt_spec *s, int i, void **v, void **m)
 {
     const mrt_spec_op *o = &s->op[i];
+    int ids = mrt_spec_op_ids(o);
+    if (ids >= 0) { /* a lookup of magnitudes, at the ids' values */
+        void *keep = m[o->in[ids]];
+        m[o->in[ids]] = v[o->in[ids]];
+        mrt_status st = run_op(s, i, m);
+        m[o->in[ids]] = keep;
+        return st;
+    }
+    if (o->kind == MRT_OP_MAP && o->fn == MRT_MAP_ONE_HOT) { /* 0s and 1s */
+        memcpy(m[o->out], v[o->out], full_bytes(s, o->out));
+        return MRT_OK;
+    }
     if (o->kind != MRT_OP_MAP) /* einsum, reduce_max, rename: the same op
                                   of the magnitudes */
         return run_op(s, i, m);
@@ -215,6 +245,10 @@ static mrt_status op_magnitude(const mrt_spec *s, int i, void **v, void **m)
 
 static void input_magnitude(const mrt_spec *s, int t, void **v, void **m)
 {
+    if (mrt_spec_tensor_dtype(s, t) == MRT_I32) { /* indices: unused */
+        memcpy(m[t], v[t], full_bytes(s, t));
+        return;
+    }
     for (int64_t k = 0, n = full_count(s, t); k < n; k++)
         set(s, m[t], k, fabs(get(s, v[t], k)));
 }

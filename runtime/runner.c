@@ -306,7 +306,7 @@ mrt_status mrt_runner_tensor_info(const mrt_runner *r, const char *name,
     const mrt_plan *p = r->plan;
     const mrt_value *val = &p->value[v];
     memset(out, 0, sizeof *out);
-    out->dtype_size = p->elsize;
+    out->dtype_size = val->elsize;
     out->ndims = val->layout.ndims;
     out->count = 1;
     mrt_layout_shard_offset(&val->layout, &p->mesh, r->comm->coords,
@@ -342,12 +342,12 @@ mrt_status mrt_runner_set_input(mrt_runner *r, const char *name,
     int64_t ext[MRT_MAX_DIMS];
     int64_t n = own_shard(r, v, ext);
     if (how == MRT_SHARD) {
-        memcpy(buf, data, (size_t)n * (size_t)p->elsize);
+        memcpy(buf, data, (size_t)n * (size_t)val->elsize);
     } else if (n > 0) {
         int64_t off[MRT_MAX_DIMS] = {0}, zero[MRT_MAX_DIMS] = {0};
         mrt_layout_shard_offset(&val->layout, &p->mesh, r->comm->coords, off);
         mrt_block_copy(val->layout.ndims, ext, buf, ext, zero, data,
-                       val->layout.size, off, (size_t)p->elsize);
+                       val->layout.size, off, (size_t)val->elsize);
     }
     r->caller_inputs = 1;
     return MRT_OK;
@@ -375,7 +375,8 @@ static mrt_status get_shard(const mrt_runner *r, int v, void *data,
         return mrt_error_set(err, MRT_E_USAGE, "", (mrt_mark){0},
                              "mrt_runner_get_output needs data");
     memcpy(data, r->exec->buf[v],
-           (size_t)own_shard(r, v, ext) * (size_t)r->plan->elsize);
+           (size_t)own_shard(r, v, ext) *
+               (size_t)r->plan->value[v].elsize);
     return MRT_OK;
 }
 
@@ -403,7 +404,7 @@ mrt_status mrt_runner_get_output(mrt_runner *r, const char *name, void *data,
     if (st == MRT_OK)
         st = mrt_comm_agree(w, mrt_shard_gather(r->exec, v, &full, err), err);
     if (st == MRT_OK && root) {
-        size_t n = (size_t)p->elsize;
+        size_t n = (size_t)p->value[v].elsize;
         for (int i = 0; i < p->value[v].layout.ndims; i++)
             n *= (size_t)p->value[v].layout.size[i];
         memcpy(data, full, n);

@@ -201,7 +201,8 @@ static mrt_status save(const mrt_spec *s, mrt_exec *e, const char *dir,
         if (st == MRT_OK && root) {
             char path[PATH_MAX + MRT_NAME_MAX + 8];
             snprintf(path, sizeof path, "%s/%s.npy", dir, p->tensor_name[t]);
-            st = mrt_npy_write(path, p->dtype, l->ndims, l->size, full, err);
+            st = mrt_npy_write(path, p->value[p->tensor_value[t]].dtype,
+                               l->ndims, l->size, full, err);
         }
         free(full);
         st = mrt_comm_agree(e->comm->world, st, err);

@@ -52,6 +52,9 @@ typedef struct mrt_comm {
     int64_t ledger_calls;
 } mrt_comm;
 
+/* The MPI type of an element of type t (float, double, int32). */
+MPI_Datatype mrt_mpi_type(mrt_dtype t);
+
 /* Makes the sub-communicators for every axis set the plan uses (a
  * collective call on world).  The caller owns *out. */
 mrt_status mrt_comm_create(const mrt_plan *plan, MPI_Comm world, mrt_comm **out,

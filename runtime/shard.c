@@ -18,6 +18,8 @@ static void store(void *buf, mrt_dtype t, int64_t i, double x)
 {
     if (t == MRT_F64)
         ((double *)buf)[i] = x;
+    else if (t == MRT_I32) /* labels: integers in range (build_tensor.c) */
+        ((int32_t *)buf)[i] = (int32_t)x;
     else
         ((float *)buf)[i] = (float)x;
 }
@@ -66,9 +68,9 @@ static mrt_status fill_from_file(const mrt_spec *s, const mrt_spec_tensor *st,
                              st->file, e.message);
     int n = st->layout.ndims;
     int64_t zero[MRT_MAX_DIMS] = {0};
-    if (h.dtype == s->dtype) {
+    if (h.dtype == mrt_spec_tensor_dtype(s, (int)(st - s->tensor))) {
         mrt_block_copy(n, local, buf, local, zero, data, st->layout.size, off,
-                       (size_t)mrt_dtype_size(s->dtype));
+                       (size_t)mrt_dtype_size(h.dtype));
     } else { /* convert the whole file once, then copy the block */
         void *conv = malloc((size_t)h.count * (size_t)mrt_dtype_size(s->dtype));
         if (!conv) {
@@ -99,7 +101,7 @@ mrt_status mrt_shard_init(const mrt_spec *s, int t, const mrt_layout *l,
         mrt_layout_shard_offset(l, m, coords, off);
     if (st->init == MRT_INIT_FILE)
         return fill_from_file(s, st, local, off, buf, err);
-    fill_indexed(st, local, off, s->dtype, buf);
+    fill_indexed(st, local, off, mrt_spec_tensor_dtype(s, t), buf);
     return MRT_OK;
 }
 
@@ -116,7 +118,7 @@ static int receive_shards(mrt_exec *e, int v, char *full)
     const mrt_plan *p = e->plan;
     const mrt_value *val = &p->value[v];
     const mrt_layout *l = &val->layout;
-    MPI_Datatype base = p->dtype == MRT_F64 ? MPI_DOUBLE : MPI_FLOAT;
+    MPI_Datatype base = mrt_mpi_type(val->dtype);
     int64_t coords[MRT_MAX_AXES], off[MRT_MAX_DIMS], zero[MRT_MAX_DIMS] = {0};
     int64_t local[MRT_MAX_DIMS];
     int rc = MPI_SUCCESS;
@@ -133,13 +135,13 @@ static int receive_shards(mrt_exec *e, int v, char *full)
             at = at * l->size[i] + off[i];
         if (r == 0) {
             mrt_block_copy(l->ndims, local, full, l->size, off, e->buf[v],
-                           local, zero, (size_t)p->elsize);
+                           local, zero, (size_t)val->elsize);
             continue;
         }
         MPI_Datatype block = MPI_DATATYPE_NULL;
         rc = mrt_subarray_type(l->ndims, l->size, local, base, &block);
         if (rc == MPI_SUCCESS)
-            rc = MPI_Recv(full + at * p->elsize, 1, block, r, GATHER_TAG,
+            rc = MPI_Recv(full + at * val->elsize, 1, block, r, GATHER_TAG,
                           e->comm->world, MPI_STATUS_IGNORE);
         if (block != MPI_DATATYPE_NULL)
             MPI_Type_free(&block);
@@ -155,7 +157,7 @@ static int send_shard(mrt_exec *e, int v)
                                               e->comm->coords);
     if (count == 0)
         return MPI_SUCCESS;
-    int rc = mrt_count_make(count, p->dtype == MRT_F64 ? MPI_DOUBLE : MPI_FLOAT,
+    int rc = mrt_count_make(count, mrt_mpi_type(p->value[v].dtype),
                             MPI_OP_NULL, &n);
     if (rc == MPI_SUCCESS)
         rc = MPI_Send(e->buf[v], n.count, n.type, 0, GATHER_TAG,
@@ -173,7 +175,7 @@ mrt_status mrt_shard_gather(mrt_exec *e, int v, void **full, mrt_error *err)
     int64_t total = 1;
     for (int i = 0; i < val->layout.ndims; i++)
         total *= val->layout.size[i]; /* a spec tensor's count: fits */
-    size_t bytes = (size_t)total * (size_t)p->elsize;
+    size_t bytes = (size_t)total * (size_t)val->elsize;
     int ok = 1;
     if (c->rank == 0) {
         *full = mrt_alloc_big(bytes + 1, 0);

@@ -95,7 +95,8 @@ int mrt_uneven_make(const mrt_plan *p, const mrt_step *s,
     }
     for (int64_t j = 0; j < 2 * u->g; j++)
         u->type[j] = MPI_DATATYPE_NULL;
-    MPI_Datatype base = p->dtype == MRT_F64 ? MPI_DOUBLE : MPI_FLOAT;
+    mrt_dtype vt = p->value[s->in].dtype;
+    MPI_Datatype base = mrt_mpi_type(vt);
     box in_me = box_of(li, m, coords), out_me = box_of(lo, m, coords);
     u->in_count = mrt_layout_shard_count_at(li, m, coords);
     u->out_count = mrt_layout_shard_count_at(lo, m, coords);
@@ -115,7 +116,7 @@ int mrt_uneven_make(const mrt_plan *p, const mrt_step *s,
             int64_t zero[MRT_MAX_DIMS] = {0};
             u->count[u->g + q] = 1;
             rc = mrt_box_type(n, sub, sub, zero, base,
-                              (MPI_Aint)(q * got * mrt_dtype_size(p->dtype)),
+                              (MPI_Aint)(q * got * mrt_dtype_size(vt)),
                               rt);
         } else if (rc == MPI_SUCCESS && got > 0) {
             u->count[u->g + q] = 1;

@@ -28,6 +28,7 @@
  * (tests/unit/test_verify.c).
  */
 #include <math.h>
+#include <string.h>
 
 #include "local.h"
 
@@ -93,4 +94,22 @@ void mrt_verify_compare(mrt_dtype t, const void *x, const void *r, int64_t n,
                         double tol, double scale, mrt_verify_result *out)
 {
     mrt_verify_compare_mag(t, x, r, NULL, n, tol, scale, out);
+}
+
+void mrt_verify_compare_index(const int32_t *x, const int32_t *r, int64_t n,
+                              mrt_verify_result *out)
+{
+    memset(out, 0, sizeof *out);
+    out->count = n;
+    out->worst = n ? 0 : -1;
+    out->scale = out->element_scale = 1;
+    for (int64_t i = 0; i < n; i++)
+        if (x[i] != r[i] && !out->differ++)
+            out->worst = i; /* the first that differs */
+    if (n) {
+        out->value = x[out->worst];
+        out->reference = r[out->worst];
+        out->error = out->value == out->reference ? 0 : 1;
+    }
+    out->ok = out->differ == 0;
 }

@@ -256,8 +256,11 @@ static int verify_output(const mrt_spec *s, const mrt_plan *p, int k,
     int t = p->output[k];
     const mrt_layout *l = &p->value[p->tensor_value[t]].layout;
     mrt_verify_result r;
-    mrt_verify_compare_mag(p->dtype, full, ref, mag, global_count(l),
-                           output_tolerance(p->dtype), 0, &r);
+    if (p->value[p->tensor_value[t]].dtype == MRT_I32) /* ids, labels */
+        mrt_verify_compare_index(full, ref, global_count(l), &r);
+    else
+        mrt_verify_compare_mag(p->dtype, full, ref, mag, global_count(l),
+                               output_tolerance(p->dtype), 0, &r);
     if (json) {
         fprintf(f, "%s{\"tensor\": \"%s\", ", k ? ", " : "", p->tensor_name[t]);
         json_result(f, s, l, &r);

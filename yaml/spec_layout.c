@@ -115,6 +115,9 @@ mrt_status mrt_spec_parse_global_rules(mrt_spec_parser *p,
 
 const mrt_rule *mrt_spec_given_rules(const mrt_spec_parser *p, const char *name)
 {
+    char full[MRT_NAME_MAX]; /* in a block: the instance's name, h3.w */
+    if (p->ntl && mrt_ir_block_full_name(p->ir, name, full))
+        name = full;
     for (int i = 0; i < p->ntl; i++)
         if (!strcmp(p->tl[i].name, name))
             return p->tl[i].rules;

@@ -46,6 +46,13 @@ static mrt_status op_kind(mrt_user_op *u, const yaml_node_t *n)
     char of[32], q[MRT_SPEC_QUOTE_MAX + 32], list[400];
     snprintf(of, sizeof of, "op %d", u->number);
     mrt_status st = mrt_spec_expect(p, n, YAML_MAPPING_NODE, of);
+    const yaml_node_t *dt = st ? NULL : mrt_spec_get(p, n, "dtype");
+    if (dt) /* before the keys: say why, not only that it is unknown */
+        st = mrt_spec_fail(p, dt,
+                           "op %d has a dtype: an op's result takes the "
+                           "program's dtype (a dtype such as int32 goes on "
+                           "an input under 'tensors')",
+                           u->number);
     if (!st)
         st = mrt_spec_check_keys(p, n, op_keys, of);
     const char *required[] = {"op", "in", "out"};

@@ -15,7 +15,8 @@
 
 #include "spec_parse.h"
 
-static const char *const tensor_keys[] = {"shape", "init", "layout", NULL};
+static const char *const tensor_keys[] = {"shape", "init", "layout", "dtype",
+                                          NULL};
 static const char *const init_keys[] = {"random", "fill", "file", "labels",
                                         NULL};
 
@@ -146,6 +147,17 @@ mrt_status mrt_spec_parse_tensor(mrt_spec_parser *p, const yaml_node_t *k,
     }
     if (!st && init)
         st = read_init(p, name, init, &d, &at);
+    const yaml_node_t *dtype = mrt_spec_get(p, v, "dtype");
+    if (!st && dtype && (!mrt_spec_str(dtype) || mrt_spec_is_null(dtype))) {
+        char q[MRT_SPEC_QUOTE_MAX + 32];
+        st = mrt_spec_fail(p, dtype,
+                           "expected a dtype (int32) for the dtype of "
+                           "tensor '%s', got %s",
+                           name, mrt_spec_what(dtype, q, sizeof q));
+    } else if (dtype) {
+        d.dtype = mrt_spec_str(dtype);
+        at.dtype_mark = mrt_spec_mark(dtype);
+    }
     if (!st)
         st = mrt_ir_add_tensor_at(p->ir, &d, &at, p->err);
     mrt_spec_rules_free(&rules);

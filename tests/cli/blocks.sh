@@ -9,6 +9,7 @@
 #     of layers 2-0 as layer 3's; `plan --json` still has every op of h3;
 #   - a `layouts:` entry `h.mlp.w1` (and op `h.f`) is that of every
 #     instance: the same plan as the entries of h0, h1 and h2 listed;
+#   - `outputs: [h.r2, loss]` outputs h0.r2, h1.r2, h2.r2 and the loss;
 #   - `compare --sweep layers=1,2,4` gives every layout a figure per size,
 #     growing with the depth; `search --dim layers=2` finds a layout;
 #   - `run --verify --dim layers=2` on NP ranks: every output ok (values,
@@ -74,6 +75,15 @@ PY
         cmp -s "$dir/ref.plan" "$dir/flat.plan"
     check "and they apply: h1.mlp.w1 is split" \
         grep -q '^  h1.mlp.w1 \[d_model/model, d_ff\]' "$dir/ref.plan"
+    # outputs: [h.r2, loss]: the r2 of every instance, and the loss
+    sed -e '/^train:/d' -e '/^layouts:/,$d' "$spec" >"$dir/out.yaml"
+    echo "outputs: [h.r2, loss]" >>"$dir/out.yaml"
+    timeout 300 "$here/mpirun.sh" 1 "$meshrt" run "$dir/out.yaml" --verify --mesh data=1,model=1 \
+        >"$dir/out.run" 2>&1
+    check "run of outputs: [h.r2, loss] exits 0" [ $? = 0 ]
+    check "outputs: [h.r2, loss] are h0.r2, h1.r2, h2.r2 and loss" \
+        [ "$(sed -n 's/^verify \([^:]*\): .*: ok$/\1/p;s/^verify \(loss\): .*ok$/\1/p' \
+              "$dir/out.run" | sort -u | tr '\n' ' ')" = "h0.r2 h1.r2 h2.r2 loss " ]
     "$meshrt" search "$spec" --dim layers=2 --top 2 >"$dir/search" 2>&1
     check "search --dim layers=2 exits 0" [ $? = 0 ]
 fi

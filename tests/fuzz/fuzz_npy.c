@@ -43,7 +43,9 @@ static void check_error(mrt_status st, const mrt_error *err, const char *what)
 static void check_header(const mrt_npy_header *h, size_t size)
 {
     int64_t count = 1;
-    MRT_FUZZ_CHECK(h->dtype == MRT_F32 || h->dtype == MRT_F64, "dtype %d",
+    MRT_FUZZ_CHECK(h->dtype == MRT_F32 || h->dtype == MRT_F64 ||
+                       h->dtype == MRT_I32,
+                   "dtype %d",
                    (int)h->dtype);
     MRT_FUZZ_CHECK(h->ndims >= 0 && h->ndims <= MRT_MAX_DIMS, "%d dims",
                    h->ndims);

@@ -612,7 +612,8 @@ START_TEST(blocks_as_yaml)
     ok(mrt_ir_add_tensor(ir, &(mrt_ir_tensor){.name = "x", SHAPE("batch", "d")},
                          &err),
        &err);
-    ok(mrt_ir_add_op(ir, &(mrt_ir_op){.kind = MRT_IR_RELU, {"x"}, "h_in"}, &err),
+    ok(mrt_ir_add_op(ir, &(mrt_ir_op){.kind = MRT_IR_RELU, {"x"}, "h_in"},
+                     &err),
        &err);
     ok(mrt_ir_block_begin(ir, "h", "layers", &err), &err);
     ok(mrt_ir_block_in(ir, "z", "h_in", &err), &err);
@@ -622,13 +623,13 @@ START_TEST(blocks_as_yaml)
     for (int i; (i = mrt_ir_block_next(ir, &err)) >= 0; n++) {
         ck_assert_int_eq(i, n);
         ok(mrt_ir_add_tensor(ir,
-                             &(mrt_ir_tensor){.name = "w", SHAPE("d"),
+                             &(mrt_ir_tensor){.name = "w",
+                                              SHAPE("d"),
                                               .init = MRT_IR_INIT_RANDOM,
                                               .seed = 3},
                              &err),
            &err);
-        ok(mrt_ir_add_op(ir,
-                         &(mrt_ir_op){.kind = MRT_IR_MUL, {"z", "w"}, "y"},
+        ok(mrt_ir_add_op(ir, &(mrt_ir_op){.kind = MRT_IR_MUL, {"z", "w"}, "y"},
                          &err),
            &err);
         ok(mrt_ir_add_op(ir, &(mrt_ir_op){.kind = MRT_IR_ADD, {"z", "y"}, "r"},
@@ -643,7 +644,8 @@ START_TEST(blocks_as_yaml)
                      &err),
        &err);
     ok(mrt_ir_set_train(ir,
-                        &(mrt_ir_train){.loss = "loss", .nparams = 1,
+                        &(mrt_ir_train){.loss = "loss",
+                                        .nparams = 1,
                                         .params = (const char *[]){"h.w"},
                                         .lr = 0.1},
                         &err),
@@ -675,6 +677,18 @@ START_TEST(blocks_as_yaml)
     is_error(mrt_ir_block_carry(ir, "z", "r", &err), &err, MRT_E_SPEC,
              "mrt_ir_block_carry: argument 'inner': carried name 'z' of "
              "block 'h' has no 'in' (its value in instance 0)");
+    mrt_ir_destroy(ir);
+
+    mrt_error e2 = {0};
+    ir = mesh2x2("b", "rows", "cols");
+    ok(mrt_ir_add_dim(ir, "layers", 2, &e2), &e2);
+    ok(mrt_ir_block_begin(ir, "h", "layers", &e2), &e2);
+    is_error(mrt_ir_add_tensor(
+                 ir, &(mrt_ir_tensor){.name = "w", SHAPE("layers")}, &e2),
+             &e2, MRT_E_USAGE,
+             "mrt_ir_add_tensor: block 'h' is open but no instance is "
+             "(tensors and ops of a block come after mrt_ir_block_next, "
+             "the block's end at mrt_ir_block_end)");
     mrt_ir_destroy(ir);
 }
 END_TEST

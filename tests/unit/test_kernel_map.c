@@ -237,7 +237,7 @@ START_TEST(every_function)
         if (f == MRT_MAP_ONE_HOT)
             continue; /* needs labels and an offset: its own test */
         for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
-            for (int t = 0; t < MRT_DTYPE_COUNT; t++)
+            for (int t = 0; t < MRT_COMPUTE_DTYPE_COUNT; t++)
                 check_map((mrt_dtype)t, (mrt_map_fn)f, shapes[s][0],
                           shapes[s][1], shapes[s][2], shapes[s][3]);
     }
@@ -248,7 +248,7 @@ END_TEST
  * copy (b NULL). */
 START_TEST(one_input_broadcast)
 {
-    for (int t = 0; t < MRT_DTYPE_COUNT; t++) {
+    for (int t = 0; t < MRT_COMPUTE_DTYPE_COUNT; t++) {
         check_map((mrt_dtype)t, MRT_MAP_COPY, "ijk", "ki", NULL, "i3j4k5");
         check_map((mrt_dtype)t, MRT_MAP_EXP, "ij", "", NULL, "i3j4");
         check_map((mrt_dtype)t, MRT_MAP_SCALE, "", "", NULL, "");
@@ -317,7 +317,7 @@ static void check_alias(mrt_dtype t, mrt_map_fn fn, const char *bd)
 
 START_TEST(out_aliases_a)
 {
-    for (int t = 0; t < MRT_DTYPE_COUNT; t++) {
+    for (int t = 0; t < MRT_COMPUTE_DTYPE_COUNT; t++) {
         check_alias((mrt_dtype)t, MRT_MAP_ADD, "ijk");
         check_alias((mrt_dtype)t, MRT_MAP_ADD, "k");
         check_alias((mrt_dtype)t, MRT_MAP_AXPY, "kj");
@@ -371,7 +371,7 @@ static void check_one_hot(mrt_dtype t, const char *od, const char *ad,
 
 START_TEST(one_hot)
 {
-    for (int t = 0; t < MRT_DTYPE_COUNT; t++) {
+    for (int t = 0; t < MRT_COMPUTE_DTYPE_COUNT; t++) {
         check_one_hot((mrt_dtype)t, "nc", "n", "n20c6", 1, 12); /* inner */
         check_one_hot((mrt_dtype)t, "cn", "n", "n20c6", 0, 6);  /* outer */
         check_one_hot((mrt_dtype)t, "bcn", "nb", "b3n9c5", 1, 5);
@@ -469,7 +469,7 @@ START_TEST(reduce_max)
         {"iak", "ak", "i3a1k4"},  /* an extent of 1 */
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
-        for (int t = 0; t < MRT_DTYPE_COUNT; t++) {
+        for (int t = 0; t < MRT_COMPUTE_DTYPE_COUNT; t++) {
             check_max((mrt_dtype)t, cases[c][0], cases[c][1], cases[c][2],
                       GEN_ANY);
             /* all negative: a max that started at 0 would show */
@@ -482,7 +482,7 @@ END_TEST
 /* A NaN in the input makes its maximum NaN, and only that one. */
 START_TEST(reduce_max_nan)
 {
-    for (int t = 0; t < MRT_DTYPE_COUNT; t++) {
+    for (int t = 0; t < MRT_COMPUTE_DTYPE_COUNT; t++) {
         int64_t ext[26];
         tview in, out;
         parse_ext("i3j4", ext);

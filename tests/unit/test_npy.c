@@ -260,7 +260,7 @@ START_TEST(malformed_headers)
                "Fortran");
     snprintf(h, sizeof h, "{'descr': '>f8', %s", ok_tail);
     bad_header(h, 48, "big-endian");
-    snprintf(h, sizeof h, "{'descr': '<i4', %s", ok_tail);
+    snprintf(h, sizeof h, "{'descr': '<i2', %s", ok_tail);
     bad_header(h, 48, "dtype");
     snprintf(h, sizeof h, "{'descr': '<f2', %s", ok_tail);
     bad_header(h, 48, "dtype");

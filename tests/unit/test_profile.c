@@ -59,7 +59,7 @@ static void assert_same_numbers(const mrt_profile *a, const mrt_profile *b)
     }
     ck_assert(close_to(a->fallback.latency_s, b->fallback.latency_s));
     ck_assert(close_to(a->fallback.bandwidth_Bps, b->fallback.bandwidth_Bps));
-    for (int t = 0; t < MRT_DTYPE_COUNT; t++)
+    for (int t = 0; t < MRT_COMPUTE_DTYPE_COUNT; t++)
         ck_assert(close_to(a->gemm_flops[t], b->gemm_flops[t]));
     ck_assert(close_to(a->reduce_flops, b->reduce_flops));
     ck_assert(close_to(a->copy_Bps, b->copy_Bps));
