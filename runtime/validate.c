@@ -216,7 +216,8 @@ static void drop(mrt_validation *v, mrt_val_alt *a, const mrt_error *err)
 mrt_status mrt_validation_run(mrt_validation *v, mrt_error *err)
 {
     if (!v)
-        return MRT_E_USAGE;
+        return mrt_error_set(err, MRT_E_USAGE, "", (mrt_mark){0},
+                             "mrt_validation_run: a NULL validation");
     if (getloadavg(&v->load[0], 1) != 1)
         v->load[0] = -1;
     /* a warm-up run each, then the timed runs taking turns, so that a

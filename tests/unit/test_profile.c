@@ -163,7 +163,8 @@ static const struct bad {
 } bad[] = {
     {"source: x\nbogus: 1\n", MRT_E_SPEC,
      "2:1: error: unknown key 'bogus' in the profile (expected: source, "
-     "kernel, reduce_gflops, copy_GBps, default, axes, measured)"},
+     "kernel, reduce_gflops, copy_GBps, default, axes, measured, "
+     "collectives, gemm, ranks, cores)"},
     {"default: {latency_us: fast}\n", MRT_E_SPEC,
      "1:23: error: 'latency_us' in 'default' must be a number from 0 to "
      "1e+09 (microseconds), got 'fast'"},
@@ -237,7 +238,8 @@ static const struct bad {
      MRT_E_SPEC, "1:42: error: the profile nests deeper than 32 levels"},
     {"\"bogus\": 1\n", MRT_E_SPEC,
      "1:1: error: unknown key 'bogus' in the profile (expected: source, "
-     "kernel, reduce_gflops, copy_GBps, default, axes, measured)"},
+     "kernel, reduce_gflops, copy_GBps, default, axes, measured, "
+     "collectives, gemm, ranks, cores)"},
     {"default: &l {latency_us: 1}\naxes: {data: *l, data: *l}\n", MRT_E_SPEC,
      "2:18: error: duplicate key 'data' in 'axes' (first at 2:8)"},
 };
