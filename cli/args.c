@@ -210,13 +210,14 @@ static mrt_status refuse(const mrt_cli_option *o, const char *opt,
                            opt);
     if (o->key == 'E')
         return usage_error(err, cmd, "%s is only valid for 'plan'", opt);
-    if (n != 1)
+    if (n > 2)
         return usage_error(err, cmd, "option %s is not valid here", opt);
-    char msg[128];
+    char msg[128], *at = msg;
+    at += snprintf(msg, sizeof msg, "option %%s is only valid for ");
     for (unsigned i = 0; i < sizeof command_name / sizeof *command_name; i++)
-        if (only == 1u << i)
-            snprintf(msg, sizeof msg, "option %%s is only valid for '%s'",
-                     command_name[i]);
+        if (only & (1u << i))
+            at += snprintf(at, sizeof msg - (size_t)(at - msg), "%s'%s'",
+                           at[-1] == '\'' ? " and " : "", command_name[i]);
     return usage_error(err, cmd, msg, opt);
 }
 
