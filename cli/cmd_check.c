@@ -9,6 +9,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 #include <stdlib.h>
 
 #include "cli.h"
@@ -61,6 +62,57 @@ static void print_tensor(const mrt_spec_tensor_info *t)
     printf("\n");
 }
 
+/* n with thousands separators: 124,439,808. */
+static const char *grouped(int64_t n, char *buf, size_t size)
+{
+    char digits[24];
+    int len = snprintf(digits, sizeof digits, "%" PRId64, n), o = 0;
+    for (int i = 0; i < len && (size_t)o + 2 < size; i++) {
+        if (i && digits[i - 1] != '-' && (len - i) % 3 == 0)
+            buf[o++] = ',';
+        buf[o++] = digits[i];
+    }
+    buf[o] = 0;
+    return buf;
+}
+
+/* Every tensor, except that the instances 1.. of a repeated block are one
+ * line each block: they have the tensors of instance 0 under their own
+ * names (`--dim` of the block's dim changes how many); the backward
+ * program's instances come last to first ("h11–h1"). */
+static void print_tensors(const mrt_spec *spec, const mrt_spec_info *info)
+{
+    const char *block = NULL;
+    int first = -1, last = -1, each = 0;
+    for (int t = 0; t <= info->ntensors; t++) {
+        mrt_spec_tensor_info ti = {.layer = -1};
+        if (t < info->ntensors &&
+            mrt_spec_get_tensor(spec, t, &ti, NULL) != MRT_OK)
+            continue;
+        if (block && (t == info->ntensors || ti.layer <= 0 ||
+                      strcmp(ti.block, block) != 0)) {
+            printf("  %s%d–%s%d (instances %d–%d of block '%s'): %d tensors "
+                   "each, as %s0's\n",
+                   block, first, block, last, first, last, block,
+                   each / (abs(last - first) + 1), block);
+            block = NULL;
+        }
+        if (t == info->ntensors)
+            break;
+        if (ti.layer > 0) {
+            if (!block) {
+                block = ti.block;
+                first = ti.layer;
+                each = 0;
+            }
+            last = ti.layer;
+            each++;
+            continue;
+        }
+        print_tensor(&ti);
+    }
+}
+
 int mrt_cli_check(const mrt_cli_args *a)
 {
     mrt_error err = {0};
@@ -72,6 +124,7 @@ int mrt_cli_check(const mrt_cli_args *a)
         goto out;
     }
     mrt_spec_info info;
+    char num[32];
     mrt_spec_get_info(spec, &info);
     printf("%s: ok", info.path);
     if (a->layout)
@@ -84,11 +137,10 @@ int mrt_cli_check(const mrt_cli_args *a)
            "tensors (shards have the same shape on every rank; split "
            "unevenly, rank 0's, the largest):\n",
            info.mesh.nranks, mrt_dtype_name(info.dtype), info.nops);
-    for (int t = 0; t < info.ntensors; t++) {
-        mrt_spec_tensor_info ti;
-        if (mrt_spec_get_tensor(spec, t, &ti, NULL) == MRT_OK)
-            print_tensor(&ti);
-    }
+    print_tensors(spec, &info);
+    if (info.training)
+        printf("parameters: %s trained, in %d tensors\n",
+               grouped(info.param_elements, num, sizeof num), info.nparams);
     printf("plan: %" PRId64 " bytes per rank handed to MPI, %.4g flops per "
            "rank (meshrt plan shows the steps)\n",
            mrt_plan_get_totals(plan).comm_bytes,

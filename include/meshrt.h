@@ -245,6 +245,7 @@ typedef enum mrt_ir_kind {
     MRT_IR_MSE,
     MRT_IR_SOFTMAX_CE,
     MRT_IR_EMBEDDING, /* in: [table, ids], dim: the table's vocab dim */
+    MRT_IR_DROPOUT,
     MRT_IR_KIND_COUNT
 } mrt_ir_kind;
 
@@ -266,6 +267,9 @@ typedef enum mrt_ir_init {
     MRT_IR_INIT_FILL,   /* every element `value` */
     MRT_IR_INIT_LABELS, /* integer class labels in [0, value) */
     MRT_IR_INIT_FILE,   /* the .npy file `file` */
+    MRT_IR_INIT_CAUSAL, /* 1 where the index along causal[1] (the key) is
+                           at most the one along causal[0] (the query),
+                           else 0: a causal mask from global indices */
     MRT_IR_INIT_COUNT
 } mrt_ir_init;
 
@@ -278,15 +282,17 @@ typedef struct mrt_ir_tensor {
     int nlayout; /* its own layout rules; 0: the global */
     const mrt_ir_rule *layout;
     mrt_ir_init init;
-    uint64_t seed;    /* MRT_IR_INIT_RANDOM */
-    double value;     /* FILL: the value; LABELS: the classes */
-    const char *file; /* FILE: a .npy path (relative: to the
+    uint64_t seed;         /* MRT_IR_INIT_RANDOM */
+    double value;          /* FILL: the value; LABELS: the classes */
+    const char *file;      /* FILE: a .npy path (relative: to the
                                   current folder) */
     const char *dtype; /* its element type: NULL (the program's) or
                                   "int32", an index tensor (token ids,
                                   labels: init LABELS or an int32/int64
                                   .npy FILE), read only as an embedding's
                                   ids or softmax_cross_entropy's labels */
+    const char *causal[2]; /* CAUSAL: the query dim, then the key dim
+                                  (two distinct dims of the shape) */
 } mrt_ir_tensor;
 
 /* An op (YAML: an item of `ops:`). */
@@ -313,6 +319,15 @@ typedef struct mrt_ir_op {
     const struct mrt_ir_budget *expect; /* this op's budget (its own
                                   steps; YAML: the op's `expect:`), or
                                   NULL: none */
+    const char *causal[2]; /* softmax: [query dim, key dim] of its input,
+                                  the key dim its `dim`: entries whose key
+                                  index exceeds their query index get
+                                  probability 0; NULL: no mask */
+    double p;              /* dropout: the probability of dropping an
+                                  element, 0 <= p < 1 (0: the identity) */
+    int seeded;            /* dropout: seed is its mask's seed; 0: the
+                                  seed comes from the out name */
+    uint64_t seed;
 } mrt_ir_op;
 
 /* Budgets a plan must meet (YAML: `expect:`); plan and run exit 1 when
@@ -326,7 +341,7 @@ typedef struct mrt_ir_budget {
  * reverse-mode differentiation when this is called. */
 typedef struct mrt_ir_train {
     const char *loss; /* a scalar made by an op */
-    int nparams;      /* inputs to train (at most 64) */
+    int nparams;      /* inputs to train (no cap but memory) */
     const char *const *params;
     int ngrads; /* inputs whose gradient is wanted too */
     const char *const *grads;
@@ -749,6 +764,9 @@ typedef struct mrt_spec_info {
                                 backward and update) */
     int nalternatives; /* alternatives: entries of `layouts:` */
     int training;      /* the spec has `train:` */
+    int nparams;       /* tensors `train:` updates (its `params:`) */
+    int64_t param_elements; /* their elements, summed: the model's
+                                parameter count */
 } mrt_spec_info;
 /* A NULL spec: *out all zero; a NULL out: nothing. */
 MRT_API void mrt_spec_get_info(const mrt_spec *spec, mrt_spec_info *out);
@@ -777,6 +795,9 @@ typedef struct mrt_spec_tensor_info {
                                 mesh axes that split it */
     char replicated[600]; /* "model": the mesh axes it is not split
                                 over, "" when none (or one rank) */
+    const char *block;    /* the repeated block whose instance made it
+                                (borrowed), or NULL */
+    int layer;            /* that instance (0 ..), or -1 */
 } mrt_spec_tensor_info;
 /* MRT_E_USAGE when i is out of range. */
 MRT_API mrt_status mrt_spec_get_tensor(const mrt_spec *spec, int i,
@@ -883,9 +904,9 @@ MRT_API mrt_status mrt_search_rules_create(const mrt_spec *spec,
                                            mrt_error *err);
 MRT_API void mrt_search_rules_destroy(mrt_search_rules_report *r);
 
-/* Per tensor: combinations of layouts searched at most, and tensors. */
+/* Per tensor: combinations of layouts searched at most (the tensors
+ * searched have no cap of their own). */
 #define MRT_SEARCH_MAX_COMBOS 4096
-#define MRT_SEARCH_MAX_TENSORS 64
 
 /* One planned set of global rules and per-tensor layouts. */
 typedef struct mrt_search_tensors_item {
@@ -901,11 +922,11 @@ typedef struct mrt_search_tensors_item {
 
 typedef struct mrt_search_tensors_report {
     int ndims, ntensors;                /* ntensors: tensors searched */
-    int tensor[MRT_SEARCH_MAX_TENSORS]; /* their indices in the spec
+    int *tensor; /* [ntensors], owned: their indices in the spec
                                 (mrt_spec_get_tensor): the parameters,
                                 then nacts activations */
     int nacts;
-    int nleft, left[MRT_SEARCH_MAX_TENSORS]; /* activations the cap of
+    int nleft, *left; /* [nleft], owned: activations the cap of
                                 combinations left out */
     int64_t combos; /* combinations of per-tensor choices */
     int64_t failed; /* combinations whose layouts did not

@@ -148,6 +148,8 @@ typedef struct mrt_ir_tensor_at {
     mrt_mark dtype_mark;          /* its `dtype:` */
     int64_t classes;              /* labels: the number as read (the value, a
                                  double, rounds 2^53 + 1 down) */
+    int ncausal;                  /* causal: how many dims it names */
+    mrt_mark causal_dim_mark[2];  /* causal: each dim */
 } mrt_ir_tensor_at;
 /* mrt_ir_add_tensor with marks (at NULL: none).  A file init is
  * resolved against the builder's folder. */
@@ -174,6 +176,14 @@ typedef struct mrt_ir_op_at {
     const mrt_mark *reduce_mark;  /* [nreduce] */
     mrt_mark c_mark;              /* `by:` or `eps:` */
     const char *c_text;           /* it as written */
+    int causal_given;             /* `causal:` was written */
+    int ncausal;                  /* the dims it names (the first two
+                                    are in the mrt_ir_op's causal) */
+    mrt_mark causal_mark;         /* `causal:` */
+    mrt_mark causal_dim_mark[2];  /* each of its first two dims */
+    int p_given;                  /* dropout: `p:` was written */
+    mrt_mark p_mark, seed_mark;   /* `p:`, `seed:` */
+    const char *p_text;           /* p as written */
     int has_layout;               /* a `layout:` (maybe {}): its rules with */
     int nlayout;                  /* marks (the mrt_ir_op's layout is not */
     const mrt_ir_rule_at *layout; /* read) */
@@ -199,6 +209,20 @@ mrt_status mrt_ir_set_link_at(mrt_ir *ir, const char *axis, double latency_us,
 mrt_status mrt_ir_budget_check(mrt_ir_call *c, const mrt_ir_budget *b,
                                mrt_mark at, mrt_budget *out);
 
+/* ---- build_mask.c: the masks' checks ------------------------------ */
+
+/* softmax's causal dims (o->causal, marks in at) into u->causal (-1, -1
+ * when it has none); u->dim is set. */
+mrt_status mrt_ir_check_causal_op(mrt_ir_call *c, const mrt_ir_op *o,
+                                  const mrt_ir_op_at *at, mrt_user_op *u);
+/* dropout's p into u->c and its seed into u->seed. */
+mrt_status mrt_ir_check_dropout(mrt_ir_call *c, const mrt_ir_op *o,
+                                const mrt_ir_op_at *at, mrt_user_op *u);
+/* A tensor's causal init (d->causal, marks in at) into t, its dims set. */
+mrt_status mrt_ir_check_causal_init(mrt_ir_call *c, const mrt_ir_tensor *d,
+                                    const mrt_ir_tensor_at *at,
+                                    mrt_spec_tensor *t);
+
 /* mrt_ir_add_op with marks (at NULL: none). */
 mrt_status mrt_ir_add_op_at(mrt_ir *ir, const mrt_ir_op *o,
                             const mrt_ir_op_at *at, mrt_error *err);
@@ -215,8 +239,7 @@ typedef struct mrt_ir_train_at {
     const char *lr_text; /* lr as written, or NULL */
     mrt_mark lr_mark;
 } mrt_ir_train_at;
-/* mrt_ir_set_train with marks (at NULL: none).  nparams and ngrads may
- * pass MRT_MAX_PARAMS (only the count is read then: refused). */
+/* mrt_ir_set_train with marks (at NULL: none); the lists have no cap. */
 mrt_status mrt_ir_set_train_at(mrt_ir *ir, const mrt_ir_train *t,
                                const mrt_ir_train_at *at, mrt_error *err);
 /* mrt_ir_set_outputs with the mark of each name (marks may be NULL). */

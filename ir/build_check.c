@@ -132,13 +132,17 @@ mrt_status mrt_ir_check_name(mrt_ir_call *c, const char *name, const char *kind)
                            kind);
     size_t n = strlen(name);
     int dots = !strcmp(kind, "tensor"); /* "h3.attn.wq" */
-    int ok = n > 0 && n < MRT_NAME_MAX &&
-             (name[0] == '_' ||
-              ((name[0] | 32) >= 'a' && (name[0] | 32) <= 'z'));
+    int ok = n > 0 && (name[0] == '_' ||
+                       ((name[0] | 32) >= 'a' && (name[0] | 32) <= 'z'));
     for (size_t i = 1; ok && i < n; i++)
         ok = name[i] == '_' || (name[i] >= '0' && name[i] <= '9') ||
              ((name[i] | 32) >= 'a' && (name[i] | 32) <= 'z') ||
              (dots && name[i] == '.' && i + 1 < n && name[i + 1] != '.');
+    if (ok && n >= MRT_NAME_MAX) /* as the file's reader says it */
+        return mrt_ir_fail(c, MRT_E_SPEC,
+                           "%s name '%.60s...' is too long (at most %d "
+                           "characters)",
+                           kind, name, MRT_NAME_MAX - 1);
     if (!ok && dots)
         return mrt_ir_fail(c, MRT_E_SPEC,
                            "invalid tensor name '%.60s' (a tensor name "

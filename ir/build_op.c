@@ -88,8 +88,13 @@ static mrt_status op_kind(mrt_ir_call *c, const mrt_ir_op *o,
         {"dim", o->dim != NULL, MRT_K_DIM | MRT_K_FROM},
         {"to", o->to != NULL, MRT_K_TO},
         {"reduce", o->nreduce > 0, MRT_K_DIMS},
+        {"causal", o->causal[0] || o->causal[1] || at->causal_given,
+         MRT_K_CAUSAL},
+        {"p", o->p != 0 || at->p_given || u->kind == MRT_U_DROPOUT, MRT_K_P},
+        {"seed", o->seeded != 0, MRT_K_SEED},
     };
-    for (int i = 0; i < 4; i++) { /* (a file's keys are checked already) */
+    for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) {
+        /* (a file's keys are checked already) */
         mrt_ir_at(c, p[i].arg, NULL);
         if (p[i].given && !(k->keys & p[i].bits))
             return mrt_ir_fail(c, MRT_E_SPEC, "%s takes no %s", k->name,
@@ -264,7 +269,10 @@ static mrt_status op_params(mrt_ir_call *c, const mrt_ir_op *o,
                            "%lld (rename keeps the size)",
                            o->to, (long long)s->dim_size[u->to_dim], o->dim,
                            (long long)s->dim_size[u->dim]);
-    if ((st = op_constant(c, o, at, u)))
+    if ((st = op_constant(c, o, at, u)) ||
+        (st = mrt_ir_check_causal_op(c, o, at, u)))
+        return st;
+    if (u->kind == MRT_U_DROPOUT && (st = mrt_ir_check_dropout(c, o, at, u)))
         return st;
     if (u->nin > 1 && (st = op_pair(c, at, u)))
         return st;

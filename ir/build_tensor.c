@@ -270,6 +270,7 @@ static mrt_status tensor_init(mrt_ir_call *c, const mrt_ir_tensor *d,
     case MRT_IR_INIT_LABELS:
         t->init = MRT_INIT_LABELS;
         return check_labels(c, at, d, t);
+    case MRT_IR_INIT_CAUSAL: return mrt_ir_check_causal_init(c, d, at, t);
     case MRT_IR_INIT_FILE:
         mrt_ir_at(c, "file", NULL);
         if (!d->file)

@@ -7,27 +7,38 @@
  */
 #include <float.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "build.h"
 
+/* The message for names[j] of `what`, listed before in the list. */
+static mrt_status listed_twice(mrt_ir_call *c, const char *name,
+                               const char *of)
+{
+    return mrt_ir_yaml(c)
+               ? mrt_ir_fail(c, MRT_E_SPEC, "'%s' is listed twice in %s", name,
+                             of)
+               : mrt_ir_fail(c, MRT_E_SPEC, "'%s' is listed twice", name);
+}
+
 /* params or grads (`what`): inputs, each once; marks and how the file
- * wrote them (at NULL: from C). */
+ * wrote them (at NULL: from C).  seen ([ntensors], zeroed) marks the
+ * tensors listed so far. */
 static mrt_status input_list(mrt_ir_call *c, const char *what, int n,
                              const char *const *names, mrt_mark list_mark,
                              const mrt_mark *marks, const char *const *how,
-                             int ids[], mrt_mark out_marks[], int *count)
+                             int ids[], mrt_mark out_marks[], int *count,
+                             unsigned char *seen)
 {
     const mrt_spec *s = c->ir->s;
     char of[64];
     int yaml = mrt_ir_yaml(c);
     snprintf(of, sizeof of, "'%s' of 'train'", what);
     mrt_ir_at(c, what, &list_mark);
-    if (yaml && n > MRT_MAX_PARAMS)
-        return mrt_ir_fail(c, MRT_E_SPEC, "%s lists %d tensors (at most %d)",
-                           of, n, MRT_MAX_PARAMS);
-    if (n < 0 || n > MRT_MAX_PARAMS || (n > 0 && !names))
-        return mrt_ir_fail(c, MRT_E_SPEC, "%d tensors (at most %d)", n,
-                           MRT_MAX_PARAMS);
+    if (n < 0 || (n > 0 && !names))
+        return mrt_ir_fail(c, MRT_E_SPEC, "%d tensors and %s names", n,
+                           names ? "their" : "no");
     *count = 0;
     for (int j = 0; j < n; j++) {
         int id = names[j] ? mrt_spec_find_tensor(s, names[j]) : -1;
@@ -55,20 +66,46 @@ static mrt_status input_list(mrt_ir_call *c, const char *what, int n,
                                "'%s' in %s is an int32 tensor of indices: "
                                "it has no gradient",
                                names[j], of);
-        for (int k = 0; k < *count; k++)
-            if (ids[k] == id)
-                return yaml ? mrt_ir_fail(c, MRT_E_SPEC,
-                                          "'%s' is listed "
-                                          "twice in %s",
-                                          names[j], of)
-                            : mrt_ir_fail(c, MRT_E_SPEC,
-                                          "'%s' is listed "
-                                          "twice",
-                                          names[j]);
+        if (seen[id]++)
+            return listed_twice(c, names[j], of);
         out_marks[*count] = marks ? marks[j] : (mrt_mark){0, 0};
         ids[(*count)++] = id;
     }
     return MRT_OK;
+}
+
+/* params and grads: the lists of t into tr, block references expanded
+ * (a tensor may be in both, once in each). */
+static mrt_status train_lists(mrt_ir_call *c, const mrt_ir_train *t,
+                              const mrt_ir_train_at *at, mrt_train *tr)
+{
+    mrt_spec *s = c->ir->s;
+    mrt_ir_names pn = {0}, gn = {0};
+    mrt_ir_at(c, "params", &at->params_mark);
+    if (t->nparams < 1 && !mrt_ir_yaml(c))
+        return mrt_ir_fail(c, MRT_E_SPEC, "name at least one input to train");
+    mrt_status st = mrt_ir_block_expand(c, 1, t->nparams, t->params,
+                                        at->param_mark, at->param_what, &pn);
+    if (!st)
+        st = mrt_ir_block_expand(c, 1, t->ngrads, t->grads, at->grad_mark,
+                                 at->grad_what, &gn);
+    unsigned char *seen = st ? NULL : calloc((size_t)s->ntensors + 1, 1);
+    if (!st && (!seen || mrt_train_alloc(tr, pn.n, gn.n)))
+        st = mrt_ir_fail(c, MRT_E_NOMEM, "out of memory");
+    if (!st)
+        st = input_list(c, "params", pn.n, pn.names, at->params_mark,
+                        pn.marks, at->param_what ? pn.how : NULL, tr->param,
+                        tr->param_mark, &tr->nparams, seen);
+    if (seen)
+        memset(seen, 0, (size_t)s->ntensors + 1);
+    if (!st)
+        st = input_list(c, "grads", gn.n, gn.names, at->grads_mark, gn.marks,
+                        at->grad_what ? gn.how : NULL, tr->extra,
+                        tr->extra_mark, &tr->nextra, seen);
+    free(seen);
+    mrt_ir_names_free(&pn);
+    mrt_ir_names_free(&gn);
+    return st;
 }
 
 /* The loss: a scalar made by an op. */
@@ -146,27 +183,9 @@ mrt_status mrt_ir_set_train_at(mrt_ir *ir, const mrt_ir_train *t,
     int loss = -1;
     tr->mark = at->mark;
     tr->loss_mark = at->loss_mark;
-    mrt_ir_names pn = {0}, gn = {0}; /* block references expanded */
     st = train_loss(&c, t, at, &loss);
-    mrt_ir_at(&c, "params", &at->params_mark);
-    if (!st && t->nparams < 1 && !mrt_ir_yaml(&c))
-        st = mrt_ir_fail(&c, MRT_E_SPEC, "name at least one input to train");
     if (!st)
-        st = mrt_ir_block_expand(&c, 1, t->nparams, t->params, at->param_mark,
-                                 at->param_what, &pn);
-    if (!st)
-        st = mrt_ir_block_expand(&c, 1, t->ngrads, t->grads, at->grad_mark,
-                                 at->grad_what, &gn);
-    if (!st)
-        st = input_list(&c, "params", pn.n, pn.names, at->params_mark, pn.marks,
-                        at->param_what ? pn.how : NULL, tr->param,
-                        tr->param_mark, &tr->nparams);
-    if (!st)
-        st = input_list(&c, "grads", gn.n, gn.names, at->grads_mark, gn.marks,
-                        at->grad_what ? gn.how : NULL, tr->extra,
-                        tr->extra_mark, &tr->nextra);
-    mrt_ir_names_free(&pn);
-    mrt_ir_names_free(&gn);
+        st = train_lists(&c, t, at, tr);
     if (!st)
         st = train_rates(&c, t, at, tr);
     if (!st) {

@@ -123,13 +123,15 @@ static mrt_spec *copy_spec(const mrt_spec *s)
         c->tensor[i].file = NULL; /* s's: copied below */
     c->op = dup_array(s->op, (size_t)s->nops, sizeof *s->op);
     c->output = dup_array(s->output, (size_t)s->noutputs, sizeof *s->output);
+    int train_failed = mrt_train_copy(&c->train, &s->train) != MRT_OK;
     c->cap_tensors = s->ntensors + 1;
     c->cap_ops = s->nops + 1;
     c->nlayouts = 0;
     c->layouts = NULL;
     index_failed |= mrt_spec_blocks_copy(c, s);
     if (!c->dim_name || !c->dim_names || !c->dim_size || !c->dim_mark ||
-        !c->rule || !c->tensor || !c->op || !c->output || index_failed) {
+        !c->rule || !c->tensor || !c->op || !c->output || index_failed ||
+        train_failed) {
         mrt_spec_destroy(c);
         return NULL;
     }
@@ -269,11 +271,14 @@ int *mrt_spec_alt_targets(const mrt_spec *s, const mrt_spec_layout *l,
     }
     for (int i = 0; i < s->ntensors; i++) { /* an op's: its tensors */
         int op = s->tensor[i].producer;
-        if (t[i] >= 0 || op < 0 || s->op[op].phase != MRT_PHASE_FORWARD ||
-            s->op[op].user <= 0 || s->op[op].user > s->nuser_ops)
+        /* (and the masks it made inside, inputs that no op makes) */
+        int user = op >= 0 && s->op[op].phase == MRT_PHASE_FORWARD
+                       ? s->op[op].user
+                       : s->tensor[i].mask_user;
+        if (t[i] >= 0 || user <= 0 || user > s->nuser_ops)
             continue;
-        if (by_user[s->op[op].user] >= 0)
-            t[i] = by_user[s->op[op].user];
+        if (by_user[user] >= 0)
+            t[i] = by_user[user];
     }
     free(by_user);
     return t;

@@ -10,6 +10,17 @@
  *   reduce_mean(x)    sum = Σ x;  out = sum / n
  *   softmax(x, d)     m = max_d x (no gradient: softmax does not depend
  *                     on it);  e = exp(x - m);  out = e / Σ_d e
+ *   softmax(x, d, causal: [q, d])
+ *                     x' = mask_fill(x, M, -1e30), M the input
+ *                     "<out>:mask" [q, d], 1 where d's index <= q's
+ *                     (one per layout: later causal softmaxes whose mask
+ *                     has the same home layout read the first's);
+ *                     then softmax(x', d): the max is over the entries
+ *                     kept, the others' exp is exactly 0, and so is
+ *                     their gradient (d/dx of mask_fill is M)
+ *   dropout(x, p)     out = x · M, M the input "<out>:mask" of x's dims,
+ *                     1 / (1 - p) or 0 from (seed, global index): its
+ *                     gradient is dy · M, the same mask
  *   layer_norm(x, d)  c = x - mean_d x;  v = mean_d c²;
  *                     out = c · rsqrt(v + eps)
  *   mse(p, t)         out = Σ (p - t)² / n
@@ -31,6 +42,11 @@
 
 #include "grad_names.h"
 #include "ir.h"
+
+/* What a causal softmax puts where its mask hides an entry: far below
+ * any score, exactly representable in float32, and finite, so that
+ * exp(fill - max) is exactly 0 and no bound or sum meets an infinity. */
+#define MRT_CAUSAL_FILL (-1e30)
 
 /* A tensor the expansion makes: named "<out>:<suffix>", with dims[]. */
 static int tmp(mrt_user_op *u, const char *suffix, const int *dims, int nd,
@@ -168,12 +184,78 @@ static int shifted(mrt_user_op *u, int x, int d, mrt_status *st)
     return map2(u, MRT_MAP_SUB, x, m, z, st);
 }
 
+/* An input "<out>:mask" on dims[0..nd) that no op makes: its values are
+ * its init (kind), a function of the global indices (init.h), so every
+ * layout sees the same mask and the plan counts its bytes. */
+static int mask(mrt_user_op *u, const int *dims, int nd, mrt_init_kind kind,
+                mrt_status *st)
+{
+    int m = tmp(u, "mask", dims, nd, st);
+    if (m < 0)
+        return -1;
+    mrt_spec_tensor *t = &u->s->tensor[m];
+    t->init = kind;
+    t->init_mark = u->mark;
+    t->seed = u->seed;
+    t->fill = u->c;
+    t->mask_dim[0] = u->causal[0];
+    t->mask_dim[1] = u->causal[1];
+    t->mask_user = u->number; /* an alternative's `ops:` entry places it */
+    return m;
+}
+
+/* An earlier softmax's causal mask of the same dims and home layout, or
+ * -1: every layer of a model reads the same mask, stored once. */
+static int same_causal_mask(const mrt_user_op *u)
+{
+    const mrt_spec *s = u->s;
+    mrt_spec_tensor t;
+    memset(&t, 0, sizeof t);
+    t.layout.ndims = 2;
+    for (int i = 0; i < 2; i++) {
+        t.layout.dim[i] = u->causal[i];
+        t.layout.size[i] = s->dim_size[u->causal[i]];
+    }
+    const mrt_spec_resolver r = {s, &s->mesh, NULL, NULL}; /* (tmp words
+                                                        an error) */
+    if (mrt_spec_apply_rules(&r, &t, u->rules, u->own))
+        return -1;
+    for (int j = s->ntensors - 1; j >= 0; j--) {
+        const mrt_spec_tensor *o = &s->tensor[j];
+        if (o->init == MRT_INIT_CAUSAL && o->mask_user > 0 &&
+            o->mask_dim[0] == u->causal[0] && o->mask_dim[1] == u->causal[1] &&
+            o->own_layout == u->own && mrt_layout_equal(&o->layout, &t.layout))
+            return j;
+    }
+    return -1;
+}
+
+/* A causal softmax's input with what its mask hides filled with -1e30,
+ * so the max over d is over the entries kept and exp gives exactly 0
+ * at the others. */
+static int masked(mrt_user_op *u, int x, mrt_status *st)
+{
+    const mrt_layout *l = &u->s->tensor[x].layout;
+    int dims[MRT_MAX_DIMS], nd = l->ndims;
+    memcpy(dims, l->dim, sizeof dims);
+    int m = *st ? -1 : same_causal_mask(u);
+    if (m < 0)
+        m = mask(u, u->causal, 2, MRT_INIT_CAUSAL, st);
+    int f = tmp(u, "masked", dims, nd, st);
+    return emit(u, MRT_OP_MAP, MRT_MAP_MASK_FILL, MRT_CAUSAL_FILL, x,
+                m < 0 ? -2 : m, f, st);
+}
+
 /* What softmax and the cross-entropy share: z = x - max_d x, e = exp z,
  * and the sum of e over d, which it returns. */
 static int exp_sum(mrt_user_op *u, int *z, int *e, mrt_status *st)
 {
     const mrt_spec *s = u->s;
     int x = u->in[0], rest[MRT_MAX_DIMS], nr;
+    if (u->kind == MRT_U_SOFTMAX && u->causal[0] >= 0)
+        x = masked(u, x, st);
+    if (x < 0)
+        return -1;
     /* (copies: s->tensor moves as the pieces are added) */
     int dims[MRT_MAX_DIMS], nd = s->tensor[x].layout.ndims;
     memcpy(dims, s->tensor[x].layout.dim, sizeof dims);
@@ -250,6 +332,23 @@ static mrt_status cross_entropy(mrt_user_op *u)
     return st;
 }
 
+/* y = x · mask, the mask 1 / (1 - p) where kept and 0 where dropped;
+ * p = 0 is a copy. */
+static mrt_status dropout(mrt_user_op *u)
+{
+    mrt_status st = MRT_OK;
+    const mrt_layout *l = &u->s->tensor[u->in[0]].layout;
+    int dims[MRT_MAX_DIMS], nd = l->ndims;
+    memcpy(dims, l->dim, sizeof dims);
+    if (u->c == 0) {
+        map1(u, MRT_MAP_COPY, 0, u->in[0], result(u, &st), &st);
+        return st;
+    }
+    int m = mask(u, dims, nd, MRT_INIT_DROPOUT, &st);
+    map2(u, MRT_MAP_MUL, u->in[0], m, result(u, &st), &st);
+    return st;
+}
+
 /* The one-primitive ops. */
 static mrt_status simple(mrt_user_op *u)
 {
@@ -298,6 +397,7 @@ mrt_status mrt_ir_expand(mrt_user_op *u)
         emit(u, MRT_OP_GATHER, MRT_MAP_COPY, 0, u->in[0], u->in[1],
              result(u, &st), &st);
         break;
+    case MRT_U_DROPOUT: st = dropout(u); break;
     default: st = simple(u); break;
     }
     if (!st && s->nops > first)

@@ -287,6 +287,10 @@ static int map_contribution(grad_ctx *g, int k, int dc)
                     scratch(g, x, "d"));
     case MRT_MAP_MUL:
     case MRT_MAP_DIV: return product_contribution(g, k, x, other, dc);
+    case MRT_MAP_MASK_FILL: /* d/da = the 0/1 mask; the mask has none */
+        return k == 0 ? emit(g, MRT_OP_MAP, MRT_MAP_MUL, 0, dc, other,
+                             scratch(g, x, "d"))
+                      : -1;
     case MRT_MAP_RELU:
     case MRT_MAP_GELU:
     case MRT_MAP_TANH:
@@ -431,7 +435,40 @@ static void mark_paths(grad_ctx *g, const mrt_train *tr)
     }
 }
 
-/* The backward program and the updates. */
+/* A parameter's index and the op that makes its gradient. */
+typedef struct order_item {
+    int key, k;
+} order_item;
+
+static int by_key(const void *a, const void *b)
+{
+    const order_item *x = a, *y = b;
+    return x->key != y->key ? (x->key > y->key) - (x->key < y->key)
+                            : (x->k > y->k) - (x->k < y->k);
+}
+
+/* The parameters' indices in the order their gradients are made (ties
+ * in list order), or NULL when out of memory; the caller frees it. */
+static int *update_order(const mrt_spec *s)
+{
+    const mrt_train *tr = &s->train;
+    size_t n = (size_t)tr->nparams;
+    int *order = malloc((n + 1) * sizeof *order);
+    order_item *it = malloc((n + 1) * sizeof *it);
+    for (size_t k = 0; order && it && k < n; k++)
+        it[k] = (order_item){s->tensor[tr->grad[k]].producer, (int)k};
+    if (order && it) {
+        qsort(it, n, sizeof *it, by_key);
+        for (size_t k = 0; k < n; k++)
+            order[k] = it[k].k;
+    } else {
+        free(order);
+        order = NULL;
+    }
+    free(it);
+    return order;
+}
+
 /* The SGD update of parameter k: <param>:next = param - lr * grad, in
  * the parameter's layout and block instance. */
 static void emit_update(grad_ctx *g, int k)
@@ -453,6 +490,7 @@ static void emit_update(grad_ctx *g, int k)
     tr->updated[k] = next;
 }
 
+/* The backward program and the updates. */
 static mrt_status differentiate(mrt_spec *s, mrt_error *err)
 {
     mrt_train *tr = &s->train;
@@ -499,18 +537,12 @@ static mrt_status differentiate(mrt_spec *s, mrt_error *err)
     }
     /* The updates in the order the gradients are made, so a gradient's
      * reduction has the others' updates to hide behind. */
-    int order[MRT_MAX_PARAMS];
-    for (int k = 0; k < tr->nparams; k++) {
-        int j = k;
-        for (; j > 0 && !g.st &&
-               s->tensor[tr->grad[order[j - 1]]].producer >
-                   s->tensor[tr->grad[k]].producer;
-             j--)
-            order[j] = order[j - 1];
-        order[j] = k;
-    }
+    int *order = g.st ? NULL : update_order(s);
+    if (!g.st && !order)
+        g.st = mrt_ir_nomem(s, err);
     for (int u = 0; u < tr->nparams && !g.st; u++)
         emit_update(&g, order[u]);
+    free(order);
 done:
     mrt_grad_names_free(&g.names);
     free(g.need);

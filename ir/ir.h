@@ -19,6 +19,7 @@
 #define MRT_IR_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "spec.h"
 
@@ -121,6 +122,7 @@ typedef enum mrt_user_kind {
     MRT_U_MSE,
     MRT_U_SOFTMAX_CE,
     MRT_U_EMBEDDING,
+    MRT_U_DROPOUT,
     MRT_U_KIND_COUNT
 } mrt_user_kind;
 
@@ -133,8 +135,12 @@ enum {
     MRT_K_BY = 8,
     MRT_K_FROM = 16,
     MRT_K_TO = 32,
-    MRT_K_EPS = 64
+    MRT_K_EPS = 64,
+    MRT_K_CAUSAL = 128, /* softmax: [query dim, key dim] */
+    MRT_K_P = 256,      /* dropout: the probability of dropping */
+    MRT_K_SEED = 512    /* dropout: its mask's seed */
 };
+#define MRT_K_BITS 10 /* the keys above */
 typedef struct mrt_user_kind_info {
     const char *name;
     int min_in, max_in;
@@ -161,7 +167,10 @@ typedef struct mrt_user_op {
                               dim; rename: the dim renamed; embedding:
                               the table's vocab dim */
     int to_dim;            /* rename: its new name */
-    double c;              /* scale: `by`; layer_norm: `eps` */
+    double c;              /* scale: `by`; layer_norm: `eps`; dropout: p */
+    int causal[2];         /* softmax: the query and key dims of its
+                              causal mask; -1: none */
+    uint64_t seed;         /* dropout: its mask's seed */
     int labels;            /* cross-entropy: integer labels, not one-hot */
     const mrt_rule *rules; /* layout of the tensors it makes inside */
     mrt_rule *own_rules;   /* (owned) its `layout:`, when it has one */

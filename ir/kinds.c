@@ -24,7 +24,8 @@ const mrt_user_kind_info mrt_user_kinds[MRT_U_KIND_COUNT] = {
     [MRT_U_REDUCE_SUM] = {"reduce_sum", 1, 1, MRT_K_SHAPE | MRT_K_DIMS, 0},
     [MRT_U_REDUCE_MAX] = {"reduce_max", 1, 1, MRT_K_SHAPE | MRT_K_DIMS, 0},
     [MRT_U_REDUCE_MEAN] = {"reduce_mean", 1, 1, MRT_K_SHAPE | MRT_K_DIMS, 0},
-    [MRT_U_SOFTMAX] = {"softmax", 1, 1, MRT_K_SHAPE | MRT_K_DIM, MRT_K_DIM},
+    [MRT_U_SOFTMAX] = {"softmax", 1, 1, MRT_K_SHAPE | MRT_K_DIM | MRT_K_CAUSAL,
+                       MRT_K_DIM},
     [MRT_U_LAYER_NORM] = {"layer_norm", 1, 1,
                           MRT_K_SHAPE | MRT_K_DIM | MRT_K_EPS, MRT_K_DIM},
     [MRT_U_RENAME] = {"rename", 1, 1, MRT_K_SHAPE | MRT_K_FROM | MRT_K_TO,
@@ -34,6 +35,8 @@ const mrt_user_kind_info mrt_user_kinds[MRT_U_KIND_COUNT] = {
     [MRT_U_SOFTMAX_CE] = {"softmax_cross_entropy", 2, 2, MRT_K_DIM, MRT_K_DIM},
     [MRT_U_EMBEDDING] = {"embedding", 2, 2, MRT_K_SHAPE | MRT_K_DIM,
                          MRT_K_DIM},
+    [MRT_U_DROPOUT] = {"dropout", 1, 1, MRT_K_SHAPE | MRT_K_P | MRT_K_SEED,
+                       MRT_K_P},
 };
 _Static_assert(sizeof mrt_user_kinds / sizeof mrt_user_kinds[0] ==
                    MRT_U_KIND_COUNT,

@@ -36,6 +36,9 @@ typedef enum mrt_map_fn {
     MRT_MAP_EQ,          /* a == b ? 1 : 0        (where the max was) */
     MRT_MAP_ONE_HOT,     /* a == j ? 1 : 0, j the global index of the
                             output's class dim    (a: integer labels) */
+    MRT_MAP_MASK_FILL,   /* b != 0 ? a : c        (b: a 0/1 mask; causal
+                            softmax fills what it masks with c = -1e30
+                            before its max) */
     MRT_MAP_FN_COUNT
 } mrt_map_fn;
 

@@ -2,7 +2,8 @@
  * spec.c — lookups in a loaded spec, and freeing it.
  *
  * A spec owns every array it points to (dims, rules, tensors, ops,
- * outputs, the `layouts:` alternatives and their rules); mrt_spec_destroy frees them all and accepts NULL and
+ * outputs, the `layouts:` alternatives and their rules, the lists of
+ * `train:`); mrt_spec_destroy frees them all and accepts NULL and
  * half-built specs (the loader uses it on its error path).
  */
 #include <stdio.h>
@@ -128,19 +129,72 @@ mrt_status mrt_ir_add_train_outputs(mrt_spec *s, char *listed, mrt_error *err)
     if (!o)
         return mrt_ir_nomem(s, err);
     s->output = o;
-    int add[1 + 3 * MRT_MAX_PARAMS], n = 0;
-    add[n++] = tr->loss;
-    for (int k = 0; k < tr->nparams; k++)
-        add[n++] = tr->grad[k];
-    for (int k = 0; k < tr->nextra; k++)
-        add[n++] = tr->extra_grad[k];
-    for (int k = 0; k < tr->nparams; k++)
-        add[n++] = tr->updated[k];
-    for (int j = 0; j < n; j++)
-        if (!listed[add[j]]) {
-            listed[add[j]] = 1;
-            s->output[s->noutputs++] = add[j];
+    /* the loss, the gradients, then the updates */
+    for (int j = 0; j < more; j++) {
+        int k = j - 1, t = j == 0 ? tr->loss
+                           : k < tr->nparams ? tr->grad[k]
+                           : (k -= tr->nparams) < tr->nextra
+                               ? tr->extra_grad[k]
+                               : tr->updated[k - tr->nextra];
+        if (!listed[t]) {
+            listed[t] = 1;
+            s->output[s->noutputs++] = t;
         }
+    }
+    return MRT_OK;
+}
+
+void mrt_train_free(mrt_train *tr)
+{
+    free(tr->param);
+    free(tr->grad);
+    free(tr->updated);
+    free(tr->param_mark);
+    free(tr->extra);
+    free(tr->extra_grad);
+    free(tr->extra_mark);
+    tr->param = tr->grad = tr->updated = tr->extra = tr->extra_grad = NULL;
+    tr->param_mark = tr->extra_mark = NULL;
+}
+
+mrt_status mrt_train_alloc(mrt_train *tr, int nparams, int nextra)
+{
+    mrt_train_free(tr);
+    size_t np = (size_t)(nparams > 0 ? nparams : 0) + 1,
+           ne = (size_t)(nextra > 0 ? nextra : 0) + 1;
+    tr->param = calloc(np, sizeof *tr->param);
+    tr->grad = calloc(np, sizeof *tr->grad);
+    tr->updated = calloc(np, sizeof *tr->updated);
+    tr->param_mark = calloc(np, sizeof *tr->param_mark);
+    tr->extra = calloc(ne, sizeof *tr->extra);
+    tr->extra_grad = calloc(ne, sizeof *tr->extra_grad);
+    tr->extra_mark = calloc(ne, sizeof *tr->extra_mark);
+    if (!tr->param || !tr->grad || !tr->updated || !tr->param_mark ||
+        !tr->extra || !tr->extra_grad || !tr->extra_mark) {
+        mrt_train_free(tr);
+        return MRT_E_NOMEM;
+    }
+    return MRT_OK;
+}
+
+mrt_status mrt_train_copy(mrt_train *dst, const mrt_train *src)
+{
+    *dst = *src;
+    dst->param = dst->grad = dst->updated = dst->extra = NULL;
+    dst->extra_grad = NULL;
+    dst->param_mark = dst->extra_mark = NULL;
+    if (!src->param) /* never trained: nothing to copy */
+        return MRT_OK;
+    if (mrt_train_alloc(dst, src->nparams, src->nextra))
+        return MRT_E_NOMEM;
+    size_t np = (size_t)src->nparams, ne = (size_t)src->nextra;
+    memcpy(dst->param, src->param, np * sizeof *dst->param);
+    memcpy(dst->grad, src->grad, np * sizeof *dst->grad);
+    memcpy(dst->updated, src->updated, np * sizeof *dst->updated);
+    memcpy(dst->param_mark, src->param_mark, np * sizeof *dst->param_mark);
+    memcpy(dst->extra, src->extra, ne * sizeof *dst->extra);
+    memcpy(dst->extra_grad, src->extra_grad, ne * sizeof *dst->extra_grad);
+    memcpy(dst->extra_mark, src->extra_mark, ne * sizeof *dst->extra_mark);
     return MRT_OK;
 }
 
@@ -164,6 +218,7 @@ void mrt_spec_destroy(mrt_spec *spec)
     mrt_name_index_free(&spec->dim_index);
     free(spec->op);
     free(spec->output);
+    mrt_train_free(&spec->train);
     for (int i = 0; spec->layouts && i < spec->nlayouts; i++) {
         free(spec->layouts[i].rule);
         free(spec->layouts[i].entry);

@@ -44,6 +44,11 @@ typedef enum mrt_init_kind {
     MRT_INIT_FILE,     /* a .npy file */
     MRT_INIT_LABELS,   /* integers uniform in [0, classes): class labels
                           for softmax_cross_entropy, from (seed, index) */
+    MRT_INIT_CAUSAL,   /* 1 where the index along mask_dim[1] (the key)
+                          is at most the one along mask_dim[0] (the
+                          query), else 0: from the global coordinates */
+    MRT_INIT_DROPOUT,  /* 1 / (1 - p) where kept, 0 where dropped (p in
+                          fill), from (seed, index): a dropout's mask */
     MRT_INIT_KIND_COUNT
 } mrt_init_kind;
 
@@ -54,9 +59,12 @@ typedef struct mrt_spec_tensor {
     mrt_mark split_mark[MRT_MAX_DIMS]; /* rule that split dim i, if any */
     mrt_mark shape_mark;               /* the `shape:` node */
     mrt_init_kind init;
-    uint64_t seed; /* RANDOM: `random: N`, default FNV-1a of name */
-    double fill;   /* FILL; LABELS: the number of classes */
-    char *file;    /* FILE: resolved against the spec's folder;
+    uint64_t seed;   /* RANDOM: `random: N`, default FNV-1a of name */
+    double fill;     /* FILL; LABELS: the number of classes; DROPOUT: p */
+    int mask_dim[2]; /* CAUSAL: spec dim ids of the query and key dims */
+    int mask_user;   /* a mask made inside an op (causal softmax,
+                        dropout): that op's number, from 1; 0: none */
+    char *file;      /* FILE: resolved against the spec's folder;
                                owned (a path per tensor would make every
                                tensor of a long program 4 kB) */
     mrt_npy_header file_header; /* FILE: the file as the loader checked it;
@@ -198,8 +206,11 @@ typedef struct mrt_spec_block {
     int *out_tensor;                /* [nouts]: the last instance's */
 } mrt_spec_block;
 
-/* `train:` — one SGD step per run of the plan. */
-#define MRT_MAX_PARAMS 64
+/* `train:` — one SGD step per run of the plan.  Its lists have no cap
+ * but memory (and int counts): a model lists every weight.  The arrays
+ * are owned by the spec (mrt_spec_destroy frees them, mrt_spec_derive
+ * copies them); param, grad, updated and param_mark hold nparams
+ * entries, extra, extra_grad and extra_mark nextra (NULL when 0). */
 /* At most as many steps as `run --repeat` runs: each is a run, with its
  * loss kept and reported. */
 #define MRT_TRAIN_STEPS_MAX 1000000
@@ -207,12 +218,12 @@ typedef struct mrt_train {
     int loss; /* tensor id of the scalar loss; -1: no training */
     int seed; /* the input tensor dL/dL = 1 */
     int nparams;
-    int param[MRT_MAX_PARAMS];   /* tensor ids */
-    int grad[MRT_MAX_PARAMS];    /* tensor ids of dL/dparam */
-    int updated[MRT_MAX_PARAMS]; /* tensor ids of param - lr * grad */
-    int nextra;                  /* `grads:` inputs whose gradient is wanted */
-    int extra[MRT_MAX_PARAMS], extra_grad[MRT_MAX_PARAMS];
-    mrt_mark param_mark[MRT_MAX_PARAMS], extra_mark[MRT_MAX_PARAMS];
+    int *param;   /* tensor ids */
+    int *grad;    /* tensor ids of dL/dparam */
+    int *updated; /* tensor ids of param - lr * grad */
+    int nextra;   /* `grads:` inputs whose gradient is wanted */
+    int *extra, *extra_grad;
+    mrt_mark *param_mark, *extra_mark;
     mrt_mark loss_mark; /* where each was named */
     double lr;
     int64_t steps;
@@ -290,6 +301,14 @@ int mrt_spec_add_tensor(mrt_spec *s, const char *name, const int *dims,
 /* Appends op (copied) and makes it the producer of op->out.  Returns its
  * index, or -1 when out of memory. */
 int mrt_spec_add_op(mrt_spec *s, const mrt_spec_op *op);
+/* Gives tr room for nparams parameters and nextra extra gradients
+ * (its arrays, freed first); MRT_E_NOMEM when out of memory. */
+mrt_status mrt_train_alloc(mrt_train *tr, int nparams, int nextra);
+/* Makes *dst a copy of src with arrays of its own; MRT_E_NOMEM (dst's
+ * arrays then NULL) when out of memory. */
+mrt_status mrt_train_copy(mrt_train *dst, const mrt_train *src);
+/* Frees tr's arrays (not tr). */
+void mrt_train_free(mrt_train *tr);
 /* Dim id by name, or -1 (hashed: a spec may name a dim per layer). */
 int mrt_spec_find_dim(const mrt_spec *s, const char *name);
 /* Adds dim id to the name index; call after naming dim id. */

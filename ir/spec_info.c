@@ -31,6 +31,16 @@ void mrt_spec_get_info(const mrt_spec *s, mrt_spec_info *out)
     out->nops = s->nops;
     out->nalternatives = s->nlayouts;
     out->training = s->train.loss >= 0;
+    if (out->training) {
+        out->nparams = s->train.nparams;
+        for (int i = 0; i < s->train.nparams; i++) {
+            const mrt_layout *l = &s->tensor[s->train.param[i]].layout;
+            int64_t n = 1;
+            for (int d = 0; d < l->ndims; d++)
+                n *= l->size[d];
+            out->param_elements += n;
+        }
+    }
 }
 
 const char *mrt_spec_get_dim(const mrt_spec *s, int i, int64_t *size)
@@ -63,6 +73,8 @@ mrt_status mrt_spec_get_tensor(const mrt_spec *s, int i,
         out->shape[d] = l->size[d];
     }
     out->even = mrt_layout_even(l, &s->mesh);
+    out->block = t->block >= 0 ? s->block[t->block].name : NULL;
+    out->layer = t->block >= 0 ? t->layer : -1;
     mrt_layout_str(l, &s->mesh, s->dim_names, out->layout,
                    (int)sizeof out->layout);
     /* replicated over an axis of size 1 too: that is what the layout

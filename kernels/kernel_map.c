@@ -210,6 +210,7 @@ MAP_ROW(eq, x == y ? (T)1 : (T)0)
 /* labels are integers stored as T: round, then compare in double, where
  * any class index of interest is exact */
 MAP_ROW(one_hot, round((double)x) == (double)(r->j0 + i * r->dj) ? (T)1 : (T)0)
+MAP_ROW(mask_fill, y != 0 ? x : c)
 
 /* Each function's row loops, by mrt_map_fn. */
 typedef void row_f32(const maprow *, float *, const float *, const float *);
@@ -245,6 +246,7 @@ static const struct {
     [MRT_MAP_SQUARE_GRAD] = BOTH(square_grad),
     [MRT_MAP_EQ] = BOTH(eq),
     [MRT_MAP_ONE_HOT] = BOTH(one_hot),
+    [MRT_MAP_MASK_FILL] = BOTH(mask_fill),
 };
 _Static_assert(sizeof map_rows / sizeof map_rows[0] == MRT_MAP_FN_COUNT,
                "a row loop for every mrt_map_fn");

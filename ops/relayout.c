@@ -237,7 +237,12 @@ int mrt_relayout_emit(mrt_planning *pl, int op, int from, const mrt_layout *to,
         return again;
     mrt_layout target = without_unit_axes(to, &p->mesh);
     mrt_layout start = without_unit_axes(&p->value[from].layout, &p->mesh);
-    relayout r = {.l = start, .to = &target, .allreduce_only = allreduce_only};
+    relayout r; /* not zeroed: move[] is read only up to n (zeroing its
+                   64 moves was a fifth of planning a long program) */
+    r.l = start;
+    r.to = &target;
+    r.allreduce_only = allreduce_only;
+    r.n = 0;
     assert(r.l.ndims == to->ndims);
     assert((target.partial & ~r.l.partial) == 0);
     assert((target.partial & mrt_layout_used_axes(&target)) == 0);

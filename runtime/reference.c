@@ -12,7 +12,9 @@
  * einsum of its operands' magnitudes (the sum of |terms|); for a map
  * y = f(a, b), max(|y|, |df/da| m(a) + |df/db| m(b)) (+ |c| for a shift),
  * so a sum that cancels keeps the size of its terms; the largest
- * magnitude for a reduce_max; the input's for a rename.  --verify scales
+ * magnitude for a reduce_max; the input's for a rename; for a
+ * mask_fill (causal softmax), the input's where the mask keeps it and 0
+ * where it fills -1e30, so the fill never enters a bound.  --verify scales
  * its tolerance by them (verify.c): a result that is zero in exact
  * arithmetic is rounding noise of the size of its terms, not of itself.
  */
@@ -150,6 +152,7 @@ static void partials(mrt_map_fn fn, double c, double a, double b, double y,
         d[0] = 0.5 * b * b * b, d[1] = 1.5 * a * b * b;
         break;
     case MRT_MAP_SQUARE_GRAD: d[0] = 2 * b, d[1] = 2 * a; break;
+    case MRT_MAP_MASK_FILL: d[0] = b != 0; break;
     case MRT_MAP_EQ:
     case MRT_MAP_ONE_HOT:
     case MRT_MAP_FN_COUNT: break;
@@ -208,7 +211,11 @@ static void map_magnitude(const mrt_spec *s, const mrt_spec_op *o, void **v,
         partials(o->fn, o->c, ak, bk, yk, d);
         double sum = d[0] * get(s, m[o->in[0]], ia) + shift +
                      (o->nin > 1 ? d[1] * get(s, m[o->in[1]], ib) : 0);
-        set(s, m[o->out], k, fmax(fabs(yk), sum));
+        /* a masked entry's fill is exact and never summed (its exp is
+         * 0): magnitude 0, so the max over the row keeps the unmasked
+         * entries' magnitudes */
+        int filled = o->fn == MRT_MAP_MASK_FILL && bk == 0;
+        set(s, m[o->out], k, filled ? 0 : fmax(fabs(yk), sum));
         for (int i = y.ndims - 1; i >= 0; i--) { /* the next element */
             ia += sa[i], ib += sb[i];
             if (++idx[i] < y.ext[i])

@@ -1,7 +1,8 @@
 /*
  * shard.c — a rank's piece of a global tensor: filling input shards from
  * their init rule (random and fill are functions of the global index, so
- * every layout sees the same tensor; a .npy file is read whole and the
+ * every layout sees the same tensor, and so are the masks of causal
+ * softmax and dropout; a .npy file is read whole and the
  * rank's block copied out, only while it is still the file the loader
  * checked: mrt_npy_read_same), and gathering shards back into the full
  * tensor on rank 0 for --verify and --save.
@@ -24,8 +25,27 @@ static void store(void *buf, mrt_dtype t, int64_t i, double x)
         ((float *)buf)[i] = (float)x;
 }
 
+/* Element gi (global flat index) of an index-defined init, at global
+ * coordinates q and k along a causal mask's two dims. */
+static double indexed_value(const mrt_spec_tensor *st, uint64_t gi, int64_t q,
+                            int64_t k)
+{
+    switch (st->init) {
+    case MRT_INIT_FILL: return st->fill;
+    case MRT_INIT_LABELS: /* [-1, 1) onto 0..classes-1 */
+        return floor((mrt_init_random_value(st->seed, gi) + 1) / 2 * st->fill);
+    case MRT_INIT_CAUSAL: return mrt_init_causal_value(q, k);
+    case MRT_INIT_DROPOUT:
+        return mrt_init_dropout_keep(st->seed, gi, st->fill)
+                   ? 1.0 / (1.0 - st->fill)
+                   : 0.0;
+    default: return mrt_init_random_value(st->seed, gi);
+    }
+}
+
 /* Walks the shard's elements in row-major order with their global flat
- * index, for the index-defined inits. */
+ * index (and, for a causal mask, their global coordinates along its two
+ * dims), for the index-defined inits. */
 static void fill_indexed(const mrt_spec_tensor *st, const int64_t local[],
                          const int64_t off[], mrt_dtype t, void *buf)
 {
@@ -36,16 +56,15 @@ static void fill_indexed(const mrt_spec_tensor *st, const int64_t local[],
         g *= l->size[i];
         count *= local[i];
     }
+    int causal = st->init == MRT_INIT_CAUSAL;
+    int qi = causal ? mrt_layout_find_dim(l, st->mask_dim[0]) : 0;
+    int ki = causal ? mrt_layout_find_dim(l, st->mask_dim[1]) : 0;
     int64_t idx[MRT_MAX_DIMS] = {0};
     for (int64_t k = 0; k < count; k++) {
         uint64_t gi = 0;
         for (int i = 0; i < l->ndims; i++)
             gi += (uint64_t)((off[i] + idx[i]) * gstride[i]);
-        double x = st->init == MRT_INIT_FILL
-                       ? st->fill
-                       : mrt_init_random_value(st->seed, gi);
-        if (st->init == MRT_INIT_LABELS) /* [-1, 1) onto 0..classes-1 */
-            x = floor((x + 1) / 2 * st->fill);
+        double x = indexed_value(st, gi, off[qi] + idx[qi], off[ki] + idx[ki]);
         store(buf, t, k, x);
         for (int i = l->ndims - 1; i >= 0 && ++idx[i] == local[i]; i--)
             idx[i] = 0;

@@ -219,25 +219,26 @@ static int report_gradcheck(const mrt_spec *s, const mrt_gradcheck *g,
 static mrt_status verify_gradients(const mrt_spec *s, int json, FILE *f,
                                    int *failed, mrt_error *err)
 {
-    mrt_gradcheck g[2 * MRT_MAX_PARAMS];
-    int n = 0;
+    int n = 0, max = s->train.nparams + s->train.nextra;
     if (s->dtype != MRT_F64) {
         if (!json)
             fprintf(f, "finite differences: not checked for float32 "
                        "(use dtype: float64)\n");
         return MRT_OK;
     }
-    mrt_status st = mrt_reference_gradcheck(s, FD_PER_TENSOR, g,
-                                            2 * MRT_MAX_PARAMS, &n, err);
-    if (st != MRT_OK)
-        return st;
-    if (json)
+    mrt_gradcheck *g = calloc((size_t)max + 1, sizeof *g);
+    if (!g)
+        return mrt_error_set(err, MRT_E_NOMEM, s->path, (mrt_mark){0},
+                             "out of memory in the gradient check");
+    mrt_status st = mrt_reference_gradcheck(s, FD_PER_TENSOR, g, max, &n, err);
+    if (st == MRT_OK && json)
         fputs(", \"finite_differences\": [", f);
-    for (int k = 0; k < n; k++)
+    for (int k = 0; st == MRT_OK && k < n; k++)
         *failed += report_gradcheck(s, &g[k], k == 0, json, f);
-    if (json)
+    if (st == MRT_OK && json)
         fputc(']', f);
-    return MRT_OK;
+    free(g);
+    return st;
 }
 
 static int64_t global_count(const mrt_layout *l)

@@ -35,9 +35,6 @@
 #include "split.h"
 #include "with_layouts.h"
 
-_Static_assert(MRT_SEARCH_MAX_TENSORS == MRT_MAX_PARAMS,
-               "the public count of tensors is the program's of params");
-
 /* One parameter's choices: [0] follows the rules; then own layouts. */
 typedef struct choices {
     int n;
@@ -254,8 +251,7 @@ static mrt_status finish(merger *m, int top)
     return MRT_OK;
 }
 
-/* The parameters: `train:`'s, else every input (the first
- * MRT_MAX_PARAMS of them).  Returns how many there are. */
+/* The parameters: `train:`'s, else every input.  Returns how many. */
 static int find_params(const mrt_spec *s, mrt_search_tensors_report *r)
 {
     if (s->train.loss >= 0) {
@@ -263,18 +259,18 @@ static int find_params(const mrt_spec *s, mrt_search_tensors_report *r)
         memcpy(r->tensor, s->train.param, (size_t)r->ntensors * sizeof(int));
         return r->ntensors;
     }
-    int n = 0;
     for (int t = 0; t < s->ntensors; t++)
-        if (s->tensor[t].producer < 0 && n++ < MRT_MAX_PARAMS)
+        if (s->tensor[t].producer < 0)
             r->tensor[r->ntensors++] = t;
-    return n;
+    return r->ntensors;
 }
 
 /* The activations acts names ("all": every op result with dims, in op
- * order, while the combinations fit the cap), after the parameters. */
+ * order, while the combinations fit the cap), after the parameters;
+ * listed ([ntensors]) marks the tensors searched or left so far. */
 static mrt_status find_acts(const mrt_spec *s, const char *acts,
                             mrt_search_tensors_report *r, choices *ch,
-                            mrt_error *err)
+                            unsigned char *listed, mrt_error *err)
 {
     int all = !strcmp(acts, "all");
     const char *p = acts;
@@ -292,18 +288,10 @@ static mrt_status find_acts(const mrt_spec *s, const char *acts,
                                  "an op's out:, or say all)",
                                  (int)len, p);
         for (int k = all ? 0 : t; k < (all ? s->ntensors : t + 1); k++) {
-            if (!mrt_spec_is_op_result(s, k) || !s->tensor[k].layout.ndims)
+            if (!mrt_spec_is_op_result(s, k) || !s->tensor[k].layout.ndims ||
+                listed[k])
                 continue;
-            int dup = 0;
-            for (int i = 0; i < r->ntensors; i++)
-                dup |= r->tensor[i] == k;
-            if (dup)
-                continue;
-            if (r->ntensors == MRT_MAX_PARAMS) {
-                if (r->nleft < MRT_MAX_PARAMS)
-                    r->left[r->nleft++] = k;
-                continue;
-            }
+            listed[k] = 1;
             choices *c = &ch[r->ntensors];
             if (make_choices(s, k, c))
                 return mrt_error_set(err, MRT_E_NOMEM, s->path, (mrt_mark){0},
@@ -312,8 +300,7 @@ static mrt_status find_acts(const mrt_spec *s, const char *acts,
             if (all && r->combos * c->n > MRT_SEARCH_MAX_COMBOS) {
                 free(c->rules);
                 c->rules = NULL;
-                if (r->nleft < MRT_MAX_PARAMS)
-                    r->left[r->nleft++] = k;
+                r->left[r->nleft++] = k;
                 continue;
             }
             r->combos = r->combos > MRT_SEARCH_MAX_COMBOS / c->n + 1
@@ -354,8 +341,10 @@ static mrt_status search_combo(merger *m, const mrt_search_options *opt,
 {
     const mrt_spec *s = m->s;
     mrt_search_tensors_report *r = m->r;
-    mrt_spec_own_layout own[MRT_MAX_PARAMS];
+    mrt_spec_own_layout *own = calloc((size_t)r->ntensors + 1, sizeof *own);
     int n = 0;
+    if (!own)
+        return nomem(s, err);
     for (int i = 0; i < r->ntensors; i++)
         if (pick[i])
             own[n++] = (mrt_spec_own_layout){
@@ -363,6 +352,7 @@ static mrt_status search_combo(merger *m, const mrt_search_options *opt,
     mrt_spec *cs = NULL;
     mrt_error e = {0};
     mrt_status st = mrt_spec_with_layouts(s, own, n, &cs, &e);
+    free(own);
     if (st == MRT_E_NOMEM)
         return nomem(s, err);
     if (st) {
@@ -391,18 +381,26 @@ static mrt_status find_tensors(const mrt_spec *s, const char *acts,
                                mrt_search_tensors_report *r, choices *ch,
                                mrt_error *err)
 {
-    int asked = find_params(s, r); /* tensors asked for, past the cap */
+    unsigned char *listed = calloc((size_t)s->ntensors + 1, 1);
+    if (!listed)
+        return nomem(s, err);
+    int asked = find_params(s, r); /* tensors asked for */
     r->combos = 1;
+    for (int i = 0; i < r->ntensors; i++)
+        listed[r->tensor[i]] = 1;
     for (int i = 0; i < r->ntensors; i++) {
-        if (make_choices(s, r->tensor[i], &ch[i]))
+        if (make_choices(s, r->tensor[i], &ch[i])) {
+            free(listed);
             return nomem(s, err);
+        }
         if (r->combos > MRT_SEARCH_MAX_COMBOS / ch[i].n + 1)
             r->combos = MRT_SEARCH_MAX_COMBOS + 1;
         else
             r->combos *= ch[i].n;
     }
     int before = r->ntensors + r->nleft;
-    mrt_status st = acts ? find_acts(s, acts, r, ch, err) : MRT_OK;
+    mrt_status st = acts ? find_acts(s, acts, r, ch, listed, err) : MRT_OK;
+    free(listed);
     if (st)
         return st;
     if (acts && strcmp(acts, "all")) /* named: all asked for */
@@ -426,8 +424,8 @@ mrt_status mrt_search_tensors_create(const mrt_spec *s,
                                      mrt_error *err)
 {
     static const mrt_search_options defaults;
-    choices ch[MRT_MAX_PARAMS] = {{0}};
-    int pick[MRT_MAX_PARAMS] = {0};
+    choices *ch = NULL;
+    int *pick = NULL;
     merger m = {.s = s};
     if (out)
         *out = NULL;
@@ -437,7 +435,17 @@ mrt_status mrt_search_tensors_create(const mrt_spec *s,
                              "out pointer");
     if (!opt)
         opt = &defaults;
-    mrt_status st = (m.r = calloc(1, sizeof *m.r)) ? MRT_OK : nomem(s, err);
+    size_t room = (size_t)s->ntensors + 1; /* each tensor searched once */
+    m.r = calloc(1, sizeof *m.r);
+    ch = calloc(room, sizeof *ch);
+    pick = calloc(room, sizeof *pick);
+    if (m.r) {
+        m.r->tensor = calloc(room, sizeof *m.r->tensor);
+        m.r->left = calloc(room, sizeof *m.r->left);
+    }
+    mrt_status st = m.r && m.r->tensor && m.r->left && ch && pick
+                        ? MRT_OK
+                        : nomem(s, err);
     if (!st) {
         m.r->ndims = s->ndims;
         st = find_tensors(s, opt->activations, m.r, ch, err);
@@ -453,8 +461,10 @@ mrt_status mrt_search_tensors_create(const mrt_spec *s,
         *out = m.r;
         m.r = NULL;
     }
-    for (int i = 0; i < MRT_MAX_PARAMS; i++)
+    for (size_t i = 0; ch && i < room; i++)
         free(ch[i].rules);
+    free(ch);
+    free(pick);
     for (int64_t i = 0; i < m.n; i++)
         item_free(&m.all[i]);
     free(m.all);
@@ -472,5 +482,7 @@ void mrt_search_tensors_destroy(mrt_search_tensors_report *r)
         item_free(&r->pareto[i]);
     free(r->top);
     free(r->pareto);
+    free(r->tensor);
+    free(r->left);
     free(r);
 }

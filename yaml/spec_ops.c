@@ -33,11 +33,12 @@ static int later_maker(const mrt_spec_parser *p, const yaml_node_t *seq,
     return 0;
 }
 
-static const char *const key_names[] = {"shape", "dim", "dims", "by",
-                                        "from",  "to",  "eps"};
+/* The keys of the MRT_K_* bits, in bit order. */
+static const char *const key_names[MRT_K_BITS] = {
+    "shape", "dim", "dims", "by", "from", "to", "eps", "causal", "p", "seed"};
 static const char *const op_keys[] = {
-    "op",   "in", "out",  "shape", "layout", "expect", "dim",
-    "dims", "by", "from", "to",    "eps",    NULL};
+    "op", "in",   "out", "shape", "layout", "expect", "dim",  "dims",
+    "by", "from", "to",  "eps",   "causal", "p",      "seed", NULL};
 
 /* The keys and kind of op u (mapping n). */
 static mrt_status op_kind(mrt_user_op *u, const yaml_node_t *n)
@@ -83,7 +84,7 @@ static mrt_status op_kind(mrt_user_op *u, const yaml_node_t *n)
 /* Each key the kind takes is there if it must be, absent if it may not. */
 static mrt_status op_keys_fit(mrt_user_op *u, const yaml_node_t *n)
 {
-    for (int k = 0; k < 7; k++) {
+    for (int k = 0; k < MRT_K_BITS; k++) {
         unsigned bit = 1u << k;
         const yaml_node_t *v = mrt_spec_get(u->p, n, key_names[k]);
         if (v && !(mrt_user_kinds[u->kind].keys & bit))
@@ -174,7 +175,46 @@ static mrt_status read_reduce(mrt_user_op *u, const yaml_node_t *dims,
     return st;
 }
 
-/* The keys that depend on the kind: dim, from/to, dims, by, eps. */
+/* softmax's `causal:` (node v): a list of two dim names. */
+static mrt_status read_causal(mrt_user_op *u, const yaml_node_t *v, op_read *r)
+{
+    char of[48];
+    snprintf(of, sizeof of, "'causal' of op %d", u->number);
+    mrt_status st = mrt_spec_expect(u->p, v, YAML_SEQUENCE_NODE, of);
+    r->at.causal_given = 1;
+    r->at.causal_mark = mrt_spec_mark(v);
+    r->at.ncausal = st ? 0 : mrt_spec_count(v);
+    for (int j = 0; !st && j < 2 && j < r->at.ncausal; j++)
+        st = read_dim(u, mrt_spec_item(u->p, v, j), &r->o.causal[j],
+                      &r->at.causal_dim_mark[j]);
+    return st;
+}
+
+/* dropout's `p:` and `seed:`. */
+static mrt_status read_dropout(mrt_user_op *u, const yaml_node_t *n, op_read *r)
+{
+    const yaml_node_t *v;
+    char what[64];
+    mrt_status st = MRT_OK;
+    if ((v = mrt_spec_get(u->p, n, "p"))) {
+        snprintf(what, sizeof what, "'p' of op %d", u->number);
+        st = mrt_spec_number(u->p, v, what, &r->o.p);
+        r->at.p_given = 1;
+        r->at.p_mark = mrt_spec_mark(v);
+        if (!st) /* a number, so a scalar */
+            r->at.p_text = (const char *)v->data.scalar.value;
+    }
+    if (!st && (v = mrt_spec_get(u->p, n, "seed"))) {
+        snprintf(what, sizeof what, "the seed of op %d", u->number);
+        st = mrt_spec_uint(u->p, v, what, &r->o.seed);
+        r->o.seeded = 1;
+        r->at.seed_mark = mrt_spec_mark(v);
+    }
+    return st;
+}
+
+/* The keys that depend on the kind: dim, from/to, dims, by, eps,
+ * causal, p, seed. */
 static mrt_status read_params(mrt_user_op *u, const yaml_node_t *n, op_read *r)
 {
     mrt_spec_parser *p = u->p;
@@ -201,6 +241,10 @@ static mrt_status read_params(mrt_user_op *u, const yaml_node_t *n, op_read *r)
         r->at.c_mark = mrt_spec_mark(c);
         r->at.c_text = (const char *)c->data.scalar.value;
     }
+    if (!st && (v = mrt_spec_get(p, n, "causal")))
+        st = read_causal(u, v, r);
+    if (!st)
+        st = read_dropout(u, n, r);
     return st;
 }
 

@@ -5,8 +5,9 @@
  * checks names, shapes, layouts, values and files at their marks.
  *
  * Inits: {random: SEED} (uniform in [-1, 1); the default, seeded with
- * the FNV-1a hash of the name), {fill: X}, {labels: N} or {file: PATH}
- * (a .npy file, resolved against the spec's folder by the builder).
+ * the FNV-1a hash of the name), {fill: X}, {labels: N}, {file: PATH}
+ * (a .npy file, resolved against the spec's folder by the builder) or
+ * {causal: [QUERY, KEY]} (1 where the key index <= the query index).
  * Shapes are read the same way for op results (mrt_spec_read_shape).
  */
 #include <stdio.h>
@@ -17,8 +18,29 @@
 
 static const char *const tensor_keys[] = {"shape", "init", "layout", "dtype",
                                           NULL};
-static const char *const init_keys[] = {"random", "fill", "file", "labels",
-                                        NULL};
+static const char *const init_keys[] = {"random", "fill",   "file",
+                                        "labels", "causal", NULL};
+
+/* `causal: [query, key]` (node v) of tensor `name`: two dim names. */
+static mrt_status read_causal_init(mrt_spec_parser *p, const char *name,
+                                   const yaml_node_t *v, mrt_ir_tensor *d,
+                                   mrt_ir_tensor_at *at)
+{
+    char of[MRT_NAME_MAX + 48], q[MRT_SPEC_QUOTE_MAX + 8];
+    snprintf(of, sizeof of, "the causal init of tensor '%s'", name);
+    d->init = MRT_IR_INIT_CAUSAL;
+    mrt_status st = mrt_spec_expect(p, v, YAML_SEQUENCE_NODE, of);
+    at->ncausal = st ? 0 : mrt_spec_count(v);
+    for (int j = 0; !st && j < 2 && j < at->ncausal; j++) {
+        const yaml_node_t *dn = mrt_spec_item(p, v, j);
+        d->causal[j] = mrt_spec_is_null(dn) ? NULL : mrt_spec_str(dn);
+        at->causal_dim_mark[j] = mrt_spec_mark(dn);
+        if (!d->causal[j])
+            st = mrt_spec_fail(p, dn, "expected a dim name in %s, got %s", of,
+                               mrt_spec_what(dn, q, sizeof q));
+    }
+    return st;
+}
 
 /* The init mapping n of tensor `name` into d and at (its value's mark
  * and text): its form here, its value's range and file there. */
@@ -38,7 +60,7 @@ static mrt_status read_init(mrt_spec_parser *p, const char *name,
     if (mrt_spec_count(n) == 0)
         return mrt_spec_fail(p, n,
                              "%s is empty (give one of: random, fill, "
-                             "file, labels)",
+                             "file, labels, causal)",
                              of);
     const char *kind = mrt_spec_str(mrt_spec_node(p, pr->key));
     if (mrt_spec_count(n) > 1)
@@ -46,7 +68,7 @@ static mrt_status read_init(mrt_spec_parser *p, const char *name,
             p, mrt_spec_node(p, pr[1].key),
             "%s has both "
             "'%s' and '%s' (give exactly one of: random, "
-            "fill, file, labels)",
+            "fill, file, labels, causal)",
             of, kind, mrt_spec_quote(mrt_spec_node(p, pr[1].key), q, sizeof q));
     const yaml_node_t *v = mrt_spec_node(p, pr->value);
     at->value_mark = mrt_spec_mark(v);
@@ -72,6 +94,8 @@ static mrt_status read_init(mrt_spec_parser *p, const char *name,
         at->classes = classes;
         return st;
     }
+    if (!strcmp(kind, "causal"))
+        return read_causal_init(p, name, v, d, at);
     d->init = MRT_IR_INIT_FILE;
     snprintf(of, sizeof of, "the file of tensor '%s'", name);
     st = mrt_spec_expect(p, v, YAML_SCALAR_NODE, of);

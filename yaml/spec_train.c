@@ -9,6 +9,7 @@
  * the backward program and the updates.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "spec_parse.h"
@@ -21,33 +22,69 @@ typedef char mrt_spec_how[MRT_SPEC_QUOTE_MAX + 32];
 
 /* A list of tensors (`params:` or `grads:`) read for the builder: names
  * (NULL where an item is no name: the builder then calls it unknown,
- * as the file wrote it), their marks and how they were written. */
+ * as the file wrote it), their marks and how they were written, in
+ * arrays of l's own. */
+typedef struct train_list {
+    int count;
+    const char **names, **hows;
+    mrt_mark *marks;
+    mrt_spec_how *how;
+} train_list;
+
+static void list_free(train_list *l)
+{
+    free(l->names);
+    free(l->hows);
+    free(l->marks);
+    free(l->how);
+}
+
 static mrt_status read_list(mrt_spec_parser *p, const yaml_node_t *n,
-                            const char *what, const char **names,
-                            mrt_mark *marks, mrt_spec_how *how,
-                            const char **hows, int *count)
+                            const char *what, train_list *l)
 {
     char of[64];
     snprintf(of, sizeof of, "'%s' of 'train'", what);
     mrt_status st = mrt_spec_expect(p, n, YAML_SEQUENCE_NODE, of);
     if (st)
         return st;
-    *count = mrt_spec_count(n);
-    for (int j = 0; *count <= MRT_MAX_PARAMS && j < *count; j++) {
+    l->count = mrt_spec_count(n);
+    size_t room = (size_t)l->count + 1;
+    l->names = calloc(room, sizeof *l->names);
+    l->hows = calloc(room, sizeof *l->hows);
+    l->marks = calloc(room, sizeof *l->marks);
+    l->how = calloc(room, sizeof *l->how);
+    if (!l->names || !l->hows || !l->marks || !l->how)
+        return mrt_spec_nomem(p);
+    for (int j = 0; j < l->count; j++) {
         const yaml_node_t *it = mrt_spec_item(p, n, j);
-        names[j] = mrt_spec_is_null(it) ? NULL : mrt_spec_str(it);
-        marks[j] = mrt_spec_mark(it);
-        hows[j] = mrt_spec_what(it, how[j], sizeof how[j]);
+        l->names[j] = mrt_spec_is_null(it) ? NULL : mrt_spec_str(it);
+        l->marks[j] = mrt_spec_mark(it);
+        l->hows[j] = mrt_spec_what(it, l->how[j], sizeof l->how[j]);
     }
     return MRT_OK;
 }
 
-mrt_status mrt_spec_parse_train(mrt_spec_parser *p, const yaml_node_t *n)
+/* `params: all`: a list of the one name, which the builder expands. */
+static mrt_status one_name(mrt_spec_parser *p, const yaml_node_t *n,
+                           const char *name, train_list *l)
 {
-    const char *params[MRT_MAX_PARAMS], *grads[MRT_MAX_PARAMS];
-    const char *param_how[MRT_MAX_PARAMS], *grad_how[MRT_MAX_PARAMS];
-    mrt_mark param_mark[MRT_MAX_PARAMS], grad_mark[MRT_MAX_PARAMS];
-    mrt_spec_how how[2 * MRT_MAX_PARAMS + 1];
+    l->count = 1;
+    l->names = calloc(1, sizeof *l->names);
+    l->hows = calloc(1, sizeof *l->hows);
+    l->marks = calloc(1, sizeof *l->marks);
+    if (!l->names || !l->hows || !l->marks)
+        return mrt_spec_nomem(p);
+    l->names[0] = name;
+    l->marks[0] = mrt_spec_mark(n);
+    l->hows[0] = "'all'";
+    return MRT_OK;
+}
+
+/* The keys of n, checked, and the builder's train block. */
+static mrt_status read_train(mrt_spec_parser *p, const yaml_node_t *n,
+                             train_list *pl, train_list *gl)
+{
+    mrt_spec_how loss_how;
     mrt_status st = mrt_spec_expect(p, n, YAML_MAPPING_NODE, "'train'");
     if (!st)
         st = mrt_spec_check_keys(p, n, train_keys, "'train'");
@@ -62,33 +99,30 @@ mrt_status mrt_spec_parse_train(mrt_spec_parser *p, const yaml_node_t *n)
     const yaml_node_t *gn = mrt_spec_get(p, n, "grads");
     const yaml_node_t *lr = mrt_spec_get(p, n, "lr");
     const yaml_node_t *steps = mrt_spec_get(p, n, "steps");
+    const char *all = pn->type == YAML_SCALAR_NODE ? mrt_spec_str(pn) : NULL;
+    if (all && !strcmp(all, "all")) /* every input with an init */
+        st = one_name(p, pn, all, pl);
+    else
+        st = read_list(p, pn, "params", pl);
+    if (!st && gn)
+        st = read_list(p, gn, "grads", gl);
     mrt_ir_train t = {.loss = mrt_spec_is_null(loss) ? NULL
                                                      : mrt_spec_str(loss),
-                      .params = params,
-                      .grads = grads};
+                      .params = pl->names,
+                      .nparams = pl->count,
+                      .grads = gl->names,
+                      .ngrads = gl->count};
     mrt_ir_train_at at = {.mark = mrt_spec_mark(n),
                           .loss_mark = mrt_spec_mark(loss),
                           .params_mark = mrt_spec_mark(pn),
                           .grads_mark = mrt_spec_mark(gn),
-                          .param_mark = param_mark,
-                          .grad_mark = grad_mark,
-                          .loss_what = mrt_spec_what(
-                              loss, how[2 * MRT_MAX_PARAMS], sizeof how[0]),
-                          .param_what = param_how,
-                          .grad_what = grad_how,
+                          .param_mark = pl->marks,
+                          .grad_mark = gl->marks,
+                          .loss_what = mrt_spec_what(loss, loss_how,
+                                                     sizeof loss_how),
+                          .param_what = pl->hows,
+                          .grad_what = gl->hows,
                           .lr_mark = mrt_spec_mark(lr)};
-    const char *all = pn->type == YAML_SCALAR_NODE ? mrt_spec_str(pn) : NULL;
-    if (all && !strcmp(all, "all")) { /* every input with an init */
-        params[0] = all;
-        param_mark[0] = mrt_spec_mark(pn);
-        param_how[0] = "'all'";
-        t.nparams = 1;
-    } else
-        st = read_list(p, pn, "params", params, param_mark, how, param_how,
-                       &t.nparams);
-    if (!st && gn)
-        st = read_list(p, gn, "grads", grads, grad_mark, how + MRT_MAX_PARAMS,
-                       grad_how, &t.ngrads);
     if (!st && lr) {
         st = mrt_spec_positive(p, lr, "the 'lr' of 'train'", &t.lr);
         if (!st) /* a number, so a scalar */
@@ -98,4 +132,13 @@ mrt_status mrt_spec_parse_train(mrt_spec_parser *p, const yaml_node_t *n)
         st = mrt_spec_count_max(p, steps, "the 'steps' of 'train'",
                                 MRT_TRAIN_STEPS_MAX, &t.steps);
     return st ? st : mrt_ir_set_train_at(p->ir, &t, &at, p->err);
+}
+
+mrt_status mrt_spec_parse_train(mrt_spec_parser *p, const yaml_node_t *n)
+{
+    train_list pl = {0}, gl = {0};
+    mrt_status st = read_train(p, n, &pl, &gl);
+    list_free(&pl);
+    list_free(&gl);
+    return st;
 }

@@ -208,7 +208,10 @@ START_TEST(lookup_has_no_one_hot_memory_nor_flops)
     for (int m = 0; m < 3; m++) {
         mrt_spec *a = load("embed.yaml", mesh[m]);
         mrt_spec *b = load("onehot.yaml", mesh[m]);
-        mrt_plan *pa = plan_of(a, -1), *pb = plan_of(b, -1);
+        /* the same strategy, so the same execution layouts: the one-hot
+         * operand is what differs (auto may weigh the two otherwise) */
+        mrt_plan *pa = plan_of(a, MRT_STRATEGY_RULES),
+                 *pb = plan_of(b, MRT_STRATEGY_RULES);
         int64_t hot = largest_with_vocab(pb, b, 3);
         ck_assert_int_gt(hot, 0);
         ck_assert_int_eq(largest_with_vocab(pa, a, 3), 0);
@@ -229,6 +232,10 @@ START_TEST(lookup_has_no_one_hot_memory_nor_flops)
         ck_assert_int_eq(gathers, 1);
         mrt_plan_destroy(pa);
         mrt_plan_destroy(pb);
+        pa = plan_of(a, -1); /* auto: still no one-hot, no flops */
+        ck_assert_int_eq(largest_with_vocab(pa, a, 3), 0);
+        ck_assert_double_eq(pa->op[0].flops, 0);
+        mrt_plan_destroy(pa);
         mrt_spec_destroy(a);
         mrt_spec_destroy(b);
     }

@@ -135,6 +135,7 @@ static double ref_map(mrt_map_fn fn, double x, double y, double c)
     case MRT_MAP_RSQRT_GRAD: return -0.5 * x * y * y * y;
     case MRT_MAP_SQUARE_GRAD: return 2 * x * y;
     case MRT_MAP_EQ: return x == y;
+    case MRT_MAP_MASK_FILL: return y != 0 ? x : c;
     case MRT_MAP_ONE_HOT:
     case MRT_MAP_FN_COUNT: break;
     }
@@ -144,8 +145,8 @@ static double ref_map(mrt_map_fn fn, double x, double y, double c)
 
 static gen gen_for(mrt_map_fn fn, int input)
 {
-    if (fn == MRT_MAP_EQ)
-        return GEN_SMALL_INT;
+    if (fn == MRT_MAP_EQ || (fn == MRT_MAP_MASK_FILL && input == 1))
+        return GEN_SMALL_INT; /* (a mask: zeros among them) */
     if (fn == MRT_MAP_LOG || fn == MRT_MAP_RSQRT)
         return GEN_POSITIVE;
     if (fn == MRT_MAP_DIV && input == 1)
