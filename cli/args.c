@@ -57,7 +57,7 @@ const mrt_cli_option mrt_cli_options[] = {
     {"save", 's', "DIR", MRT_CLI_RUN, "write each output as DIR/NAME.npy"},
     {"repeat", 'r', "N", MRT_CLI_RUN, "run N times; times are per run"},
     {"repeat", 'r', "N", MRT_CLI_VALIDATE,
-     "time N runs of each partitioning, after one to\nwarm up (default 3)"},
+     "time N runs of each partitioning (taking turns,\nafter one to warm up; default 3)"},
     {"json", 'j', NULL, MRT_CLI_PLAN, "one JSON object instead of text"},
     {"json", 'j', NULL, MRT_CLI_RUN, "report as one JSON object"},
     {"json", 'j', NULL, MRT_CLI_VALIDATE, "report as one JSON object"},

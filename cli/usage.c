@@ -142,7 +142,9 @@ static const usage_text usage[] = {
      "against the modeled ones: per step kind and size class, per op and end\n"
      "to end, with the error factors (measured / modeled), Kendall's tau\n"
      "between the modeled and the measured order, and the model's pick\n"
-     "against the measured fastest (docs/calibration.md).\n",
+     "against the measured fastest (docs/calibration.md).  After a run of\n"
+     "each to warm up, the partitionings take turns, N runs each; each keeps\n"
+     "its fastest.\n",
      NULL},
 };
 
