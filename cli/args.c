@@ -1,6 +1,7 @@
 /*
  * args.c — command-line parsing, usage texts and exit codes.
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <getopt.h>
@@ -40,7 +41,15 @@ const mrt_cli_option mrt_cli_options[] = {
      "compare at each size of DIM: one row per layout,\n"
      "one column per size, each cell the modeled time\n"
      "per step and wire bytes per rank, and how the\n"
-     "time grows (--csv: one line per cell; no --svg)"},
+     "time grows (--csv: one line per cell; --svg: a\n"
+     "line chart, a line per layout); given again for\n"
+     "other dims, they move together (zipped: the same\n"
+     "number of sizes each)"},
+    {"sweep-mesh", 'I', "MESH MESH ...", MRT_CLI_COMPARE,
+     "compare on each mesh (AXIS=N,..., as --mesh; the\n"
+     "words after it that are meshes are more of them),\n"
+     "of any rank count: figures per rank; zipped with\n"
+     "--sweep when both are given"},
     {"layout", 'L', "NAME",
      MRT_CLI_CHECK | MRT_CLI_PLAN | MRT_CLI_RUN | MRT_CLI_SEARCH | MRT_CLI_SHOW,
      "use the alternative NAME of the spec's layouts:\ninstead of its layout: rules (and mesh)"},
@@ -126,11 +135,21 @@ const mrt_cli_option mrt_cli_options[] = {
     /* The machine profile is --machine FILE in every command: run's
      * --profile is its per-step report. */
     {"planner", 'P', "NAME", ALL,
-     "auto (default: cost-aware) or meshtf (exactly\nMesh-TensorFlow's lowering, global rules only)"},
-    {"machine", 'K', "FILE", ALL,
-     "machine profile for the cost model (default:\n"
-     "$MESHRT_PROFILE, ~/.config/meshrt/profile.yaml,\n"
-     "else built in; meshrt calibrate writes one)"},
+     "auto (default: cost-aware), meshtf (exactly\n"
+     "Mesh-TensorFlow's lowering, global rules only) or\n"
+     "rules (pinned: every tensor in the layout its\n"
+     "rules and own layouts give, the collectives those\n"
+     "need, whatever the machine; what pin: true asks)"},
+    {"machine", 'K', "FILE|NAME", ALL,
+     "machine profile for the cost model: a file, or\n"
+     "a name of profiles/ (dgx-a100, dgx-h100,\n"
+     "cpu-100gbe; default: $MESHRT_PROFILE,\n"
+     "~/.config/meshrt/profile.yaml, else built in;\n"
+     "meshrt calibrate writes one)"},
+    {"ranks-per-node", 'n', "N", ALL,
+     "ranks on one node, over the profile's (ranks fill\n"
+     "nodes in order; the mesh's last axes innermost)"},
+
     {"blocking", 'B', NULL, ALL,
      "issue every collective blocking (by default one\n"
      "whose result is read only steps later runs in\n"
@@ -229,6 +248,10 @@ static int getopt_table(unsigned bit, struct option *table,
 {
     int n = 0;
     for (const mrt_cli_option *o = mrt_cli_options; o->name; o++) {
+        /* one code per option name: two names on one code would make
+         * the one set the other (take_plain, take_checked) */
+        for (const mrt_cli_option *q = mrt_cli_options; q < o; q++)
+            assert(q->key != o->key || strcmp(q->name, o->name) == 0);
         int k = 0;
         while (k < n && strcmp(row[k]->name, o->name) != 0)
             k++;
@@ -263,8 +286,18 @@ static mrt_status empty_path(int c, const char *opt, mrt_cli_args *a,
                        opt);
 }
 
+/* The number of sizes in "DIM=N,N,..." (checked). */
+static int sweep_count(const char *s)
+{
+    int n = 1;
+    for (; *s; s++)
+        n += *s == ',';
+    return n;
+}
+
 /* --sweep DIM=N,N,...: a name, then positive sizes, at most
- * MRT_CLI_SWEEP_MAX of them (the dim itself is checked at load). */
+ * MRT_CLI_SWEEP_MAX of them (the dim itself is checked at load); a dim
+ * swept once, at most MRT_CLI_SWEEP_DIMS dims. */
 static mrt_status check_sweep(const char *s, mrt_cli_args *a, mrt_error *err)
 {
     const char *eq = strchr(s, '=');
@@ -274,6 +307,15 @@ static mrt_status check_sweep(const char *s, mrt_cli_args *a, mrt_error *err)
                            "--sweep needs DIM=SIZE,SIZE,... "
                            "(e.g. batch=64,128,256), not '%.100s'",
                            s);
+    if (a->nsweep == MRT_CLI_SWEEP_DIMS)
+        return usage_error(err, a->cmd, "--sweep: at most %s dims", "8");
+    for (int k = 0; k < a->nsweep; k++)
+        if (!strncmp(a->sweep[k], s, (size_t)(eq - s) + 1)) {
+            char dim[101];
+            snprintf(dim, sizeof dim, "%.*s", (int)(eq - s), s);
+            return usage_error(err, a->cmd, "--sweep: dim '%s' is swept twice",
+                               dim);
+        }
     for (const char *p = eq + 1;; p++) {
         char *end;
         errno = 0;
@@ -292,6 +334,95 @@ static mrt_status check_sweep(const char *s, mrt_cli_args *a, mrt_error *err)
             return MRT_OK;
         p = end;
     }
+}
+
+/* Zipped sweeps move together: every --sweep (and --sweep-mesh) has as
+ * many values; --sweep-mesh sets the mesh, as --mesh would. */
+static mrt_status check_zipped(mrt_cli_args *a, mrt_error *err)
+{
+    char msg[240];
+    int n = a->nsweep ? sweep_count(a->sweep[0]) : a->nsweep_mesh;
+    for (int k = 1; k < a->nsweep; k++)
+        if (sweep_count(a->sweep[k]) != n) {
+            snprintf(msg, sizeof msg,
+                     "--sweep: %.60s has %d sizes but %.60s has %d "
+                     "(zipped sweeps move together: give each as many)",
+                     a->sweep[0], n, a->sweep[k], sweep_count(a->sweep[k]));
+            return usage_error(err, a->cmd, "%s", msg);
+        }
+    if (a->nsweep && a->nsweep_mesh && a->nsweep_mesh != n) {
+        snprintf(msg, sizeof msg,
+                 "--sweep-mesh: %d meshes but --sweep %.60s has %d sizes "
+                 "(zipped: give as many)",
+                 a->nsweep_mesh, a->sweep[0], n);
+        return usage_error(err, a->cmd, "%s", msg);
+    }
+    if (a->nsweep_mesh && a->mesh)
+        return usage_error(err, a->cmd,
+                           "--mesh and --sweep-mesh both set the mesh%s", "");
+    return MRT_OK;
+}
+
+/* 1 if s reads AXIS=N[,AXIS=N...] (a name, '=', digits; comma-joined). */
+static int looks_like_mesh(const char *s)
+{
+    do {
+        if (!(*s == '_' || (*s >= 'a' && *s <= 'z') ||
+              (*s >= 'A' && *s <= 'Z')))
+            return 0;
+        while (*s == '_' || (*s >= 'a' && *s <= 'z') ||
+               (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9'))
+            s++;
+        if (*s++ != '=' || *s < '0' || *s > '9')
+            return 0;
+        while (*s >= '0' && *s <= '9')
+            s++;
+    } while (*s == ',' && *++s);
+    return *s == '\0';
+}
+
+/* --sweep-mesh MESH MESH ...: getopt takes one argument, so the meshes
+ * are taken here, before it runs, in order: the option's argument and
+ * every word after it that looks like a mesh (looks_like_mesh), which
+ * leave argv (*argc shrinks).  A first argument that is not a mesh is
+ * --sweep-mesh's usage error. */
+static mrt_status sweep_meshes(int *argc, char **argv, mrt_cli_args *a,
+                               mrt_error *err)
+{
+    int w = 1, i = 1;
+    for (; i < *argc; i++) {
+        argv[w++] = argv[i];
+        if (!strcmp(argv[i], "--")) {
+            i++;
+            break;
+        }
+        int eq = !strncmp(argv[i], "--sweep-mesh=", 13);
+        if (strcmp(argv[i], "--sweep-mesh") && !eq)
+            continue;
+        const char *first = eq              ? argv[i] + 13
+                            : i + 1 < *argc ? argv[i + 1]
+                                            : "";
+        if (!looks_like_mesh(first))
+            return usage_error(err, a->cmd,
+                               "--sweep-mesh needs meshes AXIS=N,... (e.g. "
+                               "--sweep-mesh data=8,model=1 data=4,model=2), "
+                               "not '%.100s'",
+                               first);
+        if (!eq)
+            argv[w++] = argv[++i];
+        do {
+            if (a->nsweep_mesh == MRT_CLI_SWEEP_MAX)
+                return usage_error(err, a->cmd,
+                                   "--sweep-mesh: at most %s meshes",
+                                   MRT_CLI_SWEEP_MAX_STR);
+            a->sweep_mesh[a->nsweep_mesh++] = first;
+            first = i + 1 < *argc ? argv[i + 1] : "";
+        } while (looks_like_mesh(first) && ++i);
+    }
+    for (; i < *argc; i++)
+        argv[w++] = argv[i];
+    *argc = w;
+    return MRT_OK;
 }
 
 /* The value of option c, into a, if it is one taken as it is (a flag or
@@ -345,17 +476,20 @@ static mrt_status take_checked(int c, mrt_cli_args *a, mrt_error *err)
     case 'V':
         if ((st = check_sweep(optarg, a, err)))
             return st;
-        a->sweep = optarg;
+        a->sweep[a->nsweep++] = optarg;
         break;
+    case 'I': /* its meshes were taken out of argv (sweep_meshes) */ break;
     case 'P':
         if (strcmp(optarg, "auto") == 0)
             a->plan.planner = MRT_PLANNER_AUTO;
         else if (strcmp(optarg, "meshtf") == 0)
             a->plan.planner = MRT_PLANNER_MESHTF;
+        else if (strcmp(optarg, "rules") == 0)
+            a->plan.planner = MRT_PLANNER_RULES;
         else
             return usage_error(err, a->cmd,
                                "unknown planner '%s' "
-                               "(planners: auto, meshtf)",
+                               "(planners: auto, meshtf, rules)",
                                optarg);
         break;
     case 'X':
@@ -393,6 +527,16 @@ static mrt_status take_checked(int c, mrt_cli_args *a, mrt_error *err)
                                "1, not '%s'",
                                optarg);
         break;
+    case 'n': {
+        long n = strtol(optarg, &end, 10);
+        if (*end || end == optarg || n < 1 || n > INT32_MAX)
+            return usage_error(err, a->cmd,
+                               "--ranks-per-node needs a count from 1 "
+                               "to 2147483647, not '%s'",
+                               optarg);
+        a->plan.ranks_per_node = n;
+        break;
+    }
     case 'r': {
         long n = strtol(optarg, &end, 10);
         if (*end || n < 1 || n > 1000000)
@@ -479,6 +623,8 @@ mrt_status mrt_cli_parse(int argc, char **argv, mrt_cli_args *a, mrt_error *err)
     getopt_table(bit, table, row);
     a->replicated_share = 0.25;
     a->memory = 0;
+    if ((bit & MRT_CLI_COMPARE) && sweep_meshes(&argc, argv, a, err))
+        return MRT_E_USAGE;
     optind = 1;
     opterr = 0;
     int c, li = -1;
@@ -522,11 +668,13 @@ mrt_status mrt_cli_parse(int argc, char **argv, mrt_cli_args *a, mrt_error *err)
                            "--per-tensor searches the spec's "
                            "own tensors: it takes no --layout%s",
                            "");
-    if (a->sweep && (a->svg || a->html))
+    if ((a->nsweep || a->nsweep_mesh) && a->html)
         return usage_error(err, a->cmd,
-                           "%s draws one comparison, not a "
-                           "--sweep (write --csv or --json)",
-                           a->svg ? "--svg" : "--html");
+                           "--html draws one comparison, not a "
+                           "--sweep (write --csv, --json or --svg)%s",
+                           "");
+    if (check_zipped(a, err))
+        return MRT_E_USAGE;
     if (one_stdout_writer(a, err))
         return MRT_E_USAGE;
     if (optind >= argc)

@@ -12,11 +12,16 @@
 #include "meshrt_mpi.h"
 
 typedef struct mrt_cli_args {
-    const char *cmd;   /* "check", "plan", "run", "calibrate" */
-    const char *spec;  /* NULL for calibrate */
-    const char *mesh;  /* --mesh AXIS=N,... or NULL */
-    const char *dims;  /* --dim DIM=N,... or NULL */
-    const char *sweep; /* compare --sweep DIM=N,N,... or NULL */
+    const char *cmd;  /* "check", "plan", "run", "calibrate" */
+    const char *spec; /* NULL for calibrate */
+    const char *mesh; /* --mesh AXIS=N,... or NULL */
+    const char *dims; /* --dim DIM=N,... or NULL */
+    /* compare --sweep DIM=N,N,... (several: zipped), nsweep of them, and
+     * --sweep-mesh MESH MESH ..., nsweep_mesh of them */
+    const char *sweep[8];
+    int nsweep;
+    const char *sweep_mesh[64];
+    int nsweep_mesh;
     int json, verify, repeat, help;
     const char *save;   /* --save DIR or NULL */
     const char *layout; /* --layout NAME (a `layouts:` alternative) or NULL */
@@ -169,7 +174,9 @@ typedef struct mrt_cmp_table {
 mrt_status mrt_cmp_build(mrt_cmp_table *t, const mrt_spec *spec,
                          const mrt_plan_options *opt);
 void mrt_cmp_table_free(mrt_cmp_table *t);
-/* `compare --sweep` (cmd_sweep.c): at most this many sizes. */
+/* `compare --sweep` (cmd_sweep.c): at most this many sizes (and
+ * --sweep-mesh meshes), and at most MRT_CLI_SWEEP_DIMS dims zipped. */
+#define MRT_CLI_SWEEP_DIMS 8
 #define MRT_CLI_SWEEP_MAX MRT_SWEEP_MAX /* meshrt.h */
 #define MRT_CLI_SWEEP_MAX_STR "64"      /* the same, for messages */
 int mrt_cli_sweep(const mrt_cli_args *a);
@@ -180,6 +187,19 @@ void mrt_cmp_print_text(const mrt_cmp_table *t, FILE *f);
 void mrt_cmp_write_csv(FILE *f, const void *table);
 void mrt_cmp_write_json(FILE *f, const void *table);
 void mrt_cmp_write_svg(FILE *f, const void *table);
+/* report_svg.c's helpers for sweep_svg.c: s escaped as XML text (at
+ * most max characters, then "..."); a tick step for an axis from 0 to
+ * max seconds, and the unit (and its scale) its labels show. */
+void mrt_cli_svg_text(const char *s, FILE *f, size_t max);
+double mrt_cli_svg_tick(double max, double *scale, const char **unit);
+/* sweep_svg.c: a sweep (an mrt_sweep, with the spec's path and what
+ * grows) as a line chart of modeled time per step, a line per layout. */
+typedef struct mrt_sweep_chart {
+    const char *spec, *planner, *what; /* what: "dim batch", "the mesh" */
+    int plural;                        /* what is several ("dims a,b") */
+    const mrt_sweep *t;
+} mrt_sweep_chart;
+void mrt_sweep_write_svg(FILE *f, const void *chart);
 /* The bytes per rank over each set of mesh axes, one stacked bar per
  * row (report_svg.c). */
 void mrt_cmp_write_bytes_svg(FILE *f, const void *table);

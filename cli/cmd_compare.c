@@ -68,7 +68,7 @@ int mrt_cli_compare(const mrt_cli_args *a)
     mrt_error err = {0};
     mrt_spec *spec = NULL;
     mrt_cmp_table t = {0};
-    if (a->sweep)
+    if (a->nsweep || a->nsweep_mesh)
         return mrt_cli_sweep(a);
     mrt_status st = mrt_cli_load_spec(a, NULL, &spec, &err);
     if (st) {

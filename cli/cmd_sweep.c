@@ -6,8 +6,15 @@
  * checks the dim, prints one table (a row per partitioning, the spec's
  * own rules, then each alternative; a column per size, each cell the
  * modeled time per step and the wire bytes per rank; errors listed
- * under it) and writes --csv (one line per cell) and --json (one
- * object).  The exit status is 0 if any cell planned, else 2.
+ * under it) and writes --csv (one line per cell), --json (one
+ * object) and --svg (a line chart, sweep_svg.c).  The exit status is 0 if any cell planned, else 2.
+ *
+ * Several --sweep move together (zipped: `--sweep length=256,512
+ * --sweep klen=256,512` compares at length=256,klen=256 and then at
+ * 512,512), and --sweep-mesh compares on each mesh given (any rank
+ * count: compare only plans, and its figures are per rank), zipped with
+ * the --sweep sizes when both are given; each column is then a point of
+ * mrt_sweep_create_points, named as the user wrote it.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -16,10 +23,16 @@
 
 #include "cli.h"
 
-/* What the printers read: the library's table, and how it was made. */
+/* What the printers read: the library's table, and how it was made:
+ * the size shown for each point (the dim's size; zipped: the first
+ * dim's; a mesh sweep: the rank count), what grows ("dim batch", "dims
+ * length,klen", "the mesh"). */
 typedef struct sweep_out {
     const char *spec, *planner;
     const mrt_sweep *t;
+    int64_t size[MRT_SWEEP_MAX];
+    char what[600];
+    int plural;
 } sweep_out;
 
 #define CELL(t, r, v) (&(t)->cell[(size_t)(r)*MRT_SWEEP_MAX + (v)])
@@ -92,13 +105,14 @@ static void print_text(const sweep_out *o, FILE *f)
         namew = (int)strlen(t->name[r]) > namew ? (int)strlen(t->name[r])
                                                 : namew;
     fprintf(f,
-            "%s: %d layout%s as dim %s grows, planner %s, costs modeled "
+            "%s: %d layout%s as %s grow%s, planner %s, costs modeled "
             "with the %s profile; each cell: modeled time per step / wire "
             "bytes per rank ('*' the fastest at that size)\n\n",
-            o->spec, t->nrows, t->nrows == 1 ? "" : "s", t->dim, o->planner,
+            o->spec, t->nrows, t->nrows == 1 ? "" : "s", o->what,
+            o->plural ? "" : "s", o->planner,
             t->machine[0] ? t->machine : "default");
     for (int v = 0; v < t->nvalues; v++) {
-        snprintf(cell[v], sizeof cell[v], "%s=%" PRId64, t->dim, t->value[v]);
+        snprintf(cell[v], sizeof cell[v], "%s", t->label[v]);
         w[v] = (int)strlen(cell[v]);
     }
     /* widths: the header or the widest cell of the column */
@@ -142,9 +156,8 @@ static void print_text(const sweep_out *o, FILE *f)
     for (int r = 0; r < t->nrows; r++)
         for (int v = 0; v < t->nvalues; v++)
             if (!CELL(t, r, v)->ok) {
-                fprintf(f, "%s%s at %s=%" PRId64 ": %s\n",
-                        shown++ ? "" : "\nerrors:\n", t->name[r], t->dim,
-                        t->value[v],
+                fprintf(f, "%s%s at %s: %s\n", shown++ ? "" : "\nerrors:\n",
+                        t->name[r], t->label[v],
                         mrt_cli_error_line(&CELL(t, r, v)->error, line,
                                            sizeof line));
             }
@@ -153,12 +166,12 @@ static void print_text(const sweep_out *o, FILE *f)
 static void write_csv(FILE *f, const void *table)
 {
     char line[MRT_CLI_ERROR_MAX];
-    const mrt_sweep *t = ((const sweep_out *)table)->t;
+    const sweep_out *o = table;
+    const mrt_sweep *t = o->t;
     static const char *const head[] = {
-        "layout",     "dim",         "size",           "ok",
-        "time_s",     "comm_time_s", "compute_time_s", "wire_bytes",
-        "comm_bytes", "messages",    "peak_memory",    "fastest",
-        "error"};
+        "layout",   "dim",         "size",           "point",      "ok",
+        "time_s",   "comm_time_s", "compute_time_s", "wire_bytes", "comm_bytes",
+        "messages", "peak_memory", "fastest",        "error"};
     size_t nhead = sizeof head / sizeof head[0];
     for (size_t k = 0; k < nhead; k++)
         mrt_cli_csv_field(head[k], f, k + 1 == nhead);
@@ -168,7 +181,9 @@ static void write_csv(FILE *f, const void *table)
             const mrt_plan_totals *x = &c->totals;
             mrt_cli_csv_field(t->name[r], f, 0);
             mrt_cli_csv_field(t->dim, f, 0);
-            fprintf(f, "%" PRId64 ",%d,", t->value[v], c->ok);
+            fprintf(f, "%" PRId64 ",", o->size[v]);
+            mrt_cli_csv_field(t->label[v], f, 0);
+            fprintf(f, "%d,", c->ok);
             if (c->ok)
                 fprintf(f,
                         "%.9g,%.9g,%.9g,%.17g,%" PRId64 ",%" PRId64 ",%" PRId64
@@ -199,7 +214,12 @@ static void write_json(FILE *f, const void *table)
     mrt_json_write_string(f, t->dim);
     fputs(", \"sizes\": [", f);
     for (int v = 0; v < t->nvalues; v++)
-        fprintf(f, "%s%" PRId64, v ? ", " : "", t->value[v]);
+        fprintf(f, "%s%" PRId64, v ? ", " : "", o->size[v]);
+    fputs("], \"points\": [", f);
+    for (int v = 0; v < t->nvalues; v++) {
+        fputs(v ? ", " : "", f);
+        mrt_json_write_string(f, t->label[v]);
+    }
     fputs("]},\n \"layouts\": [", f);
     for (int r = 0; r < t->nrows; r++) {
         fputs(r ? ",\n  {\"name\": " : "\n  {\"name\": ", f);
@@ -208,7 +228,10 @@ static void write_json(FILE *f, const void *table)
         for (int v = 0; v < t->nvalues; v++) {
             const mrt_sweep_cell *c = CELL(t, r, v);
             const mrt_plan_totals *x = &c->totals;
-            fprintf(f, "%s\n   {\"size\": %" PRId64, v ? "," : "", t->value[v]);
+            fprintf(f,
+                    "%s\n   {\"size\": %" PRId64 ", \"point\": ", v ? "," : "",
+                    o->size[v]);
+            mrt_json_write_string(f, t->label[v]);
             if (!c->ok) {
                 fputs(", \"ok\": false, \"error\": ", f);
                 mrt_json_write_string(
@@ -234,16 +257,20 @@ static void write_json(FILE *f, const void *table)
     fputs("\n ]}\n", f);
 }
 
-/* The first failure's status, after trying both files. */
+/* The first failure's status, after trying every file. */
 static mrt_status write_reports(const mrt_cli_args *a, const sweep_out *o)
 {
-    const char *path[2] = {a->csv, a->json_file};
-    void (*writer[2])(FILE *, const void *) = {write_csv, write_json};
+    const char *path[3] = {a->csv, a->json_file, a->svg};
+    void (*writer[3])(FILE *, const void *) = {write_csv, write_json,
+                                               mrt_sweep_write_svg};
+    const mrt_sweep_chart chart = {o->spec, o->planner, o->what, o->plural,
+                                   o->t};
+    const void *what[3] = {o, o, &chart};
     mrt_status first = MRT_OK;
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < 3; k++) {
         mrt_error err = {0};
         if (path[k] &&
-            mrt_file_write(path[k], "the sweep", writer[k], o, &err)) {
+            mrt_file_write(path[k], "the sweep", writer[k], what[k], &err)) {
             mrt_cli_print_error(&err);
             first = first ? first : err.code;
         }
@@ -251,24 +278,97 @@ static mrt_status write_reports(const mrt_cli_args *a, const sweep_out *o)
     return first;
 }
 
+/* What grows, for the header: "dim batch", "dims length,klen", "the
+ * mesh", "dim batch and the mesh". */
+static void say_what(const mrt_cli_args *a, sweep_out *o)
+{
+    size_t n = 0;
+    o->plural = a->nsweep + (a->nsweep_mesh > 0) > 1;
+    if (a->nsweep)
+        n = (size_t)snprintf(o->what, sizeof o->what, "%s ",
+                             a->nsweep > 1 ? "dims" : "dim");
+    for (int k = 0; k < a->nsweep && n < sizeof o->what; k++)
+        n += (size_t)snprintf(
+            o->what + n, sizeof o->what - n, "%s%.*s", k ? "," : "",
+            (int)(strchr(a->sweep[k], '=') - a->sweep[k]), a->sweep[k]);
+    if (a->nsweep_mesh && n < sizeof o->what)
+        snprintf(o->what + n, sizeof o->what - n, "%sthe mesh",
+                 a->nsweep ? " and " : "");
+}
+
+/* The swept dims (each checked against the spec) into dims[k] with
+ * their sizes; *n: the sizes each (zipped, so the same; or the meshes). */
+static mrt_status read_sweeps(const mrt_cli_args *a, char (*dims)[64],
+                              int64_t (*value)[MRT_SWEEP_MAX], int *n)
+{
+    *n = a->nsweep_mesh;
+    for (int k = 0; k < a->nsweep; k++) {
+        parse_sweep(a->sweep[k], dims[k], sizeof dims[k], n, value[k]);
+        mrt_status st = check_dim(a, dims[k]);
+        if (st)
+            return st;
+    }
+    return MRT_OK;
+}
+
+/* The sweep of a: one dim (mrt_sweep_create), or points that set several
+ * dims at once and/or the mesh (mrt_sweep_create_points). */
+static mrt_status make_sweep(const mrt_cli_args *a, sweep_out *o, mrt_sweep **t,
+                             mrt_error *err)
+{
+    char dims[MRT_CLI_SWEEP_DIMS][64], set[MRT_SWEEP_MAX][600];
+    int64_t value[MRT_CLI_SWEEP_DIMS][MRT_SWEEP_MAX];
+    mrt_sweep_point pts[MRT_SWEEP_MAX];
+    int n;
+    mrt_status st = read_sweeps(a, dims, value, &n);
+    if (st)
+        return st;
+    const mrt_spec_load_options ov = {.mesh = a->mesh, .dims = a->dims};
+    say_what(a, o);
+    if (a->nsweep == 1 && !a->nsweep_mesh) {
+        memcpy(o->size, value[0], (size_t)n * sizeof value[0][0]);
+        return mrt_sweep_create(a->spec, &ov, dims[0], n, value[0], &a->plan, t,
+                                err);
+    }
+    for (int v = 0; v < n; v++) {
+        size_t len = 0;
+        set[v][0] = '\0';
+        for (int k = 0; k < a->nsweep && len < sizeof set[v]; k++)
+            len += (size_t)snprintf(set[v] + len, sizeof set[v] - len,
+                                    "%s%s=%" PRId64, k ? "," : "", dims[k],
+                                    value[k][v]);
+        pts[v] = (mrt_sweep_point){.dims = a->nsweep ? set[v] : NULL,
+                                   .mesh = a->nsweep_mesh ? a->sweep_mesh[v]
+                                                          : NULL};
+        o->size[v] = a->nsweep ? value[0][v] : 0;
+    }
+    char what[64];
+    snprintf(what, sizeof what, "%s", a->nsweep ? "dims" : "mesh");
+    if (a->nsweep > 1 || a->nsweep_mesh)
+        for (int k = 0, len = 0; k < a->nsweep && len < (int)sizeof what; k++)
+            len += snprintf(what + len, sizeof what - len, "%s%s", k ? "," : "",
+                            dims[k]);
+    if (a->nsweep && a->nsweep_mesh)
+        snprintf(what + strlen(what), sizeof what - strlen(what), ",mesh");
+    st = mrt_sweep_create_points(a->spec, &ov, what, n, pts, &a->plan, t, err);
+    for (int v = 0; !st && !a->nsweep && v < n; v++)
+        o->size[v] = (*t)->value[v];
+    return st;
+}
+
 int mrt_cli_sweep(const mrt_cli_args *a)
 {
-    char dim[64];
-    int n;
-    int64_t value[MRT_SWEEP_MAX];
     mrt_error err = {0};
     mrt_sweep *t = NULL;
-    parse_sweep(a->sweep, dim, sizeof dim, &n, value);
-    mrt_status st = check_dim(a, dim);
-    if (st)
-        return mrt_cli_exit_code(st);
-    const mrt_spec_load_options ov = {.mesh = a->mesh, .dims = a->dims};
-    if ((st = mrt_sweep_create(a->spec, &ov, dim, n, value, &a->plan, &t,
-                               &err))) {
-        mrt_cli_print_error(&err);
+    sweep_out o = {.spec = a->spec,
+                   .planner = mrt_planner_name(a->plan.planner)};
+    mrt_status st = make_sweep(a, &o, &t, &err);
+    if (st) {
+        if (err.code)
+            mrt_cli_print_error(&err);
         return mrt_cli_exit_code(st);
     }
-    sweep_out o = {a->spec, mrt_planner_name(a->plan.planner), t};
+    o.t = t;
     if (!t->nrows) {
         /* no size loaded: the spec (or --dim) is wrong; say it once */
         char line[MRT_CLI_ERROR_MAX];

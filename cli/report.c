@@ -52,9 +52,70 @@ enum { C_MARK, C_NAME, C_MESH }; /* then the axis sets, then FIXED */
 static const char *const fixed_head[] = {
     "to MPI", "wire",     "msgs",     "comm",     "compute",
     "total",  "peak mem", "fwd wire", "bwd wire", "upd wire"};
-/* The last three (wire bytes by phase) only for specs that train. */
+/* The last three (wire bytes by phase) only for specs that train; then
+ * "auto saves" when a row is pinned. */
 #define NFIXED_ALL ((int)(sizeof fixed_head / sizeof fixed_head[0]))
-#define NFIXED (t->training ? NFIXED_ALL : NFIXED_ALL - 3)
+#define NFIXED ((t->training ? NFIXED_ALL : NFIXED_ALL - 3) + any_pinned(t))
+
+/* 1 if a row of t was planned pinned (it then has auto's figures too). */
+static int any_pinned(const mrt_cmp_table *t)
+{
+    for (int r = 0; r < t->nrows; r++)
+        if (t->row[r].ok && t->row[r].pinned)
+            return 1;
+    return 0;
+}
+
+/* What auto saves against pinned row `row`: "12.3 us, 9 KiB" (time and
+ * wire bytes; what it costs more is negative), "nothing", or "-" when
+ * auto did not plan it; with `words`, "saves 12.3 us (modeled), with 9
+ * KiB less on the wire" (or "costs ... more", "9 KiB more"). */
+static void auto_saves(const mrt_cmp_row *row, int words, char *cell,
+                       size_t size)
+{
+    char a[64], b[64];
+    if (!row->pinned || !row->auto_ok) {
+        snprintf(cell, size, "%s", row->pinned ? "-" : "");
+        return;
+    }
+    double dt = row->totals.time_s - row->auto_totals.time_s;
+    double dw = row->totals.wire_bytes - row->auto_totals.wire_bytes;
+    if (dt == 0 && dw == 0) {
+        snprintf(cell, size, "nothing");
+        return;
+    }
+    mrt_cli_fmt_time(dt < 0 ? -dt : dt, a, sizeof a);
+    mrt_cli_fmt_bytes(dw < 0 ? -dw : dw, b, sizeof b);
+    if (!words)
+        snprintf(cell, size, "%s%s, %s%s", dt < 0 ? "-" : "", a,
+                 dw < 0 ? "-" : "", b);
+    else
+        snprintf(cell, size, "%s %s%s (modeled), with %s%s on the wire",
+                 dt < 0 ? "costs" : "saves", a, dt < 0 ? " more" : "",
+                 dw == 0 ? "the same bytes" : b,
+                 dw == 0  ? ""
+                 : dw < 0 ? " more"
+                          : " less");
+}
+
+/* One line per pinned row that auto would plan otherwise: what it saves
+ * and the collectives it drops and adds. */
+static void print_auto_moves(const mrt_cmp_table *t, FILE *f)
+{
+    int head = 0;
+    for (int r = 0; r < t->nrows; r++) {
+        const mrt_cmp_row *row = &t->row[r];
+        char saves[192];
+        if (!row->ok || !row->auto_ok || !row->auto_moves[0])
+            continue;
+        if (!head++)
+            fputs("\npinned: what the auto planner would change in "
+                  "those rows (it may leave their layouts)\n",
+                  f);
+        auto_saves(row, 1, saves, sizeof saves);
+        fprintf(f, "  %s: auto %s; it %s\n", row->name, saves, row->auto_moves);
+    }
+}
 
 static void row_cells(const mrt_cmp_table *t, int r, char (*cell)[CELL])
 {
@@ -80,6 +141,8 @@ static void row_cells(const mrt_cmp_table *t, int r, char (*cell)[CELL])
     mrt_cli_fmt_bytes((double)x->peak_memory, f[6], CELL);
     for (int ph = 0; t->training && ph < 3; ph++)
         mrt_cli_fmt_bytes(x->phase_wire_bytes[ph], f[7 + ph], CELL);
+    if (any_pinned(t))
+        auto_saves(row, 0, f[NFIXED - 1], CELL);
 }
 
 void mrt_cmp_print_text(const mrt_cmp_table *t, FILE *f)
@@ -98,7 +161,9 @@ void mrt_cmp_print_text(const mrt_cmp_table *t, FILE *f)
     for (int k = 0; k < t->ncols; k++)
         snprintf(cell[C_MESH + 1 + k], CELL, "%s", t->col[k]);
     for (int k = 0; k < NFIXED; k++)
-        snprintf(cell[C_MESH + 1 + t->ncols + k], CELL, "%s", fixed_head[k]);
+        snprintf(cell[C_MESH + 1 + t->ncols + k], CELL, "%s",
+                 any_pinned(t) && k == NFIXED - 1 ? "auto saves"
+                                                  : fixed_head[k]);
     for (int r = 0; r < t->nrows; r++)
         row_cells(t, r, cell + (size_t)(r + 1) * ncell);
     for (int r = 0; r <= t->nrows; r++)
@@ -149,6 +214,7 @@ void mrt_cmp_print_text(const mrt_cmp_table *t, FILE *f)
                 mrt_cli_fmt_time(x->phase_time_s[1], cell[1], CELL),
                 mrt_cli_fmt_time(x->phase_time_s[2], cell[2], CELL));
     }
+    print_auto_moves(t, f);
     free(cell);
     free(width);
 }
@@ -200,7 +266,11 @@ void mrt_cmp_write_csv(FILE *f, const void *table)
                                        "update_wire_bytes",
                                        "forward_time_s",
                                        "backward_time_s",
-                                       "update_time_s"};
+                                       "update_time_s",
+                                       "pinned",
+                                       "auto_time_s",
+                                       "auto_wire_bytes",
+                                       "auto_moves"};
     for (size_t k = 0; k < sizeof head / sizeof head[0]; k++)
         csv_field(head[k], f, 0);
     csv_field("error", f, 1);
@@ -210,7 +280,7 @@ void mrt_cmp_write_csv(FILE *f, const void *table)
         csv_field(row->name, f, 0);
         csv_field(row->mesh, f, 0);
         if (!row->ok) {
-            for (size_t k = 0; k < (size_t)t->ncols + 15; k++)
+            for (size_t k = 0; k < (size_t)t->ncols + 19; k++)
                 fputc(',', f);
             char line[MRT_CLI_ERROR_MAX];
             csv_field(mrt_cli_error_line(&row->error, line, sizeof line), f, 1);
@@ -224,14 +294,42 @@ void mrt_cmp_write_csv(FILE *f, const void *table)
                 x->comm_bytes, x->wire_bytes, x->messages, x->collectives,
                 x->comm_time_s, x->compute_time_s, x->time_s, x->peak_memory,
                 r == t->fastest);
-        fprintf(f, "%.17g,%.17g,%.17g,%.9g,%.9g,%.9g,\r\n",
+        fprintf(f, "%.17g,%.17g,%.17g,%.9g,%.9g,%.9g,%d,",
                 x->phase_wire_bytes[0], x->phase_wire_bytes[1],
                 x->phase_wire_bytes[2], x->phase_time_s[0], x->phase_time_s[1],
-                x->phase_time_s[2]);
+                x->phase_time_s[2], row->pinned);
+        if (row->auto_ok)
+            fprintf(f, "%.9g,%.17g,", row->auto_totals.time_s,
+                    row->auto_totals.wire_bytes);
+        else
+            fputs(",,", f);
+        csv_field(row->auto_moves, f, 0);
+        fputs("\r\n", f);
     }
 }
 
 /* ---- JSON ---- */
+
+/* A row's "pinned" and, for a pinned row, "auto": the auto planner's
+ * figures for the same program and the collectives it changes. */
+static void json_auto(const mrt_cmp_row *row, FILE *f)
+{
+    fprintf(f, ",\n   \"pinned\": %s", row->pinned ? "true" : "false");
+    if (!row->pinned)
+        return;
+    if (!row->auto_ok) {
+        fputs(", \"auto\": null", f);
+        return;
+    }
+    const mrt_plan_totals *a = &row->auto_totals;
+    fprintf(f,
+            ", \"auto\": {\"comm_bytes\": %" PRId64 ", \"wire_bytes\": %s"
+            ", \"messages\": %" PRId64 ", \"time_s\": %s, \"moves\": ",
+            a->comm_bytes, MRT_CLI_JSON_NUM("%.17g", a->wire_bytes),
+            a->messages, MRT_CLI_JSON_NUM("%.9g", a->time_s));
+    mrt_json_write_string(f, row->auto_moves);
+    fputc('}', f);
+}
 
 void mrt_cmp_write_json(FILE *f, const void *table)
 {
@@ -301,7 +399,9 @@ void mrt_cmp_write_json(FILE *f, const void *table)
                     MRT_CLI_JSON_NUM("%.17g", x->phase_wire_bytes[ph]),
                     x->phase_collectives[ph],
                     MRT_CLI_JSON_NUM("%.9g", x->phase_time_s[ph]));
-        fputs("}}", f);
+        fputs("}", f);
+        json_auto(row, f);
+        fputs("}", f);
     }
     fputs("\n ]}\n", f);
 }

@@ -234,6 +234,19 @@ void mrt_cmp_write_svg(FILE *f, const void *table)
     fputs("</svg>\n", f);
 }
 
+/* The helpers the sweep's chart (sweep_svg.c) shares with this one. */
+void mrt_cli_svg_text(const char *s, FILE *f, size_t max)
+{
+    xml_text(s, f, max);
+}
+
+double mrt_cli_svg_tick(double max, double *scale, const char **unit)
+{
+    double step = max > 0 ? tick_step(max) : 1;
+    time_unit(max > 0 ? ceil(max / step - 1e-9) * step : 1, scale, unit);
+    return step;
+}
+
 /* ---- the bytes chart: one bar per layout, the bytes per rank handed to
  * MPI over each set of mesh axes stacked (one colour per set, a
  * legend), on an axis of bytes. */

@@ -55,8 +55,8 @@ static const usage_text usage[] = {
     {"plan",
      "usage: meshrt plan SPEC [--mesh AXIS=N,...] [--dim DIM=N,...]\n"
      "                        [--layout NAME] [--json]\n"
-     "                        [--explain] [--planner auto|meshtf]\n"
-     "                        [--machine FILE]\n"
+     "                        [--explain] [--planner auto|meshtf|rules]\n"
+     "                        [--machine FILE|NAME] [--ranks-per-node N]\n"
      "\n"
      "Prints the plan for the spec's mesh (no MPI needed, any mesh size):\n"
      "for every op its local kernel (GEMM shape, flops per rank) and every\n"
@@ -78,7 +78,8 @@ static const usage_text usage[] = {
      NULL},
     {"compare",
      "usage: meshrt compare SPEC [--mesh AXIS=N,...] [--dim DIM=N,...]\n"
-     "                           [--sweep DIM=N,N,...] [--planner auto|meshtf]\n"
+     "                           [--sweep DIM=N,N,... ...] [--sweep-mesh MESH ...]\n"
+     "                           [--planner auto|meshtf|rules]\n"
      "                           [--machine FILE] [--csv FILE] [--json FILE]\n"
      "                           [--svg FILE] [--html FILE]\n"
      "\n"
@@ -88,14 +89,18 @@ static const usage_text usage[] = {
      "modeled wire bytes and messages, the modeled communication, compute\n"
      "and total time, and the peak memory per rank; '*' marks the fastest.\n"
      "An alternative that does not fit the program, or the --mesh or --dim\n"
-     "given, gets its error instead.\n",
+     "given, gets its error instead.  A pinned row (pin: true, or every row\n"
+     "under --planner rules) keeps its layouts on any machine; its column\n"
+     "'auto saves' is what the auto planner would save by leaving them\n"
+     "(time, wire bytes), and a line under the table names the collectives\n"
+     "auto drops and adds.\n",
      "exit status 0 if at least one layout plans (at one size at least),\n"
      "2 if none does.\n"},
     {"search",
      "usage: meshrt search SPEC [--mesh AXIS=N,...] [--dim DIM=N,...]\n"
      "                          [--layout NAME]\n"
      "                          [--max-memory BYTES] [--top K]\n"
-     "                          [--planner auto|meshtf]\n"
+     "                          [--planner auto|meshtf|rules]\n"
      "                          [--machine FILE] [--json FILE]\n"
      "                          [--exhaustive | --screen | --no-screen]\n"
      "                          [--per-tensor] [--activations NAME,...|all]\n"

@@ -9,10 +9,14 @@
 
 #include "checked.h"
 
-/* The slowest link among the axes of a group. */
+/* The link of a group: with nodes, its tier's (inter as soon as it
+ * crosses a node); else the slowest link among its axes. */
 static mrt_link group_link(const mrt_profile *p, const mrt_mesh *m,
                            unsigned axes)
 {
+    if (p->ranks_per_node > 0)
+        return mrt_cost_span(p, m, axes).tier == MRT_TIER_INTRA ? p->intra
+                                                                : p->inter;
     mrt_link worst = {0, INFINITY};
     for (int a = 0; a < m->naxes; a++) {
         if (!(axes & (1u << a)))
@@ -61,6 +65,50 @@ static double measured_collective(const mrt_profile *p, mrt_coll kind,
     return b > (double)r[n - 1].bytes ? fmax(t, r[n - 1].time_s) : t;
 }
 
+mrt_mesh_span mrt_cost_span(const mrt_profile *p, const mrt_mesh *m,
+                            unsigned axes)
+{
+    return mrt_mesh_span_of(m, p->ranks_per_node, axes);
+}
+
+static int64_t ceil_log2(int64_t g)
+{
+    int64_t lg = 0;
+    while ((1ll << lg) < g)
+        lg++;
+    return lg;
+}
+
+/* One phase of a hierarchical all-reduce added to c: wire bytes and
+ * messages on link l, and reduction flops. */
+static void add_phase(mrt_comm_cost *c, mrt_link l, double wire, int64_t msgs,
+                      double flops)
+{
+    c->wire_bytes += wire;
+    c->messages += msgs;
+    c->flops += flops;
+    c->time_s += l.latency_s * (double)msgs + wire / l.bandwidth_Bps;
+}
+
+mrt_comm_cost mrt_cost_allreduce_hier(const mrt_profile *p, const mrt_mesh *m,
+                                      unsigned axes, int64_t count, int elsize)
+{
+    mrt_comm_cost c = {0};
+    mrt_mesh_span s = mrt_cost_span(p, m, axes);
+    if (!s.aligned || s.per_node < 2 || s.nodes < 2)
+        return (mrt_comm_cost){.time_s = INFINITY};
+    double q = (double)s.per_node, k = (double)s.nodes;
+    double n = (double)count * elsize;
+    double b = (double)((count + s.per_node - 1) / s.per_node) * elsize;
+    add_phase(&c, p->intra, (q - 1) / q * n, ceil_log2(s.per_node),
+              (q - 1) / q * n / elsize);
+    add_phase(&c, p->inter, 2 * (k - 1) / k * b, 2 * ceil_log2(s.nodes),
+              (k - 1) / k * b / elsize);
+    add_phase(&c, p->intra, (q - 1) * b, ceil_log2(s.per_node), 0);
+    c.time_s += c.flops / p->reduce_flops;
+    return c;
+}
+
 mrt_comm_cost mrt_cost_collective(const mrt_profile *p, const mrt_mesh *m,
                                   mrt_coll kind, unsigned axes, int64_t bytes,
                                   int elsize)
@@ -70,9 +118,7 @@ mrt_comm_cost mrt_cost_collective(const mrt_profile *p, const mrt_mesh *m,
     if (g <= 1)
         return c;
     double share = (g - 1) / g;
-    int64_t lg = 0;
-    while ((1ll << lg) < (int64_t)g)
-        lg++;
+    int64_t lg = ceil_log2((int64_t)g);
     switch (kind) {
     case MRT_COLL_ALLREDUCE:
         c.wire_bytes = 2 * share * n;

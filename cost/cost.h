@@ -15,7 +15,15 @@
  *   permute         n                      1           -
  * (e = element size).  Time = alpha * messages + wire / bandwidth +
  * flops / reduce rate, with alpha and bandwidth of the slowest mesh axis
- * of the group (axes may differ: one inside a node, one across nodes).
+ * of the group (axes may differ: one inside a node, one across nodes);
+ * with a profile that places ranks on nodes, of the group's tier: the
+ * intra-node link when the group stays inside a node, else the
+ * inter-node one.  On such a profile an all-reduce over a group of
+ * q ranks on each of k nodes may run hierarchically: a reduce-scatter
+ * inside each node (q ranks, n bytes), an all-reduce across nodes of the
+ * 1/q shard (k ranks, b = ceil(n/q)), an all-gather inside (q ranks):
+ *   wire  (q-1)/q n + 2 (k-1)/k b + (q-1) b,  messages 2 L(q) + 2 L(k),
+ * each phase timed on its own link.
  * Local kernels: flops / GEMM rate; slices and other local steps: the
  * bytes they write and read / copy rate.  Plain figures in, seconds out:
  * which formula a plan step takes is ops/step_cost.c's.
@@ -28,6 +36,7 @@
 
 #include "layout.h"
 #include "mesh.h"
+#include "mesh_nodes.h"
 #include "profile.h"
 
 typedef struct mrt_comm_cost {
@@ -48,6 +57,14 @@ typedef enum mrt_coll {
     MRT_COLL_COUNT
 } mrt_coll;
 
+/* How the groups over `axes` sit on the profile's nodes. */
+mrt_mesh_span mrt_cost_span(const mrt_profile *p, const mrt_mesh *m,
+                            unsigned axes);
+/* Cost of a hierarchical all-reduce of `count` elements per rank over the
+ * group `axes` (the formula above); an infinite time when the group
+ * cannot run one (not aligned, or inside one node, or one rank a node). */
+mrt_comm_cost mrt_cost_allreduce_hier(const mrt_profile *p, const mrt_mesh *m,
+                                      unsigned axes, int64_t count, int elsize);
 /* Cost of one collective handing `bytes` to MPI per rank over the group
  * of mesh axes `axes`. */
 mrt_comm_cost mrt_cost_collective(const mrt_profile *p, const mrt_mesh *m,

@@ -16,6 +16,14 @@ void mrt_profile_default(mrt_profile *p)
     p->gemm_flops[MRT_F64] = 10e9;
     p->reduce_flops = 1e9;
     p->copy_Bps = 5e9;
+    p->intra = p->inter = p->fallback;
+}
+
+void mrt_profile_set_ranks_per_node(mrt_profile *p, int64_t n)
+{
+    if (p->ranks_per_node <= 0)
+        p->intra = p->inter = p->fallback;
+    p->ranks_per_node = n;
 }
 
 void mrt_profile_set_link(mrt_profile *p, const char *name, mrt_link l)

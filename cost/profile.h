@@ -9,6 +9,7 @@
 #define MRT_PROFILE_H
 
 #include <limits.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -49,13 +50,19 @@ typedef struct mrt_gemm_row {
     double flops; /* flop/s */
 } mrt_gemm_row;
 
-/* A machine: the links per named mesh axis and the local rates. */
+/* A machine: the links per named mesh axis (or per tier: inside a node,
+ * across nodes) and the local rates. */
 typedef struct mrt_profile {
     char source[PATH_MAX]; /* "built-in default", a file, ... */
     int naxes;             /* links given per axis name */
     char axis[MRT_MAX_AXES][MRT_NAME_MAX];
     mrt_link link[MRT_MAX_AXES];
     mrt_link fallback;                  /* for axes not named above */
+    /* nodes: the ranks on one node (0: one node) and, when there are
+     * several, the links inside a node and across nodes, which then
+     * price every group (mesh_nodes.h) instead of the per-axis links */
+    int64_t ranks_per_node;
+    mrt_link intra, inter;
     double gemm_flops[MRT_COMPUTE_DTYPE_COUNT]; /* local GEMM rate, flop/s */
     double reduce_flops;                /* elementwise add rate, flop/s */
     double copy_Bps;                    /* local copy rate, bytes/s */
@@ -75,6 +82,10 @@ void mrt_profile_default(mrt_profile *p);
 void mrt_profile_set_link(mrt_profile *p, const char *name, mrt_link l);
 /* The link of axis a of mesh m (by name, else the fallback). */
 mrt_link mrt_profile_link(const mrt_profile *p, const mrt_mesh *m, int a);
+/* Sets the ranks per node (n > 0), keeping the profile's tiers; a
+ * profile that had none takes its fallback link for both (plan
+ * --ranks-per-node on a profile without nodes:). */
+void mrt_profile_set_ranks_per_node(mrt_profile *p, int64_t n);
 
 /* The measured rows of the profile file's mapping root (profile_rows.c):
  * `collectives:`, `gemm:`, `ranks:`, `cores:`; keys absent keep p's. */
@@ -93,6 +104,11 @@ void mrt_profile_put_rows(FILE *f, const mrt_profile *p);
  * should hold the default first: keys the file lacks keep their values.
  * Errors carry the file's path and the position of the bad node. */
 mrt_status mrt_profile_load(const char *path, mrt_profile *p, mrt_error *err);
+/* The file of `--machine machine` into path: machine itself when it has
+ * a '/' or ends in ".yaml", else NAME.yaml of the profiles folder
+ * (profile_find.c says which); MRT_E_USAGE for an unknown name. */
+mrt_status mrt_profile_find(const char *machine, char *path, size_t size,
+                            mrt_error *err);
 /* Writes p as YAML to path, atomically (temporary file, then rename). */
 mrt_status mrt_profile_save(const char *path, const mrt_profile *p,
                             mrt_error *err);

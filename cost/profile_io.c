@@ -14,6 +14,10 @@
  *   default: {latency_us: 2, bandwidth_GBps: 5}
  *   axes:
  *     data: {latency_us: 1.1, bandwidth_GBps: 6.2}
+ *   nodes:               # optional: ranks on nodes, two tiers of links
+ *     ranks_per_node: 8
+ *     intra: {latency_us: 3, bandwidth_GBps: 300}
+ *     inter: {latency_us: 5, bandwidth_GBps: 25}
  *   measured:            # informational, ignored by the loader
  *     ...
  *
@@ -23,7 +27,9 @@
  * filled first (normally the built-in default), so what the file lacks
  * keeps its value.  `default:` is applied before `axes:`, and an axis
  * that names only one of its two keys takes the other from the default
- * link.  Anything under `measured:` is skipped unread; any other
+ * link; so does a tier of `nodes:` that is not given (`ranks_per_node`,
+ * an integer from 1 to 2^31-1, is required there).  Anything under
+ * `measured:` is skipped unread; any other
  * unknown key is an error.  Every number must lie within the limits of
  * profile.h (a latency of 0 to 1000 s, rates of 1 to 1e21 per second),
  * so that no modeled time is infinite.  On error *p is left as it was.
@@ -128,10 +134,12 @@ static mrt_status rate(const mrt_yaml_doc *d, const yaml_node_t *n,
 
 /* ---- reading: the profile's parts --------------------------------- */
 
-static const char *const top_keys[] = {"source",    "kernel",  "reduce_gflops",
-                                       "copy_GBps", "default", "axes",
-                                       "measured",  "collectives", "gemm",
-                                       "ranks",     "cores",       NULL};
+static const char *const top_keys[] = {
+    "source", "kernel", "reduce_gflops", "copy_GBps", "default",     "axes",
+    "nodes",  "measured", "collectives", "gemm",      "ranks",       "cores",
+    NULL};
+static const char *const nodes_keys[] = {"ranks_per_node", "intra", "inter",
+                                         NULL};
 static const char *const link_keys[] = {"latency_us", "bandwidth_GBps", NULL};
 static const char *const kernel_keys[] = {"family", "gflops_float32",
                                           "gflops_float64", NULL};
@@ -212,6 +220,37 @@ static mrt_status load_axes(const mrt_yaml_doc *d, const yaml_node_t *map,
     return st;
 }
 
+/* nodes: {ranks_per_node: N, intra: LINK, inter: LINK}; read after
+ * default:, whose link a missing tier takes. */
+static mrt_status load_nodes(const mrt_yaml_doc *d, const yaml_node_t *map,
+                             mrt_profile *p)
+{
+    char w[MRT_YAML_QUOTE_MAX + 32];
+    double v;
+    mrt_status st = mrt_yaml_expect(d, map, YAML_MAPPING_NODE, "'nodes'");
+    if (!st)
+        st = mrt_yaml_check_keys(d, map, nodes_keys, "'nodes'");
+    if (st)
+        return st;
+    const yaml_node_t *n = mrt_yaml_get(d, map, "ranks_per_node");
+    if (!n)
+        return mrt_yaml_fail(d, map,
+                             "'nodes' needs 'ranks_per_node' (the ranks "
+                             "on one node)");
+    if (!mrt_yaml_finite(n, &v) || v < 1 || v > INT_MAX || v != floor(v))
+        return mrt_yaml_fail(d, n,
+                             "'ranks_per_node' in 'nodes' must be an "
+                             "integer from 1 to %d, got %s",
+                             INT_MAX, mrt_yaml_what(n, w, sizeof w));
+    p->ranks_per_node = (int64_t)v;
+    p->intra = p->inter = p->fallback;
+    if ((n = mrt_yaml_get(d, map, "intra")))
+        st = load_link(d, n, "'intra' in 'nodes'", &p->intra);
+    if (!st && (n = mrt_yaml_get(d, map, "inter")))
+        st = load_link(d, n, "'inter' in 'nodes'", &p->inter);
+    return st;
+}
+
 static mrt_status load_root(const mrt_yaml_doc *d, const yaml_node_t *root,
                             mrt_profile *p)
 {
@@ -239,6 +278,8 @@ static mrt_status load_root(const mrt_yaml_doc *d, const yaml_node_t *root,
         st = load_link(d, n, "'default'", &p->fallback);
     if (!st && (n = mrt_yaml_get(d, root, "axes")))
         st = load_axes(d, n, p);
+    if (!st && (n = mrt_yaml_get(d, root, "nodes")))
+        st = load_nodes(d, n, p);
     if (!st)
         st = mrt_profile_load_rows(d, root, p);
     if (st)
@@ -353,6 +394,13 @@ static void put_profile(FILE *f, const mrt_profile *p, const char *measured)
     for (int i = 0; i < p->naxes; i++) {
         fprintf(f, "  %s: ", p->axis[i]);
         put_link(f, &p->link[i]);
+    }
+    if (p->ranks_per_node > 0) {
+        fprintf(f, "nodes:\n  ranks_per_node: %lld\n  intra: ",
+                (long long)p->ranks_per_node);
+        put_link(f, &p->intra);
+        fputs("  inter: ", f);
+        put_link(f, &p->inter);
     }
     mrt_profile_put_rows(f, p);
     if (!measured)

@@ -118,6 +118,11 @@ typedef enum mrt_planner {
     MRT_PLANNER_MESHTF,   /* "meshtf": Mesh-TensorFlow's lowering,
                              exactly: global rules only, all-reduce, no
                              search */
+    MRT_PLANNER_RULES,    /* "rules": pinned: every tensor (weights,
+                             gradients, activations) in exactly the
+                             layout its rules and its own layouts give,
+                             and only the collectives those need; what
+                             an alternative with pin: true gets */
     MRT_PLANNER_COUNT
 } mrt_planner;
 MRT_API const char *mrt_planner_name(mrt_planner p);
@@ -450,6 +455,9 @@ typedef struct mrt_ir_alternative {
     const mrt_ir_alternative_tensor *tensors;
     int nops;
     const mrt_ir_alternative_op *ops;
+    int pin; /* nonzero: pinned (YAML's pin: true): planned as
+                MRT_PLANNER_RULES plans, unless the meshtf planner
+                is asked for */
 } mrt_ir_alternative;
 /* Adds alternative alt, after the last op and mrt_ir_set_train (it is
  * checked against every tensor now, gradients included). */
@@ -469,7 +477,8 @@ typedef struct mrt_plan mrt_plan;
 
 typedef struct mrt_plan_options {
     mrt_planner planner;
-    const char *machine; /* machine profile file (the CLI's --machine);
+    const char *machine; /* machine profile file, or the name of one of
+                            profiles/ (the CLI's --machine: dgx-h100);
                             NULL: the default file (see
                             mrt_machine_get_default_path) when it exists,
                             else the built-in profile */
@@ -477,6 +486,10 @@ typedef struct mrt_plan_options {
     int blocking;        /* issue every collective blocking; by default a
                             collective whose result is read only some
                             steps later runs in the background */
+    /* > 0: ranks on one node, over the profile's (the CLI's
+     * --ranks-per-node; docs/cost-model.md: ranks fill nodes in order,
+     * the mesh's last axes innermost); 0: the profile's */
+    int64_t ranks_per_node;
 } mrt_plan_options;
 
 /* Lowers every op of spec into local kernels and collectives; opt may be
@@ -624,6 +637,10 @@ typedef enum mrt_warning_kind {
                                rank of a mesh axis (at the op) */
     MRT_WARN_REPLICATED,    /* a tensor kept replicated whose shard is over
                                a share of a rank's memory (at the tensor) */
+    /* on a profile with nodes: a mesh axis that a forward einsum of the
+     * spec sums over (tensor parallelism) has groups that cross nodes
+     * (at the first such op) */
+    MRT_WARN_TP_ACROSS_NODES,
     MRT_WARNING_KIND_COUNT
 } mrt_warning_kind;
 typedef struct mrt_warning {
@@ -663,6 +680,15 @@ typedef struct mrt_compare_row {
                             (mrt_error_format words it) */
     mrt_plan_totals totals; /* ok only */
     int64_t *axis_bytes;    /* [ncols]: bytes per rank over each axis set */
+    /* A pinned row (pin: true, or --planner rules) is planned with its
+     * layouts as given; beside it, the auto planner's plan of the same
+     * program, which may depart from them where that is cheaper: */
+    int pinned;                  /* ok only */
+    int auto_ok;                 /* pinned and auto planned it too */
+    mrt_plan_totals auto_totals; /* auto_ok only */
+    char auto_moves[1024];       /* auto_ok only: the collectives auto
+                                    drops and adds ("" when the same),
+                                    "drops K T over AXES, ...; adds ..." */
 } mrt_compare_row;
 
 /* A comparison: plain data the caller reads (and must not change); free
@@ -706,9 +732,15 @@ typedef struct mrt_sweep_cell {
     mrt_error error;        /* code MRT_OK, or why it did not plan */
 } mrt_sweep_cell;
 typedef struct mrt_sweep {
-    char dim[64];
+    char dim[64]; /* the dim swept; several zipped: "length,klen"; a
+                     mesh sweep: "mesh" */
     int nvalues;
-    int64_t value[MRT_SWEEP_MAX];        /* the sizes, in the caller's order */
+    /* The sizes, in the caller's order (mrt_sweep_create_points: the
+     * rank count of each point's mesh, 0 where the spec did not load). */
+    int64_t value[MRT_SWEEP_MAX];
+    /* Each point as given: "batch=64", "length=256,klen=256",
+     * "data=8,model=1". */
+    char label[MRT_SWEEP_MAX][256];
     mrt_error load_error[MRT_SWEEP_MAX]; /* code MRT_OK: the spec loaded
                                          at that size; else why not (each
                                          row's cell there has that
@@ -734,6 +766,27 @@ MRT_API mrt_status mrt_sweep_create(const char *path,
                                     const int64_t *values,
                                     const mrt_plan_options *opt,
                                     mrt_sweep **out, mrt_error *err);
+/* One point of a general sweep: dims set on top of load->dims (DIM=N,...,
+ * as --dim; NULL: none) and a mesh replacing load->mesh (AXIS=N,..., as
+ * --mesh; NULL: load's).  label names it in the table (NULL: the two
+ * joined by a blank); dim and value of the table are then `what` (NULL:
+ * "point") and the points' rank counts. */
+typedef struct mrt_sweep_point {
+    const char *dims;
+    const char *mesh;
+    const char *label;
+} mrt_sweep_point;
+/* A comparison at each of npoints points (1 to MRT_SWEEP_MAX): several
+ * dims moved together (`compare --sweep A=.. --sweep B=..`) or mesh
+ * shapes (`compare --sweep-mesh`), of any rank count (a comparison only
+ * plans).  Errors as mrt_sweep_create's (MRT_E_USAGE: NULL path, points
+ * or out, npoints out of range). */
+MRT_API mrt_status mrt_sweep_create_points(const char *path,
+                                           const mrt_spec_load_options *load,
+                                           const char *what, int npoints,
+                                           const mrt_sweep_point *points,
+                                           const mrt_plan_options *opt,
+                                           mrt_sweep **out, mrt_error *err);
 MRT_API void mrt_sweep_destroy(mrt_sweep *s);
 
 /* ---- inspecting a spec -------------------------------------------- */

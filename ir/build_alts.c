@@ -391,6 +391,7 @@ mrt_status mrt_ir_add_alternative_at(mrt_ir *ir, const mrt_ir_alternative *a,
         st = new_alt(&c, a->name, at->mark, &l);
     if (st)
         return mrt_ir_end(&c, st, err);
+    l->pin = a->pin != 0;
     if (at->broken) { /* its form, found by the front end */
         c.e = *at->broken;
         c.worded = 1;

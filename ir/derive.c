@@ -379,6 +379,8 @@ mrt_status mrt_spec_derive_alt(const mrt_spec *s, const mrt_spec_layout *l,
     }
     if (!st && l->has_mesh)
         (*out)->mesh_mark = l->mark;
+    if (!st)
+        (*out)->pinned = l->pin;
     for (int e = 0; !st && e < l->nentries; e++)
         if (l->entry[e].kind == MRT_ALT_RESHARD)
             (*out)->tensor[l->entry[e].tensor].reshard = 1;

@@ -131,6 +131,8 @@ typedef struct mrt_spec_layout {
     int nentries;
     mrt_spec_alt_entry *entry; /* [nentries], owned */
     mrt_rule *entry_rules;     /* [nentries * ndims], owned */
+    /* pin: true: planned pinned (mrt_spec.pinned) */
+    int pin;
     int broken;      /* does not fit a --mesh or --dim given at load: */
     mrt_error error; /* why (selecting it returns this error) */
 } mrt_spec_layout;
@@ -264,6 +266,8 @@ struct mrt_spec {
     mrt_budget expect; /* whole-program budget */
     int nlayouts;      /* `layouts:` alternatives */
     mrt_spec_layout *layouts;
+    int pinned; /* derived from an alternative with pin: true: the auto
+                   planner plans it as the rules planner does */
 
     /* `network:` — links per mesh axis, overriding the profile's. */
     int nnet;

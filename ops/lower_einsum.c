@@ -149,8 +149,11 @@ mrt_status mrt_lower_einsum(mrt_planning *pl, int op, const mrt_layout *home,
     switch (strategy) {
     case MRT_STRATEGY_MESHTF:
     case MRT_STRATEGY_RULES:
+    case MRT_STRATEGY_PINNED:
         if (strategy == MRT_STRATEGY_MESHTF)
             mrt_choose_meshtf(p, s, op, &lw.exec);
+        else if (strategy == MRT_STRATEGY_PINNED)
+            mrt_choose_pinned(p, s, op, home, &lw.exec);
         else
             mrt_choose_rules(p, s, op, home, &lw.exec);
         /* Mesh-TF's lazy all-reduce: the sums home does not split over

@@ -11,7 +11,8 @@
  * its lifetime is extended to it (plan_finish.c places buffers by
  * lifetime).  A collective that packs through the shared workspace
  * (a strided reduce-scatter) stays blocking: the next step reuses the
- * workspace.
+ * workspace; so does a hierarchical all-reduce (three calls in a row,
+ * runtime/hier.c).
  */
 #include <stdlib.h>
 
@@ -33,7 +34,8 @@ void mrt_plan_schedule_overlap(mrt_plan *p, int blocking)
         /* (an all-to-all over a group builds its per-peer types for the
          * call only: it blocks) */
         if (blocking || !first_reader || !mrt_step_is_collective(s->kind) ||
-            mrt_step_needs_packing(p, s) || s->kind == MRT_STEP_ALLTOALL_GROUP)
+            mrt_step_needs_packing(p, s) ||
+            s->kind == MRT_STEP_ALLTOALL_GROUP || s->hier)
             continue;
         if (first_reader[s->out] > k + 1)
             s->wait = first_reader[s->out];

@@ -141,6 +141,12 @@ typedef struct mrt_step {
     double c;             /* MAP: the function's constant */
     int hot;              /* MAP one_hot: the class dim's index in out */
     int max;              /* ALLREDUCE: the maximum, not the sum */
+    int hier;             /* ALLREDUCE: hierarchical over the nodes
+                          (reduce-scatter inside each node, all-reduce
+                          across, all-gather inside: cost.h); `bytes`
+                          is then what its three calls hand to MPI */
+    int64_t bytes_inter;  /* of `bytes`, handed to calls whose group
+                          crosses nodes (the profile's nodes:) */
     int wait;             /* collectives run in the background: the step
                           before which it completes (nsteps: the end);
                           -1: blocking (overlap.c) */
@@ -230,6 +236,11 @@ int mrt_step_needs_packing(const mrt_plan *p, const mrt_step *s);
 /* Bytes the rank at coords hands to MPI in step s (0 for local steps). */
 int64_t mrt_step_rank_bytes(const mrt_plan *p, const mrt_step *s,
                             const int64_t coords[]);
+/* Of those, the bytes handed to calls whose group crosses nodes. */
+int64_t mrt_step_rank_bytes_inter(const mrt_plan *p, const mrt_step *s,
+                                  const int64_t coords[]);
+/* The sum of the steps' bytes_inter: rank 0's bytes across nodes. */
+int64_t mrt_plan_bytes_inter(const mrt_plan *p);
 /* 1 if the collective step moves blocks of unequal sizes between the
  * ranks of its groups (an all-gather, reduce-scatter or all-to-all of a
  * dim split unevenly): the executor then gives every peer its own count

@@ -7,6 +7,9 @@
  *            "comm_bytes", "collectives": [{"kind", "tensor", "axes",
  *            "group", "bytes", "bytes_total"}], "steps": [...]}],
  *   "totals": {"comm_bytes", "comm_bytes_total", "flops", "collectives"} }
+ * and, on a profile with nodes, per collective "tier", "hierarchical" and
+ * "bytes_inter", and in the totals "ranks_per_node", "comm_bytes_intra",
+ * "comm_bytes_inter" and "axis_tiers".
  * Byte counts are per rank: what each rank hands to MPI (with uneven
  * shards, the largest rank's); the `_total` ones are summed over ranks.  Every
  * non-integer figure goes through mrt_json_num (null if not finite).
@@ -64,6 +67,13 @@ static void json_step(const mrt_plan *p, const mrt_step *s, FILE *f)
             MRT_JSON_NUM("%.6g", s->time_s));
     if (mrt_step_is_collective(s->kind))
         fprintf(f, "\"background_until\": %d, ", s->wait);
+    if (mrt_step_is_collective(s->kind) && p->profile.ranks_per_node > 0)
+        fprintf(
+            f,
+            "\"tier\": \"%s\", \"hierarchical\": %s, \"bytes_inter\": "
+            "%" PRId64 ", ",
+            mrt_tier_name(mrt_cost_span(&p->profile, &p->mesh, s->axes).tier),
+            s->hier ? "true" : "false", s->bytes_inter);
     fputs("\"from\": ", f);
     json_layout(p, &p->value[s->in].layout, f);
     fputs(", \"to\": ", f);
@@ -119,6 +129,27 @@ static void json_op(const mrt_plan *p, int i, FILE *f)
     fputs("]}", f);
 }
 
+/* On a profile with nodes, after comm_bytes_by_axis's entries: the bytes
+ * per tier and each axis's tier (inside the totals). */
+static void json_tiers(const mrt_plan *p, FILE *f)
+{
+    if (p->profile.ranks_per_node <= 0)
+        return;
+    int64_t inter = mrt_plan_bytes_inter(p);
+    fprintf(f,
+            "}, \"ranks_per_node\": %lld, \"comm_bytes_intra\": %" PRId64
+            ", \"comm_bytes_inter\": %" PRId64 ", \"axis_tiers\": {",
+            (long long)p->profile.ranks_per_node, p->totals.comm_bytes - inter,
+            inter);
+    for (int a = 0; a < p->mesh.naxes; a++) {
+        fputs(a ? ", " : "", f);
+        mrt_json_string(f, p->mesh.name[a]);
+        fprintf(
+            f, ": \"%s\"",
+            mrt_tier_name(mrt_cost_span(&p->profile, &p->mesh, 1u << a).tier));
+    }
+}
+
 void mrt_plan_print_json(const mrt_plan *p, FILE *f)
 {
     if (!p || !f)
@@ -135,7 +166,7 @@ void mrt_plan_print_json(const mrt_plan *p, FILE *f)
             "}, \"ranks\": %" PRId64 ", \"dtype\": \"%s\", \"planner\": \"%s\""
             ", \"profile\": ",
             p->mesh.nranks, mrt_dtype_name(p->dtype),
-            p->planner == MRT_PLANNER_MESHTF ? "meshtf" : "auto");
+            mrt_planner_name(p->planner));
     mrt_json_string(f, p->profile.source);
     fputs(", \"ignored_layouts\": ", f);
     mrt_json_string(f, p->ignored);
@@ -182,6 +213,7 @@ void mrt_plan_print_json(const mrt_plan *p, FILE *f)
                             mrt_mesh_axes_str(&p->mesh, m, axes, sizeof axes));
             fprintf(f, ": %" PRId64, p->axis_bytes[m]);
         }
+    json_tiers(p, f);
     static const char *const phase[] = {"forward", "backward", "update"};
     fputs("},\n   \"phases\": {", f);
     for (int ph = 0; ph < 3; ph++)

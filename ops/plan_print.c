@@ -233,11 +233,23 @@ static void print_step(const mrt_plan *p, const mrt_step *s, text *t)
     put(t, " over ");
     put(t, mrt_mesh_axes_str(&p->mesh, s->axes, axes, sizeof axes));
     if (mrt_step_is_collective(s->kind)) {
+        int nodes = p->profile.ranks_per_node > 0;
         put(t, " (group ");
         put_int(t, s->group);
+        if (nodes) {
+            put(t, ", ");
+            put(t, mrt_tier_name(
+                       mrt_cost_span(&p->profile, &p->mesh, s->axes).tier));
+            put(t, s->hier ? ", hierarchical" : "");
+        }
         put(t, ")   ");
         put_int(t, s->bytes);
-        put(t, " bytes/rank, wire ");
+        put(t, " bytes/rank, ");
+        if (nodes) {
+            put_int(t, s->bytes_inter);
+            put(t, " across nodes, ");
+        }
+        put(t, "wire ");
         put_num(t, "%.0f", s->cost.wire_bytes);
         put(t, " in ");
         put_int(t, s->cost.messages);
@@ -261,6 +273,25 @@ static void print_step(const mrt_plan *p, const mrt_step *s, text *t)
     put(t, "\n");
 }
 
+/* With a profile that places ranks on nodes: the tiers, and where each
+ * mesh axis's groups sit. */
+static void print_nodes(const mrt_plan *p, FILE *f)
+{
+    const mrt_profile *pr = &p->profile;
+    if (pr->ranks_per_node <= 0)
+        return;
+    fprintf(f,
+            "nodes of %lld ranks: intra-node link %.3g us, %.4g GB/s; "
+            "inter-node %.3g us, %.4g GB/s; axes:",
+            (long long)pr->ranks_per_node, pr->intra.latency_s * 1e6,
+            pr->intra.bandwidth_Bps / 1e9, pr->inter.latency_s * 1e6,
+            pr->inter.bandwidth_Bps / 1e9);
+    for (int a = 0; a < p->mesh.naxes; a++)
+        fprintf(f, " %s %s", p->mesh.name[a],
+                mrt_tier_name(mrt_cost_span(pr, &p->mesh, 1u << a).tier));
+    fputc('\n', f);
+}
+
 /* The first lines: the spec, the mesh, the planner and the profile. */
 static void print_header(const mrt_plan *p, FILE *f)
 {
@@ -269,8 +300,7 @@ static void print_header(const mrt_plan *p, FILE *f)
     fprintf(f, "plan for %s on mesh ", p->spec_path);
     print_mesh(&p->mesh, f);
     fprintf(f, ", %s\nplanner %s%s; costs modeled with the %s profile\n",
-            mrt_dtype_name(p->dtype),
-            p->planner == MRT_PLANNER_MESHTF ? "meshtf" : "auto",
+            mrt_dtype_name(p->dtype), mrt_planner_name(p->planner),
             p->fell_back
                 ? " (the fixed rule beat the cost-aware choice on this program)"
                 : "",
@@ -281,6 +311,7 @@ static void print_header(const mrt_plan *p, FILE *f)
                 "replace those of %s, so this plan computes them in "
                 "other layouts than the spec asks)\n",
                 p->ignored);
+    print_nodes(p, f);
     fprintf(f, "\ninputs (global layout, shard per rank):\n");
 }
 
@@ -366,6 +397,13 @@ static void print_totals(const mrt_plan *p, int64_t ncoll, FILE *f)
                     phase[ph], t->phase_comm_bytes[ph],
                     t->phase_collectives[ph], t->phase_wire_bytes[ph],
                     fmt_time(t->phase_time_s[ph]));
+    }
+    if (p->profile.ranks_per_node > 0) {
+        int64_t inter = mrt_plan_bytes_inter(p);
+        fprintf(f,
+                "  by tier   %" PRId64 " bytes/rank inside nodes, %" PRId64
+                " across nodes\n",
+                t->comm_bytes - inter, inter);
     }
     char axes[256];
     for (unsigned m = 1; m < (1u << p->mesh.naxes); m++)

@@ -48,6 +48,7 @@ const char *mrt_plan_step_kind_name(mrt_plan_step_kind k)
 static const char *const planner_names[] = {
     [MRT_PLANNER_AUTO] = "auto",
     [MRT_PLANNER_MESHTF] = "meshtf",
+    [MRT_PLANNER_RULES] = "rules",
 };
 _Static_assert(sizeof planner_names / sizeof planner_names[0] ==
                    MRT_PLANNER_COUNT,

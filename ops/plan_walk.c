@@ -84,18 +84,25 @@ static mrt_status copy_names(mrt_planning *pl, mrt_plan *p)
 
 /* The profile: a named file, else the default file when there is one,
  * else the built-in one; then the spec's `network:` links on top. */
-static mrt_status load_profile(mrt_plan *p, const mrt_spec *s, const char *path,
-                               mrt_error *err)
+static mrt_status load_profile(mrt_plan *p, const mrt_spec *s,
+                               const mrt_plan_options *opt, mrt_error *err)
 {
     char def[PATH_MAX];
+    const char *path = opt->machine;
     mrt_profile_default(&p->profile);
-    if (!path && access(mrt_profile_default_path(def, sizeof def), R_OK) == 0)
+    if (path && mrt_profile_find(path, def, sizeof def, err) != MRT_OK)
+        return MRT_E_USAGE;
+    if (path)
+        path = def;
+    else if (access(mrt_profile_default_path(def, sizeof def), R_OK) == 0)
         path = def;
     if (path) {
         mrt_status st = mrt_profile_load(path, &p->profile, err);
         if (st != MRT_OK)
             return st;
     }
+    if (opt->ranks_per_node > 0)
+        mrt_profile_set_ranks_per_node(&p->profile, opt->ranks_per_node);
     for (int i = 0; i < s->nnet; i++)
         mrt_profile_set_link(
             &p->profile, s->net_axis[i],
@@ -182,7 +189,7 @@ static mrt_status start_plan(mrt_planning *pl, mrt_error *err)
          mrt_grow((void **)&p->step, &pl->cap_steps,
                   (int)(s->nops + s->nops / 4 + 16), sizeof *p->step)))
         return mrt_planning_nomem(pl->spec, err);
-    return load_profile(p, s, pl->opt->machine, err);
+    return load_profile(p, s, pl->opt, err);
 }
 
 /* The inputs in their home layouts (under Mesh-TF, checked for every

@@ -29,6 +29,8 @@ typedef enum mrt_strategy {
     MRT_STRATEGY_RULES = 0, /* ops/choose.c's rule, reduce-scatter allowed */
     MRT_STRATEGY_MESHTF,    /* global rules, all-reduce only */
     MRT_STRATEGY_CHEAPEST,  /* every execution layout, costed (cheapest.c) */
+    MRT_STRATEGY_PINNED,    /* the layouts as given, the activations fixed
+                               (choose_pinned.c): --planner rules, pin: */
     MRT_STRATEGY_COUNT
 } mrt_strategy;
 
@@ -199,6 +201,10 @@ char *mrt_xlayout_str(const mrt_plan *p, const mrt_xlayout *e, char *buf,
  * dims take their home layout's. */
 void mrt_choose_rules(const mrt_plan *p, const mrt_spec *s, int op,
                       const mrt_layout *home, mrt_xlayout *e);
+/* The pinned rule (ops/choose_pinned.c): as mrt_choose_rules, but the
+ * splits of trained parameters never shape the execution layout. */
+void mrt_choose_pinned(const mrt_plan *p, const mrt_spec *s, int op,
+                       const mrt_layout *home, mrt_xlayout *e);
 /* Mesh-TensorFlow: every dim takes its global rule. */
 void mrt_choose_meshtf(const mrt_plan *p, const mrt_spec *s, int op,
                        mrt_xlayout *e);

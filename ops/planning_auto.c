@@ -145,10 +145,17 @@ mrt_status mrt_plan_create(const mrt_spec *s, const mrt_plan_options *opt,
     if (opt->planner < 0 || opt->planner >= MRT_PLANNER_COUNT)
         return mrt_error_set(err, MRT_E_USAGE, "", (mrt_mark){0, 0},
                              "mrt_plan_create: argument 'opt': planner %d "
-                             "is not an mrt_planner (auto, meshtf)",
+                             "is not an mrt_planner (auto, meshtf, rules)",
                              (int)opt->planner);
     if (opt->planner == MRT_PLANNER_MESHTF)
         return mrt_plan_create_with(s, opt, MRT_STRATEGY_MESHTF, out, err);
+    if (opt->planner == MRT_PLANNER_RULES || s->pinned) {
+        mrt_status st = mrt_plan_create_with(s, opt, MRT_STRATEGY_PINNED, out,
+                                             err);
+        if (st == MRT_OK)
+            (*out)->planner = MRT_PLANNER_RULES;
+        return st;
+    }
     *out = NULL;
     mrt_planning *pl = mrt_planning_create(s, opt);
     if (!pl)

@@ -6,6 +6,12 @@
  * figures a step hands them, read from its values.  The steps the
  * planner emits (mrt_planning_cost_step) and the moves relayout_path.c
  * weighs (mrt_move_time) are costed here alike.
+ *
+ * On a profile with nodes, an all-reduce over a group that spans nodes
+ * with several ranks on each runs hierarchically when the model says
+ * that is faster than the flat one on the inter-node link; its `bytes`
+ * are then those of its three calls.  The other collectives run flat,
+ * priced on the inter-node link as soon as their group crosses a node.
  */
 #include "checked.h"
 #include "planning.h"
@@ -55,6 +61,39 @@ double mrt_move_time(const mrt_plan *p, const mrt_layout *before,
         .time_s;
 }
 
+/* An all-reduce of `all` elements over all ranks, `count` on the largest,
+ * made hierarchical when that is cheaper: its bytes per rank (the
+ * reduce-scatter's input, the 1/q shard twice) and per tier. */
+static void try_hier(mrt_planning *pl, mrt_step *t, int64_t count, int64_t all)
+{
+    const mrt_plan *p = pl->plan;
+    int e = p->value[t->in].elsize;
+    mrt_mesh_span s = mrt_cost_span(&p->profile, &p->mesh, t->axes);
+    if (t->kind != MRT_STEP_ALLREDUCE || count > INT_MAX || !s.aligned ||
+        s.per_node < 2 || s.nodes < 2)
+        return;
+    mrt_comm_cost h = mrt_cost_allreduce_hier(&p->profile, &p->mesh, t->axes,
+                                              count, e);
+    if (!(h.time_s < t->cost.time_s))
+        return;
+    int64_t shard = (count + s.per_node - 1) / s.per_node;
+    t->hier = 1;
+    t->cost = h;
+    t->bytes = (count + 2 * shard) * e;
+    t->bytes_inter = shard * e;
+    /* each node's q ranks hand their whole input, then 1/q of it twice:
+     * all + 2 all / q over all ranks, exactly (all / q is whole) */
+    if (all >= 0 &&
+        mrt_checked_mul(all + 2 * (all / s.per_node), e, &t->bytes_total))
+        mrt_planning_overflow(pl, p->value[t->in].tensor,
+                              "bytes handed to MPI by all ranks");
+    int64_t rs = mrt_cost_mpi_scratch(MRT_COLL_REDUCE_SCATTER, count * e,
+                                      s.per_node);
+    int64_t ar = mrt_cost_mpi_scratch(MRT_COLL_ALLREDUCE, t->bytes_inter,
+                                      s.nodes);
+    t->mpi_scratch = rs > ar ? rs : ar;
+}
+
 /* A collective step: its group, bytes (the whole local input), the bytes
  * of all ranks together, its cost and MPI's scratch. */
 static void cost_collective(mrt_planning *pl, mrt_step *t)
@@ -76,6 +115,14 @@ static void cost_collective(mrt_planning *pl, mrt_step *t)
                          ? 0
                          : mrt_cost_mpi_scratch(step_coll[t->kind], t->bytes,
                                                 t->group);
+    t->hier = 0;
+    t->bytes_inter = mrt_cost_span(&p->profile, &p->mesh, t->axes).tier ==
+                             MRT_TIER_INTRA
+                         ? 0
+                         : t->bytes;
+    if (p->profile.ranks_per_node > 0)
+        try_hier(pl, t, in->count, all);
+    t->time_s = t->cost.time_s;
     if (t->mpi_scratch < 0) {
         mrt_planning_overflow(pl, in->tensor, MRT_PLAN_OVERFLOW_MEMORY);
         t->mpi_scratch = 0;
@@ -111,7 +158,7 @@ void mrt_planning_cost_step(mrt_planning *pl, mrt_step *t)
                                                                   : t->in2]
                           .count;
         t->group = 1;
-        t->bytes = t->bytes_total = 0;
+        t->bytes = t->bytes_total = t->bytes_inter = 0;
         t->time_s = mrt_cost_local(&p->profile, rows,
                                    rows + (double)ids->count * ids->elsize /
                                               p->elsize,
@@ -126,7 +173,7 @@ void mrt_planning_cost_step(mrt_planning *pl, mrt_step *t)
             read = (double)p->value[t->in].count +
                    (t->in2 >= 0 ? (double)p->value[t->in2].count : 0);
         t->group = 1;
-        t->bytes = t->bytes_total = 0;
+        t->bytes = t->bytes_total = t->bytes_inter = 0;
         t->time_s = mrt_cost_local(&p->profile, (double)p->value[t->out].count,
                                    read, p->elsize) *
                     mrt_cost_share(&p->profile, p->mesh.nranks);

@@ -23,14 +23,48 @@ int mrt_step_is_strided(const mrt_plan *p, const mrt_step *s)
     return 0;
 }
 
+/* The elements the rank at coords holds of its node's 1/q shard in a
+ * hierarchical all-reduce of count elements (the block rule: the first
+ * count mod q ranks of the node hold one more). */
+static int64_t hier_shard(const mrt_plan *p, const mrt_step *s, int64_t count,
+                          const int64_t coords[])
+{
+    mrt_mesh_span sp = mrt_cost_span(&p->profile, &p->mesh, s->axes);
+    int64_t i = mrt_mesh_node_index(&p->mesh, p->profile.ranks_per_node,
+                                    s->axes, coords);
+    return count / sp.per_node + (i < count % sp.per_node);
+}
+
 int64_t mrt_step_rank_bytes(const mrt_plan *p, const mrt_step *s,
                             const int64_t coords[])
 {
     if (!mrt_step_is_collective(s->kind))
         return 0;
-    return mrt_layout_shard_count_at(&p->value[s->in].layout, &p->mesh,
-                                     coords) *
-           p->value[s->in].elsize;
+    int64_t n = mrt_layout_shard_count_at(&p->value[s->in].layout, &p->mesh,
+                                          coords);
+    if (s->hier)
+        n += 2 * hier_shard(p, s, n, coords);
+    return n * p->value[s->in].elsize;
+}
+
+int64_t mrt_step_rank_bytes_inter(const mrt_plan *p, const mrt_step *s,
+                                  const int64_t coords[])
+{
+    if (!mrt_step_is_collective(s->kind) || !s->bytes_inter)
+        return 0;
+    int64_t n = mrt_layout_shard_count_at(&p->value[s->in].layout, &p->mesh,
+                                          coords);
+    if (s->hier)
+        return hier_shard(p, s, n, coords) * p->value[s->in].elsize;
+    return n * p->value[s->in].elsize;
+}
+
+int64_t mrt_plan_bytes_inter(const mrt_plan *p)
+{
+    int64_t b = 0;
+    for (int k = 0; k < p->nsteps; k++)
+        b += p->step[k].bytes_inter;
+    return b;
 }
 
 static int uneven_dim(const mrt_plan *p, const mrt_layout *l, int i)

@@ -5,7 +5,9 @@
  * axis (found from the plan's EINSUM step: no value it reads or writes
  * is split, or a pending sum, over that axis); a tensor kept replicated
  * whose shard takes more than a share of a rank's memory; and a plan
- * whose peak memory per rank is over a rank's memory (fits.c).  Each
+ * whose peak memory per rank is over a rank's memory (fits.c); on a
+ * profile with nodes, a tensor-parallel axis (one a forward einsum of the
+ * spec sums over) whose groups cross nodes.  Each
  * warning carries the position of what it is about (the peak memory
  * one, about the whole plan, has none).
  */
@@ -96,6 +98,39 @@ static void warn_duplicated_op(sink *k, const mrt_spec *s, const mrt_plan *p,
     }
 }
 
+/* Op i's einsum leaves a sum over axes whose groups cross nodes (the
+ * all-reduce or reduce-scatter of tensor parallelism, once per forward
+ * step on the critical path): one warning per axis, at the first such
+ * op the spec wrote.  *warned holds the axes already warned about. */
+static void warn_tp_across_nodes(sink *k, const mrt_spec *s, const mrt_plan *p,
+                                 int i, unsigned *warned)
+{
+    const mrt_plan_op *op = &p->op[i];
+    if (p->profile.ranks_per_node <= 0 || s->op[i].phase != MRT_PHASE_FORWARD ||
+        strchr(s->tensor[s->op[i].out].name, ':'))
+        return;
+    for (int j = op->first_step; j < op->first_step + op->nsteps; j++) {
+        const mrt_step *st = &p->step[j];
+        if (st->kind != MRT_STEP_EINSUM)
+            continue;
+        unsigned sums = p->value[st->out].layout.partial & real_axes(&p->mesh);
+        for (int a = 0; a < p->mesh.naxes; a++) {
+            mrt_mesh_span sp = mrt_cost_span(&p->profile, &p->mesh, 1u << a);
+            if (!(sums & ~*warned & (1u << a)) || sp.tier == MRT_TIER_INTRA)
+                continue;
+            *warned |= 1u << a;
+            warn(k, MRT_WARN_TP_ACROSS_NODES, s->path, s->op[i].mark,
+                 "mesh axis '%s' is tensor-parallel (op %d, %s = einsum, "
+                 "sums over it every forward step) and its groups cross "
+                 "nodes of %lld ranks (ranks fill nodes in order, the "
+                 "mesh's last axes innermost): put '%s' last in mesh: to "
+                 "keep it inside a node",
+                 p->mesh.name[a], s->op[i].user, s->tensor[s->op[i].out].name,
+                 (long long)p->profile.ranks_per_node, p->mesh.name[a]);
+        }
+    }
+}
+
 /* "'data', 'model'" (sep ", ") for the axes of mask. */
 static const char *axis_list(const mrt_mesh *m, unsigned mask, const char *sep,
                              char *buf, size_t size)
@@ -157,5 +192,10 @@ int mrt_plan_warnings(const mrt_spec *s, const mrt_plan *p,
         warn_duplicated_op(&k, s, p, i);
     for (int t = 0; (kinds & 1u << MRT_WARN_REPLICATED) && t < s->ntensors; t++)
         warn_replicated(&k, s, &s->tensor[t], share, memory);
+    unsigned warned = 0;
+    for (int i = 0;
+         (kinds & 1u << MRT_WARN_TP_ACROSS_NODES) && i < s->nops && i < p->nops;
+         i++)
+        warn_tp_across_nodes(&k, s, p, i, &warned);
     return k.n;
 }

@@ -77,9 +77,9 @@ int mrt_exec_alltoall_group(mrt_exec *e, const mrt_step *s)
         }
     }
     if (rc == MPI_SUCCESS) {
-        e->comm->ledger_bytes += mrt_layout_shard_count_at(&in->layout, m, me) *
-                                 in->elsize;
-        e->comm->ledger_calls++;
+        mrt_comm_ledger(e->comm, s->axes,
+                        mrt_layout_shard_count_at(&in->layout, m, me) *
+                            in->elsize);
         rc = MPI_Alltoallw(e->buf[s->in], scnt, displ, stype, e->buf[s->out],
                            rcnt, displ, rtype, e->comm->group[s->axes]);
     }

@@ -11,6 +11,10 @@
  *    is the median half round trip of 8 bytes; bandwidth, the median over
  *    three large sizes of bytes / (half round trip - latency).  Across
  *    pairs, the slowest counts: a collective waits for its slowest link.
+ *  - Tiers: the same ping-pong between ranks that share a node (a host
+ *    name and network namespace: runtime/hier.c) and between nodes, when
+ *    the nodes are of one size and filled in rank order (the order the
+ *    cost model assumes).
  *  - Local rates: every rank at once, as in a run (ranks that share a
  *    core share it here too); per repetition the slowest rank counts,
  *    and the best repetition is kept.  GEMM is BLIS single-threaded, as the
@@ -463,6 +467,61 @@ static void keep_rows(mrt_calibration *c)
     p->ranks = (c->ranks + c->hosts - 1) / (c->hosts > 0 ? c->hosts : 1);
 }
 
+/* ---- nodes ---------------------------------------------------------- */
+
+/* The ranks per node when the nodes are of one size and filled in rank
+ * order (ranks 0 .. R-1 on the first), else 0 with c->nodes_note set. */
+static int64_t nodes_in_order(MPI_Comm world, MPI_Comm shared,
+                              mrt_calibration *c)
+{
+    int rank, n, lead, bad = 0, sizes[2], all[2];
+    MPI_Comm_rank(world, &rank);
+    MPI_Comm_size(shared, &n);
+    lead = rank - rank % n; /* the node's first rank, if in order */
+    int first = rank;
+    MPI_Allreduce(&rank, &first, 1, MPI_INT, MPI_MIN, shared);
+    bad = first != lead;
+    sizes[0] = n, sizes[1] = -n;
+    MPI_Allreduce(sizes, all, 2, MPI_INT, MPI_MIN, world);
+    MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_LOR, world);
+    c->nodes = c->ranks / n;
+    if (all[0] != -all[1] || bad)
+        snprintf(c->nodes_note, sizeof c->nodes_note,
+                 "the nodes are not of one size filled in rank order: "
+                 "no tiers measured");
+    else if (c->nodes < 2)
+        snprintf(c->nodes_note, sizeof c->nodes_note,
+                 "one node: the inter-node tier cannot be measured here");
+    else
+        return n;
+    return 0;
+}
+
+/* Both tiers: pairs of ranks inside each node, and pairs of nodes (the
+ * ranks of one place in their nodes), every pair at once. */
+static void measure_tiers(MPI_Comm world, const budget *z, bufs *b,
+                          mrt_calibration *c)
+{
+    MPI_Comm shared, cross;
+    int rank, place;
+    MPI_Comm_rank(world, &rank);
+    mrt_hier_node_comm(world, &shared);
+    int64_t rpn = nodes_in_order(world, shared, c);
+    MPI_Comm_rank(shared, &place);
+    MPI_Comm_split(world, place, rank, &cross);
+    if (rpn > 0) {
+        c->ranks_per_node = rpn;
+        c->intra = rpn > 1 ? measure_link(world, shared, z, b)
+                           : c->profile.fallback;
+        c->inter = measure_link(world, cross, z, b);
+        c->profile.ranks_per_node = rpn;
+        c->profile.intra = c->intra;
+        c->profile.inter = c->inter;
+    }
+    MPI_Comm_free(&cross);
+    MPI_Comm_free(&shared);
+}
+
 static void measure(MPI_Comm world, const budget *z, bufs *b,
                     mrt_calibration *c)
 {
@@ -494,6 +553,7 @@ static void measure(MPI_Comm world, const budget *z, bufs *b,
         l->link = measure_link(world, group[i], z, b);
     }
     set_links(c);
+    measure_tiers(world, z, b, c);
     measure_local(world, z, b, c);
     for (int i = 0; i < ngroups; i++)
         measure_coll(world, group[i], mask[i], z, b, c);
@@ -570,6 +630,17 @@ void mrt_calibration_print(const mrt_calibration *c, FILE *f)
                 c->mesh.name[c->link[i].axis], (long long)c->link[i].group,
                 c->link[i].link.latency_s * 1e6,
                 c->link[i].link.bandwidth_Bps / 1e9);
+    if (c->ranks_per_node > 0)
+        fprintf(f,
+                "nodes: %d of %lld ranks (by host; ping-pong "
+                "between pairs inside a node, and between nodes):\n"
+                "  %-16s %9.3f us %7.3f GB/s\n  %-16s %9.3f us %7.3f GB/s\n",
+                c->nodes, (long long)c->ranks_per_node, "intra-node",
+                c->intra.latency_s * 1e6, c->intra.bandwidth_Bps / 1e9,
+                "inter-node", c->inter.latency_s * 1e6,
+                c->inter.bandwidth_Bps / 1e9);
+    else
+        fprintf(f, "nodes: %s\n", c->nodes_note);
     fprintf(f,
             "local rates per rank (every rank busy at once, as in a run; "
             "best run of the slowest rank):\n"
@@ -623,6 +694,14 @@ char *mrt_calibration_yaml(const mrt_calibration *c)
                 c->mesh.name[c->link[i].axis], (long long)c->link[i].group,
                 c->link[i].link.latency_s * 1e6,
                 c->link[i].link.bandwidth_Bps / 1e9);
+    if (c->ranks_per_node > 0)
+        fprintf(f,
+                "nodes: {count: %d, ranks_per_node: %lld, intra: "
+                "{latency_us: %.4g, bandwidth_GBps: %.4g}, inter: "
+                "{latency_us: %.4g, bandwidth_GBps: %.4g}}\n",
+                c->nodes, (long long)c->ranks_per_node,
+                c->intra.latency_s * 1e6, c->intra.bandwidth_Bps / 1e9,
+                c->inter.latency_s * 1e6, c->inter.bandwidth_Bps / 1e9);
     fprintf(f,
             "local: {gemm_n_float32: %d, gemm_n_float64: %d, "
             "reduce_elements: %lld, copy_bytes: %lld}\n",

@@ -4,7 +4,9 @@
  *
  * mrt_calibrate measures, on the ranks of `world` laid out as a mesh:
  * per mesh axis of more than one rank, the latency and bandwidth between
- * neighbours in the axis's groups (ping-pong); on every rank at once, as
+ * neighbours in the axis's groups (ping-pong); on several nodes, the
+ * same between ranks of one node and between ranks of two nodes (the
+ * profile's two tiers); on every rank at once, as
  * in a run, the local GEMM rate per dtype (BLIS, single-threaded), the
  * reduction rate and the copy rate; and then every collective kind the
  * model knows at a few sizes, timed next to what the model predicts with
@@ -54,6 +56,15 @@ typedef struct mrt_calibration {
     mrt_calib_link link[MRT_MAX_AXES];
     int ncoll;
     mrt_calib_coll coll[(MRT_MAX_AXES + 1) * MRT_CALIB_KINDS * MRT_CALIB_SIZES];
+    /* Nodes: the ranks on one host (runtime/hier.c).
+     * When there are several nodes of equal size, filled in rank order
+     * (as the cost model places ranks), both tiers are measured as the
+     * axes are (ping-pong, every pair at once) and the profile gets its
+     * nodes: block; otherwise nodes_note says why not. */
+    int64_t ranks_per_node; /* 0: not measured */
+    int nodes;
+    mrt_link intra, inter;
+    char nodes_note[160];
     double seconds; /* the whole calibration */
 } mrt_calibration;
 

@@ -4,7 +4,10 @@
  * group's colour and the rank's position in the group as key), and the
  * thin layer every collective goes through.  That layer keeps the ledger:
  * the bytes of the send buffer handed to each MPI call, which run
- * --repeat compares with what the plan predicted.
+ * --repeat compares with what the plan predicted, and of those the
+ * bytes handed over groups that cross nodes (the plan's profile places
+ * ranks on nodes: mesh_nodes.h).  An all-reduce the plan made
+ * hierarchical runs in hier.c.
  */
 #include <stdlib.h>
 
@@ -32,6 +35,8 @@ static mrt_status make_group(mrt_comm *c, unsigned mask, mrt_error *err)
         MPI_SUCCESS)
         return mrt_error_set(err, MRT_E_RUNTIME, "", (mrt_mark){0},
                              "MPI_Comm_split failed for axes mask %u", mask);
+    c->inter[mask] = mrt_mesh_span_of(&c->mesh, c->ranks_per_node, mask).tier !=
+                     MRT_TIER_INTRA;
     return MRT_OK;
 }
 
@@ -44,9 +49,10 @@ mrt_status mrt_comm_create(const mrt_plan *plan, MPI_Comm world, mrt_comm **out,
         return mrt_error_set(err, MRT_E_NOMEM, "", (mrt_mark){0},
                              "out of memory");
     for (unsigned i = 0; i < (1u << MRT_MAX_AXES); i++)
-        c->group[i] = MPI_COMM_NULL;
+        c->group[i] = c->node_group[i] = c->cross_group[i] = MPI_COMM_NULL;
     c->world = world;
     c->mesh = plan->mesh;
+    c->ranks_per_node = plan->profile.ranks_per_node;
     MPI_Comm_rank(world, &c->rank);
     MPI_Comm_size(world, &c->size);
     mrt_mesh_coords(&c->mesh, c->rank, c->coords);
@@ -55,6 +61,11 @@ mrt_status mrt_comm_create(const mrt_plan *plan, MPI_Comm world, mrt_comm **out,
     for (int k = 0; k < plan->nsteps && st == MRT_OK; k++)
         if (mrt_step_is_collective(plan->step[k].kind))
             st = make_group(c, plan->step[k].axes, err);
+    for (int k = 0; k < plan->nsteps && st == MRT_OK; k++)
+        if (plan->step[k].hier)
+            st = mrt_hier_make(c, plan->step[k].axes, err);
+    if (st == MRT_OK && c->ranks_per_node > 0)
+        mrt_hier_check_placement(c);
     if (st != MRT_OK) {
         mrt_comm_destroy(c);
         return st;
@@ -67,16 +78,26 @@ void mrt_comm_destroy(mrt_comm *c)
 {
     if (!c)
         return;
-    for (unsigned i = 0; i < (1u << MRT_MAX_AXES); i++)
-        if (c->group[i] != MPI_COMM_NULL)
-            MPI_Comm_free(&c->group[i]);
+    for (unsigned i = 0; i < (1u << MRT_MAX_AXES); i++) {
+        MPI_Comm *all[] = {&c->group[i], &c->node_group[i], &c->cross_group[i]};
+        for (int j = 0; j < 3; j++)
+            if (*all[j] != MPI_COMM_NULL)
+                MPI_Comm_free(all[j]);
+    }
     free(c);
 }
 
-static void ledger(mrt_comm *c, int64_t count, mrt_dtype t)
+void mrt_comm_ledger(mrt_comm *c, unsigned axes, int64_t bytes)
 {
-    c->ledger_bytes += count * mrt_dtype_size(t);
+    c->ledger_bytes += bytes;
     c->ledger_calls++;
+    if (c->inter[axes])
+        c->ledger_inter += bytes;
+}
+
+static void ledger(mrt_comm *c, unsigned axes, int64_t count, mrt_dtype t)
+{
+    mrt_comm_ledger(c, axes, count * mrt_dtype_size(t));
 }
 
 /* Counts go through mrt_count_make (large_count.c): a shard of more
@@ -90,7 +111,7 @@ int mrt_comm_allreduce(mrt_comm *c, unsigned axes, const void *in, void *out,
     int rc = mrt_count_make(count, mpi_type(t), max ? MPI_MAX : MPI_SUM, &n);
     if (rc != MPI_SUCCESS)
         return rc;
-    ledger(c, count, t);
+    ledger(c, axes, count, t);
     if (req)
         rc = MPI_Iallreduce(in, out, n.count, n.type, n.op, c->group[axes],
                             req);
@@ -107,7 +128,7 @@ int mrt_comm_allgather(mrt_comm *c, unsigned axes, const void *in, void *out,
     int rc = mrt_count_make(count, mpi_type(t), MPI_OP_NULL, &n);
     if (rc != MPI_SUCCESS)
         return rc;
-    ledger(c, count, t);
+    ledger(c, axes, count, t);
     if (req)
         rc = MPI_Iallgather(in, n.count, n.type, out, n.count, n.type,
                             c->group[axes], req);
@@ -128,7 +149,7 @@ int mrt_comm_reduce_scatter(mrt_comm *c, unsigned axes, const void *in,
     if (rc != MPI_SUCCESS)
         return rc;
     MPI_Comm_size(c->group[axes], &p);
-    ledger(c, count_per_rank * p, t);
+    ledger(c, axes, count_per_rank * p, t);
     if (req)
         rc = MPI_Ireduce_scatter_block(in, out, n.count, n.type, n.op,
                                        c->group[axes], req);
@@ -157,7 +178,7 @@ int mrt_comm_exchange(mrt_comm *c, unsigned axes, const void *in, void *out,
     int *scount = counts, *rcount = counts + p, *displ = counts + 2 * p;
     scount[dest] = n.count;
     rcount[src] = n.count;
-    ledger(c, count, t);
+    ledger(c, axes, count, t);
     rc = MPI_Alltoallv(in, scount, displ, n.type, out, rcount, displ, n.type,
                        c->group[axes]);
     free(counts);
@@ -201,8 +222,7 @@ int mrt_comm_alltoall_typed(mrt_comm *c, unsigned axes, const void *in,
     int rc = mrt_count_make(recv_count, recv_type, MPI_OP_NULL, &n);
     if (rc != MPI_SUCCESS)
         return rc;
-    c->ledger_bytes += bytes;
-    c->ledger_calls++;
+    mrt_comm_ledger(c, axes, bytes);
     if (req)
         rc = MPI_Ialltoall(in, 1, send_type, out, n.count, n.type,
                            c->group[axes], req);
@@ -221,7 +241,7 @@ int mrt_comm_allgather_typed(mrt_comm *c, unsigned axes, const void *in,
     int rc = mrt_count_make(count, mpi_type(t), MPI_OP_NULL, &n);
     if (rc != MPI_SUCCESS)
         return rc;
-    ledger(c, count, t);
+    ledger(c, axes, count, t);
     if (req)
         rc = MPI_Iallgather(in, n.count, n.type, out, 1, recv_type,
                             c->group[axes], req);
@@ -236,8 +256,7 @@ int mrt_comm_alltoallw(mrt_comm *c, unsigned axes, const void *in, void *out,
                        const mrt_uneven *u, mrt_dtype t, MPI_Request *req)
 {
     int *zero = u->count + 2 * u->g;
-    c->ledger_bytes += u->in_count * mrt_dtype_size(t);
-    c->ledger_calls++;
+    mrt_comm_ledger(c, axes, u->in_count * mrt_dtype_size(t));
     if (req)
         return MPI_Ialltoallw(in, u->count, zero, u->type, out, u->count + u->g,
                               zero, u->type + u->g, c->group[axes], req);

@@ -111,6 +111,7 @@ mrt_status mrt_exec_create(const mrt_plan *p, mrt_comm *comm, mrt_exec **out,
     e->buf = calloc((size_t)p->nvalues + 1, sizeof *e->buf);
     e->step_time = calloc((size_t)p->nsteps + 1, sizeof *e->step_time);
     e->step_bytes = calloc((size_t)p->nsteps + 1, sizeof *e->step_bytes);
+    e->step_inter = calloc((size_t)p->nsteps + 1, sizeof *e->step_inter);
     e->type = calloc((size_t)p->nsteps + 1, sizeof *e->type);
     e->uneven = calloc((size_t)p->nsteps + 1, sizeof *e->uneven);
     /* before anything can fail: mrt_exec_destroy frees every type that
@@ -127,9 +128,9 @@ mrt_status mrt_exec_create(const mrt_plan *p, mrt_comm *comm, mrt_exec **out,
      * workspace for the step that runs. */
     e->arena = mrt_alloc_big((size_t)p->arena_bytes + 64, 1);
     e->workspace = malloc((size_t)my_workspace(e) + 64);
-    if (!e->buf || !e->step_time || !e->step_bytes || !e->arena ||
-        !e->workspace || !e->type || !e->req || !e->pending || !e->start ||
-        !e->uneven)
+    if (!e->buf || !e->step_time || !e->step_bytes || !e->step_inter ||
+        !e->arena || !e->workspace || !e->type || !e->req || !e->pending ||
+        !e->start || !e->uneven)
         goto nomem;
     for (int k = 0; k < p->nsteps; k++)
         e->req[k] = MPI_REQUEST_NULL;
@@ -162,6 +163,7 @@ void mrt_exec_destroy(mrt_exec *e)
     free(e->workspace);
     free(e->step_time);
     free(e->step_bytes);
+    free(e->step_inter);
     for (int k = 0; e->type && k < e->plan->nsteps; k++)
         for (int j = 0; j < 2; j++)
             if (e->type[k][j] != MPI_DATATYPE_NULL)
@@ -450,6 +452,11 @@ static int do_step(mrt_exec *e, const mrt_step *s)
     case MRT_STEP_ALLGATHER: return do_allgather(e, s);
     case MRT_STEP_ALLTOALL: return do_alltoall(e, s);
     case MRT_STEP_ALLREDUCE:
+        if (s->hier) /* across nodes: hier.c */
+            return mrt_hier_allreduce(e->comm, s->axes, e->buf[s->in],
+                                      e->buf[s->out], mine(e, s->in, NULL),
+                                      mrt_mpi_type(e->plan->value[s->in].dtype),
+                                      e->plan->value[s->in].elsize, s->max);
         return mrt_comm_allreduce(e->comm, s->axes, e->buf[s->in],
                                   e->buf[s->out], mine(e, s->in, NULL),
                                   e->plan->dtype, s->max, request(e, s));
@@ -530,12 +537,14 @@ mrt_status mrt_exec_run(mrt_exec *e, mrt_error *err)
         const mrt_step *s = &p->step[k];
         rc = complete_before(e, k);
         int64_t before = e->comm->ledger_bytes;
+        int64_t before_inter = e->comm->ledger_inter;
         double t0 = MPI_Wtime();
         if (rc == MPI_SUCCESS)
             rc = do_step(e, s);
         double t1 = MPI_Wtime();
         e->step_time[k] += t1 - t0;
         e->step_bytes[k] = e->comm->ledger_bytes - before;
+        e->step_inter[k] = e->comm->ledger_inter - before_inter;
         if (rc == MPI_SUCCESS && e->req[k] != MPI_REQUEST_NULL) {
             if (!e->npending)
                 e->window_start = t0;

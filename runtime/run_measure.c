@@ -2,7 +2,8 @@
  * run_measure.c — what an execution measured, brought to rank 0: each
  * op's and step's time per run on the slowest rank, the ranks whose
  * bytes handed to MPI differ from the plan (the ledger of the last run
- * against mrt_step_rank_bytes), and, with --profile, how the background
+ * against mrt_step_rank_bytes, and those across nodes against
+ * mrt_step_rank_bytes_inter), and, with --profile, how the background
  * collectives overlapped other steps.  A fixed number of reductions
  * whatever the plan's size, so measuring costs no more for a long
  * program than for a short one.
@@ -84,7 +85,10 @@ void mrt_run_measure(const mrt_exec *e, mrt_run_result *r)
     for (int k = 0; k < n; k++) {
         mine[k] = e->step_time[k] / r->runs;
         mine[n + k] = e->step_bytes[k] !=
-                      mrt_step_rank_bytes(p, &p->step[k], e->comm->coords);
+                          mrt_step_rank_bytes(p, &p->step[k],
+                                              e->comm->coords) ||
+                      e->step_inter[k] != mrt_step_rank_bytes_inter(
+                                              p, &p->step[k], e->comm->coords);
     }
     for (int i = 0; i < nops; i++) {
         mine[2 * n + i] = 0;

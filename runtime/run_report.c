@@ -48,6 +48,35 @@ static int64_t measured_bytes(const mrt_exec *e)
     return b;
 }
 
+static int64_t measured_inter(const mrt_exec *e)
+{
+    int64_t b = 0;
+    for (int k = 0; k < e->plan->nsteps; k++)
+        b += e->step_inter[k];
+    return b;
+}
+
+/* With nodes: the bytes per tier, measured and planned (rank 0's), and
+ * whether MPI placed the ranks as the plan's nodes say. */
+static void tiers_text(const mrt_exec *e, FILE *f)
+{
+    const mrt_plan *p = e->plan;
+    if (p->profile.ranks_per_node <= 0)
+        return;
+    int64_t in = measured_inter(e), pin = mrt_plan_bytes_inter(p);
+    fprintf(f,
+            "  by tier (nodes of %lld ranks): %" PRId64 " bytes inside "
+            "nodes, %" PRId64 " across (planned %" PRId64 " and %" PRId64 ")\n",
+            (long long)p->profile.ranks_per_node, measured_bytes(e) - in, in,
+            p->comm_bytes - pin, pin);
+    if (e->comm->placement_differs)
+        fprintf(f,
+                "  warning: the ranks MPI says share a node are not the "
+                "plan's nodes of %lld ranks (ranks fill nodes in order); "
+                "the plan's nodes were used\n",
+                (long long)p->profile.ranks_per_node);
+}
+
 /* The last primitive op of a row: one spec op, one part of the step. */
 static int row_ends(const mrt_plan *p, int i)
 {
@@ -92,6 +121,7 @@ static void times_text(const mrt_spec *s, const mrt_exec *e,
     fprintf(f, "  %-*s %14.3f %16" PRId64 " %16" PRId64 "  %s\n", w + 13,
             "total", sum(r->op_time, p->nops) * 1e3, measured_bytes(e),
             p->comm_bytes, r->mismatches ? "MISMATCH" : "bytes match the plan");
+    tiers_text(e, f);
 }
 
 static void losses_text(const mrt_spec *s, const mrt_run_result *r, FILE *f)
@@ -221,9 +251,23 @@ static void times_json(const mrt_spec *s, const mrt_exec *e,
                 p->op[i].comm_bytes);
     fprintf(f,
             "], \"totals\": {\"time_s\": %s, \"bytes\": %" PRId64
-            ", \"planned_bytes\": %" PRId64 ", \"bytes_match\": %s}",
+            ", \"planned_bytes\": %" PRId64 ", \"bytes_match\": %s",
             MRT_JSON_NUM("%.9g", sum(r->op_time, p->nops)), measured_bytes(e),
             p->comm_bytes, r->mismatches ? "false" : "true");
+    if (p->profile.ranks_per_node <= 0) {
+        fputc('}', f);
+    } else {
+        int64_t in = measured_inter(e), pin = mrt_plan_bytes_inter(p);
+        fprintf(f,
+                ", \"ranks_per_node\": %lld, \"bytes_intra\": %" PRId64
+                ", \"bytes_inter\": %" PRId64
+                ", \"planned_bytes_intra\": %" PRId64
+                ", \"planned_bytes_inter\": %" PRId64
+                ", \"placement_differs\": %s}",
+                (long long)p->profile.ranks_per_node, measured_bytes(e) - in,
+                in, p->comm_bytes - pin, pin,
+                e->comm->placement_differs ? "true" : "false");
+    }
 }
 
 static void losses_json(const mrt_run_result *r, FILE *f)

@@ -6,7 +6,8 @@
  *
  *   comm.c      sub-communicators of the mesh (one per set of axes, made
  *               once) and the thin collective layer that keeps the ledger
- *               of bytes handed to MPI
+ *               of bytes handed to MPI (and of those across nodes)
+ *   hier.c      the hierarchical all-reduce over a group spanning nodes
  *   datatype.c  MPI datatypes for strided blocks
  *   uneven.c    the collectives of dims split unevenly
  *   large_count.c  element counts beyond an int, for every MPI call
@@ -50,6 +51,18 @@ typedef struct mrt_comm {
                                           until made */
     int64_t ledger_bytes; /* bytes handed to MPI collectives so far */
     int64_t ledger_calls;
+    /* Nodes (the plan's profile places ranks on nodes; hier.c): the
+     * plan's ranks per node (0: one node); of ledger_bytes, those handed
+     * to groups that cross nodes; by axis mask, whether the group
+     * crosses nodes, its ranks on my node and its ranks of my place in
+     * their nodes (made for hierarchical steps); and whether the real
+     * nodes differ from the plan's (whose are used). */
+    int64_t ranks_per_node;
+    int64_t ledger_inter;
+    unsigned char inter[1u << MRT_MAX_AXES];
+    MPI_Comm node_group[1u << MRT_MAX_AXES];
+    MPI_Comm cross_group[1u << MRT_MAX_AXES];
+    int placement_differs;
 } mrt_comm;
 
 /* The MPI type of an element of type t (float, double, int32). */
@@ -96,6 +109,26 @@ struct mrt_uneven;
 int mrt_comm_alltoallw(mrt_comm *c, unsigned axes, const void *in, void *out,
                        const struct mrt_uneven *u, mrt_dtype t,
                        MPI_Request *req);
+
+/* Adds `bytes` handed to MPI over the group of `axes` to the ledger (and
+ * to its inter-node part when the group crosses nodes). */
+void mrt_comm_ledger(mrt_comm *c, unsigned axes, int64_t bytes);
+
+/* ---- hier.c ---- */
+/* Makes the node and cross sub-communicators of the group over axes
+ * (collective over the group). */
+mrt_status mrt_hier_make(mrt_comm *c, unsigned axes, mrt_error *err);
+/* The ranks of world on this rank's host (same host name and network
+ * namespace), in rank order, as a new communicator (collective). */
+int mrt_hier_node_comm(MPI_Comm world, MPI_Comm *out);
+/* Checks the plan's nodes against the real ones (mrt_hier_node_comm;
+ * collective over world): sets c->placement_differs. */
+void mrt_hier_check_placement(mrt_comm *c);
+/* The all-reduce of a hierarchical step (plan.h's hier): reduce-scatter
+ * inside the node, all-reduce across nodes, all-gather inside; blocking
+ * (the plan's background wait then finds nothing pending). */
+int mrt_hier_allreduce(mrt_comm *c, unsigned axes, const void *in, void *out,
+                       int64_t count, MPI_Datatype base, int elsize, int max);
 
 /* ---- large_count.c ---- */
 /* The most elements one MPI count carries here: INT_MAX, or
@@ -169,6 +202,7 @@ typedef struct mrt_exec {
     void *workspace;            /* the running step's kernel or packing space */
     double *step_time;          /* [nsteps] seconds, summed over runs */
     int64_t *step_bytes;        /* [nsteps] bytes handed to MPI, last run */
+    int64_t *step_inter;        /* [nsteps] of those, across nodes */
     MPI_Datatype (*type)[2];    /* [nsteps] send and receive block types of
                                 the all-to-alls and strided all-gathers */
     struct mrt_uneven **uneven; /* [nsteps] the peers' counts and types of

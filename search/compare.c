@@ -8,13 +8,16 @@
  * keeps its load error, shown in its row.  Each row is planned with the
  * same options; one that does not plan gets its one-line error instead
  * of figures.  The columns are the sets of mesh axes bytes travel over,
- * fewer axes first, then in the spec's mesh order.
+ * fewer axes first, then in the spec's mesh order.  A pinned row (pin:
+ * true, --planner rules) also gets the auto planner's figures for the
+ * same program (compare_auto.c).
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "compare_auto.h"
 #include "plan.h"
 #include "spec.h"
 
@@ -88,6 +91,11 @@ static mrt_status add_row(mrt_compare *t, const char *name, const mrt_spec *s,
                 return MRT_E_NOMEM;
             }
             row->axis_bytes[k] += p->axis_bytes[m];
+        }
+        row->pinned = p->planner == MRT_PLANNER_RULES;
+        if (row->pinned && mrt_compare_auto(row, s, p, opt) == MRT_E_NOMEM) {
+            mrt_plan_destroy(p);
+            return MRT_E_NOMEM;
         }
     } else {
         if (err.code == MRT_E_NOMEM)

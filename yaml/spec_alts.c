@@ -8,7 +8,9 @@
  * Inside an alternative, the key `mesh` with a mapping value is its
  * mesh; any other value makes it a rule for a dim called `mesh`.  So
  * are `tensors` and `ops` with a mapping value its sections of layouts
- * of its own (a rule's value is never a mapping):
+ * of its own (a rule's value is never a mapping), and `pin` its flag
+ * (pin: true: planned pinned, as --planner rules plans) unless the spec
+ * has a dim called `pin` and the value is not a plain true or false:
  *
  *   zero3:
  *     batch: [data, model]
@@ -79,10 +81,30 @@ static int is_section(const mrt_spec_parser *p, const yaml_node_pair_t *pr)
            v->type == YAML_MAPPING_NODE;
 }
 
+/* The value of a plain true or false scalar: 1 or 0; -1 for any other
+ * node (yes/on, the string "true", a number, ...). */
+static int plain_bool(const yaml_node_t *v)
+{
+    const char *b = v && v->type == YAML_SCALAR_NODE &&
+                            v->data.scalar.style == YAML_PLAIN_SCALAR_STYLE
+                        ? mrt_spec_str(v)
+                        : NULL;
+    return !b ? -1 : !strcmp(b, "true") ? 1 : !strcmp(b, "false") ? 0 : -1;
+}
+
+/* 1 if pair pr of an alternative is its `pin:` flag (see the top). */
+static int is_pin(const mrt_spec_parser *p, const yaml_node_pair_t *pr)
+{
+    const char *key = mrt_spec_str(mrt_spec_node(p, pr->key));
+    return key && !strcmp(key, "pin") &&
+           (mrt_spec_find_dim(p->spec, "pin") < 0 ||
+            plain_bool(mrt_spec_node(p, pr->value)) >= 0);
+}
+
 /* 1 if pair pr of an alternative is one of its rules. */
 static int is_rule(const mrt_spec_parser *p, const yaml_node_pair_t *pr)
 {
-    return !is_mesh(p, pr) && !is_section(p, pr);
+    return !is_mesh(p, pr) && !is_section(p, pr) && !is_pin(p, pr);
 }
 
 /* The rules of mapping n (`of` names it) into the next entry_rules. */
@@ -115,16 +137,11 @@ static mrt_status reshard(mrt_spec_parser *p, const alt_read *r,
                           const char *name, const yaml_node_t *v, int *out)
 {
     char q[MRT_SPEC_QUOTE_MAX + 32];
-    const char *b = v && v->type == YAML_SCALAR_NODE &&
-                            v->data.scalar.style == YAML_PLAIN_SCALAR_STYLE
-                        ? mrt_spec_str(v)
-                        : NULL;
-    if (!b || (strcmp(b, "true") && strcmp(b, "false")))
+    if ((*out = plain_bool(v)) < 0)
         return mrt_spec_fail(p, v,
                              "reshard_after_forward of tensor '%s' in "
                              "layout '%s' must be true or false, got %s",
                              name, r->name, mrt_spec_what(v, q, sizeof q));
-    *out = !strcmp(b, "true");
     return MRT_OK;
 }
 
@@ -257,7 +274,21 @@ static mrt_status read_sections(mrt_spec_parser *p, alt_read *r,
     return st;
 }
 
-/* The form of alternative r (mapping map): its mesh, rules, sections. */
+/* `pin:` (node v) of alternative r: a plain true or false. */
+static mrt_status read_pin(mrt_spec_parser *p, alt_read *r,
+                           const yaml_node_t *v)
+{
+    char q[MRT_SPEC_QUOTE_MAX + 32];
+    if ((r->a.pin = plain_bool(v)) < 0)
+        return mrt_spec_fail(p, v,
+                             "pin of layout '%s' must be true or false, "
+                             "got %s",
+                             r->name, mrt_spec_what(v, q, sizeof q));
+    return MRT_OK;
+}
+
+/* The form of alternative r (mapping map): its pin, mesh, rules,
+ * sections. */
 static mrt_status read_alt(mrt_spec_parser *p, alt_read *r,
                            const yaml_node_t *map)
 {
@@ -269,6 +300,10 @@ static mrt_status read_alt(mrt_spec_parser *p, alt_read *r,
         st = mrt_spec_check_keys(p, map, NULL, of);
     for (const yaml_node_pair_t *pr = st ? NULL : map->data.mapping.pairs.start;
          !st && pr < map->data.mapping.pairs.top; pr++) {
+        if (is_pin(p, pr)) {
+            st = read_pin(p, r, mrt_spec_node(p, pr->value));
+            continue;
+        }
         if (!is_mesh(p, pr))
             continue;
         st = mrt_spec_read_mesh(p, mrt_spec_node(p, pr->value), what, &r->mesh);

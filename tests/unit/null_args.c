@@ -534,6 +534,19 @@ static int c_sweep_create(void)
     return optional() ? 1 : status_ok(st, ERR);
 }
 
+static int c_sweep_create_points(void)
+{
+    mrt_error err = {0};
+    mrt_sweep *w = NULL;
+    const mrt_sweep_point pts[] = {{.dims = "d=4"}, {.dims = "d=8"}};
+    mrt_spec_load_options o = {.text = spec_text, .len = sizeof spec_text - 1};
+    mrt_status st = mrt_sweep_create_points(
+        N(path, "null.yaml"), N(load?, &o), N(what?, "d"), 2, N(points, pts),
+        N(opt?, NULL), N(out, &w), ERR);
+    mrt_sweep_destroy(w);
+    return optional() ? 1 : status_ok(st, ERR);
+}
+
 static int c_spec_get_info(void)
 {
     mrt_spec *s = spec();
@@ -941,6 +954,8 @@ static const struct {
     {"mrt_compare_create", "spec,opt?,out,err?", c_compare_create},
     {"mrt_compare_destroy", "-", c_destroy},
     {"mrt_sweep_create", "path,load?,dim,values,opt?,out,err?", c_sweep_create},
+    {"mrt_sweep_create_points", "path,load?,what?,points,opt?,out,err?",
+     c_sweep_create_points},
     {"mrt_sweep_destroy", "-", c_destroy},
     {"mrt_spec_get_info", "spec,out", c_spec_get_info},
     {"mrt_spec_get_dim", "spec,size?", c_spec_get_dim},

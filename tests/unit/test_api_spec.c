@@ -151,6 +151,7 @@ START_TEST(enum_names)
     ck_assert_str_eq(mrt_dtype_name(MRT_F64), "float64");
     ck_assert_ptr_null(mrt_dtype_name(MRT_DTYPE_COUNT));
     ck_assert_str_eq(mrt_planner_name(MRT_PLANNER_MESHTF), "meshtf");
+    ck_assert_str_eq(mrt_planner_name(MRT_PLANNER_RULES), "rules");
     ck_assert_ptr_null(mrt_planner_name((mrt_planner)-1));
     ck_assert_str_eq(mrt_plan_step_kind_name(MRT_PLAN_STEP_PERMUTE), "permute");
     ck_assert_str_eq(mrt_plan_step_kind_name(MRT_PLAN_STEP_ALLTOALL_GROUP),
@@ -409,6 +410,72 @@ START_TEST(sweep_as_data)
 }
 END_TEST
 
+/* The general sweep: points of several dims, of a mesh (of another
+ * rank count), each column labelled; its argument checks. */
+START_TEST(sweep_points_as_data)
+{
+    char path[] = "/tmp/test_api_points_XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    FILE *f = fdopen(fd, "w");
+    fputs(spec_text, f);
+    fclose(f);
+    const mrt_sweep_point pts[] = {
+        {.dims = "batch=12,d_ff=12"},
+        {.dims = "batch=24,d_ff=24", .mesh = "data=4,model=3"},
+        {.mesh = "data=2,model=2", .label = "small"}};
+    mrt_sweep *t = NULL;
+    mrt_error err = {0};
+    ck_assert_int_eq(mrt_sweep_create_points(path, NULL, "batch,d_ff", 3, pts,
+                                             NULL, &t, &err),
+                     MRT_OK);
+    ck_assert_str_eq(t->dim, "batch,d_ff");
+    ck_assert_str_eq(t->label[0], "batch=12,d_ff=12");
+    ck_assert_str_eq(t->label[1], "batch=24,d_ff=24 data=4,model=3");
+    ck_assert_str_eq(t->label[2], "small");
+    ck_assert_int_eq(t->value[0], 6); /* the rank counts */
+    ck_assert_int_eq(t->value[1], 12);
+    ck_assert_int_eq(t->value[2], 4);
+    ck_assert(t->cell[0].ok && t->cell[1].ok);
+    /* twice the batch and d_ff on twice the ranks: twice the flops */
+    ck_assert(t->cell[1].totals.flops == 2 * t->cell[0].totals.flops);
+    mrt_sweep_destroy(t);
+    t = NULL;
+    ck_assert_int_eq(
+        mrt_sweep_create_points(path, NULL, NULL, 0, pts, NULL, &t, &err),
+        MRT_E_USAGE);
+    ck_assert_int_eq(
+        mrt_sweep_create_points(NULL, NULL, NULL, 1, pts, NULL, &t, &err),
+        MRT_E_USAGE);
+    ck_assert_ptr_null(t);
+    remove(path);
+}
+END_TEST
+
+/* Under the rules planner every row is pinned, with auto's figures
+ * beside it; under auto, none of this spec's rows is. */
+START_TEST(compare_pinned_rows)
+{
+    mrt_spec *s = load();
+    mrt_compare *c = NULL, *a = NULL;
+    mrt_error err = {0};
+    mrt_plan_options rules = {.planner = MRT_PLANNER_RULES};
+    ck_assert_int_eq(mrt_compare_create(s, &rules, &c, &err), MRT_OK);
+    ck_assert_int_eq(mrt_compare_create(s, NULL, &a, &err), MRT_OK);
+    ck_assert_int_eq(c->planner, MRT_PLANNER_RULES);
+    for (int r = 0; r < c->nrows; r++) {
+        ck_assert(c->row[r].ok && c->row[r].pinned && c->row[r].auto_ok);
+        ck_assert(!a->row[r].pinned && !a->row[r].auto_ok);
+        ck_assert(c->row[r].auto_totals.time_s == a->row[r].totals.time_s);
+        ck_assert(c->row[r].auto_totals.wire_bytes ==
+                  a->row[r].totals.wire_bytes);
+    }
+    mrt_compare_destroy(c);
+    mrt_compare_destroy(a);
+    mrt_spec_destroy(s);
+}
+END_TEST
+
 int main(void)
 {
     Suite *su = suite_create("api_spec");
@@ -423,6 +490,8 @@ int main(void)
     tcase_add_test(tc, file_written_with_json);
     tcase_add_test(tc, search_rules_as_data);
     tcase_add_test(tc, sweep_as_data);
+    tcase_add_test(tc, sweep_points_as_data);
+    tcase_add_test(tc, compare_pinned_rows);
     suite_add_tcase(su, tc);
     SRunner *sr = srunner_create(su);
     srunner_run_all(sr, CK_NORMAL);

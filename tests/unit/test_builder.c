@@ -862,7 +862,7 @@ static mrt_ir *zero_program(void)
     return ir;
 }
 
-/* Its alternatives: ddp, zero3, zero3_keep, zero2, megatron. */
+/* Its alternatives, each pinned: ddp, zero3, zero3_keep, zero2, megatron. */
 static void zero_alternatives(mrt_ir *ir)
 {
     mrt_error err = {0};
@@ -878,23 +878,28 @@ static void zero_alternatives(mrt_ir *ir)
         {.name = "w1", .ngrad_layout = 1, .grad_layout = ff},
         {.name = "w2", .ngrad_layout = 1, .grad_layout = ff}};
     const mrt_ir_alternative alts[] = {
-        {.name = "ddp", .nrules = 1, .rules = all},
+        {.name = "ddp", .nrules = 1, .rules = all, .pin = 1},
         {.name = "zero3",
          .nrules = 1,
          .rules = all,
          .ntensors = 2,
-         .tensors = sharded},
+         .tensors = sharded,
+         .pin = 1},
         {.name = "zero3_keep",
          .nrules = 1,
          .rules = all,
          .ntensors = 2,
-         .tensors = kept},
+         .tensors = kept,
+         .pin = 1},
         {.name = "zero2",
          .nrules = 1,
          .rules = all,
          .ntensors = 2,
-         .tensors = grads},
-        {.name = "megatron", RULES({"batch", {"data"}}, {"d_ff", {"model"}})},
+         .tensors = grads,
+         .pin = 1},
+        {.name = "megatron",
+         RULES({"batch", {"data"}}, {"d_ff", {"model"}}),
+         .pin = 1},
     };
     for (int i = 0; i < N(alts); i++)
         ok(mrt_ir_add_alternative(ir, &alts[i], &err), &err);

@@ -147,6 +147,42 @@ START_TEST(lower_bound_regimes)
 }
 END_TEST
 
+/* With 4 ranks per node on {data: 4, model: 2}: model inside a node,
+ * data two per node over 2 nodes.  A flat all-reduce over data pays the
+ * inter link; the hierarchical one, over data,model (q = 4, k = 2) of
+ * 4000 float32 bytes: reduce-scatter 3/4*4000 = 3000 bytes in 2 msgs at
+ * 1 us, 100 GB/s; all-reduce of 1000 bytes: 2*1/2*1000 = 1000 in 2 msgs
+ * at 10 us, 1 GB/s; all-gather 3*1000 in 2 msgs at 1 us: wire 7000,
+ * 6 msgs, and adds 750 + 125. */
+START_TEST(tiers_price_groups_and_the_hierarchy)
+{
+    mrt_mesh m = mesh();
+    mrt_profile p = profile();
+    p.ranks_per_node = 4;
+    p.intra = (mrt_link){1e-6, 100e9};
+    p.inter = (mrt_link){10e-6, 1e9};
+    mrt_comm_cost c = mrt_cost_collective(&p, &m, MRT_COLL_ALLGATHER, 2u, 4000,
+                                          4);
+    ck_assert_double_eq_tol(c.time_s, 1e-6 + 4000 / 100e9, 1e-15);
+    c = mrt_cost_collective(&p, &m, MRT_COLL_ALLGATHER, 1u, 4000, 4);
+    ck_assert_double_eq_tol(c.time_s, 2 * 10e-6 + 3 * 4000 / 1e9, 1e-15);
+    mrt_comm_cost h = mrt_cost_allreduce_hier(&p, &m, 3u, 1000, 4);
+    ck_assert_double_eq_tol(h.wire_bytes, 7000, 1e-9);
+    ck_assert_int_eq(h.messages, 6);
+    ck_assert_double_eq_tol(h.flops, 875, 1e-9);
+    double want = 2 * 1e-6 + 3000 / 100e9 + 2 * 10e-6 + 1000 / 1e9 + 2 * 1e-6 +
+                  3000 / 100e9 + 875 / 1e9;
+    ck_assert_double_eq_tol(h.time_s, want, 1e-15);
+    mrt_comm_cost f = mrt_cost_collective(&p, &m, MRT_COLL_ALLREDUCE, 3u, 4000,
+                                          4);
+    ck_assert(h.time_s < f.time_s);
+    /* inside one node, or one rank per node: no hierarchy */
+    ck_assert(isinf(mrt_cost_allreduce_hier(&p, &m, 2u, 1000, 4).time_s));
+    p.ranks_per_node = 2;
+    ck_assert(isinf(mrt_cost_allreduce_hier(&p, &m, 1u, 1000, 4).time_s));
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("cost");
@@ -158,6 +194,7 @@ int main(void)
     tcase_add_test(tc, unnamed_axes_use_the_fallback);
     tcase_add_test(tc, a_local_step_pays_the_bytes_it_writes_and_reads);
     tcase_add_test(tc, lower_bound_regimes);
+    tcase_add_test(tc, tiers_price_groups_and_the_hierarchy);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -208,8 +208,11 @@ START_TEST(lookup_has_no_one_hot_memory_nor_flops)
     for (int m = 0; m < 3; m++) {
         mrt_spec *a = load("embed.yaml", mesh[m]);
         mrt_spec *b = load("onehot.yaml", mesh[m]);
-        /* the same strategy, so the same execution layouts: the one-hot
-         * operand is what differs (auto may weigh the two otherwise) */
+        /* both with the rule, so both lower the same way (the masked
+         * local lookup and the one-hot einsum at the table's split): the
+         * auto planner may choose otherwise for each (with v = 13 uneven
+         * over model, gathering the table for the lookup is modeled
+         * cheaper than all-reducing its result, and takes more memory) */
         mrt_plan *pa = plan_of(a, MRT_STRATEGY_RULES),
                  *pb = plan_of(b, MRT_STRATEGY_RULES);
         int64_t hot = largest_with_vocab(pb, b, 3);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "mesh.h"
+#include "mesh_nodes.h"
 
 static mrt_mesh make(int n, const int64_t *sizes)
 {
@@ -85,6 +86,81 @@ START_TEST(names)
 }
 END_TEST
 
+/* Tiers against the definition: 8 ranks per node on {data: 4, model: 4}
+ * (ranks 0-7 on node 0: data 0-1, every model). */
+START_TEST(groups_on_nodes)
+{
+    mrt_mesh m = make(2, (int64_t[]){4, 4});
+    mrt_mesh_span s = mrt_mesh_span_of(&m, 8, 2u); /* model */
+    ck_assert_int_eq(s.tier, MRT_TIER_INTRA);
+    ck_assert_int_eq(s.per_node, 4);
+    s = mrt_mesh_span_of(&m, 8, 1u); /* data: 2 per node, 2 nodes */
+    ck_assert_int_eq(s.tier, MRT_TIER_MIXED);
+    ck_assert_int_eq(s.per_node, 2);
+    ck_assert_int_eq(s.nodes, 2);
+    s = mrt_mesh_span_of(&m, 4, 1u); /* data: one per node */
+    ck_assert_int_eq(s.tier, MRT_TIER_INTER);
+    ck_assert_int_eq(s.nodes, 4);
+    s = mrt_mesh_span_of(&m, 8, 3u);
+    ck_assert_int_eq(s.per_node, 8);
+    ck_assert_int_eq(s.nodes, 2);
+    ck_assert_int_eq(mrt_mesh_span_of(&m, 0, 3u).tier, MRT_TIER_INTRA);
+    ck_assert_int_eq(mrt_mesh_span_of(&m, 16, 3u).tier, MRT_TIER_INTRA);
+    /* the node index: rank 13 = (3, 1) is on node 1; over data,model
+     * its place among node 1's ranks (8..15) is 13 - 8 */
+    int64_t c[MRT_MAX_AXES];
+    mrt_mesh_coords(&m, 13, c);
+    ck_assert_int_eq(mrt_mesh_node_index(&m, 8, 3u, c), 5);
+    ck_assert_int_eq(mrt_mesh_node_index(&m, 8, 1u, c), 1);
+    ck_assert_int_eq(mrt_mesh_node_of(8, 13), 1);
+}
+END_TEST
+
+/* Every mesh of 1-3 axes of sizes 1-4 and every ranks per node 1-9: the
+ * tier of each mask agrees with a walk over the ranks, and when aligned
+ * every group has per_node ranks on each of its nodes. */
+START_TEST(groups_on_nodes_brute_force)
+{
+    for (int64_t code = 0; code < 4 * 4 * 4; code++)
+        for (int64_t rpn = 1; rpn <= 9; rpn++) {
+            int64_t sz[3] = {code % 4 + 1, code / 4 % 4 + 1, code / 16 + 1};
+            mrt_mesh m = make(3, sz);
+            for (unsigned mask = 1; mask < 8; mask++) {
+                mrt_mesh_span s = mrt_mesh_span_of(&m, rpn, mask);
+                int spans = 0, c[64] = {0};
+                int64_t co[MRT_MAX_AXES];
+                for (int64_t r = 0; r < m.nranks; r++) {
+                    mrt_mesh_coords(&m, r, co);
+                    int64_t g = mrt_mesh_group_color(&m, mask, co);
+                    for (int64_t q = 0; q < m.nranks; q++) {
+                        int64_t cq[MRT_MAX_AXES];
+                        mrt_mesh_coords(&m, q, cq);
+                        if (mrt_mesh_group_color(&m, mask, cq) == g &&
+                            q / rpn != r / rpn)
+                            spans = 1;
+                    }
+                    if (s.aligned && rpn < m.nranks) {
+                        /* ranks of r's group on r's node */
+                        int n = 0;
+                        for (int64_t q = 0; q < m.nranks; q++) {
+                            int64_t cq[MRT_MAX_AXES];
+                            mrt_mesh_coords(&m, q, cq);
+                            n += mrt_mesh_group_color(&m, mask, cq) == g &&
+                                 q / rpn == r / rpn;
+                        }
+                        ck_assert_int_eq(n, s.per_node);
+                        c[mrt_mesh_node_index(&m, rpn, mask, co)]++;
+                    }
+                }
+                ck_assert_int_eq(spans, s.tier != MRT_TIER_INTRA);
+                if (s.aligned && rpn < m.nranks)
+                    for (int64_t i = 0; i < s.per_node; i++) /* a bijection */
+                        ck_assert_int_eq(c[i], m.nranks / s.per_node);
+            }
+        }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("mesh");
@@ -93,6 +169,8 @@ int main(void)
     tcase_add_test(tc, groups_partition_the_mesh);
     tcase_add_test(tc, group_index_follows_the_axis_coordinate);
     tcase_add_test(tc, names);
+    tcase_add_test(tc, groups_on_nodes);
+    tcase_add_test(tc, groups_on_nodes_brute_force);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

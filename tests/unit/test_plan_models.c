@@ -15,7 +15,8 @@
  * 16 collectives instead of 14, 1.7x the wire bytes at GPT-2's sizes).
  *
  * One reduction: the tied embedding of tests/specs/grad_sum/tied.yaml
- * (the lookup as a one-hot einsum, and the output head) and the input xn
+ * (the lookup as a one-hot einsum, and the output head; tied_embedding.yaml
+ * the same with the embedding op) and the input xn
  * of transformer_layer.yaml's q, k and v projections (its gradient asked
  * for with `grads: [x]`): under every strategy (auto, the rule, Mesh-TF)
  * the contributions are added while pending and reduced by one
@@ -233,13 +234,16 @@ START_TEST(tied_weight_gradient_is_reduced_once)
                  {"data=2,model=2", 9},
                  {"data=4,model=1", 17},
                  {"data=3,model=1", 17}};
+    static const char *const specs[] = {
+        "tests/specs/grad_sum/tied.yaml",
+        "tests/specs/grad_sum/tied_embedding.yaml"};
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
-        for (int s = 0; s < 3; s++) {
-            plan = plan_of("tests/specs/grad_sum/tied.yaml", NULL,
-                           cases[c].mesh, NULL, NULL, every[s]);
-            char what[96];
-            snprintf(what, sizeof what, "tied.yaml on %s, %s", cases[c].mesh,
-                     strategy_names[s]);
+        for (int s = 0; s < 6; s++) {
+            plan = plan_of(specs[s / 3], NULL, cases[c].mesh, NULL, NULL,
+                           every[s % 3]);
+            char what[128];
+            snprintf(what, sizeof what, "%s on %s, %s", specs[s / 3],
+                     cases[c].mesh, strategy_names[s % 3]);
             check_one_reduction(plan, "wte", 1u << 0, cases[c].rows * 8 * 8,
                                 what);
             mrt_plan_destroy(plan);

@@ -64,6 +64,11 @@ static void assert_same_numbers(const mrt_profile *a, const mrt_profile *b)
     ck_assert(close_to(a->reduce_flops, b->reduce_flops));
     ck_assert(close_to(a->copy_Bps, b->copy_Bps));
     ck_assert_str_eq(a->kernel, b->kernel);
+    ck_assert_int_eq(a->ranks_per_node, b->ranks_per_node);
+    ck_assert(close_to(a->intra.latency_s, b->intra.latency_s));
+    ck_assert(close_to(a->intra.bandwidth_Bps, b->intra.bandwidth_Bps));
+    ck_assert(close_to(a->inter.latency_s, b->inter.latency_s));
+    ck_assert(close_to(a->inter.bandwidth_Bps, b->inter.bandwidth_Bps));
 }
 
 static mrt_profile sample(void)
@@ -81,6 +86,9 @@ static mrt_profile sample(void)
     p.fallback = (mrt_link){2.25e-6, 5.5e9};
     mrt_profile_set_link(&p, "data", (mrt_link){1.1e-6, 6.2e9});
     mrt_profile_set_link(&p, "model", (mrt_link){0, 1e12});
+    p.ranks_per_node = 8;
+    p.intra = (mrt_link){3e-6, 300e9};
+    p.inter = (mrt_link){5.5e-6, 25e9};
     return p;
 }
 
@@ -163,7 +171,7 @@ static const struct bad {
 } bad[] = {
     {"source: x\nbogus: 1\n", MRT_E_SPEC,
      "2:1: error: unknown key 'bogus' in the profile (expected: source, "
-     "kernel, reduce_gflops, copy_GBps, default, axes, measured, "
+     "kernel, reduce_gflops, copy_GBps, default, axes, nodes, measured, "
      "collectives, gemm, ranks, cores)"},
     {"default: {latency_us: fast}\n", MRT_E_SPEC,
      "1:23: error: 'latency_us' in 'default' must be a number from 0 to "
@@ -238,8 +246,19 @@ static const struct bad {
      MRT_E_SPEC, "1:42: error: the profile nests deeper than 32 levels"},
     {"\"bogus\": 1\n", MRT_E_SPEC,
      "1:1: error: unknown key 'bogus' in the profile (expected: source, "
-     "kernel, reduce_gflops, copy_GBps, default, axes, measured, "
+     "kernel, reduce_gflops, copy_GBps, default, axes, nodes, measured, "
      "collectives, gemm, ranks, cores)"},
+    {"nodes: {intra: {latency_us: 1}}\n", MRT_E_SPEC,
+     "1:8: error: 'nodes' needs 'ranks_per_node' (the ranks on one node)"},
+    {"nodes: {ranks_per_node: 2.5}\n", MRT_E_SPEC,
+     "1:25: error: 'ranks_per_node' in 'nodes' must be an integer from 1 "
+     "to 2147483647, got '2.5'"},
+    {"nodes: {ranks_per_node: 2, inter: {bandwidth_GBps: 0}}\n", MRT_E_SPEC,
+     "1:52: error: 'bandwidth_GBps' in 'inter' in 'nodes' must be a number "
+     "from 1e-09 to 1e+12 (GB/s), got '0'"},
+    {"nodes: {ranks_per_node: 2, links: {}}\n", MRT_E_SPEC,
+     "1:28: error: unknown key 'links' in 'nodes' (expected: "
+     "ranks_per_node, intra, inter)"},
     {"default: &l {latency_us: 1}\naxes: {data: *l, data: *l}\n", MRT_E_SPEC,
      "2:18: error: duplicate key 'data' in 'axes' (first at 2:8)"},
 };
@@ -262,6 +281,27 @@ START_TEST(bad_files)
         assert_same_numbers(&p, &def); /* a failed load changes nothing */
         ck_assert_str_eq(p.source, def.source);
     }
+    remove_dir(dir);
+}
+END_TEST
+
+START_TEST(nodes_tiers_default_to_default_link)
+{
+    make_dir();
+    char path[256];
+    mrt_profile p;
+    mrt_profile_default(&p);
+    mrt_error err = {0};
+    write_file("n.yaml",
+               "default: {latency_us: 4, bandwidth_GBps: 2}\n"
+               "nodes: {ranks_per_node: 4, inter: {latency_us: 9}}\n",
+               path, sizeof path);
+    ck_assert_int_eq(mrt_profile_load(path, &p, &err), MRT_OK);
+    ck_assert_int_eq(p.ranks_per_node, 4);
+    ck_assert(close_to(p.intra.latency_s, 4e-6));
+    ck_assert(close_to(p.intra.bandwidth_Bps, 2e9));
+    ck_assert(close_to(p.inter.latency_s, 9e-6));
+    ck_assert(close_to(p.inter.bandwidth_Bps, 2e9));
     remove_dir(dir);
 }
 END_TEST
@@ -311,6 +351,7 @@ int main(void)
     tcase_add_test(tc, round_trip);
     tcase_add_test(tc, partial_files_keep_the_rest);
     tcase_add_test(tc, bad_files);
+    tcase_add_test(tc, nodes_tiers_default_to_default_link);
     tcase_add_test(tc, missing_file);
     tcase_add_test(tc, default_path);
     suite_add_tcase(s, tc);
