@@ -147,8 +147,13 @@ mrt_comm_cost mrt_cost_collective(const mrt_profile *p, const mrt_mesh *m,
     mrt_link l = group_link(p, m, axes);
     c.time_s = l.latency_s * (double)c.messages +
                c.wire_bytes / l.bandwidth_Bps + c.flops / p->reduce_flops;
-    double t = measured_collective(p, kind, (int64_t)g, bytes,
-                                   l.latency_s * (double)c.messages);
+    /* the measured rows are by group size: for a group inside a node
+     * (the links of several tiers are the formulas') */
+    double t = p->ranks_per_node > 0 &&
+                       mrt_cost_span(p, m, axes).tier != MRT_TIER_INTRA
+                   ? -1
+                   : measured_collective(p, kind, (int64_t)g, bytes,
+                                         l.latency_s * (double)c.messages);
     if (t >= 0)
         c.time_s = t;
     return c;
