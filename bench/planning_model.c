@@ -35,8 +35,10 @@
 
 #define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
 #define SHAPE(...)                                                             \
-    .ndims = N(((const char *[]){__VA_ARGS__})),                               \
-    .shape = (const char *[]){__VA_ARGS__}
+    .ndims = N(((const char *[]){__VA_ARGS__})), .shape = (const char *[])     \
+    {                                                                          \
+        __VA_ARGS__                                                            \
+    }
 
 /* The weights of the model, named as they are added (train: lists them). */
 typedef struct model {
@@ -96,8 +98,8 @@ static void layer_weights(model *m, int l)
     char b[64];
     const char *dm[] = {"d_model"}, *ff[] = {"d_ff"},
                *qkv[] = {"d_model", "heads", "d_k"},
-               *o[] = {"heads", "d_k", "d_model"},
-               *w1[] = {"d_model", "d_ff"}, *w2[] = {"d_ff", "d_model"};
+               *o[] = {"heads", "d_k", "d_model"}, *w1[] = {"d_model", "d_ff"},
+               *w2[] = {"d_ff", "d_model"};
     weight(m, nm(b, l, "ln1_g"), 1, dm);
     weight(m, nm(b, l, "wq"), 3, qkv);
     weight(m, nm(b, l, "wk"), 3, qkv);
@@ -129,32 +131,48 @@ static void layer_ops(model *m, int l, const char *in, char out[64])
     nm(out, l, "out");
     op(m, (mrt_ir_op){.kind = MRT_IR_LAYER_NORM, {in}, n1, .dim = "d_model"});
     op(m, (mrt_ir_op){.kind = MRT_IR_MUL, {n1, g1}, x1});
-    op(m, (mrt_ir_op){.kind = MRT_IR_EINSUM, {x1, wq}, q,
+    op(m, (mrt_ir_op){.kind = MRT_IR_EINSUM,
+                      {x1, wq},
+                      q,
                       SHAPE("batch", "length", "heads", "d_k")});
-    op(m, (mrt_ir_op){.kind = MRT_IR_EINSUM, {x1, wk}, k0,
+    op(m, (mrt_ir_op){.kind = MRT_IR_EINSUM,
+                      {x1, wk},
+                      k0,
                       SHAPE("batch", "length", "heads", "d_k")});
-    op(m, (mrt_ir_op){.kind = MRT_IR_EINSUM, {x1, wv}, v0,
+    op(m, (mrt_ir_op){.kind = MRT_IR_EINSUM,
+                      {x1, wv},
+                      v0,
                       SHAPE("batch", "length", "heads", "d_k")});
-    op(m, (mrt_ir_op){.kind = MRT_IR_RENAME, {k0}, kk, .dim = "length",
-                      .to = "klen"});
-    op(m, (mrt_ir_op){.kind = MRT_IR_RENAME, {v0}, vv, .dim = "length",
-                      .to = "klen"});
-    op(m, (mrt_ir_op){.kind = MRT_IR_EINSUM, {q, kk}, s0,
+    op(m, (mrt_ir_op){
+              .kind = MRT_IR_RENAME, {k0}, kk, .dim = "length", .to = "klen"});
+    op(m, (mrt_ir_op){
+              .kind = MRT_IR_RENAME, {v0}, vv, .dim = "length", .to = "klen"});
+    op(m, (mrt_ir_op){.kind = MRT_IR_EINSUM,
+                      {q, kk},
+                      s0,
                       SHAPE("batch", "heads", "length", "klen")});
     op(m, (mrt_ir_op){.kind = MRT_IR_SCALE, {s0}, s, .c = 0.08838834764});
     op(m, (mrt_ir_op){.kind = MRT_IR_SOFTMAX, {s}, p, .dim = "klen"});
-    op(m, (mrt_ir_op){.kind = MRT_IR_EINSUM, {p, vv}, o,
+    op(m, (mrt_ir_op){.kind = MRT_IR_EINSUM,
+                      {p, vv},
+                      o,
                       SHAPE("batch", "length", "heads", "d_k")});
-    op(m, (mrt_ir_op){.kind = MRT_IR_EINSUM, {o, wo}, at,
+    op(m, (mrt_ir_op){.kind = MRT_IR_EINSUM,
+                      {o, wo},
+                      at,
                       SHAPE("batch", "length", "d_model")});
     op(m, (mrt_ir_op){.kind = MRT_IR_ADD, {in, at}, r1});
     op(m, (mrt_ir_op){.kind = MRT_IR_LAYER_NORM, {r1}, n2, .dim = "d_model"});
     op(m, (mrt_ir_op){.kind = MRT_IR_MUL, {n2, g2}, x2});
-    op(m, (mrt_ir_op){.kind = MRT_IR_EINSUM, {x2, w1}, f,
+    op(m, (mrt_ir_op){.kind = MRT_IR_EINSUM,
+                      {x2, w1},
+                      f,
                       SHAPE("batch", "length", "d_ff")});
     op(m, (mrt_ir_op){.kind = MRT_IR_ADD, {f, b1}, fb});
     op(m, (mrt_ir_op){.kind = MRT_IR_GELU, {fb}, g});
-    op(m, (mrt_ir_op){.kind = MRT_IR_EINSUM, {g, w2}, f2,
+    op(m, (mrt_ir_op){.kind = MRT_IR_EINSUM,
+                      {g, w2},
+                      f2,
                       SHAPE("batch", "length", "d_model")});
     op(m, (mrt_ir_op){.kind = MRT_IR_ADD, {f2, b2}, f2b});
     op(m, (mrt_ir_op){.kind = MRT_IR_ADD, {r1, f2b}, out});
@@ -163,21 +181,21 @@ static void layer_ops(model *m, int l, const char *in, char out[64])
 /* The mesh, dims and Megatron's rules. */
 static void model_frame(model *m)
 {
-    static const char *const dims[] = {"batch", "length", "klen",
-                                       "d_model", "heads", "d_k",
-                                       "d_ff", "vocab"};
-    static const int64_t sizes[] = {1536, 2048, 2048, 12288,
-                                    96, 128, 49152, 50257};
-    static const char *const split[][2] = {
-        {"batch", "data"}, {"heads", "model"}, {"d_ff", "model"},
-        {"vocab", "model"}};
+    static const char *const dims[] = {"batch", "length", "klen", "d_model",
+                                       "heads", "d_k",    "d_ff", "vocab"};
+    static const int64_t sizes[] = {1536, 2048, 2048,  12288,
+                                    96,   128,  49152, 50257};
+    static const char *const split[][2] = {{"batch", "data"},
+                                           {"heads", "model"},
+                                           {"d_ff", "model"},
+                                           {"vocab", "model"}};
     for (int i = 0; i < N(dims); i++)
         if (!m->st)
             check(m, mrt_ir_add_dim(m->ir, dims[i], sizes[i], &m->err));
     for (int i = 0; i < N(split) && !m->st; i++)
-        check(m, mrt_ir_set_rule(m->ir,
-                                 &(mrt_ir_rule){split[i][0], {split[i][1]}},
-                                 &m->err));
+        check(m,
+              mrt_ir_set_rule(m->ir, &(mrt_ir_rule){split[i][0], {split[i][1]}},
+                              &m->err));
 }
 
 /* The program of `layers` layers, trained; *out NULL on failure. */
@@ -197,13 +215,12 @@ static mrt_status build(int layers, mrt_spec **out, mrt_error *err)
                                        .init = MRT_IR_INIT_ZEROS},
                       &m.err));
     if (!m.st)
-        check(&m, mrt_ir_add_tensor(
-                      m.ir,
-                      &(mrt_ir_tensor){.name = "labels",
-                                       SHAPE("batch", "length"),
-                                       .init = MRT_IR_INIT_LABELS,
-                                       .value = 50257},
-                      &m.err));
+        check(&m, mrt_ir_add_tensor(m.ir,
+                                    &(mrt_ir_tensor){.name = "labels",
+                                                     SHAPE("batch", "length"),
+                                                     .init = MRT_IR_INIT_LABELS,
+                                                     .value = 50257},
+                                    &m.err));
     const char *vd[] = {"vocab", "d_model"}, *ld[] = {"length", "d_model"},
                *dm[] = {"d_model"}, *dv[] = {"d_model", "vocab"};
     weight(&m, "wte", 2, vd);
@@ -212,7 +229,9 @@ static mrt_status build(int layers, mrt_spec **out, mrt_error *err)
         layer_weights(&m, l);
     weight(&m, "lnf_g", 1, dm);
     weight(&m, "head", 2, dv);
-    op(&m, (mrt_ir_op){.kind = MRT_IR_EINSUM, {"tokens", "wte"}, "emb",
+    op(&m, (mrt_ir_op){.kind = MRT_IR_EINSUM,
+                       {"tokens", "wte"},
+                       "emb",
                        SHAPE("batch", "length", "d_model")});
     op(&m, (mrt_ir_op){.kind = MRT_IR_ADD, {"emb", "wpe"}, "h_in"});
     char in[64] = "h_in", next[64];
@@ -220,13 +239,17 @@ static mrt_status build(int layers, mrt_spec **out, mrt_error *err)
         layer_ops(&m, l, in, next);
         memcpy(in, next, sizeof in);
     }
-    op(&m, (mrt_ir_op){.kind = MRT_IR_LAYER_NORM, {in}, "lnf",
-                       .dim = "d_model"});
+    op(&m,
+       (mrt_ir_op){.kind = MRT_IR_LAYER_NORM, {in}, "lnf", .dim = "d_model"});
     op(&m, (mrt_ir_op){.kind = MRT_IR_MUL, {"lnf", "lnf_g"}, "xf"});
-    op(&m, (mrt_ir_op){.kind = MRT_IR_EINSUM, {"xf", "head"}, "logits",
+    op(&m, (mrt_ir_op){.kind = MRT_IR_EINSUM,
+                       {"xf", "head"},
+                       "logits",
                        SHAPE("batch", "length", "vocab")});
-    op(&m, (mrt_ir_op){.kind = MRT_IR_SOFTMAX_CE, {"logits", "labels"},
-                       "loss", .dim = "vocab"});
+    op(&m, (mrt_ir_op){.kind = MRT_IR_SOFTMAX_CE,
+                       {"logits", "labels"},
+                       "loss",
+                       .dim = "vocab"});
     const char **names = malloc(((size_t)m.nparams + 1) * sizeof *names);
     for (int i = 0; names && i < m.nparams; i++)
         names[i] = m.param[i];
@@ -263,8 +286,7 @@ static double cpu_now(void)
 static int measure(int layers, int reps, double *tb, double *tp, double *cpu,
                    int *steps, const char *json)
 {
-    double b[MRT_BENCH_MAX_REPS], p[MRT_BENCH_MAX_REPS],
-        c[MRT_BENCH_MAX_REPS];
+    double b[MRT_BENCH_MAX_REPS], p[MRT_BENCH_MAX_REPS], c[MRT_BENCH_MAX_REPS];
     for (int r = 0; r < reps; r++) {
         double c0 = cpu_now();
         mrt_spec *s = NULL;

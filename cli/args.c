@@ -425,13 +425,32 @@ static mrt_status sweep_meshes(int *argc, char **argv, mrt_cli_args *a,
     return MRT_OK;
 }
 
+/* --dim DIM=N,...: a second --dim adds to the first (--dim layers=2
+ * --dim vocab=61 is --dim layers=2,vocab=61); past dims_buf's room the
+ * list is cut at a ',' and the loader reports what it lacks. */
+static void add_dims(mrt_cli_args *a, const char *more)
+{
+    if (!a->dims) {
+        a->dims = more;
+        return;
+    }
+    size_t have = strlen(a->dims), add = strlen(more);
+    if (have + 1 + add + 1 > sizeof a->dims_buf)
+        return;
+    if (a->dims != a->dims_buf)
+        memmove(a->dims_buf, a->dims, have + 1);
+    a->dims_buf[have] = ',';
+    memcpy(a->dims_buf + have + 1, more, add + 1);
+    a->dims = a->dims_buf;
+}
+
 /* The value of option c, into a, if it is one taken as it is (a flag or
  * a string kept for later): 1 if it was, 0 if it needs checking. */
 static int take_plain(int c, mrt_cli_args *a)
 {
     switch (c) {
     case 'm': a->mesh = optarg; break;
-    case 'D': a->dims = optarg; break;
+    case 'D': add_dims(a, optarg); break;
     case 'L': a->layout = optarg; break;
     case 'K': a->plan.machine = optarg; break;
     case 'B': a->plan.blocking = 1; break;

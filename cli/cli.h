@@ -15,7 +15,9 @@ typedef struct mrt_cli_args {
     const char *cmd;  /* "check", "plan", "run", "calibrate" */
     const char *spec; /* NULL for calibrate */
     const char *mesh; /* --mesh AXIS=N,... or NULL */
-    const char *dims; /* --dim DIM=N,... or NULL */
+    const char *dims; /* --dim DIM=N,... or NULL; --dim given several
+                         times: all of them, joined by ',' in dims_buf */
+    char dims_buf[4096];
     /* compare --sweep DIM=N,N,... (several: zipped), nsweep of them, and
      * --sweep-mesh MESH MESH ..., nsweep_mesh of them */
     const char *sweep[8];

@@ -57,17 +57,17 @@ typedef struct mrt_profile {
     int naxes;             /* links given per axis name */
     char axis[MRT_MAX_AXES][MRT_NAME_MAX];
     mrt_link link[MRT_MAX_AXES];
-    mrt_link fallback;                  /* for axes not named above */
+    mrt_link fallback; /* for axes not named above */
     /* nodes: the ranks on one node (0: one node) and, when there are
      * several, the links inside a node and across nodes, which then
      * price every group (mesh_nodes.h) instead of the per-axis links */
     int64_t ranks_per_node;
     mrt_link intra, inter;
     double gemm_flops[MRT_COMPUTE_DTYPE_COUNT]; /* local GEMM rate, flop/s */
-    double reduce_flops;                /* elementwise add rate, flop/s */
-    double copy_Bps;                    /* local copy rate, bytes/s */
-    char kernel[64];                    /* BLIS kernel family, if measured */
-    int ncoll;                          /* measured collectives, if any */
+    double reduce_flops; /* elementwise add rate, flop/s */
+    double copy_Bps;     /* local copy rate, bytes/s */
+    char kernel[64];     /* BLIS kernel family, if measured */
+    int ncoll;           /* measured collectives, if any */
     mrt_coll_row coll[MRT_PROFILE_ROWS];
     int ngemm; /* measured GEMM rates by size, n ascending */
     mrt_gemm_row gemm[MRT_PROFILE_ROWS];

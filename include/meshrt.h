@@ -291,7 +291,7 @@ typedef struct mrt_ir_tensor {
     double value;          /* FILL: the value; LABELS: the classes */
     const char *file;      /* FILE: a .npy path (relative: to the
                                   current folder) */
-    const char *dtype; /* its element type: NULL (the program's) or
+    const char *dtype;     /* its element type: NULL (the program's) or
                                   "int32", an index tensor (token ids,
                                   labels: init LABELS or an int32/int64
                                   .npy FILE), read only as an embedding's
@@ -810,14 +810,14 @@ typedef struct mrt_spec_info {
     const char *path; /* as given to the loader (borrowed) */
     mrt_mesh_info mesh;
     mrt_dtype dtype;
-    int ndims;         /* named dims: mrt_spec_get_dim */
-    int ntensors;      /* inputs, then op results (with `train:`,
+    int ndims;              /* named dims: mrt_spec_get_dim */
+    int ntensors;           /* inputs, then op results (with `train:`,
                                 the backward program's too) */
-    int nops;          /* ops as planned (with `train:`, forward,
+    int nops;               /* ops as planned (with `train:`, forward,
                                 backward and update) */
-    int nalternatives; /* alternatives: entries of `layouts:` */
-    int training;      /* the spec has `train:` */
-    int nparams;       /* tensors `train:` updates (its `params:`) */
+    int nalternatives;      /* alternatives: entries of `layouts:` */
+    int training;           /* the spec has `train:` */
+    int nparams;            /* tensors `train:` updates (its `params:`) */
     int64_t param_elements; /* their elements, summed: the model's
                                 parameter count */
 } mrt_spec_info;
@@ -974,15 +974,15 @@ typedef struct mrt_search_tensors_item {
 } mrt_search_tensors_item;
 
 typedef struct mrt_search_tensors_report {
-    int ndims, ntensors;                /* ntensors: tensors searched */
-    int *tensor; /* [ntensors], owned: their indices in the spec
+    int ndims, ntensors; /* ntensors: tensors searched */
+    int *tensor;         /* [ntensors], owned: their indices in the spec
                                 (mrt_spec_get_tensor): the parameters,
                                 then nacts activations */
     int nacts;
     int nleft, *left; /* [nleft], owned: activations the cap of
                                 combinations left out */
-    int64_t combos; /* combinations of per-tensor choices */
-    int64_t failed; /* combinations whose layouts did not
+    int64_t combos;   /* combinations of per-tensor choices */
+    int64_t failed;   /* combinations whose layouts did not
                                 apply (their error: first_error) */
     int64_t enumerated, planned, invalid, pruned, over_memory;
     int screened; /* some combination was screened */

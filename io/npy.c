@@ -273,8 +273,8 @@ static const char *what_changed(const mrt_npy_header *was,
     if (now->mtime_sec != was->mtime_sec || now->mtime_nsec != was->mtime_nsec)
         return "it was modified";
     int same = now->dtype == was->dtype && now->wide == was->wide &&
-               now->ndims == was->ndims &&
-               now->count == was->count && now->data_offset == was->data_offset;
+               now->ndims == was->ndims && now->count == was->count &&
+               now->data_offset == was->data_offset;
     for (int i = 0; same && i < now->ndims; i++)
         same = now->shape[i] == was->shape[i];
     return same ? NULL : "its header changed";

@@ -199,19 +199,19 @@ static mrt_status check_dict(hdr_parser *hp, mrt_npy_header *h,
     else if (!strcmp(descr, "<i4") || !strcmp(descr, "<i8")) {
         h->dtype = MRT_I32; /* index tensors: token ids, labels */
         h->wide = descr[2] == '8';
-    }
-    else if (!strcmp(descr, ">f4") || !strcmp(descr, ">f8") ||
-             !strcmp(descr, ">i4") || !strcmp(descr, ">i8"))
+    } else if (!strcmp(descr, ">f4") || !strcmp(descr, ">f8") ||
+               !strcmp(descr, ">i4") || !strcmp(descr, ">i8"))
         return mrt_npy_error(hp->err, hp->path,
                              "big-endian data ('%s') is not supported (save "
                              "it as '<%s')",
                              descr, descr + 1);
     else
-        return mrt_npy_error(hp->err, hp->path,
-                             "unsupported dtype '%s' (meshrt reads '<f4' "
-                             "(float32), '<f8' (float64), '<i4' (int32) and '<i8' (int64 "
-                             "indices, read as int32))",
-                             descr);
+        return mrt_npy_error(
+            hp->err, hp->path,
+            "unsupported dtype '%s' (meshrt reads '<f4' "
+            "(float32), '<f8' (float64), '<i4' (int32) and '<i8' (int64 "
+            "indices, read as int32))",
+            descr);
     if (fortran)
         return mrt_npy_error(hp->err, hp->path,
                              "the array is in Fortran order (meshrt reads C "

@@ -13,8 +13,7 @@
 #include "build.h"
 
 /* The message for names[j] of `what`, listed before in the list. */
-static mrt_status listed_twice(mrt_ir_call *c, const char *name,
-                               const char *of)
+static mrt_status listed_twice(mrt_ir_call *c, const char *name, const char *of)
 {
     return mrt_ir_yaml(c)
                ? mrt_ir_fail(c, MRT_E_SPEC, "'%s' is listed twice in %s", name,
@@ -93,8 +92,8 @@ static mrt_status train_lists(mrt_ir_call *c, const mrt_ir_train *t,
     if (!st && (!seen || mrt_train_alloc(tr, pn.n, gn.n)))
         st = mrt_ir_fail(c, MRT_E_NOMEM, "out of memory");
     if (!st)
-        st = input_list(c, "params", pn.n, pn.names, at->params_mark,
-                        pn.marks, at->param_what ? pn.how : NULL, tr->param,
+        st = input_list(c, "params", pn.n, pn.names, at->params_mark, pn.marks,
+                        at->param_what ? pn.how : NULL, tr->param,
                         tr->param_mark, &tr->nparams, seen);
     if (seen)
         memset(seen, 0, (size_t)s->ntensors + 1);

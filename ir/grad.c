@@ -417,8 +417,7 @@ static void mark_paths(grad_ctx *g, const mrt_train *tr)
     for (int i = 0; i < tr->nforward; i++) {
         const mrt_spec_op *o = &s->op[i];
         for (int k = 0; k < o->nin; k++)
-            if (g->need[o->in[k]] && !o->no_grad &&
-                k != mrt_spec_op_ids(o) &&
+            if (g->need[o->in[k]] && !o->no_grad && k != mrt_spec_op_ids(o) &&
                 !(o->kind == MRT_OP_MAP && o->fn == MRT_MAP_ONE_HOT))
                 g->need[o->out] = 1;
     }

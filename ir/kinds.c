@@ -33,8 +33,7 @@ const mrt_user_kind_info mrt_user_kinds[MRT_U_KIND_COUNT] = {
     [MRT_U_RELAYOUT] = {"relayout", 1, 1, MRT_K_SHAPE, 0},
     [MRT_U_MSE] = {"mse", 2, 2, 0, 0},
     [MRT_U_SOFTMAX_CE] = {"softmax_cross_entropy", 2, 2, MRT_K_DIM, MRT_K_DIM},
-    [MRT_U_EMBEDDING] = {"embedding", 2, 2, MRT_K_SHAPE | MRT_K_DIM,
-                         MRT_K_DIM},
+    [MRT_U_EMBEDDING] = {"embedding", 2, 2, MRT_K_SHAPE | MRT_K_DIM, MRT_K_DIM},
     [MRT_U_DROPOUT] = {"dropout", 1, 1, MRT_K_SHAPE | MRT_K_P | MRT_K_SEED,
                        MRT_K_P},
 };

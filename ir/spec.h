@@ -142,11 +142,11 @@ typedef struct mrt_spec_layout {
  * are parsed (spec_expand.c), and a `train:` block appends the backward
  * program and the update made of the same primitives (spec_grad.c). */
 typedef enum mrt_op_kind {
-    MRT_OP_EINSUM = 0, /* contraction, transposition, sum over dims */
-    MRT_OP_MAP,        /* elementwise fn with broadcasting (mapfn.h) */
-    MRT_OP_REDUCE_MAX, /* maximum over the dims the output lacks */
-    MRT_OP_RENAME,     /* the same data, one dim under another name */
-    MRT_OP_GATHER,     /* in [table, ids]: out[b.., d..] = table[ids[b..],
+    MRT_OP_EINSUM = 0,  /* contraction, transposition, sum over dims */
+    MRT_OP_MAP,         /* elementwise fn with broadcasting (mapfn.h) */
+    MRT_OP_REDUCE_MAX,  /* maximum over the dims the output lacks */
+    MRT_OP_RENAME,      /* the same data, one dim under another name */
+    MRT_OP_GATHER,      /* in [table, ids]: out[b.., d..] = table[ids[b..],
                           d..] over the table's dim from_dim (vocab) */
     MRT_OP_SCATTER_ADD, /* in [ids, g]: out[vocab, d..] = the sum of the
                           rows g[b.., d..] at vocab = ids[b..] (gather's

@@ -23,8 +23,7 @@
 #include "kernel.h"
 
 /* st[i]: the stride in `in` of dim i of `over` (0 if `in` lacks it). */
-static void strides_in(const mrt_kview *over, const mrt_kview *in,
-                       int64_t st[])
+static void strides_in(const mrt_kview *over, const mrt_kview *in, int64_t st[])
 {
     int64_t own[MRT_MAX_DIMS], s = 1;
     for (int j = in->ndims - 1; j >= 0; j--) {
@@ -153,8 +152,7 @@ void mrt_kernel_scatter_add(mrt_dtype t, mrt_dtype idt, const mrt_kview *ids,
                 ((double *)out->data)[at + j] +=
                     ((const double *)g->data)[e + j];
             else
-                ((float *)out->data)[at + j] +=
-                    ((const float *)g->data)[e + j];
+                ((float *)out->data)[at + j] += ((const float *)g->data)[e + j];
     }
 }
 

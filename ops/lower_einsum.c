@@ -132,6 +132,13 @@ mrt_status mrt_lower_emit(mrt_planning *pl, int op, const mrt_layout *home,
         return fail_at(s, op, st, err);
     mrt_layout target = *home;
     target.partial = lw->keep_out;
+    for (int i = 0; i < target.ndims; i++) { /* kept pending: not split */
+        int n = 0;
+        for (int j = 0; j < target.naxes[i]; j++)
+            if (!(lw->keep_out & (1u << target.axes[i][j])))
+                target.axes[i][n++] = target.axes[i][j];
+        target.naxes[i] = n;
+    }
     int fin = mrt_relayout_emit(pl, op, r, &target, allreduce_only);
     if (fin < 0)
         return fail_at(s, op, MRT_E_NOMEM, err);
@@ -161,6 +168,12 @@ mrt_status mrt_lower_einsum(mrt_planning *pl, int op, const mrt_layout *home,
         if (may_defer)
             lw.keep_out = summed_axes(p, home, &lw.exec) &
                           ~mrt_layout_used_axes(home);
+        /* pinned: also those home splits over (the result stays unsplit
+         * over them), so the add of a gradient's pieces makes ONE
+         * reduce-scatter into home: sequence parallelism's dL/dxn of the
+         * q, k and v projections */
+        if (may_defer && strategy == MRT_STRATEGY_PINNED)
+            lw.keep_out = summed_axes(p, home, &lw.exec);
         return mrt_lower_emit(pl, op, home, &lw,
                               strategy == MRT_STRATEGY_MESHTF, err);
     case MRT_STRATEGY_CHEAPEST:

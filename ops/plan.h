@@ -104,13 +104,13 @@ typedef struct mrt_value {
     int64_t local[MRT_MAX_DIMS]; /* extents of the largest shard (rank
                           0's; with uneven splits other ranks may hold
                           less: mrt_layout_shard_shape_at) */
-    int64_t count; /* elements of the largest shard (memory and costs
+    int64_t count;   /* elements of the largest shard (memory and costs
                           are sized for it) */
     mrt_dtype dtype; /* its element type: its tensor's (the plan's
                           dtype, or MRT_I32 for ids and labels) */
     int elsize;      /* bytes per element of dtype */
-    int made_by;   /* the op whose step made it; -1 for an input */
-    int prev;      /* the value made before it for the same tensor,
+    int made_by;     /* the op whose step made it; -1 for an input */
+    int prev;        /* the value made before it for the same tensor,
                           or -1 (the planning context's last_value[tensor]
                           heads the list) */
     /* Filled by mrt_planning_finish: */

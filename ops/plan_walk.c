@@ -241,12 +241,12 @@ static mrt_status plan_op(mrt_planning *pl, int i, mrt_error *err)
     po->user = o->user;
     po->block = o->block;
     po->layer = o->layer;
-    po->what = o->kind == MRT_OP_MAP          ? mrt_map_name(o->fn)
-               : o->kind == MRT_OP_REDUCE_MAX ? "reduce_max"
-               : o->kind == MRT_OP_RENAME     ? "rename"
-               : o->kind == MRT_OP_GATHER     ? "embedding"
+    po->what = o->kind == MRT_OP_MAP           ? mrt_map_name(o->fn)
+               : o->kind == MRT_OP_REDUCE_MAX  ? "reduce_max"
+               : o->kind == MRT_OP_RENAME      ? "rename"
+               : o->kind == MRT_OP_GATHER      ? "embedding"
                : o->kind == MRT_OP_SCATTER_ADD ? "scatter_add"
-                                              : "einsum";
+                                               : "einsum";
     for (int k = 0; k < o->nin; k++)
         po->in_value[k] = p->tensor_value[o->in[k]];
     if (o->kind != MRT_OP_EINSUM && o->kind != MRT_OP_GATHER &&

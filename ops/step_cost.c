@@ -152,17 +152,15 @@ void mrt_planning_cost_step(mrt_planning *pl, mrt_step *t)
         t->time_s = einsum_time(p, t);
     } else if (t->kind == MRT_STEP_GATHER || t->kind == MRT_STEP_SCATTER_ADD) {
         /* memory-bound: the rows copied (or added) and the ids read */
-        const mrt_value *ids = &p->value[t->kind == MRT_STEP_GATHER ? t->in2
-                                                                    : t->in];
-        double rows = (double)p->value[t->kind == MRT_STEP_GATHER ? t->out
-                                                                  : t->in2]
-                          .count;
+        const mrt_value *ids =
+            &p->value[t->kind == MRT_STEP_GATHER ? t->in2 : t->in];
+        double rows =
+            (double)p->value[t->kind == MRT_STEP_GATHER ? t->out : t->in2].count;
         t->group = 1;
         t->bytes = t->bytes_total = t->bytes_inter = 0;
-        t->time_s = mrt_cost_local(&p->profile, rows,
-                                   rows + (double)ids->count * ids->elsize /
-                                              p->elsize,
-                                   p->elsize);
+        t->time_s = mrt_cost_local(
+            &p->profile, rows,
+            rows + (double)ids->count * ids->elsize / p->elsize, p->elsize);
         if (t->kind == MRT_STEP_SCATTER_ADD) /* and the table zeroed */
             t->time_s += mrt_cost_local(
                 &p->profile, (double)p->value[t->out].count, 0, p->elsize);

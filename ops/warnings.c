@@ -153,7 +153,8 @@ static void warn_replicated(sink *k, const mrt_spec *s,
     char all[MRT_MAX_AXES * (MRT_NAME_MAX + 8)], any[sizeof all];
     unsigned rep = real_axes(&s->mesh) & ~mrt_layout_used_axes(&t->layout);
     int64_t bytes = mrt_layout_shard_count(&t->layout, &s->mesh) *
-                    mrt_dtype_size(mrt_spec_tensor_dtype(s, (int)(t - s->tensor)));
+                    mrt_dtype_size(
+                        mrt_spec_tensor_dtype(s, (int)(t - s->tensor)));
     if (!rep || memory <= 0 || (double)bytes <= share * (double)memory)
         return;
     warn(k, MRT_WARN_REPLICATED, s->path, t->mark,

@@ -48,8 +48,8 @@ typedef struct mrt_calibration {
     mrt_profile profile; /* the result */
     mrt_mesh mesh;
     int ranks, quick;
-    char host[256];              /* rank 0's host name */
-    int hosts;                   /* distinct host names among the ranks */
+    char host[256]; /* rank 0's host name */
+    int hosts;      /* distinct host names among the ranks */
     int gemm_n[MRT_COMPUTE_DTYPE_COUNT]; /* square GEMM sizes timed */
     int64_t reduce_elems, copy_bytes;
     int nlinks;

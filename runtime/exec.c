@@ -66,11 +66,11 @@ static int make_types(mrt_exec *e, int k)
         return MPI_SUCCESS;
     int rc = MPI_SUCCESS;
     if (s->kind == MRT_STEP_ALLTOALL)
-        rc = mrt_block_type(in->layout.ndims, il, s->dim2, s->group,
-                            in->dtype, &e->type[k][0]);
+        rc = mrt_block_type(in->layout.ndims, il, s->dim2, s->group, in->dtype,
+                            &e->type[k][0]);
     if (rc == MPI_SUCCESS)
-        rc = mrt_block_type(out->layout.ndims, ol, s->dim, s->group,
-                            in->dtype, &e->type[k][1]);
+        rc = mrt_block_type(out->layout.ndims, ol, s->dim, s->group, in->dtype,
+                            &e->type[k][1]);
     return rc;
 }
 
@@ -419,8 +419,8 @@ static int do_scatter_add(mrt_exec *e, const mrt_step *s)
               c = kview(e, s->out, ec);
     if (mine(e, s->out, NULL) == 0)
         return MPI_SUCCESS;
-    mrt_layout_shard_offset(&p->value[s->out].layout, &p->mesh,
-                            e->comm->coords, off);
+    mrt_layout_shard_offset(&p->value[s->out].layout, &p->mesh, e->comm->coords,
+                            off);
     mrt_kernel_scatter_add(p->dtype, p->value[s->in].dtype, &ids, &g, s->dim,
                            off[s->dim], &c);
     return MPI_SUCCESS;
@@ -430,8 +430,7 @@ static int do_scatter_add(mrt_exec *e, const mrt_step *s)
 static int do_rename(mrt_exec *e, const mrt_step *s)
 {
     memcpy(e->buf[s->out], e->buf[s->in],
-           (size_t)mine(e, s->in, NULL) *
-               (size_t)e->plan->value[s->in].elsize);
+           (size_t)mine(e, s->in, NULL) * (size_t)e->plan->value[s->in].elsize);
     return MPI_SUCCESS;
 }
 

@@ -375,8 +375,7 @@ static mrt_status get_shard(const mrt_runner *r, int v, void *data,
         return mrt_error_set(err, MRT_E_USAGE, "", (mrt_mark){0},
                              "mrt_runner_get_output needs data");
     memcpy(data, r->exec->buf[v],
-           (size_t)own_shard(r, v, ext) *
-               (size_t)r->plan->value[v].elsize);
+           (size_t)own_shard(r, v, ext) * (size_t)r->plan->value[v].elsize);
     return MRT_OK;
 }
 

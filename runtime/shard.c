@@ -176,8 +176,8 @@ static int send_shard(mrt_exec *e, int v)
                                               e->comm->coords);
     if (count == 0)
         return MPI_SUCCESS;
-    int rc = mrt_count_make(count, mrt_mpi_type(p->value[v].dtype),
-                            MPI_OP_NULL, &n);
+    int rc = mrt_count_make(count, mrt_mpi_type(p->value[v].dtype), MPI_OP_NULL,
+                            &n);
     if (rc == MPI_SUCCESS)
         rc = MPI_Send(e->buf[v], n.count, n.type, 0, GATHER_TAG,
                       e->comm->world);

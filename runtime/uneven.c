@@ -116,8 +116,7 @@ int mrt_uneven_make(const mrt_plan *p, const mrt_step *s,
             int64_t zero[MRT_MAX_DIMS] = {0};
             u->count[u->g + q] = 1;
             rc = mrt_box_type(n, sub, sub, zero, base,
-                              (MPI_Aint)(q * got * mrt_dtype_size(vt)),
-                              rt);
+                              (MPI_Aint)(q * got * mrt_dtype_size(vt)), rt);
         } else if (rc == MPI_SUCCESS && got > 0) {
             u->count[u->g + q] = 1;
             rc = mrt_box_type(n, out_me.ext, sub, start, base, 0, rt);

@@ -5,7 +5,7 @@
  * checks names, shapes, layouts, values and files at their marks.
  *
  * Inits: {random: SEED} (uniform in [-1, 1); the default, seeded with
- * the FNV-1a hash of the name), {fill: X}, {labels: N}, {file: PATH}
+ * the FNV-1a hash of the name), {fill: X}, {labels: N or DIM}, {file: PATH}
  * (a .npy file, resolved against the spec's folder by the builder) or
  * {causal: [QUERY, KEY]} (1 where the key index <= the query index).
  * Shapes are read the same way for op results (mrt_spec_read_shape).
@@ -89,7 +89,17 @@ static mrt_status read_init(mrt_spec_parser *p, const char *name,
         int64_t classes = 0;
         d->init = MRT_IR_INIT_LABELS;
         snprintf(of, sizeof of, "the number of classes of tensor '%s'", name);
-        st = mrt_spec_size(p, v, of, &classes);
+        /* or the name of a dim: its size (as --dim sets it) */
+        const char *dim = v && v->type == YAML_SCALAR_NODE
+                              ? (const char *)v->data.scalar.value
+                              : NULL;
+        int id = dim && mrt_spec_name_ok(dim, strlen(dim))
+                     ? mrt_spec_find_dim(p->spec, dim)
+                     : -1;
+        if (id >= 0)
+            classes = p->spec->dim_size[id];
+        else
+            st = mrt_spec_size(p, v, of, &classes);
         d->value = (double)classes;
         at->classes = classes;
         return st;

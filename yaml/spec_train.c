@@ -112,17 +112,17 @@ static mrt_status read_train(mrt_spec_parser *p, const yaml_node_t *n,
                       .nparams = pl->count,
                       .grads = gl->names,
                       .ngrads = gl->count};
-    mrt_ir_train_at at = {.mark = mrt_spec_mark(n),
-                          .loss_mark = mrt_spec_mark(loss),
-                          .params_mark = mrt_spec_mark(pn),
-                          .grads_mark = mrt_spec_mark(gn),
-                          .param_mark = pl->marks,
-                          .grad_mark = gl->marks,
-                          .loss_what = mrt_spec_what(loss, loss_how,
-                                                     sizeof loss_how),
-                          .param_what = pl->hows,
-                          .grad_what = gl->hows,
-                          .lr_mark = mrt_spec_mark(lr)};
+    mrt_ir_train_at at = {
+        .mark = mrt_spec_mark(n),
+        .loss_mark = mrt_spec_mark(loss),
+        .params_mark = mrt_spec_mark(pn),
+        .grads_mark = mrt_spec_mark(gn),
+        .param_mark = pl->marks,
+        .grad_mark = gl->marks,
+        .loss_what = mrt_spec_what(loss, loss_how, sizeof loss_how),
+        .param_what = pl->hows,
+        .grad_what = gl->hows,
+        .lr_mark = mrt_spec_mark(lr)};
     if (!st && lr) {
         st = mrt_spec_positive(p, lr, "the 'lr' of 'train'", &t.lr);
         if (!st) /* a number, so a scalar */

@@ -45,8 +45,7 @@ static void check_header(const mrt_npy_header *h, size_t size)
     int64_t count = 1;
     MRT_FUZZ_CHECK(h->dtype == MRT_F32 || h->dtype == MRT_F64 ||
                        h->dtype == MRT_I32,
-                   "dtype %d",
-                   (int)h->dtype);
+                   "dtype %d", (int)h->dtype);
     MRT_FUZZ_CHECK(h->ndims >= 0 && h->ndims <= MRT_MAX_DIMS, "%d dims",
                    h->ndims);
     for (int i = 0; i < h->ndims; i++) {

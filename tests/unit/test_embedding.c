@@ -282,7 +282,7 @@ START_TEST(vocab_parallel_is_one_allreduce)
         mrt_plan *p = plan_of(s, st ? MRT_STRATEGY_MESHTF : MRT_STRATEGY_RULES);
         ck_assert_str_eq(op0_steps(p), "gather allreduce");
         const mrt_step *r = &p->step[1];
-        ck_assert_uint_eq(r->axes, 1u << 1); /* model */
+        ck_assert_uint_eq(r->axes, 1u << 1);         /* model */
         ck_assert_int_eq(r->bytes, 4 * 16 * 64 * 4); /* e's shard, float32 */
         ck_assert_int_eq(p->comm_bytes, r->bytes);
         mrt_plan_destroy(p);
@@ -357,9 +357,8 @@ START_TEST(int32_labels_equal_float_labels)
     for (int k = 0; k < 2; k++) {
         if (mrt_spec_load(path[k], &s[k], &err))
             ck_abort_msg("%s: %s", path[k], err.message);
-        ck_assert_int_eq(mrt_reference_run(s[k], 2, loss[k], &out[k], &mag[k],
-                                           &err),
-                         0);
+        ck_assert_int_eq(
+            mrt_reference_run(s[k], 2, loss[k], &out[k], &mag[k], &err), 0);
     }
     ck_assert_double_eq(loss[0][0], loss[1][0]);
     ck_assert_double_eq(loss[0][1], loss[1][1]);
@@ -460,7 +459,8 @@ START_TEST(kernels_in_any_dim_order)
             int64_t oe[3];
             for (int i = 0; i < 3; i++)
                 oe[i] = orders[oo][i] == b ? NB : orders[oo][i] == sq ? NS : ND;
-            mrt_kview ov = {3, orders[oo], oe, out}, gv = {3, orders[oo], oe, g};
+            mrt_kview ov = {3, orders[oo], oe, out},
+                      gv = {3, orders[oo], oe, g};
             mrt_kernel_gather(MRT_F64, &tv, tt, VOFF, MRT_I32, &iv, &ov);
             mrt_kernel_scatter_add(MRT_F64, MRT_I32, &iv, &gv, tt, VOFF, &dv);
             double want_dt[NV * ND] = {0};

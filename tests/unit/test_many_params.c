@@ -55,8 +55,12 @@ static mrt_ir *chain(void)
     ok(mrt_ir_add_dim(ir, "d", 6, &err), &err);
     ok(mrt_ir_set_rule(ir, &(mrt_ir_rule){"batch", {"data"}}, &err), &err);
     const char *bd[] = {"batch", "d"}, *d[] = {"d"};
-    ok(mrt_ir_add_tensor(ir, &(mrt_ir_tensor){.name = "x", .ndims = 2, .shape = bd}, &err), &err);
-    ok(mrt_ir_add_tensor(ir, &(mrt_ir_tensor){.name = "t", .ndims = 2, .shape = bd}, &err), &err);
+    ok(mrt_ir_add_tensor(
+           ir, &(mrt_ir_tensor){.name = "x", .ndims = 2, .shape = bd}, &err),
+       &err);
+    ok(mrt_ir_add_tensor(
+           ir, &(mrt_ir_tensor){.name = "t", .ndims = 2, .shape = bd}, &err),
+       &err);
     char w[16], h[16], prev[16] = "x";
     for (int i = 0; i < NW; i++) {
         snprintf(w, sizeof w, "w%d", i);
@@ -165,7 +169,8 @@ static void write_spec(char path[64])
             fprintf(f, "  - {op: add, in: [x, w0], out: h0}\n");
     fprintf(f, "  - {op: mse, in: [h%d, t], out: loss}\n", NW - 1);
     for (int list = 0; list < 2; list++) {
-        fprintf(f, list ? "]\n  grads: [" : "train:\n  loss: loss\n  params: [");
+        fprintf(f,
+                list ? "]\n  grads: [" : "train:\n  loss: loss\n  params: [");
         for (int i = 0; i < NW; i++)
             fprintf(f, "%sw%d", i ? ", " : "", i);
     }

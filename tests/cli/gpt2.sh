@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# gpt2.sh MESHRT — examples/gpt2.yaml (GPT-2 small, issue 18):
+#  1. its parameter count, computed here from its dims, is what
+#     `meshrt check` prints (124,439,808 at full size);
+#  2. at full size, `plan --layout dp --mesh data=8,model=1` puts on the
+#     wire exactly 2(n-1)/n * 4 * PSI bytes in the backward pass (the
+#     gradients, one all-reduce each: the tied wte's once), and only
+#     scalars (the loss) in the forward pass;
+#  3. at full size, `--layout tp --mesh data=1,model=4` plans Megatron's
+#     terms exactly: 2 all-reduces of b*s*h per layer forward and 2
+#     backward, the vocab-parallel embedding's one forward, the tied
+#     head's one backward, and the cross-entropy's 3 of b*s; `tp_sp`
+#     the same volume as all-gathers and reduce-scatters, plus the
+#     all-reduces of the layer norms' and shared biases' gradients;
+#  4. the reduced model (its "# test-dims:" line; the vocabulary 61 is
+#     split unevenly over 2, 3 and 4 ranks) trains verified in float64 —
+#     values against the unsharded run, gradients against finite
+#     differences — under every alternative at 1, 2, 3 and 4 ranks.
+# The formulas are computed here, not read from meshrt.
+set -uo pipefail
+meshrt=$1
+. "$(dirname "$0")/../lib.sh"
+spec="$here/../examples/gpt2.yaml"
+use_temp_dir
+
+cat >"$dir/terms.py" <<'PY'
+import json, sys
+from fractions import Fraction
+what, path = sys.argv[1], sys.argv[2]
+d = json.load(open(path))
+L, V, S, h, f = 12, 50257, 1024, 768, 3072
+b = 8
+psi = L * (2*h + 3*h*h + 3*h + h*h + h + 2*h + h*f + f + f*h + h) \
+      + V*h + S*h + 2*h
+assert psi == 124439808, psi
+colls = [(op["phase"], st) for op in d["ops"] for st in op["steps"]
+         if st["kind"] in ("allreduce", "allgather", "reduce_scatter",
+                           "alltoall")]
+def wire(phase):
+    return sum(st["wire_bytes"] for p, st in colls if p == phase)
+bad = []
+if what == "dp":
+    n = 8
+    want = Fraction(2 * (n - 1), n) * 4 * psi
+    if wire("backward") != want:
+        bad.append("dp backward wire %d, formula 2(n-1)/n*4*PSI = %s"
+                   % (wire("backward"), want))
+    fwd = [st for p, st in colls if p == "forward"]
+    if any(st["bytes"] != 4 for st in fwd) or not fwd:
+        bad.append("dp forward: %s (expected only scalars)"
+                   % [(st["kind"], st["bytes"]) for st in fwd])
+elif what == "tp":
+    t = 4
+    fwd = sorted((st["kind"], st["bytes"]) for p, st in colls
+                 if p == "forward")
+    want = sorted([("allreduce", b*S*h*4)] * (2*L + 1)
+                  + [("allreduce", b*S*4)] * 3)
+    if fwd != want:
+        bad.append("tp forward %s, Megatron %s" % (fwd, want))
+    bwd = sorted((st["kind"], st["bytes"]) for p, st in colls
+                 if p == "backward")
+    want = [("allreduce", b*S*h*4)] * (2*L + 1)
+    if bwd != want:
+        bad.append("tp backward %s, Megatron %s" % (bwd, want))
+    total = Fraction(2*(t-1), t) * 4 * ((4*L + 2) * b*S*h + 3 * b*S)
+    if d["totals"]["wire_bytes"] != total:
+        bad.append("tp wire %d, Megatron %s" % (d["totals"]["wire_bytes"], total))
+elif what == "tp_sp":
+    t = 4
+    unit = Fraction(t - 1, t) * 4 * b*S*h    # an all-gather or reduce-scatter
+    big = [st for p, st in colls if st["kind"] != "allreduce"]
+    kinds = sorted((st["kind"], st["wire_bytes"]) for st in big)
+    # per layer 2 all-gathers and 2 reduce-scatters forward, as many
+    # backward; the embedding's reduce-scatter and its gradient's
+    # all-gather; the head's all-gather and its gradient's reduce-scatter
+    want = sorted([("allgather", unit)] * (4*L + 2)
+                  + [("reduce_scatter", unit)] * (4*L + 2))
+    if kinds != want:
+        bad.append("tp_sp gathers and scatters %s, Megatron-SP %s"
+                   % (kinds[:4], want[:4]))
+    small = sorted(st["bytes"] for p, st in colls if st["kind"] == "allreduce")
+    # the cross-entropy's 3 of b*s; the gradients of the parameters the
+    # sequence shards share (layer norms' g and b: 2L+1 of them; the
+    # biases added on sequence shards, attn.bo and mlp.b2)
+    want = sorted([b*S*4] * 3 + [h*4] * (2*(2*L + 1) + 2*L))
+    if small != want:
+        bad.append("tp_sp all-reduces %s, expected %s" % (small[:6], want[:6]))
+print("\n".join(bad) if bad else "ok")
+sys.exit(1 if bad else 0)
+PY
+
+# 1. the parameter count
+count=$("$meshrt" check "$spec" | sed -n 's/^parameters: \([0-9,]*\) trained.*/\1/p')
+[ "$count" = "124,439,808" ] || bad "check prints '$count' parameters, GPT-2 small has 124,439,808"
+
+# 2 and 3. the formulas at full size
+"$meshrt" plan "$spec" --layout dp --mesh data=8,model=1 --json >"$dir/dp.json" ||
+    bad "plan --layout dp failed"
+check "dp: the gradients' bytes are DDP's" python3 "$dir/terms.py" dp "$dir/dp.json"
+"$meshrt" plan "$spec" --layout tp --mesh data=1,model=4 --json >"$dir/tp.json" ||
+    bad "plan --layout tp failed"
+check "tp: Megatron's all-reduces" python3 "$dir/terms.py" tp "$dir/tp.json"
+"$meshrt" plan "$spec" --layout tp_sp --mesh data=1,model=4 --json >"$dir/tp_sp.json" ||
+    bad "plan --layout tp_sp failed"
+check "tp_sp: Megatron's sequence parallelism" python3 "$dir/terms.py" tp_sp "$dir/tp_sp.json"
+
+# a second --dim adds to the first (it used to replace it)
+a=$("$meshrt" plan "$spec" --dim layers=2 --dim vocab=61 --json | grep -c '"op"')
+b=$("$meshrt" plan "$spec" --dim layers=2,vocab=61 --json | grep -c '"op"')
+c=$("$meshrt" plan "$spec" --dim vocab=61 --json | grep -c '"op"')
+[ "$a" = "$b" ] && [ "$a" != "$c" ] ||
+    bad "--dim layers=2 --dim vocab=61 plans $a ops, --dim layers=2,vocab=61 $b, --dim vocab=61 $c"
+
+# 4. the reduced model, trained and verified in float64
+dims=$(sed -n 's/^# test-dims: *//p' "$spec")
+sed 's/^dtype: float32/dtype: float64/' "$spec" >"$dir/gpt2_f64.yaml"
+for alt in dp tp tp_sp zero3; do
+    for np in 1 2 3 4; do
+        case $np in
+        1) mesh=data=1,model=1 ;; 2) mesh=data=1,model=2 ;;
+        3) mesh=data=1,model=3 ;; 4) mesh=data=2,model=2 ;;
+        esac
+        out="$dir/run_${alt}_$np.txt"
+        "$here/mpirun.sh" "$np" "$meshrt" run "$dir/gpt2_f64.yaml" --layout "$alt" \
+            --mesh "$mesh" --dim "$dims" --verify >"$out" 2>&1 ||
+            { bad "$alt at $np ranks ($mesh) did not verify:"; grep -i "failed\|error" "$out" | head -5; continue; }
+        grep -q '^finite differences grad:wte: .*ok$' "$out" ||
+            bad "$alt at $np ranks: no finite-difference check of the tied wte"
+        # and in absolute terms, not scaled by the reference's magnitudes
+        # (which grow with depth): each reported central difference
+        # within 1e-5 of its gradient, plus 1e-8 (a gradient that is 0 in
+        # exact arithmetic, as the key bias's, is rounding noise)
+        check "$alt at $np ranks: finite differences agree" python3 -c '
+import re, sys
+n = bad = 0
+for l in open(sys.argv[1]):
+    m = re.search(r"^finite differences (\S+): .*difference ([-0-9.e+]+), gradient ([-0-9.e+]+)", l)
+    if m:
+        n += 1
+        x, y = float(m.group(2)), float(m.group(3))
+        if abs(x - y) > 1e-5 * abs(y) + 1e-8:
+            bad += 1
+            print(m.group(1), x, y)
+sys.exit(1 if bad or n < 30 else 0)' "$out"
+        # each compared tensor's reported element against the unsharded
+        # run's, also in absolute terms (1e-8 of it, plus 1e-12)
+        check "$alt at $np ranks: values agree" python3 -c '
+import re, sys
+n = bad = 0
+for l in open(sys.argv[1]):
+    m = re.search(r"^verify (\S+): .*\): ([-0-9.e+]+), unsharded ([-0-9.e+]+) ", l)
+    if m:
+        n += 1
+        x, y = float(m.group(2)), float(m.group(3))
+        if abs(x - y) > 1e-8 * abs(y) + 1e-12:
+            bad += 1
+            print(m.group(1), x, y)
+sys.exit(1 if bad or n < 30 else 0)' "$out"
+    done
+done
+exit $fail
