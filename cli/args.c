@@ -159,9 +159,9 @@ const mrt_cli_option mrt_cli_options[] = {
 
 #define NOPTIONS (sizeof mrt_cli_options / sizeof mrt_cli_options[0] - 1)
 
-static const char *const command_name[] = {
-    "check", "plan", "run", "compare", "search", "calibrate", "show",
-    "validate"};
+static const char *const command_name[] = {"check",   "plan",    "run",
+                                           "compare", "search",  "calibrate",
+                                           "show",    "validate"};
 
 unsigned mrt_cli_command_bit(const char *cmd)
 {

@@ -51,8 +51,7 @@ static mrt_status add_one(mrt_validation *v, const mrt_spec *spec, int i,
 
 /* Every partitioning of spec added to v, then run. */
 static mrt_status add_all(mrt_validation *v, const mrt_spec *spec,
-                          const mrt_plan_options *popt, kept *k,
-                          mrt_error *err)
+                          const mrt_plan_options *popt, kept *k, mrt_error *err)
 {
     mrt_spec_info info;
     mrt_spec_get_info(spec, &info);
@@ -64,8 +63,7 @@ static mrt_status add_all(mrt_validation *v, const mrt_spec *spec,
                              MRT_CLI_VALIDATE_MAX, n);
     for (int i = -1; i < info.nalternatives; i++)
         if (add_one(v, spec, i, popt, k) == MRT_E_NOMEM)
-            return mrt_cli_error(err, MRT_E_NOMEM, info.path,
-                                 "out of memory");
+            return mrt_cli_error(err, MRT_E_NOMEM, info.path, "out of memory");
     return mrt_validation_run(v, err);
 }
 
@@ -79,12 +77,13 @@ int mrt_cli_validate(const mrt_cli_args *a)
     mrt_spec *spec = NULL;
     mrt_validation *v = NULL;
     kept k = {0};
-    mrt_status st = mrt_cli_agree(mrt_cli_load_spec(a, NULL, &spec, &err), &err);
+    mrt_status st = mrt_cli_agree(mrt_cli_load_spec(a, NULL, &spec, &err),
+                                  &err);
     if (st == MRT_OK)
-        st = mrt_cli_agree(
-            mrt_validation_create(MPI_COMM_WORLD, a->repeat ? a->repeat : 3, &v,
-                                  &err),
-            &err);
+        st = mrt_cli_agree(mrt_validation_create(MPI_COMM_WORLD,
+                                                 a->repeat ? a->repeat : 3, &v,
+                                                 &err),
+                           &err);
     if (st == MRT_OK) {
         st = add_all(v, spec, &a->plan, &k, &err);
         mrt_validation_print(v, a->json, stdout);

@@ -54,8 +54,8 @@ static double measured_collective(const mrt_profile *p, mrt_coll kind,
     double b = (double)bytes;
     if (b <= (double)r[0].bytes || n == 1)
         return b <= (double)r[0].bytes
-                   ? on_line(b, 0, fmin(small, r[0].time_s),
-                             (double)r[0].bytes, r[0].time_s)
+                   ? on_line(b, 0, fmin(small, r[0].time_s), (double)r[0].bytes,
+                             r[0].time_s)
                    : r[0].time_s * b / (double)r[0].bytes;
     int i = 1;
     while (i < n - 1 && b > (double)r[i].bytes)

@@ -135,8 +135,8 @@ static mrt_status rate(const mrt_yaml_doc *d, const yaml_node_t *n,
 /* ---- reading: the profile's parts --------------------------------- */
 
 static const char *const top_keys[] = {
-    "source", "kernel", "reduce_gflops", "copy_GBps", "default",     "axes",
-    "nodes",  "measured", "collectives", "gemm",      "ranks",       "cores",
+    "source", "kernel",   "reduce_gflops", "copy_GBps", "default", "axes",
+    "nodes",  "measured", "collectives",   "gemm",      "ranks",   "cores",
     NULL};
 static const char *const nodes_keys[] = {"ranks_per_node", "intra", "inter",
                                          NULL};

@@ -52,7 +52,8 @@ static mrt_status bounded(const mrt_yaml_doc *d, const yaml_node_t *n,
         return MRT_OK;
     }
     char w[MRT_YAML_QUOTE_MAX + 32];
-    return mrt_yaml_fail(d, n, "%s must be a number above 0 and at most %g, got %s",
+    return mrt_yaml_fail(d, n,
+                         "%s must be a number above 0 and at most %g, got %s",
                          what, hi, mrt_yaml_what(n, w, sizeof w));
 }
 
@@ -134,9 +135,8 @@ static mrt_status load_list(const mrt_yaml_doc *d, const yaml_node_t *root,
     for (int i = 0; !st && i < n; i++) {
         const yaml_node_t *m = mrt_yaml_item(d, seq, i);
         char *row = (char *)rows + (size_t)i * size;
-        st = size == sizeof(mrt_coll_row)
-                 ? coll_row(d, m, (mrt_coll_row *)row)
-                 : gemm_row(d, m, (mrt_gemm_row *)row);
+        st = size == sizeof(mrt_coll_row) ? coll_row(d, m, (mrt_coll_row *)row)
+                                          : gemm_row(d, m, (mrt_gemm_row *)row);
     }
     if (!st) {
         *count = n;
@@ -153,8 +153,7 @@ void mrt_profile_sort_rows(mrt_profile *p)
 }
 
 mrt_status mrt_profile_load_rows(const struct mrt_yaml_doc *d,
-                                 const struct yaml_node_s *root,
-                                 mrt_profile *p)
+                                 const struct yaml_node_s *root, mrt_profile *p)
 {
     int64_t v;
     mrt_status st = load_list(d, root, "collectives", &p->ncoll, p->coll,

@@ -62,8 +62,7 @@ typedef struct mrt_validation mrt_validation;
 /* repeat: timed runs per partitioning (after one run to warm up; < 1:
  * 1).  MPI_COMM_NULL or a NULL out: MRT_E_USAGE. */
 MRT_API mrt_status mrt_validation_create(MPI_Comm comm, int repeat,
-                                         mrt_validation **out,
-                                         mrt_error *err);
+                                         mrt_validation **out, mrt_error *err);
 MRT_API void mrt_validation_destroy(mrt_validation *v);
 /* Sets plan (of spec, as mrt_runner_create takes them) up to run under
  * name; both are borrowed until mrt_validation_run returns.  Collective

@@ -249,18 +249,19 @@ static void measure_gemm_rows(MPI_Comm world, const budget *z, bufs *b,
         if (sizes[i] >= z->gemm_n[MRT_F32])
             break;
         b->gemm_n = sizes[i];
-        b->inner = (int)fmax(1, 0.02 * p->gemm_flops[MRT_F32] / (2 * n * n * n));
+        b->inner = (int)fmax(1,
+                             0.02 * p->gemm_flops[MRT_F32] / (2 * n * n * n));
         p->gemm[p->ngemm++] = (mrt_gemm_row){
             sizes[i],
             local_rate(world, LOCAL_GEMM_ROW, 2 * n * n * n * b->inner, z, b)};
     }
-    double scale = p->ngemm ? p->gemm_flops[MRT_F32] /
-                                  p->gemm[p->ngemm - 1].flops
-                            : 1;
+    double scale = p->ngemm
+                       ? p->gemm_flops[MRT_F32] / p->gemm[p->ngemm - 1].flops
+                       : 1;
     for (int i = 0; i < p->ngemm; i++)
         p->gemm[i].flops = sig4(p->gemm[i].flops * scale);
-    p->gemm[p->ngemm++] =
-        (mrt_gemm_row){z->gemm_n[MRT_F32], p->gemm_flops[MRT_F32]};
+    p->gemm[p->ngemm++] = (mrt_gemm_row){z->gemm_n[MRT_F32],
+                                         p->gemm_flops[MRT_F32]};
 }
 
 static void measure_local(MPI_Comm world, const budget *z, bufs *b,

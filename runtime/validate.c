@@ -212,7 +212,6 @@ static void drop(mrt_validation *v, mrt_val_alt *a, const mrt_error *err)
     a->runner = NULL;
 }
 
-
 mrt_status mrt_validation_run(mrt_validation *v, mrt_error *err)
 {
     if (!v)

@@ -33,8 +33,8 @@ typedef struct mrt_val_cell {
 } mrt_val_cell;
 
 typedef struct mrt_val_op {
-    int user;         /* the spec op, from 1 (0: added by train:) */
-    char what[32];    /* "einsum", a map's function, ... */
+    int user;      /* the spec op, from 1 (0: added by train:) */
+    char what[32]; /* "einsum", a map's function, ... */
     char tensor[MRT_NAME_MAX];
     double model, measured;
 } mrt_val_op;
@@ -42,7 +42,7 @@ typedef struct mrt_val_op {
 /* One partitioning: the spec's own rules, or a `layouts:` alternative. */
 typedef struct mrt_val_alt {
     char name[64];
-    int ok;             /* planned and ran; else error says why not */
+    int ok; /* planned and ran; else error says why not */
     char error[600];
     double model, measured; /* end to end, per run */
     mrt_val_cell cell[MRT_VAL_KINDS][MRT_VAL_CLASSES];
@@ -60,8 +60,8 @@ typedef struct mrt_val_alt {
 struct mrt_validation {
     MPI_Comm comm;
     int rank, size, repeat;
-    int cores;           /* online on rank 0's host */
-    double load[2];      /* its 1-minute load average before the first
+    int cores;      /* online on rank 0's host */
+    double load[2]; /* its 1-minute load average before the first
                             run and after the last (-1: unknown) */
     char spec[4096], machine[4096];
     int nalts, cap;

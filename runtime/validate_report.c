@@ -20,15 +20,15 @@
 const char *mrt_val_kind_name(int kind)
 {
     static const char *const name[MRT_VAL_KINDS] = {
-        "einsum",    "local",          "allreduce", "allgather",
+        "einsum",         "local",    "allreduce", "allgather",
         "reduce_scatter", "alltoall", "permute"};
     return kind >= 0 && kind < MRT_VAL_KINDS ? name[kind] : "?";
 }
 
 const char *mrt_val_class_name(int cls)
 {
-    static const char *const name[MRT_VAL_CLASSES] = {
-        "<64KiB", "64KiB-1MiB", "1-16MiB", ">=16MiB"};
+    static const char *const name[MRT_VAL_CLASSES] = {"<64KiB", "64KiB-1MiB",
+                                                      "1-16MiB", ">=16MiB"};
     return cls >= 0 && cls < MRT_VAL_CLASSES ? name[cls] : "?";
 }
 
@@ -130,8 +130,8 @@ static void text_alt(const mrt_val_alt *a, FILE *f)
     text_num(f, "%.2f", factors_mean(&of));
     fprintf(f, ", worst ");
     text_num(f, "%.2f", of.n ? of.worst : NAN);
-    fprintf(f, "\n  %-15s %-11s %6s %11s %11s %7s\n", "kind", "size",
-            "steps", "model ms", "measured ms", "ratio");
+    fprintf(f, "\n  %-15s %-11s %6s %11s %11s %7s\n", "kind", "size", "steps",
+            "model ms", "measured ms", "ratio");
     for (int k = 0; k < MRT_VAL_KINDS; k++)
         for (int c = 0; c < MRT_VAL_CLASSES; c++) {
             const mrt_val_cell *e = &a->cell[k][c];
@@ -158,12 +158,14 @@ static void text_alt(const mrt_val_alt *a, FILE *f)
 
 static void print_text(const mrt_validation *v, FILE *f)
 {
-    fprintf(f, "validate %s: %d ranks; %d timed runs of each partitioning, "
-               "taking turns after one to warm up, the fastest counts; "
-               "costs modeled with the %s profile\n",
+    fprintf(f,
+            "validate %s: %d ranks; %d timed runs of each partitioning, "
+            "taking turns after one to warm up, the fastest counts; "
+            "costs modeled with the %s profile\n",
             v->spec, v->size, v->repeat, v->machine);
-    fprintf(f, "load average (1 min) %.2f before, %.2f after, on %d cores "
-               "(other processes share them: measured times grow)\n",
+    fprintf(f,
+            "load average (1 min) %.2f before, %.2f after, on %d cores "
+            "(other processes share them: measured times grow)\n",
             v->load[0], v->load[1], v->cores);
     for (int i = 0; i < v->nalts; i++)
         text_alt(&v->alt[i], f);
@@ -175,8 +177,9 @@ static void print_text(const mrt_validation *v, FILE *f)
     fprintf(f, "\nKendall's tau (modeled against measured order): ");
     text_num(f, "%.2f", o.tau);
     if (o.n)
-        fprintf(f, "\nthe model picks %s; measured fastest %s; the pick is "
-                   "%.1f%% slower\n",
+        fprintf(f,
+                "\nthe model picks %s; measured fastest %s; the pick is "
+                "%.1f%% slower\n",
                 v->alt[o.pick].name, v->alt[o.fastest].name, 100 * o.slower);
     else
         fprintf(f, "\nnothing ran\n");
@@ -237,8 +240,9 @@ static void json_alt(const mrt_val_alt *a, FILE *f)
     json_ms(f, "model_ms", a->model, ", ");
     json_ms(f, "measured_ms", a->measured, ", ");
     fprintf(f, "\"cpu_share\": %s, ", MRT_JSON_NUM("%.3g", a->cpu));
-    fprintf(f, "\"ratio\": %s, \"op_ratio\": {\"ops\": %d, \"geomean\": %s, "
-               "\"worst\": %s}",
+    fprintf(f,
+            "\"ratio\": %s, \"op_ratio\": {\"ops\": %d, \"geomean\": %s, "
+            "\"worst\": %s}",
             MRT_JSON_NUM("%.4g", ratio(a->measured, a->model)), of.n,
             MRT_JSON_NUM("%.4g", factors_mean(&of)),
             MRT_JSON_NUM("%.4g", of.n ? of.worst : NAN));
@@ -250,8 +254,9 @@ static void print_json(const mrt_validation *v, FILE *f)
 {
     fprintf(f, "{\"spec\": ");
     mrt_json_string(f, v->spec);
-    fprintf(f, ", \"ranks\": %d, \"repeat\": %d, \"cores\": %d, "
-               "\"load\": [%s, %s], \"machine\": ",
+    fprintf(f,
+            ", \"ranks\": %d, \"repeat\": %d, \"cores\": %d, "
+            "\"load\": [%s, %s], \"machine\": ",
             v->size, v->repeat, v->cores,
             MRT_JSON_NUM("%.3g", v->load[0] >= 0 ? v->load[0] : NAN),
             MRT_JSON_NUM("%.3g", v->load[1] >= 0 ? v->load[1] : NAN));
@@ -262,8 +267,9 @@ static void print_json(const mrt_validation *v, FILE *f)
         json_alt(&v->alt[i], f);
     }
     ordering o = order(v);
-    fprintf(f, "], \"ratio\": {\"alternatives\": %d, \"geomean\": %s, "
-               "\"worst\": %s}, \"kendall_tau\": %s, ",
+    fprintf(f,
+            "], \"ratio\": {\"alternatives\": %d, \"geomean\": %s, "
+            "\"worst\": %s}, \"kendall_tau\": %s, ",
             o.n, MRT_JSON_NUM("%.4g", factors_mean(&o.end)),
             MRT_JSON_NUM("%.4g", o.end.n ? o.end.worst : NAN),
             MRT_JSON_NUM("%.4g", o.tau));
