@@ -23,12 +23,13 @@
  * a longer one is a literal per line, as the usage text wraps it. */
 #define ALL                                                                    \
     (MRT_CLI_CHECK | MRT_CLI_PLAN | MRT_CLI_RUN | MRT_CLI_COMPARE |            \
-     MRT_CLI_SEARCH | MRT_CLI_SHOW)
+     MRT_CLI_SEARCH | MRT_CLI_SHOW | MRT_CLI_VALIDATE)
 const mrt_cli_option mrt_cli_options[] = {
     {"mesh", 'm', "AXIS=N,...", MRT_CLI_CHECK,
      "replace the spec's mesh (e.g. --mesh data=4,model=1)"},
     {"mesh", 'm', "AXIS=N,...",
-     MRT_CLI_PLAN | MRT_CLI_RUN | MRT_CLI_SEARCH | MRT_CLI_SHOW,
+     MRT_CLI_PLAN | MRT_CLI_RUN | MRT_CLI_SEARCH | MRT_CLI_SHOW |
+         MRT_CLI_VALIDATE,
      "replace the spec's mesh"},
     {"mesh", 'm', "AXIS=N,...", MRT_CLI_COMPARE,
      "replace the spec's mesh (and that of every\nalternative without a mesh of its own)"},
@@ -64,8 +65,11 @@ const mrt_cli_option mrt_cli_options[] = {
      "recompute unsharded on rank 0 and compare element\nby element (NaN and infinities must match)"},
     {"save", 's', "DIR", MRT_CLI_RUN, "write each output as DIR/NAME.npy"},
     {"repeat", 'r', "N", MRT_CLI_RUN, "run N times; times are per run"},
+    {"repeat", 'r', "N", MRT_CLI_VALIDATE,
+     "time N runs of each partitioning (taking turns,\nafter one to warm up; default 3)"},
     {"json", 'j', NULL, MRT_CLI_PLAN, "one JSON object instead of text"},
     {"json", 'j', NULL, MRT_CLI_RUN, "report as one JSON object"},
+    {"json", 'j', NULL, MRT_CLI_VALIDATE, "report as one JSON object"},
     {"report", 'F', "FILE", MRT_CLI_RUN,
      "write the report to FILE instead of the standard\n"
      "output (rank 0, atomically; a refused write is\n"
@@ -155,8 +159,9 @@ const mrt_cli_option mrt_cli_options[] = {
 
 #define NOPTIONS (sizeof mrt_cli_options / sizeof mrt_cli_options[0] - 1)
 
-static const char *const command_name[] = {
-    "check", "plan", "run", "compare", "search", "calibrate", "show"};
+static const char *const command_name[] = {"check",   "plan",    "run",
+                                           "compare", "search",  "calibrate",
+                                           "show",    "validate"};
 
 unsigned mrt_cli_command_bit(const char *cmd)
 {
@@ -224,13 +229,14 @@ static mrt_status refuse(const mrt_cli_option *o, const char *opt,
                            opt);
     if (o->key == 'E')
         return usage_error(err, cmd, "%s is only valid for 'plan'", opt);
-    if (n != 1)
+    if (n > 2)
         return usage_error(err, cmd, "option %s is not valid here", opt);
-    char msg[128];
+    char msg[128], *at = msg;
+    at += snprintf(msg, sizeof msg, "option %%s is only valid for ");
     for (unsigned i = 0; i < sizeof command_name / sizeof *command_name; i++)
-        if (only == 1u << i)
-            snprintf(msg, sizeof msg, "option %%s is only valid for '%s'",
-                     command_name[i]);
+        if (only & (1u << i))
+            at += snprintf(at, sizeof msg - (size_t)(at - msg), "%s'%s'",
+                           at[-1] == '\'' ? " and " : "", command_name[i]);
     return usage_error(err, cmd, msg, opt);
 }
 

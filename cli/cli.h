@@ -59,6 +59,7 @@ typedef struct mrt_cli_args {
 #define MRT_CLI_SEARCH 16u
 #define MRT_CLI_CALIBRATE 32u
 #define MRT_CLI_SHOW 64u
+#define MRT_CLI_VALIDATE 128u
 /* cmd's bit, or 0 for no command. */
 unsigned mrt_cli_command_bit(const char *cmd);
 
@@ -129,6 +130,8 @@ int mrt_cli_calibrate(const mrt_cli_args *a);
 int mrt_cli_compare(const mrt_cli_args *a);
 int mrt_cli_search(const mrt_cli_args *a);
 int mrt_cli_show(const mrt_cli_args *a);
+/* validate: under MPI (cmd_validate.c) */
+int mrt_cli_validate(const mrt_cli_args *a);
 /* search --per-tensor on spec, loaded as a says (cmd_search_params.c). */
 int mrt_cli_search_params(const mrt_cli_args *a, const mrt_spec *spec,
                           const mrt_search_options *opt);

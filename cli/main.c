@@ -46,7 +46,8 @@ int main(int argc, char **argv)
     /* The commands that run kernels pick BLIS's kernel family before
      * anything can call BLIS or start a thread (MPI_Init): mrt_init. */
     if (argc >= 2 &&
-        (strcmp(argv[1], "run") == 0 || strcmp(argv[1], "calibrate") == 0))
+        (strcmp(argv[1], "run") == 0 || strcmp(argv[1], "calibrate") == 0 ||
+         strcmp(argv[1], "validate") == 0))
         mrt_init(NULL);
     if (argc < 2 || strcmp(argv[1], "--help") == 0 ||
         strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
@@ -73,12 +74,14 @@ int main(int argc, char **argv)
         cmd = mrt_cli_search;
     else if (strcmp(a.cmd, "show") == 0)
         cmd = mrt_cli_show;
+    else if (strcmp(a.cmd, "validate") == 0)
+        cmd = mrt_cli_validate;
     mrt_error err = {0};
     if (!cmd) { /* through the error formatter, which escapes a newline */
         mrt_cli_error(&err, MRT_E_USAGE, "meshrt",
                       "unknown command '%.200s' "
                       "(commands: check, plan, run, calibrate, compare, "
-                      "search, show; see meshrt --help)",
+                      "search, show, validate; see meshrt --help)",
                       a.cmd);
         mrt_cli_print_error(&err);
         return 2;
@@ -102,7 +105,7 @@ int main(int argc, char **argv)
      * ops (bench_planning).  Commands that only plan keep them in the
      * heap.  `run` keeps the default: its shard arena relies on calloc's
      * large blocks being fresh zero mappings (kernels/big_alloc.c). */
-    if (strcmp(a.cmd, "run") != 0)
+    if (strcmp(a.cmd, "run") != 0 && strcmp(a.cmd, "validate") != 0)
         mallopt(M_MMAP_THRESHOLD, 1 << 30);
     int code = cmd(&a);
     /* What was printed is an output too: a full disk is not success. */

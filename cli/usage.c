@@ -23,6 +23,8 @@ static const char *const usage_overview =
     "  show SPEC [TENSOR...] pictures: which rank holds which block\n"
     "  calibrate             measure this machine for the cost model:\n"
     "                        mpirun -n P meshrt calibrate (no SPEC)\n"
+    "  validate SPEC         the cost model against this machine, for each\n"
+    "                        layout: mpirun -n P meshrt validate SPEC\n"
     "\n"
     "meshrt COMMAND --help shows the options of a command.\n"
     "exit status: 0 ok, 1 run-time or verification failure or out of\n"
@@ -135,6 +137,19 @@ static const usage_text usage[] = {
      "(docs/calibration.md): per mesh axis the latency and bandwidth between\n"
      "neighbours, the local GEMM (BLIS), reduction and copy rates, then each\n"
      "collective at a few sizes next to the model's prediction.\n",
+     NULL},
+    {"validate",
+     "usage: mpirun -n P meshrt validate SPEC [--machine FILE] [--mesh AXIS=N,...]\n"
+     "                                       [--dim DIM=N,...] [--repeat N] [--json]\n"
+     "\n"
+     "Runs the spec under its own rules and under each alternative of its\n"
+     "layouts: on P ranks and sets the measured times (the slowest rank's)\n"
+     "against the modeled ones: per step kind and size class, per op and end\n"
+     "to end, with the error factors (measured / modeled), Kendall's tau\n"
+     "between the modeled and the measured order, and the model's pick\n"
+     "against the measured fastest (docs/calibration.md).  After a run of\n"
+     "each to warm up, the partitionings take turns, N runs each; each keeps\n"
+     "its fastest.\n",
      NULL},
 };
 

@@ -28,6 +28,43 @@ static mrt_link group_link(const mrt_profile *p, const mrt_mesh *m,
     return worst;
 }
 
+/* Time at b on the line through (b0, t0) and (b1, t1). */
+static double on_line(double b, double b0, double t0, double b1, double t1)
+{
+    return t0 + (t1 - t0) * (b - b0) / (b1 - b0);
+}
+
+/* The measured time of a collective handing `bytes` over a group of g
+ * ranks, from the profile's rows of that kind and group: linear between
+ * two rows; below the first, on the line from (0, `small`: the model's
+ * latency part) to it; beyond the last, on the line through the last
+ * two (never falling).  -1 when the profile has no such rows. */
+static double measured_collective(const mrt_profile *p, mrt_coll kind,
+                                  int64_t g, int64_t bytes, double small)
+{
+    int first = -1, n = 0;
+    for (int i = 0; i < p->ncoll; i++)
+        if (p->coll[i].kind == (int)kind && p->coll[i].group == g) {
+            first = first < 0 ? i : first;
+            n++;
+        }
+    if (n == 0)
+        return -1;
+    const mrt_coll_row *r = &p->coll[first]; /* sorted by bytes */
+    double b = (double)bytes;
+    if (b <= (double)r[0].bytes || n == 1)
+        return b <= (double)r[0].bytes
+                   ? on_line(b, 0, fmin(small, r[0].time_s), (double)r[0].bytes,
+                             r[0].time_s)
+                   : r[0].time_s * b / (double)r[0].bytes;
+    int i = 1;
+    while (i < n - 1 && b > (double)r[i].bytes)
+        i++;
+    double t = on_line(b, (double)r[i - 1].bytes, r[i - 1].time_s,
+                       (double)r[i].bytes, r[i].time_s);
+    return b > (double)r[n - 1].bytes ? fmax(t, r[n - 1].time_s) : t;
+}
+
 mrt_mesh_span mrt_cost_span(const mrt_profile *p, const mrt_mesh *m,
                             unsigned axes)
 {
@@ -110,6 +147,15 @@ mrt_comm_cost mrt_cost_collective(const mrt_profile *p, const mrt_mesh *m,
     mrt_link l = group_link(p, m, axes);
     c.time_s = l.latency_s * (double)c.messages +
                c.wire_bytes / l.bandwidth_Bps + c.flops / p->reduce_flops;
+    /* the measured rows are by group size: for a group inside a node
+     * (the links of several tiers are the formulas') */
+    double t = p->ranks_per_node > 0 &&
+                       mrt_cost_span(p, m, axes).tier != MRT_TIER_INTRA
+                   ? -1
+                   : measured_collective(p, kind, (int64_t)g, bytes,
+                                         l.latency_s * (double)c.messages);
+    if (t >= 0)
+        c.time_s = t;
     return c;
 }
 
@@ -128,6 +174,45 @@ mrt_comm_cost mrt_cost_exchange(const mrt_profile *p, const mrt_mesh *m,
 double mrt_cost_kernel(const mrt_profile *p, mrt_dtype t, double flops)
 {
     return flops / p->gemm_flops[t];
+}
+
+/* The float32 GEMM rate of an s x s x s product, interpolated in log s
+ * between the profile's rows (held at the ends). */
+static double gemm_rate_at(const mrt_profile *p, double s)
+{
+    const mrt_gemm_row *r = p->gemm;
+    int n = p->ngemm;
+    if (s <= (double)r[0].n)
+        return r[0].flops;
+    if (s >= (double)r[n - 1].n)
+        return r[n - 1].flops;
+    int i = 1;
+    while (s > (double)r[i].n)
+        i++;
+    return on_line(log(s), log((double)r[i - 1].n), r[i - 1].flops,
+                   log((double)r[i].n), r[i].flops);
+}
+
+double mrt_cost_gemm(const mrt_profile *p, mrt_dtype t, double flops, double m,
+                     double n, double k)
+{
+    double rate = p->gemm_flops[t];
+    if (p->ngemm && m >= 1 && n >= 1 && k >= 1) {
+        /* a product is as fast as a cube of its volume, unless a thin
+         * side holds it back */
+        double s = fmin(cbrt(m * n * k), 2 * fmin(m, fmin(n, k)));
+        rate = gemm_rate_at(p, s) * p->gemm_flops[t] / p->gemm_flops[MRT_F32];
+    }
+    return flops / rate;
+}
+
+double mrt_cost_share(const mrt_profile *p, int64_t ranks)
+{
+    if (!p->ranks || !p->cores || ranks < 1)
+        return 1;
+    double cal = fmin(1, (double)p->cores / p->ranks),
+           run = fmin(1, (double)p->cores / (double)ranks);
+    return cal / run;
 }
 
 double mrt_cost_copy(const mrt_profile *p, double bytes)

@@ -78,6 +78,17 @@ mrt_comm_cost mrt_cost_exchange(const mrt_profile *p, const mrt_mesh *m,
                                 int64_t messages);
 /* Seconds for `flops` of local GEMM work in dtype t. */
 double mrt_cost_kernel(const mrt_profile *p, mrt_dtype t, double flops);
+/* Seconds for `flops` of GEMM work in dtype t as products of m x k by
+ * k x n: with the profile's GEMM rows, at the rate of a product of that
+ * shape (small and thin products run below the peak), else as
+ * mrt_cost_kernel. */
+double mrt_cost_gemm(const mrt_profile *p, mrt_dtype t, double flops, double m,
+                     double n, double k);
+/* What local times are multiplied by when `ranks` ranks run on the
+ * profile's host: ranks beyond its cores share them (the rates divide),
+ * against the share the calibration's ranks had.  1 for a profile that
+ * does not say how many ranks shared how many cores. */
+double mrt_cost_share(const mrt_profile *p, int64_t ranks);
 /* Seconds to copy `bytes` locally. */
 double mrt_cost_copy(const mrt_profile *p, double bytes);
 /* Seconds of a memory-bound local step (a slice, a map, a rename) that

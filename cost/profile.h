@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "layout.h"
 #include "meshrt.h"
@@ -33,6 +34,22 @@ typedef struct mrt_link {
     double bandwidth_Bps; /* bytes per second, 1/beta */
 } mrt_link;
 
+/* What calibrate measured beyond the links and peak rates (docs/
+ * calibration.md): collectives by kind, group size and bytes per rank
+ * (interpolated between the sizes), the float32 GEMM rate by size (an
+ * n x n x n product), and how many ranks shared how many cores. */
+#define MRT_PROFILE_ROWS 64
+typedef struct mrt_coll_row {
+    int kind;      /* mrt_coll (cost.h) */
+    int64_t group; /* ranks in the group */
+    int64_t bytes; /* handed to MPI per rank */
+    double time_s;
+} mrt_coll_row;
+typedef struct mrt_gemm_row {
+    int64_t n;
+    double flops; /* flop/s */
+} mrt_gemm_row;
+
 /* A machine: the links per named mesh axis (or per tier: inside a node,
  * across nodes) and the local rates. */
 typedef struct mrt_profile {
@@ -50,6 +67,12 @@ typedef struct mrt_profile {
     double reduce_flops; /* elementwise add rate, flop/s */
     double copy_Bps;     /* local copy rate, bytes/s */
     char kernel[64];     /* BLIS kernel family, if measured */
+    int ncoll;           /* measured collectives, if any */
+    mrt_coll_row coll[MRT_PROFILE_ROWS];
+    int ngemm; /* measured GEMM rates by size, n ascending */
+    mrt_gemm_row gemm[MRT_PROFILE_ROWS];
+    int ranks, cores; /* ranks per host that shared `cores` cores while
+                         the rates were measured; 0: not known */
 } mrt_profile;
 
 /* The profile used when nothing better is known: a shared-memory node
@@ -63,6 +86,19 @@ mrt_link mrt_profile_link(const mrt_profile *p, const mrt_mesh *m, int a);
  * profile that had none takes its fallback link for both (plan
  * --ranks-per-node on a profile without nodes:). */
 void mrt_profile_set_ranks_per_node(mrt_profile *p, int64_t n);
+
+/* The measured rows of the profile file's mapping root (profile_rows.c):
+ * `collectives:`, `gemm:`, `ranks:`, `cores:`; keys absent keep p's. */
+struct mrt_yaml_doc;
+struct yaml_node_s;
+mrt_status mrt_profile_load_rows(const struct mrt_yaml_doc *d,
+                                 const struct yaml_node_s *root,
+                                 mrt_profile *p);
+/* Sorts the rows as the cost model reads them: collectives by kind,
+ * group and bytes, GEMM rates by n. */
+void mrt_profile_sort_rows(mrt_profile *p);
+/* Writes those rows as YAML lines (nothing when p has none). */
+void mrt_profile_put_rows(FILE *f, const mrt_profile *p);
 
 /* Reads a profile file (as written by mrt_profile_save) over *p, which
  * should hold the default first: keys the file lacks keep their values.

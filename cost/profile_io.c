@@ -134,9 +134,10 @@ static mrt_status rate(const mrt_yaml_doc *d, const yaml_node_t *n,
 
 /* ---- reading: the profile's parts --------------------------------- */
 
-static const char *const top_keys[] = {"source",    "kernel",   "reduce_gflops",
-                                       "copy_GBps", "default",  "axes",
-                                       "nodes",     "measured", NULL};
+static const char *const top_keys[] = {
+    "source", "kernel",   "reduce_gflops", "copy_GBps", "default", "axes",
+    "nodes",  "measured", "collectives",   "gemm",      "ranks",   "cores",
+    NULL};
 static const char *const nodes_keys[] = {"ranks_per_node", "intra", "inter",
                                          NULL};
 static const char *const link_keys[] = {"latency_us", "bandwidth_GBps", NULL};
@@ -279,6 +280,8 @@ static mrt_status load_root(const mrt_yaml_doc *d, const yaml_node_t *root,
         st = load_axes(d, n, p);
     if (!st && (n = mrt_yaml_get(d, root, "nodes")))
         st = load_nodes(d, n, p);
+    if (!st)
+        st = mrt_profile_load_rows(d, root, p);
     if (st)
         return st;
     n = mrt_yaml_get(d, root, "source");
@@ -399,6 +402,7 @@ static void put_profile(FILE *f, const mrt_profile *p, const char *measured)
         fputs("  inter: ", f);
         put_link(f, &p->inter);
     }
+    mrt_profile_put_rows(f, p);
     if (!measured)
         return;
     fputs("measured:            # informational, ignored by the loader\n", f);

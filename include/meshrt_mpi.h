@@ -50,6 +50,39 @@ MRT_API void mrt_calibration_print(const mrt_calibration *c, FILE *f);
 MRT_API mrt_status mrt_calibration_save(const mrt_calibration *c,
                                         const char *path, mrt_error *err);
 
+/* ---- validating the cost model ------------------------------------ */
+
+/* The cost model checked against this machine (`meshrt validate`,
+ * docs/calibration.md): each partitioning of a spec run and timed, per
+ * step, per op and end to end, next to what its plan modeled; then how
+ * well the model orders them.  Create (local), add each partitioning
+ * (collective), run them (collective: they take turns, the fastest run
+ * of each counts), print on rank 0, destroy. */
+typedef struct mrt_validation mrt_validation;
+/* repeat: timed runs per partitioning (after one run to warm up; < 1:
+ * 1).  MPI_COMM_NULL or a NULL out: MRT_E_USAGE. */
+MRT_API mrt_status mrt_validation_create(MPI_Comm comm, int repeat,
+                                         mrt_validation **out, mrt_error *err);
+MRT_API void mrt_validation_destroy(mrt_validation *v);
+/* Sets plan (of spec, as mrt_runner_create takes them) up to run under
+ * name; both are borrowed until mrt_validation_run returns.  Collective
+ * over the validation's comm: every rank returns the same status (a
+ * failure is listed with its reason). */
+MRT_API mrt_status mrt_validation_add(mrt_validation *v, const char *name,
+                                      const mrt_spec *spec,
+                                      const mrt_plan *plan, mrt_error *err);
+/* Keeps name as a partitioning that did not plan, why saying why.
+ * Local. */
+MRT_API mrt_status mrt_validation_add_failed(mrt_validation *v,
+                                             const char *name,
+                                             const mrt_error *why);
+/* Runs every partitioning added: one run each to warm up, then `repeat`
+ * rounds of one run each.  Collective.  MRT_OK when some partitioning
+ * ran; else the first failure (of any add too), in err. */
+MRT_API mrt_status mrt_validation_run(mrt_validation *v, mrt_error *err);
+/* The comparison as text, or one JSON object (json), on rank 0. */
+MRT_API void mrt_validation_print(const mrt_validation *v, int json, FILE *f);
+
 /* Every rank of comm gets the status and error of the lowest rank whose
  * st is not MRT_OK (MRT_OK when none): call it, collectively, before
  * a collective that some rank might otherwise not reach.  err may be

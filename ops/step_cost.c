@@ -48,8 +48,10 @@ double mrt_move_time(const mrt_plan *p, const mrt_layout *before,
 {
     if (m->kind == MRT_STEP_SLICE)
         return mrt_cost_local(
-            &p->profile, (double)mrt_layout_shard_count(&m->after, &p->mesh), 0,
-            p->elsize);
+                   &p->profile,
+                   (double)mrt_layout_shard_count(&m->after, &p->mesh), 0,
+                   p->elsize) *
+               mrt_cost_share(&p->profile, p->mesh.nranks);
     if (!mrt_step_is_collective(m->kind))
         return 0;
     int64_t n = mrt_layout_shard_count(before, &p->mesh) * p->elsize;
@@ -127,13 +129,27 @@ static void cost_collective(mrt_planning *pl, mrt_step *t)
     }
 }
 
+/* A local product: by its shape (the profile's GEMM rates by size),
+ * slower when ranks share cores. */
+static double einsum_time(const mrt_plan *p, const mrt_step *t)
+{
+    const mrt_einsum_shape *c = &t->cls;
+    double share = mrt_cost_share(&p->profile, p->mesh.nranks);
+    if (c->ninputs < 2)
+        return mrt_cost_kernel(&p->profile, p->dtype, t->flops) * share;
+    return mrt_cost_gemm(&p->profile, p->dtype, t->flops,
+                         (double)c->size[MRT_IDX_M], (double)c->size[MRT_IDX_N],
+                         (double)c->size[MRT_IDX_K]) *
+           share;
+}
+
 void mrt_planning_cost_step(mrt_planning *pl, mrt_step *t)
 {
     const mrt_plan *p = pl->plan;
     if (mrt_step_is_collective(t->kind)) {
         cost_collective(pl, t);
     } else if (t->kind == MRT_STEP_EINSUM) {
-        t->time_s = mrt_cost_kernel(&p->profile, p->dtype, t->flops);
+        t->time_s = einsum_time(p, t);
     } else if (t->kind == MRT_STEP_GATHER || t->kind == MRT_STEP_SCATTER_ADD) {
         /* memory-bound: the rows copied (or added) and the ids read */
         const mrt_value *ids =
@@ -148,6 +164,7 @@ void mrt_planning_cost_step(mrt_planning *pl, mrt_step *t)
         if (t->kind == MRT_STEP_SCATTER_ADD) /* and the table zeroed */
             t->time_s += mrt_cost_local(
                 &p->profile, (double)p->value[t->out].count, 0, p->elsize);
+        t->time_s *= mrt_cost_share(&p->profile, p->mesh.nranks);
     } else { /* memory-bound local steps: a slice only writes */
         double read = 0;
         if (t->kind != MRT_STEP_SLICE)
@@ -156,6 +173,7 @@ void mrt_planning_cost_step(mrt_planning *pl, mrt_step *t)
         t->group = 1;
         t->bytes = t->bytes_total = t->bytes_inter = 0;
         t->time_s = mrt_cost_local(&p->profile, (double)p->value[t->out].count,
-                                   read, p->elsize);
+                                   read, p->elsize) *
+                    mrt_cost_share(&p->profile, p->mesh.nranks);
     }
 }

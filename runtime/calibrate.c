@@ -107,6 +107,7 @@ typedef struct bufs {
     char *send, *recv;  /* messages and collectives */
     double *t, *tmax;   /* repetition times */
     void *a, *b, *c;    /* GEMM operands; reduction and copy arrays */
+    int gemm_n, inner;  /* LOCAL_GEMM_ROW: n x n x n, `inner` times */
     size_t local_bytes; /* of each of a, b, c */
 } bufs;
 
@@ -177,7 +178,13 @@ static void gemm(mrt_dtype t, int n, void *a, void *b, void *c)
 static volatile double sink; /* keeps the timed loops from being dropped */
 
 /* What one repetition of local measurement `what` does. */
-enum local { LOCAL_GEMM_F32, LOCAL_GEMM_F64, LOCAL_REDUCE, LOCAL_COPY };
+enum local {
+    LOCAL_GEMM_F32,
+    LOCAL_GEMM_F64,
+    LOCAL_REDUCE,
+    LOCAL_COPY,
+    LOCAL_GEMM_ROW
+};
 
 static void run_local(enum local what, const budget *z, bufs *b)
 {
@@ -198,6 +205,10 @@ static void run_local(enum local what, const budget *z, bufs *b)
     case LOCAL_COPY:
         memcpy(b->b, b->a, (size_t)z->copy_bytes);
         sink = ((char *)b->b)[z->copy_bytes / 2];
+        break;
+    case LOCAL_GEMM_ROW:
+        for (int i = 0; i < b->inner; i++)
+            gemm(MRT_F32, b->gemm_n, b->a, b->b, b->c);
         break;
     }
 }
@@ -221,6 +232,38 @@ static double local_rate(MPI_Comm world, enum local what, double work,
     return sig4(work / fmax(best, 1e-9));
 }
 
+/* The float32 GEMM rate of smaller products (small and thin products
+ * run far below the peak): each repetition about 20 ms of work at the
+ * peak, so that the barrier's skew does not count; the peak's own size
+ * as the last row.  Short runs dodge the time slices a loaded machine
+ * gives each process, which the long run of the peak does not: what the
+ * rows keep is each size's efficiency against the largest of them,
+ * times the peak. */
+static void measure_gemm_rows(MPI_Comm world, const budget *z, bufs *b,
+                              mrt_profile *p)
+{
+    static const int sizes[] = {16, 32, 64, 128, 256, 512};
+    p->ngemm = 0;
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+        double n = sizes[i];
+        if (sizes[i] >= z->gemm_n[MRT_F32])
+            break;
+        b->gemm_n = sizes[i];
+        b->inner = (int)fmax(1,
+                             0.02 * p->gemm_flops[MRT_F32] / (2 * n * n * n));
+        p->gemm[p->ngemm++] = (mrt_gemm_row){
+            sizes[i],
+            local_rate(world, LOCAL_GEMM_ROW, 2 * n * n * n * b->inner, z, b)};
+    }
+    double scale = p->ngemm
+                       ? p->gemm_flops[MRT_F32] / p->gemm[p->ngemm - 1].flops
+                       : 1;
+    for (int i = 0; i < p->ngemm; i++)
+        p->gemm[i].flops = sig4(p->gemm[i].flops * scale);
+    p->gemm[p->ngemm++] = (mrt_gemm_row){z->gemm_n[MRT_F32],
+                                         p->gemm_flops[MRT_F32]};
+}
+
 static void measure_local(MPI_Comm world, const budget *z, bufs *b,
                           mrt_calibration *c)
 {
@@ -240,6 +283,7 @@ static void measure_local(MPI_Comm world, const budget *z, bufs *b,
     c->copy_bytes = z->copy_bytes;
     p->copy_Bps = local_rate(world, LOCAL_COPY, (double)z->copy_bytes, z, b);
     snprintf(p->kernel, sizeof p->kernel, "%s", mrt_blis_kernel_family());
+    measure_gemm_rows(world, z, b, p);
 }
 
 /* ---- collectives ---------------------------------------------------- */
@@ -400,6 +444,30 @@ static void set_links(mrt_calibration *c)
         c->profile.fallback = worst;
 }
 
+/* The collectives timed become the profile's rows (the first of each
+ * kind, group size and bytes: axes of one size are alike here), and the
+ * profile says how many ranks shared how many cores on a host. */
+static void keep_rows(mrt_calibration *c)
+{
+    mrt_profile *p = &c->profile;
+    p->ncoll = 0;
+    for (int i = 0; i < c->ncoll && p->ncoll < MRT_PROFILE_ROWS; i++) {
+        const mrt_calib_coll *m = &c->coll[i];
+        int seen = 0;
+        for (int j = 0; j < p->ncoll; j++)
+            seen |= p->coll[j].kind == (int)m->kind &&
+                    p->coll[j].group == m->group &&
+                    p->coll[j].bytes == m->bytes;
+        if (!seen && m->measured_s > 0)
+            p->coll[p->ncoll++] = (mrt_coll_row){(int)m->kind, m->group,
+                                                 m->bytes, m->measured_s};
+    }
+    mrt_profile_sort_rows(p);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    p->cores = cores > 0 ? (int)cores : 0;
+    p->ranks = (c->ranks + c->hosts - 1) / (c->hosts > 0 ? c->hosts : 1);
+}
+
 /* ---- nodes ---------------------------------------------------------- */
 
 /* The ranks per node when the nodes are of one size and filled in rank
@@ -492,6 +560,7 @@ static void measure(MPI_Comm world, const budget *z, bufs *b,
         measure_coll(world, group[i], mask[i], z, b, c);
     for (int i = 0; i < ngroups; i++)
         MPI_Comm_free(&group[i]);
+    keep_rows(c);
 }
 
 mrt_status mrt_calibrate(MPI_Comm world, const mrt_mesh *mesh, int quick,

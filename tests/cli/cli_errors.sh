@@ -36,7 +36,7 @@ expect 2 1 "missing SPEC" "$meshrt" run
 expect 2 1 "only valid for 'run'" "$meshrt" plan "$here/../examples/mlp.yaml" --verify
 # an option refused with its argument is named, not its argument
 expect 2 1 "^meshrt: error: option --save is only valid for 'run'" "$meshrt" plan "$here/../examples/mlp.yaml" --save DIR
-expect 2 1 "^meshrt: error: option --repeat is only valid for 'run'" "$meshrt" check "$here/../examples/mlp.yaml" --repeat=2
+expect 2 1 "^meshrt: error: option --repeat is only valid for 'run' and 'validate'" "$meshrt" check "$here/../examples/mlp.yaml" --repeat=2
 expect 2 1 "^meshrt: error: option --csv is only valid for 'compare'" "$meshrt" search "$here/../examples/mlp.yaml" --csv out.csv
 expect 2 1 "--repeat needs" "$meshrt" run "$here/../examples/mlp.yaml" --repeat 0
 expect 2 1 "unknown command" "$meshrt" frobnicate x.yaml

@@ -351,6 +351,7 @@ static int c_destroy(void) /* every destroy accepts NULL */
     mrt_search_tensors_destroy(NULL);
     mrt_calibration_destroy(NULL);
     mrt_runner_destroy(NULL);
+    mrt_validation_destroy(NULL);
     return 1;
 }
 
@@ -831,6 +832,58 @@ static int c_runner_get_output(void)
     return ok;
 }
 
+static int c_validation_create(void)
+{
+    mrt_error err = {0};
+    mpi_up();
+    mrt_validation *v = NULL;
+    mrt_status st = mrt_validation_create(MPI_COMM_WORLD, 1, N(out, &v), ERR);
+    int ok = optional() ? st == MRT_OK : status_ok(st, ERR);
+    mrt_validation_destroy(v);
+    MPI_Finalize();
+    return ok;
+}
+
+/* A validation of the spec's plan added and run (or a failure added,
+ * or a NULL one run), with the argument named NULL. */
+static int c_validation(void)
+{
+    mrt_error err = {0};
+    mpi_up();
+    mrt_spec *s = spec();
+    mrt_plan *p = plan(s);
+    mrt_validation *v = NULL;
+    if (mrt_validation_create(MPI_COMM_WORLD, 1, &v, NULL))
+        exit(3);
+    mrt_status st;
+    const mrt_error *e = ERR;
+    if (!strcmp(arg, "why?") || !strcmp(arg, "vf")) {
+        st = mrt_validation_add_failed(N(vf, v), "x", N(why?, &err));
+        e = NULL; /* no error argument */
+    } else if (!strcmp(arg, "vr")) {
+        st = mrt_validation_run(NULL, ERR);
+    } else {
+        st = mrt_validation_add(N(v, v), N(name?, "x"), N(spec, s), N(plan, p),
+                                ERR);
+        if (st == MRT_OK)
+            st = mrt_validation_run(v, ERR);
+        mrt_validation_print(v, 0, stdout);
+    }
+    int ok = optional() ? st == MRT_OK : status_ok(st, e);
+    mrt_validation_destroy(v);
+    mrt_plan_destroy(p);
+    mrt_spec_destroy(s);
+    MPI_Finalize();
+    return ok;
+}
+
+static int c_validation_print(void)
+{
+    mrt_validation_print(NULL, 0, stdout);
+    mrt_validation_print(NULL, 1, NULL);
+    return 1;
+}
+
 static int c_run(void)
 {
     mrt_error err = {0};
@@ -937,6 +990,12 @@ static const struct {
     {"mrt_runner_execute", "r,opt?,err?", c_runner_execute},
     {"mrt_runner_get_output", "r,name,data,err?", c_runner_get_output},
     {"mrt_run", "spec,plan,opt?,err?", c_run},
+    {"mrt_validation_create", "out,err?", c_validation_create},
+    {"mrt_validation_destroy", "-", c_destroy},
+    {"mrt_validation_add", "v,spec,plan,name?,err?", c_validation},
+    {"mrt_validation_add_failed", "vf,why?", c_validation},
+    {"mrt_validation_run", "vr", c_validation},
+    {"mrt_validation_print", "v,f", c_validation_print},
 };
 
 int main(int argc, char **argv)

@@ -1,0 +1,78 @@
+/*
+ * validate.h — what `meshrt validate` measured of each partitioning,
+ * shared by validate.c (the runs, under MPI: every rank measures, rank
+ * 0 keeps the figures) and validate_report.c (the figures summed up and
+ * printed, as text or JSON, with no MPI).  Times are seconds per run;
+ * a step's measured time is the slowest rank's.
+ */
+#ifndef MRT_VALIDATE_H
+#define MRT_VALIDATE_H
+
+#include <mpi.h>
+#include <stdio.h>
+
+#include "cost.h"
+#include "meshrt_mpi.h"
+#include "plan.h"
+
+/* Size classes of the bytes a collective hands to MPI per rank:
+ * < 64 KiB, < 1 MiB, < 16 MiB, the rest; local steps have class 0. */
+#define MRT_VAL_CLASSES 4
+/* Kinds of the breakdown: the einsums, the memory-bound local steps,
+ * and one per collective kind of the cost model. */
+enum {
+    MRT_VAL_EINSUM,
+    MRT_VAL_LOCAL,
+    MRT_VAL_COLL0,
+    MRT_VAL_KINDS = MRT_VAL_COLL0 + MRT_COLL_COUNT
+};
+
+typedef struct mrt_val_cell {
+    int steps;
+    double model, measured;
+} mrt_val_cell;
+
+typedef struct mrt_val_op {
+    int user;      /* the spec op, from 1 (0: added by train:) */
+    char what[32]; /* "einsum", a map's function, ... */
+    char tensor[MRT_NAME_MAX];
+    double model, measured;
+} mrt_val_op;
+
+/* One partitioning: the spec's own rules, or a `layouts:` alternative. */
+typedef struct mrt_val_alt {
+    char name[64];
+    int ok; /* planned and ran; else error says why not */
+    char error[600];
+    double model, measured; /* end to end, per run */
+    mrt_val_cell cell[MRT_VAL_KINDS][MRT_VAL_CLASSES];
+    int nops;
+    mrt_val_op *op;
+    /* while measuring (every rank): */
+    mrt_runner *runner;   /* NULL once it failed or is done */
+    const mrt_plan *plan; /* borrowed until mrt_validation_run */
+    double best;          /* the fastest run so far, the slowest rank's */
+    double cpu;           /* in it, the ranks' CPU time over their wall
+                             time, averaged (1: a core each throughout) */
+    double *mine;         /* [nsteps] this rank's step times in it */
+} mrt_val_alt;
+
+struct mrt_validation {
+    MPI_Comm comm;
+    int rank, size, repeat;
+    int cores;      /* online on rank 0's host */
+    double load[2]; /* its 1-minute load average before the first
+                            run and after the last (-1: unknown) */
+    char spec[4096], machine[4096];
+    int nalts, cap;
+    mrt_val_alt *alt;
+    mrt_error first; /* the first failure, for when none ran */
+};
+
+/* The breakdown cell of step s: its kind and size class. */
+void mrt_val_classify(const mrt_step *s, int *kind, int *cls);
+/* The name of a breakdown kind and of a size class. */
+const char *mrt_val_kind_name(int kind);
+const char *mrt_val_class_name(int cls);
+
+#endif

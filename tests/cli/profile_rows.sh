@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# profile_rows.sh MESHRT — the measured rows of a machine profile
+# (collectives:, gemm:, ranks:, cores:) as the cost model uses them,
+# through `plan --json`: a collective's time is interpolated between the
+# rows of its kind and group (and extrapolated along the last two); an
+# einsum's rate is the GEMM row of its shape; local times grow when the
+# plan has more ranks than the profile's cores; a profile without the
+# rows prices as the formulas do.  Bad rows are one error line, exit 2.
+set -uo pipefail
+meshrt=$1
+. "$(dirname "$0")/../lib.sh"
+use_temp_dir
+cat >"$dir/mm.yaml" <<'Y'
+mesh: {data: 2}
+dims: {m: 64, k: 64, n: 64}
+layout: {k: data}
+tensors:
+  a: {shape: [m, k], init: {random: 1}}
+  b: {shape: [k, n], init: {random: 2}}
+ops:
+  - {op: einsum, in: [a, b], out: c, shape: [m, n]}
+  - {op: relu, in: [c], out: r}
+Y
+base='kernel: {gflops_float32: 20, gflops_float64: 10}
+reduce_gflops: 1
+copy_GBps: 5
+default: {latency_us: 2, bandwidth_GBps: 5}'
+printf '%s\n' "$base" >"$dir/plain.yaml"
+printf '%s\n%s\n' "$base" 'ranks: 1
+cores: 1
+gemm:
+  - {n: 1536, gflops: 20}
+  - {n: 16, gflops: 2}
+collectives:
+  - {kind: allreduce, group: 2, bytes: 65536, time_us: 100}
+  - {kind: allreduce, group: 2, bytes: 1024, time_us: 50}
+  - {kind: reduce_scatter, group: 2, bytes: 1024, time_us: 1}' >"$dir/rows.yaml"
+# the same, but the all-reduce's rows end below its 16 KiB
+sed -e 's/bytes: 65536, time_us: 100/bytes: 2048, time_us: 70/' \
+    -e 's/bytes: 1024, time_us: 50/bytes: 1024, time_us: 40/' \
+    "$dir/rows.yaml" >"$dir/rows2.yaml"
+for p in plain rows rows2; do
+    "$meshrt" plan "$dir/mm.yaml" --machine "$dir/$p.yaml" --json >"$dir/$p.json" ||
+        bad "plan with the $p profile failed"
+done
+python3 - "$dir/plain.json" "$dir/rows.json" "$dir/rows2.json" <<'PY' || bad "the rows as the model uses them"
+import json, math, sys
+plain, rows, rows2 = (json.load(open(p)) for p in sys.argv[1:4])
+def steps(d):
+    return [s for op in d["ops"] for s in op["steps"]]
+for s, r in zip(steps(plain), steps(rows)):
+    if s["kind"] == "einsum":
+        # 64 x 64 x 32 per rank: s = min(cbrt(64*64*32), 2*32) = 50.8,
+        # log-interpolated between 16 (2 GF/s) and 1536 (20 GF/s); the
+        # plan's 2 ranks on the profile's 1 core: twice the time
+        flops = 2 * 64 * 64 * 32
+        assert abs(s["time_s"] - flops / 20e9) < 1e-12, s
+        size = min((64 * 64 * 32) ** (1 / 3), 64)
+        rate = 2e9 + (20e9 - 2e9) * math.log(size / 16) / math.log(1536 / 16)
+        assert abs(r["time_s"] - 2 * flops / rate) < 1e-3 * r["time_s"], (r, 2 * flops / rate)
+    elif s["kind"] == "allreduce":
+        b = s["bytes"]
+        assert 2048 < b < 65536, b
+        # between (1024, 50us) and (65536, 100us)
+        want = 50e-6 + 50e-6 * (b - 1024) / (65536 - 1024)
+        assert abs(r["time_s"] - want) < 1e-3 * want, (r, want)
+        # beyond (1024, 40us), (2048, 70us): along the last two rows
+        r2 = [t for t in steps(rows2) if t["kind"] == "allreduce"][0]
+        want = 70e-6 + 30e-6 * (b - 2048) / 1024
+        assert abs(r2["time_s"] - want) < 1e-3 * want, (r2, want)
+        assert s["time_s"] != r["time_s"], s
+    else:  # a local step: twice the plain profile's time
+        assert abs(r["time_s"] - 2 * s["time_s"]) < 1e-3 * r["time_s"], (s, r)
+PY
+# The default profile prices as before: the rows change nothing else.
+"$meshrt" plan "$dir/mm.yaml" >"$dir/default.txt" || bad "plan (default profile)"
+"$meshrt" plan "$dir/mm.yaml" --machine "$dir/plain.yaml" >"$dir/plain.txt"
+diff <(grep -v 'profile' "$dir/default.txt") <(grep -v 'profile' "$dir/plain.txt") >/dev/null ||
+    bad "a profile without rows prices unlike the built-in one"
+
+# Bad rows: the file, line and column of the node, exit 2.
+bad_row() { # WHAT YAML REGEX
+    printf '%s\n%s\n' "$base" "$2" >"$dir/bad.yaml"
+    expect 2 1 "bad.yaml:[0-9]+:[0-9]+: error: $3" "$meshrt" plan "$dir/mm.yaml" --machine "$dir/bad.yaml"
+}
+bad_row kind 'collectives: [{kind: bcast, group: 2, bytes: 8, time_us: 1}]' "'kind' of a collective must be allreduce"
+bad_row missing 'collectives: [{kind: allreduce, group: 2, bytes: 8}]' "a collective needs 'time_us'"
+bad_row time 'collectives: [{kind: allreduce, group: 2, bytes: 8, time_us: 0}]' "'time_us' of a collective must be a number above 0"
+bad_row key 'gemm: [{n: 8, gflops: 1, m: 2}]' "unknown key 'm'"
+bad_row rate 'gemm: [{n: 8, gflops: -1}]' "'gflops' of a gemm row must be a number above 0"
+bad_row list 'gemm: {n: 8}' "expected a sequence for 'gemm'"
+bad_row cores 'cores: 0' "'cores'"
+exit $fail

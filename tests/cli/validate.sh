@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# validate.sh MESHRT — `meshrt validate` at 1, 2, 3 and 4 ranks: it runs
+# the spec's own rules and every alternative of its layouts:, and its
+# report is well formed whatever the machine's speed (the JSON parses,
+# lists every partitioning in file order, each ran with positive modeled
+# and measured times; Kendall's tau is in [-1, 1]; the model's pick and
+# the measured fastest are partitionings, the pick no faster than the
+# fastest).  The text report names every partitioning.  Bad input is one
+# line and exit status 2.
+set -uo pipefail
+meshrt=$1
+. "$(dirname "$0")/../lib.sh"
+use_temp_dir
+spec="$here/../examples/zero.yaml"
+# spec first, then the alternatives in file order, as compare lists them
+"$meshrt" compare "$spec" --json "$dir/compare.json" >/dev/null ||
+    bad "compare --json failed"
+names=$(python3 -c 'import json, sys
+print(" ".join(r["name"] for r in json.load(open(sys.argv[1]))["layouts"]))' "$dir/compare.json")
+[ "$(echo $names | wc -w)" -ge 3 ] || bad "compare lists no alternatives: '$names'"
+
+for np in 1 2 3 4; do
+    case $np in
+    1) mesh=data=1,model=1 ;; 2) mesh=data=2,model=1 ;;
+    3) mesh=data=3,model=1 ;; 4) mesh=data=2,model=2 ;;
+    esac
+    if ! "$here/mpirun.sh" $np "$meshrt" validate "$spec" --mesh $mesh \
+            --repeat 2 --json >"$dir/json$np" 2>"$dir/err$np"; then
+        bad "validate --json at $np ranks failed"; cat "$dir/err$np"
+    fi
+    python3 - "$dir/json$np" $np $names <<'PY' || { bad "validate --json at $np ranks"; cat "$dir/json$np"; }
+import json, sys
+d = json.load(open(sys.argv[1]))
+np, names = int(sys.argv[2]), sys.argv[3:]
+assert d["ranks"] == np and d["repeat"] == 2, d
+alts = d["alternatives"]
+assert [a["name"] for a in alts] == names, ([a["name"] for a in alts], names)
+for a in alts:
+    assert a["ok"] is True, a
+    assert a["model_ms"] > 0 and a["measured_ms"] > 0, a
+    assert a["cpu_share"] > 0, a
+    assert abs(a["ratio"] - a["measured_ms"] / a["model_ms"]) < 2e-3 * a["ratio"], a
+    assert a["ops"] and all(o["measured_ms"] >= 0 for o in a["ops"]), a
+    kinds = {c["kind"] for c in a["classes"]}
+    assert "einsum" in kinds, kinds
+    assert (np == 1) == (not any(c["kind"] in ("allreduce", "allgather",
+        "reduce_scatter", "alltoall") for c in a["classes"])), a["classes"]
+    steps = sum(c["steps"] for c in a["classes"])
+    assert steps >= len(a["ops"]), (steps, len(a["ops"]))
+tau = d["kendall_tau"]
+assert -1 <= tau <= 1, tau
+assert d["ratio"]["alternatives"] == len(names), d["ratio"]
+assert d["model_pick"] in names and d["measured_fastest"] in names, d
+by = {a["name"]: a for a in alts}
+fast = by[d["measured_fastest"]]["measured_ms"]
+assert all(a["measured_ms"] >= fast for a in alts), d
+assert d["pick_slower"] >= 0, d
+assert abs(by[d["model_pick"]]["model_ms"] - min(a["model_ms"] for a in alts)) < 1e-9, d
+PY
+done
+
+# The text report at 2 ranks: a line per partitioning, and the summary.
+"$here/mpirun.sh" 2 "$meshrt" validate "$spec" --mesh data=2,model=1 \
+    --repeat 1 >"$dir/text" 2>"$dir/err" || bad "validate (text) failed"
+for n in $names; do
+    grep -qE "^$n: end to end model [0-9.]+ ms, measured [0-9.]+ ms, ratio [0-9.]+; CPU share [0-9.]+;" "$dir/text" ||
+        bad "no line for $n in the text report"
+done
+grep -qE "^Kendall's tau \(modeled against measured order\): -?[01]\.[0-9]+$" "$dir/text" ||
+    bad "no Kendall's tau line"
+grep -qE "^the model picks [a-z0-9_]+; measured fastest [a-z0-9_]+; the pick is [0-9.]+% slower$" "$dir/text" ||
+    bad "no pick line"
+[ "$fail" = 0 ] || cat "$dir/text"
+
+# Bad input: one line, exit 2 (at 2 ranks: from rank 0 only).
+printf 'mesh: {x: 2}\ndims: {a: 4}\n' >"$dir/bad.yaml"
+expect 2 1 'bad.yaml:[0-9]+:[0-9]+: error: ' \
+    "$here/mpirun.sh" 2 "$meshrt" validate "$dir/bad.yaml"
+expect 2 1 'error: .*--repeat' "$here/mpirun.sh" 2 "$meshrt" validate "$spec" --repeat 0
+expect 2 1 'missing SPEC' "$here/mpirun.sh" 1 "$meshrt" validate
+expect 2 1 'not valid|only valid|validate' "$here/mpirun.sh" 1 "$meshrt" validate "$spec" --verify
+expect 2 1 'zero.yaml:[0-9]+:[0-9]+: error: .*4 ranks but mpirun started 2' \
+    "$here/mpirun.sh" 2 "$meshrt" validate "$spec"
+exit $fail
