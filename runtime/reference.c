@@ -8,9 +8,8 @@
  *
  * Alongside each tensor it computes its magnitudes: per element, the
  * size of what was summed into it, which bounds its rounding error (a
- * first-order error analysis): |x| for an input; for an einsum A.B,
- * einsum(m(A), |B|) + einsum(|A|, m(B)) (at least the sum of |terms|,
- * and linear in each operand's magnitude); for a map
+ * first-order error analysis): |x| for an input; for an einsum, the same
+ * einsum of its operands' magnitudes (the sum of |terms|); for a map
  * y = f(a, b), max(|y|, |df/da| m(a) + |df/db| m(b)) (+ |c| for a shift),
  * so a sum that cancels keeps the size of its terms; the largest
  * magnitude for a reduce_max; the input's for a rename; for a
@@ -225,45 +224,6 @@ static void map_magnitude(const mrt_spec *s, const mrt_spec_op *o, void **v,
     }
 }
 
-/* Tensor t's |values| in a new buffer (NULL when out of memory). */
-static void *abs_copy(const mrt_spec *s, int t, void **v)
-{
-    void *out = malloc(full_bytes(s, t) + 1);
-    for (int64_t k = 0, n = full_count(s, t); out && k < n; k++)
-        set(s, out, k, fabs(get(s, v[t], k)));
-    return out;
-}
-
-/* A two-operand einsum C = A.B: m(C) = einsum(m(A), |B|) + einsum(|A|,
- * m(B)), the first-order bound, linear in each operand's magnitude (the
- * einsum of the two magnitudes, m(A).m(B), is a bound too, but squares
- * their growth at every layer: 1e60 after two Transformer layers). */
-static mrt_status einsum_magnitude(const mrt_spec *s, int i, void **v, void **m)
-{
-    const mrt_spec_op *o = &s->op[i];
-    int a = o->in[0], b = o->in[1], c = o->out;
-    void *abs_a = abs_copy(s, a, v), *abs_b = abs_copy(s, b, v);
-    void *part = malloc(full_bytes(s, c) + 1), *keep;
-    mrt_status st = abs_a && abs_b && part ? MRT_OK : MRT_E_NOMEM;
-    if (st == MRT_OK) { /* einsum(m(A), |B|), kept in part */
-        keep = m[b], m[b] = abs_b;
-        st = run_op(s, i, m);
-        m[b] = keep;
-        memcpy(part, m[c], full_bytes(s, c));
-    }
-    if (st == MRT_OK) { /* einsum(|A|, m(B)), then the sum */
-        keep = m[a], m[a] = abs_a;
-        st = run_op(s, i, m);
-        m[a] = keep;
-        for (int64_t k = 0, n = full_count(s, c); st == MRT_OK && k < n; k++)
-            set(s, m[c], k, get(s, m[c], k) + get(s, part, k));
-    }
-    free(abs_a);
-    free(abs_b);
-    free(part);
-    return st;
-}
-
 /* The magnitudes of op i's output from its inputs' (m), once its values
  * (v) are known. */
 static mrt_status op_magnitude(const mrt_spec *s, int i, void **v, void **m)
@@ -281,10 +241,8 @@ static mrt_status op_magnitude(const mrt_spec *s, int i, void **v, void **m)
         memcpy(m[o->out], v[o->out], full_bytes(s, o->out));
         return MRT_OK;
     }
-    if (o->kind == MRT_OP_EINSUM && o->nin == 2 && o->in[0] != o->in[1])
-        return einsum_magnitude(s, i, v, m);
-    if (o->kind != MRT_OP_MAP) /* reduce_max, rename, a one-input einsum
-                                  (a sum): the same op of the magnitudes */
+    if (o->kind != MRT_OP_MAP) /* einsum, reduce_max, rename: the same op
+                                  of the magnitudes */
         return run_op(s, i, m);
     map_magnitude(s, o, v, m);
     return MRT_OK;
