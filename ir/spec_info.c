@@ -73,8 +73,9 @@ mrt_status mrt_spec_get_tensor(const mrt_spec *s, int i,
         out->shape[d] = l->size[d];
     }
     out->even = mrt_layout_even(l, &s->mesh);
-    out->block = t->block >= 0 ? s->block[t->block].name : NULL;
-    out->layer = t->block >= 0 ? t->layer : -1;
+    int in_block = t->block >= 0 && t->block < s->nblocks;
+    out->block = in_block ? s->block[t->block].name : NULL;
+    out->layer = in_block ? t->layer : -1;
     mrt_layout_str(l, &s->mesh, s->dim_names, out->layout,
                    (int)sizeof out->layout);
     /* replicated over an axis of size 1 too: that is what the layout
