@@ -89,6 +89,26 @@ print("\n".join(bad) if bad else "ok")
 sys.exit(1 if bad else 0)
 PY
 
+cat >"$dir/agree.py" <<'PY'
+"""agree.py OUT PREFIX A B REL ABS: every line of OUT that starts with
+PREFIX and reports 'A x, B y' has |x - y| <= REL |y| + ABS (and at least
+30 such lines)."""
+import re, sys
+out, prefix, a, b, rel, tol = sys.argv[1:7]
+n = bad = 0
+pat = re.compile(r"^%s (\S+): .*%s ?([-0-9.e+]+), %s ([-0-9.e+]+)"
+                 % (re.escape(prefix), a, b))
+for l in open(out):
+    m = pat.search(l)
+    if m:
+        n += 1
+        x, y = float(m.group(2)), float(m.group(3))
+        if abs(x - y) > float(rel) * abs(y) + float(tol):
+            bad += 1
+            print(m.group(1), x, y)
+sys.exit(1 if bad or n < 30 else 0)
+PY
+
 # 1. the parameter count
 count=$("$meshrt" check "$spec" | sed -n 's/^parameters: \([0-9,]*\) trained.*/\1/p')
 [ "$count" = "124,439,808" ] || bad "check prints '$count' parameters, GPT-2 small has 124,439,808"
@@ -127,35 +147,15 @@ for alt in dp tp tp_sp zero3; do
         grep -q '^finite differences grad:wte: .*ok$' "$out" ||
             bad "$alt at $np ranks: no finite-difference check of the tied wte"
         # and in absolute terms, not scaled by the reference's magnitudes
-        # (which grow with depth): each reported central difference
-        # within 1e-5 of its gradient, plus 1e-8 (a gradient that is 0 in
-        # exact arithmetic, as the key bias's, is rounding noise)
-        check "$alt at $np ranks: finite differences agree" python3 -c '
-import re, sys
-n = bad = 0
-for l in open(sys.argv[1]):
-    m = re.search(r"^finite differences (\S+): .*difference ([-0-9.e+]+), gradient ([-0-9.e+]+)", l)
-    if m:
-        n += 1
-        x, y = float(m.group(2)), float(m.group(3))
-        if abs(x - y) > 1e-5 * abs(y) + 1e-8:
-            bad += 1
-            print(m.group(1), x, y)
-sys.exit(1 if bad or n < 30 else 0)' "$out"
-        # each compared tensor's reported element against the unsharded
-        # run's, also in absolute terms (1e-8 of it, plus 1e-12)
-        check "$alt at $np ranks: values agree" python3 -c '
-import re, sys
-n = bad = 0
-for l in open(sys.argv[1]):
-    m = re.search(r"^verify (\S+): .*\): ([-0-9.e+]+), unsharded ([-0-9.e+]+) ", l)
-    if m:
-        n += 1
-        x, y = float(m.group(2)), float(m.group(3))
-        if abs(x - y) > 1e-8 * abs(y) + 1e-12:
-            bad += 1
-            print(m.group(1), x, y)
-sys.exit(1 if bad or n < 30 else 0)' "$out"
+        # (which grow with depth): each reported central difference within
+        # 1e-5 of its gradient, plus 1e-8 (a gradient that is 0 in exact
+        # arithmetic, as the key bias's, is rounding noise); each compared
+        # tensor's reported element within 1e-8 of the unsharded run's,
+        # plus 1e-12
+        check "$alt at $np ranks: finite differences agree" \
+            python3 "$dir/agree.py" "$out" "finite differences" difference gradient 1e-5 1e-8
+        check "$alt at $np ranks: values agree" \
+            python3 "$dir/agree.py" "$out" verify "\\): " unsharded 1e-8 1e-12
     done
 done
 exit $fail
