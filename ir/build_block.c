@@ -208,6 +208,15 @@ static mrt_status check_link(mrt_ir_call *c, mrt_ir_link_kind kind,
     return MRT_OK;
 }
 
+/* MRT_OK when a block is open (after mrt_ir_block_begin), else the
+ * usage error every call inside a block gives without one. */
+static mrt_status block_open(mrt_ir_call *c, const mrt_ir *ir)
+{
+    return ir->block ? MRT_OK
+                     : mrt_ir_fail(c, MRT_E_USAGE,
+                                   "no block is open (mrt_ir_block_begin)");
+}
+
 mrt_status mrt_ir_block_link_at(mrt_ir *ir, mrt_ir_link_kind kind,
                                 const char *key, const char *value,
                                 const mrt_mark at[2], mrt_error *err)
@@ -221,10 +230,8 @@ mrt_status mrt_ir_block_link_at(mrt_ir *ir, mrt_ir_link_kind kind,
     if (!at)
         at = none;
     c.entry = at[0];
-    if (!st && !ir->block)
-        st = mrt_ir_fail(&c, MRT_E_USAGE,
-                         "no block is open "
-                         "(mrt_ir_block_begin)");
+    if (!st)
+        st = block_open(&c, ir);
     if (!st)
         st = check_link(&c, (mrt_ir_link_kind)k, key, value, at);
     struct mrt_ir_block *b = st ? NULL : ir->block;
@@ -378,11 +385,9 @@ int mrt_ir_block_next(mrt_ir *ir, mrt_error *err)
 {
     mrt_ir_call c;
     mrt_status st = mrt_ir_begin(&c, ir, "mrt_ir_block_next");
+    if (!st)
+        st = block_open(&c, ir);
     struct mrt_ir_block *b = st ? NULL : ir->block;
-    if (!st && !b)
-        st = mrt_ir_fail(&c, MRT_E_USAGE,
-                         "no block is open "
-                         "(mrt_ir_block_begin)");
     if (!st && b->instance >= b->count)
         st = mrt_ir_fail(&c, MRT_E_USAGE,
                          "every instance is built already "
@@ -441,11 +446,9 @@ mrt_status mrt_ir_block_end(mrt_ir *ir, mrt_error *err)
 {
     mrt_ir_call c;
     mrt_status st = mrt_ir_begin(&c, ir, "mrt_ir_block_end");
+    if (!st)
+        st = block_open(&c, ir);
     struct mrt_ir_block *b = st ? NULL : ir->block;
-    if (!st && !b)
-        st = mrt_ir_fail(&c, MRT_E_USAGE,
-                         "no block is open "
-                         "(mrt_ir_block_begin)");
     if (!st && b->instance < b->count - 1)
         st = mrt_ir_fail(&c, MRT_E_USAGE,
                          "block '%s' ends with %d of its %d instances built "
