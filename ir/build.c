@@ -43,6 +43,8 @@ static mrt_ir *new_builder(const char *path, const char *dir)
     s->precision = (mrt_precision){MRT_F32, MRT_F32, MRT_F32, MRT_F32, 0, {0, 0}};
     s->expect = (mrt_budget){-1, -1, {0, 0}};
     s->train.loss = -1;
+    s->train.microbatches = s->train.virtual_stages = 1;
+    s->train.micro_dim = -1;
     s->mesh.nranks = 1;
     return ir;
 }
