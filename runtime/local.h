@@ -34,7 +34,7 @@ void mrt_reference_free(const mrt_spec *s, void **outputs);
 /* The tolerance of --verify for s's outputs (loss 0) or its loss (1),
  * relative to the scale of each comparison: by the program's types
  * (verify.c says how it is derived). */
-#define MRT_VERIFY_ROUNDINGS 8
+#define MRT_VERIFY_ROUNDINGS 16
 double mrt_verify_tolerance(const mrt_spec *s, int loss);
 
 /* The type the reference computes and holds s's float tensors in:
