@@ -17,8 +17,27 @@
 
 #include "half.h"
 
+/* The passes of float32 to and from bfloat16 are worth vectorizing: GCC's
+ * -O2 cost model leaves these loops scalar (measured: narrowing at 2-3x a
+ * memcpy's time), -O3's vectorizes them. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define MRT_VECTORIZE __attribute__((optimize("O3")))
+#else
+#define MRT_VECTORIZE
+#endif
+
+/* Branch-free bfloat16 rounding (a NaN kept quiet), for the vectorized
+ * pass: base/half.h's rule, as selects. */
+static inline uint16_t bf16_of(float x)
+{
+    uint32_t u = mrt_half_bits(x);
+    uint32_t r = (u + 0x7fffu + ((u >> 16) & 1)) >> 16;
+    uint32_t q = (u >> 16) | 0x40;
+    return (uint16_t)((u & 0x7fffffffu) > 0x7f800000u ? q : r);
+}
+
 /* float32 to and from the 16-bit types, the common case. */
-static void widen_f32(mrt_dtype from, float *restrict d,
+MRT_VECTORIZE static void widen_f32(mrt_dtype from, float *restrict d,
                       const uint16_t *restrict s, int64_t n)
 {
     if (from == MRT_BF16)
@@ -29,12 +48,12 @@ static void widen_f32(mrt_dtype from, float *restrict d,
             d[i] = mrt_f16_to_f32(s[i]);
 }
 
-static void narrow_f32(mrt_dtype to, uint16_t *restrict d,
-                       const float *restrict s, int64_t n)
+MRT_VECTORIZE static void narrow_f32(mrt_dtype to, uint16_t *restrict d,
+                                     const float *restrict s, int64_t n)
 {
     if (to == MRT_BF16)
         for (int64_t i = 0; i < n; i++)
-            d[i] = mrt_f32_to_bf16(s[i]);
+            d[i] = bf16_of(s[i]);
     else
         for (int64_t i = 0; i < n; i++)
             d[i] = mrt_f32_to_f16(s[i]);
