@@ -232,10 +232,13 @@ static mrt_status index_init(mrt_ir_call *c, const mrt_ir_tensor *d,
                        t->name);
 }
 
-/* The element type of t from d: the program's, or int32. */
+/* The element type of t from d: the program's, int32, or another
+ * floating type (a 16-bit input of a float32 program, say: each kernel
+ * that reads it widens it, ops/step_widen.h). */
 static mrt_status tensor_dtype(mrt_ir_call *c, const mrt_ir_tensor *d,
                                const mrt_ir_tensor_at *at, mrt_spec_tensor *t)
 {
+    static const mrt_dtype floats[] = {MRT_F32, MRT_F64, MRT_BF16, MRT_F16};
     const mrt_spec *s = c->ir->s;
     char q[MRT_SPEC_QUOTE_MAX + 8];
     t->stored = 0;
@@ -245,10 +248,16 @@ static mrt_status tensor_dtype(mrt_ir_call *c, const mrt_ir_tensor *d,
         t->stored = 1 + MRT_I32;
         return index_init(c, d, at, t);
     }
+    for (size_t k = 0; k < sizeof floats / sizeof floats[0]; k++)
+        if (!strcmp(d->dtype, mrt_dtype_name(floats[k]))) {
+            t->stored = 1 + (int)floats[k];
+            return MRT_OK;
+        }
     mrt_ir_at(c, "dtype", &at->dtype_mark);
     return mrt_ir_fail(c, MRT_E_SPEC,
                        "unknown dtype '%s' for tensor '%s' (expected: int32, "
-                       "or the program's %s)",
+                       "float32, float64, bfloat16, float16; the program's "
+                       "is %s)",
                        mrt_ir_quote(d->dtype, q, sizeof q), t->name,
                        mrt_dtype_name(s->dtype));
 }

@@ -28,7 +28,7 @@
  * and 1e-9 for the loss; float32: 1e-4, about 840 units in the last
  * place (2^-23): sums of thousands of terms in another order, and the
  * errors of a few ops in series.  A program with a 16-bit type (its
- * dtype or any `precision:` type) computes in float32 as well, but
+ * dtype, a `precision:` type or a tensor's own dtype) computes in float32 as well, but
  * rounds the result of every op to its 16-bit type (half a unit in the
  * last place: 2^-9 of it for bfloat16's 8 bits of mantissa, 2^-12 for
  * float16's 11) and the partial sums of every reduction at every hop
@@ -73,6 +73,9 @@ double mrt_verify_tolerance(const mrt_spec *s, int loss)
     for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
         if (half_unit(all[k]) > u)
             u = half_unit(all[k]);
+    for (int t = 0; t < s->ntensors; t++) /* a 16-bit tensor of its own */
+        if (half_unit(mrt_spec_tensor_dtype(s, t)) > u)
+            u = half_unit(mrt_spec_tensor_dtype(s, t));
     if (mrt_reference_dtype(s) == MRT_F64 && u == 0)
         return loss ? 1e-9 : 1e-10;
     return 1e-4 + MRT_VERIFY_ROUNDINGS * u;
