@@ -32,6 +32,8 @@ static const struct {
     [MRT_MAP_EQ] = {"eq", 2, {0, 0}},
     [MRT_MAP_ONE_HOT] = {"one_hot", 1, {0, 0}},
     [MRT_MAP_MASK_FILL] = {"mask_fill", 2, {0, 0}},
+    [MRT_MAP_CAST] = {"cast", 1, {0, 0}}, /* (no pending sum rides through:
+                                             it is reduced in its own type) */
 };
 _Static_assert(sizeof fns / sizeof fns[0] == MRT_MAP_FN_COUNT,
                "one entry per map function");

@@ -39,6 +39,8 @@ typedef enum mrt_map_fn {
     MRT_MAP_MASK_FILL,   /* b != 0 ? a : c        (b: a 0/1 mask; causal
                             softmax fills what it masks with c = -1e30
                             before its max) */
+    MRT_MAP_CAST,        /* a, in the output's type (precision:'s copy of
+                            a parameter in the compute type) */
     MRT_MAP_FN_COUNT
 } mrt_map_fn;
 
