@@ -118,6 +118,7 @@ typedef struct mrt_value {
     int last_use;   /* the last step that reads it; nsteps for inputs
                           and outputs, which live through the program */
     int64_t offset; /* where it lives in the run's arena, bytes */
+    int kind;       /* its mrt_memory_kind (memory_kind.c) */
 } mrt_value;
 
 typedef struct mrt_step {
