@@ -107,6 +107,13 @@ typedef enum mrt_dtype {
     MRT_DTYPE_COUNT
 } mrt_dtype;
 MRT_API const char *mrt_dtype_name(mrt_dtype t);
+/* A memory size as written on a command line or in a machine profile:
+ * bytes, or a number with a unit (B; KB, MB, GB, TB: powers of 1000;
+ * KiB, MiB, GiB, TiB and K, M, G, T: powers of 1024), e.g. "80GB",
+ * "80GiB", "512M", "85899345920"; at least 1 byte, under 2^63.  0 with
+ * *bytes set, or MRT_E_USAGE (*bytes unchanged) for anything else or a
+ * NULL argument. */
+MRT_API mrt_status mrt_parse_bytes(const char *s, int64_t *bytes);
 /* The compute types come first: F32 and F64. */
 #define MRT_COMPUTE_DTYPE_COUNT 2
 
@@ -490,6 +497,10 @@ typedef struct mrt_plan_options {
      * --ranks-per-node; docs/cost-model.md: ranks fill nodes in order,
      * the mesh's last axes innermost); 0: the profile's */
     int64_t ranks_per_node;
+    /* > 0: the memory of one rank (a device's), bytes (the CLI's
+     * --device-memory); 0: the profile's `device_memory:` (0: none).
+     * A plan whose peak is over it does not fit (mrt_plan_memory.fits). */
+    int64_t device_memory;
 } mrt_plan_options;
 
 /* Lowers every op of spec into local kernels and collectives; opt may be
@@ -649,6 +660,9 @@ typedef struct mrt_plan_memory {
     int peak_op;           /* its op (an index of the plan's ops) */
     int user;              /* that op's spec op number, 0: train: */
     int phase;             /* 0 forward, 1 backward, 2 update */
+    int64_t device_memory; /* the device memory it is planned for (the
+                              option's, else the profile's; 0: none) */
+    int fits;              /* 1 if peak <= device_memory (or none) */
 } mrt_plan_memory;
 /* The memory of the ranks of pipeline stage `stage` (-1: every value of
  * the plan, as every rank of a plan without stages holds them); for a
@@ -746,6 +760,8 @@ typedef struct mrt_compare_row {
     mrt_error error;        /* code MRT_OK, or why it did not load or plan
                             (mrt_error_format words it) */
     mrt_plan_totals totals; /* ok only */
+    mrt_plan_memory memory; /* ok only: the peak by kind, and whether it
+                               fits the device memory (memory.fits) */
     int64_t *axis_bytes;    /* [ncols]: bytes per rank over each axis set */
     /* A pinned row (pin: true, or --planner rules) is planned with its
      * layouts as given; beside it, the auto planner's plan of the same
@@ -962,7 +978,9 @@ typedef struct mrt_search_options {
                                 (explain is ignored) */
     int top;                 /* how many of the best to keep; 0: 5 */
     int64_t max_memory;      /* peak memory cap per rank, bytes; <= 0:
-                                none */
+                                the device memory of plan (its
+                                device_memory, else the profile's), if
+                                any */
     int exhaustive;          /* plan every candidate: no pruning, no
                                 screen */
     int screen;              /* 0: screen when planning every candidate
@@ -992,6 +1010,10 @@ typedef struct mrt_search_rules_report {
     int64_t pruned_memory; /* skipped: their memory bound is over the
                                 cap */
     int64_t planned, over_memory;
+    int64_t max_memory;    /* the memory cap in effect: the option's, else
+                                the device memory (mrt_plan_options'
+                                device_memory, else the profile's); 0:
+                                none */
     int screened;          /* 1: planned with the fixed rule first, and
                                 only the best of that with the planner
                                 asked for: the lists may not be exact */

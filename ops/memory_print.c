@@ -107,6 +107,13 @@ void mrt_memory_print(const mrt_plan *p, FILE *f)
             "\n  = %" PRId64 " live + %" PRId64 " fragmentation = peak %" PRId64
             " (arena %" PRId64 ")\n",
             m.live_peak, m.fragmentation, m.peak, m.arena);
+    if (m.device_memory > 0)
+        fprintf(f,
+                "  device memory %" PRId64 " bytes/rank: %s (%" PRId64
+                " bytes %s)\n",
+                m.device_memory, m.fits ? "fits" : "does not fit",
+                m.fits ? m.device_memory - m.peak : m.peak - m.device_memory,
+                m.fits ? "to spare" : "over");
     if (p->nops > 0)
         print_timeline(p, m.peak_op, (const int64_t(*)[NK])rows, f);
     free(rows);
@@ -157,6 +164,8 @@ void mrt_memory_print_json(const mrt_plan *p, FILE *f)
             m.peak, m.live_peak, m.fragmentation, m.arena, m.peak_step,
             m.peak_op, m.user);
     mrt_json_string(f, m.peak_op >= 0 ? mrt_plan_op_name(p, m.peak_op) : "");
+    fprintf(f, ", \"device_memory\": %" PRId64 ", \"fits\": %s",
+            m.device_memory, m.fits ? "true" : "false");
     fputs(",\n   \"by_kind\": ", f);
     json_kinds(m.by_kind, f);
     fputs(",\n   \"timeline\": ", f);

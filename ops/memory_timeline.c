@@ -139,6 +139,8 @@ mrt_status mrt_plan_get_memory(const mrt_plan *plan, int stage,
     out->peak_op = peak_op(plan, w.peak_step);
     out->user = out->peak_op >= 0 ? plan->op[out->peak_op].user : 0;
     out->phase = out->peak_op >= 0 ? (int)plan->op[out->peak_op].phase : 0;
+    out->device_memory = plan->device_memory;
+    out->fits = !plan->device_memory || out->peak <= plan->device_memory;
     return MRT_OK;
 }
 

@@ -225,6 +225,8 @@ struct mrt_plan {
                                  totals.peak_memory = arena + workspace +
                                  the most MPI scratch at once */
     int64_t max_workspace; /* the largest step workspace */
+    int64_t device_memory; /* bytes of one rank's memory (the option's,
+                              else the profile's); 0: none given */
 };
 
 /* 1 if the collective step's blocks are strided in memory (every

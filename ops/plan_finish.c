@@ -277,6 +277,8 @@ void mrt_planning_tally(mrt_planning *pl)
 mrt_status mrt_planning_finish(mrt_planning *pl, mrt_error *err)
 {
     mrt_plan *p = pl->plan;
+    p->device_memory = pl->opt->device_memory > 0 ? pl->opt->device_memory
+                                                  : p->profile.device_memory;
     mrt_plan_schedule_overlap(p, pl->opt->blocking);
     lifetimes(p);
     p->max_workspace = 0;

@@ -449,6 +449,13 @@ static int c_memory_names(void)
            mrt_plan_op_name(NULL, 0) == NULL;
 }
 
+static int c_parse_bytes(void)
+{
+    int64_t b = 7;
+    mrt_status st = mrt_parse_bytes(N(s, "80GB"), N(bytes, &b));
+    return st == MRT_E_USAGE && b == 7;
+}
+
 static int c_plan_get_memory(void)
 {
     mrt_error err = {0};
@@ -983,6 +990,7 @@ static const struct {
     {"mrt_plan_op_phase", "-", c_memory_names},
     {"mrt_plan_op_name", "-", c_memory_names},
     {"mrt_plan_get_memory", "plan,out,err?", c_plan_get_memory},
+    {"mrt_parse_bytes", "s,bytes", c_parse_bytes},
     {"mrt_plan_memory_timeline", "plan,rows?", c_plan_memory_timeline},
     {"mrt_plan_find_value", "plan,name", c_plan_find_value},
     {"mrt_plan_get_shard", "plan,start,extent,err?", c_plan_get_shard},
