@@ -118,6 +118,9 @@ typedef struct mrt_value {
     int last_use;   /* the last step that reads it; nsteps for inputs
                           and outputs, which live through the program */
     int64_t offset; /* where it lives in the run's arena, bytes */
+    int alias_of;   /* 1 + the value whose buffer it shares (an
+                          in-place update: ops/inplace.c), 0: none; it
+                          then adds no bytes of its own */
 } mrt_value;
 
 typedef struct mrt_step {
