@@ -132,7 +132,8 @@ static int op(upd *u, mrt_map_fn fn, double c, int a, int b, int out)
                      .from_dim = -1,
                      .to_dim = -1,
                      .phase = MRT_PHASE_UPDATE,
-                     .user = 0};
+                     .user = 0,
+                     .micro = -1};
     int k = mrt_spec_add_op(s, &o);
     if (k < 0)
         return fail_nomem(u);
