@@ -178,8 +178,8 @@ static mrt_status setting(mrt_ir_call *c, const char *key, const mrt_mark *at,
         return mrt_ir_fail(c, MRT_E_SPEC,
                            "optimizer '%s' takes no '%s' (%s)",
                            mrt_optimizer_name(tr->optimizer), key,
-                           !strcmp(key, "momentum") ? "optimizer: momentum has it"
-                                                    : "adam and adamw have it");
+                           !strcmp(key, "momentum") ? "optimizer momentum does"
+                                                    : "adam and adamw do");
     if (!(x > lo && x < hi))
         return mrt_ir_fail(c, MRT_E_SPEC,
                            "the '%s' of 'train' must be in (%g, %g): got %g",

@@ -149,9 +149,12 @@ static mrt_status read_optimizer(mrt_spec_parser *p, const yaml_node_t *n,
         st = setting(p, m, "momentum", &t->momentum);
     if (!st && g) {
         const char *v = g->type == YAML_SCALAR_NODE ? mrt_spec_str(g) : "";
+        char q[MRT_SPEC_QUOTE_MAX + 8];
         if (strcmp(v, "true") && strcmp(v, "false"))
-            st = mrt_spec_fail(p, g, "'master_grads' of 'train' is true or "
-                                     "false");
+            st = mrt_spec_fail(p, g,
+                               "the 'master_grads' of 'train' must be true "
+                               "or false, got %s",
+                               mrt_spec_what(g, q, sizeof q));
         t->no_master_grads = !strcmp(v, "false");
     }
     return st;
