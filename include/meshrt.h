@@ -483,6 +483,13 @@ typedef struct mrt_ir_alternative {
     int pin; /* nonzero: pinned (YAML's pin: true): planned as
                 MRT_PLANNER_RULES plans, unless the meshtf planner
                 is asked for */
+    int zero_stage; /* ZeRO (YAML `zero: {stage, axes}`): 1 each
+                       parameter's optimizer state sharded over
+                       zero_axes too, 2 its gradient as well (reduce-
+                       scattered), 3 the parameter as well (gathered
+                       when used); 0: none */
+    int zero_naxes; /* mesh axes of the alternative's mesh */
+    const char *const *zero_axes;
 } mrt_ir_alternative;
 /* Adds alternative alt, after the last op and mrt_ir_set_train (it is
  * checked against every tensor now, gradients included). */

@@ -384,6 +384,8 @@ mrt_status mrt_spec_derive_alt(const mrt_spec *s, const mrt_spec_layout *l,
     for (int e = 0; !st && e < l->nentries; e++)
         if (l->entry[e].kind == MRT_ALT_RESHARD)
             (*out)->tensor[l->entry[e].tensor].reshard = 1;
+    if (!st && l->zero_stage)
+        mrt_spec_apply_zero(*out, l);
     free(targets);
     free(skip);
     return st;

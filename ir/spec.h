@@ -118,6 +118,8 @@ typedef enum mrt_alt_kind {
                            inside (`ops: {y: {layout: ...}}`) */
     MRT_ALT_RESHARD,    /* no layout: the tensor's `reshard_after_forward:
                            true` (its rule is unused) */
+    MRT_ALT_OPTIMIZER,  /* its optimizer state and the update's tensors
+                           (`optimizer_layout:`) */
     MRT_ALT_KIND_COUNT
 } mrt_alt_kind;
 
@@ -144,6 +146,8 @@ typedef struct mrt_spec_layout {
     int pin;
     int broken;      /* does not fit a --mesh or --dim given at load: */
     mrt_error error; /* why (selecting it returns this error) */
+    int zero_stage;      /* `zero:` (ir/zero.c): 1-3, 0: none */
+    unsigned zero_axes;  /* its axes (of the alternative's mesh) */
 } mrt_spec_layout;
 
 /* The primitive ops the planner lowers.  The spec's own ops (add,
