@@ -463,6 +463,9 @@ typedef struct mrt_ir_alternative_tensor {
     int reshard_after_forward;      /* a trained param: the backward pass
                                   moves it again from its home layout
                                   (FSDP's option) */
+    int noptimizer_layout;               /* a trained param: the layout */
+    const mrt_ir_rule *optimizer_layout; /* of its optimizer state and
+                                  update (NULL: the param's own) */
 } mrt_ir_alternative_tensor;
 typedef struct mrt_ir_alternative_op {
     const char *out;           /* the op, named by its result */

@@ -264,6 +264,10 @@ typedef struct mrt_ir_alt_entry_at {
     mrt_mark grad_mark;
     int has_reshard;       /* `reshard_after_forward:` was written */
     mrt_mark reshard_mark; /* (true or false: both are checked) */
+    int nopt;                  /* tensors: its `optimizer_layout:`, */
+    const mrt_ir_rule_at *opt; /* as grad_layout */
+    int has_opt;
+    mrt_mark opt_mark;
 } mrt_ir_alt_entry_at;
 /* Where the parts of an alternative were written.  A front end that
  * found its form wrong (broken, not NULL) passes the name and that

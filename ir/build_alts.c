@@ -113,6 +113,30 @@ static int is_param(const mrt_spec *s, int id)
     return 0;
 }
 
+/* The `optimizer_layout:` of entry d for parameter id. */
+static mrt_status optimizer_entry(mrt_ir_call *c, mrt_spec_layout *l,
+                                  const mrt_ir_alternative_tensor *d,
+                                  const mrt_ir_alt_entry_at *e, int marked,
+                                  int id)
+{
+    const mrt_spec *s = c->ir->s;
+    char of[2 * MRT_NAME_MAX + 64];
+    mrt_ir_at(c, "tensors", &e->opt_mark);
+    if (!is_param(s, id))
+        return mrt_ir_fail(c, MRT_E_SPEC,
+                           "tensor '%s' is not a parameter (an "
+                           "optimizer_layout is for the tensors of %s)",
+                           s->tensor[id].name,
+                           mrt_ir_yaml(c) ? "'params' of 'train'"
+                                          : "the params of mrt_ir_set_train");
+    snprintf(of, sizeof of, "the optimizer_layout of tensor '%s'",
+             s->tensor[id].name);
+    return add_entry(c, l, id, MRT_ALT_OPTIMIZER,
+                     marked ? e->nopt : d->noptimizer_layout,
+                     d->optimizer_layout, marked ? e->opt : NULL,
+                     &s->tensor[id].layout, of);
+}
+
 /* One entry of `tensors`: d, written at e (marks), for tensor `id`
  * (-1: the one d names). */
 static mrt_status tensor_entry(mrt_ir_call *c, mrt_spec_layout *l,
@@ -148,6 +172,9 @@ static mrt_status tensor_entry(mrt_ir_call *c, mrt_spec_layout *l,
                             NULL)))
             return st;
     }
+    if ((marked ? e->has_opt : d->optimizer_layout != NULL) &&
+        (st = optimizer_entry(c, l, d, e, marked, id)))
+        return st;
     if (!(marked ? e->has_grad : d->grad_layout != NULL))
         return MRT_OK;
     mrt_ir_at(c, "tensors", &e->grad_mark);
@@ -277,7 +304,7 @@ static mrt_status alt_entries(mrt_ir_call *c, mrt_spec_layout *l,
                            "and %d ops",
                            a->ntensors, a->nops);
     for (int i = 0; i < a->ntensors; i++)
-        n += 3 * (size_t)entry_count(c->ir->s, a->tensors[i].name);
+        n += 4 * (size_t)entry_count(c->ir->s, a->tensors[i].name);
     for (int i = 0; i < a->nops; i++)
         n += (size_t)entry_count(c->ir->s, a->ops[i].out);
     if (!n)

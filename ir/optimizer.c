@@ -92,8 +92,10 @@ static int like_param(upd *u, const char *suffix, int opt)
     t->layout.partial = 0;
     t->own_layout = w.own_layout;
     memcpy(t->split_mark, w.split_mark, sizeof w.split_mark);
-    t->grad_like = 1 + u->w; /* follows w's layout (grad_piece 0) */
-    t->opt_layout = opt ? 1 + u->w : 0;
+    if (opt) /* the optimizer's layout (derive.c: w's unless given) */
+        t->opt_layout = 1 + u->w;
+    else /* w's layout (grad_piece 0: no piece of its gradient) */
+        t->grad_like = 1 + u->w;
     t->block = w.block;
     t->layer = w.layer;
     return id;
@@ -142,7 +144,8 @@ static int op(upd *u, mrt_map_fn fn, double c, int a, int b, int out)
     return out;
 }
 
-/* A temporary of the update: out = fn(a, b; c). */
+/* A temporary of the update: out = fn(a, b; c); in the optimizer's
+ * layout (sgd, with no state: the parameter's, as grad_like). */
 static int temp(upd *u, const char *suffix, mrt_map_fn fn, double c, int a,
                 int b)
 {

@@ -45,7 +45,7 @@ typedef struct alt_read {
     mrt_ir_alternative_tensor *tensors;
     mrt_ir_alternative_op *ops;
     mrt_ir_alt_entry_at *tensor_at, *op_at;
-    mrt_spec_rules *entry_rules; /* [2 per tensor + 1 per op] */
+    mrt_spec_rules *entry_rules; /* [3 per tensor + 1 per op] */
     int nentry_rules;
     char (*what)[MRT_SPEC_QUOTE_MAX + 32]; /* each entry's key */
     int nwhat;
@@ -211,7 +211,8 @@ static mrt_status tensor_entry(mrt_spec_parser *p, alt_read *r,
                                const yaml_node_t *k, const yaml_node_t *v)
 {
     static const char *const keys[] = {"layout", "grad_layout",
-                                       "reshard_after_forward", NULL};
+                                       "reshard_after_forward",
+                                       "optimizer_layout", NULL};
     char in[2 * MRT_NAME_MAX + 64], of[2 * MRT_NAME_MAX + 64];
     mrt_ir_alt_entry_at *e = &r->tensor_at[r->a.ntensors];
     mrt_ir_alternative_tensor *d = &r->tensors[r->a.ntensors++];
@@ -235,6 +236,12 @@ static mrt_status tensor_entry(mrt_spec_parser *p, alt_read *r,
     e->has_reshard = rs != NULL;
     e->reshard_mark = mrt_spec_mark(rs);
     if (rs && (st = reshard(p, r, name, rs, &d->reshard_after_forward)))
+        return st;
+    const yaml_node_t *opt = mrt_spec_get(p, v, "optimizer_layout");
+    snprintf(of, sizeof of, "the optimizer_layout of tensor '%s'", name);
+    e->has_opt = opt != NULL;
+    e->opt_mark = mrt_spec_mark(opt);
+    if (opt && (st = entry_rules(p, r, opt, of, &e->nopt, &e->opt)))
         return st;
     if (!grad)
         return MRT_OK;
@@ -299,7 +306,7 @@ static mrt_status alloc_entries(mrt_spec_parser *p, alt_read *r,
     r->ops = calloc(n + 1, sizeof *r->ops);
     r->tensor_at = calloc(n + 1, sizeof *r->tensor_at);
     r->op_at = calloc(n + 1, sizeof *r->op_at);
-    r->entry_rules = calloc(2 * n + 1, sizeof *r->entry_rules);
+    r->entry_rules = calloc(3 * n + 1, sizeof *r->entry_rules);
     r->what = calloc(n + 1, sizeof *r->what);
     if (!r->tensors || !r->ops || !r->tensor_at || !r->op_at ||
         !r->entry_rules || !r->what)

@@ -13,7 +13,10 @@
 #     instead of all-reducing them; zero3 also gathers the parameters in
 #     the forward pass;
 #   - the peak memory per rank falls from dp to zero1 to zero2 (the
-#     plan's figure).
+#     plan's figure);
+#   - tests/specs/optimizer_layout.yaml: an alternative's own
+#     optimizer_layout per parameter, verified, and its shards in the
+#     plan (the updated parameter back in the parameter's layout).
 set -uo pipefail
 meshrt=$1
 np=$2
@@ -34,7 +37,26 @@ for l in dp zero1 zero2 zero3; do
     [ "$n" = 3 ] || bad "$l at $np ranks: $n of 3 step losses verified"
 done
 
+# optimizer_layout: of its own per parameter (tests/specs/optimizer_layout.yaml)
+case $np in 4) mesh=data=2,model=2 ;; *) mesh=data=$np,model=1 ;; esac
+ol=$here/specs/optimizer_layout.yaml
+if ! timeout 300 "$here/mpirun.sh" "$np" "$meshrt" run "$ol" --mesh "$mesh" \
+     --layout own --verify >"$dir/own.out" 2>&1; then
+    bad "optimizer_layout at $np ranks: exit status not 0"; cat "$dir/own.out"
+fi
+for t in w1:next w2:next w1:m:next w2:v:next; do
+    grep -q "^verify $t: .*: ok$" "$dir/own.out" ||
+        bad "optimizer_layout at $np ranks: no verified $t"
+done
+
 [ "$np" = 4 ] || exit $fail
+"$meshrt" plan "$ol" --layout own >"$dir/own.plan" 2>&1 || bad "plan of $ol failed"
+grep -qE "^op [0-9]+: w1:m:next = lerp \(update\)  \[i/data\+model, h\]  shard 2x10$" "$dir/own.plan" ||
+    bad "optimizer_layout: w1's state is not [i/data+model, h]"
+grep -qE "^op [0-9]+: w2:v:next = lerp_sq \(update\)  \[h/model, o/data\]  shard 5x3$" "$dir/own.plan" ||
+    bad "optimizer_layout: w2's state is not [h/model, o/data]"
+grep -qE "^op [0-9]+: w2:next = sub \(update\)  \[h/model, o\]  shard 5x5$" "$dir/own.plan" ||
+    bad "optimizer_layout: w2:next is not in w2's layout"
 # the plans at 4 ranks
 for l in dp zero1 zero2 zero3; do
     "$meshrt" plan "$spec" --layout "$l" >"$dir/$l.plan" 2>&1 ||
