@@ -61,9 +61,10 @@ typedef struct upd {
     mrt_spec *s;
     mrt_error *err;
     mrt_status st;
-    int k;     /* the parameter's index in train.param */
-    int w;     /* its tensor */
-    int state; /* its optimizer keeps state: temporaries take its layout */
+    int k;          /* the parameter's index in train.param */
+    int w;          /* its tensor */
+    int state;      /* its optimizer keeps state: temporaries take its layout */
+    mrt_dtype type; /* the optimizer's: its state's and temporaries' */
 } upd;
 
 static int fail_nomem(upd *u)
@@ -92,10 +93,13 @@ static int like_param(upd *u, const char *suffix, int opt)
     t->layout.partial = 0;
     t->own_layout = w.own_layout;
     memcpy(t->split_mark, w.split_mark, sizeof w.split_mark);
-    if (opt) /* the optimizer's layout (derive.c: w's unless given) */
+    if (opt) { /* the optimizer's layout (derive.c: w's unless given) */
         t->opt_layout = 1 + u->w;
-    else /* w's layout (grad_piece 0: no piece of its gradient) */
+        t->stored = u->type == s->dtype ? 0 : 1 + (int)u->type;
+    } else { /* w's layout and type (grad_piece 0: no gradient piece) */
         t->grad_like = 1 + u->w;
+        t->stored = w.stored;
+    }
     t->block = w.block;
     t->layer = w.layer;
     return id;
@@ -112,6 +116,25 @@ static int state_tensor(upd *u, const char *suffix, int role)
         t->opt_state = 1 + u->w;
         t->opt_role = role;
     }
+    return id;
+}
+
+/* The master weights: a state tensor with w's initial values (its init
+ * copied), in the optimizer's type. */
+static int master_tensor(upd *u)
+{
+    int id = state_tensor(u, ":master", MRT_OPT_ROLE_MASTER);
+    if (id < 0)
+        return -1;
+    mrt_spec_tensor *t = &u->s->tensor[id];
+    const mrt_spec_tensor *w = &u->s->tensor[u->w];
+    t->init = w->init;
+    t->seed = w->seed;
+    t->fill = w->fill;
+    t->init_mark = w->init_mark;
+    t->file_header = w->file_header;
+    if (w->file && !(t->file = strdup(w->file)))
+        return fail_nomem(u);
     return id;
 }
 
@@ -190,34 +213,67 @@ static int adam_step(upd *u, int g)
     return temp(u, ":opt:step", MRT_MAP_MUL, 0, d, tr->step_scalar[0]);
 }
 
-/* The ops that update parameter k; train.updated[k] is its result. */
+/* The last op of the update, out = x - the step: sgd's x - lr g,
+ * momentum's x - lr b', Adam's x - (its step). */
+static int apply_step(upd *u, int x, int g, int out)
+{
+    mrt_spec *s = u->s;
+    const mrt_train *tr = &s->train;
+    switch (tr->optimizer) {
+    case MRT_OPTIMIZER_SGD: return op(u, MRT_MAP_AXPY, -tr->lr, x, g, out);
+    case MRT_OPTIMIZER_MOMENTUM: {
+        int b = state_tensor(u, ":momentum", MRT_OPT_ROLE_M);
+        int b1 = state_next(u, b, ":momentum", MRT_MAP_AXPY, tr->momentum, g,
+                            b);
+        return op(u, MRT_MAP_AXPY, -tr->lr, x, b1, out);
+    }
+    case MRT_OPTIMIZER_ADAM:
+    case MRT_OPTIMIZER_ADAMW: {
+        int d = adam_step(u, g);
+        if (tr->weight_decay > 0 && tr->optimizer == MRT_OPTIMIZER_ADAMW)
+            d = temp(u, ":opt:decay", MRT_MAP_AXPY, tr->lr * tr->weight_decay,
+                     d, x);
+        return op(u, MRT_MAP_SUB, 0, x, d, out);
+    }
+    case MRT_OPTIMIZER_COUNT: break;
+    }
+    return -1;
+}
+
+/* The ops that update parameter k; train.updated[k] is its result.
+ * With master weights (the parameters' type narrower than the
+ * optimizer's), the update runs on them in place and w:next is their
+ * copy in w's type (converted on the optimizer's shard, <w>:opt:cast,
+ * so a sharded update gathers the parameter in its own type, as ZeRO
+ * does) and layout; with a gradient narrower than the
+ * optimizer's type (and master_grads), its copy in that type is kept
+ * as state. */
 static void update(upd *u)
 {
     mrt_spec *s = u->s;
     mrt_train *tr = &s->train;
     int w = u->w, g = tr->grad[u->k];
-    double wd = tr->weight_decay;
-    u->state = tr->optimizer != MRT_OPTIMIZER_SGD;
-    if (wd > 0 && tr->optimizer != MRT_OPTIMIZER_ADAMW)
-        g = temp(u, ":opt:g", MRT_MAP_AXPY, wd, g, w);
-    int next = like_param(u, ":next", 0), d = -1;
-    switch (tr->optimizer) {
-    case MRT_OPTIMIZER_SGD: op(u, MRT_MAP_AXPY, -tr->lr, w, g, next); break;
-    case MRT_OPTIMIZER_MOMENTUM: {
-        int b = state_tensor(u, ":momentum", MRT_OPT_ROLE_M);
-        int b1 = state_next(u, b, ":momentum", MRT_MAP_AXPY, tr->momentum, g,
-                            b);
-        op(u, MRT_MAP_AXPY, -tr->lr, w, b1, next);
-        break;
+    int wide = mrt_dtype_size(u->type);
+    int master = wide > mrt_dtype_size(mrt_spec_tensor_dtype(s, w));
+    u->state = tr->optimizer != MRT_OPTIMIZER_SGD || master;
+    if (u->state && tr->master_grads &&
+        wide > mrt_dtype_size(mrt_spec_tensor_dtype(s, g))) {
+        int gc = state_tensor(u, ":grad", MRT_OPT_ROLE_GRAD);
+        g = state_next(u, gc, ":grad", MRT_MAP_COPY, 0, g, -1);
     }
-    case MRT_OPTIMIZER_ADAM:
-    case MRT_OPTIMIZER_ADAMW:
-        d = adam_step(u, g);
-        if (wd > 0 && tr->optimizer == MRT_OPTIMIZER_ADAMW)
-            d = temp(u, ":opt:decay", MRT_MAP_AXPY, tr->lr * wd, d, w);
-        op(u, MRT_MAP_SUB, 0, w, d, next);
-        break;
-    case MRT_OPTIMIZER_COUNT: break;
+    int x = master ? master_tensor(u) : w; /* what the update runs on */
+    if (tr->weight_decay > 0 && tr->optimizer != MRT_OPTIMIZER_ADAMW)
+        g = temp(u, ":opt:g", MRT_MAP_AXPY, tr->weight_decay, g, x);
+    int next = like_param(u, ":next", 0);
+    if (master) { /* converted on the shard, then gathered in w's type */
+        int x1 = apply_step(u, x, g, like_param(u, ":master:next", 1));
+        int h = like_param(u, ":opt:cast", 1);
+        if (h >= 0)
+            s->tensor[h].stored = s->tensor[w].stored;
+        carry(u, x, x1);
+        op(u, MRT_MAP_COPY, 0, op(u, MRT_MAP_COPY, 0, x1, -1, h), -1, next);
+    } else {
+        apply_step(u, x, g, next);
     }
     tr->updated[u->k] = next;
 }
@@ -261,6 +317,8 @@ mrt_status mrt_optimizer_emit(mrt_spec *s, const int *order, mrt_error *err)
     for (int j = 0; j < tr->nparams && !st; j++) {
         upd u = {.s = s, .err = err, .k = order[j]};
         u.w = tr->param[u.k];
+        u.type = s->precision.given ? s->precision.optimizer
+                                    : mrt_spec_tensor_dtype(s, u.w);
         update(&u);
         st = u.st;
     }
