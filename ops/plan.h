@@ -131,6 +131,7 @@ typedef struct mrt_value {
     int stage;      /* the pipeline stage whose ranks hold it; -1: every
                           stage (not pipelined, or an input every stage
                           makes for itself) */
+    int kind;       /* its mrt_memory_kind (memory_kind.c) */
 } mrt_value;
 
 typedef struct mrt_step {
@@ -257,6 +258,8 @@ struct mrt_plan {
                                  the most MPI scratch at once */
     int64_t max_workspace; /* the largest step workspace */
     mrt_plan_pipeline pipe; /* pipe.stages < 2: not pipelined */
+    int64_t device_memory; /* bytes of one rank's memory (the option's,
+                              else the profile's); 0: none given */
 };
 
 /* 1 if the rank at coords runs step s: a step of every rank, of its
