@@ -15,10 +15,12 @@
  *            parameter is replicated over the axes.
  *
  * Which dim is sharded: of the parameter's layout under the alternative,
- * the largest dim not split yet (its size; ties: the first in shape
- * order), or, when every dim is split, the one with the largest local
- * extent.  The axes go on it minor-most, so uneven sizes work as any
- * uneven split does (layout.h's block rule).  An axis that already
+ * the largest dim not split yet that the axes divide evenly (so every
+ * rank holds 1/d of it: ZeRO's figures, to the byte); else the largest
+ * dim not split yet; else (every dim split) the one with the largest
+ * shard.  Ties: the first in shape order.  The axes go on it minor-most,
+ * so a size they do not divide splits unevenly, as any uneven split
+ * does (layout.h's block rule).  An axis that already
  * splits the parameter is not used again; a 0-dim parameter (a scalar)
  * is left alone.
  */
@@ -26,22 +28,34 @@
 
 #include "ir.h"
 
-/* The dim of l to shard (see the top), or -1 for a 0-dim layout. */
-static int zero_dim(const mrt_layout *l, const mrt_mesh *m)
+/* How good dim d of l is to shard into `ways` more parts: 2 not split
+ * and divided evenly, 1 not split, 0 split already; and its extent on
+ * a rank (the tie-break: larger first). */
+static int rank_dim(const mrt_layout *l, const mrt_mesh *m, int d,
+                    int64_t ways, int64_t *extent)
 {
-    int best = -1, best_split = 1;
-    int64_t best_size = -1;
+    int64_t parts = 1;
+    for (int k = 0; k < l->naxes[d]; k++)
+        parts *= m->size[l->axes[d][k]];
+    *extent = (l->size[d] + parts - 1) / parts;
+    if (l->naxes[d])
+        return 0;
+    return l->size[d] % ways == 0 ? 2 : 1;
+}
+
+/* The dim of l to shard into `ways` more parts (see the top), or -1 for
+ * a 0-dim layout. */
+static int zero_dim(const mrt_layout *l, const mrt_mesh *m, int64_t ways)
+{
+    int best = -1, best_rank = -1;
+    int64_t best_extent = -1;
     for (int d = 0; d < l->ndims; d++) {
-        int64_t parts = 1;
-        for (int k = 0; k < l->naxes[d]; k++)
-            parts *= m->size[l->axes[d][k]];
-        int split = l->naxes[d] > 0;
-        int64_t size = split ? (l->size[d] + parts - 1) / parts : l->size[d];
-        if (best < 0 || (best_split && !split) ||
-            (split == best_split && size > best_size)) {
+        int64_t extent;
+        int r = rank_dim(l, m, d, ways, &extent);
+        if (r > best_rank || (r == best_rank && extent > best_extent)) {
             best = d;
-            best_split = split;
-            best_size = size;
+            best_rank = r;
+            best_extent = extent;
         }
     }
     return best;
@@ -67,7 +81,11 @@ static int zero_layout(const mrt_spec *s, const mrt_spec_layout *l, int p,
 {
     *z = s->tensor[p].layout;
     unsigned free_axes = l->zero_axes & ~mrt_layout_used_axes(z);
-    int d = zero_dim(z, &s->mesh);
+    int64_t ways = 1;
+    for (int a = 0; a < s->mesh.naxes; a++)
+        if (free_axes & (1u << a))
+            ways *= s->mesh.size[a];
+    int d = zero_dim(z, &s->mesh, ways);
     if (d < 0 || !free_axes)
         return 0;
     for (int a = 0; a < s->mesh.naxes && z->naxes[d] < MRT_MAX_AXES; a++)
