@@ -176,12 +176,55 @@ START_TEST(megatron_and_zero_bytes)
 }
 END_TEST
 
+/* The builder's errors about the optimizer, from C: no position, the
+ * call and the argument named. */
+START_TEST(builder_errors)
+{
+    static const char *const axis[] = {"data"};
+    static const int64_t size[] = {2};
+    struct {
+        mrt_ir_train t;
+        mrt_status code;
+        const char *text;
+    } cases[] = {
+        {{.optimizer = (mrt_optimizer)7}, MRT_E_USAGE, "unknown optimizer 7"},
+        {{.beta1 = 0.5}, MRT_E_SPEC, "optimizer 'sgd' takes no 'betas'"},
+        {{.optimizer = MRT_OPTIMIZER_ADAM, .beta2 = 1}, MRT_E_SPEC,
+         "the 'betas' of 'train' must be in (0, 1): got 1"},
+        {{.optimizer = MRT_OPTIMIZER_ADAMW, .momentum = 0.9}, MRT_E_SPEC,
+         "optimizer 'adamw' takes no 'momentum'"},
+        {{.weight_decay = -1}, MRT_E_SPEC, "'weight_decay' of 'train' must be"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        mrt_ir *ir = NULL;
+        mrt_error err = {0};
+        ok(mrt_ir_create("opt", 1, axis, size, &ir, &err), &err);
+        ok(mrt_ir_add_dim(ir, "k", 4, &err), &err);
+        const char *ks[] = {"k"}, *params[] = {"w"};
+        mrt_ir_tensor w = {.name = "w", .ndims = 1, .shape = ks};
+        ok(mrt_ir_add_tensor(ir, &w, &err), &err);
+        mrt_ir_op o = {.kind = MRT_IR_REDUCE_SUM, .in = {"w"}, .out = "loss"};
+        ok(mrt_ir_add_op(ir, &o, &err), &err);
+        mrt_ir_train t = cases[i].t;
+        t.loss = "loss";
+        t.nparams = 1;
+        t.params = params;
+        ck_assert_int_eq(mrt_ir_set_train(ir, &t, &err), cases[i].code);
+        ck_assert_msg(strstr(err.message, cases[i].text), "case %zu: %s", i,
+                      err.message);
+        ck_assert_int_eq(err.line, 0);
+        mrt_ir_destroy(ir);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *su = suite_create("optimizer");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, state_tensors);
     tcase_add_test(tc, megatron_and_zero_bytes);
+    tcase_add_test(tc, builder_errors);
     suite_add_tcase(su, tc);
     SRunner *sr = srunner_create(su);
     srunner_run_all(sr, CK_NORMAL);
