@@ -65,6 +65,7 @@ typedef struct upd {
     int w;          /* its tensor */
     int state;      /* its optimizer keeps state: temporaries take its layout */
     mrt_dtype type; /* the optimizer's: its state's and temporaries' */
+    mrt_dtype ptype, gtype; /* the parameter's and its gradient's */
 } upd;
 
 static int fail_nomem(upd *u)
@@ -254,10 +255,9 @@ static void update(upd *u)
     mrt_train *tr = &s->train;
     int w = u->w, g = tr->grad[u->k];
     int wide = mrt_dtype_size(u->type);
-    int master = wide > mrt_dtype_size(mrt_spec_tensor_dtype(s, w));
+    int master = wide > mrt_dtype_size(u->ptype);
     u->state = tr->optimizer != MRT_OPTIMIZER_SGD || master;
-    if (u->state && tr->master_grads &&
-        wide > mrt_dtype_size(mrt_spec_tensor_dtype(s, g))) {
+    if (u->state && tr->master_grads && wide > mrt_dtype_size(u->gtype)) {
         int gc = state_tensor(u, ":grad", MRT_OPT_ROLE_GRAD);
         g = state_next(u, gc, ":grad", MRT_MAP_COPY, 0, g, -1);
     }
@@ -269,7 +269,7 @@ static void update(upd *u)
         int x1 = apply_step(u, x, g, like_param(u, ":master:next", 1));
         int h = like_param(u, ":opt:cast", 1);
         if (h >= 0)
-            s->tensor[h].stored = s->tensor[w].stored;
+            s->tensor[h].stored = u->ptype == s->dtype ? 0 : 1 + (int)u->ptype;
         carry(u, x, x1);
         op(u, MRT_MAP_COPY, 0, op(u, MRT_MAP_COPY, 0, x1, -1, h), -1, next);
     } else {
@@ -305,7 +305,7 @@ static mrt_status scalars(mrt_spec *s, mrt_error *err)
 mrt_status mrt_optimizer_emit(mrt_spec *s, const int *order, mrt_error *err)
 {
     mrt_train *tr = &s->train;
-    size_t room = 2 * (size_t)tr->nparams + 1;
+    size_t room = (size_t)MRT_OPT_ROLE_COUNT * (size_t)tr->nparams + 1;
     free(tr->state);
     free(tr->state_next);
     tr->nstate = 0;
@@ -317,8 +317,12 @@ mrt_status mrt_optimizer_emit(mrt_spec *s, const int *order, mrt_error *err)
     for (int j = 0; j < tr->nparams && !st; j++) {
         upd u = {.s = s, .err = err, .k = order[j]};
         u.w = tr->param[u.k];
-        u.type = s->precision.given ? s->precision.optimizer
-                                    : mrt_spec_tensor_dtype(s, u.w);
+        /* precision:'s types (the builder gives the parameters and
+         * gradients theirs after reverse mode), else the tensors' own */
+        const mrt_precision *q = &s->precision;
+        u.ptype = q->given ? q->params : mrt_spec_tensor_dtype(s, u.w);
+        u.gtype = q->given ? q->grads : mrt_spec_tensor_dtype(s, tr->grad[u.k]);
+        u.type = q->given ? q->optimizer : u.ptype;
         update(&u);
         st = u.st;
     }

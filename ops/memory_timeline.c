@@ -8,8 +8,9 @@
  *
  * A value is live from the step that makes it (inputs: from the start)
  * to its last use (plan_finish.c's lifetimes); a stage's walk counts the
- * values and steps of that stage only (plans have no stages yet: every
- * rank holds every value, and only stage -1 is asked for).
+ * values the ranks of that pipeline stage hold (their stage's, and every
+ * stage's) and the workspace and scratch of the steps they run (a
+ * SENDRECV on both sides).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -23,13 +24,27 @@ static int64_t value_bytes(const mrt_plan *p, int v)
     return p->value[v].count * p->value[v].elsize;
 }
 
+static int value_on_stage(const mrt_plan *p, int v, int stage)
+{
+    return stage < 0 || p->pipe.stages < 2 || p->value[v].stage < 0 ||
+           p->value[v].stage == stage;
+}
+
+static int step_on_stage(const mrt_plan *p, const mrt_step *s, int stage)
+{
+    return stage < 0 || p->pipe.stages < 2 || s->stage < 0 ||
+           s->stage == stage ||
+           (s->kind == MRT_STEP_SENDRECV && s->from_stage == stage);
+}
+
 /* delta[k][kind]: the bytes of each kind that become live at step k
  * (negative: die before it); the workspace column holds MPI's scratch. */
-static void fill_deltas(const mrt_plan *p, int64_t (*delta)[NK])
+static void fill_deltas(const mrt_plan *p, int stage, int64_t (*delta)[NK])
 {
     for (int v = 0; v < p->nvalues; v++) {
         const mrt_value *x = &p->value[v];
-        if (x->alias_of) /* in place: the bytes of the value it replaces */
+        if (x->alias_of || !value_on_stage(p, v, stage))
+            /* (in place: the bytes of the value it replaces) */
             continue;
         delta[x->def < 0 ? 0 : x->def][x->kind] += value_bytes(p, v);
         delta[x->last_use + 1][x->kind] -= value_bytes(p, v);
@@ -37,6 +52,8 @@ static void fill_deltas(const mrt_plan *p, int64_t (*delta)[NK])
     for (int k = 0; k < p->nsteps; k++) { /* to its wait in the background */
         const mrt_step *s = &p->step[k];
         int end = s->wait > k ? s->wait : k + 1;
+        if (!step_on_stage(p, s, stage))
+            continue;
         delta[k][MRT_MEM_WORKSPACE] += s->mpi_scratch;
         delta[end][MRT_MEM_WORKSPACE] -= s->mpi_scratch;
     }
@@ -53,11 +70,10 @@ static int64_t row_sum(const int64_t row[NK])
 mrt_status mrt_memory_walk_plan(const mrt_plan *p, int stage,
                                 mrt_memory_walk *w)
 {
-    (void)stage; /* no stages yet: every value is every rank's */
     int64_t (*delta)[NK] = calloc((size_t)p->nsteps + 2, sizeof *delta);
     if (!delta)
         return MRT_E_NOMEM;
-    fill_deltas(p, delta);
+    fill_deltas(p, stage, delta);
     int64_t live[NK] = {0}, scratch = 0;
     w->peak = -1;
     w->peak_step = 0;
@@ -71,7 +87,8 @@ mrt_status mrt_memory_walk_plan(const mrt_plan *p, int stage,
         w->scratch_max = scratch > w->scratch_max ? scratch : w->scratch_max;
         int64_t now[NK];
         memcpy(now, live, sizeof now);
-        now[MRT_MEM_WORKSPACE] += k < p->nsteps ? p->step[k].workspace : 0;
+        if (k < p->nsteps && step_on_stage(p, &p->step[k], stage))
+            now[MRT_MEM_WORKSPACE] += p->step[k].workspace;
         int64_t total = row_sum(now);
         if (total > w->peak) {
             w->peak = total;
@@ -122,11 +139,11 @@ mrt_status mrt_plan_get_memory(const mrt_plan *plan, int stage,
         return mrt_error_set(err, MRT_E_USAGE, "", (mrt_mark){0},
                              "mrt_plan_get_memory: argument '%s': NULL",
                              plan ? "out" : "plan");
-    if (stage != -1)
+    if (stage < -1 || stage >= (plan->pipe.stages < 2 ? 0 : plan->pipe.stages))
         return mrt_error_set(err, MRT_E_USAGE, "", (mrt_mark){0},
                              "mrt_plan_get_memory: argument 'stage': %d "
-                             "(the plan has no pipeline stages: -1)",
-                             stage);
+                             "(the plan has %d pipeline stages; -1: all)",
+                             stage, plan->pipe.stages < 2 ? 0 : plan->pipe.stages);
     mrt_memory_walk w = {0};
     if (mrt_memory_walk_plan(plan, stage, &w) != MRT_OK)
         return mrt_error_set(err, MRT_E_NOMEM, "", (mrt_mark){0},
@@ -134,7 +151,7 @@ mrt_status mrt_plan_get_memory(const mrt_plan *plan, int stage,
     memset(out, 0, sizeof *out);
     out->live_peak = w.peak;
     memcpy(out->by_kind, w.by_kind, sizeof w.by_kind);
-    out->peak = plan->totals.peak_memory;
+    out->peak = stage < 0 ? plan->totals.peak_memory : w.peak;
     out->arena = plan->arena_bytes;
     out->fragmentation = out->peak - out->live_peak;
     out->peak_step = w.peak_step;
@@ -149,7 +166,8 @@ mrt_status mrt_plan_get_memory(const mrt_plan *plan, int stage,
 int mrt_plan_memory_timeline(const mrt_plan *plan, int stage,
                              int64_t (*rows)[MRT_MEM_KIND_COUNT])
 {
-    if (!plan || stage != -1)
+    if (!plan || stage < -1 ||
+        stage >= (plan->pipe.stages < 2 ? 0 : plan->pipe.stages))
         return -1;
     if (!rows)
         return plan->nops;

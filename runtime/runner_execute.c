@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "kernel.h"
 #include "name_index.h"
 #include "npy.h"
 #include "output.h"
@@ -79,19 +80,20 @@ static void carry(mrt_exec *e, int from, int to)
 {
     const mrt_plan *p = e->plan;
     int a = p->tensor_value[from], b = p->tensor_value[to];
-    if (e->buf[a] != e->buf[b])
-        memcpy(e->buf[b], e->buf[a],
-               (size_t)p->value[b].count * (size_t)p->value[b].elsize);
+    if (e->buf[a] != e->buf[b]) /* (rounded if the types differ) */
+        mrt_kernel_convert(p->value[b].dtype, e->buf[b], p->value[a].dtype,
+                           e->buf[a], p->value[b].count);
 }
 
-/* A replicated scalar's value (the loss) or a new one (Adam's). */
+/* A replicated scalar's value (the loss), or set to *set (Adam's). */
 static double scalar(mrt_exec *e, int t, const double *set)
 {
     const mrt_plan *p = e->plan;
+    const mrt_value *v = &p->value[p->tensor_value[t]];
     void *b = e->buf[p->tensor_value[t]];
-    if (p->value[p->tensor_value[t]].dtype == MRT_F64)
-        return set ? (*(double *)b = *set) : *(const double *)b;
-    return set ? (*(float *)b = (float)*set) : *(const float *)b;
+    if (set)
+        mrt_kernel_convert(v->dtype, b, MRT_F64, set, 1);
+    return mrt_kernel_get(v->dtype, b, 0);
 }
 
 /* After a training step: the loss (a replicated scalar); each
