@@ -12,6 +12,10 @@
 #     an all-gather in the update; zero2 reduce-scatters the gradients
 #     instead of all-reducing them; zero3 also gathers the parameters in
 #     the forward pass;
+#   - tests/specs/zero_adam_bf16.yaml, the same in mixed precision
+#     (bf16 parameters, fp32 master weights, m and v), verified alike
+#     (the master weights too), and zero1 gathers each parameter in
+#     bfloat16 (w1's 6x3 shard: 36 bytes);
 #   - the peak memory per rank falls from dp to zero1 to zero2 (the
 #     plan's figure);
 #   - tests/specs/optimizer_layout.yaml: an alternative's own
@@ -35,6 +39,17 @@ for l in dp zero1 zero2 zero3; do
     done
     n=$(grep -c "^verify loss of step [123]: .*: ok$" "$dir/$l.out")
     [ "$n" = 3 ] || bad "$l at $np ranks: $n of 3 step losses verified"
+done
+# the same in mixed precision (bf16 parameters, fp32 master weights)
+for l in dp zero1 zero2 zero3; do
+    if ! timeout 300 "$here/mpirun.sh" "$np" "$meshrt" run "$here/specs/zero_adam_bf16.yaml" \
+         --mesh "data=$np" --layout "$l" --verify >"$dir/$l.bf16.out" 2>&1; then
+        bad "bf16 $l at $np ranks: exit status not 0"; cat "$dir/$l.bf16.out"; continue
+    fi
+    for t in w1:next w1:master:next w1:m:next g:v:next g:master:next; do
+        grep -q "^verify $t: .*: ok$" "$dir/$l.bf16.out" ||
+            bad "bf16 $l at $np ranks: no verified $t"
+    done
 done
 
 # optimizer_layout: of its own per parameter (tests/specs/optimizer_layout.yaml)
@@ -75,6 +90,10 @@ has zero2 "reduce_scatter +grad:w1 over data"
 lacks zero2 "allreduce +grad:w1"
 has zero3 "allgather +w1 +over data"
 has zero3 "^op [0-9]+: w1:next = sub \(update\)  \[i, h/data\]  shard 6x3$"
+"$meshrt" plan "$here/specs/zero_adam_bf16.yaml" --layout zero1 >"$dir/bf16.plan" 2>&1 ||
+    bad "plan of zero_adam_bf16.yaml failed"
+grep -qE "allgather +w1:opt:cast over data \(group 4\) +36 bytes/rank" "$dir/bf16.plan" ||
+    bad "bf16 zero1: w1 is not gathered in bfloat16 (6x3 x 2 bytes) in the update"
 peak() { sed -nE 's/.*peak memory ([0-9]+) bytes\/rank.*/\1/p' "$dir/$1.plan" | head -1; }
 p0=$(peak dp) p1=$(peak zero1) p2=$(peak zero2)
 [ -n "$p0" ] && [ "$p1" -lt "$p0" ] && [ "$p2" -lt "$p1" ] ||
