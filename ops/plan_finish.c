@@ -26,6 +26,7 @@
 #include "first_fit.h"
 #include "step_widen.h"
 #include "kernel_plan.h"
+#include "memory.h"
 #include "planning.h"
 
 #define ARENA_ALIGN 64
@@ -168,6 +169,10 @@ static mrt_status place(mrt_plan *p)
     p->arena_bytes = 0;
     for (int v = 0; v < p->nvalues; v++) {
         mrt_value *val = &p->value[v];
+        if (val->alias_of) { /* in place: its buffer's (made before it) */
+            val->offset = p->value[val->alias_of - 1].offset;
+            continue;
+        }
         int64_t size = (value_bytes(p, v) + ARENA_ALIGN - 1) / ARENA_ALIGN *
                        ARENA_ALIGN;
         mrt_fit_expire(f, val->def); /* the values dead before it is made */
@@ -177,46 +182,6 @@ static mrt_status place(mrt_plan *p)
     }
     mrt_fit_destroy(f);
     return MRT_OK;
-}
-
-/* The most live bytes at any step: values, the step's workspace, and
- * MPI's scratch of the collectives running (the model's need); and in
- * *scratch_max the most MPI scratch at once. */
-static int64_t live_peak(const mrt_plan *p, int64_t *scratch_max)
-{
-    int64_t *delta = calloc((size_t)p->nsteps + 2, sizeof *delta);
-    if (!delta)
-        return -1;
-    for (int v = 0; v < p->nvalues; v++) {
-        const mrt_value *val = &p->value[v];
-        delta[val->def < 0 ? 0 : val->def] += value_bytes(p, v);
-        delta[val->last_use + 1] -= value_bytes(p, v);
-    }
-    /* MPI's own scratch, while each collective runs (to its wait when it
-     * runs in the background) */
-    int64_t *mpi = calloc((size_t)p->nsteps + 2, sizeof *mpi);
-    if (!mpi) {
-        free(delta);
-        return -1;
-    }
-    for (int k = 0; k < p->nsteps; k++) {
-        const mrt_step *s = &p->step[k];
-        int end = s->wait > k ? s->wait : k + 1;
-        mpi[k] += s->mpi_scratch;
-        mpi[end] -= s->mpi_scratch;
-    }
-    int64_t live = 0, peak = 0, scratch = 0;
-    *scratch_max = 0;
-    for (int k = 0; k <= p->nsteps; k++) {
-        live += delta[k];
-        scratch += mpi[k];
-        *scratch_max = scratch > *scratch_max ? scratch : *scratch_max;
-        int64_t ws = k < p->nsteps ? p->step[k].workspace : 0;
-        peak = live + ws + scratch > peak ? live + ws + scratch : peak;
-    }
-    free(delta);
-    free(mpi);
-    return peak;
 }
 
 /* Words any plan must move per rank for a matmul-like op, in bytes. */
@@ -320,8 +285,11 @@ void mrt_planning_tally(mrt_planning *pl)
 mrt_status mrt_planning_finish(mrt_planning *pl, mrt_error *err)
 {
     mrt_plan *p = pl->plan;
+    p->device_memory = pl->opt->device_memory > 0 ? pl->opt->device_memory
+                                                  : p->profile.device_memory;
     mrt_plan_schedule_overlap(p, pl->opt->blocking);
     lifetimes(p);
+    mrt_plan_alias_updates(p, pl->spec);
     p->max_workspace = 0;
     ws_slot *cache = calloc(WS_SLOTS, sizeof *cache); /* NULL: no cache */
     for (int k = 0; k < p->nsteps; k++) {
@@ -337,14 +305,17 @@ mrt_status mrt_planning_finish(mrt_planning *pl, mrt_error *err)
     totals(p);
     if (!buffers_fit(pl))
         return MRT_OK; /* the build reports the overflow */
-    int64_t scratch = 0;
-    p->live_peak = live_peak(p, &scratch);
-    if (place(p) != MRT_OK || p->live_peak < 0)
+    /* The most live bytes at any step (values, the step's workspace,
+     * the scratch of the collectives running), split by kind. */
+    mrt_memory_walk w = {0};
+    if (mrt_memory_classify(p, pl->spec) != MRT_OK ||
+        mrt_memory_walk_plan(p, -1, &w) != MRT_OK || place(p) != MRT_OK)
         return mrt_error_set(err, MRT_E_NOMEM, p->spec_path, (mrt_mark){0},
                              "out of memory while planning");
+    p->live_peak = w.peak;
     /* What a run holds at its peak: the arena (every value, at the
      * offsets placed above; it stays allocated), the workspace, and the
      * most scratch MPI allocates at once. */
-    p->totals.peak_memory = p->arena_bytes + p->max_workspace + scratch;
+    p->totals.peak_memory = p->arena_bytes + p->max_workspace + w.scratch_max;
     return MRT_OK;
 }

@@ -18,6 +18,7 @@
 #include <stdio.h>
 
 #include "output.h"
+#include "memory.h"
 #include "plan.h"
 
 static void json_layout(const mrt_plan *p, const mrt_layout *l, FILE *f)
@@ -228,5 +229,7 @@ void mrt_plan_print_json(const mrt_plan *p, FILE *f)
                 MRT_JSON_NUM("%.17g", t->phase_wire_bytes[ph]),
                 t->phase_collectives[ph],
                 MRT_JSON_NUM("%.6g", t->phase_time_s[ph]));
-    fputs("}}}\n", f);
+    fputs("}},\n \"memory\": ", f);
+    mrt_memory_print_json(p, f);
+    fputs("}\n", f);
 }
