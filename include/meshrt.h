@@ -678,6 +678,7 @@ typedef struct mrt_plan_memory {
     int64_t device_memory; /* the device memory it is planned for (the
                               option's, else the profile's; 0: none) */
     int fits;              /* 1 if peak <= device_memory (or none) */
+    int stages;            /* the plan's pipeline stages (1: none) */
 } mrt_plan_memory;
 /* The memory of the ranks of pipeline stage `stage` (-1: every value of
  * the plan, as every rank of a plan without stages holds them); for a

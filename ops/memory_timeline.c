@@ -165,6 +165,7 @@ mrt_status mrt_plan_get_memory(const mrt_plan *plan, int stage,
     out->user = out->peak_op >= 0 ? plan->op[out->peak_op].user : 0;
     out->phase = out->peak_op >= 0 ? (int)plan->op[out->peak_op].phase : 0;
     out->device_memory = plan->device_memory;
+    out->stages = plan->pipe.stages > 1 ? plan->pipe.stages : 1;
     out->fits = !plan->device_memory || out->peak <= plan->device_memory;
     return MRT_OK;
 }
