@@ -11,7 +11,9 @@
  * first, as TensorFlow Lite's greedy-by-size arena planner does, leaves
  * the holes to the small ones.  Each value scans the values placed before
  * it, so the pass is quadratic: it runs for plans of at most
- * MRT_PACK_MAX_VALUES values (first fit alone beyond).
+ * MRT_PACK_MAX_VALUES values (first fit alone beyond).  A value updated
+ * in place (alias_of: inplace.c) takes the offset of the one it replaces,
+ * which is held until the later of their last uses.
  */
 #include <stdlib.h>
 
@@ -36,9 +38,11 @@ static int cmp_item(const void *x, const void *y)
     return (a->v > b->v) - (a->v < b->v);
 }
 
-static int overlap(const mrt_value *a, const mrt_value *b)
+static const int *sort_last; /* a value's last use, its aliases' too */
+
+static int overlap(const mrt_plan *p, int a, int b)
 {
-    return a->def <= b->last_use && b->def <= a->last_use;
+    return p->value[a].def <= sort_last[b] && p->value[b].def <= sort_last[a];
 }
 
 /* The offset for item it, given the placed items placed[0..n) sorted by
@@ -46,11 +50,10 @@ static int overlap(const mrt_value *a, const mrt_value *b)
 static int64_t best_gap(const mrt_plan *p, const pack_item *it,
                         const pack_item *placed, int n, const int64_t *off)
 {
-    const mrt_value *x = &p->value[it->v];
     int64_t end = 0, best = -1, best_gap = INT64_MAX;
     for (int k = 0; k < n; k++) {
         const pack_item *q = &placed[k];
-        if (!overlap(x, &p->value[q->v]))
+        if (!overlap(p, it->v, q->v))
             continue;
         int64_t gap = off[q->v] - end;
         if (gap >= it->size && gap < best_gap) {
@@ -73,12 +76,26 @@ int64_t mrt_memory_pack(const mrt_plan *p, int64_t align, int64_t *off)
         free(placed);
         return -1;
     }
+    int *last = malloc(((size_t)p->nvalues + 1) * sizeof *last);
+    if (!last) {
+        free(item);
+        free(placed);
+        return -1;
+    }
+    for (int v = 0; v < p->nvalues; v++)
+        last[v] = p->value[v].last_use;
+    for (int v = 0; v < p->nvalues; v++) { /* in place: one buffer */
+        int a = p->value[v].alias_of - 1;
+        if (a >= 0 && last[v] > last[a])
+            last[a] = last[v];
+    }
     for (int v = 0; v < p->nvalues; v++) {
         int64_t b = p->value[v].count * p->value[v].elsize;
         off[v] = 0;
-        if (b > 0)
+        if (b > 0 && !p->value[v].alias_of)
             item[n++] = (pack_item){v, (b + align - 1) / align * align};
     }
+    sort_last = last;
     sort_plan = p;
     qsort(item, (size_t)n, sizeof *item, cmp_item);
     int64_t arena = 0;
@@ -93,7 +110,11 @@ int64_t mrt_memory_pack(const mrt_plan *p, int64_t align, int64_t *off)
         placed[k] = item[i];
         arena = at + item[i].size > arena ? at + item[i].size : arena;
     }
+    for (int v = 0; v < p->nvalues; v++) /* made after what it replaces */
+        if (p->value[v].alias_of)
+            off[v] = off[p->value[v].alias_of - 1];
     free(item);
     free(placed);
+    free(last);
     return arena;
 }

@@ -24,6 +24,7 @@
 
 #include "checked.h"
 #include "first_fit.h"
+#include "step_widen.h"
 #include "kernel_plan.h"
 #include "memory.h"
 #include "planning.h"
@@ -47,7 +48,7 @@ static mrt_kview view_of(const mrt_value *v)
  * program repeats a few shapes, and planning a kernel for each step was
  * the costliest part of finishing a plan.  Direct-mapped. */
 #define WS_SLOTS 64
-#define WS_KEY_MAX (1 + 3 * (1 + 2 * MRT_MAX_DIMS))
+#define WS_KEY_MAX (1 + 3 * (2 + 2 * MRT_MAX_DIMS))
 typedef struct ws_slot {
     int len; /* 0: empty */
     int64_t key[WS_KEY_MAX];
@@ -64,6 +65,7 @@ static int ws_key(const mrt_plan *p, const mrt_step *s, int64_t key[])
             continue;
         const mrt_value *x = &p->value[v[k]];
         key[n++] = x->layout.ndims;
+        key[n++] = x->dtype;
         for (int i = 0; i < x->layout.ndims; i++) {
             key[n++] = x->layout.dim[i];
             key[n++] = x->local[i];
@@ -97,19 +99,21 @@ static int64_t cached_workspace(mrt_planning *pl, const mrt_step *s,
 static int64_t step_workspace(mrt_planning *pl, const mrt_step *s)
 {
     const mrt_plan *p = pl->plan;
+    /* 16-bit operands widened around the kernel (step_widen.h) */
+    int64_t widen = mrt_step_widen_bytes(p, s);
     if (s->kind == MRT_STEP_EINSUM) {
         mrt_kview a = view_of(&p->value[s->in]), c = view_of(&p->value[s->out]);
         mrt_kview b = s->in2 >= 0 ? view_of(&p->value[s->in2]) : a;
-        size_t ws = mrt_einsum_workspace(p->dtype, &a, s->in2 >= 0 ? &b : NULL,
-                                         &c);
-        if (ws <= INT64_MAX)
-            return (int64_t)ws;
+        size_t ws = mrt_einsum_workspace(mrt_step_compute_dtype(p, s), &a,
+                                         s->in2 >= 0 ? &b : NULL, &c);
+        if (ws <= INT64_MAX - (uint64_t)widen)
+            return (int64_t)ws + widen;
         mrt_planning_overflow(pl, p->value[s->out].tensor,
                               MRT_PLAN_OVERFLOW_MEMORY);
         return 0;
     }
     if (!mrt_step_needs_packing(p, s))
-        return 0;
+        return widen;
     if (mrt_step_is_uneven(p, s)) { /* a block of the output per rank */
         int64_t ws;
         if (!mrt_checked_mul(value_bytes(p, s->out), s->group, &ws))
@@ -165,6 +169,10 @@ static mrt_status place(mrt_plan *p)
     p->arena_bytes = 0;
     for (int v = 0; v < p->nvalues; v++) {
         mrt_value *val = &p->value[v];
+        if (val->alias_of) { /* in place: its buffer's (made before it) */
+            val->offset = p->value[val->alias_of - 1].offset;
+            continue;
+        }
         int64_t size = (value_bytes(p, v) + ARENA_ALIGN - 1) / ARENA_ALIGN *
                        ARENA_ALIGN;
         mrt_fit_expire(f, val->def); /* the values dead before it is made */
@@ -300,6 +308,7 @@ mrt_status mrt_planning_finish(mrt_planning *pl, mrt_error *err)
                                                   : p->profile.device_memory;
     mrt_plan_schedule_overlap(p, pl->opt->blocking);
     lifetimes(p);
+    mrt_plan_alias_updates(p, pl->spec);
     p->max_workspace = 0;
     ws_slot *cache = calloc(WS_SLOTS, sizeof *cache); /* NULL: no cache */
     for (int k = 0; k < p->nsteps; k++) {

@@ -246,6 +246,10 @@ static void print_step(const mrt_plan *p, const mrt_step *s, text *t)
         put(t, ")   ");
         put_int(t, s->bytes);
         put(t, " bytes/rank, ");
+        if (in->dtype != p->dtype) { /* (mixed precision: its own type) */
+            put(t, mrt_dtype_name(in->dtype));
+            put(t, ", ");
+        }
         if (nodes) {
             put_int(t, s->bytes_inter);
             put(t, " across nodes, ");
