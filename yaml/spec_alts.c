@@ -81,9 +81,7 @@ static int is_section(const mrt_spec_parser *p, const yaml_node_pair_t *pr)
            v->type == YAML_MAPPING_NODE;
 }
 
-/* The value of a plain true or false scalar: 1 or 0; -1 for any other
- * node (yes/on, the string "true", a number, ...). */
-static int plain_bool(const yaml_node_t *v)
+int mrt_spec_plain_bool(const yaml_node_t *v)
 {
     const char *b = v && v->type == YAML_SCALAR_NODE &&
                             v->data.scalar.style == YAML_PLAIN_SCALAR_STYLE
@@ -98,7 +96,7 @@ static int is_pin(const mrt_spec_parser *p, const yaml_node_pair_t *pr)
     const char *key = mrt_spec_str(mrt_spec_node(p, pr->key));
     return key && !strcmp(key, "pin") &&
            (mrt_spec_find_dim(p->spec, "pin") < 0 ||
-            plain_bool(mrt_spec_node(p, pr->value)) >= 0);
+            mrt_spec_plain_bool(mrt_spec_node(p, pr->value)) >= 0);
 }
 
 /* 1 if pair pr of an alternative is one of its rules. */
@@ -137,7 +135,7 @@ static mrt_status reshard(mrt_spec_parser *p, const alt_read *r,
                           const char *name, const yaml_node_t *v, int *out)
 {
     char q[MRT_SPEC_QUOTE_MAX + 32];
-    if ((*out = plain_bool(v)) < 0)
+    if ((*out = mrt_spec_plain_bool(v)) < 0)
         return mrt_spec_fail(p, v,
                              "reshard_after_forward of tensor '%s' in "
                              "layout '%s' must be true or false, got %s",
@@ -279,7 +277,7 @@ static mrt_status read_pin(mrt_spec_parser *p, alt_read *r,
                            const yaml_node_t *v)
 {
     char q[MRT_SPEC_QUOTE_MAX + 32];
-    if ((r->a.pin = plain_bool(v)) < 0)
+    if ((r->a.pin = mrt_spec_plain_bool(v)) < 0)
         return mrt_spec_fail(p, v,
                              "pin of layout '%s' must be true or false, "
                              "got %s",
