@@ -464,6 +464,13 @@ typedef struct mrt_ir_alternative {
     int pin; /* nonzero: pinned (YAML's pin: true): planned as
                 MRT_PLANNER_RULES plans, unless the meshtf planner
                 is asked for */
+    /* YAML's `recompute:`: blocks whose activations this alternative
+     * recomputes (mrt_ir_block_recompute), besides those the program
+     * recomputes already: every block (recompute_all), or the blocks
+     * named in recompute[0..nrecompute) */
+    int recompute_all;
+    int nrecompute;
+    const char *const *recompute;
 } mrt_ir_alternative;
 /* Adds alternative alt, after the last op and mrt_ir_set_train (it is
  * checked against every tensor now, gradients included). */

@@ -259,7 +259,9 @@ int *mrt_spec_alt_targets(const mrt_spec *s, const mrt_spec_layout *l,
     for (int u = 0; u <= s->nuser_ops + 1; u++)
         by_user[u] = -1;
     for (int i = 0; i < s->ntensors; i++)
-        t[i] = s->tensor[i].grad_like ? MRT_ALT_FOLLOW : -1;
+        t[i] = s->tensor[i].grad_like || s->tensor[i].recomputes
+                   ? MRT_ALT_FOLLOW
+                   : -1;
     for (int e = 0; e < l->nentries; e++) {
         const mrt_spec_alt_entry *en = &l->entry[e];
         int op = s->tensor[en->tensor].producer;
@@ -334,7 +336,8 @@ mrt_status mrt_spec_alt_apply(const mrt_spec_resolver *r,
     }
     for (int i = 0; !st && i < s->ntensors; i++) {
         mrt_spec_tensor *t = &out[i];
-        int like = t->grad_like - 1, e = targets[i];
+        int like = (t->recomputes ? t->recomputes : t->grad_like) - 1;
+        int e = targets[i];
         if (e == MRT_ALT_FOLLOW && t->grad_piece &&
             (e = grad_entry(l, like)) < 0)
             e = MRT_ALT_FOLLOW;
@@ -384,6 +387,10 @@ mrt_status mrt_spec_derive_alt(const mrt_spec *s, const mrt_spec_layout *l,
     for (int e = 0; !st && e < l->nentries; e++)
         if (l->entry[e].kind == MRT_ALT_RESHARD)
             (*out)->tensor[l->entry[e].tensor].reshard = 1;
+    if (!st && l->recompute && (st = mrt_ir_recompute(*out, l->recompute, err))) {
+        mrt_spec_destroy(*out);
+        *out = NULL;
+    }
     free(targets);
     free(skip);
     return st;
