@@ -64,6 +64,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "classify.h"
 #include "cost.h"
@@ -180,7 +181,25 @@ typedef struct mrt_plan_op {
     int block, layer;         /* the spec op's block instance (spec.h),
                                  or -1: the printed plan summarizes
                                  instances that plan alike */
+    int recomputed;           /* a forward op re-run in the backward
+                                 pass (its block's recompute:) */
 } mrt_plan_op;
+
+/* A repeated block's activations (plan_blocks.c): what its forward pass
+ * keeps for the backward pass, bytes per rank (rank 0's shards).  An
+ * activation is a value made by a forward step (or a dropout mask, an
+ * input) of a tensor of the block, read by a step of the backward pass;
+ * `before` counts, in a recomputed block, the re-run's values read by
+ * the backward ops in their place (what keeping them would cost). */
+typedef struct mrt_plan_block {
+    int count;           /* instances */
+    int recompute;       /* its forward ops re-run in the backward pass */
+    double rerun_flops;  /* per rank, of those re-runs (every instance) */
+    int64_t saved_after; /* the activations saved, every instance */
+    int64_t saved_before;
+    int64_t layer_after; /* of instance 0 */
+    int64_t layer_before;
+} mrt_plan_block;
 
 struct mrt_plan {
     char spec_path[PATH_MAX];
@@ -197,6 +216,8 @@ struct mrt_plan {
     int *tensor_value; /* [ntensors] value holding each tensor */
     int nblocks;       /* the spec's repeated blocks: their names */
     char (*block_name)[MRT_NAME_MAX];
+    mrt_plan_block *blocks; /* [nblocks] their activations, filled by
+                               mrt_planning_finish with train: (else NULL) */
     int nvalues;
     mrt_value *value;
     int nsteps;
@@ -225,6 +246,14 @@ struct mrt_plan {
                                  the most MPI scratch at once */
     int64_t max_workspace; /* the largest step workspace */
 };
+
+/* Fills p->blocks from the plan's steps and spec s (plan_blocks.c);
+ * MRT_E_NOMEM when out of memory. */
+mrt_status mrt_plan_blocks_tally(mrt_plan *p, const mrt_spec *s);
+/* The printed lines of the recomputed blocks, and the JSON array
+ * "blocks" (nothing without p->blocks). */
+void mrt_plan_blocks_print(const mrt_plan *p, FILE *f);
+void mrt_plan_blocks_json(const mrt_plan *p, FILE *f);
 
 /* 1 if the collective step's blocks are strided in memory (every
  * all-to-all; an all-gather or reduce-scatter of a dim that is not the

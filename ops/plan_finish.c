@@ -331,6 +331,9 @@ mrt_status mrt_planning_finish(mrt_planning *pl, mrt_error *err)
         lower_bound(p, i);
     }
     totals(p);
+    if (mrt_plan_blocks_tally(p, pl->spec) != MRT_OK)
+        return mrt_error_set(err, MRT_E_NOMEM, p->spec_path, (mrt_mark){0},
+                             "out of memory while planning");
     if (!buffers_fit(pl))
         return MRT_OK; /* the build reports the overflow */
     int64_t scratch = 0;
