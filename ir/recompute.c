@@ -86,6 +86,7 @@ static void rerun_instance(recompute_ctx *r, int b, int i)
         o.out = out;
         o.phase = MRT_PHASE_BACKWARD;
         o.recomputed = 1 + j;
+        o.fwd = 1 + j; /* its stage is the forward op's (micro: copied) */
         o.expect = (mrt_budget){-1, -1, {0, 0}}; /* the forward op's */
         r->op[r->nop++] = o;
     }
