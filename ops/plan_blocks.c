@@ -21,20 +21,33 @@
 #include "output.h"
 #include "plan.h"
 
-/* The tensor's block and layer if it is a forward activation (or a
- * re-run's copy of one: *copy), else -1. */
+/* The block instance whose tensor range holds input t (a mask made
+ * inside an instance), or -1. */
+static int input_block(const mrt_spec *s, int t, int *layer)
+{
+    for (int b = 0; b < s->nblocks; b++)
+        for (int i = 0; i < s->block[b].count; i++)
+            if (t >= s->block[b].first_tensor[i] &&
+                t <= s->block[b].last_tensor[i]) {
+                *layer = i;
+                return b;
+            }
+    return -1;
+}
+
+/* The block and layer of tensor t if it is a forward activation (or a
+ * re-run's copy of one: *copy), else -1: by the op that makes it (its
+ * block instance), or for a dropout mask by the instance's tensor range. */
 static int activation_block(const mrt_spec *s, int t, int *layer, int *copy)
 {
     const mrt_spec_tensor *x = &s->tensor[t];
     int op = x->producer;
-    *layer = x->layer;
     *copy = x->recomputes != 0;
-    if (x->block < 0)
-        return -1;
     if (op < 0)
-        return x->init == MRT_INIT_DROPOUT ? x->block : -1;
+        return x->init == MRT_INIT_DROPOUT ? input_block(s, t, layer) : -1;
+    *layer = s->op[op].layer;
     if (s->op[op].phase == MRT_PHASE_FORWARD || *copy)
-        return x->block;
+        return s->op[op].block;
     return -1;
 }
 
