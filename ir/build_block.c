@@ -304,7 +304,7 @@ mrt_status mrt_ir_block_check_recompute(mrt_ir_call *c)
     const mrt_spec *s = c->ir->s;
     for (int b = 0; s->train.loss < 0 && b < s->nblocks; b++)
         if (s->block[b].recompute_asked) {
-            mrt_ir_at(c, "recompute", &s->block[b].recompute_mark);
+            mrt_ir_at(c, NULL, &s->block[b].recompute_mark);
             return mrt_ir_fail(c, MRT_E_SPEC,
                                "block '%s' has recompute: true but the "
                                "program has no train: (recomputation "
