@@ -17,7 +17,11 @@
  *
  * The instances' backward ops are contiguous (grad.c walks the forward
  * ops from last to first), so a backward op of instance (b, i) that is
- * the first seen starts it.  Ops move (their indices shift by the ops
+ * the first seen starts it; with microbatches, of instance (b, i) and
+ * microbatch m (op.micro), and the re-run is that microbatch's ops of
+ * the instance (the ops with its block, layer and micro: once the
+ * forward program is unrolled per microbatch they need not lie in the
+ * block's ranges).  Ops move (their indices shift by the ops
  * inserted before them) and the producers are renumbered; tensor ids do
  * not change (the copies are appended), so the train's lists stand.
  */
@@ -37,6 +41,7 @@ typedef struct recompute_ctx {
     int *base;     /* [nblocks] first index of the block's seen[] */
     unsigned char *seen; /* [instances] its recomputation is emitted */
     const unsigned char *on; /* [nblocks] recomputed by this pass */
+    int micros;              /* train.microbatches (at least 1) */
     mrt_status st;
 } recompute_ctx;
 
@@ -71,17 +76,24 @@ static int read_of(const recompute_ctx *r, int t)
     return t < r->ntensors && r->re[t] >= 0 ? r->re[t] : t;
 }
 
-/* Appends the re-run of instance i of block b's forward ops. */
-static void rerun_instance(recompute_ctx *r, int b, int i)
+/* Appends the re-run of instance i of block b's forward ops of
+ * microbatch m (-1: none): the forward ops of that instance and
+ * microbatch, in order. */
+static void rerun_instance(recompute_ctx *r, int b, int i, int m)
 {
     const mrt_spec_block *k = &r->s->block[b];
-    for (int j = k->first_op[i]; j <= k->last_op[i] && !r->st; j++) {
+    int n = r->s->train.microbatches > 1 ? r->s->train.nforward
+                                          : k->last_op[i] + 1;
+    for (int j = n > k->last_op[i] ? 0 : k->first_op[i]; j < n && !r->st;
+         j++) {
         mrt_spec_op o = r->s->op[j];
+        if (o.block != b || o.layer != i || o.micro != m)
+            continue;
         int out = copy_tensor(r, o.out);
         if (out < 0)
             return;
-        for (int n = 0; n < o.nin; n++)
-            o.in[n] = read_of(r, o.in[n]);
+        for (int q = 0; q < o.nin; q++)
+            o.in[q] = read_of(r, o.in[q]);
         r->re[o.out] = out;
         o.out = out;
         o.phase = MRT_PHASE_BACKWARD;
@@ -98,9 +110,11 @@ static void place_backward(recompute_ctx *r, mrt_spec_op o)
 {
     int b = o.block, i = o.layer;
     if (o.phase == MRT_PHASE_BACKWARD && b >= 0 && i >= 0 && r->on[b]) {
-        if (!r->seen[r->base[b] + i]) {
-            r->seen[r->base[b] + i] = 1;
-            rerun_instance(r, b, i);
+        int m = o.micro < 0 ? 0 : o.micro;
+        size_t at = (size_t)r->base[b] + (size_t)i * (size_t)r->micros + m;
+        if (!r->seen[at]) {
+            r->seen[at] = 1;
+            rerun_instance(r, b, i, o.micro);
         }
         for (int n = 0; n < o.nin; n++)
             o.in[n] = read_of(r, o.in[n]);
@@ -108,18 +122,19 @@ static void place_backward(recompute_ctx *r, mrt_spec_op o)
     r->op[r->nop++] = o;
 }
 
-/* The ops the pass adds, and each block's first index in seen[]. */
+/* The ops the pass adds (each forward op of a recomputed block re-runs
+ * once), and each block's first index in seen[]. */
 static size_t count_added(recompute_ctx *r, size_t *instances)
 {
+    const mrt_spec *s = r->s;
     size_t n = 0;
     *instances = 0;
-    for (int b = 0; b < r->s->nblocks; b++) {
-        const mrt_spec_block *k = &r->s->block[b];
+    for (int b = 0; b < s->nblocks; b++) {
         r->base[b] = (int)*instances;
-        *instances += (size_t)k->count;
-        for (int i = 0; r->on[b] && i < k->count; i++)
-            n += (size_t)(k->last_op[i] - k->first_op[i] + 1);
+        *instances += (size_t)s->block[b].count * (size_t)r->micros;
     }
+    for (int j = 0; j < s->train.nforward; j++)
+        n += s->op[j].block >= 0 && s->op[j].layer >= 0 && r->on[s->op[j].block];
     return n;
 }
 
@@ -159,7 +174,12 @@ mrt_status mrt_ir_recompute(mrt_spec *s, const unsigned char *blocks,
 {
     if (!blocks || s->train.loss < 0 || !s->nblocks)
         return MRT_OK;
-    recompute_ctx r = {.s = s, .err = err, .ntensors = s->ntensors};
+    recompute_ctx r = {.s = s,
+                       .err = err,
+                       .ntensors = s->ntensors,
+                       .micros = s->train.microbatches > 1
+                                     ? s->train.microbatches
+                                     : 1};
     unsigned char *on = calloc((size_t)s->nblocks, 1);
     r.base = malloc((size_t)s->nblocks * sizeof *r.base);
     int any = 0;
