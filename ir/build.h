@@ -110,6 +110,27 @@ mrt_status mrt_ir_set_mesh_at(mrt_ir *ir, int naxes, const char *const *axis,
  * alternatives that do not fit it are kept broken (keep_broken). */
 void mrt_ir_override_mesh(mrt_ir *ir, const mrt_mesh *m, const char *what);
 /* mrt_ir_set_dtype with the mark of the dtype's node. */
+/* `precision:` (build_precision.c): type[k] names the type of kind k
+ * (MRT_PRECISION_PARAMS ...; NULL: the spec's dtype), written at
+ * mark[k]; at is the key's node.  Before the first tensor.  The
+ * activations and every tensor without a type of its own then take the
+ * compute type (the spec's dtype becomes it); a `train:` block's
+ * parameters and their updates take params, their gradients grads
+ * (mrt_ir_precision_apply, after reverse mode). */
+enum {
+    MRT_PRECISION_PARAMS = 0,
+    MRT_PRECISION_COMPUTE,
+    MRT_PRECISION_GRADS,
+    MRT_PRECISION_OPTIMIZER,
+    MRT_PRECISION_KINDS
+};
+mrt_status mrt_ir_set_precision_at(mrt_ir *ir,
+                                   const char *const type[MRT_PRECISION_KINDS],
+                                   const mrt_mark mark[MRT_PRECISION_KINDS],
+                                   mrt_mark at, mrt_error *err);
+/* The element types of a trained program's parameters, their updates
+ * and gradients, by s->precision (nothing when it was not given). */
+void mrt_ir_precision_apply(mrt_spec *s);
 mrt_status mrt_ir_set_dtype_at(mrt_ir *ir, const char *dtype, mrt_mark at,
                                mrt_error *err);
 /* mrt_ir_add_dim with the mark of the dim's name (its dim_mark). */

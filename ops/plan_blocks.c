@@ -3,11 +3,12 @@
  * for the backward pass (its activations), and what recomputation
  * (`recompute:`, ir/recompute.c) costs and saves: the plan's blocks[].
  *
- * A value is an activation of block b when its tensor belongs to b's
- * instances and is made by a forward op (or is a dropout mask, an input
- * made from the seed), the value was made in the forward pass (a forward
- * op's step, or an input), and a step of the backward pass reads it: so
- * it must stay live from the forward pass to that step.  Each value
+ * A value is an activation of block b when memory_kind.c calls it one
+ * (made in the forward pass, or an input, and read by a step of the
+ * backward pass: it must stay live from the forward pass to that step)
+ * and its tensor is made by a forward op of one of b's instances (or is
+ * a dropout mask made inside one: the masks of causal softmaxes, shared
+ * by every layer, are not counted).  Each value
  * counts once, at its largest shard (rank 0's).  In a recomputed block
  * the backward ops read the re-run's copies instead: `before` adds those
  * copies' values that the backward ops (not the re-run) read, which is
@@ -75,7 +76,7 @@ static void count_read(mrt_plan *p, const mrt_spec *s, int v, int op,
     int fwd = made_forward(p, v, &rerun);
     int64_t bytes = p->value[v].count * p->value[v].elsize;
     mrt_plan_block *k = &p->blocks[b];
-    if (fwd && !copy && !(seen[v] & 1)) {
+    if (p->value[v].kind == MRT_MEM_ACTIVATIONS && !(seen[v] & 1)) {
         seen[v] |= 1;
         k->saved_after += bytes;
         k->layer_after += layer == 0 ? bytes : 0;

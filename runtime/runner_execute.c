@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "kernel.h"
 #include "name_index.h"
 #include "npy.h"
 #include "output.h"
@@ -80,13 +81,14 @@ static double take_step(const mrt_spec *s, mrt_exec *e)
     const mrt_plan *p = e->plan;
     const mrt_train *tr = &s->train;
     int lv = p->tensor_value[tr->loss];
-    double loss = p->dtype == MRT_F64 ? *(const double *)e->buf[lv]
-                                      : *(const float *)e->buf[lv];
+    double loss = mrt_kernel_get(p->value[lv].dtype, e->buf[lv], 0);
     for (int k = 0; k < tr->nparams; k++) {
         int from = p->tensor_value[tr->updated[k]],
             to = p->tensor_value[tr->param[k]];
-        memcpy(e->buf[to], e->buf[from],
-               (size_t)p->value[to].count * (size_t)p->elsize);
+        /* (a copy; rounded if the update's type is not the parameter's) */
+        mrt_kernel_convert(p->value[to].dtype, e->buf[to],
+                           p->value[from].dtype, e->buf[from],
+                           p->value[to].count);
     }
     return loss;
 }
