@@ -5,7 +5,8 @@
 # saved for the backward pass (plan --json: blocks[].activations), to the
 # byte, for t = 1, 2, 4, 8 (no MPI).
 #
-# The spec is examples/gpt2.yaml (pre-LN layers with dropout after the
+# The spec is examples/gpt2.yaml in bfloat16 (the paper's 16 bits) and
+# in float32 (pre-LN layers with dropout after the
 # attention probabilities and on both residual branches, as the paper's
 # layer) at small dims on a mesh {data: 1, model: t}: `tp` is Megatron's
 # tensor parallelism, `tp_sp` adds sequence parallelism, and a copy with
@@ -28,8 +29,11 @@ use_temp_dir
 
 s=16 b=2 h=64 a=8 dk=8 ff=256
 dims="layers=2,vocab=64,length=$s,klen=$s,d_model=$h,heads=$a,d_k=$dk,d_ff=$ff,batch=$b"
-sed 's/^    name: h  .*/&\n    recompute: true/' "$examples/gpt2.yaml" >"$dir/gpt2_rc.yaml"
-grep -q '^    recompute: true' "$dir/gpt2_rc.yaml" || bad "no recompute: in the copy"
+for dt in bfloat16 float32; do
+    sed "s/^dtype: float32/dtype: $dt/" "$examples/gpt2.yaml" >"$dir/gpt2_kept_$dt.yaml"
+    sed 's/^    name: h  .*/&\n    recompute: true/' "$dir/gpt2_kept_$dt.yaml" >"$dir/gpt2_rc_$dt.yaml"
+    grep -q '^    recompute: true' "$dir/gpt2_rc_$dt.yaml" || bad "no recompute: in the copy"
+done
 
 cat >"$dir/check.py" <<'PY'
 """Korthikanti et al.'s Table 2 plus meshrt's documented differences."""
@@ -81,7 +85,7 @@ for t in (1, 2, 4, 8):
                   f" against Table 2's {v}: WRONG")
             bad += 1
 for f in files:
-    t, alt, rc = f.split("/")[-1][:-5].split("-")
+    t, alt, rc, _ = f.split("/")[-1][:-5].split("-")
     t, sp, rc = int(t), alt == "tp_sp", rc == "rc"
     d = json.load(open(f))
     A = SIZE[d["dtype"]]
@@ -102,14 +106,14 @@ for f in files:
 sys.exit(1 if bad else 0)
 PY
 
-for t in 1 2 4 8; do
-    for alt in tp tp_sp; do
-        for rc in kept rc; do
-            spec="$examples/gpt2.yaml"
-            [ "$rc" = rc ] && spec="$dir/gpt2_rc.yaml"
-            "$meshrt" plan "$spec" --dim "$dims" --mesh "data=1,model=$t" \
-                --layout "$alt" --json >"$dir/$t-$alt-$rc.json" ||
-                bad "plan t=$t $alt $rc"
+for dt in bfloat16 float32; do
+    for t in 1 2 4 8; do
+        for alt in tp tp_sp; do
+            for rc in kept rc; do
+                "$meshrt" plan "$dir/gpt2_${rc}_$dt.yaml" --dim "$dims" \
+                    --mesh "data=1,model=$t" --layout "$alt" --json \
+                    >"$dir/$t-$alt-$rc-$dt.json" || bad "plan t=$t $alt $rc $dt"
+            done
         done
     done
 done
