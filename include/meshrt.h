@@ -358,6 +358,17 @@ typedef struct mrt_ir_budget {
 
 /* `train:`: one SGD step per run; the backward program is derived by
  * reverse-mode differentiation when this is called. */
+/* The optimizers of a training block (YAML: `train: {optimizer: ...}`). */
+typedef enum mrt_optimizer {
+    MRT_OPTIMIZER_SGD = 0,  /* w -= lr (g + wd w) */
+    MRT_OPTIMIZER_MOMENTUM, /* b = mu b + g + wd w; w -= lr b */
+    MRT_OPTIMIZER_ADAM,     /* Adam with bias correction, L2 decay in g */
+    MRT_OPTIMIZER_ADAMW,    /* Adam with decoupled decay: w -= lr wd w */
+    MRT_OPTIMIZER_COUNT
+} mrt_optimizer;
+/* "sgd", "momentum", "adam", "adamw"; NULL out of range. */
+MRT_API const char *mrt_optimizer_name(mrt_optimizer o);
+
 typedef struct mrt_ir_train {
     const char *loss; /* a scalar made by an op */
     int nparams;      /* inputs to train (no cap but memory) */
@@ -366,6 +377,13 @@ typedef struct mrt_ir_train {
     const char *const *grads;
     double lr;     /* 0: 0.01 */
     int64_t steps; /* 0: 1 */
+    mrt_optimizer optimizer; /* 0: SGD */
+    double beta1, beta2;     /* Adam's, each in (0, 1); 0: 0.9, 0.999 */
+    double eps;              /* Adam's, > 0; 0: 1e-8 */
+    double weight_decay;     /* >= 0; 0: none */
+    double momentum;         /* momentum's, in (0, 1); 0: 0.9 */
+    int no_master_grads;     /* 1: no gradient copy in the optimizer's
+                                type when the gradients are narrower */
 } mrt_ir_train;
 
 /* A new builder on a mesh of naxes axes (axis[i] of size size[i], row
@@ -458,6 +476,9 @@ typedef struct mrt_ir_alternative_tensor {
     int reshard_after_forward;      /* a trained param: the backward pass
                                   moves it again from its home layout
                                   (FSDP's option) */
+    int noptimizer_layout;               /* a trained param: the layout */
+    const mrt_ir_rule *optimizer_layout; /* of its optimizer state and
+                                  update (NULL: the param's own) */
 } mrt_ir_alternative_tensor;
 typedef struct mrt_ir_alternative_op {
     const char *out;           /* the op, named by its result */
@@ -485,6 +506,13 @@ typedef struct mrt_ir_alternative {
     int recompute_all;
     int nrecompute;
     const char *const *recompute;
+    int zero_stage; /* ZeRO (YAML `zero: {stage, axes}`): 1 each
+                       parameter's optimizer state sharded over
+                       zero_axes too, 2 its gradient as well (reduce-
+                       scattered), 3 the parameter as well (gathered
+                       when used); 0: none */
+    int zero_naxes; /* mesh axes of the alternative's mesh */
+    const char *const *zero_axes;
 } mrt_ir_alternative;
 /* Adds alternative alt, after the last op and mrt_ir_set_train (it is
  * checked against every tensor now, gradients included). */

@@ -80,6 +80,8 @@ static mrt_memory_kind kind_of(const mrt_plan *p, const mrt_spec *s,
                                int v)
 {
     const mrt_value *x = &p->value[v];
+    if (s->tensor[x->tensor].opt_state) /* its state (and next state) */
+        return MRT_MEM_OPTIMIZER;
     int role = wanted[x->tensor] == 3 ? MRT_MEM_GRADS
                                       : tensor_role(s, wanted, x->tensor);
     if (role == MRT_MEM_PARAMS && wanted[x->tensor] == 2)

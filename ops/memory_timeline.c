@@ -43,7 +43,8 @@ static void fill_deltas(const mrt_plan *p, int stage, int64_t (*delta)[NK])
 {
     for (int v = 0; v < p->nvalues; v++) {
         const mrt_value *x = &p->value[v];
-        if (!value_on_stage(p, v, stage))
+        if (x->alias_of || !value_on_stage(p, v, stage))
+            /* (in place: the bytes of the value it replaces) */
             continue;
         delta[x->def < 0 ? 0 : x->def][x->kind] += value_bytes(p, v);
         delta[x->last_use + 1][x->kind] -= value_bytes(p, v);

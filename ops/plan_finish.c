@@ -169,6 +169,10 @@ static mrt_status place(mrt_plan *p)
     p->arena_bytes = 0;
     for (int v = 0; v < p->nvalues; v++) {
         mrt_value *val = &p->value[v];
+        if (val->alias_of) { /* in place: its buffer's (made before it) */
+            val->offset = p->value[val->alias_of - 1].offset;
+            continue;
+        }
         int64_t size = (value_bytes(p, v) + ARENA_ALIGN - 1) / ARENA_ALIGN *
                        ARENA_ALIGN;
         mrt_fit_expire(f, val->def); /* the values dead before it is made */
@@ -285,6 +289,7 @@ mrt_status mrt_planning_finish(mrt_planning *pl, mrt_error *err)
                                                   : p->profile.device_memory;
     mrt_plan_schedule_overlap(p, pl->opt->blocking);
     lifetimes(p);
+    mrt_plan_alias_updates(p, pl->spec);
     p->max_workspace = 0;
     ws_slot *cache = calloc(WS_SLOTS, sizeof *cache); /* NULL: no cache */
     for (int k = 0; k < p->nsteps; k++) {

@@ -176,6 +176,9 @@ static void partials(mrt_map_fn fn, double c, double a, double b, double y,
         break;
     case MRT_MAP_SQUARE_GRAD: d[0] = 2 * b, d[1] = 2 * a; break;
     case MRT_MAP_MASK_FILL: d[0] = b != 0; break;
+    case MRT_MAP_LERP: d[0] = 1 - c, d[1] = c; break;
+    case MRT_MAP_LERP_SQ: d[0] = 1 - c, d[1] = 2 * c * b; break;
+    case MRT_MAP_SQRT_ADD: d[0] = a > 0 ? 0.5 / sqrt(a) : 0, d[1] = 1; break;
     case MRT_MAP_EQ:
     case MRT_MAP_ONE_HOT:
     case MRT_MAP_FN_COUNT: break;
@@ -349,21 +352,46 @@ static mrt_status run_ops(const mrt_spec *s, int from, int to, void **bufs,
     return st;
 }
 
-/* One training step (or the whole program): every op, then each
- * parameter takes its updated value (and magnitude). */
-static mrt_status step(const mrt_spec *s, void **bufs, void **m, double *loss)
+/* Tensor `to`'s value (and magnitude) into tensor `from`'s buffer. */
+static void carry(const mrt_spec *s, void **bufs, void **m, int from, int to)
 {
+    size_t n = full_bytes(s, from);
+    memcpy(bufs[from], bufs[to], n);
+    if (m)
+        memcpy(m[from], m[to], n);
+}
+
+/* The optimizer's scalars for step t (from 1), as the runner sets them. */
+static void set_scalars(const mrt_spec *s, void **bufs, void **m, int64_t t)
+{
+    const mrt_train *tr = &s->train;
+    double x[2];
+    if (tr->loss < 0 || tr->step_scalar[0] < 0)
+        return;
+    mrt_optimizer_scalars(tr, t, x);
+    for (int i = 0; i < 2; i++) {
+        set(s, bufs[tr->step_scalar[i]], 0, x[i]);
+        if (m)
+            set(s, m[tr->step_scalar[i]], 0, fabs(x[i]));
+    }
+}
+
+/* Training step t (from 1; or the whole program): every op, then each
+ * parameter and optimizer state takes its updated value (and
+ * magnitude). */
+static mrt_status step(const mrt_spec *s, int64_t t, void **bufs, void **m,
+                       double *loss)
+{
+    set_scalars(s, bufs, m, t);
     mrt_status st = run_ops(s, 0, s->nops, bufs, m);
     const mrt_train *tr = &s->train;
     if (st != MRT_OK || tr->loss < 0)
         return st;
     *loss = get(s, bufs[tr->loss], 0);
-    for (int k = 0; k < tr->nparams; k++) {
-        size_t n = full_bytes(s, tr->param[k]);
-        memcpy(bufs[tr->param[k]], bufs[tr->updated[k]], n);
-        if (m)
-            memcpy(m[tr->param[k]], m[tr->updated[k]], n);
-    }
+    for (int k = 0; k < tr->nparams; k++)
+        carry(s, bufs, m, tr->param[k], tr->updated[k]);
+    for (int k = 0; k < tr->nstate; k++)
+        carry(s, bufs, m, tr->state[k], tr->state_next[k]);
     return MRT_OK;
 }
 
@@ -386,7 +414,7 @@ mrt_status mrt_reference_run(const mrt_spec *s, int64_t steps, double *losses,
     mrt_status st = alloc_all(s, &bufs, &m, err);
     for (int64_t k = 0; k < steps && st == MRT_OK; k++) {
         double loss = 0;
-        st = step(s, bufs, m, &loss);
+        st = step(s, k + 1, bufs, m, &loss);
         if (losses)
             losses[k] = loss;
     }

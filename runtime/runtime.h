@@ -279,6 +279,8 @@ struct mrt_runner {
     mrt_exec *exec;
     int caller_inputs; /* some input no longer holds its `init:` values */
     int trained;       /* a training run updated the parameters */
+    int64_t steps_run; /* training steps run so far (Adam's bias
+                          correction counts them) */
     int computed;      /* the last execute ran every step: the tensors
                           ops make hold values */
 };

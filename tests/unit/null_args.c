@@ -99,7 +99,8 @@ static int c_plain(void) /* functions with no pointer arguments */
 {
     return mrt_version() && mrt_status_name(MRT_E_SPEC) &&
            mrt_dtype_name(MRT_F32) && mrt_planner_name(MRT_PLANNER_AUTO) &&
-           mrt_plan_step_kind_name(MRT_PLAN_STEP_MAP);
+           mrt_plan_step_kind_name(MRT_PLAN_STEP_MAP) &&
+           mrt_optimizer_name(MRT_OPTIMIZER_ADAM);
 }
 
 static int c_error_format(void)
@@ -957,6 +958,7 @@ static const struct {
     {"mrt_status_name", "-", c_plain},
     {"mrt_dtype_name", "-", c_plain},
     {"mrt_planner_name", "-", c_plain},
+    {"mrt_optimizer_name", "-", c_plain},
     {"mrt_plan_step_kind_name", "-", c_plain},
     {"mrt_error_format", "e,buf", c_error_format},
     {"mrt_spec_load_ex", "path,opt?,out,err?", c_spec_load_ex},
