@@ -136,8 +136,8 @@ static mrt_status rate(const mrt_yaml_doc *d, const yaml_node_t *n,
 
 static const char *const top_keys[] = {
     "source", "kernel",   "reduce_gflops", "copy_GBps", "default", "axes",
-    "nodes",  "measured", "collectives",   "gemm",      "ranks",   "cores",
-    NULL};
+    "nodes",  "measured", "collectives",   "gemm",      "maps",    "ranks",
+    "cores",  NULL};
 static const char *const nodes_keys[] = {"ranks_per_node", "intra", "inter",
                                          NULL};
 static const char *const link_keys[] = {"latency_us", "bandwidth_GBps", NULL};
