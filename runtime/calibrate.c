@@ -627,6 +627,7 @@ void mrt_calibration_print(const mrt_calibration *c, FILE *f)
             p->gemm_flops[MRT_F64] / 1e9, c->gemm_n[MRT_F64],
             p->reduce_flops / 1e9, (long long)c->reduce_elems,
             p->copy_Bps / 1e9, (long long)(c->copy_bytes >> 20));
+    mrt_calib_print_rates(p, f);
     if (c->ncoll)
         fprintf(f,
                 "collectives (float32; median repetition of the slowest "

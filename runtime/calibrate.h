@@ -109,5 +109,7 @@ void mrt_calib_gemm_rows(MPI_Comm world, const mrt_calib_pools *pl,
  * sizes (p->copy_Bps sizes the repetitions).  Collective. */
 void mrt_calib_map_rows(MPI_Comm world, const mrt_calib_pools *pl,
                         mrt_profile *p);
+/* Those rows as a table. */
+void mrt_calib_print_rates(const mrt_profile *p, FILE *f);
 
 #endif

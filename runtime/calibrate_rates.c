@@ -159,3 +159,32 @@ void mrt_calib_map_rows(MPI_Comm world, const mrt_calib_pools *pl,
         }
     mrt_profile_sort_rows(p);
 }
+
+/* ---- the report ----------------------------------------------------- */
+
+void mrt_calib_print_rates(const mrt_profile *p, FILE *f)
+{
+    if (p->ngemm)
+        fprintf(f, "GEMM float32 by form (A, B stored by rows n or columns "
+                   "t; operands not in cache; GFLOP/s):\n");
+    for (int form = 0; form < MRT_GEMM_FORM_COUNT; form++) {
+        int any = 0;
+        for (int i = 0; i < p->ngemm; i++)
+            if (p->gemm[i].form == form) {
+                fprintf(f, "%s n=%lld %.4g", any++ ? "," : " ",
+                        (long long)p->gemm[i].n, p->gemm[i].flops / 1e9);
+            }
+        if (any)
+            fprintf(f, "  (%s)\n", mrt_gemm_form_name((mrt_gemm_form)form));
+    }
+    if (p->nmap)
+        fprintf(f, "maps (ns per float32 element, by shard size):\n");
+    for (int i = 0; i < p->nmap; i++) {
+        int first = i == 0 || strcmp(p->map[i].fn, p->map[i - 1].fn) != 0;
+        int last = i + 1 == p->nmap || strcmp(p->map[i].fn, p->map[i + 1].fn);
+        if (first)
+            fprintf(f, "  %-12s", p->map[i].fn);
+        fprintf(f, " %lld: %.3g%s", (long long)p->map[i].elements,
+                p->map[i].s_per_elem * 1e9, last ? "\n" : ",");
+    }
+}
