@@ -195,6 +195,14 @@ static double einsum_time(const mrt_plan *p, const mrt_step *t)
 {
     const mrt_einsum_shape *c = &t->cls;
     double share = mrt_cost_share(&p->profile, p->mesh.nranks);
+    /* one input: a permuted sum, a pass over the input at the profile's
+     * `sum` rate when it has one */
+    double sum = c->ninputs < 2 ? mrt_cost_map(&p->profile, "sum",
+                                               (double)p->value[t->in].count,
+                                               p->elsize)
+                                : -1;
+    if (sum >= 0)
+        return sum * share;
     if (c->ninputs < 2)
         return mrt_cost_kernel(&p->profile, p->dtype, t->flops) * share;
     if (t->in2 >= 0 && prices_forms(&p->profile))
@@ -205,17 +213,25 @@ static double einsum_time(const mrt_plan *p, const mrt_step *t)
            share;
 }
 
-/* A map step: at its function's measured rate when the profile has one,
- * else as any memory-bound step (the bytes it writes and reads at the
- * copy rate). */
+/* A memory-bound local step: a map at its function's measured rate
+ * when the profile has one; another step (a slice, a reduction) at the
+ * measured rate of the `copy` map for shards of its size, an element
+ * copied per element written and one read; else the bytes it writes and
+ * reads at the copy rate. */
 static double map_time(const mrt_plan *p, const mrt_step *t, double read)
 {
     double out = (double)p->value[t->out].count;
-    double m = t->kind == MRT_STEP_MAP
-                   ? mrt_cost_map(&p->profile, mrt_map_name(t->fn), out,
-                                  p->elsize)
-                   : -1;
-    return m >= 0 ? m : mrt_cost_local(&p->profile, out, read, p->elsize);
+    if (t->kind == MRT_STEP_MAP) {
+        double m = mrt_cost_map(&p->profile, mrt_map_name(t->fn), out,
+                                p->elsize);
+        if (m >= 0)
+            return m;
+    } else if (out > 0) {
+        double copy = mrt_cost_map(&p->profile, "copy", out, p->elsize);
+        if (copy >= 0)
+            return copy * (out + read) / (2 * out);
+    }
+    return mrt_cost_local(&p->profile, out, read, p->elsize);
 }
 
 void mrt_planning_cost_step(mrt_planning *pl, mrt_step *t)

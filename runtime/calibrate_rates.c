@@ -21,7 +21,9 @@
  *    [-1, 1] (signs at random, as activations: relu's branch is as
  *    unpredictable as in a run), the second in [0.5, 1.5] (log and rsqrt
  *    take it as their input).  Transcendentals (gelu, tanh, exp) run far
- *    below the copy rate, simple maps on shards in cache above it.
+ *    below the copy rate, simple maps on shards in cache above it.  One
+ *    more row, `sum`, is the one-input einsum (a permuted sum: "r c ->
+ *    c", per input element), which the GEMM rate does not price.
  *  - Every repetition is a fixed amount of work (products: about 10 ms,
  *    `--quick` 1 ms; maps a quarter of that, sized by timing one unit)
  *    timed from a barrier on every rank at once; the slowest rank counts,
@@ -118,9 +120,24 @@ typedef struct map_job {
     float *out, *a, *b;
 } map_job;
 
+/* The one-input einsum "r c -> c" over j->elements (64 columns): the
+ * kernel's strided sum (kernels/kernel_pack.c), the row `sum`. */
+static void run_sum(const map_job *j)
+{
+    int dims[2] = {0, 1};
+    int64_t ext[2] = {j->elements / 64, 64};
+    mrt_kview a = {2, dims, ext, j->a}, c = {1, dims + 1, ext + 1, j->out};
+    for (int i = 0; i < j->count; i++)
+        mrt_kernel_einsum(MRT_F32, &a, NULL, &c, NULL);
+}
+
 static void run_maps(void *arg)
 {
     const map_job *j = arg;
+    if (j->fn == MRT_MAP_FN_COUNT) {
+        run_sum(j);
+        return;
+    }
     int dim = 0;
     int64_t ext = j->elements, off = 0;
     int positive = j->fn == MRT_MAP_LOG || j->fn == MRT_MAP_RSQRT;
@@ -145,13 +162,15 @@ void mrt_calib_map_rows(MPI_Comm world, const mrt_calib_pools *pl,
         b[i] = 0.5f + (float)rand() / (float)RAND_MAX;
     }
     p->nmap = 0;
-    for (int f = 0; f < MRT_MAP_FN_COUNT; f++)
+    for (int f = 0; f <= MRT_MAP_FN_COUNT; f++) /* the last: sum */
         for (int i = 0; sizes[i] && p->nmap < MRT_PROFILE_MAP_ROWS; i++) {
             map_job j = {(mrt_map_fn)f, sizes[i], 1, pl->c, a, b};
             size_work(world, pl->target_s / 4, run_maps, &j, &j.count);
             double t = mrt_calib_best(world, pl->reps, run_maps, &j);
             mrt_map_row *r = &p->map[p->nmap++];
-            snprintf(r->fn, sizeof r->fn, "%s", mrt_map_name((mrt_map_fn)f));
+            snprintf(r->fn, sizeof r->fn, "%s",
+                     f < MRT_MAP_FN_COUNT ? mrt_map_name((mrt_map_fn)f)
+                                          : "sum");
             r->elements = sizes[i];
             r->s_per_elem =
                 mrt_calib_sig4(t / ((double)j.count * (double)sizes[i]) * 1e9) *

@@ -78,7 +78,9 @@ PY
 # transposed A, a transposed B that the kernel copies first because BLIS
 # runs that pair slowly, both transposed, which has no rows and takes
 # nn's), plus the kernel's copy; a map at its function's rate, a map
-# without rows at the copy rate.  The figures computed here from the rows.
+# without rows at the copy rate; a one-input einsum at the `sum` row's,
+# another local step (reduce_max) at the `copy` row's.  The figures
+# computed here from the rows.
 cat >"$dir/forms.yaml" <<'Y'
 mesh: {data: 1}
 dims: {m: 64, k: 48, n: 80}
@@ -94,6 +96,8 @@ ops:
   - {op: einsum, in: [at, bt], out: c4, shape: [m, n]}
   - {op: relu, in: [c1], out: r}
   - {op: tanh, in: [c2], out: t}
+  - {op: einsum, in: [c3], out: s, shape: [n]}
+  - {op: reduce_max, in: [c4], out: mx, dims: [m]}
 Y
 printf '%s\n%s\n' "$base" 'gemm:
   - {n: 16, gflops: 2}
@@ -104,7 +108,9 @@ printf '%s\n%s\n' "$base" 'gemm:
   - {n: 16, form: tn, gflops: 4}
 maps:
   - {fn: relu, elements: 65536, ns_per_element: 3}
-  - {fn: relu, elements: 1024, ns_per_element: 1}' >"$dir/forms_p.yaml"
+  - {fn: relu, elements: 1024, ns_per_element: 1}
+  - {fn: sum, elements: 1024, ns_per_element: 0.5}
+  - {fn: copy, elements: 16, ns_per_element: 0.25}' >"$dir/forms_p.yaml"
 "$meshrt" plan "$dir/forms.yaml" --machine "$dir/forms_p.yaml" --json >"$dir/forms.json" ||
     bad "plan with GEMM rows by form failed"
 python3 - "$dir/forms.json" <<'PY' || bad "GEMM rows by form and map rows as the model uses them"
@@ -124,9 +130,11 @@ want = [flops / rate(2e9, 20e9),           # c1: nn
 e = m * n
 per = 1e-9 + 2e-9 * math.log(e / 1024) / math.log(65536 / 1024)
 want += [e * per,                          # relu: its row
-         2 * e * 4 / 5e9]                  # tanh: no row, the copy rate
+         2 * e * 4 / 5e9,                  # tanh: no row, the copy rate
+         e * 0.5e-9,                       # one input: sum's row, per input element
+         (n + e) / 2 * 0.25e-9]            # reduce_max: copy's row, n written, e read
 got = [op["steps"][-1]["time_s"] for op in ops]
-assert len(got) == 6, got
+assert len(got) == 8, got
 for g, w in zip(got, want):
     assert abs(g - w) < 1e-5 * w, (got, want)  # (6 digits printed)
 PY

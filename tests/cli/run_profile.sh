@@ -95,7 +95,7 @@ fns = {f for f, _, _ in maps}
 want = {"copy", "add", "sub", "mul", "div", "relu", "gelu", "tanh", "exp",
         "log", "neg", "rsqrt", "square", "scale", "shift", "axpy",
         "relu_grad", "gelu_grad", "tanh_grad", "rsqrt_grad", "square_grad",
-        "eq", "one_hot", "mask_fill"}
+        "eq", "one_hot", "mask_fill", "sum"}
 assert fns == want, fns ^ want
 assert len(maps) == 2 * len(want) and all(float(t) > 0 for _, _, t in maps), maps
 PY
