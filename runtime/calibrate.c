@@ -251,8 +251,10 @@ static void measure_local(MPI_Comm world, const budget *z, bufs *b,
     p->copy_Bps = local_rate(world, LOCAL_COPY, (double)z->copy_bytes, z, b);
     snprintf(p->kernel, sizeof p->kernel, "%s", mrt_blis_kernel_family());
     int quick = z == &quick_budget;
-    mrt_calib_pools pl = {b->a,          b->b,          b->c,
-                          b->local_bytes, z->local_reps, quick,
+    /* (short repetitions, more of them: one that no other process
+     * interrupted is likelier among 7) */
+    mrt_calib_pools pl = {b->a,           b->b,  b->c,
+                          b->local_bytes, 7,     quick,
                           z->gemm_n[MRT_F32], quick ? 0.001 : 0.01};
     mrt_calib_gemm_rows(world, &pl, p);
     mrt_calib_map_rows(world, &pl, p);
