@@ -19,9 +19,10 @@
  *    256 Ki and 4 Mi float32 elements (64 KiB to 16 MiB: in a core's
  *    cache and out of it), inputs as large as the output, the first in
  *    [-1, 1] (signs at random, as activations: relu's branch is as
- *    unpredictable as in a run), the second in [0.5, 1.5] (log and rsqrt
- *    take it as their input).  Transcendentals (gelu, tanh, exp) run far
- *    below the copy rate, simple maps on shards in cache above it.  One
+ *    unpredictable as in a run), the second in [0.5, 1.5] (log, rsqrt
+ *    and sqrt_add take it as their first input).  Transcendentals (gelu,
+ *    tanh, exp) run far below the copy rate, simple maps on shards in
+ *    cache above it.  One
  *    more row, `sum`, is the one-input einsum (a permuted sum: "r c ->
  *    c", per input element), which the GEMM rate does not price.
  *  - Every repetition is a fixed amount of work (products: about 10 ms,
@@ -140,7 +141,8 @@ static void run_maps(void *arg)
     }
     int dim = 0;
     int64_t ext = j->elements, off = 0;
-    int positive = j->fn == MRT_MAP_LOG || j->fn == MRT_MAP_RSQRT;
+    int positive = j->fn == MRT_MAP_LOG || j->fn == MRT_MAP_RSQRT ||
+                   j->fn == MRT_MAP_SQRT_ADD;
     mrt_kview o = {1, &dim, &ext, j->out}, a = {1, &dim, &ext, j->a},
               b = {1, &dim, &ext, j->b};
     for (int i = 0; i < j->count; i++)

@@ -83,6 +83,7 @@ done
 grep -q '^measured:' "$tmp/cal/profile.yaml" || bad "no measured: block"
 # the local rates by form and by function (runtime/calibrate_rates.c):
 # products in every form, every elementwise function the kernels have
+# (those of this list at least), two sizes each
 python3 - "$tmp/cal/profile.yaml" <<'PY' || bad "calibrate's gemm: and maps: rows"
 import re, sys
 text = open(sys.argv[1]).read().split("\nmeasured:")[0]
@@ -96,8 +97,8 @@ want = {"copy", "add", "sub", "mul", "div", "relu", "gelu", "tanh", "exp",
         "log", "neg", "rsqrt", "square", "scale", "shift", "axpy",
         "relu_grad", "gelu_grad", "tanh_grad", "rsqrt_grad", "square_grad",
         "eq", "one_hot", "mask_fill", "sum"}
-assert fns == want, fns ^ want
-assert len(maps) == 2 * len(want) and all(float(t) > 0 for _, _, t in maps), maps
+assert want <= fns, want - fns  # (and any function added since)
+assert len(maps) == 2 * len(fns) and all(float(t) > 0 for _, _, t in maps), maps
 PY
 grep -q '^GEMM float32 by form' "$tmp/out" && grep -q '^  gelu ' "$tmp/out" ||
     bad "calibrate does not report the rates by form and function"
