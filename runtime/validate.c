@@ -288,6 +288,8 @@ mrt_status mrt_validation_add(mrt_validation *v, const char *name,
     a->plan = plan;
     a->best = -1;
     if (!v->spec[0]) {
+        const mrt_train *t = &spec->train;
+        v->steps = t->loss >= 0 && t->steps > 1 ? (int)t->steps : 1;
         snprintf(v->spec, sizeof v->spec, "%s", spec->path);
         snprintf(v->machine, sizeof v->machine, "%s", plan->profile.source);
     }

@@ -82,6 +82,7 @@ r = [cpu(b) / cpu(a)
      for a, b in zip(two["alternatives"], twelve["alternatives"])]
 g = math.exp(sum(map(math.log, r)) / len(r))
 assert g < math.sqrt(6), (g, r)
+assert two["steps_per_run"] == 2 and twelve["steps_per_run"] == 12, twelve
 for b in twelve["alternatives"]:  # one rank's steps fit in its run
     steps = sum(c["measured_ms"] for c in b["classes"])
     assert steps <= 1.01 * b["measured_ms"], (b["name"], steps, b["measured_ms"])
