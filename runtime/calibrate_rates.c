@@ -19,12 +19,13 @@
  *    256 Ki and 4 Mi float32 elements (64 KiB to 16 MiB: in a core's
  *    cache and out of it), inputs as large as the output, the first in
  *    [-1, 1] (signs at random, as activations: relu's branch is as
- *    unpredictable as in a run), the second in [0.5, 1.5] (log, rsqrt
- *    and sqrt_add take it as their first input).  Transcendentals (gelu,
- *    tanh, exp) run far below the copy rate, simple maps on shards in
- *    cache above it.  One
- *    more row, `sum`, is the one-input einsum (a permuted sum: "r c ->
- *    c", per input element), which the GEMM rate does not price.
+ *    unpredictable as in a run, and the passes take turns over up to 8
+ *    inputs, which the largest shard's data holds, so that it stays so),
+ *    the second in [0.5, 1.5] (log, rsqrt and sqrt_add take it as their
+ *    first input).  Transcendentals (gelu, tanh, exp) run far below the
+ *    copy rate, simple maps on shards in cache above it.  One more row,
+ *    `sum`, is the one-input einsum (a permuted sum: "r c -> c", per
+ *    input element), which the GEMM rate does not price.
  *  - Every repetition is a fixed amount of work (products: about 10 ms,
  *    `--quick` 1 ms; maps a quarter of that, sized by timing one unit)
  *    timed from a barrier on every rank at once; the slowest rank counts,
@@ -119,6 +120,7 @@ typedef struct map_job {
     int64_t elements;
     int count; /* passes */
     float *out, *a, *b;
+    int sets; /* the passes take turns over this many inputs */
 } map_job;
 
 /* The one-input einsum "r c -> c" over j->elements (64 columns): the
@@ -145,9 +147,13 @@ static void run_maps(void *arg)
                    j->fn == MRT_MAP_SQRT_ADD;
     mrt_kview o = {1, &dim, &ext, j->out}, a = {1, &dim, &ext, j->a},
               b = {1, &dim, &ext, j->b};
-    for (int i = 0; i < j->count; i++)
+    for (int i = 0; i < j->count; i++) {
+        int64_t at = i % j->sets * j->elements;
+        a.data = j->a + at;
+        b.data = j->b + at;
         mrt_kernel_map(MRT_F32, j->fn, 0.5, &o, positive ? &b : &a,
                        mrt_map_arity(j->fn) == 2 ? &b : NULL, &off, 0);
+    }
 }
 
 void mrt_calib_map_rows(MPI_Comm world, const mrt_calib_pools *pl,
@@ -166,7 +172,11 @@ void mrt_calib_map_rows(MPI_Comm world, const mrt_calib_pools *pl,
     p->nmap = 0;
     for (int f = 0; f <= MRT_MAP_FN_COUNT; f++) /* the last: sum */
         for (int i = 0; sizes[i] && p->nmap < MRT_PROFILE_MAP_ROWS; i++) {
-            map_job j = {(mrt_map_fn)f, sizes[i], 1, pl->c, a, b};
+            /* up to 8 inputs in turn, so that a branch on the data
+             * (relu's sign) cannot be learnt from one pass to the next,
+             * as the next step of a run brings new data */
+            map_job j = {(mrt_map_fn)f, sizes[i], 1, pl->c, a, b,
+                         (int)(most / sizes[i] < 8 ? most / sizes[i] : 8)};
             size_work(world, pl->target_s / 4, run_maps, &j, &j.count);
             double t = mrt_calib_best(world, pl->reps, run_maps, &j);
             mrt_map_row *r = &p->map[p->nmap++];
