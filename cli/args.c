@@ -502,6 +502,23 @@ static int take_plain(int c, mrt_cli_args *a)
     return 1;
 }
 
+/* --max-memory and --device-memory: sizes in bytes. */
+static mrt_status take_size(int c, mrt_cli_args *a, mrt_error *err)
+{
+    if (c == 'X' && !(a->max_memory = parse_bytes(optarg)))
+        return usage_error(err, a->cmd,
+                           "--max-memory needs a "
+                           "positive number of bytes (e.g. 512M), "
+                           "not '%s'",
+                           optarg);
+    if (c == 'd' && mrt_parse_bytes(optarg, &a->plan.device_memory))
+        return usage_error(err, a->cmd,
+                           "--device-memory needs a size in bytes "
+                           "(e.g. 80GB, 80GiB or 85899345920), not '%s'",
+                           optarg);
+    return MRT_OK;
+}
+
 /* The value of option c (accepted by a->cmd, not a plain one), checked,
  * into a. */
 static mrt_status take_checked(int c, mrt_cli_args *a, mrt_error *err)
@@ -529,20 +546,7 @@ static mrt_status take_checked(int c, mrt_cli_args *a, mrt_error *err)
                                optarg);
         break;
     case 'X':
-        if (!(a->max_memory = parse_bytes(optarg)))
-            return usage_error(err, a->cmd,
-                               "--max-memory needs a "
-                               "positive number of bytes (e.g. 512M), "
-                               "not '%s'",
-                               optarg);
-        break;
-    case 'd':
-        if (mrt_parse_bytes(optarg, &a->plan.device_memory))
-            return usage_error(err, a->cmd,
-                               "--device-memory needs a size in bytes "
-                               "(e.g. 80GB, 80GiB or 85899345920), not '%s'",
-                               optarg);
-        break;
+    case 'd': return take_size(c, a, err);
     case 'N': {
         long n = strtol(optarg, &end, 10);
         if (*end || end == optarg || n < 1 || n > 1000)

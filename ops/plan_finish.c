@@ -185,13 +185,14 @@ static mrt_status place(mrt_plan *p)
 }
 
 /* First fit, and for a plan of few enough values the packing by size
- * too (memory_pack.c): the smaller arena is kept. */
+ * too (memory_pack.c): the smaller arena is kept.  (Not for a pipeline,
+ * whose stages' values share offsets: each rank holds its own.) */
 static mrt_status pack(mrt_plan *p)
 {
     if (place(p) != MRT_OK)
         return MRT_E_NOMEM;
-    if (p->nvalues > MRT_PACK_MAX_VALUES)
-        return MRT_OK;
+    if (p->nvalues > MRT_PACK_MAX_VALUES || p->pipe.stages > 1)
+        return MRT_OK; /* a pipeline's stages: packed apart by first fit */
     int64_t *off = malloc(((size_t)p->nvalues + 1) * sizeof *off);
     int64_t arena = off ? mrt_memory_pack(p, ARENA_ALIGN, off) : -1;
     if (arena >= 0 && arena < p->arena_bytes) {
