@@ -237,6 +237,7 @@ static mrt_status after_runs(mrt_runner *r, const mrt_run_options *opt,
 {
     mrt_status st = MRT_OK;
     mrt_run_measure(r->exec, res);
+    mrt_exec_stage_bytes(r->exec); /* a pipeline's: each stage's figures */
     if (opt->trace)
         st = trace(r, res, opt->trace, err);
     if (st == MRT_OK && opt->verify)

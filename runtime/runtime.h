@@ -236,6 +236,11 @@ mrt_status mrt_exec_run(mrt_exec *e, mrt_error *err);
 /* The value of scalar value v (the loss) on every rank: from the stage
  * that holds it when pipelined (a collective call then). */
 double mrt_exec_scalar(mrt_exec *e, int v);
+/* A pipeline's report (collective; nothing otherwise): rank 0's bytes
+ * of each step become those of the rank that runs it at 0 on every
+ * other axis (the sender of a SENDRECV), as the plan's step figures
+ * are; each rank has checked its own against the plan before. */
+void mrt_exec_stage_bytes(mrt_exec *e);
 
 /* ---- alltoall_group.c ---- */
 /* Runs an ALLTOALL_GROUP step (one MPI_Alltoallw); MPI's error code. */
