@@ -564,6 +564,9 @@ typedef struct mrt_plan_step_info {
     double wire_bytes; /* per rank on the wire (modeled; collectives) */
     double flops;      /* per rank (einsums) */
     double time_s;     /* modeled */
+    int stage;         /* a pipeline's stage whose ranks run it (of a
+                            sendrecv: the receiving one); -1: every rank */
+    int from_stage;    /* a sendrecv's sending stage; else -1 */
 } mrt_plan_step_info;
 /* The number of steps of plan (0 for NULL). */
 MRT_API int mrt_plan_step_count(const mrt_plan *plan);
