@@ -155,36 +155,75 @@ static void lifetimes(mrt_plan *p)
     }
 }
 
-/* First fit over lifetimes; values come in order of creation. */
-static mrt_status place(mrt_plan *p)
+/* 1 if value v lives on the ranks of pipeline stage `stage` (-1: the
+ * values every stage holds, or every value when not pipelined). */
+static int on_stage(const mrt_plan *p, int v, int stage)
+{
+    return p->pipe.stages < 2 || p->value[v].stage == stage;
+}
+
+/* 1 if step s runs on the ranks of stage `stage` (-1: every rank). */
+static int runs_on(const mrt_plan *p, const mrt_step *s, int stage)
+{
+    return p->pipe.stages < 2 || stage < 0 || s->stage < 0 ||
+           s->stage == stage ||
+           (s->kind == MRT_STEP_SENDRECV && s->from_stage == stage);
+}
+
+/* First fit over lifetimes of the values of one stage (values come in
+ * order of creation), from offset `base`; the end of the last, in *end. */
+static mrt_status place_stage(mrt_plan *p, int stage, int64_t base,
+                              int64_t *end)
 {
     mrt_fit *f = mrt_fit_create(p->nvalues);
     if (!f)
         return MRT_E_NOMEM;
-    p->arena_bytes = 0;
+    *end = base;
     for (int v = 0; v < p->nvalues; v++) {
         mrt_value *val = &p->value[v];
+        if (!on_stage(p, v, stage))
+            continue;
         int64_t size = (value_bytes(p, v) + ARENA_ALIGN - 1) / ARENA_ALIGN *
                        ARENA_ALIGN;
         mrt_fit_expire(f, val->def); /* the values dead before it is made */
-        val->offset = mrt_fit_place(f, v, size, val->last_use);
-        if (val->offset + size > p->arena_bytes)
-            p->arena_bytes = val->offset + size;
+        val->offset = base + mrt_fit_place(f, v, size, val->last_use);
+        if (val->offset + size > *end)
+            *end = val->offset + size;
     }
     mrt_fit_destroy(f);
     return MRT_OK;
 }
 
-/* The most live bytes at any step: values, the step's workspace, and
- * MPI's scratch of the collectives running (the model's need); and in
- * *scratch_max the most MPI scratch at once. */
-static int64_t live_peak(const mrt_plan *p, int64_t *scratch_max)
+/* The arena.  A pipeline's rank holds only its stage's values: the
+ * values of every stage first, then each stage's packed apart from the
+ * others' from the same offset, so the arena is the largest stage's. */
+static mrt_status place(mrt_plan *p)
+{
+    int64_t common, end;
+    mrt_status st = place_stage(p, -1, 0, &common);
+    p->arena_bytes = common;
+    for (int s = 0; st == MRT_OK && p->pipe.stages > 1 && s < p->pipe.stages;
+         s++) {
+        st = place_stage(p, s, common, &end);
+        if (end > p->arena_bytes)
+            p->arena_bytes = end;
+    }
+    return st;
+}
+
+/* The most live bytes at any step on the ranks of stage `stage` (-1:
+ * every rank): values, the step's workspace, and MPI's scratch of the
+ * collectives running (the model's need); and in *scratch_max the most
+ * MPI scratch at once. */
+static int64_t live_peak(const mrt_plan *p, int stage, int64_t *scratch_max)
 {
     int64_t *delta = calloc((size_t)p->nsteps + 2, sizeof *delta);
     if (!delta)
         return -1;
     for (int v = 0; v < p->nvalues; v++) {
         const mrt_value *val = &p->value[v];
+        if (!on_stage(p, v, -1) && !on_stage(p, v, stage))
+            continue;
         delta[val->def < 0 ? 0 : val->def] += value_bytes(p, v);
         delta[val->last_use + 1] -= value_bytes(p, v);
     }
@@ -198,6 +237,8 @@ static int64_t live_peak(const mrt_plan *p, int64_t *scratch_max)
     for (int k = 0; k < p->nsteps; k++) {
         const mrt_step *s = &p->step[k];
         int end = s->wait > k ? s->wait : k + 1;
+        if (!runs_on(p, s, stage))
+            continue;
         mpi[k] += s->mpi_scratch;
         mpi[end] -= s->mpi_scratch;
     }
@@ -207,11 +248,30 @@ static int64_t live_peak(const mrt_plan *p, int64_t *scratch_max)
         live += delta[k];
         scratch += mpi[k];
         *scratch_max = scratch > *scratch_max ? scratch : *scratch_max;
-        int64_t ws = k < p->nsteps ? p->step[k].workspace : 0;
+        int64_t ws = k < p->nsteps && runs_on(p, &p->step[k], stage)
+                         ? p->step[k].workspace
+                         : 0;
         peak = live + ws + scratch > peak ? live + ws + scratch : peak;
     }
     free(delta);
     free(mpi);
+    return peak;
+}
+
+/* The live peak of the busiest pipeline stage (of every rank when not
+ * pipelined), and its most MPI scratch at once. */
+static int64_t stages_peak(const mrt_plan *p, int64_t *scratch_max)
+{
+    if (p->pipe.stages < 2)
+        return live_peak(p, -1, scratch_max);
+    int64_t peak = -1, sc = 0;
+    for (int s = 0; s < p->pipe.stages; s++) {
+        int64_t q = live_peak(p, s, &sc);
+        if (q < 0)
+            return -1;
+        if (q > peak)
+            peak = q, *scratch_max = sc;
+    }
     return peak;
 }
 
@@ -334,7 +394,7 @@ mrt_status mrt_planning_finish(mrt_planning *pl, mrt_error *err)
     if (!buffers_fit(pl))
         return MRT_OK; /* the build reports the overflow */
     int64_t scratch = 0;
-    p->live_peak = live_peak(p, &scratch);
+    p->live_peak = stages_peak(p, &scratch);
     if (place(p) != MRT_OK || p->live_peak < 0)
         return mrt_error_set(err, MRT_E_NOMEM, p->spec_path, (mrt_mark){0},
                              "out of memory while planning");

@@ -83,6 +83,8 @@ static double take_step(const mrt_spec *s, mrt_exec *e)
     for (int k = 0; k < tr->nparams; k++) {
         int from = p->tensor_value[tr->updated[k]],
             to = p->tensor_value[tr->param[k]];
+        if (!mrt_value_on_rank(p, to, e->comm->coords))
+            continue; /* another pipeline stage's parameter */
         memcpy(e->buf[to], e->buf[from],
                (size_t)p->value[to].count * (size_t)p->elsize);
     }
