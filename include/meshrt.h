@@ -698,8 +698,16 @@ typedef struct mrt_plan_memory {
     int64_t peak;          /* mrt_plan_totals.peak_memory (stage -1) */
     int64_t live_peak;     /* the sum of by_kind */
     int64_t by_kind[MRT_MEM_KIND_COUNT];
-    int64_t fragmentation; /* peak - live_peak */
+    int64_t fragmentation; /* peak - live_peak: packing (the arena's gaps
+                              and alignment over the values live at the
+                              peak) + held apart (the largest workspace
+                              and the most MPI scratch, allocated beside
+                              the arena, over what the peak step uses) */
+    int64_t packing;       /* of fragmentation (stage -1; else 0) */
     int64_t arena;         /* the arena of the values (stage -1) */
+    int64_t values_peak;   /* the most value bytes live at one step: the
+                              floor of any arena (arena - values_peak is
+                              the packing's gaps and alignment) */
     int peak_step;         /* the step of live_peak (nsteps: after the
                               last, where inputs and outputs remain) */
     int peak_op;           /* its op (an index of the plan's ops) */
@@ -708,6 +716,7 @@ typedef struct mrt_plan_memory {
     int64_t device_memory; /* the device memory it is planned for (the
                               option's, else the profile's; 0: none) */
     int fits;              /* 1 if peak <= device_memory (or none) */
+    int stages;            /* the plan's pipeline stages (1: none) */
 } mrt_plan_memory;
 /* The memory of the ranks of pipeline stage `stage` (-1: every value of
  * the plan, as every rank of a plan without stages holds them); for a

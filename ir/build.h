@@ -131,6 +131,10 @@ mrt_status mrt_ir_set_precision_at(mrt_ir *ir,
 /* The element types of a trained program's parameters, their updates
  * and gradients, by s->precision (nothing when it was not given). */
 void mrt_ir_precision_apply(mrt_spec *s);
+/* Where precision's compute differs from params: a cast copy of each
+ * parameter that the forward ops read instead (build_precision.c);
+ * before reverse mode.  MRT_E_NOMEM into err when out of memory. */
+mrt_status mrt_ir_precision_cast(mrt_spec *s, mrt_error *err);
 mrt_status mrt_ir_set_dtype_at(mrt_ir *ir, const char *dtype, mrt_mark at,
                                mrt_error *err);
 /* mrt_ir_add_dim with the mark of the dim's name (its dim_mark). */

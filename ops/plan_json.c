@@ -57,7 +57,8 @@ static void json_step(const mrt_plan *p, const mrt_step *s, FILE *f)
         fprintf(f, "\"op\": \"%s\", ", s->max ? "max" : "sum");
     fputs("\"tensor\": ", f);
     mrt_json_string(f, p->tensor_name[p->value[s->in].tensor]);
-    fprintf(f, ", \"dtype\": \"%s\"", mrt_dtype_name(p->value[s->in].dtype));
+    fprintf(f, ", \"dtype\": \"%s\"", /* the type it reads (moves) */
+            mrt_dtype_name(p->value[s->in].dtype));
     fputs(", \"axes\": ", f);
     json_axes(p, s->axes, f);
     fprintf(f,
