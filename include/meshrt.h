@@ -454,6 +454,12 @@ MRT_API mrt_status mrt_ir_block_out(mrt_ir *ir, const char *outer,
  * an error (then err says it). */
 MRT_API int mrt_ir_block_next(mrt_ir *ir, mrt_error *err);
 MRT_API mrt_status mrt_ir_block_end(mrt_ir *ir, mrt_error *err);
+/* Between begin and end (YAML: `recompute: true` on the block): the
+ * backward pass of each instance re-runs the instance's forward ops
+ * first and reads their results, so that only the instance's input is
+ * kept from the forward pass (activation recomputation: flops for
+ * memory).  The program must have a `train:` (mrt_ir_set_train). */
+MRT_API mrt_status mrt_ir_block_recompute(mrt_ir *ir, int on, mrt_error *err);
 
 /* The tensors the program returns (default: the last op's result; with
  * training, also the loss, the gradients and the updated params). */
@@ -500,6 +506,13 @@ typedef struct mrt_ir_alternative {
     int pin; /* nonzero: pinned (YAML's pin: true): planned as
                 MRT_PLANNER_RULES plans, unless the meshtf planner
                 is asked for */
+    /* YAML's `recompute:`: blocks whose activations this alternative
+     * recomputes (mrt_ir_block_recompute), besides those the program
+     * recomputes already: every block (recompute_all), or the blocks
+     * named in recompute[0..nrecompute) */
+    int recompute_all;
+    int nrecompute;
+    const char *const *recompute;
     int zero_stage; /* ZeRO (YAML `zero: {stage, axes}`): 1 each
                        parameter's optimizer state sharded over
                        zero_axes too, 2 its gradient as well (reduce-

@@ -322,6 +322,8 @@ mrt_status mrt_ir_set_train_at(mrt_ir *ir, const mrt_ir_train *t,
             st = mrt_ir_grad(s, &c.e);
         if (!st) /* `precision:`'s types of parameters and gradients */
             mrt_ir_precision_apply(s);
+        if (!st)
+            st = mrt_ir_block_apply_recompute(&c);
         ir->trained = 1;
     }
     if (st && tr->loss >= 0)

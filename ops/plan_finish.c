@@ -374,6 +374,7 @@ mrt_status mrt_planning_finish(mrt_planning *pl, mrt_error *err)
      * busiest stage when pipelined. */
     mrt_memory_walk w = {0};
     if (mrt_memory_classify(p, pl->spec) != MRT_OK ||
+        mrt_plan_blocks_tally(p, pl->spec) != MRT_OK ||
         busiest_stage(p, &w) != MRT_OK || pack(p) != MRT_OK)
         return mrt_error_set(err, MRT_E_NOMEM, p->spec_path, (mrt_mark){0},
                              "out of memory while planning");

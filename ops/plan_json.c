@@ -6,7 +6,9 @@
  *   "ops": [{"out", "layout", "kernel": {"M","N","K","batch"}, "flops",
  *            "comm_bytes", "collectives": [{"kind", "tensor", "dtype", "axes",
  *            "group", "bytes", "bytes_total"}], "steps": [...]}],
- *   "totals": {"comm_bytes", "comm_bytes_total", "flops", "collectives"} }
+ *   "totals": {"comm_bytes", "comm_bytes_total", "flops", "collectives"},
+ *   "blocks": [{"name", "count", "recompute", "rerun_flops",
+ *               "activations": {...}}] (with train: and blocks) }
  * and, on a profile with nodes, per collective "tier", "hierarchical" and
  * "bytes_inter", and in the totals "ranks_per_node", "comm_bytes_intra",
  * "comm_bytes_inter" and "axis_tiers".
@@ -236,5 +238,6 @@ void mrt_plan_print_json(const mrt_plan *p, FILE *f)
                 MRT_JSON_NUM("%.6g", t->phase_time_s[ph]));
     fputs("}},\n \"memory\": ", f);
     mrt_memory_print_json(p, f);
+    mrt_plan_blocks_json(p, f);
     fputs("}\n", f);
 }
