@@ -384,6 +384,13 @@ typedef struct mrt_ir_train {
     double momentum;         /* momentum's, in (0, 1); 0: 0.9 */
     int no_master_grads;     /* 1: no gradient copy in the optimizer's
                                 type when the gradients are narrower */
+    /* A pipeline's training step: the forward program made once per
+     * microbatch, on slices of a dim (docs/spec.md, `microbatches`). */
+    int64_t microbatches;       /* 0 or 1: none */
+    const char *microbatch_dim; /* NULL: the dim named "batch" */
+    const char *schedule;       /* "gpipe" (NULL), "1f1b", "interleaved",
+                                   "zero_bubble" */
+    int64_t virtual_stages;     /* 0: 1 */
 } mrt_ir_train;
 
 /* A new builder on a mesh of naxes axes (axis[i] of size size[i], row
@@ -609,6 +616,9 @@ typedef struct mrt_plan_step_info {
     double wire_bytes; /* per rank on the wire (modeled; collectives) */
     double flops;      /* per rank (einsums) */
     double time_s;     /* modeled */
+    int stage;         /* a pipeline's stage whose ranks run it (of a
+                            sendrecv: the receiving one); -1: every rank */
+    int from_stage;    /* a sendrecv's sending stage; else -1 */
 } mrt_plan_step_info;
 /* The number of steps of plan (0 for NULL). */
 MRT_API int mrt_plan_step_count(const mrt_plan *plan);

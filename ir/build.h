@@ -266,6 +266,7 @@ typedef struct mrt_ir_train_at {
     /* the optimizer's keys (optimizer.c) */
     mrt_mark optimizer_mark, betas_mark, eps_mark, decay_mark,
         momentum_mark;
+    mrt_mark micro_mark, micro_dim_mark, schedule_mark, virtual_mark;
 } mrt_ir_train_at;
 /* mrt_ir_set_train with marks (at NULL: none); the lists have no cap. */
 mrt_status mrt_ir_set_train_at(mrt_ir *ir, const mrt_ir_train *t,

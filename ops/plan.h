@@ -233,6 +233,8 @@ typedef struct mrt_plan_pipeline {
     mrt_schedule_kind schedule;
     int64_t p2p_bytes;      /* the SENDRECV steps' bytes, summed */
     double bubble_fraction; /* idle time over ideal time (sched) */
+    int peak_stage;         /* the stage whose ranks hold the most at
+                               their peak (plan_finish.c) */
 } mrt_plan_pipeline;
 
 struct mrt_plan {
