@@ -216,6 +216,20 @@ typedef struct mrt_spec_block {
 /* At most as many steps as `run --repeat` runs: each is a run, with its
  * loss kept and reported. */
 #define MRT_TRAIN_STEPS_MAX 1000000
+/* A pipeline's schedule (train: schedule:), named "gpipe", "1f1b",
+ * "interleaved", "zero_bubble" (mrt_schedule_kind_name). */
+typedef enum mrt_schedule_kind {
+    MRT_SCHEDULE_GPIPE = 0,
+    MRT_SCHEDULE_1F1B,
+    MRT_SCHEDULE_INTERLEAVED,
+    MRT_SCHEDULE_ZERO_BUBBLE,
+    MRT_SCHEDULE_COUNT
+} mrt_schedule_kind;
+/* Its name (static), NULL out of range. */
+const char *mrt_schedule_kind_name(mrt_schedule_kind k);
+/* The kind named name, or -1. */
+int mrt_schedule_kind_find(const char *name);
+
 typedef struct mrt_train {
     int loss; /* tensor id of the scalar loss; -1: no training */
     int seed; /* the input tensor dL/dL = 1 */
