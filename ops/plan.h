@@ -224,6 +224,8 @@ struct mrt_plan {
                                  totals.peak_memory = arena + workspace +
                                  the most MPI scratch at once */
     int64_t max_workspace; /* the largest step workspace */
+    mrt_schedule *schedule; /* a pipelined plan's, replayed with the
+                               modeled times (owned); NULL: none */
 };
 
 /* 1 if the collective step's blocks are strided in memory (every

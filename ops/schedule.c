@@ -152,8 +152,8 @@ static mrt_status check_args(mrt_schedule_kind kind, int p, int v, int m,
     return MRT_OK;
 }
 
-mrt_status mrt_schedule_create(mrt_schedule_kind kind, int p, int v, int m,
-                               mrt_schedule **out, mrt_error *err)
+mrt_status mrt_schedule_make(mrt_schedule_kind kind, int p, int v, int m,
+                             mrt_schedule **out, mrt_error *err)
 {
     *out = NULL;
     mrt_status st = check_args(kind, p, v, m, err);

@@ -85,9 +85,9 @@ typedef struct mrt_schedule_times {
  * checks what the user wrote first, with its position): p, v or m below
  * 1; v > 1 but with interleaved; interleaved with m not a multiple of
  * p; zero_bubble with v > 1. */
-mrt_status mrt_schedule_create(mrt_schedule_kind kind, int stages,
-                               int virtual_stages, int microbatches,
-                               mrt_schedule **out, mrt_error *err);
+mrt_status mrt_schedule_make(mrt_schedule_kind kind, int stages,
+                              int virtual_stages, int microbatches,
+                              mrt_schedule **out, mrt_error *err);
 void mrt_schedule_destroy(mrt_schedule *s);
 
 /* The slot index of (chunk, micro, phase); W with a schedule of 2

@@ -19,7 +19,7 @@ static mrt_schedule *make(mrt_schedule_kind kind, int p, int v, int m)
 {
     mrt_schedule *s = NULL;
     mrt_error err = {0};
-    ck_assert_msg(mrt_schedule_create(kind, p, v, m, &s, &err) == MRT_OK,
+    ck_assert_msg(mrt_schedule_make(kind, p, v, m, &s, &err) == MRT_OK,
                   "%s", err.message);
     return s;
 }
@@ -90,18 +90,18 @@ static void check_errors(void)
 {
     mrt_schedule *s = NULL;
     mrt_error err = {0};
-    ck_assert_int_eq(mrt_schedule_create(MRT_SCHEDULE_INTERLEAVED, 2, 2, 3,
+    ck_assert_int_eq(mrt_schedule_make(MRT_SCHEDULE_INTERLEAVED, 2, 2, 3,
                                          &s, &err), MRT_E_SPEC);
     ck_assert_ptr_null(s);
     ck_assert_str_eq(err.message, "schedule interleaved needs the "
                      "microbatches (3) to be a multiple of the stages (2)");
     memset(&err, 0, sizeof err);
-    ck_assert_int_eq(mrt_schedule_create(MRT_SCHEDULE_1F1B, 2, 2, 4, &s,
+    ck_assert_int_eq(mrt_schedule_make(MRT_SCHEDULE_1F1B, 2, 2, 4, &s,
                                          &err), MRT_E_SPEC);
     ck_assert_str_eq(err.message,
                      "2 virtual stages need schedule interleaved (not 1f1b)");
     memset(&err, 0, sizeof err);
-    ck_assert_int_eq(mrt_schedule_create(MRT_SCHEDULE_GPIPE, 2, 1, 0, &s,
+    ck_assert_int_eq(mrt_schedule_make(MRT_SCHEDULE_GPIPE, 2, 1, 0, &s,
                                          &err), MRT_E_SPEC);
 }
 
