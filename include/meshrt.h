@@ -148,6 +148,8 @@ typedef enum mrt_plan_step_kind {
                                      lookup of the rows of its vocab block */
     MRT_PLAN_STEP_SCATTER_ADD,    /* "scatter_add": its gradient, the
                                      local sum of rows into a table */
+    MRT_PLAN_STEP_SENDRECV,       /* "sendrecv": a pipeline's transfer of
+                                     a value between two stages */
     MRT_PLAN_STEP_KIND_COUNT
 } mrt_plan_step_kind;
 MRT_API const char *mrt_plan_step_kind_name(mrt_plan_step_kind k);

@@ -42,6 +42,8 @@ static mrt_ir *new_builder(const char *path, const char *dir)
     s->dtype = MRT_F32;
     s->expect = (mrt_budget){-1, -1, {0, 0}};
     s->train.loss = -1;
+    s->train.microbatches = s->train.virtual_stages = 1;
+    s->train.micro_dim = -1;
     s->mesh.nranks = 1;
     return ir;
 }

@@ -132,7 +132,7 @@ static mrt_status check_args(mrt_schedule_kind kind, int p, int v, int m,
 {
     const char *name = mrt_schedule_kind_name(kind);
     mrt_mark none = {0, 0};
-    if (!name)
+    if ((unsigned)kind >= MRT_SCHEDULE_COUNT)
         return mrt_error_set(err, MRT_E_SPEC, NULL, none,
                              "unknown schedule kind %d", (int)kind);
     if (p < 1 || v < 1 || m < 1)
