@@ -26,6 +26,7 @@
 #include "first_fit.h"
 #include "kernel_plan.h"
 #include "planning.h"
+#include "schedule.h"
 
 #define ARENA_ALIGN 64
 
@@ -331,6 +332,9 @@ mrt_status mrt_planning_finish(mrt_planning *pl, mrt_error *err)
         lower_bound(p, i);
     }
     totals(p);
+    mrt_status st = mrt_schedule_plan(p, pl->spec, err);
+    if (st != MRT_OK)
+        return st;
     if (!buffers_fit(pl))
         return MRT_OK; /* the build reports the overflow */
     int64_t scratch = 0;

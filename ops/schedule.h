@@ -106,4 +106,21 @@ mrt_status mrt_schedule_replay(mrt_schedule *s, const mrt_schedule_times *t,
  * NULL when out of memory). */
 int *mrt_schedule_linear(const mrt_schedule *s);
 
+/* Each op's slot (schedule_ops.c): chunk[i] (-1: none, the update and
+ * the ops outside the microbatches) and phase[i], from the ops' stages
+ * and chunks as the planner assigned them (op_chunk -1 or NULL: the
+ * forward op's, else the stage's); the caller's arrays of nops.
+ * MRT_E_NOMEM only. */
+mrt_status mrt_schedule_op_slots(const mrt_spec *s, mrt_schedule_kind kind,
+                                 const int *op_stage, const int *op_chunk,
+                                 int *chunk, mrt_slot_phase *phase,
+                                 mrt_error *err);
+
+/* A pipelined plan's schedule (schedule_plan.c): p->schedule replayed
+ * with the plan's modeled step times, p->pipe.bubble_fraction (p2p time
+ * left out), p->totals.time_s (the makespan and the update); nothing
+ * for a plan that is not pipelined.  Call it once the steps are costed
+ * and totalled. */
+mrt_status mrt_schedule_plan(mrt_plan *p, const mrt_spec *s, mrt_error *err);
+
 #endif
