@@ -262,12 +262,26 @@ typedef struct mrt_train {
     mrt_mark micro_mark, schedule_mark; /* where they were written */
 } mrt_train;
 
+/* `precision:` — the element type of each kind of tensor (Megatron's and
+ * DeepSpeed's mixed precision).  With no `precision:` key every field
+ * equals the spec's dtype, and nothing changes.  A 16-bit type is stored
+ * and sent in 2 bytes and computed in float32. */
+typedef struct mrt_precision {
+    mrt_dtype params;    /* the model's parameters as stored and used */
+    mrt_dtype compute;   /* activations and the kernels' inputs */
+    mrt_dtype grads;     /* gradients and the type their reduction runs in */
+    mrt_dtype optimizer; /* optimizer state, master weights */
+    int given;           /* `precision:` was written (else all = dtype) */
+    mrt_mark mark;
+} mrt_precision;
+
 struct mrt_spec {
     char path[PATH_MAX]; /* as given by the user, for error messages */
     char dir[PATH_MAX];  /* folder of the spec, for relative file paths */
     mrt_mesh mesh;
     mrt_mark mesh_mark;
     mrt_dtype dtype;
+    mrt_precision precision; /* every field = dtype unless given */
 
     int ndims; /* named dims */
     char (*dim_name)[MRT_NAME_MAX];
