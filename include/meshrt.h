@@ -359,6 +359,13 @@ typedef struct mrt_ir_train {
     const char *const *grads;
     double lr;     /* 0: 0.01 */
     int64_t steps; /* 0: 1 */
+    /* A pipeline's training step: the forward program made once per
+     * microbatch, on slices of a dim (docs/spec.md, `microbatches`). */
+    int64_t microbatches;       /* 0 or 1: none */
+    const char *microbatch_dim; /* NULL: the dim named "batch" */
+    const char *schedule;       /* "gpipe" (NULL), "1f1b", "interleaved",
+                                   "zero_bubble" */
+    int64_t virtual_stages;     /* 0: 1 */
 } mrt_ir_train;
 
 /* A new builder on a mesh of naxes axes (axis[i] of size size[i], row

@@ -238,6 +238,7 @@ typedef struct mrt_ir_train_at {
     const char *const *param_what, *const *grad_what;
     const char *lr_text; /* lr as written, or NULL */
     mrt_mark lr_mark;
+    mrt_mark micro_mark, micro_dim_mark, schedule_mark, virtual_mark;
 } mrt_ir_train_at;
 /* mrt_ir_set_train with marks (at NULL: none); the lists have no cap. */
 mrt_status mrt_ir_set_train_at(mrt_ir *ir, const mrt_ir_train *t,

@@ -190,6 +190,14 @@ mrt_status mrt_ir_expand(mrt_user_op *u);
  * the SGD updates, and fills train.grad, extra_grad and updated. */
 mrt_status mrt_ir_grad(mrt_spec *s, mrt_error *err);
 
+/* ---- microbatch.c -------------------------------------------------- */
+
+/* With train.microbatches m > 1 (train.micro_dim checked: a dim of
+ * the program that m divides), makes the forward program (every op so
+ * far) once per microbatch and the loss the sum of theirs (the file's
+ * comment says how); nothing when m is 1. */
+mrt_status mrt_ir_microbatch(mrt_spec *s, mrt_error *err);
+
 /* ---- spec.c: outputs ---------------------------------------------- */
 
 /* With `train:`, the outputs also hold the loss, the gradients and the

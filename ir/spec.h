@@ -87,6 +87,10 @@ typedef struct mrt_spec_tensor {
                                instance made it, or -1 outside blocks */
     int layer;      /* that instance (0 .. the block's count - 1), or
                                -1 */
+    int micro;      /* an input with train.micro_dim: the microbatch
+                               whose rows of the full input it holds
+                               (rows micro * b/m ..; microbatch.c), read
+                               by its init; else 0 */
     int reshard;    /* a parameter whose copies moved for the
                                forward pass are not kept for the backward
                                pass, which moves it again from its home

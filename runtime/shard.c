@@ -46,14 +46,15 @@ static double indexed_value(const mrt_spec_tensor *st, uint64_t gi, int64_t q,
 /* Walks the shard's elements in row-major order with their global flat
  * index (and, for a causal mask, their global coordinates along its two
  * dims), for the index-defined inits. */
-static void fill_indexed(const mrt_spec_tensor *st, const int64_t local[],
-                         const int64_t off[], mrt_dtype t, void *buf)
+static void fill_indexed(const mrt_spec_tensor *st, const int64_t size[],
+                         const int64_t local[], const int64_t off[],
+                         mrt_dtype t, void *buf)
 {
     const mrt_layout *l = &st->layout;
     int64_t gstride[MRT_MAX_DIMS], g = 1, count = 1;
     for (int i = l->ndims - 1; i >= 0; i--) {
         gstride[i] = g;
-        g *= l->size[i];
+        g *= size[i];
         count *= local[i];
     }
     int causal = st->init == MRT_INIT_CAUSAL;
@@ -72,8 +73,9 @@ static void fill_indexed(const mrt_spec_tensor *st, const int64_t local[],
 }
 
 static mrt_status fill_from_file(const mrt_spec *s, const mrt_spec_tensor *st,
-                                 const int64_t local[], const int64_t off[],
-                                 void *buf, mrt_error *err)
+                                 const int64_t size[], const int64_t local[],
+                                 const int64_t off[], void *buf,
+                                 mrt_error *err)
 {
     const mrt_npy_header h = st->file_header;
     void *data = NULL;
@@ -88,7 +90,7 @@ static mrt_status fill_from_file(const mrt_spec *s, const mrt_spec_tensor *st,
     int n = st->layout.ndims;
     int64_t zero[MRT_MAX_DIMS] = {0};
     if (h.dtype == mrt_spec_tensor_dtype(s, (int)(st - s->tensor))) {
-        mrt_block_copy(n, local, buf, local, zero, data, st->layout.size, off,
+        mrt_block_copy(n, local, buf, local, zero, data, size, off,
                        (size_t)mrt_dtype_size(h.dtype));
     } else { /* convert the whole file once, then copy the block */
         void *conv = malloc((size_t)h.count * (size_t)mrt_dtype_size(s->dtype));
@@ -101,7 +103,7 @@ static mrt_status fill_from_file(const mrt_spec *s, const mrt_spec_tensor *st,
             store(conv, s->dtype, i,
                   h.dtype == MRT_F64 ? ((double *)data)[i]
                                      : (double)((float *)data)[i]);
-        mrt_block_copy(n, local, buf, local, zero, conv, st->layout.size, off,
+        mrt_block_copy(n, local, buf, local, zero, conv, size, off,
                        (size_t)mrt_dtype_size(s->dtype));
         free(conv);
     }
@@ -118,9 +120,19 @@ mrt_status mrt_shard_init(const mrt_spec *s, int t, const mrt_layout *l,
     mrt_layout_shard_shape_at(l, m, coords, local);
     if (coords)
         mrt_layout_shard_offset(l, m, coords, off);
+    /* a microbatch's input is its rows of the full input (microbatch.c) */
+    int64_t size[MRT_MAX_DIMS];
+    memcpy(size, st->layout.size, sizeof size);
+    int mi = s->train.microbatches > 1 && st->producer < 0
+                 ? mrt_layout_find_dim(&st->layout, s->train.micro_dim)
+                 : -1;
+    if (mi >= 0) {
+        off[mi] += st->micro * size[mi];
+        size[mi] *= s->train.microbatches;
+    }
     if (st->init == MRT_INIT_FILE)
-        return fill_from_file(s, st, local, off, buf, err);
-    fill_indexed(st, local, off, mrt_spec_tensor_dtype(s, t), buf);
+        return fill_from_file(s, st, size, local, off, buf, err);
+    fill_indexed(st, size, local, off, mrt_spec_tensor_dtype(s, t), buf);
     return MRT_OK;
 }
 
