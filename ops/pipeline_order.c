@@ -119,7 +119,19 @@ int *mrt_pipeline_op_order(const mrt_spec *s, const mrt_plan_pipeline *pp,
     int m = pp->microbatches > 1 ? pp->microbatches : 1;
     int p = pp->stages > 1 ? pp->stages : 1;
     int v = pp->virtual_stages > 1 ? pp->virtual_stages : 1;
-    mrt_status st = MRT_E_NOMEM;
+    const mrt_train *tr = &s->train;
+    mrt_mark at = tr->schedule_mark.line ? tr->schedule_mark
+                  : tr->micro_mark.line  ? tr->micro_mark
+                                         : tr->mark;
+    mrt_status st = mrt_schedule_check(pp->schedule, p, v, m, s->path, at,
+                                       err);
+    if (st != MRT_OK) {
+        free(order);
+        free(chunk);
+        free(phase);
+        return NULL;
+    }
+    st = MRT_E_NOMEM;
     if (order && chunk && phase &&
         (st = mrt_schedule_make(pp->schedule, p, v, m, &sc, err)) == MRT_OK &&
         (st = mrt_schedule_op_slots(s, pp->schedule, op_stage, op_chunk,

@@ -19,6 +19,7 @@
 
 #include "output.h"
 #include "plan.h"
+#include "schedule.h"
 
 static void json_layout(const mrt_plan *p, const mrt_layout *l, FILE *f)
 {
@@ -225,5 +226,7 @@ void mrt_plan_print_json(const mrt_plan *p, FILE *f)
                 MRT_JSON_NUM("%.17g", t->phase_wire_bytes[ph]),
                 t->phase_collectives[ph],
                 MRT_JSON_NUM("%.6g", t->phase_time_s[ph]));
-    fputs("}}}\n", f);
+    fputs("}}", f);
+    mrt_schedule_print_json(p, f);
+    fputs("}\n", f);
 }

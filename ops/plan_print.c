@@ -10,6 +10,7 @@
 
 #include "checked.h"
 #include "plan.h"
+#include "schedule.h"
 
 /* A modeled time in readable units; a static buffer per call site is
  * enough for one fprintf. */
@@ -599,6 +600,7 @@ void mrt_plan_print(const mrt_plan *p, FILE *f)
     int64_t ncoll = print_ops(p, &tx);
     flush(&tx);
     print_totals(p, ncoll, f);
+    mrt_schedule_print(p, f);
 }
 
 void mrt_plan_print_explain(const mrt_plan *p, FILE *f)

@@ -127,25 +127,24 @@ static void count_in_flight(mrt_schedule *s)
     }
 }
 
-static mrt_status check_args(mrt_schedule_kind kind, int p, int v, int m,
-                             mrt_error *err)
+mrt_status mrt_schedule_check(mrt_schedule_kind kind, int p, int v, int m,
+                              const char *file, mrt_mark none, mrt_error *err)
 {
     const char *name = mrt_schedule_kind_name(kind);
-    mrt_mark none = {0, 0};
     if ((unsigned)kind >= MRT_SCHEDULE_COUNT)
-        return mrt_error_set(err, MRT_E_SPEC, NULL, none,
+        return mrt_error_set(err, MRT_E_SPEC, file, none,
                              "unknown schedule kind %d", (int)kind);
     if (p < 1 || v < 1 || m < 1)
-        return mrt_error_set(err, MRT_E_SPEC, NULL, none,
+        return mrt_error_set(err, MRT_E_SPEC, file, none,
                              "a pipeline needs at least 1 stage, virtual "
                              "stage and microbatch (got %d, %d, %d)",
                              p, v, m);
     if (v > 1 && kind != MRT_SCHEDULE_INTERLEAVED)
-        return mrt_error_set(err, MRT_E_SPEC, NULL, none,
+        return mrt_error_set(err, MRT_E_SPEC, file, none,
                              "%d virtual stages need schedule interleaved "
                              "(not %s)", v, name);
     if (kind == MRT_SCHEDULE_INTERLEAVED && m % p != 0)
-        return mrt_error_set(err, MRT_E_SPEC, NULL, none,
+        return mrt_error_set(err, MRT_E_SPEC, file, none,
                              "schedule interleaved needs the microbatches "
                              "(%d) to be a multiple of the stages (%d)",
                              m, p);
@@ -156,7 +155,8 @@ mrt_status mrt_schedule_make(mrt_schedule_kind kind, int p, int v, int m,
                              mrt_schedule **out, mrt_error *err)
 {
     *out = NULL;
-    mrt_status st = check_args(kind, p, v, m, err);
+    mrt_status st =
+        mrt_schedule_check(kind, p, v, m, NULL, (mrt_mark){0, 0}, err);
     if (st)
         return st;
     st = MRT_E_NOMEM;

@@ -26,6 +26,8 @@
 #ifndef MRT_SCHEDULE_H
 #define MRT_SCHEDULE_H
 
+#include <stdio.h>
+
 #include "error.h"
 #include "spec.h"
 
@@ -89,6 +91,10 @@ mrt_status mrt_schedule_make(mrt_schedule_kind kind, int stages,
                               int virtual_stages, int microbatches,
                               mrt_schedule **out, mrt_error *err);
 void mrt_schedule_destroy(mrt_schedule *s);
+/* mrt_schedule_make's errors, in file at `at` (what the user wrote). */
+mrt_status mrt_schedule_check(mrt_schedule_kind kind, int stages,
+                              int virtual_stages, int microbatches,
+                              const char *file, mrt_mark at, mrt_error *err);
 
 /* The slot index of (chunk, micro, phase); W with a schedule of 2
  * phases: its B. */
@@ -122,5 +128,12 @@ mrt_status mrt_schedule_op_slots(const mrt_spec *s, mrt_schedule_kind kind,
  * for a plan that is not pipelined.  Call it once the steps are costed
  * and totalled. */
 mrt_status mrt_schedule_plan(mrt_plan *p, const mrt_spec *s, mrt_error *err);
+
+/* A pipelined plan's schedule in the printed plan (after the totals: the
+ * figures and a time x stage grid) and as the JSON object's "pipeline"
+ * member (",\n \"pipeline\": {...}"); nothing when not pipelined
+ * (schedule_print.c). */
+void mrt_schedule_print(const mrt_plan *p, FILE *f);
+void mrt_schedule_print_json(const mrt_plan *p, FILE *f);
 
 #endif
