@@ -46,6 +46,7 @@ typedef struct mrt_cli_args {
     const char *activations; /* search --activations NAME,...|all, or NULL */
     const char *html;        /* compare --html FILE, or NULL */
     int ascii, steps;        /* show --ascii, --steps */
+    int schedule;            /* show --schedule */
     const char *from, *to;   /* show --from LAYOUT --to LAYOUT, or NULL */
     int nnames;              /* show: the TENSOR arguments after SPEC */
     char **names;
