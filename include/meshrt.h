@@ -472,6 +472,11 @@ typedef struct mrt_ir_alternative {
     int pin; /* nonzero: pinned (YAML's pin: true): planned as
                 MRT_PLANNER_RULES plans, unless the meshtf planner
                 is asked for */
+    const char *schedule;   /* its pipeline schedule ("gpipe", "1f1b",
+                               "interleaved", "zero_bubble"), NULL:
+                               mrt_ir_train's */
+    int64_t virtual_stages; /* its virtual stages per stage, 0:
+                               mrt_ir_train's */
 } mrt_ir_alternative;
 /* Adds alternative alt, after the last op and mrt_ir_set_train (it is
  * checked against every tensor now, gradients included). */

@@ -277,6 +277,8 @@ typedef struct mrt_ir_alternative_at {
     const mrt_ir_alt_entry_at *tensors; /* [ntensors] */
     const mrt_ir_alt_entry_at *ops;     /* [nops] */
     const mrt_error *broken;
+    mrt_mark schedule_mark, virtual_mark; /* its schedule: and
+                                             virtual_stages: */
 } mrt_ir_alternative_at;
 /* mrt_ir_add_alternative with marks (at NULL: none). */
 mrt_status mrt_ir_add_alternative_at(mrt_ir *ir, const mrt_ir_alternative *alt,

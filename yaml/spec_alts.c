@@ -101,10 +101,21 @@ static int is_pin(const mrt_spec_parser *p, const yaml_node_pair_t *pr)
             plain_bool(mrt_spec_node(p, pr->value)) >= 0);
 }
 
+/* 1 if pair pr of an alternative is its pipeline's `schedule:` or
+ * `virtual_stages:` (unless the spec has a dim of that name). */
+static int is_schedule(const mrt_spec_parser *p, const yaml_node_pair_t *pr)
+{
+    const char *key = mrt_spec_str(mrt_spec_node(p, pr->key));
+    return key &&
+           (!strcmp(key, "schedule") || !strcmp(key, "virtual_stages")) &&
+           mrt_spec_find_dim(p->spec, key) < 0;
+}
+
 /* 1 if pair pr of an alternative is one of its rules. */
 static int is_rule(const mrt_spec_parser *p, const yaml_node_pair_t *pr)
 {
-    return !is_mesh(p, pr) && !is_section(p, pr) && !is_pin(p, pr);
+    return !is_mesh(p, pr) && !is_section(p, pr) && !is_pin(p, pr) &&
+           !is_schedule(p, pr);
 }
 
 /* The rules of mapping n (`of` names it) into the next entry_rules. */
@@ -287,6 +298,28 @@ static mrt_status read_pin(mrt_spec_parser *p, alt_read *r,
     return MRT_OK;
 }
 
+/* `schedule:` (a name) or `virtual_stages:` (a count) of alternative r:
+ * pair pr. */
+static mrt_status read_schedule(mrt_spec_parser *p, alt_read *r,
+                                const yaml_node_pair_t *pr)
+{
+    const char *key = mrt_spec_str(mrt_spec_node(p, pr->key));
+    const yaml_node_t *v = mrt_spec_node(p, pr->value);
+    char what[MRT_NAME_MAX + 48], q[MRT_SPEC_QUOTE_MAX + 32];
+    snprintf(what, sizeof what, "the '%s' of layout '%s'", key, r->name);
+    if (!strcmp(key, "virtual_stages")) {
+        r->at.virtual_mark = mrt_spec_mark(v);
+        return mrt_spec_count_max(p, v, what, MRT_MICROBATCHES_MAX,
+                                  &r->a.virtual_stages);
+    }
+    r->at.schedule_mark = mrt_spec_mark(v);
+    if (!(r->a.schedule = mrt_spec_str(v)))
+        return mrt_spec_fail(p, v, "%s must be a name (gpipe, 1f1b, "
+                             "interleaved, zero_bubble), got %s",
+                             what, mrt_spec_what(v, q, sizeof q));
+    return MRT_OK;
+}
+
 /* The form of alternative r (mapping map): its pin, mesh, rules,
  * sections. */
 static mrt_status read_alt(mrt_spec_parser *p, alt_read *r,
@@ -302,6 +335,10 @@ static mrt_status read_alt(mrt_spec_parser *p, alt_read *r,
          !st && pr < map->data.mapping.pairs.top; pr++) {
         if (is_pin(p, pr)) {
             st = read_pin(p, r, mrt_spec_node(p, pr->value));
+            continue;
+        }
+        if (is_schedule(p, pr)) {
+            st = read_schedule(p, r, pr);
             continue;
         }
         if (!is_mesh(p, pr))
