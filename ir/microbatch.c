@@ -137,15 +137,15 @@ static int copy_tensor(mrt_spec *s, int t, int j, int producer)
     return id;
 }
 
-/* Microbatch j's copy of the forward ops 0 .. nf - 1; map[t] is the
- * tensor microbatch j reads for t. */
-static mrt_status copy_program(mrt_spec *s, int nf, int j, int *map,
+/* Microbatch j's copy of the forward ops 0 .. nf - 1, which read
+ * tensors 0 .. nt - 1; map[t] is the tensor microbatch j reads for t. */
+static mrt_status copy_program(mrt_spec *s, int nf, int nt, int j, int *map,
                                mrt_error *err)
 {
-    int d = s->train.micro_dim, n0 = s->ntensors;
-    for (int t = 0; t < n0; t++)
+    int d = s->train.micro_dim;
+    for (int t = 0; t < nt; t++)
         map[t] = t;
-    for (int t = 0; t < n0; t++)
+    for (int t = 0; t < nt; t++)
         if (s->tensor[t].producer < 0 && has_dim(&s->tensor[t], d) &&
             s->tensor[t].grad_like == 0 && (map[t] = copy_tensor(s, t, j, -1)) < 0)
             return mrt_ir_nomem(s, err);
@@ -210,6 +210,7 @@ mrt_status mrt_ir_microbatch(mrt_spec *s, mrt_error *err)
 {
     mrt_train *tr = &s->train;
     int m = tr->microbatches, d = tr->micro_dim, nf = s->nops;
+    int nt = s->ntensors;
     if (m <= 1)
         return MRT_OK;
     mrt_status st = check_linear(s, d, err);
@@ -222,8 +223,8 @@ mrt_status mrt_ir_microbatch(mrt_spec *s, mrt_error *err)
     if (!st)
         loss[0] = tr->loss;
     for (int j = 1; j < m && !st; j++) {
-        int *mj = malloc(((size_t)s->ntensors + 1) * sizeof *mj);
-        st = mj ? copy_program(s, nf, j, mj, err) : mrt_ir_nomem(s, err);
+        int *mj = malloc(((size_t)nt + 1) * sizeof *mj);
+        st = mj ? copy_program(s, nf, nt, j, mj, err) : mrt_ir_nomem(s, err);
         if (!st)
             loss[j] = mj[tr->loss];
         free(mj);

@@ -233,6 +233,12 @@ static void print_step(const mrt_plan *p, const mrt_step *s, text *t)
     put_padded(t, p->tensor_name[in->tensor], 6);
     put(t, " over ");
     put(t, mrt_mesh_axes_str(&p->mesh, s->axes, axes, sizeof axes));
+    if (s->kind == MRT_STEP_SENDRECV) { /* between two pipeline stages */
+        put(t, " stage ");
+        put_int(t, s->from_stage);
+        put(t, " -> ");
+        put_int(t, s->stage);
+    }
     if (mrt_step_is_collective(s->kind)) {
         int nodes = p->profile.ranks_per_node > 0;
         put(t, " (group ");
@@ -346,6 +352,10 @@ static int64_t print_op(const mrt_plan *p, int i, text *tx)
     put(tx, o->phase == MRT_PHASE_BACKWARD ? " (backward)"
             : o->phase == MRT_PHASE_UPDATE ? " (update)"
                                            : "");
+    if (p->pipe.stages > 1 && o->stage >= 0) { /* its pipeline stage */
+        put(tx, " on stage ");
+        put_int(tx, o->stage);
+    }
     put(tx, "  ");
     print_layout(p, &res->layout, tx);
     put(tx, "  shard ");

@@ -62,6 +62,8 @@ void mrt_planning_destroy(mrt_planning *pl)
     free(pl->lazy);
     free(pl->op_stage);
     free(pl->op_chunk);
+    free(pl->param_stage);
+    free(pl->sent);
     free(pl);
 }
 

@@ -71,6 +71,9 @@ typedef struct mrt_planning {
      * planned, which its values and steps take (-1: every stage). */
     int *op_stage, *op_chunk;
     int cur_stage;
+    int *param_stage; /* [ntensors] a parameter's stage, else -1 */
+    int *sent;        /* [ntensors * stages] the value of a tensor sent
+                         to a stage, or -1 */
 } mrt_planning;
 
 /* A context for planning s with opt (borrowed: both outlive it), or NULL
@@ -96,6 +99,21 @@ mrt_status mrt_planning_overflow_error(const mrt_planning *pl, mrt_error *err);
  * error when they split a mesh axis twice in it. */
 mrt_status mrt_meshtf_home(const mrt_spec *s, int t, mrt_layout *l,
                            mrt_error *err);
+
+/* pipeline.c: the pipe axis and every op's stage from the spec's rules
+ * (plan.pipe; nothing when no block's repeat dim is split), before the
+ * inputs are planned.  An error when the rules cannot make a pipeline. */
+mrt_status mrt_pipeline_setup(mrt_planning *pl, mrt_error *err);
+/* The stage that holds input tensor t (a parameter's), or -1: every
+ * stage makes it. */
+int mrt_pipeline_input_stage(const mrt_planning *pl, int t);
+/* Before op is lowered: its stage becomes the current one, and its
+ * inputs held on other stages are sent there (SENDRECV steps), the
+ * tensors' values pointed at the copies; saved[] the values that
+ * mrt_pipeline_restore puts back after the op. */
+mrt_status mrt_pipeline_receive(mrt_planning *pl, int op, int saved[2],
+                                mrt_error *err);
+void mrt_pipeline_restore(mrt_planning *pl, int op, const int saved[2]);
 
 /* The order the walk plans the ops in when pipelined ([nops], a
  * permutation of 0 .. nops - 1, malloc'd; the caller frees it), from

@@ -541,6 +541,20 @@ static int progress(mrt_exec *e)
     return rc;
 }
 
+double mrt_exec_scalar(mrt_exec *e, int v)
+{
+    const mrt_plan *p = e->plan;
+    double x = p->value[v].dtype == MRT_F64 ? *(const double *)e->buf[v]
+                                            : *(const float *)e->buf[v];
+    if (p->pipe.stages < 2 || p->value[v].stage < 0)
+        return x;
+    int64_t at[MRT_MAX_AXES] = {0};
+    at[p->pipe.axis] = p->value[v].stage; /* a rank of its stage */
+    MPI_Bcast(&x, 1, MPI_DOUBLE, (int)mrt_mesh_rank(&p->mesh, at),
+              e->comm->world);
+    return x;
+}
+
 mrt_status mrt_exec_run(mrt_exec *e, mrt_error *err)
 {
     const mrt_plan *p = e->plan;

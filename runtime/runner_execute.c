@@ -79,9 +79,7 @@ static double take_step(const mrt_spec *s, mrt_exec *e)
 {
     const mrt_plan *p = e->plan;
     const mrt_train *tr = &s->train;
-    int lv = p->tensor_value[tr->loss];
-    double loss = p->dtype == MRT_F64 ? *(const double *)e->buf[lv]
-                                      : *(const float *)e->buf[lv];
+    double loss = mrt_exec_scalar(e, p->tensor_value[tr->loss]);
     for (int k = 0; k < tr->nparams; k++) {
         int from = p->tensor_value[tr->updated[k]],
             to = p->tensor_value[tr->param[k]];

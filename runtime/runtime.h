@@ -233,6 +233,9 @@ mrt_status mrt_exec_create(const mrt_plan *plan, mrt_comm *comm, mrt_exec **out,
 void mrt_exec_destroy(mrt_exec *e);
 /* Runs every step once. */
 mrt_status mrt_exec_run(mrt_exec *e, mrt_error *err);
+/* The value of scalar value v (the loss) on every rank: from the stage
+ * that holds it when pipelined (a collective call then). */
+double mrt_exec_scalar(mrt_exec *e, int v);
 
 /* ---- alltoall_group.c ---- */
 /* Runs an ALLTOALL_GROUP step (one MPI_Alltoallw); MPI's error code. */

@@ -5,7 +5,8 @@
  * softmax and dropout; a .npy file is read whole and the
  * rank's block copied out, only while it is still the file the loader
  * checked: mrt_npy_read_same), and gathering shards back into the full
- * tensor on rank 0 for --verify and --save.
+ * tensor on rank 0 for --verify and --save.  In a pipeline only the
+ * ranks of the stage that holds a value send it (rank 0 may hold none).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -158,7 +159,8 @@ static int receive_shards(mrt_exec *e, int v, char *full)
     for (int r = 0; r < e->comm->size && rc == MPI_SUCCESS; r++) {
         mrt_mesh_coords(&p->mesh, r, coords);
         mrt_layout_shard_offset(l, &p->mesh, coords, off);
-        if (mrt_layout_shard_count_at(l, &p->mesh, coords) == 0)
+        if (mrt_layout_shard_count_at(l, &p->mesh, coords) == 0 ||
+            !mrt_value_on_rank(p, v, coords)) /* another pipeline stage */
             continue;
         mrt_layout_shard_shape_at(l, &p->mesh, coords, local);
         int64_t at = 0;
@@ -186,7 +188,7 @@ static int send_shard(mrt_exec *e, int v)
     mrt_count n;
     int64_t count = mrt_layout_shard_count_at(&p->value[v].layout, &p->mesh,
                                               e->comm->coords);
-    if (count == 0)
+    if (count == 0 || !mrt_value_on_rank(p, v, e->comm->coords))
         return MPI_SUCCESS;
     int rc = mrt_count_make(count, mrt_mpi_type(p->value[v].dtype), MPI_OP_NULL,
                             &n);
