@@ -172,7 +172,8 @@ mrt_status mrt_schedule_make(mrt_schedule_kind kind, int p, int v, int m,
     s->index = calloc(n, sizeof *s->index);
     s->in_flight = calloc((size_t)p, sizeof *s->in_flight);
     s->busy_s = calloc((size_t)p, sizeof *s->busy_s);
-    if (!s->slot || !s->index || !s->in_flight || !s->busy_s)
+    s->times = calloc((size_t)4 * p * v, sizeof *s->times);
+    if (!s->slot || !s->index || !s->in_flight || !s->busy_s || !s->times)
         goto nomem;
     for (int k = 0; k < p; k++) {
         order o = {s, k, 0};
@@ -206,6 +207,7 @@ void mrt_schedule_destroy(mrt_schedule *s)
     free(s->index);
     free(s->in_flight);
     free(s->busy_s);
+    free(s->times);
     free(s);
 }
 

@@ -69,6 +69,9 @@ typedef struct mrt_schedule {
                                first of equals) */
     double bubble_fraction; /* idle over ideal for the busiest stage:
                                (makespan - busy) / busy */
+    double *times; /* [4 * chunks]: the last replay's durations, per chunk
+                      c: f at 4c, b, w, p2p (all 1 and 0 with unit
+                      times) */
 } mrt_schedule;
 
 /* The durations of a replay, per chunk, for one microbatch. */

@@ -2,7 +2,9 @@
  * schedule_print.c — a pipelined plan's schedule in the printed plan and
  * in its JSON: the stages, microbatches and schedule, the bubble, the
  * point-to-point bytes, the makespan and the activations in flight, and
- * in the text a grid of time × stage.
+ * in the text a grid of time × stage; the JSON also has each chunk's
+ * durations as the replay took them (f_s, b_s, w_s for one microbatch,
+ * p2p_s to the next chunk), so a test can replay the schedule itself.
  *
  * The grid has one column per time unit: the shortest slot's time
  * (coarser when the makespan would need more than GRID_MAX columns, so a
@@ -142,5 +144,13 @@ void mrt_schedule_print_json(const mrt_plan *p, FILE *f)
             s->busiest);
     for (int k = 0; k < s->stages; k++)
         fprintf(f, "%s%d", k ? ", " : "", s->in_flight[k]);
+    fputs("],\n   \"chunks\": [", f);
+    for (int c = 0; c < s->chunks; c++) {
+        const double *d = &s->times[4 * c];
+        fprintf(f, "%s{\"f_s\": %s, \"b_s\": %s, \"w_s\": %s, \"p2p_s\": %s}",
+                c ? ", " : "", MRT_JSON_NUM("%.17g", d[0]),
+                MRT_JSON_NUM("%.17g", d[1]), MRT_JSON_NUM("%.17g", d[2]),
+                MRT_JSON_NUM("%.17g", d[3]));
+    }
     fputs("]}", f);
 }

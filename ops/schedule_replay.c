@@ -127,6 +127,13 @@ mrt_status mrt_schedule_replay(mrt_schedule *s, const mrt_schedule_times *t,
     }
     for (int k = 0; k < p; k++)
         s->busy_s[k] = 0;
+    for (int c = 0; c < s->chunks; c++) {
+        double *d = &s->times[4 * c];
+        d[0] = t ? t->f[c] : 1;
+        d[1] = t ? t->b[c] : 1;
+        d[2] = t && t->w ? t->w[c] : s->phases == 3 ? 1 : 0;
+        d[3] = t && t->p2p_s ? t->p2p_s[c] : 0;
+    }
     for (int ran = 1; ran && left > 0;) {
         ran = 0;
         for (int k = 0; k < p; k++)
