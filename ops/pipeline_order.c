@@ -10,13 +10,17 @@
  * The order follows the schedule (schedule.h): its slots, every stage's
  * in one sequence by the start times of a replay with unit times (ties
  * by stage: mrt_schedule_linear), and within a slot its ops
- * (schedule_ops.c) in op order.  An op is preceded by any op it reads
- * that has not come yet (an op outside the slots, as the sum of the
- * microbatches' losses), so the order is valid whatever the slots say;
- * the ops of no slot (the update) come last, in op order.  So each
+ * (schedule_ops.c) in op order.  An op that reads what an op of no slot
+ * makes (the sum of the microbatches' losses) has that op pulled in
+ * ahead of it; one that reads what a slot still to come makes waits for
+ * it and comes right after it (a weight gradient summed over the
+ * microbatches in another order than the schedule runs them), so the
+ * order is valid whatever the slots say and each slot's compute stays
+ * in its turn; the ops of no slot (the update) come last, in op order.  So each
  * rank's steps follow its stage's schedule, and what is alive at once
  * (the activations in flight) follows from the values' lifetimes.
  */
+#include <assert.h>
 #include <stdlib.h>
 
 #include "planning.h"
@@ -24,33 +28,79 @@
 
 typedef struct emitter {
     const mrt_spec *s;
+    const int *slot; /* [nops] each op's slot, -1: none */
     int *order, n;
-    char *done;
-    int *stack; /* [nops]: ops waiting for the ops they read */
+    char *state;     /* [nops] 0 not come yet, 1 waiting, 2 placed */
+    int *missing;    /* [nops] inputs whose op is not placed yet */
+    int *first, *by; /* consumers of op i: by[first[i] .. first[i + 1]) */
+    int *stack;      /* [nops] */
 } emitter;
 
-/* Appends op i after every op it reads that has not come yet (a walk
- * with an explicit stack: the chains may be long). */
-static void emit(emitter *e, int i)
+/* Places op i, then every waiting op this lets go (the consumers whose
+ * last missing input it was), with an explicit stack. */
+static void place(emitter *e, int i)
 {
     int top = 0;
-    if (e->done[i])
-        return;
     e->stack[top++] = i;
-    e->done[i] = 1; /* on the stack */
+    e->state[i] = 2;
     while (top > 0) {
-        int j = e->stack[top - 1], pushed = 0;
-        for (int a = 0; a < e->s->op[j].nin && !pushed; a++) {
-            int k = e->s->tensor[e->s->op[j].in[a]].producer;
-            if (k >= 0 && !e->done[k]) {
-                e->done[k] = 1;
-                e->stack[top++] = k;
-                pushed = 1;
+        int j = e->stack[--top];
+        e->order[e->n++] = j;
+        for (int q = e->first[j]; q < e->first[j + 1]; q++) {
+            int c = e->by[q];
+            if (--e->missing[c] == 0 && e->state[c] == 1) {
+                e->state[c] = 2;
+                e->stack[top++] = c;
             }
         }
-        if (!pushed)
-            e->order[e->n++] = e->stack[--top];
     }
+}
+
+/* Op i's turn: its inputs made by ops of no slot come first (pulled in
+ * ahead of it); an input made in a slot still to come makes it wait for
+ * that (place lets it go), so every slot's own ops run in its turn. */
+static void request(emitter *e, int i)
+{
+    if (e->state[i])
+        return;
+    for (int a = 0; a < e->s->op[i].nin; a++) {
+        int k = e->s->tensor[e->s->op[i].in[a]].producer;
+        if (k >= 0 && !e->state[k] && e->slot[k] < 0)
+            request(e, k);
+    }
+    if (e->missing[i] == 0)
+        place(e, i);
+    else
+        e->state[i] = 1;
+}
+
+/* Who reads each op's result: e->first and e->by (CSR), and e->missing. */
+static int consumers(emitter *e)
+{
+    const mrt_spec *s = e->s;
+    int n = s->nops, edges = 0;
+    e->first = calloc((size_t)n + 2, sizeof *e->first);
+    for (int j = 0; e->first && j < n; j++)
+        for (int a = 0; a < s->op[j].nin; a++) {
+            int k = s->tensor[s->op[j].in[a]].producer;
+            if (k >= 0) {
+                e->first[k + 2]++;
+                e->missing[j]++;
+                edges++;
+            }
+        }
+    e->by = malloc(((size_t)edges + 1) * sizeof *e->by);
+    if (!e->first || !e->by)
+        return -1;
+    for (int k = 0; k < n; k++)
+        e->first[k + 2] += e->first[k + 1];
+    for (int j = 0; j < n; j++)
+        for (int a = 0; a < s->op[j].nin; a++) {
+            int k = s->tensor[s->op[j].in[a]].producer;
+            if (k >= 0)
+                e->by[e->first[k + 1]++] = j;
+        }
+    return 0;
 }
 
 /* The ops of each slot, in op order: first[slot] .. first[slot + 1] of
@@ -86,21 +136,34 @@ static int walk(const mrt_spec *s, const mrt_schedule *sc, const int *chunk,
                 const mrt_slot_phase *phase, int *order)
 {
     int nslots = sc->stages * sc->per_stage, ok = 0;
-    emitter e = {s, order, 0, calloc((size_t)s->nops + 1, 1),
-                 malloc(((size_t)s->nops + 1) * sizeof(int))};
+    size_t n = (size_t)s->nops + 1;
+    int *slot = malloc(n * sizeof *slot);
+    emitter e = {s, slot, order, 0, calloc(n, 1), calloc(n, sizeof(int)),
+                 NULL, NULL, malloc(n * sizeof(int))};
     int *first = malloc(((size_t)nslots + 1) * sizeof *first);
-    int *by_slot = malloc(((size_t)s->nops + 1) * sizeof *by_slot);
+    int *by_slot = malloc(n * sizeof *by_slot);
     int *lin = mrt_schedule_linear(sc);
-    if (e.done && e.stack && first && by_slot && lin) {
+    if (slot && e.state && e.missing && e.stack && first && by_slot && lin &&
+        consumers(&e) == 0) {
         bucket(sc, s, chunk, phase, first, by_slot);
+        for (int i = 0; i < s->nops; i++)
+            slot[i] = -1;
+        for (int q = 0; q < nslots; q++)
+            for (int k = first[q]; k < first[q + 1]; k++)
+                slot[by_slot[k]] = q;
         for (int q = 0; q < nslots; q++)
             for (int k = first[lin[q]]; k < first[lin[q] + 1]; k++)
-                emit(&e, by_slot[k]);
+                request(&e, by_slot[k]);
         for (int i = 0; i < s->nops; i++)
-            emit(&e, i);
+            request(&e, i);
+        assert(e.n == s->nops && "the ops of a program form no cycle");
         ok = 1;
     }
-    free(e.done);
+    free(slot);
+    free(e.state);
+    free(e.missing);
+    free(e.first);
+    free(e.by);
     free(e.stack);
     free(first);
     free(by_slot);

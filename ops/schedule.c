@@ -208,6 +208,7 @@ void mrt_schedule_destroy(mrt_schedule *s)
     free(s->in_flight);
     free(s->busy_s);
     free(s->times);
+    free(s->op_slot);
     free(s);
 }
 

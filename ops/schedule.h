@@ -69,6 +69,9 @@ typedef struct mrt_schedule {
                                first of equals) */
     double bubble_fraction; /* idle over ideal for the busiest stage:
                                (makespan - busy) / busy */
+    int nops;      /* a plan's schedule (mrt_schedule_plan): */
+    int *op_slot;  /* [nops] the slot each op of the plan is in, -1:
+                      none (the update); NULL for a schedule of no plan */
     double *times; /* [4 * chunks]: the last replay's durations, per chunk
                       c: f at 4c, b, w, p2p (all 1 and 0 with unit
                       times) */

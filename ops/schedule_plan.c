@@ -83,6 +83,22 @@ static mrt_status replay(mrt_plan *p, const chunk_times *t, mrt_error *err)
     return MRT_OK;
 }
 
+/* Each op's slot index in sc, -1: none (malloc'd; NULL: no memory). */
+static int *slots_of(mrt_schedule *sc, const mrt_spec *s, const int *chunk,
+                     const mrt_slot_phase *phase)
+{
+    int *slot = malloc(((size_t)s->nops + 1) * sizeof *slot);
+    for (int i = 0; slot && i < s->nops; i++)
+        slot[i] = chunk[i] >= 0 && chunk[i] < sc->chunks &&
+                          s->op[i].micro >= 0 &&
+                          s->op[i].micro < sc->microbatches
+                      ? mrt_schedule_find(sc, chunk[i], s->op[i].micro,
+                                          phase[i])
+                      : -1;
+    sc->nops = slot ? s->nops : 0;
+    return slot;
+}
+
 mrt_status mrt_schedule_plan(mrt_plan *p, const mrt_spec *s, mrt_error *err)
 {
     const mrt_plan_pipeline *pp = &p->pipe;
@@ -107,6 +123,9 @@ mrt_status mrt_schedule_plan(mrt_plan *p, const mrt_spec *s, mrt_error *err)
         if (st == MRT_OK)
             st = mrt_schedule_op_slots(s, pp->schedule, stage, op_chunk,
                                        chunk, phase, err);
+        if (st == MRT_OK && !(p->schedule->op_slot = slots_of(
+                                  p->schedule, s, chunk, phase)))
+            st = MRT_E_NOMEM;
         if (st == MRT_OK) {
             sum_times(p, chunk, phase, &t);
             st = replay(p, &t, err);
