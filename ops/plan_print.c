@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "checked.h"
+#include "memory.h"
 #include "plan.h"
 #include "schedule.h"
 
@@ -252,6 +253,10 @@ static void print_step(const mrt_plan *p, const mrt_step *s, text *t)
         put(t, ")   ");
         put_int(t, s->bytes);
         put(t, " bytes/rank, ");
+        if (in->dtype != p->dtype) { /* (mixed precision: its own type) */
+            put(t, mrt_dtype_name(in->dtype));
+            put(t, ", ");
+        }
         if (nodes) {
             put_int(t, s->bytes_inter);
             put(t, " across nodes, ");
@@ -610,6 +615,7 @@ void mrt_plan_print(const mrt_plan *p, FILE *f)
     int64_t ncoll = print_ops(p, &tx);
     flush(&tx);
     print_totals(p, ncoll, f);
+    mrt_memory_print(p, f);
     mrt_schedule_print(p, f);
 }
 

@@ -15,7 +15,9 @@
 #     each the shard b/m/D x d_model x 8 bytes, so 2 (P-1) m b/(m D) h 8
 #     in all, and every rank's run hands MPI what the plan says (run's
 #     bytes-match check, which counts the sendrecv steps);
-#  4. a pipeline's bad keys: the errors of tests/specs/bad (pipeline_*).
+#  4. a pipeline's bad keys: the load errors are tests/specs/bad's
+#     (pipeline_*); the planner's, of rules that make no pipeline, are
+#     tests/specs/pipeline's, checked here.
 set -uo pipefail
 meshrt=$1
 . "$(dirname "$0")/../lib.sh"
@@ -124,6 +126,12 @@ for cfg in 1:2 1:4 2:2 1:3 4:2; do
             python3 "$dir/p2p.py" "$dir/stdout" "$data" "$pipe" "$m"
     done
 done
+
+# 4. Rules that make no pipeline: one line with the rule's position.
+expect 2 1 "pipeline_two_axes.yaml:4:18: error: a pipeline splits the repeat dim 'layers' over one mesh axis" \
+    "$meshrt" plan "$here/specs/pipeline/pipeline_two_axes.yaml"
+expect 2 1 "pipeline_axis_splits_dim.yaml:4:27: error: mesh axis 'pipe' is the pipeline's: tensor 'h0.w' may not split its dim 'd' over it" \
+    "$meshrt" check "$here/specs/pipeline/pipeline_axis_splits_dim.yaml"
 
 [ "$fail" = 0 ] && echo "pipeline: all checks passed"
 exit $fail
