@@ -132,6 +132,9 @@ void mrt_cli_usage(const char *cmd, FILE *f);
 
 int mrt_cli_check(const mrt_cli_args *a);
 int mrt_cli_plan(const mrt_cli_args *a);
+/* plan --timeline, --svg FILE: the memory pictures (memory_picture.c);
+ * the exit code. */
+int mrt_cli_memory_picture(const mrt_cli_args *a, const mrt_plan *plan);
 int mrt_cli_run(const mrt_cli_args *a);
 int mrt_cli_calibrate(const mrt_cli_args *a);
 int mrt_cli_compare(const mrt_cli_args *a);

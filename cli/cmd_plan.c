@@ -7,7 +7,8 @@
  * warning on stderr (mrt_plan_warnings); the exit status stays as it
  * was.  One over the device memory (--device-memory, or the profile's
  * device_memory:) is printed, said so on stderr, and exits 1, as a
- * budget would.
+ * budget would.  --timeline prints the memory picture instead of the
+ * plan, --svg FILE draws it (memory_picture.c).
  */
 #include <stdio.h>
 
@@ -18,10 +19,14 @@ int mrt_cli_plan(const mrt_cli_args *a)
     mrt_error err = {0};
     mrt_spec *spec = NULL;
     mrt_plan *plan = NULL;
-    int over = 0;
+    int over = 0, pic = 0;
     mrt_status st = mrt_cli_load(a, &spec, &plan, &err);
     if (st == MRT_OK) {
-        if (a->json)
+        if (a->timeline || a->svg)
+            pic = mrt_cli_memory_picture(a, plan);
+        if (a->timeline)
+            ; /* the picture instead of the plan */
+        else if (a->json)
             mrt_plan_print_json(plan, stdout);
         else
             mrt_plan_print(plan, stdout);
@@ -42,5 +47,7 @@ int mrt_cli_plan(const mrt_cli_args *a)
     }
     mrt_plan_destroy(plan);
     mrt_spec_destroy(spec);
+    if (pic)
+        return pic;
     return over ? 1 : mrt_cli_exit_code(st);
 }

@@ -176,12 +176,21 @@ double mrt_cost_kernel(const mrt_profile *p, mrt_dtype t, double flops)
     return flops / p->gemm_flops[mrt_dtype_compute(t)]; /* 16-bit: float32 */
 }
 
-/* The float32 GEMM rate of an s x s x s product, interpolated in log s
- * between the profile's rows (held at the ends). */
-static double gemm_rate_at(const mrt_profile *p, double s)
+/* The float32 GEMM rate of an s x s x s product of form f, interpolated
+ * in log s between the profile's rows of that form (held at the ends);
+ * a form the rows lack takes those of nn.  Rows are sorted by form,
+ * then n. */
+static double gemm_rate_at(const mrt_profile *p, int f, double s)
 {
-    const mrt_gemm_row *r = p->gemm;
-    int n = p->ngemm;
+    int lo = 0, n = 0;
+    for (int i = 0; i < p->ngemm; i++)
+        if (p->gemm[i].form == f && !n++)
+            lo = i;
+    if (!n && f != MRT_GEMM_NN)
+        return gemm_rate_at(p, MRT_GEMM_NN, s);
+    if (!n) /* only other forms: the first row's */
+        return p->gemm[0].flops;
+    const mrt_gemm_row *r = p->gemm + lo;
     if (s <= (double)r[0].n)
         return r[0].flops;
     if (s >= (double)r[n - 1].n)
@@ -193,8 +202,8 @@ static double gemm_rate_at(const mrt_profile *p, double s)
                    log((double)r[i].n), r[i].flops);
 }
 
-double mrt_cost_gemm(const mrt_profile *p, mrt_dtype t, double flops, double m,
-                     double n, double k)
+double mrt_cost_gemm_form(const mrt_profile *p, mrt_dtype t, double flops,
+                          double m, double n, double k, mrt_gemm_form form)
 {
     t = mrt_dtype_compute(t); /* a 16-bit GEMM runs as float32's */
     double rate = p->gemm_flops[t];
@@ -202,9 +211,40 @@ double mrt_cost_gemm(const mrt_profile *p, mrt_dtype t, double flops, double m,
         /* a product is as fast as a cube of its volume, unless a thin
          * side holds it back */
         double s = fmin(cbrt(m * n * k), 2 * fmin(m, fmin(n, k)));
-        rate = gemm_rate_at(p, s) * p->gemm_flops[t] / p->gemm_flops[MRT_F32];
+        rate = gemm_rate_at(p, (int)form, s) * p->gemm_flops[t] /
+               p->gemm_flops[MRT_F32];
     }
     return flops / rate;
+}
+
+double mrt_cost_gemm(const mrt_profile *p, mrt_dtype t, double flops, double m,
+                     double n, double k)
+{
+    return mrt_cost_gemm_form(p, t, flops, m, n, k, MRT_GEMM_NN);
+}
+
+double mrt_cost_map(const mrt_profile *p, const char *fn, double elements,
+                    int elsize)
+{
+    int lo = -1, n = 0;
+    for (int i = 0; fn && i < p->nmap; i++)
+        if (strcmp(p->map[i].fn, fn) == 0 && !n++)
+            lo = i;
+    if (!n)
+        return -1;
+    const mrt_map_row *r = p->map + lo;
+    double e = elements, per = r[n - 1].s_per_elem;
+    if (e <= (double)r[0].elements)
+        per = r[0].s_per_elem;
+    for (int i = 1; i < n && e > (double)r[0].elements; i++)
+        if (e <= (double)r[i].elements) {
+            per = on_line(log(e), log((double)r[i - 1].elements),
+                          r[i - 1].s_per_elem, log((double)r[i].elements),
+                          r[i].s_per_elem);
+            break;
+        }
+    /* measured in float32: other widths move their bytes */
+    return e * per * elsize / 4;
 }
 
 double mrt_cost_share(const mrt_profile *p, int64_t ranks)

@@ -84,6 +84,17 @@ double mrt_cost_kernel(const mrt_profile *p, mrt_dtype t, double flops);
  * mrt_cost_kernel. */
 double mrt_cost_gemm(const mrt_profile *p, mrt_dtype t, double flops, double m,
                      double n, double k);
+/* The same for operands of the given form (profile.h): the GEMM rows of
+ * that form, else those of nn. */
+double mrt_cost_gemm_form(const mrt_profile *p, mrt_dtype t, double flops,
+                          double m, double n, double k, mrt_gemm_form form);
+/* Seconds of the elementwise function `fn` (its name: "gelu") over
+ * `elements` output elements of elsize bytes, from the profile's map
+ * rows of fn (per element, interpolated in log elements between the
+ * rows, held at the ends; scaled by elsize / 4 from float32); -1 when
+ * the profile has no row for fn. */
+double mrt_cost_map(const mrt_profile *p, const char *fn, double elements,
+                    int elsize);
 /* What local times are multiplied by when `ranks` ranks run on the
  * profile's host: ranks beyond its cores share them (the rates divide),
  * against the share the calibration's ranks had.  1 for a profile that

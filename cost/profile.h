@@ -36,8 +36,10 @@ typedef struct mrt_link {
 
 /* What calibrate measured beyond the links and peak rates (docs/
  * calibration.md): collectives by kind, group size and bytes per rank
- * (interpolated between the sizes), the float32 GEMM rate by size (an
- * n x n x n product), and how many ranks shared how many cores. */
+ * (interpolated between the sizes), the float32 GEMM rate by the form of
+ * its operands and its size (an n x n x n product), the rate of each
+ * elementwise function by size, and how many ranks shared how many
+ * cores. */
 #define MRT_PROFILE_ROWS 64
 typedef struct mrt_coll_row {
     int kind;      /* mrt_coll (cost.h) */
@@ -45,10 +47,34 @@ typedef struct mrt_coll_row {
     int64_t bytes; /* handed to MPI per rank */
     double time_s;
 } mrt_coll_row;
+/* How the two inputs of a product are stored as BLIS sees them (kernels/
+ * kernel.c hands it general strides): n, a matrix stored by rows (unit
+ * column stride); t, by columns (unit row stride: BLIS reads it as a
+ * transposed one).  The gradients' products take transposed operands. */
+typedef enum mrt_gemm_form {
+    MRT_GEMM_NN = 0, /* A by rows, B by rows */
+    MRT_GEMM_NT,     /* B by columns (dY W^T) */
+    MRT_GEMM_TN,     /* A by columns (X^T dY) */
+    MRT_GEMM_TT,
+    MRT_GEMM_FORM_COUNT
+} mrt_gemm_form;
+/* "nn", "nt", "tn", "tt". */
+const char *mrt_gemm_form_name(mrt_gemm_form f);
 typedef struct mrt_gemm_row {
     int64_t n;
+    int form; /* mrt_gemm_form */
     double flops; /* flop/s */
 } mrt_gemm_row;
+/* The rate of one elementwise function (a map step: relu, gelu, add,
+ * ...; named as the plan names it) over `elements` output elements of
+ * float32, each input as large as the output. */
+#define MRT_PROFILE_MAP_ROWS 128
+#define MRT_PROFILE_FN_MAX 24
+typedef struct mrt_map_row {
+    char fn[MRT_PROFILE_FN_MAX];
+    int64_t elements;
+    double s_per_elem; /* seconds per output element */
+} mrt_map_row;
 
 /* A machine: the links per named mesh axis (or per tier: inside a node,
  * across nodes) and the local rates. */
@@ -69,8 +95,10 @@ typedef struct mrt_profile {
     char kernel[64];     /* BLIS kernel family, if measured */
     int ncoll;           /* measured collectives, if any */
     mrt_coll_row coll[MRT_PROFILE_ROWS];
-    int ngemm; /* measured GEMM rates by size, n ascending */
+    int ngemm; /* measured GEMM rates by form and size, n ascending */
     mrt_gemm_row gemm[MRT_PROFILE_ROWS];
+    int nmap; /* measured map rates by function and size */
+    mrt_map_row map[MRT_PROFILE_MAP_ROWS];
     int ranks, cores; /* ranks per host that shared `cores` cores while
                          the rates were measured; 0: not known */
     int64_t device_memory; /* `device_memory:` bytes of one rank's memory
@@ -90,14 +118,16 @@ mrt_link mrt_profile_link(const mrt_profile *p, const mrt_mesh *m, int a);
 void mrt_profile_set_ranks_per_node(mrt_profile *p, int64_t n);
 
 /* The measured rows of the profile file's mapping root (profile_rows.c):
- * `collectives:`, `gemm:`, `ranks:`, `cores:`; keys absent keep p's. */
+ * `collectives:`, `gemm:`, `maps:`, `ranks:`, `cores:`; keys absent keep
+ * p's. */
 struct mrt_yaml_doc;
 struct yaml_node_s;
 mrt_status mrt_profile_load_rows(const struct mrt_yaml_doc *d,
                                  const struct yaml_node_s *root,
                                  mrt_profile *p);
 /* Sorts the rows as the cost model reads them: collectives by kind,
- * group and bytes, GEMM rates by n. */
+ * group and bytes, GEMM rates by form and n, map rates by function and
+ * elements. */
 void mrt_profile_sort_rows(mrt_profile *p);
 /* Writes those rows as YAML lines (nothing when p has none). */
 void mrt_profile_put_rows(FILE *f, const mrt_profile *p);

@@ -137,8 +137,8 @@ static mrt_status rate(const mrt_yaml_doc *d, const yaml_node_t *n,
 
 static const char *const top_keys[] = {
     "source", "kernel",   "reduce_gflops", "copy_GBps", "default", "axes",
-    "nodes",  "measured", "collectives",   "gemm",      "ranks",   "cores",
-    "device_memory", NULL};
+    "nodes",  "measured", "collectives",   "gemm",      "maps",    "ranks",
+    "cores",  "device_memory", NULL};
 
 /* `device_memory: 80GiB` (or a number of bytes): mrt_parse_bytes. */
 static mrt_status device_memory(const mrt_yaml_doc *d, const yaml_node_t *n,

@@ -5,14 +5,19 @@
  *   collectives:            # what each collective took, by size
  *     - {kind: allreduce, group: 2, bytes: 65536, time_us: 17.9}
  *   gemm:                   # float32 GEMM rate of an n x n x n product
- *     - {n: 64, gflops: 5.1}
+ *     - {n: 64, gflops: 5.1}            # form nn (operands by rows)
+ *     - {n: 64, form: nt, gflops: 4.2}  # B stored by columns
+ *   maps:                   # an elementwise function over so many elements
+ *     - {fn: gelu, elements: 262144, ns_per_element: 3.1}
  *   ranks: 2                # ranks per host while these were measured
  *   cores: 2                # on this many cores
  *
  * `meshrt calibrate` writes them; the cost model (cost.c) interpolates
  * between them.  A profile without them is priced by the formulas alone.
- * Rows are kept sorted (kind, group, bytes; n), whatever the file's
- * order.
+ * Rows are kept sorted (kind, group, bytes; form, n; fn, elements),
+ * whatever the file's order.  A map row's fn is a name (lower-case
+ * letters, digits, '_'): the cost layer sits below the program's list of
+ * functions, so a row for a name no map step has is never used.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -26,16 +31,30 @@ static const char *const coll_kind[MRT_COLL_COUNT] = {
     "allreduce", "allgather", "reduce_scatter", "alltoall", "permute"};
 static const char *const coll_keys[] = {"kind", "group", "bytes", "time_us",
                                         NULL};
-static const char *const gemm_keys[] = {"n", "gflops", NULL};
+static const char *const gemm_keys[] = {"n", "gflops", "form", NULL};
+static const char *const map_keys[] = {"fn", "elements", "ns_per_element",
+                                       NULL};
+static const char *const form_name[MRT_GEMM_FORM_COUNT] = {"nn", "nt", "tn",
+                                                           "tt"};
 
-/* Mapping m (`in` names it) has only the keys of the list, and all. */
+const char *mrt_gemm_form_name(mrt_gemm_form f)
+{
+    return f >= 0 && f < MRT_GEMM_FORM_COUNT ? form_name[f] : "?";
+}
+
+/* Mapping m (`in` names it) has only the keys of the list, and all but
+ * the `optional` last ones. */
 static mrt_status all_keys(const mrt_yaml_doc *d, const yaml_node_t *m,
-                           const char *const keys[], const char *in)
+                           const char *const keys[], int optional,
+                           const char *in)
 {
     mrt_status st = mrt_yaml_expect(d, m, YAML_MAPPING_NODE, in);
     if (!st)
         st = mrt_yaml_check_keys(d, m, keys, in);
-    for (int i = 0; !st && keys[i]; i++)
+    int n = 0;
+    while (keys[n])
+        n++;
+    for (int i = 0; !st && i < n - optional; i++)
         if (!mrt_yaml_get(d, m, keys[i]))
             st = mrt_yaml_fail(d, m, "%s needs '%s'", in, keys[i]);
     return st;
@@ -61,7 +80,7 @@ static mrt_status coll_row(const mrt_yaml_doc *d, const yaml_node_t *m,
                            mrt_coll_row *r)
 {
     char w[MRT_YAML_QUOTE_MAX + 32];
-    mrt_status st = all_keys(d, m, coll_keys, "a collective");
+    mrt_status st = all_keys(d, m, coll_keys, 0, "a collective");
     const yaml_node_t *k = st ? NULL : mrt_yaml_get(d, m, "kind");
     const char *s = k ? mrt_yaml_str(k) : NULL;
     r->kind = -1;
@@ -88,16 +107,76 @@ static mrt_status coll_row(const mrt_yaml_doc *d, const yaml_node_t *m,
 }
 
 static mrt_status gemm_row(const mrt_yaml_doc *d, const yaml_node_t *m,
-                           mrt_gemm_row *r)
+                           void *row)
 {
-    mrt_status st = all_keys(d, m, gemm_keys, "a gemm row");
+    char w[MRT_YAML_QUOTE_MAX + 32];
+    mrt_gemm_row *r = row;
+    mrt_status st = all_keys(d, m, gemm_keys, 1, "a gemm row");
     if (!st)
         st = mrt_yaml_count_max(d, mrt_yaml_get(d, m, "n"), "'n' of a gemm row",
                                 1 << 20, &r->n);
     if (!st)
         st = bounded(d, mrt_yaml_get(d, m, "gflops"), "'gflops' of a gemm row",
                      MRT_PROFILE_RATE_MAX, 1e9, &r->flops);
+    const yaml_node_t *f = st ? NULL : mrt_yaml_get(d, m, "form");
+    const char *s = f ? mrt_yaml_str(f) : NULL;
+    r->form = f ? -1 : MRT_GEMM_NN;
+    for (int i = 0; s && i < MRT_GEMM_FORM_COUNT; i++)
+        if (strcmp(s, form_name[i]) == 0)
+            r->form = i;
+    if (!st && r->form < 0)
+        return mrt_yaml_fail(d, f,
+                             "'form' of a gemm row must be nn, nt, tn or tt, "
+                             "got %s",
+                             mrt_yaml_what(f, w, sizeof w));
     return st;
+}
+
+/* A function's name as the plan prints it: lower-case letters, digits
+ * and '_', starting with a letter. */
+static int fn_name(const char *s)
+{
+    size_t n = s ? strlen(s) : 0;
+    if (n == 0 || n >= MRT_PROFILE_FN_MAX || s[0] < 'a' || s[0] > 'z')
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') ||
+              s[i] == '_'))
+            return 0;
+    return 1;
+}
+
+static mrt_status map_row(const mrt_yaml_doc *d, const yaml_node_t *m,
+                          void *row)
+{
+    char w[MRT_YAML_QUOTE_MAX + 32];
+    mrt_map_row *r = row;
+    mrt_status st = all_keys(d, m, map_keys, 0, "a map row");
+    const yaml_node_t *f = st ? NULL : mrt_yaml_get(d, m, "fn");
+    const char *s = f ? mrt_yaml_str(f) : NULL;
+    if (!st && !fn_name(s))
+        return mrt_yaml_fail(d, f,
+                             "'fn' of a map row must be a function's name "
+                             "(lower-case letters, digits and '_', at most "
+                             "%d), got %s",
+                             MRT_PROFILE_FN_MAX - 1,
+                             mrt_yaml_what(f, w, sizeof w));
+    if (!st)
+        snprintf(r->fn, sizeof r->fn, "%s", s);
+    if (!st)
+        st = mrt_yaml_size(d, mrt_yaml_get(d, m, "elements"),
+                           "'elements' of a map row", &r->elements);
+    if (!st)
+        st = bounded(d, mrt_yaml_get(d, m, "ns_per_element"),
+                     "'ns_per_element' of a map row",
+                     1 / MRT_PROFILE_RATE_MIN, 1e-9, &r->s_per_elem);
+    return st;
+}
+
+static mrt_status coll_row_any(const mrt_yaml_doc *d, const yaml_node_t *m,
+                               void *row)
+{
+    return coll_row(d, m, row);
 }
 
 static int by_coll(const void *a, const void *b)
@@ -113,35 +192,50 @@ static int by_coll(const void *a, const void *b)
 static int by_n(const void *a, const void *b)
 {
     const mrt_gemm_row *x = a, *y = b;
+    if (x->form != y->form)
+        return x->form - y->form;
     return (x->n > y->n) - (x->n < y->n);
 }
 
-/* The items of sequence `key` of root, each read by one of the two row
- * readers into rows of `size` bytes; *count of them. */
-static mrt_status load_list(const mrt_yaml_doc *d, const yaml_node_t *root,
-                            const char *key, int *count, void *rows,
-                            size_t size)
+static int by_fn(const void *a, const void *b)
 {
-    const yaml_node_t *seq = mrt_yaml_get(d, root, key);
+    const mrt_map_row *x = a, *y = b;
+    int c = strcmp(x->fn, y->fn);
+    if (c)
+        return c;
+    return (x->elements > y->elements) - (x->elements < y->elements);
+}
+
+/* How one list of rows is read and kept. */
+typedef struct row_list {
+    const char *key;
+    mrt_status (*read)(const mrt_yaml_doc *, const yaml_node_t *, void *);
+    int (*order)(const void *, const void *);
+    size_t size; /* of a row */
+    int max;     /* rows */
+} row_list;
+
+/* The items of sequence l->key of root, each read by l->read into rows;
+ * *count of them, sorted. */
+static mrt_status load_list(const mrt_yaml_doc *d, const yaml_node_t *root,
+                            const row_list *l, int *count, void *rows)
+{
+    const yaml_node_t *seq = mrt_yaml_get(d, root, l->key);
     if (!seq)
         return MRT_OK;
     char in[64];
-    snprintf(in, sizeof in, "'%s'", key);
+    snprintf(in, sizeof in, "'%s'", l->key);
     mrt_status st = mrt_yaml_expect(d, seq, YAML_SEQUENCE_NODE, in);
     int n = st ? 0 : mrt_yaml_count(seq);
-    if (!st && n > MRT_PROFILE_ROWS)
+    if (!st && n > l->max)
         return mrt_yaml_fail(d, seq, "%s has %d rows, at most %d", in, n,
-                             MRT_PROFILE_ROWS);
-    for (int i = 0; !st && i < n; i++) {
-        const yaml_node_t *m = mrt_yaml_item(d, seq, i);
-        char *row = (char *)rows + (size_t)i * size;
-        st = size == sizeof(mrt_coll_row) ? coll_row(d, m, (mrt_coll_row *)row)
-                                          : gemm_row(d, m, (mrt_gemm_row *)row);
-    }
+                             l->max);
+    for (int i = 0; !st && i < n; i++)
+        st = l->read(d, mrt_yaml_item(d, seq, i),
+                     (char *)rows + (size_t)i * l->size);
     if (!st) {
         *count = n;
-        qsort(rows, (size_t)n, size,
-              size == sizeof(mrt_coll_row) ? by_coll : by_n);
+        qsort(rows, (size_t)n, l->size, l->order);
     }
     return st;
 }
@@ -150,16 +244,24 @@ void mrt_profile_sort_rows(mrt_profile *p)
 {
     qsort(p->coll, (size_t)p->ncoll, sizeof p->coll[0], by_coll);
     qsort(p->gemm, (size_t)p->ngemm, sizeof p->gemm[0], by_n);
+    qsort(p->map, (size_t)p->nmap, sizeof p->map[0], by_fn);
 }
 
 mrt_status mrt_profile_load_rows(const struct mrt_yaml_doc *d,
                                  const struct yaml_node_s *root, mrt_profile *p)
 {
+    static const row_list colls = {"collectives", coll_row_any, by_coll,
+                                   sizeof(mrt_coll_row), MRT_PROFILE_ROWS};
+    static const row_list gemms = {"gemm", gemm_row, by_n,
+                                   sizeof(mrt_gemm_row), MRT_PROFILE_ROWS};
+    static const row_list maps = {"maps", map_row, by_fn, sizeof(mrt_map_row),
+                                  MRT_PROFILE_MAP_ROWS};
     int64_t v;
-    mrt_status st = load_list(d, root, "collectives", &p->ncoll, p->coll,
-                              sizeof p->coll[0]);
+    mrt_status st = load_list(d, root, &colls, &p->ncoll, p->coll);
     if (!st)
-        st = load_list(d, root, "gemm", &p->ngemm, p->gemm, sizeof p->gemm[0]);
+        st = load_list(d, root, &gemms, &p->ngemm, p->gemm);
+    if (!st)
+        st = load_list(d, root, &maps, &p->nmap, p->map);
     const yaml_node_t *n;
     if (!st && (n = mrt_yaml_get(d, root, "ranks")) &&
         !(st = mrt_yaml_count_max(d, n, "'ranks'", 1 << 24, &v)))
@@ -176,9 +278,21 @@ void mrt_profile_put_rows(FILE *f, const mrt_profile *p)
         fprintf(f, "ranks: %d\ncores: %d\n", p->ranks, p->cores);
     if (p->ngemm)
         fputs("gemm:\n", f);
-    for (int i = 0; i < p->ngemm; i++)
-        fprintf(f, "  - {n: %lld, gflops: %.4g}\n", (long long)p->gemm[i].n,
-                p->gemm[i].flops / 1e9);
+    for (int i = 0; i < p->ngemm; i++) {
+        const mrt_gemm_row *g = &p->gemm[i];
+        if (g->form == MRT_GEMM_NN)
+            fprintf(f, "  - {n: %lld, gflops: %.4g}\n", (long long)g->n,
+                    g->flops / 1e9);
+        else
+            fprintf(f, "  - {n: %lld, form: %s, gflops: %.4g}\n",
+                    (long long)g->n, form_name[g->form], g->flops / 1e9);
+    }
+    if (p->nmap)
+        fputs("maps:\n", f);
+    for (int i = 0; i < p->nmap; i++)
+        fprintf(f, "  - {fn: %s, elements: %lld, ns_per_element: %.4g}\n",
+                p->map[i].fn, (long long)p->map[i].elements,
+                p->map[i].s_per_elem * 1e9);
     if (p->ncoll)
         fputs("collectives:\n", f);
     for (int i = 0; i < p->ncoll; i++)

@@ -454,6 +454,12 @@ MRT_API mrt_status mrt_ir_block_out(mrt_ir *ir, const char *outer,
  * an error (then err says it). */
 MRT_API int mrt_ir_block_next(mrt_ir *ir, mrt_error *err);
 MRT_API mrt_status mrt_ir_block_end(mrt_ir *ir, mrt_error *err);
+/* Between begin and end (YAML: `recompute: true` on the block): the
+ * backward pass of each instance re-runs the instance's forward ops
+ * first and reads their results, so that only the instance's input is
+ * kept from the forward pass (activation recomputation: flops for
+ * memory).  The program must have a `train:` (mrt_ir_set_train). */
+MRT_API mrt_status mrt_ir_block_recompute(mrt_ir *ir, int on, mrt_error *err);
 
 /* The tensors the program returns (default: the last op's result; with
  * training, also the loss, the gradients and the updated params). */
@@ -505,6 +511,13 @@ typedef struct mrt_ir_alternative {
                                mrt_ir_train's */
     int64_t virtual_stages; /* its virtual stages per stage, 0:
                                mrt_ir_train's */
+    /* YAML's `recompute:`: blocks whose activations this alternative
+     * recomputes (mrt_ir_block_recompute), besides those the program
+     * recomputes already: every block (recompute_all), or the blocks
+     * named in recompute[0..nrecompute) */
+    int recompute_all;
+    int nrecompute;
+    const char *const *recompute;
     int zero_stage; /* ZeRO (YAML `zero: {stage, axes}`): 1 each
                        parameter's optimizer state sharded over
                        zero_axes too, 2 its gradient as well (reduce-
@@ -747,8 +760,16 @@ typedef struct mrt_plan_memory {
     int64_t peak;          /* mrt_plan_totals.peak_memory (stage -1) */
     int64_t live_peak;     /* the sum of by_kind */
     int64_t by_kind[MRT_MEM_KIND_COUNT];
-    int64_t fragmentation; /* peak - live_peak */
+    int64_t fragmentation; /* peak - live_peak: packing (the arena's gaps
+                              and alignment over the values live at the
+                              peak) + held apart (the largest workspace
+                              and the most MPI scratch, allocated beside
+                              the arena, over what the peak step uses) */
+    int64_t packing;       /* of fragmentation (stage -1; else 0) */
     int64_t arena;         /* the arena of the values (stage -1) */
+    int64_t values_peak;   /* the most value bytes live at one step: the
+                              floor of any arena (arena - values_peak is
+                              the packing's gaps and alignment) */
     int peak_step;         /* the step of live_peak (nsteps: after the
                               last, where inputs and outputs remain) */
     int peak_op;           /* its op (an index of the plan's ops) */
@@ -757,6 +778,7 @@ typedef struct mrt_plan_memory {
     int64_t device_memory; /* the device memory it is planned for (the
                               option's, else the profile's; 0: none) */
     int fits;              /* 1 if peak <= device_memory (or none) */
+    int stages;            /* the plan's pipeline stages (1: none) */
 } mrt_plan_memory;
 /* The memory of the ranks of pipeline stage `stage` (-1: every value of
  * the plan, as every rank of a plan without stages holds them); for a

@@ -430,6 +430,8 @@ mrt_status mrt_ir_finish(mrt_ir *ir, mrt_spec **out, mrt_error *err)
         st = mrt_ir_fail(&c, MRT_E_SPEC,
                          "the program has no op (add at "
                          "least one with mrt_ir_add_op)");
+    if (!st)
+        st = mrt_ir_block_check_recompute(&c);
     int n = ir->nouts > 0 ? ir->nouts : 1;
     if (!st && (!(listed = calloc((size_t)s->ntensors + 1, 1)) ||
                 !(s->output = calloc((size_t)n, sizeof *s->output))))

@@ -131,6 +131,10 @@ mrt_status mrt_ir_set_precision_at(mrt_ir *ir,
 /* The element types of a trained program's parameters, their updates
  * and gradients, by s->precision (nothing when it was not given). */
 void mrt_ir_precision_apply(mrt_spec *s);
+/* Where precision's compute differs from params: a cast copy of each
+ * parameter that the forward ops read instead (build_precision.c);
+ * before reverse mode.  MRT_E_NOMEM into err when out of memory. */
+mrt_status mrt_ir_precision_cast(mrt_spec *s, mrt_error *err);
 mrt_status mrt_ir_set_dtype_at(mrt_ir *ir, const char *dtype, mrt_mark at,
                                mrt_error *err);
 /* mrt_ir_add_dim with the mark of the dim's name (its dim_mark). */
@@ -307,6 +311,8 @@ typedef struct mrt_ir_alternative_at {
     const mrt_error *broken;
     mrt_mark schedule_mark, virtual_mark; /* its schedule: and
                                              virtual_stages: */
+    mrt_mark recompute_mark;          /* `recompute:` */
+    const mrt_mark *recompute_marks;  /* [nrecompute] its names */
     mrt_mark zero_mark, zero_stage_mark; /* `zero:` and its stage */
     const mrt_mark *zero_axis_mark;      /* [zero_naxes], or NULL */
 } mrt_ir_alternative_at;
@@ -332,6 +338,15 @@ typedef enum mrt_ir_link_kind {
 mrt_status mrt_ir_block_link_at(mrt_ir *ir, mrt_ir_link_kind kind,
                                 const char *key, const char *value,
                                 const mrt_mark at[2], mrt_error *err);
+/* mrt_ir_block_recompute with the mark of `recompute:` (at NULL: none). */
+mrt_status mrt_ir_block_recompute_at(mrt_ir *ir, int on, const mrt_mark *at,
+                                     mrt_error *err);
+/* After the backward program is made: its recomputation for the blocks
+ * asked (mrt_ir_set_train calls it). */
+mrt_status mrt_ir_block_apply_recompute(mrt_ir_call *c);
+/* A block asked to recompute in a program with no `train:`: the error
+ * (mrt_ir_finish calls it). */
+mrt_status mrt_ir_block_check_recompute(mrt_ir_call *c);
 /* Inside an instance: tensor d (at may be NULL) as an instance tensor;
  * returns -1 when no instance is open (the caller goes on as usual),
  * else the call's status.  mrt_ir_add_tensor_at calls it first. */

@@ -348,6 +348,51 @@ static mrt_status rehome(mrt_ir_call *c, mrt_spec_layout *l)
     return st;
 }
 
+/* The blocks alternative l recomputes (a's recompute_all and names). */
+static mrt_status alt_recompute(mrt_ir_call *c, mrt_spec_layout *l,
+                                const mrt_ir_alternative *a,
+                                const mrt_ir_alternative_at *at)
+{
+    const mrt_spec *s = c->ir->s;
+    char list[MRT_SPEC_LIST_MAX];
+    if (!a->recompute_all && a->nrecompute <= 0)
+        return MRT_OK;
+    l->recompute_mark = at->recompute_mark;
+    mrt_ir_at(c, "recompute", &at->recompute_mark);
+    if (s->train.loss < 0)
+        return mrt_ir_fail(c, MRT_E_SPEC,
+                           "recompute of layout '%s' needs a train: "
+                           "(recomputation re-runs forward ops in the "
+                           "backward pass)",
+                           l->name);
+    if (!s->nblocks)
+        return mrt_ir_fail(c, MRT_E_SPEC,
+                           "recompute of layout '%s': the program has no "
+                           "block (a repeat: item of ops:) to recompute",
+                           l->name);
+    if (!(l->recompute = calloc((size_t)s->nblocks, 1)))
+        return mrt_ir_fail(c, MRT_E_NOMEM, "out of memory");
+    for (int b = 0; a->recompute_all && b < s->nblocks; b++)
+        l->recompute[b] = 1;
+    for (int j = 0; !a->recompute_all && j < a->nrecompute; j++) {
+        int b = 0;
+        while (b < s->nblocks && strcmp(s->block[b].name, a->recompute[j]))
+            b++;
+        if (at->recompute_marks)
+            mrt_ir_at(c, "recompute", &at->recompute_marks[j]);
+        if (b == s->nblocks)
+            return mrt_ir_fail(
+                c, MRT_E_SPEC,
+                "unknown block '%.100s' in recompute of layout '%s' (the "
+                "program's blocks: %s)",
+                a->recompute[j], l->name,
+                mrt_spec_join(list, sizeof list, s->block[0].name,
+                              sizeof s->block[0], s->nblocks));
+        l->recompute[b] = 1;
+    }
+    return MRT_OK;
+}
+
 /* `zero:` of alternative l: a stage 1-3 of a spec that trains, over
  * axes of l's mesh (each once). */
 static mrt_status alt_zero(mrt_ir_call *c, mrt_spec_layout *l,
@@ -423,6 +468,8 @@ static mrt_status fill(mrt_ir_call *c, mrt_spec_layout *l,
                       of, l->rule);
     if (!st)
         st = alt_entries(c, l, a, at);
+    if (!st)
+        st = alt_recompute(c, l, a, at);
     if (!st)
         st = alt_zero(c, l, a, at);
     ir->rule_mesh = NULL;

@@ -266,6 +266,54 @@ mrt_status mrt_ir_block_out(mrt_ir *ir, const char *outer, const char *inner,
     return mrt_ir_block_link_at(ir, MRT_IR_LINK_OUT, outer, inner, NULL, err);
 }
 
+mrt_status mrt_ir_block_recompute_at(mrt_ir *ir, int on, const mrt_mark *at,
+                                     mrt_error *err)
+{
+    mrt_ir_call c;
+    mrt_status st = mrt_ir_begin(&c, ir, "mrt_ir_block_recompute");
+    if (!st)
+        st = block_open(&c, ir);
+    if (!st) {
+        mrt_spec_block *k = &ir->s->block[ir->block->id];
+        k->recompute_asked = on != 0;
+        k->recompute_mark = at ? *at : ir->block->mark;
+    }
+    return mrt_ir_end(&c, st, err);
+}
+
+mrt_status mrt_ir_block_recompute(mrt_ir *ir, int on, mrt_error *err)
+{
+    return mrt_ir_block_recompute_at(ir, on, NULL, err);
+}
+
+mrt_status mrt_ir_block_apply_recompute(mrt_ir_call *c)
+{
+    mrt_spec *s = c->ir->s;
+    unsigned char *on = calloc((size_t)s->nblocks + 1, 1);
+    if (!on)
+        return mrt_ir_fail(c, MRT_E_NOMEM, "out of memory");
+    for (int b = 0; b < s->nblocks; b++)
+        on[b] = (unsigned char)s->block[b].recompute_asked;
+    mrt_status st = mrt_ir_recompute(s, on, &c->e);
+    free(on);
+    return st;
+}
+
+mrt_status mrt_ir_block_check_recompute(mrt_ir_call *c)
+{
+    const mrt_spec *s = c->ir->s;
+    for (int b = 0; s->train.loss < 0 && b < s->nblocks; b++)
+        if (s->block[b].recompute_asked) {
+            mrt_ir_at(c, NULL, &s->block[b].recompute_mark);
+            return mrt_ir_fail(c, MRT_E_SPEC,
+                               "block '%s' has recompute: true but the "
+                               "program has no train: (recomputation "
+                               "re-runs forward ops in the backward pass)",
+                               s->block[b].name);
+        }
+    return MRT_OK;
+}
+
 /* "<block><i>.<inner>" into out; 0, or -1 when too long. */
 static int full_name(const mrt_spec *s, int block, int i, const char *inner,
                      char out[MRT_NAME_MAX])

@@ -315,11 +315,15 @@ mrt_status mrt_ir_set_train_at(mrt_ir *ir, const mrt_ir_train *t,
     if (!st) {
         tr->loss = loss;
         mrt_ir_at(&c, "params", NULL); /* reverse mode's errors: about them */
-        st = mrt_ir_microbatch(s, &c.e);
+        st = mrt_ir_precision_cast(s, &c.e); /* precision:'s copies */
+        if (!st)
+            st = mrt_ir_microbatch(s, &c.e);
         if (!st)
             st = mrt_ir_grad(s, &c.e);
         if (!st) /* `precision:`'s types of parameters and gradients */
             mrt_ir_precision_apply(s);
+        if (!st)
+            st = mrt_ir_block_apply_recompute(&c);
         ir->trained = 1;
     }
     if (st && tr->loss >= 0)

@@ -259,7 +259,8 @@ int *mrt_spec_alt_targets(const mrt_spec *s, const mrt_spec_layout *l,
     for (int u = 0; u <= s->nuser_ops + 1; u++)
         by_user[u] = -1;
     for (int i = 0; i < s->ntensors; i++)
-        t[i] = s->tensor[i].grad_like || s->tensor[i].opt_layout
+        t[i] = s->tensor[i].grad_like || s->tensor[i].recomputes ||
+                       s->tensor[i].opt_layout
                    ? MRT_ALT_FOLLOW
                    : -1;
     for (int e = 0; e < l->nentries; e++) {
@@ -345,8 +346,10 @@ mrt_status mrt_spec_alt_apply(const mrt_spec_resolver *r,
     }
     for (int i = 0; !st && i < s->ntensors; i++) {
         mrt_spec_tensor *t = &out[i];
-        int like = t->grad_like ? t->grad_like - 1 : t->opt_layout - 1,
-            e = targets[i];
+        int like = t->recomputes  ? t->recomputes - 1
+                   : t->grad_like ? t->grad_like - 1
+                                  : t->opt_layout - 1;
+        int e = targets[i];
         if (e == MRT_ALT_FOLLOW && t->grad_piece &&
             (e = grad_entry(l, like)) < 0)
             e = MRT_ALT_FOLLOW;
@@ -407,6 +410,10 @@ mrt_status mrt_spec_derive_alt(const mrt_spec *s, const mrt_spec_layout *l,
             (*out)->tensor[l->entry[e].tensor].reshard = 1;
     if (!st && l->zero_stage)
         mrt_spec_apply_zero(*out, l);
+    if (!st && l->recompute && (st = mrt_ir_recompute(*out, l->recompute, err))) {
+        mrt_spec_destroy(*out);
+        *out = NULL;
+    }
     free(targets);
     free(skip);
     return st;

@@ -83,6 +83,9 @@ static int result(mrt_user_op *u, mrt_status *st)
         return -1;
     }
     s->tensor[id] = u->out;
+    /* outside blocks until a block's instance stamps it (u->out is
+     * zeroed: block 0, layer 0 otherwise) */
+    s->tensor[id].block = s->tensor[id].layer = -1;
     return id;
 }
 

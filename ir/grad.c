@@ -280,6 +280,8 @@ static int map_contribution(grad_ctx *g, int k, int dc)
     };
     switch (o->fn) {
     case MRT_MAP_COPY:
+    case MRT_MAP_CAST: /* (cast back: the gradient takes grads' type,
+                          build_precision.c) */
     case MRT_MAP_SHIFT:
     case MRT_MAP_ADD: return onto(g, dc, x, 0);
     case MRT_MAP_SUB: return onto(g, dc, x, k == 1);

@@ -190,6 +190,16 @@ mrt_status mrt_ir_expand(mrt_user_op *u);
  * the SGD updates, and fills train.grad, extra_grad and updated. */
 mrt_status mrt_ir_grad(mrt_spec *s, mrt_error *err);
 
+/* ---- recompute.c: activation recomputation ------------------------ */
+
+/* Re-runs the forward ops of every instance of the blocks b with
+ * blocks[b] set (and not recomputed yet) in the backward pass, right
+ * before the instance's backward ops, which then read the re-run's
+ * tensors (spec.h: mrt_spec_block.recompute).  Nothing without train:
+ * or when blocks is NULL. */
+mrt_status mrt_ir_recompute(mrt_spec *s, const unsigned char *blocks,
+                            mrt_error *err);
+
 /* ---- zero.c: an alternative's `zero:` ----------------------------- */
 
 /* Shards the optimizer state (stage 1), the gradients (2) and the

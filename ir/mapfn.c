@@ -35,6 +35,8 @@ static const struct {
     [MRT_MAP_LERP] = {"lerp", 2, {0, 0}},
     [MRT_MAP_LERP_SQ] = {"lerp_sq", 2, {0, 0}},
     [MRT_MAP_SQRT_ADD] = {"sqrt_add", 2, {0, 0}},
+    [MRT_MAP_CAST] = {"cast", 1, {0, 0}}, /* (no pending sum rides through:
+                                             it is reduced in its own type) */
 };
 _Static_assert(sizeof fns / sizeof fns[0] == MRT_MAP_FN_COUNT,
                "one entry per map function");

@@ -44,6 +44,8 @@ typedef enum mrt_map_fn {
     MRT_MAP_LERP_SQ,     /* a + c * (b * b - a)   (Adam's second moment) */
     MRT_MAP_SQRT_ADD,    /* sqrt(a) + b           (Adam's denominator; b
                             the scalar eps_t) */
+    MRT_MAP_CAST,        /* a, in the output's type (precision:'s copy of
+                            a parameter in the compute type) */
     MRT_MAP_FN_COUNT
 } mrt_map_fn;
 

@@ -243,6 +243,7 @@ void mrt_spec_destroy(mrt_spec *spec)
         free(spec->layouts[i].rule);
         free(spec->layouts[i].entry);
         free(spec->layouts[i].entry_rules);
+        free(spec->layouts[i].recompute);
     }
     free(spec->layouts);
     free(spec);

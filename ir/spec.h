@@ -96,6 +96,10 @@ typedef struct mrt_spec_tensor {
                                pass, which moves it again from its home
                                layout (FSDP's reshard_after_forward:
                                memory for wire bytes); 0 by default */
+    int recomputes; /* made by a forward op re-run in the backward pass
+                               (a block's `recompute:`, recompute.c): 1 +
+                               the id of the forward tensor it is a copy
+                               of, whose layout it takes; 0: none */
     int opt_state;  /* optimizer state of a parameter: 1 + the
                                parameter's tensor id (0: none); master
                                weights included (optimizer.c) */
@@ -151,6 +155,10 @@ typedef struct mrt_spec_layout {
     int schedule;       /* its pipeline schedule, -1: train:'s */
     int virtual_stages; /* 0: train:'s */
     mrt_mark schedule_mark; /* where schedule: (else virtual_stages:) is */
+    unsigned char *recompute; /* [nblocks], owned, or NULL: the blocks its
+                                 `recompute:` recomputes (besides the
+                                 spec's own) */
+    mrt_mark recompute_mark;
     int broken;      /* does not fit a --mesh or --dim given at load: */
     mrt_error error; /* why (selecting it returns this error) */
     int zero_stage;      /* `zero:` (ir/zero.c): 1-3, 0: none */
@@ -203,6 +211,9 @@ typedef struct mrt_spec_op {
     int block;   /* the block whose instance it belongs to (its forward
                           op, or for an update its parameter), or -1 */
     int layer;   /* that instance, or -1 */
+    int recomputed; /* a forward op re-run in the backward pass (its
+                          block's `recompute:`): 1 + the index of the
+                          forward op it re-runs; 0: none */
     int micro;   /* the microbatch (0 .. train.microbatches - 1) a
                           forward or backward op belongs to (microbatch.c);
                           -1 for the update and the ops outside any
@@ -222,7 +233,11 @@ typedef struct mrt_spec_op {
  * op[first_op[i] .. last_op[i]], its tensors tensor[first_tensor[i] ..
  * last_tensor[i]] (both contiguous).  `out:` names: an outer name that
  * stands for the last instance's tensor (mrt_spec_find_tensor finds
- * it).  This is what a pipeline split of the dim reads. */
+ * it).  This is what a pipeline split of the dim reads.
+ * With `recompute: true` the backward pass of each instance first re-runs
+ * the instance's forward ops (ops with `recomputed`, recompute.c) and
+ * its backward ops read their results: the instance keeps only what it
+ * reads from outside (its input, the carry) for the backward pass. */
 typedef struct mrt_spec_block {
     char name[MRT_NAME_MAX];
     mrt_mark mark;
@@ -233,6 +248,11 @@ typedef struct mrt_spec_block {
     int nouts;
     char (*out_name)[MRT_NAME_MAX]; /* [nouts]: outer names */
     int *out_tensor;                /* [nouts]: the last instance's */
+    int recompute_asked;            /* `recompute: true` (or
+                                       mrt_ir_block_recompute) */
+    mrt_mark recompute_mark;        /* where it was written */
+    int recompute;                  /* its forward ops re-run in the
+                                       backward pass (recompute.c) */
 } mrt_spec_block;
 
 /* The optimizer's roles of a state tensor (mrt_spec_tensor.opt_role). */

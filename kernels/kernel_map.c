@@ -253,6 +253,7 @@ static const struct {
     [MRT_MAP_LERP] = BOTH(lerp),
     [MRT_MAP_LERP_SQ] = BOTH(lerp_sq),
     [MRT_MAP_SQRT_ADD] = BOTH(sqrt_add),
+    [MRT_MAP_CAST] = BOTH(copy), /* (the types: widen.c, around it) */
 };
 _Static_assert(sizeof map_rows / sizeof map_rows[0] == MRT_MAP_FN_COUNT,
                "a row loop for every mrt_map_fn");

@@ -23,6 +23,8 @@ typedef struct mrt_memory_walk {
     int64_t by_kind[MRT_MEM_KIND_COUNT]; /* of it */
     int peak_step;                       /* 0..nsteps */
     int64_t scratch_max;                 /* the most MPI scratch at once */
+    int64_t values_max;                  /* the most value bytes live at
+                                            once (the arena's floor) */
     int64_t (*rows)[MRT_MEM_KIND_COUNT]; /* NULL, or [nops]: per op, the
                                             bytes at its step with most */
 } mrt_memory_walk;
@@ -32,6 +34,13 @@ typedef struct mrt_memory_walk {
  * MRT_E_NOMEM. */
 mrt_status mrt_memory_walk_plan(const mrt_plan *p, int stage,
                                 mrt_memory_walk *w);
+
+/* Plans of at most this many values are packed twice (memory_pack.c). */
+#define MRT_PACK_MAX_VALUES 4000
+/* Packs the values by size into an arena (each rounded up to align):
+ * their offsets into off[nvalues]; returns the arena's bytes, or -1 when
+ * out of memory.  Needs the lifetimes. */
+int64_t mrt_memory_pack(const mrt_plan *p, int64_t align, int64_t *off);
 
 /* The breakdown as `plan` prints it after the totals (memory_print.c),
  * and as the value of `plan --json`'s "memory" key. */

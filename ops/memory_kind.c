@@ -45,6 +45,8 @@ int mrt_plan_value_kind(const mrt_plan *plan, int i)
 static int tensor_role(const mrt_spec *s, const char *wanted, int t)
 {
     const mrt_spec_tensor *x = &s->tensor[t];
+    if (x->opt_state) /* master weights, moments, gradient copy */
+        return MRT_MEM_OPTIMIZER;
     if (x->grad_like && wanted[x->grad_like - 1] == 2)
         return x->grad_piece ? MRT_MEM_GRADS : MRT_MEM_PARAMS;
     if (x->grad_like && x->grad_piece && wanted[x->grad_like - 1])

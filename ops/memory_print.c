@@ -105,8 +105,11 @@ void mrt_memory_print(const mrt_plan *p, FILE *f)
                 mrt_memory_kind_name((mrt_memory_kind)c), m.by_kind[c]);
     fprintf(f,
             "\n  = %" PRId64 " live + %" PRId64 " fragmentation = peak %" PRId64
-            " (arena %" PRId64 ")\n",
-            m.live_peak, m.fragmentation, m.peak, m.arena);
+            "\n  fragmentation: %" PRId64 " packing (arena %" PRId64
+            " over the values live at the peak), %" PRId64
+            " workspace and MPI scratch held apart\n",
+            m.live_peak, m.fragmentation, m.peak, m.packing, m.arena,
+            m.fragmentation - m.packing);
     if (m.device_memory > 0)
         fprintf(f,
                 "  device memory %" PRId64 " bytes/rank: %s (%" PRId64
@@ -158,10 +161,14 @@ void mrt_memory_print_json(const mrt_plan *p, FILE *f)
     }
     fprintf(f,
             "{\"peak\": %" PRId64 ", \"live_peak\": %" PRId64
-            ", \"fragmentation\": %" PRId64 ", \"arena\": %" PRId64
+            ", \"fragmentation\": %" PRId64 ", \"packing\": %" PRId64
+            ", \"arena\": %" PRId64
+            ", \"values_peak\": %" PRId64
             ", \"peak_step\": %d, \"peak_op\": %d, \"peak_user_op\": %d, "
             "\"peak_tensor\": ",
-            m.peak, m.live_peak, m.fragmentation, m.arena, m.peak_step,
+            m.peak, m.live_peak, m.fragmentation, m.packing, m.arena,
+            m.values_peak,
+            m.peak_step,
             m.peak_op, m.user);
     mrt_json_string(f, m.peak_op >= 0 ? mrt_plan_op_name(p, m.peak_op) : "");
     fprintf(f, ", \"device_memory\": %" PRId64 ", \"fits\": %s",

@@ -78,12 +78,15 @@ mrt_status mrt_memory_walk_plan(const mrt_plan *p, int stage,
     w->peak = -1;
     w->peak_step = 0;
     w->scratch_max = 0;
+    w->values_max = 0;
     if (w->rows)
         memset(w->rows, 0, (size_t)p->nops * sizeof *w->rows);
     for (int k = 0; k <= p->nsteps; k++) {
         for (int c = 0; c < NK; c++)
             live[c] += delta[k][c];
         scratch = live[MRT_MEM_WORKSPACE];
+        int64_t values = row_sum(live) - scratch;
+        w->values_max = values > w->values_max ? values : w->values_max;
         w->scratch_max = scratch > w->scratch_max ? scratch : w->scratch_max;
         int64_t now[NK];
         memcpy(now, live, sizeof now);
@@ -156,12 +159,17 @@ mrt_status mrt_plan_get_memory(const mrt_plan *plan, int stage,
     memcpy(out->by_kind, w.by_kind, sizeof w.by_kind);
     out->peak = all ? plan->totals.peak_memory : w.peak;
     out->arena = plan->arena_bytes;
+    out->values_peak = w.values_max;
     out->fragmentation = out->peak - out->live_peak;
+    if (stage < 0)
+        out->packing = plan->arena_bytes -
+                       (w.peak - w.by_kind[MRT_MEM_WORKSPACE]);
     out->peak_step = w.peak_step;
     out->peak_op = peak_op(plan, w.peak_step);
     out->user = out->peak_op >= 0 ? plan->op[out->peak_op].user : 0;
     out->phase = out->peak_op >= 0 ? (int)plan->op[out->peak_op].phase : 0;
     out->device_memory = plan->device_memory;
+    out->stages = plan->pipe.stages > 1 ? plan->pipe.stages : 1;
     out->fits = !plan->device_memory || out->peak <= plan->device_memory;
     return MRT_OK;
 }

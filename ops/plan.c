@@ -16,6 +16,7 @@ void mrt_plan_destroy(mrt_plan *p)
     free(p->dim_names);
     free(p->tensor_name);
     free(p->block_name);
+    free(p->blocks);
     free(p->tensor_value);
     free(p->input);
     free(p->value);

@@ -70,6 +70,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "classify.h"
 #include "cost.h"
@@ -197,10 +198,29 @@ typedef struct mrt_plan_op {
     int block, layer;         /* the spec op's block instance (spec.h),
                                  or -1: the printed plan summarizes
                                  instances that plan alike */
+    int recomputed;           /* a forward op re-run in the backward
+                                 pass (its block's recompute:) */
     int stage;                /* its pipeline stage, -1: not pipelined */
     int chunk;                /* its virtual stage (0 .. stages *
                                  virtual_stages - 1), -1: none */
 } mrt_plan_op;
+
+
+/* A repeated block's activations (plan_blocks.c): what its forward pass
+ * keeps for the backward pass, bytes per rank (rank 0's shards).  An
+ * activation is a value made by a forward step (or a dropout mask, an
+ * input) of a tensor of the block, read by a step of the backward pass;
+ * `before` counts, in a recomputed block, the re-run's values read by
+ * the backward ops in their place (what keeping them would cost). */
+typedef struct mrt_plan_block {
+    int count;           /* instances */
+    int recompute;       /* its forward ops re-run in the backward pass */
+    double rerun_flops;  /* per rank, of those re-runs (every instance) */
+    int64_t saved_after; /* the activations saved, every instance */
+    int64_t saved_before;
+    int64_t layer_after; /* of instance 0 */
+    int64_t layer_before;
+} mrt_plan_block;
 
 /* A pipeline (a block's repeat dim split over a mesh axis: ops/
  * pipeline.c): its stages, the microbatches of train:, the schedule. */
@@ -232,6 +252,8 @@ struct mrt_plan {
     int *tensor_value; /* [ntensors] value holding each tensor */
     int nblocks;       /* the spec's repeated blocks: their names */
     char (*block_name)[MRT_NAME_MAX];
+    mrt_plan_block *blocks; /* [nblocks] their activations, filled by
+                               mrt_planning_finish with train: (else NULL) */
     int nvalues;
     mrt_value *value;
     int nsteps;
@@ -269,6 +291,13 @@ struct mrt_plan {
                                modeled times (owned); NULL: none */
 };
 
+/* Fills p->blocks from the plan's steps and spec s (plan_blocks.c);
+ * MRT_E_NOMEM when out of memory. */
+mrt_status mrt_plan_blocks_tally(mrt_plan *p, const mrt_spec *s);
+/* The printed lines of the recomputed blocks, and the JSON array
+ * "blocks" (nothing without p->blocks). */
+void mrt_plan_blocks_print(const mrt_plan *p, FILE *f);
+void mrt_plan_blocks_json(const mrt_plan *p, FILE *f);
 /* 1 if the rank at coords runs step s: a step of every rank, of its
  * pipeline stage, or a SENDRECV it sends. */
 int mrt_step_on_rank(const mrt_plan *p, const mrt_step *s,

@@ -230,6 +230,26 @@ static mrt_status busiest_stage(mrt_plan *p, mrt_memory_walk *w)
     return st;
 }
 
+/* First fit, and for a plan of few enough values the packing by size
+ * too (memory_pack.c): the smaller arena is kept (not for a pipeline,
+ * whose stages place() packs apart). */
+static mrt_status pack(mrt_plan *p)
+{
+    if (place(p) != MRT_OK)
+        return MRT_E_NOMEM;
+    if (p->nvalues > MRT_PACK_MAX_VALUES || p->pipe.stages > 1)
+        return MRT_OK; /* the packing by size knows no stages */
+    int64_t *off = malloc(((size_t)p->nvalues + 1) * sizeof *off);
+    int64_t arena = off ? mrt_memory_pack(p, ARENA_ALIGN, off) : -1;
+    if (arena >= 0 && arena < p->arena_bytes) {
+        for (int v = 0; v < p->nvalues; v++)
+            p->value[v].offset = off[v];
+        p->arena_bytes = arena;
+    }
+    free(off);
+    return arena >= 0 ? MRT_OK : MRT_E_NOMEM;
+}
+
 /* Words any plan must move per rank for a matmul-like op, in bytes. */
 static void lower_bound(mrt_plan *p, int i)
 {
@@ -359,7 +379,8 @@ mrt_status mrt_planning_finish(mrt_planning *pl, mrt_error *err)
      * busiest stage when pipelined. */
     mrt_memory_walk w = {0};
     if (mrt_memory_classify(p, pl->spec) != MRT_OK ||
-        busiest_stage(p, &w) != MRT_OK || place(p) != MRT_OK)
+        mrt_plan_blocks_tally(p, pl->spec) != MRT_OK ||
+        busiest_stage(p, &w) != MRT_OK || pack(p) != MRT_OK)
         return mrt_error_set(err, MRT_E_NOMEM, p->spec_path, (mrt_mark){0},
                              "out of memory while planning");
     p->live_peak = w.peak;

@@ -6,7 +6,9 @@
  *   "ops": [{"out", "layout", "kernel": {"M","N","K","batch"}, "flops",
  *            "comm_bytes", "collectives": [{"kind", "tensor", "dtype", "axes",
  *            "group", "bytes", "bytes_total"}], "steps": [...]}],
- *   "totals": {"comm_bytes", "comm_bytes_total", "flops", "collectives"} }
+ *   "totals": {"comm_bytes", "comm_bytes_total", "flops", "collectives"},
+ *   "blocks": [{"name", "count", "recompute", "rerun_flops",
+ *               "activations": {...}}] (with train: and blocks) }
  * and, on a profile with nodes, per collective "tier", "hierarchical" and
  * "bytes_inter", and in the totals "ranks_per_node", "comm_bytes_intra",
  * "comm_bytes_inter" and "axis_tiers".
@@ -58,7 +60,8 @@ static void json_step(const mrt_plan *p, const mrt_step *s, FILE *f)
         fprintf(f, "\"op\": \"%s\", ", s->max ? "max" : "sum");
     fputs("\"tensor\": ", f);
     mrt_json_string(f, p->tensor_name[p->value[s->in].tensor]);
-    fprintf(f, ", \"dtype\": \"%s\"", mrt_dtype_name(p->value[s->in].dtype));
+    fprintf(f, ", \"dtype\": \"%s\"", /* the type it reads (moves) */
+            mrt_dtype_name(p->value[s->in].dtype));
     fputs(", \"axes\": ", f);
     json_axes(p, s->axes, f);
     fprintf(f,
@@ -236,6 +239,7 @@ void mrt_plan_print_json(const mrt_plan *p, FILE *f)
                 MRT_JSON_NUM("%.6g", t->phase_time_s[ph]));
     fputs("}},\n \"memory\": ", f);
     mrt_memory_print_json(p, f);
+    mrt_plan_blocks_json(p, f);
     mrt_schedule_print_json(p, f);
     fputs("}\n", f);
 }

@@ -404,6 +404,7 @@ static void print_totals(const mrt_plan *p, int64_t ncoll, FILE *f)
             "peak memory %" PRId64 " bytes/rank\n",
             fmt_time(t->time_s), fmt_time(t->comm_time_s),
             fmt_time(t->compute_time_s), t->peak_memory);
+    mrt_plan_blocks_print(p, f);
     if (t->phase_time_s[1] > 0 || t->phase_time_s[2] > 0) {
         static const char *const phase[] = {"forward", "backward", "update"};
         for (int ph = 0; ph < 3; ph++)

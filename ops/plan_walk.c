@@ -249,6 +249,7 @@ static mrt_status plan_op(mrt_planning *pl, int i, mrt_error *err)
     po->user = o->user;
     po->block = o->block;
     po->layer = o->layer;
+    po->recomputed = o->recomputed != 0;
     po->what = o->kind == MRT_OP_MAP           ? mrt_map_name(o->fn)
                : o->kind == MRT_OP_REDUCE_MAX  ? "reduce_max"
                : o->kind == MRT_OP_RENAME      ? "rename"

@@ -14,6 +14,8 @@
  * priced on the inter-node link as soon as their group crosses a node.
  */
 #include "checked.h"
+#include "kernel_plan.h"
+#include "mapfn.h"
 #include "planning.h"
 
 /* The cost model's kind for each collective step kind. */
@@ -134,18 +136,102 @@ static void cost_collective(mrt_planning *pl, mrt_step *t)
     }
 }
 
-/* A local product: by its shape (the profile's GEMM rates by size),
- * slower when ranks share cores. */
+static mrt_kview view_of(const mrt_value *v)
+{
+    return (mrt_kview){.ndims = v->layout.ndims,
+                       .dim = v->layout.dim,
+                       .ext = v->local,
+                       .data = NULL};
+}
+
+/* Whether BLIS sees operand m stored by columns (a unit row stride, as
+ * kernels/kernel.c hands it over). */
+static int by_columns(const mrt_kmat *m)
+{
+    int64_t rs = m->rs, cs = m->cs;
+    mrt_kplan_blis_strides(m->rows, m->cols, &rs, &cs);
+    return rs == 1 && cs != 1;
+}
+
+/* The profile prices products by the form of their operands (it has
+ * GEMM rows of a form other than nn: a calibration that timed them). */
+static int prices_forms(const mrt_profile *p)
+{
+    for (int i = 0; i < p->ngemm; i++)
+        if (p->gemm[i].form != MRT_GEMM_NN)
+            return 1;
+    return 0;
+}
+
+/* A product of two inputs as the kernel will run it (ops/kernel_plan.c):
+ * the form of the operands BLIS reads, at that form's rate, and the
+ * copies the kernel makes first (operands packed into the workspace, C
+ * unpacked), each a local step writing and reading its elements. */
+static double formed_gemm_time(const mrt_plan *p, const mrt_step *t)
+{
+    const mrt_einsum_shape *c = &t->cls;
+    mrt_kview a = view_of(&p->value[t->in]), b = view_of(&p->value[t->in2]),
+              o = view_of(&p->value[t->out]);
+    mrt_kplan k;
+    mrt_kplan_make(p->dtype, &a, &b, &o, &k);
+    int form = (by_columns(&k.op[MRT_KOP_A].mat) ? 2 : 0) +
+               (by_columns(&k.op[MRT_KOP_B].mat) ? 1 : 0);
+    double time = mrt_cost_gemm_form(
+        &p->profile, p->dtype, t->flops, (double)c->size[MRT_IDX_M],
+        (double)c->size[MRT_IDX_N], (double)c->size[MRT_IDX_K],
+        (mrt_gemm_form)form);
+    for (int x = 0; x < MRT_KOP_COUNT; x++)
+        if (k.op[x].copy) {
+            double n = (double)k.batch.size * (double)k.op[x].mat.rows *
+                       (double)k.op[x].mat.cols;
+            time += mrt_cost_local(&p->profile, n, n, p->elsize);
+        }
+    return time;
+}
+
+/* A local product: by its shape (the profile's GEMM rates by size, and
+ * by form when it has them), slower when ranks share cores. */
 static double einsum_time(const mrt_plan *p, const mrt_step *t)
 {
     const mrt_einsum_shape *c = &t->cls;
     double share = mrt_cost_share(&p->profile, p->mesh.nranks);
+    /* one input: a permuted sum, a pass over the input at the profile's
+     * `sum` rate when it has one */
+    double sum = c->ninputs < 2 ? mrt_cost_map(&p->profile, "sum",
+                                               (double)p->value[t->in].count,
+                                               p->elsize)
+                                : -1;
+    if (sum >= 0)
+        return sum * share;
     if (c->ninputs < 2)
         return mrt_cost_kernel(&p->profile, p->dtype, t->flops) * share;
+    if (t->in2 >= 0 && prices_forms(&p->profile))
+        return formed_gemm_time(p, t) * share;
     return mrt_cost_gemm(&p->profile, p->dtype, t->flops,
                          (double)c->size[MRT_IDX_M], (double)c->size[MRT_IDX_N],
                          (double)c->size[MRT_IDX_K]) *
            share;
+}
+
+/* A memory-bound local step: a map at its function's measured rate
+ * when the profile has one; another step (a slice, a reduction) at the
+ * measured rate of the `copy` map for shards of its size, an element
+ * copied per element written and one read; else the bytes it writes and
+ * reads at the copy rate. */
+static double map_time(const mrt_plan *p, const mrt_step *t, double read)
+{
+    double out = (double)p->value[t->out].count;
+    if (t->kind == MRT_STEP_MAP) {
+        double m = mrt_cost_map(&p->profile, mrt_map_name(t->fn), out,
+                                p->elsize);
+        if (m >= 0)
+            return m;
+    } else if (out > 0) {
+        double copy = mrt_cost_map(&p->profile, "copy", out, p->elsize);
+        if (copy >= 0)
+            return copy * (out + read) / (2 * out);
+    }
+    return mrt_cost_local(&p->profile, out, read, p->elsize);
 }
 
 void mrt_planning_cost_step(mrt_planning *pl, mrt_step *t)
@@ -177,8 +263,7 @@ void mrt_planning_cost_step(mrt_planning *pl, mrt_step *t)
                    (t->in2 >= 0 ? (double)p->value[t->in2].count : 0);
         t->group = 1;
         t->bytes = t->bytes_total = t->bytes_inter = 0;
-        t->time_s = mrt_cost_local(&p->profile, (double)p->value[t->out].count,
-                                   read, p->elsize) *
-                    mrt_cost_share(&p->profile, p->mesh.nranks);
+        t->time_s =
+            map_time(p, t, read) * mrt_cost_share(&p->profile, p->mesh.nranks);
     }
 }

@@ -95,7 +95,7 @@ static double median(double *t, int n)
 
 /* A measurement to 4 significant digits: all it can claim, and what
  * the profile file then shows. */
-static double sig4(double v)
+double mrt_calib_sig4(double v)
 {
     char buf[32];
     snprintf(buf, sizeof buf, "%.4g", v);
@@ -107,7 +107,6 @@ typedef struct bufs {
     char *send, *recv;  /* messages and collectives */
     double *t, *tmax;   /* repetition times */
     void *a, *b, *c;    /* GEMM operands; reduction and copy arrays */
-    int gemm_n, inner;  /* LOCAL_GEMM_ROW: n x n x n, `inner` times */
     size_t local_bytes; /* of each of a, b, c */
 } bufs;
 
@@ -156,8 +155,8 @@ static mrt_link measure_link(MPI_Comm world, MPI_Comm g, const budget *z,
     double est[3];
     for (int s = 0; s < 3; s++)
         est[s] = (double)z->bw_bytes[s] / fmax(worst[1 + s] - worst[0], 1e-9);
-    return (mrt_link){.latency_s = sig4(worst[0]),
-                      .bandwidth_Bps = sig4(median(est, 3))};
+    return (mrt_link){.latency_s = mrt_calib_sig4(worst[0]),
+                      .bandwidth_Bps = mrt_calib_sig4(median(est, 3))};
 }
 
 /* ---- local rates ---------------------------------------------------- */
@@ -182,8 +181,7 @@ enum local {
     LOCAL_GEMM_F32,
     LOCAL_GEMM_F64,
     LOCAL_REDUCE,
-    LOCAL_COPY,
-    LOCAL_GEMM_ROW
+    LOCAL_COPY
 };
 
 static void run_local(enum local what, const budget *z, bufs *b)
@@ -206,11 +204,20 @@ static void run_local(enum local what, const budget *z, bufs *b)
         memcpy(b->b, b->a, (size_t)z->copy_bytes);
         sink = ((char *)b->b)[z->copy_bytes / 2];
         break;
-    case LOCAL_GEMM_ROW:
-        for (int i = 0; i < b->inner; i++)
-            gemm(MRT_F32, b->gemm_n, b->a, b->b, b->c);
-        break;
     }
+}
+
+/* What local_rate times: one repetition of `what`. */
+typedef struct local_job {
+    enum local what;
+    const budget *z;
+    bufs *b;
+} local_job;
+
+static void run_job(void *arg)
+{
+    const local_job *j = arg;
+    run_local(j->what, j->z, j->b);
 }
 
 /* Work units per second: per repetition, from a barrier to the end of
@@ -219,49 +226,9 @@ static void run_local(enum local what, const budget *z, bufs *b)
 static double local_rate(MPI_Comm world, enum local what, double work,
                          const budget *z, bufs *b)
 {
-    for (int r = 0; r < z->local_reps; r++) {
-        MPI_Barrier(world);
-        double t0 = MPI_Wtime();
-        run_local(what, z, b);
-        b->t[r] = MPI_Wtime() - t0;
-    }
-    MPI_Allreduce(b->t, b->tmax, z->local_reps, MPI_DOUBLE, MPI_MAX, world);
-    double best = INFINITY;
-    for (int r = 0; r < z->local_reps; r++)
-        best = fmin(best, b->tmax[r]);
-    return sig4(work / fmax(best, 1e-9));
-}
-
-/* The float32 GEMM rate of smaller products (small and thin products
- * run far below the peak): each repetition about 20 ms of work at the
- * peak, so that the barrier's skew does not count; the peak's own size
- * as the last row.  Short runs dodge the time slices a loaded machine
- * gives each process, which the long run of the peak does not: what the
- * rows keep is each size's efficiency against the largest of them,
- * times the peak. */
-static void measure_gemm_rows(MPI_Comm world, const budget *z, bufs *b,
-                              mrt_profile *p)
-{
-    static const int sizes[] = {16, 32, 64, 128, 256, 512};
-    p->ngemm = 0;
-    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
-        double n = sizes[i];
-        if (sizes[i] >= z->gemm_n[MRT_F32])
-            break;
-        b->gemm_n = sizes[i];
-        b->inner = (int)fmax(1,
-                             0.02 * p->gemm_flops[MRT_F32] / (2 * n * n * n));
-        p->gemm[p->ngemm++] = (mrt_gemm_row){
-            sizes[i],
-            local_rate(world, LOCAL_GEMM_ROW, 2 * n * n * n * b->inner, z, b)};
-    }
-    double scale = p->ngemm
-                       ? p->gemm_flops[MRT_F32] / p->gemm[p->ngemm - 1].flops
-                       : 1;
-    for (int i = 0; i < p->ngemm; i++)
-        p->gemm[i].flops = sig4(p->gemm[i].flops * scale);
-    p->gemm[p->ngemm++] = (mrt_gemm_row){z->gemm_n[MRT_F32],
-                                         p->gemm_flops[MRT_F32]};
+    local_job j = {what, z, b};
+    return mrt_calib_sig4(work /
+                          mrt_calib_best(world, z->local_reps, run_job, &j));
 }
 
 static void measure_local(MPI_Comm world, const budget *z, bufs *b,
@@ -283,7 +250,14 @@ static void measure_local(MPI_Comm world, const budget *z, bufs *b,
     c->copy_bytes = z->copy_bytes;
     p->copy_Bps = local_rate(world, LOCAL_COPY, (double)z->copy_bytes, z, b);
     snprintf(p->kernel, sizeof p->kernel, "%s", mrt_blis_kernel_family());
-    measure_gemm_rows(world, z, b, p);
+    int quick = z == &quick_budget;
+    /* (short repetitions, more of them: one that no other process
+     * interrupted is likelier among 7) */
+    mrt_calib_pools pl = {b->a,           b->b,  b->c,
+                          b->local_bytes, 7,     quick,
+                          z->gemm_n[MRT_F32], quick ? 0.001 : 0.01};
+    mrt_calib_gemm_rows(world, &pl, p);
+    mrt_calib_map_rows(world, &pl, p);
 }
 
 /* ---- collectives ---------------------------------------------------- */
@@ -655,6 +629,7 @@ void mrt_calibration_print(const mrt_calibration *c, FILE *f)
             p->gemm_flops[MRT_F64] / 1e9, c->gemm_n[MRT_F64],
             p->reduce_flops / 1e9, (long long)c->reduce_elems,
             p->copy_Bps / 1e9, (long long)(c->copy_bytes >> 20));
+    mrt_calib_print_rates(p, f);
     if (c->ncoll)
         fprintf(f,
                 "collectives (float32; median repetition of the slowest "

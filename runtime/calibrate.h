@@ -83,4 +83,33 @@ char *mrt_calibration_yaml(const mrt_calibration *c);
 /* The BLIS kernel family this process uses, e.g. "zen3" (static). */
 const char *mrt_blis_kernel_family(void);
 
+/* ---- shared by calibrate.c and calibrate_rates.c ---------------------- */
+
+/* v to 4 significant digits: all a measurement can claim. */
+double mrt_calib_sig4(double v);
+/* Seconds of the best of `reps` repetitions of run(arg), each from a
+ * barrier, the slowest rank's.  Collective. */
+double mrt_calib_best(MPI_Comm world, int reps, void (*run)(void *),
+                      void *arg);
+/* The buffers the local rates are measured in (each of `bytes`, far
+ * larger than a core's cache), the repetitions, and the size of the
+ * peak's product. */
+typedef struct mrt_calib_pools {
+    float *a, *b, *c;
+    size_t bytes;
+    int reps, quick, peak_n;
+    double target_s; /* of work per repetition */
+} mrt_calib_pools;
+/* The `gemm:` rows: float32 products n x n x n in every form, operands
+ * not in cache, and the peak (p->gemm_flops) as the largest nn row.
+ * Collective. */
+void mrt_calib_gemm_rows(MPI_Comm world, const mrt_calib_pools *pl,
+                         mrt_profile *p);
+/* The `maps:` rows: every elementwise function over shards of several
+ * sizes (p->copy_Bps sizes the repetitions).  Collective. */
+void mrt_calib_map_rows(MPI_Comm world, const mrt_calib_pools *pl,
+                        mrt_profile *p);
+/* Those rows as a table. */
+void mrt_calib_print_rates(const mrt_profile *p, FILE *f);
+
 #endif

@@ -32,10 +32,18 @@ mrt_status mrt_reference_run(const mrt_spec *s, int64_t steps, double *losses,
 void mrt_reference_free(const mrt_spec *s, void **outputs);
 /* ---- verify.c ---- */
 /* The tolerance of --verify for s's outputs (loss 0) or its loss (1),
- * relative to the scale of each comparison: by the program's types
- * (verify.c says how it is derived). */
-#define MRT_VERIFY_ROUNDINGS 16
-double mrt_verify_tolerance(const mrt_spec *s, int loss);
+ * relative to the scale of each comparison, by the program's types and,
+ * with a 16-bit type, the number of roundings in series behind the
+ * value compared (`chain`: mrt_verify_chain): 1e-4 + 4 sqrt(chain) u;
+ * verify.c says how it is derived. */
+double mrt_verify_tolerance(const mrt_spec *s, int loss, int64_t chain);
+/* The roundings in series behind tensor t after the run's steps: the
+ * longest chain of ops from an input to t (a forward op, its backward
+ * ops, the update: each rounds its result once), times the steps of
+ * `train:` (each step's parameters carry the previous steps' errors),
+ * plus the hops of a reduction over the mesh (log2 of its ranks,
+ * rounded up).  depth is scratch of s->ntensors ints. */
+int64_t mrt_verify_chain(const mrt_spec *s, int t, int *depth);
 
 /* The type the reference computes and holds s's float tensors in:
  * float64 if any of s's types is float64, else float32 (a 16-bit

@@ -22,8 +22,10 @@
  * (its dtype or a `precision:` type), else in float32: a 16-bit tensor
  * is held here in float32 (mrt_reference_dtype), its inputs rounded to
  * their own type first so that both runs start from the same values,
- * and never rounded again, so the reference is the exact-as-float32
- * answer that --verify's 16-bit tolerances measure the run against.
+ * and never rounded again but where the program casts (precision:'s
+ * 16-bit copies of the parameters: the program's meaning), so the
+ * reference is the float32 answer that --verify's 16-bit tolerances
+ * measure the run against.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -83,6 +85,19 @@ static size_t full_bytes(const mrt_spec *s, int t)
            (size_t)mrt_dtype_size(ref_type(s, t));
 }
 
+/* The n values of buf (type rt) rounded to type t, kept in rt: a cast
+ * to a 16-bit type is part of the program (precision:'s copies of the
+ * parameters), so the reference rounds there as the run does; what it
+ * does not round is every op's result. */
+static void round_to(mrt_dtype t, mrt_dtype rt, void *buf, int64_t n)
+{
+    char tmp[8];
+    for (int64_t i = 0; t != rt && i < n; i++) {
+        mrt_kernel_put(t, tmp, 0, mrt_kernel_get(rt, buf, i));
+        mrt_kernel_put(rt, buf, i, mrt_kernel_get(t, tmp, 0));
+    }
+}
+
 static mrt_status run_op(const mrt_spec *s, int i, void **bufs)
 {
     const mrt_spec_op *o = &s->op[i];
@@ -112,6 +127,9 @@ static mrt_status run_op(const mrt_spec *s, int i, void **bufs)
             mrt_kernel_one_hot_index(rt, &a, &c, hot, 0);
         else
             mrt_kernel_map(rt, o->fn, o->c, &c, &a, bp, zero, hot);
+        if (o->fn == MRT_MAP_CAST) /* the program's own rounding */
+            round_to(mrt_spec_tensor_dtype(s, o->out), rt, c.data,
+                     full_count(s, o->out));
         return MRT_OK;
     }
     case MRT_OP_REDUCE_MAX:
@@ -150,6 +168,7 @@ static void partials(mrt_map_fn fn, double c, double a, double b, double y,
     d[0] = d[1] = 0;
     switch (fn) {
     case MRT_MAP_COPY:
+    case MRT_MAP_CAST:
     case MRT_MAP_NEG:
     case MRT_MAP_SHIFT: d[0] = 1; break;
     case MRT_MAP_ADD:

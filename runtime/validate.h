@@ -60,6 +60,8 @@ typedef struct mrt_val_alt {
 struct mrt_validation {
     MPI_Comm comm;
     int rank, size, repeat;
+    int steps;      /* runs of the plan per execution: a training spec's
+                       SGD steps, else 1 (figures are per run) */
     int cores;      /* online on rank 0's host */
     double load[2]; /* its 1-minute load average before the first
                             run and after the last (-1: unknown) */

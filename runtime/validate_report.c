@@ -158,11 +158,15 @@ static void text_alt(const mrt_val_alt *a, FILE *f)
 
 static void print_text(const mrt_validation *v, FILE *f)
 {
+    char steps[64] = "";
+    if (v->steps > 1)
+        snprintf(steps, sizeof steps, " (each %d SGD steps; figures per step)",
+                 v->steps);
     fprintf(f,
-            "validate %s: %d ranks; %d timed runs of each partitioning, "
+            "validate %s: %d ranks; %d timed runs of each partitioning%s, "
             "taking turns after one to warm up, the fastest counts; "
             "costs modeled with the %s profile\n",
-            v->spec, v->size, v->repeat, v->machine);
+            v->spec, v->size, v->repeat, steps, v->machine);
     fprintf(f,
             "load average (1 min) %.2f before, %.2f after, on %d cores "
             "(other processes share them: measured times grow)\n",
@@ -255,9 +259,9 @@ static void print_json(const mrt_validation *v, FILE *f)
     fprintf(f, "{\"spec\": ");
     mrt_json_string(f, v->spec);
     fprintf(f,
-            ", \"ranks\": %d, \"repeat\": %d, \"cores\": %d, "
-            "\"load\": [%s, %s], \"machine\": ",
-            v->size, v->repeat, v->cores,
+            ", \"ranks\": %d, \"repeat\": %d, \"steps_per_run\": %d, "
+            "\"cores\": %d, \"load\": [%s, %s], \"machine\": ",
+            v->size, v->repeat, v->steps > 1 ? v->steps : 1, v->cores,
             MRT_JSON_NUM("%.3g", v->load[0] >= 0 ? v->load[0] : NAN),
             MRT_JSON_NUM("%.3g", v->load[1] >= 0 ? v->load[1] : NAN));
     mrt_json_string(f, v->machine);

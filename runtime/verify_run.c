@@ -136,7 +136,10 @@ static int verify_losses(const mrt_spec *s, const double *loss,
                          const double *ref, int runs, int json, FILE *f)
 {
     int failed = 0;
-    double tol = mrt_verify_tolerance(s, 1);
+    int *depth = malloc(((size_t)s->ntensors + 1) * sizeof *depth);
+    double tol = mrt_verify_tolerance(
+        s, 1, depth ? mrt_verify_chain(s, s->train.loss, depth) : 1);
+    free(depth);
     if (json)
         fputs(", \"verify_losses\": [", f);
     for (int k = 0; k < runs; k++) {
@@ -240,6 +243,15 @@ static int64_t global_count(const mrt_layout *l)
     return n;
 }
 
+/* The roundings in series behind tensor t (mrt_verify_chain). */
+static int64_t chain_of(const mrt_spec *s, int t)
+{
+    int *depth = malloc(((size_t)s->ntensors + 1) * sizeof *depth);
+    int64_t chain = depth ? mrt_verify_chain(s, t, depth) : 1;
+    free(depth);
+    return chain;
+}
+
 /* Output k, gathered in full, against the reference's (rank 0). */
 static int verify_output(const mrt_spec *s, const mrt_plan *p, int k,
                          const void *full, const void *ref, const void *mag,
@@ -260,7 +272,8 @@ static int verify_output(const mrt_spec *s, const mrt_plan *p, int k,
         mrt_verify_compare_index(full, ref, global_count(l), &r);
     else
         mrt_verify_compare_mag(rt, wide ? wide : full, ref, mag,
-                               global_count(l), mrt_verify_tolerance(s, 0), 0,
+                               global_count(l),
+                               mrt_verify_tolerance(s, 0, chain_of(s, t)), 0,
                                &r);
     free(wide);
     if (json) {

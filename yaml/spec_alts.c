@@ -3,7 +3,8 @@
  * rules, read here and handed to the builder (mrt_ir_add_alternative_at,
  * ir/build_alts.c), which checks each against every tensor and keeps it
  * in the program.  This file checks only their form: node types, keys,
- * names, numbers, `reshard_after_forward:` a plain true or false.
+ * names, numbers, `reshard_after_forward:` a plain true or false,
+ * `recompute:` true, false or a list of block names.
  *
  * Inside an alternative, the key `mesh` with a mapping value is its
  * mesh; any other value makes it a rule for a dim called `mesh`.  So
@@ -49,6 +50,9 @@ typedef struct alt_read {
     int nentry_rules;
     char (*what)[MRT_SPEC_QUOTE_MAX + 32]; /* each entry's key */
     int nwhat;
+    const char **recompute; /* `recompute:`'s names, into: */
+    char (*recompute_names)[MRT_NAME_MAX];
+    mrt_mark *recompute_marks;
     const char *zero_axes[MRT_MAX_AXES]; /* `zero:`'s axes, their marks */
     mrt_mark zero_axis_mark[MRT_MAX_AXES];
 } alt_read;
@@ -64,6 +68,9 @@ static void alt_free(alt_read *r)
     free(r->tensor_at);
     free(r->op_at);
     free(r->what);
+    free(r->recompute);
+    free(r->recompute_names);
+    free(r->recompute_marks);
 }
 
 /* 1 if pair pr of an alternative is its mesh (see the top). */
@@ -86,9 +93,7 @@ static int is_section(const mrt_spec_parser *p, const yaml_node_pair_t *pr)
            v->type == YAML_MAPPING_NODE;
 }
 
-/* The value of a plain true or false scalar: 1 or 0; -1 for any other
- * node (yes/on, the string "true", a number, ...). */
-static int plain_bool(const yaml_node_t *v)
+int mrt_spec_plain_bool(const yaml_node_t *v)
 {
     const char *b = v && v->type == YAML_SCALAR_NODE &&
                             v->data.scalar.style == YAML_PLAIN_SCALAR_STYLE
@@ -103,7 +108,19 @@ static int is_pin(const mrt_spec_parser *p, const yaml_node_pair_t *pr)
     const char *key = mrt_spec_str(mrt_spec_node(p, pr->key));
     return key && !strcmp(key, "pin") &&
            (mrt_spec_find_dim(p->spec, "pin") < 0 ||
-            plain_bool(mrt_spec_node(p, pr->value)) >= 0);
+            mrt_spec_plain_bool(mrt_spec_node(p, pr->value)) >= 0);
+}
+
+/* 1 if pair pr of an alternative is its `recompute:` (a dim called
+ * recompute takes a rule unless the value is a plain true or false or a
+ * list). */
+static int is_recompute(const mrt_spec_parser *p, const yaml_node_pair_t *pr)
+{
+    const char *key = mrt_spec_str(mrt_spec_node(p, pr->key));
+    const yaml_node_t *v = mrt_spec_node(p, pr->value);
+    return key && !strcmp(key, "recompute") &&
+           (mrt_spec_find_dim(p->spec, "recompute") < 0 ||
+            mrt_spec_plain_bool(v) >= 0 || (v && v->type == YAML_SEQUENCE_NODE));
 }
 
 /* 1 if pair pr of an alternative is its pipeline's `schedule:` or
@@ -131,7 +148,7 @@ static int is_zero(const mrt_spec_parser *p, const yaml_node_pair_t *pr)
 static int is_rule(const mrt_spec_parser *p, const yaml_node_pair_t *pr)
 {
     return !is_mesh(p, pr) && !is_section(p, pr) && !is_pin(p, pr) &&
-           !is_schedule(p, pr) && !is_zero(p, pr);
+           !is_schedule(p, pr) && !is_recompute(p, pr) && !is_zero(p, pr);
 }
 
 /* `zero: {stage: 1|2|3, axes: [data, ...]}` of alternative r; the
@@ -208,7 +225,7 @@ static mrt_status reshard(mrt_spec_parser *p, const alt_read *r,
                           const char *name, const yaml_node_t *v, int *out)
 {
     char q[MRT_SPEC_QUOTE_MAX + 32];
-    if ((*out = plain_bool(v)) < 0)
+    if ((*out = mrt_spec_plain_bool(v)) < 0)
         return mrt_spec_fail(p, v,
                              "reshard_after_forward of tensor '%s' in "
                              "layout '%s' must be true or false, got %s",
@@ -357,7 +374,7 @@ static mrt_status read_pin(mrt_spec_parser *p, alt_read *r,
                            const yaml_node_t *v)
 {
     char q[MRT_SPEC_QUOTE_MAX + 32];
-    if ((r->a.pin = plain_bool(v)) < 0)
+    if ((r->a.pin = mrt_spec_plain_bool(v)) < 0)
         return mrt_spec_fail(p, v,
                              "pin of layout '%s' must be true or false, "
                              "got %s",
@@ -387,6 +404,40 @@ static mrt_status read_schedule(mrt_spec_parser *p, alt_read *r,
     return MRT_OK;
 }
 
+/* `recompute:` (node v) of alternative r: true, false, or a list of
+ * block names. */
+static mrt_status read_recompute(mrt_spec_parser *p, alt_read *r,
+                                 const yaml_node_t *v)
+{
+    char q[MRT_SPEC_QUOTE_MAX + 32];
+    int n = v->type == YAML_SEQUENCE_NODE ? mrt_spec_count(v) : 0;
+    r->at.recompute_mark = mrt_spec_mark(v);
+    if (v->type != YAML_SEQUENCE_NODE) {
+        if ((r->a.recompute_all = mrt_spec_plain_bool(v)) < 0)
+            return mrt_spec_fail(p, v,
+                                 "recompute of layout '%s' must be true, "
+                                 "false or a list of blocks, got %s",
+                                 r->name, mrt_spec_what(v, q, sizeof q));
+        return MRT_OK;
+    }
+    r->recompute = calloc((size_t)n + 1, sizeof *r->recompute);
+    r->recompute_marks = calloc((size_t)n + 1, sizeof *r->recompute_marks);
+    r->recompute_names = calloc((size_t)n + 1, sizeof *r->recompute_names);
+    if (!r->recompute || !r->recompute_marks || !r->recompute_names)
+        return mrt_spec_fail(p, v, "out of memory");
+    mrt_status st = MRT_OK;
+    for (int i = 0; !st && i < n; i++) {
+        const yaml_node_t *x = mrt_spec_item(p, v, i);
+        r->recompute_marks[i] = mrt_spec_mark(x);
+        st = mrt_spec_name(p, x, "block", r->recompute_names[i]);
+        r->recompute[i] = r->recompute_names[i];
+    }
+    r->a.nrecompute = n;
+    r->a.recompute = r->recompute;
+    r->at.recompute_marks = r->recompute_marks;
+    return st;
+}
+
 /* The form of alternative r (mapping map): its pin, mesh, rules,
  * sections. */
 static mrt_status read_alt(mrt_spec_parser *p, alt_read *r,
@@ -406,6 +457,10 @@ static mrt_status read_alt(mrt_spec_parser *p, alt_read *r,
         }
         if (is_schedule(p, pr)) {
             st = read_schedule(p, r, pr);
+            continue;
+        }
+        if (is_recompute(p, pr)) {
+            st = read_recompute(p, r, mrt_spec_node(p, pr->value));
             continue;
         }
         if (is_zero(p, pr)) {

@@ -8,6 +8,8 @@
  *     out: {h_out: r2}      # after the block, h_out is the last's r2
  *     tensors: {...}        # each instance's inputs, as `tensors:`
  *     ops: [...]            # each instance's ops, as `ops:`
+ *     recompute: true       # its activations re-made in the backward
+ *                           # pass, not kept (ir/recompute.c)
  *
  * read here and handed to the builder's block calls (ir/build_block.c),
  * which check the names and rename each instance's tensors and ops:
@@ -20,8 +22,8 @@
 
 #include "spec_parse.h"
 
-static const char *const block_keys[] = {"repeat", "name",    "in",  "carry",
-                                         "out",    "tensors", "ops", NULL};
+static const char *const block_keys[] = {
+    "repeat", "name", "in", "carry", "out", "tensors", "ops", "recompute", NULL};
 
 int mrt_spec_is_repeat(const mrt_spec_parser *p, const yaml_node_t *n)
 {
@@ -81,6 +83,16 @@ static mrt_status read_head(mrt_spec_parser *p, const yaml_node_t *n,
                              name, mrt_spec_what(dim, q, sizeof q));
     mrt_mark at[3] = {mrt_spec_mark(n), mrt_spec_mark(nm), mrt_spec_mark(dim)};
     if ((st = mrt_ir_block_begin_at(p->ir, name, d, at, p->err)))
+        return st;
+    const yaml_node_t *rc = mrt_spec_get(p, n, "recompute");
+    int on = rc ? mrt_spec_plain_bool(rc) : 0;
+    mrt_mark rc_at = rc ? mrt_spec_mark(rc) : (mrt_mark){0, 0};
+    if (on < 0)
+        return mrt_spec_fail(p, rc,
+                             "recompute of block '%s' must be true or "
+                             "false, got %s",
+                             name, mrt_spec_what(rc, q, sizeof q));
+    if (on && (st = mrt_ir_block_recompute_at(p->ir, 1, &rc_at, p->err)))
         return st;
     for (int k = 0; !st && k < 3; k++) {
         const yaml_node_t *v = mrt_spec_get(p, n, links[k]);

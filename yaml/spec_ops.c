@@ -54,6 +54,14 @@ static mrt_status op_kind(mrt_user_op *u, const yaml_node_t *n)
                            "program's dtype (a dtype such as int32 goes on "
                            "an input under 'tensors')",
                            u->number);
+    const yaml_node_t *rc = st ? NULL : mrt_spec_get(p, n, "recompute");
+    if (rc) /* likewise: it is a block's key */
+        st = mrt_spec_fail(p, rc,
+                           "op %d has a recompute: recomputation is per "
+                           "block (recompute: true on a repeat: item of "
+                           "ops: re-runs its forward ops in the backward "
+                           "pass)",
+                           u->number);
     if (!st)
         st = mrt_spec_check_keys(p, n, op_keys, of);
     const char *required[] = {"op", "in", "out"};

@@ -210,6 +210,9 @@ mrt_status mrt_spec_parse_ops(mrt_spec_parser *p, const yaml_node_t *seq);
 mrt_status mrt_spec_parse_op(mrt_spec_parser *p, const yaml_node_t *seq, int i,
                              const yaml_node_t *n);
 /* 1 if item n of an ops sequence is a block (a mapping with `repeat:`). */
+/* The value of a plain true or false scalar: 1 or 0; -1 for any other
+ * node (yes/on, the string "true", a number, ...). */
+int mrt_spec_plain_bool(const yaml_node_t *v);
 int mrt_spec_is_repeat(const mrt_spec_parser *p, const yaml_node_t *n);
 /* A `repeat:` item of `ops:` (spec_blocks.c): the block's links, then
  * each instance's tensors and ops, to the builder's block calls. */

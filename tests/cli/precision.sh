@@ -6,7 +6,10 @@
 # float32 and bfloat16.  The weight gradients' all-reduces (over all 4
 # ranks) hand MPI the whole gradient, i*h + h*o elements, of 4 and 2
 # bytes: computed here from the dims, and the two runs differ by a
-# factor of exactly 2 on them; every collective of `plan --json` carries
+# factor of exactly 2 on them (they are the gradients of the cast copies,
+# "grad:w1:cast", reduced in grads' type before the cast back); the
+# forward pass reads bfloat16 copies of the weights (one "cast" map per
+# weight); every collective of `plan --json` carries
 # the type it moves (grads on the gradients, compute on the others); and
 # `dtype: bfloat16` halves every float32 figure of the plain spec
 # (bytes handed to MPI, per collective and in total).
@@ -44,7 +47,7 @@ def check(ok, what):
 grads = {}
 for g, size in (("float32", 4), ("bfloat16", 2)):
     cs = colls(load(f"{g}.json"))
-    gw = [c for c in cs if c["tensor"] in ("grad:w1", "grad:w2")]
+    gw = [c for c in cs if c["tensor"].startswith(("grad:w1", "grad:w2"))]
     check(len(gw) == 2, f"grads {g}: two weight-gradient all-reduces, got {len(gw)}")
     check(all(c["dtype"] == g for c in gw), f"grads {g}: their dtype is {g}")
     got = sum(c["bytes"] for c in gw)
@@ -54,6 +57,9 @@ for g, size in (("float32", 4), ("bfloat16", 2)):
     check(rest and all(c["dtype"] == "bfloat16" for c in rest),
           f"grads {g}: the other collectives move compute's bfloat16")
     grads[g] = got
+    casts = [s for o in load(f"{g}.json")["ops"] for s in o["steps"]
+             if s.get("fn") == "cast"]
+    check(len(casts) == 2, f"grads {g}: a cast per weight, got {len(casts)}")
 check(grads["float32"] == 2 * grads["bfloat16"],
       f"float32 gradients move twice bfloat16's: {grads}")
 f32, b16 = load("mlp.yaml.json"), load("mlp_bf16.yaml.json")

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # profile_rows.sh MESHRT — the measured rows of a machine profile
-# (collectives:, gemm:, ranks:, cores:) as the cost model uses them,
-# through `plan --json`: a collective's time is interpolated between the
-# rows of its kind and group (and extrapolated along the last two); an
-# einsum's rate is the GEMM row of its shape; local times grow when the
+# (collectives:, gemm:, maps:, ranks:, cores:) as the cost model uses
+# them, through `plan --json`: a collective's time is interpolated between
+# the rows of its kind and group (and extrapolated along the last two); an
+# einsum's rate is the GEMM row of its shape and of the form of its
+# operands; a map's, its function's row; local times grow when the
 # plan has more ranks than the profile's cores; a profile without the
 # rows prices as the formulas do.  Bad rows are one error line, exit 2.
 set -uo pipefail
@@ -72,6 +73,72 @@ for s, r in zip(steps(plain), steps(rows)):
     else:  # a local step: twice the plain profile's time
         assert abs(r["time_s"] - 2 * s["time_s"]) < 1e-3 * r["time_s"], (s, r)
 PY
+# GEMM rows by form and map rows by function: each product at the rate
+# of the form BLIS will see its operands in (ops/kernel_plan.c: a
+# transposed A, a transposed B that the kernel copies first because BLIS
+# runs that pair slowly, both transposed, which has no rows and takes
+# nn's), plus the kernel's copy; a map at its function's rate, a map
+# without rows at the copy rate; a one-input einsum at the `sum` row's,
+# another local step (reduce_max) at the `copy` row's.  The figures
+# computed here from the rows.
+cat >"$dir/forms.yaml" <<'Y'
+mesh: {data: 1}
+dims: {m: 64, k: 48, n: 80}
+tensors:
+  a: {shape: [m, k], init: {random: 1}}
+  at: {shape: [k, m], init: {random: 2}}
+  b: {shape: [k, n], init: {random: 3}}
+  bt: {shape: [n, k], init: {random: 4}}
+ops:
+  - {op: einsum, in: [a, b], out: c1, shape: [m, n]}
+  - {op: einsum, in: [at, b], out: c2, shape: [m, n]}
+  - {op: einsum, in: [a, bt], out: c3, shape: [m, n]}
+  - {op: einsum, in: [at, bt], out: c4, shape: [m, n]}
+  - {op: relu, in: [c1], out: r}
+  - {op: tanh, in: [c2], out: t}
+  - {op: einsum, in: [c3], out: s, shape: [n]}
+  - {op: reduce_max, in: [c4], out: mx, dims: [m]}
+Y
+printf '%s\n%s\n' "$base" 'gemm:
+  - {n: 16, gflops: 2}
+  - {n: 1536, gflops: 20}
+  - {n: 16, form: nt, gflops: 1}
+  - {n: 1536, form: nt, gflops: 10}
+  - {n: 1536, form: tn, gflops: 40}
+  - {n: 16, form: tn, gflops: 4}
+maps:
+  - {fn: relu, elements: 65536, ns_per_element: 3}
+  - {fn: relu, elements: 1024, ns_per_element: 1}
+  - {fn: sum, elements: 1024, ns_per_element: 0.5}
+  - {fn: copy, elements: 16, ns_per_element: 0.25}' >"$dir/forms_p.yaml"
+"$meshrt" plan "$dir/forms.yaml" --machine "$dir/forms_p.yaml" --json >"$dir/forms.json" ||
+    bad "plan with GEMM rows by form failed"
+python3 - "$dir/forms.json" <<'PY' || bad "GEMM rows by form and map rows as the model uses them"
+import json, math, sys
+d = json.load(open(sys.argv[1]))
+ops = d["ops"]
+m, k, n = 64, 48, 80
+flops = 2 * m * n * k
+size = min((m * n * k) ** (1 / 3), 2 * min(m, n, k))
+def rate(lo, hi):  # log-interpolated between n = 16 and 1536
+    return lo + (hi - lo) * math.log(size / 16) / math.log(1536 / 16)
+copy = 2 * k * n * 4 / 5e9  # B copied: its elements written and read
+want = [flops / rate(2e9, 20e9),           # c1: nn
+        flops / rate(4e9, 40e9),           # c2: A by columns: tn
+        flops / rate(2e9, 20e9) + copy,    # c3: B copied, then nn
+        flops / rate(2e9, 20e9)]           # c4: tt, no rows: nn's
+e = m * n
+per = 1e-9 + 2e-9 * math.log(e / 1024) / math.log(65536 / 1024)
+want += [e * per,                          # relu: its row
+         2 * e * 4 / 5e9,                  # tanh: no row, the copy rate
+         e * 0.5e-9,                       # one input: sum's row, per input element
+         (n + e) / 2 * 0.25e-9]            # reduce_max: copy's row, n written, e read
+got = [op["steps"][-1]["time_s"] for op in ops]
+assert len(got) == 8, got
+for g, w in zip(got, want):
+    assert abs(g - w) < 1e-5 * w, (got, want)  # (6 digits printed)
+PY
+
 # The default profile prices as before: the rows change nothing else.
 "$meshrt" plan "$dir/mm.yaml" >"$dir/default.txt" || bad "plan (default profile)"
 "$meshrt" plan "$dir/mm.yaml" --machine "$dir/plain.yaml" >"$dir/plain.txt"
@@ -90,4 +157,6 @@ bad_row key 'gemm: [{n: 8, gflops: 1, m: 2}]' "unknown key 'm'"
 bad_row rate 'gemm: [{n: 8, gflops: -1}]' "'gflops' of a gemm row must be a number above 0"
 bad_row list 'gemm: {n: 8}' "expected a sequence for 'gemm'"
 bad_row cores 'cores: 0' "'cores'"
+bad_row form 'gemm: [{n: 8, form: ntt, gflops: 1}]' "'form' of a gemm row must be nn, nt, tn or tt, got 'ntt'"
+bad_row fn 'maps: [{fn: "", elements: 8, ns_per_element: 1}]' "'fn' of a map row must be a function's name"
 exit $fail

@@ -81,6 +81,27 @@ for kind in allreduce allgather reduce_scatter alltoall; do
     grep -q "^  $kind " "$tmp/out" || bad "calibrate measured no $kind"
 done
 grep -q '^measured:' "$tmp/cal/profile.yaml" || bad "no measured: block"
+# the local rates by form and by function (runtime/calibrate_rates.c):
+# products in every form, every elementwise function the kernels have
+# (those of this list at least), two sizes each
+python3 - "$tmp/cal/profile.yaml" <<'PY' || bad "calibrate's gemm: and maps: rows"
+import re, sys
+text = open(sys.argv[1]).read().split("\nmeasured:")[0]
+gemm = re.findall(r"- \{n: (\d+), (?:form: (\w+), )?gflops: ([0-9.e+-]+)\}", text)
+forms = {f or "nn" for _, f, _ in gemm}
+assert forms == {"nn", "nt", "tn", "tt"}, forms
+assert all(float(g) > 0 for _, _, g in gemm), gemm
+maps = re.findall(r"- \{fn: (\w+), elements: (\d+), ns_per_element: ([0-9.e+-]+)\}", text)
+fns = {f for f, _, _ in maps}
+want = {"copy", "add", "sub", "mul", "div", "relu", "gelu", "tanh", "exp",
+        "log", "neg", "rsqrt", "square", "scale", "shift", "axpy",
+        "relu_grad", "gelu_grad", "tanh_grad", "rsqrt_grad", "square_grad",
+        "eq", "one_hot", "mask_fill", "sum"}
+assert want <= fns, want - fns  # (and any function added since)
+assert len(maps) == 2 * len(fns) and all(float(t) > 0 for _, _, t in maps), maps
+PY
+grep -q '^GEMM float32 by form' "$tmp/out" && grep -q '^  gelu ' "$tmp/out" ||
+    bad "calibrate does not report the rates by form and function"
 if ! "$meshrt" plan "$spec" --machine "$tmp/cal/profile.yaml" >"$tmp/plan" 2>"$tmp/err" ||
    ! grep -q "costs modeled with the $tmp/cal/profile.yaml (calibrated on" "$tmp/plan"; then
     bad "plan does not load the calibrated profile"; head -3 "$tmp/plan"; cat "$tmp/err"

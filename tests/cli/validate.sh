@@ -59,6 +59,35 @@ assert abs(by[d["model_pick"]]["model_ms"] - min(a["model_ms"] for a in alts)) <
 PY
 done
 
+# Per step: an execution of a training spec is its `steps` SGD steps,
+# and validate's figures are per step, as the plan models one.  The same
+# spec at 2 steps and at 12 takes about the same CPU time per step (the
+# measured time times the CPU share: a loaded machine preempts a long
+# execution more often than a short one, which wall times would show):
+# 6x before the fix; the geometric mean over the partitionings of the
+# ratio is below sqrt(6), at 1 rank (no rank waits for another).
+sed 's/steps: 3}/steps: 2}/' "$spec" >"$dir/two.yaml"
+sed 's/steps: 3}/steps: 12}/' "$spec" >"$dir/twelve.yaml"
+grep -q 'steps: 12}' "$dir/twelve.yaml" || bad "zero.yaml's train: steps not found"
+for s in two twelve; do
+    "$here/mpirun.sh" 1 "$meshrt" validate "$dir/$s.yaml" --mesh data=1,model=1 \
+        --dim batch=64,d_model=64,d_ff=256 --repeat 5 --json >"$dir/$s.json" 2>"$dir/err" ||
+        { bad "validate $s.yaml failed"; cat "$dir/err"; }
+done
+python3 - "$dir/two.json" "$dir/twelve.json" <<'PY' || bad "validate is not per step"
+import json, math, sys
+two, twelve = (json.load(open(f)) for f in sys.argv[1:])
+cpu = lambda a: a["measured_ms"] * a["cpu_share"]
+r = [cpu(b) / cpu(a)
+     for a, b in zip(two["alternatives"], twelve["alternatives"])]
+g = math.exp(sum(map(math.log, r)) / len(r))
+assert g < math.sqrt(6), (g, r)
+assert two["steps_per_run"] == 2 and twelve["steps_per_run"] == 12, twelve
+for b in twelve["alternatives"]:  # one rank's steps fit in its run
+    steps = sum(c["measured_ms"] for c in b["classes"])
+    assert steps <= 1.01 * b["measured_ms"], (b["name"], steps, b["measured_ms"])
+PY
+
 # The text report at 2 ranks: a line per partitioning, and the summary.
 "$here/mpirun.sh" 2 "$meshrt" validate "$spec" --mesh data=2,model=1 \
     --repeat 1 >"$dir/text" 2>"$dir/err" || bad "validate (text) failed"

@@ -693,6 +693,104 @@ START_TEST(blocks_as_yaml)
 }
 END_TEST
 
+/* A block of 2 instances (y = z * w, r = z + y) with recompute as given,
+ * trained when `train` (else finished as it is: *out NULL, err set). */
+static mrt_status recomputed_block(int recompute, int train, mrt_spec **out,
+                                   mrt_error *err)
+{
+    mrt_ir *ir = mesh2x2("rc", "rows", "cols");
+    ok(mrt_ir_add_dim(ir, "batch", 8, err), err);
+    ok(mrt_ir_add_dim(ir, "d", 4, err), err);
+    ok(mrt_ir_add_dim(ir, "layers", 2, err), err);
+    ok(mrt_ir_add_tensor(ir, &(mrt_ir_tensor){.name = "x", SHAPE("batch", "d")},
+                         err),
+       err);
+    ok(mrt_ir_add_op(ir, &(mrt_ir_op){.kind = MRT_IR_RELU, {"x"}, "h_in"}, err),
+       err);
+    ok(mrt_ir_block_begin(ir, "h", "layers", err), err);
+    ok(mrt_ir_block_in(ir, "z", "h_in", err), err);
+    ok(mrt_ir_block_carry(ir, "z", "r", err), err);
+    ok(mrt_ir_block_out(ir, "h_out", "r", err), err);
+    ok(mrt_ir_block_recompute(ir, recompute, err), err);
+    for (int i; (i = mrt_ir_block_next(ir, err)) >= 0;) {
+        ok(mrt_ir_add_tensor(ir, &(mrt_ir_tensor){.name = "w", SHAPE("d")},
+                             err),
+           err);
+        ok(mrt_ir_add_op(ir, &(mrt_ir_op){.kind = MRT_IR_MUL, {"z", "w"}, "y"},
+                         err),
+           err);
+        ok(mrt_ir_add_op(ir, &(mrt_ir_op){.kind = MRT_IR_ADD, {"z", "y"}, "r"},
+                         err),
+           err);
+    }
+    ok(mrt_ir_block_end(ir, err), err);
+    ok(mrt_ir_add_op(ir,
+                     &(mrt_ir_op){.kind = MRT_IR_REDUCE_SUM, {"h_out"}, "loss"},
+                     err),
+       err);
+    if (train)
+        ok(mrt_ir_set_train(ir,
+                            &(mrt_ir_train){.loss = "loss",
+                                            .nparams = 1,
+                                            .params = (const char *[]){"h.w"},
+                                            .lr = 0.1},
+                            err),
+           err);
+    mrt_status st = mrt_ir_finish(ir, out, err);
+    mrt_ir_destroy(ir);
+    return st;
+}
+
+/* mrt_ir_block_recompute: each instance's 2 forward ops re-run right
+ * before its backward ops, which read the copies; the forward tensors
+ * are read by no backward op; outside the block nothing is stamped. */
+START_TEST(recompute_in_c)
+{
+    mrt_error err = {0};
+    mrt_spec *s = NULL;
+    ok(recomputed_block(1, 1, &s, &err), &err);
+    ck_assert_int_eq(s->block[0].recompute, 1);
+    int reruns = 0, y1 = mrt_spec_find_tensor(s, "h1.y");
+    int y1re = mrt_spec_find_tensor(s, "h1.y:re");
+    ck_assert_int_ge(y1re, 0);
+    ck_assert_int_eq(s->tensor[y1re].recomputes, 1 + y1);
+    for (int o = 0; o < s->nops; o++) {
+        const mrt_spec_op *op = &s->op[o];
+        ck_assert_int_eq(s->tensor[op->out].producer, o);
+        reruns += op->recomputed != 0;
+        if (op->recomputed) {
+            ck_assert_int_eq(op->phase, MRT_PHASE_BACKWARD);
+            ck_assert_int_eq(s->op[op->recomputed - 1].layer, op->layer);
+        }
+        for (int k = 0; op->phase == MRT_PHASE_BACKWARD && k < op->nin; k++)
+            ck_assert_int_ne(op->in[k], y1);
+    }
+    ck_assert_int_eq(reruns, 4);
+    /* instance 1's re-run comes first in the backward pass */
+    int first = s->train.nforward;
+    while (first < s->nops && !s->op[first].recomputed)
+        first++;
+    ck_assert_int_lt(first, s->nops);
+    ck_assert_int_eq(s->op[first].recomputed, 1 + s->block[0].first_op[1]);
+    ck_assert_int_eq(s->tensor[mrt_spec_find_tensor(s, "h_in")].block, -1);
+    ck_assert_int_eq(s->tensor[mrt_spec_find_tensor(s, "loss")].block, -1);
+    mrt_spec_destroy(s);
+
+    ck_assert_int_eq(recomputed_block(1, 0, &s, &err), MRT_E_SPEC);
+    ck_assert_str_eq(err.message,
+                     "mrt_ir_finish: block 'h' has recompute: true but the "
+                     "program has no train: (recomputation re-runs forward "
+                     "ops in the backward pass)");
+    ck_assert_ptr_null(s);
+    mrt_error e2 = {0};
+    mrt_ir *ir = mesh2x2("rc", "rows", "cols");
+    is_error(mrt_ir_block_recompute(ir, 1, &e2), &e2, MRT_E_USAGE,
+             "mrt_ir_block_recompute: no block is open "
+             "(mrt_ir_block_begin)");
+    mrt_ir_destroy(ir);
+}
+END_TEST
+
 START_TEST(errors_of_training)
 {
     mrt_error err = {0};
@@ -1056,6 +1154,7 @@ int main(void)
     tcase_add_test(tc, errors_name_call_and_argument);
     tcase_add_test(tc, errors_of_training);
     tcase_add_test(tc, blocks_as_yaml);
+    tcase_add_test(tc, recompute_in_c);
     tcase_add_test(tc, expect_and_network);
     tcase_add_test(tc, zero_alternatives_as_yaml);
     tcase_add_test(tc, errors_of_alternatives);

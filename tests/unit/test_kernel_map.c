@@ -108,7 +108,8 @@ static double ref_map(mrt_map_fn fn, double x, double y, double c)
     double u = sqrt_2_over_pi * (x + 0.044715 * pow(x, 3));
     double uy = sqrt_2_over_pi * (y + 0.044715 * pow(y, 3));
     switch (fn) {
-    case MRT_MAP_COPY: return x;
+    case MRT_MAP_COPY:
+    case MRT_MAP_CAST: return x;
     case MRT_MAP_ADD: return x + y;
     case MRT_MAP_SUB: return x - y;
     case MRT_MAP_MUL: return x * y;

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cost.h"
 #include "profile_io.h"
 
 static char dir[64];
@@ -172,7 +173,7 @@ static const struct bad {
     {"source: x\nbogus: 1\n", MRT_E_SPEC,
      "2:1: error: unknown key 'bogus' in the profile (expected: source, "
      "kernel, reduce_gflops, copy_GBps, default, axes, nodes, measured, "
-     "collectives, gemm, ranks, cores, device_memory)"},
+     "collectives, gemm, maps, ranks, cores, device_memory)"},
     {"default: {latency_us: fast}\n", MRT_E_SPEC,
      "1:23: error: 'latency_us' in 'default' must be a number from 0 to "
      "1e+09 (microseconds), got 'fast'"},
@@ -247,7 +248,7 @@ static const struct bad {
     {"\"bogus\": 1\n", MRT_E_SPEC,
      "1:1: error: unknown key 'bogus' in the profile (expected: source, "
      "kernel, reduce_gflops, copy_GBps, default, axes, nodes, measured, "
-     "collectives, gemm, ranks, cores, device_memory)"},
+     "collectives, gemm, maps, ranks, cores, device_memory)"},
     {"nodes: {intra: {latency_us: 1}}\n", MRT_E_SPEC,
      "1:8: error: 'nodes' needs 'ranks_per_node' (the ranks on one node)"},
     {"nodes: {ranks_per_node: 2.5}\n", MRT_E_SPEC,
@@ -261,6 +262,26 @@ static const struct bad {
      "ranks_per_node, intra, inter)"},
     {"default: &l {latency_us: 1}\naxes: {data: *l, data: *l}\n", MRT_E_SPEC,
      "2:18: error: duplicate key 'data' in 'axes' (first at 2:8)"},
+    /* The rows by form and by function (profile_rows.c). */
+    {"gemm: [{n: 8, form: nx, gflops: 1}]\n", MRT_E_SPEC,
+     "1:21: error: 'form' of a gemm row must be nn, nt, tn or tt, got 'nx'"},
+    {"maps: [{fn: Gelu, elements: 8, ns_per_element: 1}]\n", MRT_E_SPEC,
+     "1:13: error: 'fn' of a map row must be a function's name (lower-case "
+     "letters, digits and '_', at most 23), got 'Gelu'"},
+    {"maps: [{fn: gelu, elements: 8}]\n", MRT_E_SPEC,
+     "1:8: error: a map row needs 'ns_per_element'"},
+    {"maps: [{fn: gelu, elements: 0, ns_per_element: 1}]\n", MRT_E_SPEC,
+     "1:29: error: 'elements' of a map row must be a positive integer, got "
+     "'0'"},
+    {"maps: [{fn: gelu, elements: 8, ns_per_element: 0}]\n", MRT_E_SPEC,
+     "1:48: error: 'ns_per_element' of a map row must be a number above 0 "
+     "and at most 1e+09, got '0'"},
+    {"maps: [{fn: gelu, elements: 8, ns_per_element: 1, gflops: 2}]\n",
+     MRT_E_SPEC,
+     "1:51: error: unknown key 'gflops' in a map row (expected: fn, "
+     "elements, ns_per_element)"},
+    {"maps: {fn: gelu}\n", MRT_E_SPEC,
+     "1:7: error: expected a sequence for 'maps', got a mapping"},
 };
 
 START_TEST(bad_files)
@@ -281,6 +302,75 @@ START_TEST(bad_files)
         assert_same_numbers(&p, &def); /* a failed load changes nothing */
         ck_assert_str_eq(p.source, def.source);
     }
+    remove_dir(dir);
+}
+END_TEST
+
+/* GEMM rows by form and map rows: saved and loaded back sorted, and
+ * priced by the cost model as docs/calibration.md says (the expected
+ * figures computed here from the rows). */
+START_TEST(rates_by_form_and_function)
+{
+    make_dir();
+    char path[256];
+    mrt_profile p = sample(), q;
+    mrt_error err = {0};
+    p.gemm[p.ngemm++] = (mrt_gemm_row){512, MRT_GEMM_NT, 50e9};
+    p.gemm[p.ngemm++] = (mrt_gemm_row){16, MRT_GEMM_NN, 2e9};
+    p.gemm[p.ngemm++] = (mrt_gemm_row){64, MRT_GEMM_NT, 10e9};
+    p.gemm[p.ngemm++] = (mrt_gemm_row){1024, MRT_GEMM_NN, 40e9};
+    p.map[p.nmap++] = (mrt_map_row){"gelu", 1 << 20, 8e-9};
+    p.map[p.nmap++] = (mrt_map_row){"gelu", 1 << 10, 2e-9};
+    p.map[p.nmap++] = (mrt_map_row){"add", 1 << 10, 0.5e-9};
+    snprintf(path, sizeof path, "%s/p.yaml", dir);
+    ck_assert_int_eq(mrt_profile_save(path, &p, &err), MRT_OK);
+    mrt_profile_default(&q);
+    ck_assert_int_eq(mrt_profile_load(path, &q, &err), MRT_OK);
+    /* sorted: forms, then n; functions, then elements */
+    ck_assert_int_eq(q.ngemm, 4);
+    ck_assert_int_eq(q.gemm[0].form, MRT_GEMM_NN);
+    ck_assert_int_eq(q.gemm[0].n, 16);
+    ck_assert_int_eq(q.gemm[1].n, 1024);
+    ck_assert_int_eq(q.gemm[2].form, MRT_GEMM_NT);
+    ck_assert_int_eq(q.gemm[2].n, 64);
+    ck_assert(close_to(q.gemm[3].flops, 50e9));
+    ck_assert_int_eq(q.nmap, 3);
+    ck_assert_str_eq(q.map[0].fn, "add");
+    ck_assert_str_eq(q.map[1].fn, "gelu");
+    ck_assert_int_eq(q.map[1].elements, 1 << 10);
+    ck_assert(close_to(q.map[2].s_per_elem, 8e-9));
+    /* a 256^3 product: nt between its rows 64 and 512 in log n; tt has no
+     * rows and takes nn's (between 16 and 1024); float64 at the ratio of
+     * the peaks */
+    double f = 2.0 * 256 * 256 * 256, x = log(256.0);
+    double nt = 10e9 + 40e9 * (x - log(64.0)) / (log(512.0) - log(64.0));
+    double nn = 2e9 + 38e9 * (x - log(16.0)) / (log(1024.0) - log(16.0));
+    ck_assert(fabs(mrt_cost_gemm_form(&q, MRT_F32, f, 256, 256, 256,
+                                      MRT_GEMM_NT) -
+                   f / nt) < 1e-9 * f / nt);
+    ck_assert(fabs(mrt_cost_gemm_form(&q, MRT_F32, f, 256, 256, 256,
+                                      MRT_GEMM_TT) -
+                   f / nn) < 1e-9 * f / nn);
+    ck_assert(fabs(mrt_cost_gemm(&q, MRT_F32, f, 256, 256, 256) - f / nn) <
+              1e-9 * f / nn);
+    double r64 = nn * q.gemm_flops[MRT_F64] / q.gemm_flops[MRT_F32];
+    ck_assert(fabs(mrt_cost_gemm_form(&q, MRT_F64, f, 256, 256, 256,
+                                      MRT_GEMM_TN) -
+                   f / r64) < 1e-9 * f / r64);
+    /* maps: per element, interpolated in log elements, held at the ends,
+     * float64 twice float32; -1 for a function without rows */
+    double e = 1 << 15, per = 2e-9 + 6e-9 * (log(e) - log(1024.0)) /
+                                         (log(1048576.0) - log(1024.0));
+    ck_assert(fabs(mrt_cost_map(&q, "gelu", e, 4) - e * per) < 1e-9 * e * per);
+    ck_assert(fabs(mrt_cost_map(&q, "gelu", e, 8) - 2 * e * per) <
+              1e-9 * e * per);
+    ck_assert(close_to(mrt_cost_map(&q, "gelu", 10, 4), 10 * 2e-9));
+    ck_assert(close_to(mrt_cost_map(&q, "gelu", 1e8, 4), 1e8 * 8e-9));
+    ck_assert(close_to(mrt_cost_map(&q, "add", 1e6, 4), 1e6 * 0.5e-9));
+    ck_assert(mrt_cost_map(&q, "relu", 1e6, 4) < 0);
+    mrt_profile d;
+    mrt_profile_default(&d);
+    ck_assert(mrt_cost_map(&d, "gelu", 1e6, 4) < 0);
     remove_dir(dir);
 }
 END_TEST
@@ -351,6 +441,7 @@ int main(void)
     tcase_add_test(tc, round_trip);
     tcase_add_test(tc, partial_files_keep_the_rest);
     tcase_add_test(tc, bad_files);
+    tcase_add_test(tc, rates_by_form_and_function);
     tcase_add_test(tc, nodes_tiers_default_to_default_link);
     tcase_add_test(tc, missing_file);
     tcase_add_test(tc, default_path);

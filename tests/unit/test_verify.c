@@ -285,7 +285,8 @@ START_TEST(bf16_tolerance_passes_rounding_and_fails_a_bug)
     }
     mrt_spec s = {.dtype = MRT_BF16,
                   .precision = {MRT_BF16, MRT_BF16, MRT_BF16, MRT_BF16}};
-    double tol = mrt_verify_tolerance(&s, 0);
+    /* one product, summed over 4 ranks: 1 op and 2 hops in series */
+    double tol = mrt_verify_tolerance(&s, 0, 3);
     ck_assert(tol > 1e-4 && tol < 0.05);
     mrt_verify_result r;
     for (int bug = 0; bug < 2; bug++) {
@@ -298,10 +299,16 @@ START_TEST(bf16_tolerance_passes_rounding_and_fails_a_bug)
     /* float16 is 8 times finer; a float32 program keeps 1e-4 */
     s = (mrt_spec){.dtype = MRT_F16,
                    .precision = {MRT_F16, MRT_F16, MRT_F16, MRT_F16}};
-    ck_assert(fabs(mrt_verify_tolerance(&s, 0) - 1e-4 - (tol - 1e-4) / 8) <
+    ck_assert(fabs(mrt_verify_tolerance(&s, 0, 3) - 1e-4 - (tol - 1e-4) / 8) <
               1e-12);
+    /* four times the roundings, twice the room (a random walk's) */
+    ck_assert(fabs(mrt_verify_tolerance(&s, 0, 12) - 1e-4 -
+                   2 * (mrt_verify_tolerance(&s, 0, 3) - 1e-4)) < 1e-12);
     s = (mrt_spec){.dtype = MRT_F32};
-    ck_assert(mrt_verify_tolerance(&s, 0) == 1e-4);
+    ck_assert(mrt_verify_tolerance(&s, 0, 100) == 1e-4);
+    s = (mrt_spec){.dtype = MRT_F64,
+                   .precision = {MRT_F64, MRT_F64, MRT_F64, MRT_F64}};
+    ck_assert(mrt_verify_tolerance(&s, 0, 100) == 1e-10);
 }
 END_TEST
 

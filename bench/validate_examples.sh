@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# validate_examples.sh [--profile FILE] [--repeat N] [--swapped] [MESHRT]
+#
+# The cost model against this machine, as issue 21 item 4 asks: at one
+# rank per core (2 ranks), `meshrt calibrate`, then `meshrt validate` of
+# each example at the sizes of docs/calibration.md (compute over 10 ms
+# per rank), one line per example: the range over its partitionings of
+# measured / modeled end to end, Kendall's tau between the modeled and
+# measured orders, how much slower than the measured fastest the model's
+# pick ran, and the partitionings' CPU shares (near 1: each rank had a
+# core; well below, other processes took it and the ratios say little
+# about the model).  The target: every ratio within 0.8-1.25 and the
+# pick within 5% of the fastest.  The last line says whether all met it.
+#
+#   --profile FILE  use FILE instead of calibrating (one is written to a
+#                   temporary folder otherwise)
+#   --repeat N      validate's --repeat (default 3)
+#   --swapped       also each example on the other orientation of its
+#                   mesh (rows=2,cols=1; data=1,model=2)
+#   MESHRT          the binary (default: build/meshrt of this checkout)
+#
+# Run it on an idle machine: it takes about a minute (two with
+# --swapped).  Exit status 0 when the target is met, 1 when not, 2 on a
+# failure to run.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+profile= repeat=3 swapped=0 meshrt=$root/build/meshrt
+while [ $# -gt 0 ]; do
+    case $1 in
+    --profile) profile=$2; shift 2 ;;
+    --repeat) repeat=$2; shift 2 ;;
+    --swapped) swapped=1; shift ;;
+    -h | --help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "validate_examples.sh: unknown option $1" >&2; exit 2 ;;
+    *) meshrt=$1; shift ;;
+    esac
+done
+[ -x "$meshrt" ] || { echo "validate_examples.sh: no meshrt at $meshrt (build first)" >&2; exit 2; }
+mpirun=${MESHRT_MPIRUN:-$("$root/dev" mpirun)}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+start=$(date +%s)
+
+if [ -z "$profile" ]; then
+    profile=$tmp/profile.yaml
+    $mpirun -n 2 "$meshrt" calibrate --out "$profile" </dev/null >"$tmp/calibrate.txt" 2>&1 ||
+        { cat "$tmp/calibrate.txt"; echo "validate_examples.sh: calibrate failed" >&2; exit 2; }
+    grep -E "GEMM float32 |copy  " "$tmp/calibrate.txt" | sed 's/^ */calibrate: /'
+fi
+echo "profile: $profile; load average $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
+
+# example, mesh, swapped mesh, dims
+examples="mlp rows=1,cols=2 rows=2,cols=1 batch=512,d_in=512,hidden=1024,d_out=512
+zero data=2,model=1 data=1,model=2 batch=1024,d_model=256,d_ff=1024
+transformer_layer rows=1,cols=2 rows=2,cols=1 batch=4,length=64,klen=64,d_model=256,heads=8,d_k=32,d_ff=1024,vocab=512
+transformer_einsums data=2,model=1,pipe=1 data=1,model=2,pipe=1 batch=8,seq=128,k_len=128,d_model=512,d_ff=2048"
+
+met=1
+while read -r ex mesh other dims; do
+    meshes=$mesh
+    [ $swapped = 1 ] && meshes="$mesh $other"
+    for m in $meshes; do
+        out=$tmp/$ex.$m.json
+        if ! $mpirun -n 2 "$meshrt" validate "$root/examples/$ex.yaml" --mesh "$m" \
+                --dim "$dims" --machine "$profile" --repeat "$repeat" --json </dev/null \
+                >"$out" 2>"$tmp/err"; then
+            echo "$ex ($m): validate failed: $(head -1 "$tmp/err")"
+            met=0
+            continue
+        fi
+        python3 - "$out" "$ex" "$m" <<'PY' || met=0
+import json, sys
+d = json.load(open(sys.argv[1]))
+ran = [a for a in d["alternatives"] if a.get("ok")]
+r = [a["ratio"] for a in ran]
+share = [a["cpu_share"] for a in ran]
+tau = d["kendall_tau"]
+slower = d["pick_slower"]
+ok = all(0.8 <= x <= 1.25 for x in r) and slower is not None and slower <= 0.05
+worst = max(ran, key=lambda a: abs(__import__("math").log(a["ratio"])))
+print("%s (%s, %d of %d partitionings): measured/modeled %.2f-%.2f "
+      "(worst %s), tau %s, pick %s +%.1f%% (fastest %s), CPU share "
+      "%.2f-%.2f: %s" % (
+          sys.argv[2], sys.argv[3], len(ran), len(d["alternatives"]),
+          min(r), max(r), worst["name"],
+          "-" if tau is None else "%.2f" % tau, d["model_pick"],
+          100 * (slower or 0), d["measured_fastest"], min(share), max(share),
+          "met" if ok else "NOT met"))
+sys.exit(0 if ok else 1)
+PY
+    done
+done <<<"$examples"
+echo "target (every ratio 0.8-1.25, pick within 5%): $([ $met = 1 ] && echo met || echo 'NOT met'); $(($(date +%s) - start)) s"
+[ $met = 1 ]
