@@ -309,6 +309,8 @@ typedef struct mrt_ir_alternative_at {
     const mrt_ir_alt_entry_at *tensors; /* [ntensors] */
     const mrt_ir_alt_entry_at *ops;     /* [nops] */
     const mrt_error *broken;
+    mrt_mark schedule_mark, virtual_mark; /* its schedule: and
+                                             virtual_stages: */
     mrt_mark recompute_mark;          /* `recompute:` */
     const mrt_mark *recompute_marks;  /* [nrecompute] its names */
     mrt_mark zero_mark, zero_stage_mark; /* `zero:` and its stage */

@@ -28,6 +28,7 @@
 #include "kernel_plan.h"
 #include "memory.h"
 #include "planning.h"
+#include "schedule.h"
 
 #define ARENA_ALIGN 64
 
@@ -368,6 +369,9 @@ mrt_status mrt_planning_finish(mrt_planning *pl, mrt_error *err)
         lower_bound(p, i);
     }
     totals(p);
+    mrt_status st = mrt_schedule_plan(p, pl->spec, err);
+    if (st != MRT_OK)
+        return st;
     if (!buffers_fit(pl))
         return MRT_OK; /* the build reports the overflow */
     /* The most live bytes at any step (values, the step's workspace,

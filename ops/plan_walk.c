@@ -293,7 +293,8 @@ mrt_status mrt_planning_build(mrt_planning *pl, mrt_strategy strategy,
     if (st == MRT_OK && pl->plan->pipe.stages > 1 &&
         !(order = mrt_pipeline_op_order(pl->spec, &pl->plan->pipe, pl->op_stage,
                                         pl->op_chunk, err)))
-        st = MRT_E_NOMEM;
+        st = err && err->code ? err->code /* a schedule the stages refuse */
+                              : MRT_E_NOMEM;
     for (int i = 0; st == MRT_OK && i < pl->spec->nops; i++)
         st = plan_op(pl, order ? order[i] : i, err);
     free(order);

@@ -119,7 +119,9 @@ void mrt_pipeline_restore(mrt_planning *pl, int op, const int saved[2]);
  * permutation of 0 .. nops - 1, malloc'd; the caller frees it), from
  * the stages and virtual stages of the ops (op_stage, op_chunk) and the
  * schedule of pp (pipeline_order.c); NULL and an error when out of
- * memory. */
+ * memory, or when the schedule does not fit the stages (MRT_E_SPEC at
+ * train:'s schedule: interleaved with microbatches not a multiple of the
+ * stages, virtual stages without interleaved). */
 int *mrt_pipeline_op_order(const mrt_spec *s, const mrt_plan_pipeline *pp,
                            const int *op_stage, const int *op_chunk,
                            mrt_error *err);
