@@ -52,6 +52,16 @@ if what == "dp":
     if wire("backward") != want:
         bad.append("dp backward wire %d, formula 2(n-1)/n*4*PSI = %s"
                    % (wire("backward"), want))
+    # the cross-entropy picks the label's logit with a gather, its
+    # gradient a scatter-add: no one-hot [b, s, vocab] is made, and the
+    # forward tensors of that size are the logits, z and exp z only
+    big = sorted(op["out"] for op in d["ops"] if op["phase"] == "forward"
+                 and op["shard"] == [b // n, S, V])
+    if big != ["logits", "loss:exp", "loss:shifted"]:
+        bad.append("dp: forward tensors of [b, s, vocab]: %s" % big)
+    pick = [(op["op"], op["flops"]) for op in d["ops"] if op["out"] == "loss:picked"]
+    if pick != [("embedding", 0)]:
+        bad.append("dp: loss:picked is %s, not a gather (no flops)" % pick)
     fwd = [st for p, st in colls if p == "forward"]
     if any(st["bytes"] != 4 for st in fwd) or not fwd:
         bad.append("dp forward: %s (expected only scalars)"
