@@ -104,10 +104,15 @@ typedef enum mrt_dtype {
     MRT_I32,     /* "int32": an index type (token ids, class labels) of
                     input tensors only (mrt_ir_tensor.dtype), never the
                     program's compute type */
+    MRT_BF16,    /* "bfloat16": stored and sent in 2 bytes (8 bits of
+                    mantissa), computed in float32 */
+    MRT_F16,     /* "float16": IEEE half, stored and sent in 2 bytes (11
+                    bits of mantissa), computed in float32 */
     MRT_DTYPE_COUNT
 } mrt_dtype;
 MRT_API const char *mrt_dtype_name(mrt_dtype t);
-/* The compute types come first: F32 and F64. */
+/* The compute types come first: F32 and F64 (the kernels' types; a
+ * 16-bit value is computed in float32). */
 #define MRT_COMPUTE_DTYPE_COUNT 2
 
 /* How einsums are lowered (mrt_plan_options.planner). */
@@ -148,6 +153,8 @@ typedef enum mrt_plan_step_kind {
                                      lookup of the rows of its vocab block */
     MRT_PLAN_STEP_SCATTER_ADD,    /* "scatter_add": its gradient, the
                                      local sum of rows into a table */
+    MRT_PLAN_STEP_SENDRECV,       /* "sendrecv": a pipeline's transfer of
+                                     a value between two stages */
     MRT_PLAN_STEP_KIND_COUNT
 } mrt_plan_step_kind;
 MRT_API const char *mrt_plan_step_kind_name(mrt_plan_step_kind k);

@@ -1,6 +1,9 @@
 /*
  * npy.c — NumPy .npy files: read versions 1.0, 2.0 and 3.0, write 1.0;
- * little-endian float32 / float64 in C order only.
+ * little-endian float16 / float32 / float64 (and int32 indices) in C
+ * order only.  numpy has no bfloat16: a bfloat16 array is written as
+ * float32 ('<f4', exact: every bfloat16 is a float32), and a caller that
+ * reads a float32 file into a bfloat16 tensor rounds it (runtime/shard.c).
  *
  * A .npy file is the magic "\x93NUMPY", two version bytes, the header
  * length (2 bytes little-endian in 1.0, 4 bytes in 2.0 and 3.0), then a
@@ -31,8 +34,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "output.h"
 #include "error.h"
+#include "half.h"
+#include "output.h"
 
 #define NPY_MAGIC "\x93NUMPY"
 #define NPY_MAGIC_LEN 6
@@ -338,6 +342,7 @@ static size_t format_header(char *buf, size_t size, mrt_dtype t, int ndims,
                         "'shape': (%s), }",
                         t == MRT_F64   ? "<f8"
                         : t == MRT_I32 ? "<i4"
+                        : t == MRT_F16 ? "<f2"
                                        : "<f4",
                         dims);
     size_t total = 10 + (size_t)dlen + 1;
@@ -387,7 +392,7 @@ static mrt_status check_write_args(const char *path, mrt_dtype t, int ndims,
                                    const int64_t shape[], const void *data,
                                    int64_t *count, mrt_error *err)
 {
-    if (t != MRT_F32 && t != MRT_F64 && t != MRT_I32)
+    if (t != MRT_F32 && t != MRT_F64 && t != MRT_I32 && t != MRT_F16)
         return mrt_error_set(err, MRT_E_USAGE, path, no_mark,
                              "cannot write dtype %d", (int)t);
     if (ndims < 0 || ndims > MRT_MAX_DIMS)
@@ -409,10 +414,33 @@ static mrt_status check_write_args(const char *path, mrt_dtype t, int ndims,
     return st;
 }
 
+/* A bfloat16 array as float32 (numpy has no bfloat16). */
+static mrt_status write_bf16(const char *path, int ndims,
+                             const int64_t shape[], const void *data,
+                             mrt_error *err)
+{
+    int64_t count = 0;
+    mrt_status st =
+        check_write_args(path, MRT_F32, ndims, shape, data, &count, err);
+    if (st)
+        return st;
+    float *wide = malloc((size_t)(count ? count : 1) * sizeof *wide);
+    if (!wide)
+        return mrt_error_set(err, MRT_E_NOMEM, path, no_mark,
+                             "out of memory widening bfloat16 to float32");
+    for (int64_t i = 0; i < count; i++)
+        wide[i] = mrt_bf16_to_f32(((const uint16_t *)data)[i]);
+    st = mrt_npy_write(path, MRT_F32, ndims, shape, wide, err);
+    free(wide);
+    return st;
+}
+
 mrt_status mrt_npy_write(const char *path, mrt_dtype t, int ndims,
                          const int64_t shape[], const void *data,
                          mrt_error *err)
 {
+    if (t == MRT_BF16)
+        return write_bf16(path, ndims, shape, data, err);
     int64_t count = 0;
     mrt_status st = check_write_args(path, t, ndims, shape, data, &count, err);
     if (st)

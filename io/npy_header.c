@@ -194,12 +194,15 @@ static mrt_status check_dict(hdr_parser *hp, mrt_npy_header *h,
                                  "the header has no '%s' key", names[i]);
     if (!strcmp(descr, "<f4"))
         h->dtype = MRT_F32;
+    else if (!strcmp(descr, "<f2"))
+        h->dtype = MRT_F16;
     else if (!strcmp(descr, "<f8"))
         h->dtype = MRT_F64;
     else if (!strcmp(descr, "<i4") || !strcmp(descr, "<i8")) {
         h->dtype = MRT_I32; /* index tensors: token ids, labels */
         h->wide = descr[2] == '8';
     } else if (!strcmp(descr, ">f4") || !strcmp(descr, ">f8") ||
+               !strcmp(descr, ">f2") ||
                !strcmp(descr, ">i4") || !strcmp(descr, ">i8"))
         return mrt_npy_error(hp->err, hp->path,
                              "big-endian data ('%s') is not supported (save "
@@ -208,7 +211,7 @@ static mrt_status check_dict(hdr_parser *hp, mrt_npy_header *h,
     else
         return mrt_npy_error(
             hp->err, hp->path,
-            "unsupported dtype '%s' (meshrt reads '<f4' "
+            "unsupported dtype '%s' (meshrt reads '<f2' (float16), '<f4' "
             "(float32), '<f8' (float64), '<i4' (int32) and '<i8' (int64 "
             "indices, read as int32))",
             descr);

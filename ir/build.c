@@ -40,8 +40,11 @@ static mrt_ir *new_builder(const char *path, const char *dir)
     snprintf(s->path, sizeof s->path, "%s", path ? path : "program");
     snprintf(s->dir, sizeof s->dir, "%s", dir ? dir : ".");
     s->dtype = MRT_F32;
+    s->precision = (mrt_precision){MRT_F32, MRT_F32, MRT_F32, MRT_F32, 0, {0, 0}};
     s->expect = (mrt_budget){-1, -1, {0, 0}};
     s->train.loss = -1;
+    s->train.microbatches = s->train.virtual_stages = 1;
+    s->train.micro_dim = -1;
     s->mesh.nranks = 1;
     return ir;
 }
@@ -218,6 +221,10 @@ mrt_status mrt_ir_set_dtype_at(mrt_ir *ir, const char *dtype, mrt_mark at,
                              dtype ? dtype : "(null)");
         else if (dtype && !strcmp(dtype, mrt_dtype_name((mrt_dtype)t))) {
             ir->s->dtype = (mrt_dtype)t;
+            if (!ir->s->precision.given)
+                ir->s->precision = (mrt_precision){
+                    ir->s->dtype, ir->s->dtype, ir->s->dtype, ir->s->dtype,
+                    0, {0, 0}};
             break;
         }
     }

@@ -46,6 +46,7 @@ typedef struct grad_ctx {
     int *lin;     /* [tensor] the sum of those that may be pending, or -1 */
     const mrt_spec_op *op; /* the forward op being differentiated (copy) */
     mrt_spec_op fwd;
+    int fwd_op; /* its index (spec_op.fwd), -1 for an update */
     mrt_status st;
     mrt_grad_names names; /* of the pieces: grad:h:d, grad:h:d2, ... */
 } grad_ctx;
@@ -91,7 +92,9 @@ static int emit(grad_ctx *g, mrt_op_kind kind, mrt_map_fn fn, double c, int a,
                       .from_dim = -1,
                       .to_dim = -1,
                       .phase = MRT_PHASE_BACKWARD,
-                      .user = g->fwd.user};
+                      .user = g->fwd.user,
+                      .micro = g->fwd_op >= 0 ? g->fwd.micro : -1,
+                      .fwd = g->fwd_op + 1};
     int k = mrt_spec_add_op(g->s, &op);
     if (k < 0) {
         g->st = mrt_ir_nomem(g->s, g->err);
@@ -478,6 +481,7 @@ static void emit_update(grad_ctx *g, int k)
     mrt_ir_name(s, "", s->tensor[tr->param[k]].name, ":next", 0, name);
     g->fwd.mark = tr->param_mark[k];
     g->fwd.user = 0;
+    g->fwd_op = -1;
     g->fwd.block = s->tensor[tr->param[k]].block; /* its parameter's */
     g->fwd.layer = s->tensor[tr->param[k]].layer;
     int next = new_like(g, name, tr->param[k]);
@@ -511,6 +515,7 @@ static mrt_status differentiate(mrt_spec *s, mrt_error *err)
     g.grad[tr->loss] = tr->seed;
     for (int i = tr->nforward - 1; i >= 0 && !g.st; i--) {
         g.fwd = s->op[i]; /* a copy: s->op grows below */
+        g.fwd_op = i;
         int dc = g.grad[g.fwd.out];
         if (dc < 0 || !g.need[g.fwd.out])
             continue;

@@ -183,6 +183,13 @@ typedef struct mrt_spec_op {
     int block;   /* the block whose instance it belongs to (its forward
                           op, or for an update its parameter), or -1 */
     int layer;   /* that instance, or -1 */
+    int micro;   /* the microbatch (0 .. train.microbatches - 1) a
+                          forward or backward op belongs to (microbatch.c);
+                          -1 for the update and the ops outside any
+                          microbatch (the sum of the microbatches' losses) */
+    int fwd;     /* a backward op: 1 + the forward op whose gradient it
+                          takes part in (grad.c), its pipeline stage's;
+                          0: none */
 } mrt_spec_op;
 
 /* A repeated block (`repeat:` in `ops:`, mrt_ir_block_begin): ops and
@@ -216,6 +223,22 @@ typedef struct mrt_spec_block {
 /* At most as many steps as `run --repeat` runs: each is a run, with its
  * loss kept and reported. */
 #define MRT_TRAIN_STEPS_MAX 1000000
+/* A pipeline's schedule (`train: {schedule: ...}`): the order its
+ * stages run the microbatches' forward and backward ops in
+ * (ops/pipeline_order.c).  Names: "gpipe", "1f1b", "interleaved",
+ * "zero_bubble" (mrt_schedule_kind_name). */
+typedef enum mrt_schedule_kind {
+    MRT_SCHEDULE_GPIPE = 0,
+    MRT_SCHEDULE_1F1B,
+    MRT_SCHEDULE_INTERLEAVED,
+    MRT_SCHEDULE_ZERO_BUBBLE,
+    MRT_SCHEDULE_COUNT
+} mrt_schedule_kind;
+const char *mrt_schedule_kind_name(mrt_schedule_kind k);
+/* The kind named `name`, or -1. */
+int mrt_schedule_kind_find(const char *name);
+/* At most this many microbatches (`train: {microbatches: m}`). */
+#define MRT_MICROBATCHES_MAX 4096
 typedef struct mrt_train {
     int loss; /* tensor id of the scalar loss; -1: no training */
     int seed; /* the input tensor dL/dL = 1 */
@@ -231,7 +254,26 @@ typedef struct mrt_train {
     int64_t steps;
     int nforward; /* ops 0..nforward-1 are the forward program */
     mrt_mark mark;
+    int microbatches; /* the forward program made this many times, on
+                         slices of micro_dim (ir/microbatch.c); 1: none */
+    int micro_dim;    /* spec dim id split into microbatches, -1: none */
+    mrt_schedule_kind schedule;
+    int virtual_stages; /* 1: none */
+    mrt_mark micro_mark, schedule_mark; /* where they were written */
 } mrt_train;
+
+/* `precision:` — the element type of each kind of tensor (Megatron's and
+ * DeepSpeed's mixed precision).  With no `precision:` key every field
+ * equals the spec's dtype, and nothing changes.  A 16-bit type is stored
+ * and sent in 2 bytes and computed in float32. */
+typedef struct mrt_precision {
+    mrt_dtype params;    /* the model's parameters as stored and used */
+    mrt_dtype compute;   /* activations and the kernels' inputs */
+    mrt_dtype grads;     /* gradients and the type their reduction runs in */
+    mrt_dtype optimizer; /* optimizer state, master weights */
+    int given;           /* `precision:` was written (else all = dtype) */
+    mrt_mark mark;
+} mrt_precision;
 
 struct mrt_spec {
     char path[PATH_MAX]; /* as given by the user, for error messages */
@@ -239,6 +281,7 @@ struct mrt_spec {
     mrt_mesh mesh;
     mrt_mark mesh_mark;
     mrt_dtype dtype;
+    mrt_precision precision; /* every field = dtype unless given */
 
     int ndims; /* named dims */
     char (*dim_name)[MRT_NAME_MAX];

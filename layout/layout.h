@@ -30,8 +30,9 @@
 #define MRT_MAX_DIMS 12 /* dims of one tensor */
 
 /* Element types (mrt_dtype, meshrt.h).  Shards are dense, row-major, of
- * one type per spec. */
-/* 4 or 8. */
+ * their value's type. */
+/* Bytes per element: 8 (float64), 4 (float32, int32), 2 (bfloat16,
+ * float16). */
 int mrt_dtype_size(mrt_dtype t);
 
 typedef struct mrt_layout {

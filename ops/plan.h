@@ -50,6 +50,12 @@
  *                   dim: the vocab dim's index in out): the rows of the
  *                   gradient added at the ids inside the rank's vocab
  *                   block; a pending sum over the axes that split ids
+ *   SENDRECV        a pipeline's point-to-point transfer: the value `in`
+ *                   made on stage `from_stage` is sent by each of its
+ *                   ranks to the rank of stage `stage` with the same
+ *                   coordinates on every other axis (along the pipe axis,
+ *                   `axes`), in the same layout; `bytes` is the sender's
+ *                   shard (the receiver hands MPI nothing to send)
  * `bytes` is what each rank hands to the MPI call: the element count of
  * the send buffer times the element size of its value (4 for an int32
  * value, else the plan's dtype's; the whole local input value in
@@ -86,6 +92,7 @@ typedef enum mrt_step_kind {
     MRT_STEP_ALLTOALL_GROUP,
     MRT_STEP_GATHER,
     MRT_STEP_SCATTER_ADD,
+    MRT_STEP_SENDRECV,
     MRT_STEP_KIND_COUNT
 } mrt_step_kind;
 
@@ -118,6 +125,9 @@ typedef struct mrt_value {
     int last_use;   /* the last step that reads it; nsteps for inputs
                           and outputs, which live through the program */
     int64_t offset; /* where it lives in the run's arena, bytes */
+    int stage;      /* the pipeline stage whose ranks hold it; -1: every
+                          stage (not pipelined, or an input every stage
+                          makes for itself) */
 } mrt_value;
 
 typedef struct mrt_step {
@@ -150,6 +160,9 @@ typedef struct mrt_step {
     int wait;             /* collectives run in the background: the step
                           before which it completes (nsteps: the end);
                           -1: blocking (overlap.c) */
+    int stage;            /* the pipeline stage whose ranks run it; -1:
+                          every rank.  SENDRECV: the receiving stage */
+    int from_stage;       /* SENDRECV: the sending stage; else -1 */
 } mrt_step;
 
 /* One alternative weighed for an op (kept with explain). */
@@ -180,7 +193,23 @@ typedef struct mrt_plan_op {
     int block, layer;         /* the spec op's block instance (spec.h),
                                  or -1: the printed plan summarizes
                                  instances that plan alike */
+    int stage;                /* its pipeline stage, -1: not pipelined */
+    int chunk;                /* its virtual stage (0 .. stages *
+                                 virtual_stages - 1), -1: none */
 } mrt_plan_op;
+
+/* A pipeline (a block's repeat dim split over a mesh axis: ops/
+ * pipeline.c): its stages, the microbatches of train:, the schedule. */
+typedef struct mrt_plan_pipeline {
+    int axis;           /* the pipe mesh axis, -1: none */
+    int stages;         /* the axis's size; below 2: not pipelined (a
+                           zeroed plan is not) */
+    int microbatches;   /* train.microbatches */
+    int virtual_stages; /* train.virtual_stages */
+    mrt_schedule_kind schedule;
+    int64_t p2p_bytes;      /* the SENDRECV steps' bytes, summed */
+    double bubble_fraction; /* idle time over ideal time (sched) */
+} mrt_plan_pipeline;
 
 struct mrt_plan {
     char spec_path[PATH_MAX];
@@ -224,7 +253,15 @@ struct mrt_plan {
                                  totals.peak_memory = arena + workspace +
                                  the most MPI scratch at once */
     int64_t max_workspace; /* the largest step workspace */
+    mrt_plan_pipeline pipe; /* pipe.stages < 2: not pipelined */
 };
+
+/* 1 if the rank at coords runs step s: a step of every rank, of its
+ * pipeline stage, or a SENDRECV it sends. */
+int mrt_step_on_rank(const mrt_plan *p, const mrt_step *s,
+                     const int64_t coords[]);
+/* 1 if the rank at coords holds value v (every stage's, or its own). */
+int mrt_value_on_rank(const mrt_plan *p, int v, const int64_t coords[]);
 
 /* 1 if the collective step's blocks are strided in memory (every
  * all-to-all; an all-gather or reduce-scatter of a dim that is not the

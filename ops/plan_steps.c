@@ -31,6 +31,7 @@ static const mrt_plan_step_kind public_kind[] = {
     [MRT_STEP_ALLTOALL_GROUP] = MRT_PLAN_STEP_ALLTOALL_GROUP,
     [MRT_STEP_GATHER] = MRT_PLAN_STEP_GATHER,
     [MRT_STEP_SCATTER_ADD] = MRT_PLAN_STEP_SCATTER_ADD,
+    [MRT_STEP_SENDRECV] = MRT_PLAN_STEP_SENDRECV,
 };
 _Static_assert(sizeof public_kind / sizeof public_kind[0] ==
                        MRT_STEP_KIND_COUNT &&

@@ -38,6 +38,7 @@ mrt_planning *mrt_planning_create(const mrt_spec *s,
     pl->spec = s;
     pl->opt = opt;
     pl->overflow_tensor = -1;
+    pl->cur_stage = -1;
     pl->last_value = malloc(((size_t)s->ntensors + 1) * sizeof(int));
     pl->deferrable = deferrable_tensors(s);
     pl->lazy = pl->deferrable ? mrt_lazy_sums(s, pl->deferrable) : NULL;
@@ -62,6 +63,8 @@ void mrt_planning_destroy(mrt_planning *pl)
     free(pl->deferrable);
     free(pl->lazy);
     free(pl->regather);
+    free(pl->op_stage);
+    free(pl->op_chunk);
     free(pl);
 }
 
@@ -136,6 +139,7 @@ int mrt_planning_add_value(mrt_planning *pl, int tensor, const mrt_layout *l)
     v->elsize = mrt_dtype_size(v->dtype);
     v->last_use = -1;
     v->made_by = -1;
+    v->stage = pl->cur_stage;
     v->prev = pl->last_value[tensor];
     pl->last_value[tensor] = p->nvalues;
     return p->nvalues++;
@@ -149,6 +153,10 @@ int mrt_planning_add_step(mrt_planning *pl, const mrt_step *s)
         return -1;
     mrt_step *t = &p->step[p->nsteps];
     *t = *s;
+    if (t->kind != MRT_STEP_SENDRECV) {
+        t->stage = pl->cur_stage;
+        t->from_stage = -1;
+    }
     p->value[t->out].made_by = t->op;
     mrt_planning_cost_step(pl, t);
     int64_t sum;

@@ -69,6 +69,11 @@ typedef struct mrt_planning {
      * reports it at; -1: none. */
     int overflow_tensor;
     const char *overflow_what;
+    /* The pipeline (pipeline.c): each op's stage and virtual stage
+     * ([nops], NULL when not pipelined), and the stage of the op being
+     * planned, which its values and steps take (-1: every stage). */
+    int *op_stage, *op_chunk;
+    int cur_stage;
 } mrt_planning;
 
 /* A context for planning s with opt (borrowed: both outlive it), or NULL
@@ -93,6 +98,15 @@ mrt_status mrt_planning_overflow_error(const mrt_planning *pl, mrt_error *err);
 /* Mesh-TensorFlow's home layout of tensor t (the global rules), or an
  * error when they split a mesh axis twice in it. */
 mrt_status mrt_meshtf_home(const mrt_spec *s, int t, mrt_layout *l,
+                           mrt_error *err);
+
+/* The order the walk plans the ops in when pipelined ([nops], a
+ * permutation of 0 .. nops - 1, malloc'd; the caller frees it), from
+ * the stages and virtual stages of the ops (op_stage, op_chunk) and the
+ * schedule of pp (pipeline_order.c); NULL and an error when out of
+ * memory. */
+int *mrt_pipeline_op_order(const mrt_spec *s, const mrt_plan_pipeline *pp,
+                           const int *op_stage, const int *op_chunk,
                            mrt_error *err);
 
 /* A point in the plan to come back to: candidates are emitted for real,

@@ -24,6 +24,7 @@ static const mrt_coll step_coll[MRT_STEP_KIND_COUNT] = {
     [MRT_STEP_REDUCE_SCATTER] = MRT_COLL_REDUCE_SCATTER,
     [MRT_STEP_PERMUTE] = MRT_COLL_PERMUTE,
     [MRT_STEP_ALLTOALL_GROUP] = MRT_COLL_ALLTOALL,
+    [MRT_STEP_SENDRECV] = MRT_COLL_PERMUTE, /* one peer, the whole shard */
 };
 
 /* A collective of kind k over axes from layout a to b handing `bytes`
@@ -120,6 +121,10 @@ static void cost_collective(mrt_planning *pl, mrt_step *t)
                              MRT_TIER_INTRA
                          ? 0
                          : t->bytes;
+    if (t->kind == MRT_STEP_SENDRECV) { /* one stage's ranks send */
+        t->group = 2;
+        t->bytes_total /= p->pipe.stages > 1 ? p->pipe.stages : 1;
+    }
     if (p->profile.ranks_per_node > 0)
         try_hier(pl, t, in->count, all);
     t->time_s = t->cost.time_s;

@@ -24,6 +24,7 @@ static const struct {
     [MRT_STEP_ALLTOALL_GROUP] = {"alltoall", "alltoall_group"},
     [MRT_STEP_GATHER] = {"gather", "gather"},
     [MRT_STEP_SCATTER_ADD] = {"scatter_add", "scatter_add"},
+    [MRT_STEP_SENDRECV] = {"sendrecv", "sendrecv"},
 };
 _Static_assert(sizeof step_kind_names / sizeof step_kind_names[0] ==
                    MRT_STEP_KIND_COUNT,
@@ -43,5 +44,6 @@ int mrt_step_is_collective(mrt_step_kind k)
 {
     return k == MRT_STEP_ALLGATHER || k == MRT_STEP_ALLTOALL ||
            k == MRT_STEP_ALLREDUCE || k == MRT_STEP_REDUCE_SCATTER ||
-           k == MRT_STEP_PERMUTE || k == MRT_STEP_ALLTOALL_GROUP;
+           k == MRT_STEP_PERMUTE || k == MRT_STEP_ALLTOALL_GROUP ||
+           k == MRT_STEP_SENDRECV;
 }

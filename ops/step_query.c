@@ -35,10 +35,36 @@ static int64_t hier_shard(const mrt_plan *p, const mrt_step *s, int64_t count,
     return count / sp.per_node + (i < count % sp.per_node);
 }
 
+int mrt_step_on_rank(const mrt_plan *p, const mrt_step *s,
+                     const int64_t coords[])
+{
+    if (p->pipe.stages < 2 || s->stage < 0)
+        return 1;
+    int64_t c = coords[p->pipe.axis];
+    return c == s->stage || (s->kind == MRT_STEP_SENDRECV && c == s->from_stage);
+}
+
+int mrt_value_on_rank(const mrt_plan *p, int v, const int64_t coords[])
+{
+    return p->pipe.stages < 2 || p->value[v].stage < 0 ||
+           coords[p->pipe.axis] == p->value[v].stage;
+}
+
+/* 1 if the rank at coords hands MPI the send buffer of step s: it runs
+ * s, and of a SENDRECV it is the sender. */
+static int hands_bytes(const mrt_plan *p, const mrt_step *s,
+                       const int64_t coords[])
+{
+    if (!mrt_step_is_collective(s->kind) || !mrt_step_on_rank(p, s, coords))
+        return 0;
+    return s->kind != MRT_STEP_SENDRECV ||
+           coords[p->pipe.axis] == s->from_stage;
+}
+
 int64_t mrt_step_rank_bytes(const mrt_plan *p, const mrt_step *s,
                             const int64_t coords[])
 {
-    if (!mrt_step_is_collective(s->kind))
+    if (!hands_bytes(p, s, coords))
         return 0;
     int64_t n = mrt_layout_shard_count_at(&p->value[s->in].layout, &p->mesh,
                                           coords);
@@ -50,7 +76,7 @@ int64_t mrt_step_rank_bytes(const mrt_plan *p, const mrt_step *s,
 int64_t mrt_step_rank_bytes_inter(const mrt_plan *p, const mrt_step *s,
                                   const int64_t coords[])
 {
-    if (!mrt_step_is_collective(s->kind) || !s->bytes_inter)
+    if (!hands_bytes(p, s, coords) || !s->bytes_inter)
         return 0;
     int64_t n = mrt_layout_shard_count_at(&p->value[s->in].layout, &p->mesh,
                                           coords);

@@ -100,6 +100,31 @@ static void ledger(mrt_comm *c, unsigned axes, int64_t count, mrt_dtype t)
     mrt_comm_ledger(c, axes, count * mrt_dtype_size(t));
 }
 
+/* A pipeline's transfer: the rank at position `from` of the group over
+ * axes sends count elements of in to the one at position `to`, which
+ * receives them into out; the sender's bytes go to the ledger.  A rank
+ * that is neither does nothing. */
+int mrt_comm_sendrecv(mrt_comm *c, unsigned axes, const void *in, void *out,
+                      int64_t count, mrt_dtype t, int64_t from, int64_t to)
+{
+    int64_t me = mrt_mesh_group_index(&c->mesh, axes, c->coords);
+    mrt_count n;
+    if (me != from && me != to)
+        return MPI_SUCCESS;
+    int rc = mrt_count_make(count, mpi_type(t), MPI_OP_NULL, &n);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (me == from) {
+        ledger(c, axes, count, t);
+        rc = MPI_Send(in, n.count, n.type, (int)to, 0, c->group[axes]);
+    } else {
+        rc = MPI_Recv(out, n.count, n.type, (int)from, 0, c->group[axes],
+                      MPI_STATUS_IGNORE);
+    }
+    mrt_count_free(&n);
+    return rc;
+}
+
 /* Counts go through mrt_count_make (large_count.c): a shard of more
  * elements than an int holds is handed to MPI as one element of a
  * derived type, never cast to int. */

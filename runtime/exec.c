@@ -434,8 +434,20 @@ static int do_rename(mrt_exec *e, const mrt_step *s)
     return MPI_SUCCESS;
 }
 
+/* A pipeline's transfer from stage from_stage to stage stage, along the
+ * pipe axis (the group's positions are the stages). */
+static int do_sendrecv(mrt_exec *e, const mrt_step *s)
+{
+    return mrt_comm_sendrecv(e->comm, s->axes, e->buf[s->in], e->buf[s->out],
+                             mine(e, s->in, NULL),
+                             e->plan->value[s->in].dtype, s->from_stage,
+                             s->stage);
+}
+
 static int do_step(mrt_exec *e, const mrt_step *s)
 {
+    if (!mrt_step_on_rank(e->plan, s, e->comm->coords))
+        return MPI_SUCCESS; /* another pipeline stage's */
     /* A collective over dims split evenly moves blocks of one size: when
      * this rank's shard is empty (a dim smaller than its parts elsewhere),
      * so is every shard of its group, and none of them calls MPI.  Not so
@@ -467,6 +479,7 @@ static int do_step(mrt_exec *e, const mrt_step *s)
     case MRT_STEP_ALLTOALL_GROUP: return mrt_exec_alltoall_group(e, s);
     case MRT_STEP_GATHER: return do_gather(e, s);
     case MRT_STEP_SCATTER_ADD: return do_scatter_add(e, s);
+    case MRT_STEP_SENDRECV: return do_sendrecv(e, s);
     case MRT_STEP_KIND_COUNT: break;
     }
     return MPI_ERR_OTHER;

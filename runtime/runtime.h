@@ -113,6 +113,11 @@ int mrt_comm_alltoallw(mrt_comm *c, unsigned axes, const void *in, void *out,
 /* Adds `bytes` handed to MPI over the group of `axes` to the ledger (and
  * to its inter-node part when the group crosses nodes). */
 void mrt_comm_ledger(mrt_comm *c, unsigned axes, int64_t bytes);
+/* A point-to-point transfer inside the group over axes, from the rank at
+ * group position `from` (its in) to the one at `to` (into its out); the
+ * others return at once.  The sender's bytes go to the ledger. */
+int mrt_comm_sendrecv(mrt_comm *c, unsigned axes, const void *in, void *out,
+                      int64_t count, mrt_dtype t, int64_t from, int64_t to);
 
 /* ---- hier.c ---- */
 /* Makes the node and cross sub-communicators of the group over axes

@@ -116,6 +116,7 @@ void mrt_val_classify(const mrt_step *s, int *kind, int *cls)
         [MRT_STEP_REDUCE_SCATTER] = MRT_COLL_REDUCE_SCATTER,
         [MRT_STEP_PERMUTE] = MRT_COLL_PERMUTE,
         [MRT_STEP_ALLTOALL_GROUP] = MRT_COLL_ALLTOALL,
+        [MRT_STEP_SENDRECV] = MRT_COLL_PERMUTE,
     };
     *kind = MRT_VAL_COLL0 + (int)coll[s->kind];
     int64_t b = s->bytes;
