@@ -59,6 +59,21 @@ const mrt_cli_option mrt_cli_options[] = {
      "warn about a replicated tensor whose shard\nis over F of a rank's memory (default 0.25)"},
     {"max-memory", 'X', "BYTES", MRT_CLI_SEARCH,
      "keep only layouts whose peak memory per rank is\nat most BYTES (suffix K, M, G or T allowed)"},
+    {"device-memory", 'd', "SIZE", MRT_CLI_PLAN | MRT_CLI_COMPARE | MRT_CLI_SEARCH,
+     "the memory of one rank (a GPU's): 80GB, 80GiB,\n"
+     "512M or bytes (default: the machine profile's\n"
+     "device_memory:, if any); a plan whose peak is\n"
+     "over it does not fit (plan exits 1, compare marks\n"
+     "the row, search keeps only layouts that fit)"},
+    {"by-kind", 'k', NULL, MRT_CLI_COMPARE,
+     "also a table of each layout's peak memory per\n"
+     "rank by kind (params, grads, optimizer state,\n"
+     "activations, comm buffers, other, workspace)"},
+    {"timeline", 'l', NULL, MRT_CLI_PLAN,
+     "instead of the plan, picture each rank's memory\n"
+     "by kind over the ops (a stacked bar per op)"},
+    {"svg", 'G', "FILE", MRT_CLI_PLAN,
+     "also draw the memory timeline as SVG in FILE"},
     {"top", 'N', "K", MRT_CLI_SEARCH,
      "how many of the best to list (default 5)"},
     {"verify", 'v', NULL, MRT_CLI_RUN,
@@ -463,6 +478,8 @@ static int take_plain(int c, mrt_cli_args *a)
     case 'C': a->csv = optarg; break;
     case 'G': a->svg = optarg; break;
     case 'H': a->html = optarg; break;
+    case 'k': a->by_kind = 1; break;
+    case 'l': a->timeline = 1; break;
     case 'a': a->ascii = 1; break;
     case 'p': a->steps = 1; break;
     case 'f': a->from = optarg; break;
@@ -517,6 +534,13 @@ static mrt_status take_checked(int c, mrt_cli_args *a, mrt_error *err)
                                "--max-memory needs a "
                                "positive number of bytes (e.g. 512M), "
                                "not '%s'",
+                               optarg);
+        break;
+    case 'd':
+        if (mrt_parse_bytes(optarg, &a->plan.device_memory))
+            return usage_error(err, a->cmd,
+                               "--device-memory needs a size in bytes "
+                               "(e.g. 80GB, 80GiB or 85899345920), not '%s'",
                                optarg);
         break;
     case 'N': {

@@ -4,6 +4,7 @@
  * budget).  The checking is the library's: mrt_plan_check_budgets
  * (ops/budget.c) returns them as data.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -24,4 +25,21 @@ int mrt_cli_check_budgets(const mrt_spec *spec, const mrt_plan *plan, int print)
         mrt_cli_print_error(&v[i].error);
     free(v);
     return n;
+}
+
+int mrt_cli_plan_fits(const mrt_spec *spec, const mrt_plan *plan, int print)
+{
+    mrt_plan_memory m;
+    if (mrt_plan_get_memory(plan, -1, &m, NULL) != MRT_OK || m.fits)
+        return 1;
+    mrt_spec_info info;
+    mrt_spec_get_info(spec, &info);
+    if (print)
+        fprintf(stderr,
+                "%s: error: the plan's peak memory, %" PRId64
+                " bytes per rank, is over the device memory of %" PRId64
+                " bytes (%" PRId64 " over): it does not fit\n",
+                info.path, m.peak, m.device_memory,
+                m.peak - m.device_memory);
+    return 0;
 }

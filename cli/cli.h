@@ -46,6 +46,8 @@ typedef struct mrt_cli_args {
     const char *activations; /* search --activations NAME,...|all, or NULL */
     const char *html;        /* compare --html FILE, or NULL */
     int ascii, steps;        /* show --ascii, --steps */
+    int by_kind;             /* compare --by-kind: memory by kind */
+    int timeline;            /* plan --timeline: the memory picture */
     const char *from, *to;   /* show --from LAYOUT --to LAYOUT, or NULL */
     int nnames;              /* show: the TENSOR arguments after SPEC */
     char **names;
@@ -92,6 +94,10 @@ mrt_status mrt_cli_load(const mrt_cli_args *a, mrt_spec **spec, mrt_plan **plan,
  * writes one "SPEC:LINE:COL: error: ..." line each on stderr. */
 int mrt_cli_check_budgets(const mrt_spec *spec, const mrt_plan *plan,
                           int print);
+/* 1 if the plan's peak memory is within its device memory (or none is
+ * given); else 0, and with print one "SPEC: error: ..." line on stderr
+ * (budget.c). */
+int mrt_cli_plan_fits(const mrt_spec *spec, const mrt_plan *plan, int print);
 /* Fills err (when it holds no error yet) with code, file (no position)
  * and the message; returns code. */
 mrt_status mrt_cli_error(mrt_error *err, mrt_status code, const char *file,
@@ -186,6 +192,10 @@ int mrt_cli_sweep(const mrt_cli_args *a);
 void mrt_cli_csv_field(const char *s, FILE *f, int last);
 
 void mrt_cmp_print_text(const mrt_cmp_table *t, FILE *f);
+/* compare --by-kind: each row's peak memory by kind (compare_memory.c);
+ * and the line under the table naming the rows that do not fit. */
+void mrt_cmp_print_memory(const mrt_cmp_table *t, FILE *f);
+void mrt_cmp_print_fits(const mrt_cmp_table *t, FILE *f);
 void mrt_cmp_write_csv(FILE *f, const void *table);
 void mrt_cmp_write_json(FILE *f, const void *table);
 void mrt_cmp_write_svg(FILE *f, const void *table);

@@ -89,6 +89,9 @@ int mrt_cli_compare(const mrt_cli_args *a)
             snprintf(t.profile, sizeof t.profile, "%s",
                      a->plan.machine ? a->plan.machine : "default");
         mrt_cmp_print_text(&t, stdout);
+        mrt_cmp_print_fits(&t, stdout);
+        if (a->by_kind)
+            mrt_cmp_print_memory(&t, stdout);
         fflush(stdout);
         st = write_reports(a, &t, spec);
         if (!st && t.fastest < 0)

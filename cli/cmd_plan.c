@@ -5,7 +5,9 @@
  * budget errors then go to stderr and the exit status is 1.  A plan whose
  * peak memory per rank is over this machine's memory is printed with a
  * warning on stderr (mrt_plan_warnings); the exit status stays as it
- * was.
+ * was.  One over the device memory (--device-memory, or the profile's
+ * device_memory:) is printed, said so on stderr, and exits 1, as a
+ * budget would.
  */
 #include <stdio.h>
 
@@ -34,6 +36,7 @@ int mrt_cli_plan(const mrt_cli_args *a)
         if (mrt_plan_warnings(spec, plan, &o, &w, 1))
             fprintf(stderr, "%s: warning: %s\n", w.file, w.message);
         over = mrt_cli_check_budgets(spec, plan, 1);
+        over |= !mrt_cli_plan_fits(spec, plan, 1);
     } else {
         mrt_cli_print_error(&err);
     }

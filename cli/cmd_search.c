@@ -115,9 +115,10 @@ static void print_report(FILE *f, const void *ctx)
     for (int d = 0, n = 0; d < r->ndims; d++)
         if (r->searched[d])
             fprintf(f, "%s %s", n++ ? "," : "", mrt_spec_get_dim(s, d, NULL));
-    if (o->a->max_memory > 0)
-        fprintf(f, "; memory cap %s per rank",
-                mrt_cli_fmt_bytes((double)o->a->max_memory, buf, sizeof buf));
+    if (r->max_memory > 0)
+        fprintf(f, "; memory cap %s per rank%s",
+                mrt_cli_fmt_bytes((double)r->max_memory, buf, sizeof buf),
+                o->a->max_memory > 0 ? "" : " (the device memory)");
     fputc('\n', f);
     print_counts(o, f);
     if (r->has_spec)
@@ -127,8 +128,10 @@ static void print_report(FILE *f, const void *ctx)
                                   sizeof b2));
     if (!r->ntop) {
         fputs("\nno candidate fits", f);
-        if (o->a->max_memory > 0)
-            fputs(" the memory cap", f);
+        if (r->max_memory > 0)
+            fputs(o->a->max_memory > 0 ? " the memory cap"
+                                       : " the device memory",
+                  f);
         fputs("\n", f);
         return;
     }
@@ -223,7 +226,7 @@ static void write_json(FILE *f, const void *ctx)
             ", \"left_out_by_screen\": %" PRId64
             "},\n \"seconds\": {\"bounds\": %s, \"planning\": %s"
             ", \"total\": %s},\n \"spec_layout\": ",
-            o->a->max_memory, o->a->top > 0 ? o->a->top : 5,
+            o->r->max_memory, o->a->top > 0 ? o->a->top : 5,
             o->a->exhaustive ? "true" : "false", r->enumerated, r->pruned_time,
             r->pruned_memory, r->planned, r->over_memory, r->invalid,
             r->screened ? "true" : "false", r->screen_plans, r->not_replanned,

@@ -139,6 +139,8 @@ static void row_cells(const mrt_cmp_table *t, int r, char (*cell)[CELL])
     mrt_cli_fmt_time(x->compute_time_s, f[4], CELL);
     mrt_cli_fmt_time(x->time_s, f[5], CELL);
     mrt_cli_fmt_bytes((double)x->peak_memory, f[6], CELL);
+    if (!row->memory.fits)
+        strcat(f[6], " (does not fit)");
     for (int ph = 0; t->training && ph < 3; ph++)
         mrt_cli_fmt_bytes(x->phase_wire_bytes[ph], f[7 + ph], CELL);
     if (any_pinned(t))

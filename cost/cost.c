@@ -173,7 +173,7 @@ mrt_comm_cost mrt_cost_exchange(const mrt_profile *p, const mrt_mesh *m,
 
 double mrt_cost_kernel(const mrt_profile *p, mrt_dtype t, double flops)
 {
-    return flops / p->gemm_flops[t];
+    return flops / p->gemm_flops[mrt_dtype_compute(t)]; /* 16-bit: float32 */
 }
 
 /* The float32 GEMM rate of an s x s x s product, interpolated in log s
@@ -196,6 +196,7 @@ static double gemm_rate_at(const mrt_profile *p, double s)
 double mrt_cost_gemm(const mrt_profile *p, mrt_dtype t, double flops, double m,
                      double n, double k)
 {
+    t = mrt_dtype_compute(t); /* a 16-bit GEMM runs as float32's */
     double rate = p->gemm_flops[t];
     if (p->ngemm && m >= 1 && n >= 1 && k >= 1) {
         /* a product is as fast as a cube of its volume, unless a thin

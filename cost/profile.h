@@ -73,6 +73,8 @@ typedef struct mrt_profile {
     mrt_gemm_row gemm[MRT_PROFILE_ROWS];
     int ranks, cores; /* ranks per host that shared `cores` cores while
                          the rates were measured; 0: not known */
+    int64_t device_memory; /* `device_memory:` bytes of one rank's memory
+                              (a GPU's); 0: not known */
 } mrt_profile;
 
 /* The profile used when nothing better is known: a shared-memory node

@@ -18,6 +18,7 @@
  *     ranks_per_node: 8
  *     intra: {latency_us: 3, bandwidth_GBps: 300}
  *     inter: {latency_us: 5, bandwidth_GBps: 25}
+ *   device_memory: 80GiB # optional: one rank's memory (mrt_parse_bytes)
  *   measured:            # informational, ignored by the loader
  *     ...
  *
@@ -137,7 +138,23 @@ static mrt_status rate(const mrt_yaml_doc *d, const yaml_node_t *n,
 static const char *const top_keys[] = {
     "source", "kernel",   "reduce_gflops", "copy_GBps", "default", "axes",
     "nodes",  "measured", "collectives",   "gemm",      "ranks",   "cores",
-    NULL};
+    "device_memory", NULL};
+
+/* `device_memory: 80GiB` (or a number of bytes): mrt_parse_bytes. */
+static mrt_status device_memory(const mrt_yaml_doc *d, const yaml_node_t *n,
+                                mrt_profile *p)
+{
+    char w[MRT_YAML_QUOTE_MAX + 32];
+    const char *v = n ? mrt_yaml_str(n) : NULL;
+    if (!n)
+        return MRT_OK;
+    if (v && !mrt_yaml_is_null(n) && !mrt_parse_bytes(v, &p->device_memory))
+        return MRT_OK;
+    return mrt_yaml_fail(d, n,
+                         "'device_memory' in the profile must be a size in "
+                         "bytes (e.g. 80GB, 80GiB or 85899345920), got %s",
+                         mrt_yaml_what(n, w, sizeof w));
+}
 static const char *const nodes_keys[] = {"ranks_per_node", "intra", "inter",
                                          NULL};
 static const char *const link_keys[] = {"latency_us", "bandwidth_GBps", NULL};
@@ -282,6 +299,8 @@ static mrt_status load_root(const mrt_yaml_doc *d, const yaml_node_t *root,
         st = load_nodes(d, n, p);
     if (!st)
         st = mrt_profile_load_rows(d, root, p);
+    if (!st)
+        st = device_memory(d, mrt_yaml_get(d, root, "device_memory"), p);
     if (st)
         return st;
     n = mrt_yaml_get(d, root, "source");
@@ -403,6 +422,8 @@ static void put_profile(FILE *f, const mrt_profile *p, const char *measured)
         put_link(f, &p->inter);
     }
     mrt_profile_put_rows(f, p);
+    if (p->device_memory > 0)
+        fprintf(f, "device_memory: %lld\n", (long long)p->device_memory);
     if (!measured)
         return;
     fputs("measured:            # informational, ignored by the loader\n", f);

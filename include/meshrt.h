@@ -111,6 +111,13 @@ typedef enum mrt_dtype {
     MRT_DTYPE_COUNT
 } mrt_dtype;
 MRT_API const char *mrt_dtype_name(mrt_dtype t);
+/* A memory size as written on a command line or in a machine profile:
+ * bytes, or a number with a unit (B; KB, MB, GB, TB: powers of 1000;
+ * KiB, MiB, GiB, TiB and K, M, G, T: powers of 1024), e.g. "80GB",
+ * "80GiB", "512M", "85899345920"; at least 1 byte, under 2^63.  0 with
+ * *bytes set, or MRT_E_USAGE (*bytes unchanged) for anything else or a
+ * NULL argument. */
+MRT_API mrt_status mrt_parse_bytes(const char *s, int64_t *bytes);
 /* The compute types come first: F32 and F64 (the kernels' types; a
  * 16-bit value is computed in float32). */
 #define MRT_COMPUTE_DTYPE_COUNT 2
@@ -351,6 +358,17 @@ typedef struct mrt_ir_budget {
 
 /* `train:`: one SGD step per run; the backward program is derived by
  * reverse-mode differentiation when this is called. */
+/* The optimizers of a training block (YAML: `train: {optimizer: ...}`). */
+typedef enum mrt_optimizer {
+    MRT_OPTIMIZER_SGD = 0,  /* w -= lr (g + wd w) */
+    MRT_OPTIMIZER_MOMENTUM, /* b = mu b + g + wd w; w -= lr b */
+    MRT_OPTIMIZER_ADAM,     /* Adam with bias correction, L2 decay in g */
+    MRT_OPTIMIZER_ADAMW,    /* Adam with decoupled decay: w -= lr wd w */
+    MRT_OPTIMIZER_COUNT
+} mrt_optimizer;
+/* "sgd", "momentum", "adam", "adamw"; NULL out of range. */
+MRT_API const char *mrt_optimizer_name(mrt_optimizer o);
+
 typedef struct mrt_ir_train {
     const char *loss; /* a scalar made by an op */
     int nparams;      /* inputs to train (no cap but memory) */
@@ -359,6 +377,13 @@ typedef struct mrt_ir_train {
     const char *const *grads;
     double lr;     /* 0: 0.01 */
     int64_t steps; /* 0: 1 */
+    mrt_optimizer optimizer; /* 0: SGD */
+    double beta1, beta2;     /* Adam's, each in (0, 1); 0: 0.9, 0.999 */
+    double eps;              /* Adam's, > 0; 0: 1e-8 */
+    double weight_decay;     /* >= 0; 0: none */
+    double momentum;         /* momentum's, in (0, 1); 0: 0.9 */
+    int no_master_grads;     /* 1: no gradient copy in the optimizer's
+                                type when the gradients are narrower */
 } mrt_ir_train;
 
 /* A new builder on a mesh of naxes axes (axis[i] of size size[i], row
@@ -445,6 +470,9 @@ typedef struct mrt_ir_alternative_tensor {
     int reshard_after_forward;      /* a trained param: the backward pass
                                   moves it again from its home layout
                                   (FSDP's option) */
+    int noptimizer_layout;               /* a trained param: the layout */
+    const mrt_ir_rule *optimizer_layout; /* of its optimizer state and
+                                  update (NULL: the param's own) */
 } mrt_ir_alternative_tensor;
 typedef struct mrt_ir_alternative_op {
     const char *out;           /* the op, named by its result */
@@ -465,6 +493,13 @@ typedef struct mrt_ir_alternative {
     int pin; /* nonzero: pinned (YAML's pin: true): planned as
                 MRT_PLANNER_RULES plans, unless the meshtf planner
                 is asked for */
+    int zero_stage; /* ZeRO (YAML `zero: {stage, axes}`): 1 each
+                       parameter's optimizer state sharded over
+                       zero_axes too, 2 its gradient as well (reduce-
+                       scattered), 3 the parameter as well (gathered
+                       when used); 0: none */
+    int zero_naxes; /* mesh axes of the alternative's mesh */
+    const char *const *zero_axes;
 } mrt_ir_alternative;
 /* Adds alternative alt, after the last op and mrt_ir_set_train (it is
  * checked against every tensor now, gradients included). */
@@ -497,6 +532,10 @@ typedef struct mrt_plan_options {
      * --ranks-per-node; docs/cost-model.md: ranks fill nodes in order,
      * the mesh's last axes innermost); 0: the profile's */
     int64_t ranks_per_node;
+    /* > 0: the memory of one rank (a device's), bytes (the CLI's
+     * --device-memory); 0: the profile's `device_memory:` (0: none).
+     * A plan whose peak is over it does not fit (mrt_plan_memory.fits). */
+    int64_t device_memory;
 } mrt_plan_options;
 
 /* Lowers every op of spec into local kernels and collectives; opt may be
@@ -611,6 +650,76 @@ MRT_API int mrt_plan_find_value(const mrt_plan *plan, const char *name);
 MRT_API mrt_status mrt_plan_get_shard(const mrt_plan *plan, int i, int64_t rank,
                                       int64_t start[], int64_t extent[],
                                       mrt_error *err);
+
+/* ---- memory by kind (ops/memory_kind.c, ops/memory_timeline.c) ---- */
+
+/* What a byte of a rank's memory holds.  Every value of a plan is of one
+ * kind (mrt_plan_value_info has no kind: mrt_plan_value_kind reads it):
+ * a parameter (a `train:` param as it enters, and its update), a
+ * gradient (a param's or a `grads:` input's, and its pieces), optimizer
+ * state, an activation (a forward value, or an input, that a backward
+ * step reads: what the backward pass keeps), a communication buffer (a
+ * copy a collective makes for the op that reads it: gathered weights,
+ * moved activations), anything else (temporaries, losses); and the
+ * workspace of the running step with MPI's scratch, which is no value. */
+typedef enum mrt_memory_kind {
+    MRT_MEM_PARAMS = 0,
+    MRT_MEM_GRADS,
+    MRT_MEM_OPTIMIZER,
+    MRT_MEM_ACTIVATIONS,
+    MRT_MEM_COMM,
+    MRT_MEM_OTHER,
+    MRT_MEM_WORKSPACE,
+    MRT_MEM_KIND_COUNT
+} mrt_memory_kind;
+/* "params", "grads", "optimizer", "activations", "comm", "other",
+ * "workspace"; NULL out of range. */
+MRT_API const char *mrt_memory_kind_name(mrt_memory_kind k);
+/* The kind of value i of plan; -1 for a NULL plan or an i out of range. */
+MRT_API int mrt_plan_value_kind(const mrt_plan *plan, int i);
+
+/* A rank's memory at its peak.  The bytes by kind are those live at the
+ * step where the most are (live_peak: values, that step's workspace and
+ * the MPI scratch of the collectives running); a run allocates more
+ * (peak: every value in one arena packed by lifetime, the largest
+ * workspace and the most MPI scratch at once), and the difference is
+ * `fragmentation`, so the kinds and it add up to peak exactly. */
+typedef struct mrt_plan_memory {
+    int64_t peak;          /* mrt_plan_totals.peak_memory (stage -1) */
+    int64_t live_peak;     /* the sum of by_kind */
+    int64_t by_kind[MRT_MEM_KIND_COUNT];
+    int64_t fragmentation; /* peak - live_peak */
+    int64_t arena;         /* the arena of the values (stage -1) */
+    int peak_step;         /* the step of live_peak (nsteps: after the
+                              last, where inputs and outputs remain) */
+    int peak_op;           /* its op (an index of the plan's ops) */
+    int user;              /* that op's spec op number, 0: train: */
+    int phase;             /* 0 forward, 1 backward, 2 update */
+    int64_t device_memory; /* the device memory it is planned for (the
+                              option's, else the profile's; 0: none) */
+    int fits;              /* 1 if peak <= device_memory (or none) */
+} mrt_plan_memory;
+/* The memory of the ranks of pipeline stage `stage` (-1: every value of
+ * the plan, as every rank of a plan without stages holds them); for a
+ * stage, peak is its live peak (fragmentation 0: the arena is shared).
+ * MRT_E_USAGE for a NULL argument; MRT_E_NOMEM. */
+MRT_API mrt_status mrt_plan_get_memory(const mrt_plan *plan, int stage,
+                                       mrt_plan_memory *out, mrt_error *err);
+/* The memory timeline of stage (as above): for each op of the plan, the
+ * bytes by kind live at the op's step with the most (rows[op][kind],
+ * nops rows of the caller's array; NULL: count only).  Returns the
+ * number of ops (mrt_plan_op_count), or -1 for a NULL plan or out of
+ * memory. */
+MRT_API int mrt_plan_memory_timeline(const mrt_plan *plan, int stage,
+                                     int64_t (*rows)[MRT_MEM_KIND_COUNT]);
+/* The number of ops of plan (0 for NULL), and op i's spec op number (0:
+ * added by `train:`), phase and result's tensor name (borrowed); -1 /
+ * NULL out of range. */
+MRT_API int mrt_plan_op_count(const mrt_plan *plan);
+MRT_API int mrt_plan_op_user(const mrt_plan *plan, int i);
+MRT_API int mrt_plan_op_phase(const mrt_plan *plan, int i);
+MRT_API const char *mrt_plan_op_name(const mrt_plan *plan, int i);
+
 /* The spec's `expect:` budgets (docs/spec.md) a plan exceeds. */
 typedef enum mrt_budget_kind {
     MRT_BUDGET_COMM_BYTES = 0, /* comm_bytes_max: bytes per rank to MPI */
@@ -686,6 +795,8 @@ typedef struct mrt_compare_row {
     mrt_error error;        /* code MRT_OK, or why it did not load or plan
                             (mrt_error_format words it) */
     mrt_plan_totals totals; /* ok only */
+    mrt_plan_memory memory; /* ok only: the peak by kind, and whether it
+                               fits the device memory (memory.fits) */
     int64_t *axis_bytes;    /* [ncols]: bytes per rank over each axis set */
     /* A pinned row (pin: true, or --planner rules) is planned with its
      * layouts as given; beside it, the auto planner's plan of the same
@@ -902,7 +1013,9 @@ typedef struct mrt_search_options {
                                 (explain is ignored) */
     int top;                 /* how many of the best to keep; 0: 5 */
     int64_t max_memory;      /* peak memory cap per rank, bytes; <= 0:
-                                none */
+                                the device memory of plan (its
+                                device_memory, else the profile's), if
+                                any */
     int exhaustive;          /* plan every candidate: no pruning, no
                                 screen */
     int screen;              /* 0: screen when planning every candidate
@@ -932,6 +1045,10 @@ typedef struct mrt_search_rules_report {
     int64_t pruned_memory; /* skipped: their memory bound is over the
                                 cap */
     int64_t planned, over_memory;
+    int64_t max_memory;    /* the memory cap in effect: the option's, else
+                                the device memory (mrt_plan_options'
+                                device_memory, else the profile's); 0:
+                                none */
     int screened;          /* 1: planned with the fixed rule first, and
                                 only the best of that with the planner
                                 asked for: the lists may not be exact */

@@ -206,21 +206,24 @@ mrt_status mrt_ir_set_dtype_at(mrt_ir *ir, const char *dtype, mrt_mark at,
     if (!st && dtype && !strcmp(dtype, mrt_dtype_name(MRT_I32)))
         st = mrt_ir_fail(&c, MRT_E_SPEC,
                          "int32 is an index type, not a compute type "
-                         "(expected: float32, float64; int32 goes on an "
-                         "input tensor's own dtype:)");
-    for (int t = 0; !st && t <= MRT_COMPUTE_DTYPE_COUNT; t++) {
-        if (t == MRT_COMPUTE_DTYPE_COUNT && mrt_ir_yaml(&c))
+                         "(expected: float32, float64, bfloat16, float16; "
+                         "int32 goes on an input tensor's own dtype:)");
+    /* the floating types: float32, float64, bfloat16, float16 */
+    static const mrt_dtype floats[] = {MRT_F32, MRT_F64, MRT_BF16, MRT_F16};
+    int nf = (int)(sizeof floats / sizeof floats[0]);
+    for (int k = 0; !st && k <= nf; k++) {
+        if (k == nf && mrt_ir_yaml(&c))
             st = mrt_ir_fail(&c, MRT_E_SPEC,
                              "unknown dtype '%s' (expected: "
-                             "float32, float64)",
+                             "float32, float64, bfloat16, float16)",
                              mrt_ir_quote(dtype, q, sizeof q));
-        else if (t == MRT_COMPUTE_DTYPE_COUNT)
+        else if (k == nf)
             st = mrt_ir_fail(&c, MRT_E_SPEC,
                              "unknown dtype '%.60s' "
-                             "(expected: float32, float64)",
+                             "(expected: float32, float64, bfloat16, float16)",
                              dtype ? dtype : "(null)");
-        else if (dtype && !strcmp(dtype, mrt_dtype_name((mrt_dtype)t))) {
-            ir->s->dtype = (mrt_dtype)t;
+        else if (dtype && !strcmp(dtype, mrt_dtype_name(floats[k]))) {
+            ir->s->dtype = floats[k];
             if (!ir->s->precision.given)
                 ir->s->precision = (mrt_precision){
                     ir->s->dtype, ir->s->dtype, ir->s->dtype, ir->s->dtype,

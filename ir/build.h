@@ -110,6 +110,27 @@ mrt_status mrt_ir_set_mesh_at(mrt_ir *ir, int naxes, const char *const *axis,
  * alternatives that do not fit it are kept broken (keep_broken). */
 void mrt_ir_override_mesh(mrt_ir *ir, const mrt_mesh *m, const char *what);
 /* mrt_ir_set_dtype with the mark of the dtype's node. */
+/* `precision:` (build_precision.c): type[k] names the type of kind k
+ * (MRT_PRECISION_PARAMS ...; NULL: the spec's dtype), written at
+ * mark[k]; at is the key's node.  Before the first tensor.  The
+ * activations and every tensor without a type of its own then take the
+ * compute type (the spec's dtype becomes it); a `train:` block's
+ * parameters and their updates take params, their gradients grads
+ * (mrt_ir_precision_apply, after reverse mode). */
+enum {
+    MRT_PRECISION_PARAMS = 0,
+    MRT_PRECISION_COMPUTE,
+    MRT_PRECISION_GRADS,
+    MRT_PRECISION_OPTIMIZER,
+    MRT_PRECISION_KINDS
+};
+mrt_status mrt_ir_set_precision_at(mrt_ir *ir,
+                                   const char *const type[MRT_PRECISION_KINDS],
+                                   const mrt_mark mark[MRT_PRECISION_KINDS],
+                                   mrt_mark at, mrt_error *err);
+/* The element types of a trained program's parameters, their updates
+ * and gradients, by s->precision (nothing when it was not given). */
+void mrt_ir_precision_apply(mrt_spec *s);
 mrt_status mrt_ir_set_dtype_at(mrt_ir *ir, const char *dtype, mrt_mark at,
                                mrt_error *err);
 /* mrt_ir_add_dim with the mark of the dim's name (its dim_mark). */
@@ -245,6 +266,9 @@ typedef struct mrt_ir_train_at {
     const char *const *param_what, *const *grad_what;
     const char *lr_text; /* lr as written, or NULL */
     mrt_mark lr_mark;
+    /* the optimizer's keys (optimizer.c) */
+    mrt_mark optimizer_mark, betas_mark, eps_mark, decay_mark,
+        momentum_mark;
 } mrt_ir_train_at;
 /* mrt_ir_set_train with marks (at NULL: none); the lists have no cap. */
 mrt_status mrt_ir_set_train_at(mrt_ir *ir, const mrt_ir_train *t,
@@ -268,6 +292,10 @@ typedef struct mrt_ir_alt_entry_at {
     mrt_mark grad_mark;
     int has_reshard;       /* `reshard_after_forward:` was written */
     mrt_mark reshard_mark; /* (true or false: both are checked) */
+    int nopt;                  /* tensors: its `optimizer_layout:`, */
+    const mrt_ir_rule_at *opt; /* as grad_layout */
+    int has_opt;
+    mrt_mark opt_mark;
 } mrt_ir_alt_entry_at;
 /* Where the parts of an alternative were written.  A front end that
  * found its form wrong (broken, not NULL) passes the name and that
@@ -283,6 +311,8 @@ typedef struct mrt_ir_alternative_at {
     const mrt_ir_alt_entry_at *tensors; /* [ntensors] */
     const mrt_ir_alt_entry_at *ops;     /* [nops] */
     const mrt_error *broken;
+    mrt_mark zero_mark, zero_stage_mark; /* `zero:` and its stage */
+    const mrt_mark *zero_axis_mark;      /* [zero_naxes], or NULL */
 } mrt_ir_alternative_at;
 /* mrt_ir_add_alternative with marks (at NULL: none). */
 mrt_status mrt_ir_add_alternative_at(mrt_ir *ir, const mrt_ir_alternative *alt,

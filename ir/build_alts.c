@@ -113,6 +113,30 @@ static int is_param(const mrt_spec *s, int id)
     return 0;
 }
 
+/* The `optimizer_layout:` of entry d for parameter id. */
+static mrt_status optimizer_entry(mrt_ir_call *c, mrt_spec_layout *l,
+                                  const mrt_ir_alternative_tensor *d,
+                                  const mrt_ir_alt_entry_at *e, int marked,
+                                  int id)
+{
+    const mrt_spec *s = c->ir->s;
+    char of[2 * MRT_NAME_MAX + 64];
+    mrt_ir_at(c, "tensors", &e->opt_mark);
+    if (!is_param(s, id))
+        return mrt_ir_fail(c, MRT_E_SPEC,
+                           "tensor '%s' is not a parameter (an "
+                           "optimizer_layout is for the tensors of %s)",
+                           s->tensor[id].name,
+                           mrt_ir_yaml(c) ? "'params' of 'train'"
+                                          : "the params of mrt_ir_set_train");
+    snprintf(of, sizeof of, "the optimizer_layout of tensor '%s'",
+             s->tensor[id].name);
+    return add_entry(c, l, id, MRT_ALT_OPTIMIZER,
+                     marked ? e->nopt : d->noptimizer_layout,
+                     d->optimizer_layout, marked ? e->opt : NULL,
+                     &s->tensor[id].layout, of);
+}
+
 /* One entry of `tensors`: d, written at e (marks), for tensor `id`
  * (-1: the one d names). */
 static mrt_status tensor_entry(mrt_ir_call *c, mrt_spec_layout *l,
@@ -148,6 +172,9 @@ static mrt_status tensor_entry(mrt_ir_call *c, mrt_spec_layout *l,
                             NULL)))
             return st;
     }
+    if ((marked ? e->has_opt : d->optimizer_layout != NULL) &&
+        (st = optimizer_entry(c, l, d, e, marked, id)))
+        return st;
     if (!(marked ? e->has_grad : d->grad_layout != NULL))
         return MRT_OK;
     mrt_ir_at(c, "tensors", &e->grad_mark);
@@ -277,7 +304,7 @@ static mrt_status alt_entries(mrt_ir_call *c, mrt_spec_layout *l,
                            "and %d ops",
                            a->ntensors, a->nops);
     for (int i = 0; i < a->ntensors; i++)
-        n += 3 * (size_t)entry_count(c->ir->s, a->tensors[i].name);
+        n += 4 * (size_t)entry_count(c->ir->s, a->tensors[i].name);
     for (int i = 0; i < a->nops; i++)
         n += (size_t)entry_count(c->ir->s, a->ops[i].out);
     if (!n)
@@ -321,6 +348,59 @@ static mrt_status rehome(mrt_ir_call *c, mrt_spec_layout *l)
     return st;
 }
 
+/* `zero:` of alternative l: a stage 1-3 of a spec that trains, over
+ * axes of l's mesh (each once). */
+static mrt_status alt_zero(mrt_ir_call *c, mrt_spec_layout *l,
+                           const mrt_ir_alternative *a,
+                           const mrt_ir_alternative_at *at)
+{
+    const mrt_spec *s = c->ir->s;
+    const mrt_mesh *m = l->has_mesh ? &l->mesh : &s->mesh;
+    char list[MRT_SPEC_LIST_MAX];
+    if (!a->zero_stage && !a->zero_naxes)
+        return MRT_OK;
+    c->arg = "zero_stage";
+    mrt_ir_at(c, "zero", &at->zero_mark);
+    if (s->train.loss < 0)
+        return mrt_ir_fail(c, MRT_E_SPEC,
+                           "layout '%s' has 'zero' but the spec does not "
+                           "train (zero shards what 'train' makes)",
+                           l->name);
+    mrt_ir_at(c, "zero", &at->zero_stage_mark);
+    if (a->zero_stage < 1 || a->zero_stage > 3)
+        return mrt_ir_fail(c, MRT_E_SPEC,
+                           "the zero stage of layout '%s' must be 1, 2 or "
+                           "3, got %d",
+                           l->name, a->zero_stage);
+    mrt_ir_at(c, "zero", &at->zero_mark);
+    if (a->zero_naxes < 1 || !a->zero_axes)
+        return mrt_ir_fail(c, MRT_E_SPEC,
+                           "the zero of layout '%s' needs 'axes': the mesh "
+                           "axes to shard over",
+                           l->name);
+    for (int i = 0; i < a->zero_naxes; i++) {
+        int ax = a->zero_axes[i] ? mrt_mesh_find_axis(m, a->zero_axes[i]) : -1;
+        mrt_ir_at(c, "zero",
+                  at->zero_axis_mark ? &at->zero_axis_mark[i] : &at->zero_mark);
+        if (ax < 0)
+            return mrt_ir_fail(
+                c, MRT_E_SPEC,
+                "unknown mesh axis '%s' in the zero axes of layout '%s' "
+                "(the mesh has: %s)",
+                a->zero_axes[i] ? a->zero_axes[i] : "(null)", l->name,
+                mrt_spec_join(list, sizeof list, m->name[0], sizeof m->name[0],
+                              m->naxes));
+        if (l->zero_axes & (1u << ax))
+            return mrt_ir_fail(c, MRT_E_SPEC,
+                               "mesh axis '%s' is listed twice in the zero "
+                               "axes of layout '%s'",
+                               a->zero_axes[i], l->name);
+        l->zero_axes |= 1u << ax;
+    }
+    l->zero_stage = a->zero_stage;
+    return MRT_OK;
+}
+
 /* Alternative l (named already) from a: its mesh, rules and entries,
  * then every tensor under it. */
 static mrt_status fill(mrt_ir_call *c, mrt_spec_layout *l,
@@ -343,6 +423,8 @@ static mrt_status fill(mrt_ir_call *c, mrt_spec_layout *l,
                       of, l->rule);
     if (!st)
         st = alt_entries(c, l, a, at);
+    if (!st)
+        st = alt_zero(c, l, a, at);
     ir->rule_mesh = NULL;
     ir->rule_mesh_what = NULL;
     return st ? st : rehome(c, l);

@@ -68,7 +68,8 @@ static int find_block(const mrt_spec *s, const char *name, size_t len)
 /* 1 if tensor t is an input `params: all` takes. */
 static int all_takes(const mrt_spec_tensor *t)
 {
-    return t->producer < 0 && !t->grad_like && t->init_given &&
+    return t->producer < 0 && !t->grad_like && !t->opt_layout &&
+           t->init_given &&
            t->init != MRT_INIT_LABELS;
 }
 
@@ -92,7 +93,7 @@ static int expand_one(const mrt_spec *s, int params, int n, const char *name,
         return -1;
     for (int t = 0; !fail && t < s->ntensors; t++) {
         const mrt_spec_tensor *x = &s->tensor[t];
-        if (x->block != b || x->grad_like)
+        if (x->block != b || x->grad_like || x->opt_layout)
             continue;
         const char *inner = strchr(x->name, '.');
         if (dot ? inner && !strcmp(inner, dot) : x->producer < 0)

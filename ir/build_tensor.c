@@ -30,12 +30,15 @@
 static const mrt_ir_tensor_at no_marks;
 
 /* The most classes whose labels (0 .. N-1) the dtype holds exactly:
- * every integer up to 2^24 is a float32, up to 2^53 a float64. */
+ * every integer up to 2^24 is a float32, up to 2^53 a float64, up to
+ * 2^11 a float16 and up to 2^8 a bfloat16. */
 static int64_t labels_max(mrt_dtype t)
 {
-    return t == MRT_F64   ? (int64_t)1 << 53
-           : t == MRT_I32 ? INT32_MAX
-                          : (int64_t)1 << 24;
+    return t == MRT_F64    ? (int64_t)1 << 53
+           : t == MRT_I32  ? INT32_MAX
+           : t == MRT_F16  ? (int64_t)1 << 11
+           : t == MRT_BF16 ? (int64_t)1 << 8
+                           : (int64_t)1 << 24;
 }
 
 /* A fill value the dtype holds. */
@@ -46,8 +49,14 @@ static mrt_status check_fill(mrt_ir_call *c, const mrt_ir_tensor_at *at,
     char q[MRT_SPEC_QUOTE_MAX + 8];
     double v = t->fill;
     if (v == v && v <= 1.7976931348623157e308 && v >= -1.7976931348623157e308 &&
-        !(s->dtype == MRT_F32 && (v > 3.40282347e38 || v < -3.40282347e38)))
+        !(s->dtype == MRT_F32 && (v > 3.40282347e38 || v < -3.40282347e38)) &&
+        !(s->dtype == MRT_F16 && (v > 65504 || v < -65504)))
         return MRT_OK;
+    if (s->dtype == MRT_F16)
+        return mrt_ir_fail(c, MRT_E_SPEC,
+                           "the fill value of tensor '%s' is out of "
+                           "float16's range (at most 65504 in magnitude)",
+                           t->name);
     if (mrt_ir_yaml(c)) /* the file's number is finite: float32's range */
         return mrt_ir_fail(c, MRT_E_SPEC,
                            "the fill value of tensor '%s' is "
@@ -223,10 +232,13 @@ static mrt_status index_init(mrt_ir_call *c, const mrt_ir_tensor *d,
                        t->name);
 }
 
-/* The element type of t from d: the program's, or int32. */
+/* The element type of t from d: the program's, int32, or another
+ * floating type (a 16-bit input of a float32 program, say: each kernel
+ * that reads it widens it, ops/step_widen.h). */
 static mrt_status tensor_dtype(mrt_ir_call *c, const mrt_ir_tensor *d,
                                const mrt_ir_tensor_at *at, mrt_spec_tensor *t)
 {
+    static const mrt_dtype floats[] = {MRT_F32, MRT_F64, MRT_BF16, MRT_F16};
     const mrt_spec *s = c->ir->s;
     char q[MRT_SPEC_QUOTE_MAX + 8];
     t->stored = 0;
@@ -236,10 +248,16 @@ static mrt_status tensor_dtype(mrt_ir_call *c, const mrt_ir_tensor *d,
         t->stored = 1 + MRT_I32;
         return index_init(c, d, at, t);
     }
+    for (size_t k = 0; k < sizeof floats / sizeof floats[0]; k++)
+        if (!strcmp(d->dtype, mrt_dtype_name(floats[k]))) {
+            t->stored = 1 + (int)floats[k];
+            return MRT_OK;
+        }
     mrt_ir_at(c, "dtype", &at->dtype_mark);
     return mrt_ir_fail(c, MRT_E_SPEC,
                        "unknown dtype '%s' for tensor '%s' (expected: int32, "
-                       "or the program's %s)",
+                       "float32, float64, bfloat16, float16; the program's "
+                       "is %s)",
                        mrt_ir_quote(d->dtype, q, sizeof q), t->name,
                        mrt_dtype_name(s->dtype));
 }

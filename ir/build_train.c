@@ -2,8 +2,9 @@
  * build_train.c — the builder's training block (meshrt.h, "building a
  * program in code"): mrt_ir_set_train, and mrt_ir_set_train_at for the
  * YAML front end's `train:`.  It checks the loss (a scalar made by an
- * op), the params and grads (inputs, each once), lr and steps, then
- * runs reverse mode (grad.c): the backward program and the updates.
+ * op), the params and grads (inputs, each once), lr and steps, the
+ * optimizer and its settings, then runs reverse mode (grad.c): the
+ * backward program and the updates (optimizer.c).
  */
 #include <float.h>
 #include <stdio.h>
@@ -164,6 +165,59 @@ static mrt_status train_rates(mrt_ir_call *c, const mrt_ir_train *t,
     return MRT_OK;
 }
 
+/* A setting of the optimizer: in (lo, hi) (hi_closed: up to hi), or 0
+ * when not given; a setting given that `opt` does not take is refused. */
+static mrt_status setting(mrt_ir_call *c, const char *key, const mrt_mark *at,
+                          double x, double lo, double hi, int takes)
+{
+    const mrt_train *tr = &c->ir->s->train;
+    mrt_ir_at(c, key, at);
+    if (x == 0)
+        return MRT_OK;
+    if (!takes)
+        return mrt_ir_fail(c, MRT_E_SPEC,
+                           "optimizer '%s' takes no '%s' (%s)",
+                           mrt_optimizer_name(tr->optimizer), key,
+                           !strcmp(key, "momentum") ? "optimizer momentum does"
+                                                    : "adam and adamw do");
+    if (!(x > lo && x < hi))
+        return mrt_ir_fail(c, MRT_E_SPEC,
+                           "the '%s' of 'train' must be in (%g, %g): got %g",
+                           key, lo, hi, x);
+    return MRT_OK;
+}
+
+/* The optimizer and its settings, defaults filled in. */
+static mrt_status train_optimizer(mrt_ir_call *c, const mrt_ir_train *t,
+                                  const mrt_ir_train_at *at, mrt_train *tr)
+{
+    mrt_ir_at(c, "optimizer", &at->optimizer_mark);
+    if (t->optimizer < 0 || t->optimizer >= MRT_OPTIMIZER_COUNT)
+        return mrt_ir_fail(c, MRT_E_USAGE, "unknown optimizer %d (0 to %d)",
+                           (int)t->optimizer, MRT_OPTIMIZER_COUNT - 1);
+    tr->optimizer = t->optimizer;
+    int adam = t->optimizer == MRT_OPTIMIZER_ADAM ||
+               t->optimizer == MRT_OPTIMIZER_ADAMW;
+    mrt_status st = setting(c, "betas", &at->betas_mark, t->beta1, 0, 1, adam);
+    if (!st)
+        st = setting(c, "betas", &at->betas_mark, t->beta2, 0, 1, adam);
+    if (!st)
+        st = setting(c, "eps", &at->eps_mark, t->eps, 0, 1, adam);
+    if (!st)
+        st = setting(c, "weight_decay", &at->decay_mark, t->weight_decay, 0,
+                     1e30, 1);
+    if (!st)
+        st = setting(c, "momentum", &at->momentum_mark, t->momentum, 0, 1,
+                     t->optimizer == MRT_OPTIMIZER_MOMENTUM);
+    tr->beta1 = t->beta1 ? t->beta1 : 0.9;
+    tr->beta2 = t->beta2 ? t->beta2 : 0.999;
+    tr->eps = t->eps ? t->eps : 1e-8;
+    tr->weight_decay = t->weight_decay;
+    tr->momentum = t->momentum ? t->momentum : 0.9;
+    tr->master_grads = !t->no_master_grads;
+    return st;
+}
+
 mrt_status mrt_ir_set_train_at(mrt_ir *ir, const mrt_ir_train *t,
                                const mrt_ir_train_at *at, mrt_error *err)
 {
@@ -187,10 +241,14 @@ mrt_status mrt_ir_set_train_at(mrt_ir *ir, const mrt_ir_train *t,
         st = train_lists(&c, t, at, tr);
     if (!st)
         st = train_rates(&c, t, at, tr);
+    if (!st)
+        st = train_optimizer(&c, t, at, tr);
     if (!st) {
         tr->loss = loss;
         mrt_ir_at(&c, "params", NULL); /* reverse mode's errors: about them */
         st = mrt_ir_grad(s, &c.e);
+        if (!st) /* `precision:`'s types of parameters and gradients */
+            mrt_ir_precision_apply(s);
         ir->trained = 1;
     }
     if (st && tr->loss >= 0)

@@ -259,7 +259,9 @@ int *mrt_spec_alt_targets(const mrt_spec *s, const mrt_spec_layout *l,
     for (int u = 0; u <= s->nuser_ops + 1; u++)
         by_user[u] = -1;
     for (int i = 0; i < s->ntensors; i++)
-        t[i] = s->tensor[i].grad_like ? MRT_ALT_FOLLOW : -1;
+        t[i] = s->tensor[i].grad_like || s->tensor[i].opt_layout
+                   ? MRT_ALT_FOLLOW
+                   : -1;
     for (int e = 0; e < l->nentries; e++) {
         const mrt_spec_alt_entry *en = &l->entry[e];
         int op = s->tensor[en->tensor].producer;
@@ -300,13 +302,19 @@ static void follow(mrt_spec_tensor *t, const mrt_spec_tensor *from)
     t->own_layout = from->own_layout;
 }
 
+/* The entry of alternative l of kind k for tensor x, or -1. */
+static int kind_entry(const mrt_spec_layout *l, mrt_alt_kind k, int x)
+{
+    for (int e = 0; e < l->nentries; e++)
+        if (l->entry[e].kind == k && l->entry[e].tensor == x)
+            return e;
+    return -1;
+}
+
 /* The entry of alternative l giving the gradient of tensor x, or -1. */
 static int grad_entry(const mrt_spec_layout *l, int x)
 {
-    for (int e = 0; e < l->nentries; e++)
-        if (l->entry[e].kind == MRT_ALT_GRAD && l->entry[e].tensor == x)
-            return e;
-    return -1;
+    return kind_entry(l, MRT_ALT_GRAD, x);
 }
 
 mrt_status mrt_spec_alt_apply(const mrt_spec_resolver *r,
@@ -324,20 +332,27 @@ mrt_status mrt_spec_alt_apply(const mrt_spec_resolver *r,
                                           l->entry[targets[i]].rule, 1);
             }
         for (int e = 0; !st && e < l->nentries; e++)
-            if (l->entry[e].kind == MRT_ALT_GRAD) {
+            if (l->entry[e].kind == MRT_ALT_GRAD ||
+                l->entry[e].kind == MRT_ALT_OPTIMIZER) {
                 scratch = s->tensor[l->entry[e].tensor];
-                mrt_ir_name(NULL, "grad:", s->tensor[l->entry[e].tensor].name,
-                            "", 0, scratch.name);
+                int g = l->entry[e].kind == MRT_ALT_GRAD;
+                mrt_ir_name(NULL, g ? "grad:" : "",
+                            s->tensor[l->entry[e].tensor].name, g ? "" : ":m",
+                            0, scratch.name);
                 st = mrt_spec_apply_rules(r, &scratch, l->entry[e].rule, 1);
             }
         return st;
     }
     for (int i = 0; !st && i < s->ntensors; i++) {
         mrt_spec_tensor *t = &out[i];
-        int like = t->grad_like - 1, e = targets[i];
+        int like = t->grad_like ? t->grad_like - 1 : t->opt_layout - 1,
+            e = targets[i];
         if (e == MRT_ALT_FOLLOW && t->grad_piece &&
             (e = grad_entry(l, like)) < 0)
             e = MRT_ALT_FOLLOW;
+        if (e == MRT_ALT_FOLLOW && t->opt_layout &&
+            (e = kind_entry(l, MRT_ALT_OPTIMIZER, t->opt_layout - 1)) < 0)
+            e = MRT_ALT_FOLLOW; /* optimizer_layout:, else the param's */
         if (e >= 0) {
             st = mrt_spec_apply_rules(r, t, l->entry[e].rule, 1);
             t->own_layout = 1;
@@ -384,6 +399,8 @@ mrt_status mrt_spec_derive_alt(const mrt_spec *s, const mrt_spec_layout *l,
     for (int e = 0; !st && e < l->nentries; e++)
         if (l->entry[e].kind == MRT_ALT_RESHARD)
             (*out)->tensor[l->entry[e].tensor].reshard = 1;
+    if (!st && l->zero_stage)
+        mrt_spec_apply_zero(*out, l);
     free(targets);
     free(skip);
     return st;

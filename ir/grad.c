@@ -1,7 +1,7 @@
 /*
  * grad.c — reverse mode: `train:` (or mrt_ir_set_train) makes the
  * backward program by reverse-mode differentiation of the primitive ops,
- * and the SGD update.  It reads only the IR (spec.h), never YAML.
+ * then hands the gradients to the optimizer (optimizer.c).  It reads only the IR (spec.h), never YAML.
  *
  *   train: {loss: L, params: [w1, w2], lr: 0.01, steps: 5, grads: [x]}
  *
@@ -23,7 +23,7 @@
  *
  * A tensor read by several ops sums their contributions.  Every
  * gradient takes the layout of the tensor it is the gradient of.  Then
- * each parameter gets "w1:next" = w1 - lr·grad:w1 in its own layout, and
+ * each parameter gets its update "w1:next" (optimizer.c), and
  * `grads:` names inputs whose gradient is wanted too (as a layer inside
  * a deeper model would pass it down).
  */
@@ -471,28 +471,6 @@ static int *update_order(const mrt_spec *s)
     return order;
 }
 
-/* The SGD update of parameter k: <param>:next = param - lr * grad, in
- * the parameter's layout and block instance. */
-static void emit_update(grad_ctx *g, int k)
-{
-    mrt_spec *s = g->s;
-    mrt_train *tr = &s->train;
-    char name[MRT_NAME_MAX];
-    mrt_ir_name(s, "", s->tensor[tr->param[k]].name, ":next", 0, name);
-    g->fwd.mark = tr->param_mark[k];
-    g->fwd.user = 0;
-    g->fwd_op = -1;
-    g->fwd.block = s->tensor[tr->param[k]].block; /* its parameter's */
-    g->fwd.layer = s->tensor[tr->param[k]].layer;
-    int next = new_like(g, name, tr->param[k]);
-    if (next >= 0)
-        s->tensor[next].grad_piece = 0; /* the parameter's layout */
-    if (emit(g, MRT_OP_MAP, MRT_MAP_AXPY, -tr->lr, tr->param[k], tr->grad[k],
-             next) >= 0)
-        s->op[s->nops - 1].phase = MRT_PHASE_UPDATE;
-    tr->updated[k] = next;
-}
-
 /* The backward program and the updates. */
 static mrt_status differentiate(mrt_spec *s, mrt_error *err)
 {
@@ -544,8 +522,8 @@ static mrt_status differentiate(mrt_spec *s, mrt_error *err)
     int *order = g.st ? NULL : update_order(s);
     if (!g.st && !order)
         g.st = mrt_ir_nomem(s, err);
-    for (int u = 0; u < tr->nparams && !g.st; u++)
-        emit_update(&g, order[u]);
+    if (!g.st)
+        g.st = mrt_optimizer_emit(s, order, err);
     free(order);
 done:
     mrt_grad_names_free(&g.names);

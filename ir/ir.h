@@ -190,6 +190,20 @@ mrt_status mrt_ir_expand(mrt_user_op *u);
  * the SGD updates, and fills train.grad, extra_grad and updated. */
 mrt_status mrt_ir_grad(mrt_spec *s, mrt_error *err);
 
+/* ---- zero.c: an alternative's `zero:` ----------------------------- */
+
+/* Shards the optimizer state (stage 1), the gradients (2) and the
+ * parameters (3) of s, derived under alternative l, over l's zero axes
+ * (see zero.c for the dim it picks). */
+void mrt_spec_apply_zero(mrt_spec *s, const mrt_spec_layout *l);
+
+/* ---- optimizer.c: the update ------------------------------------- */
+
+/* The optimizer's update of every parameter, in the order order[]
+ * (indices into train.param): its state tensors, its ops (phase
+ * UPDATE), train.updated, state, state_next and step_scalar. */
+mrt_status mrt_optimizer_emit(mrt_spec *s, const int *order, mrt_error *err);
+
 /* ---- spec.c: outputs ---------------------------------------------- */
 
 /* With `train:`, the outputs also hold the loss, the gradients and the

@@ -39,6 +39,11 @@ typedef enum mrt_map_fn {
     MRT_MAP_MASK_FILL,   /* b != 0 ? a : c        (b: a 0/1 mask; causal
                             softmax fills what it masks with c = -1e30
                             before its max) */
+    MRT_MAP_LERP,        /* a + c * (b - a)       (a moment's update:
+                            m = b1 m + (1 - b1) g with c = 1 - b1) */
+    MRT_MAP_LERP_SQ,     /* a + c * (b * b - a)   (Adam's second moment) */
+    MRT_MAP_SQRT_ADD,    /* sqrt(a) + b           (Adam's denominator; b
+                            the scalar eps_t) */
     MRT_MAP_FN_COUNT
 } mrt_map_fn;
 

@@ -124,7 +124,7 @@ mrt_status mrt_ir_nomem(const mrt_spec *s, mrt_error *err)
 mrt_status mrt_ir_add_train_outputs(mrt_spec *s, char *listed, mrt_error *err)
 {
     const mrt_train *tr = &s->train;
-    int more = 1 + 2 * tr->nparams + tr->nextra;
+    int more = 1 + 2 * tr->nparams + tr->nextra + tr->nstate;
     int *o = realloc(s->output, (size_t)(s->noutputs + more) * sizeof *o);
     if (!o)
         return mrt_ir_nomem(s, err);
@@ -135,7 +135,9 @@ mrt_status mrt_ir_add_train_outputs(mrt_spec *s, char *listed, mrt_error *err)
                            : k < tr->nparams ? tr->grad[k]
                            : (k -= tr->nparams) < tr->nextra
                                ? tr->extra_grad[k]
-                               : tr->updated[k - tr->nextra];
+                           : (k -= tr->nextra) < tr->nparams
+                               ? tr->updated[k]
+                               : tr->state_next[k - tr->nparams];
         if (!listed[t]) {
             listed[t] = 1;
             s->output[s->noutputs++] = t;
@@ -153,6 +155,10 @@ void mrt_train_free(mrt_train *tr)
     free(tr->extra);
     free(tr->extra_grad);
     free(tr->extra_mark);
+    free(tr->state);
+    free(tr->state_next);
+    tr->state = tr->state_next = NULL;
+    tr->nstate = 0;
     tr->param = tr->grad = tr->updated = tr->extra = tr->extra_grad = NULL;
     tr->param_mark = tr->extra_mark = NULL;
 }
@@ -183,10 +189,24 @@ mrt_status mrt_train_copy(mrt_train *dst, const mrt_train *src)
     dst->param = dst->grad = dst->updated = dst->extra = NULL;
     dst->extra_grad = NULL;
     dst->param_mark = dst->extra_mark = NULL;
+    dst->state = dst->state_next = NULL;
     if (!src->param) /* never trained: nothing to copy */
         return MRT_OK;
     if (mrt_train_alloc(dst, src->nparams, src->nextra))
         return MRT_E_NOMEM;
+    size_t ns = (size_t)src->nstate + 1;
+    dst->nstate = src->nstate;
+    dst->state = malloc(ns * sizeof *dst->state);
+    dst->state_next = malloc(ns * sizeof *dst->state_next);
+    if (!dst->state || !dst->state_next) {
+        mrt_train_free(dst);
+        return MRT_E_NOMEM;
+    }
+    if (src->nstate) {
+        memcpy(dst->state, src->state, (ns - 1) * sizeof *dst->state);
+        memcpy(dst->state_next, src->state_next,
+               (ns - 1) * sizeof *dst->state_next);
+    }
     size_t np = (size_t)src->nparams, ne = (size_t)src->nextra;
     memcpy(dst->param, src->param, np * sizeof *dst->param);
     memcpy(dst->grad, src->grad, np * sizeof *dst->grad);

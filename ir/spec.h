@@ -92,6 +92,15 @@ typedef struct mrt_spec_tensor {
                                pass, which moves it again from its home
                                layout (FSDP's reshard_after_forward:
                                memory for wire bytes); 0 by default */
+    int opt_state;  /* optimizer state of a parameter: 1 + the
+                               parameter's tensor id (0: none); master
+                               weights included (optimizer.c) */
+    int opt_role;   /* with opt_state: 0 master weights, 1 first moment
+                               (m / momentum), 2 second moment (v), 3
+                               gradient copy in the optimizer's type */
+    int opt_layout; /* 1 + the parameter whose optimizer layout it
+                               takes (its state, and the update's
+                               temporaries and results; 0: none) */
 } mrt_spec_tensor;
 
 /* `expect:` — budgets a plan must meet (plan and run exit 1 otherwise). */
@@ -109,6 +118,8 @@ typedef enum mrt_alt_kind {
                            inside (`ops: {y: {layout: ...}}`) */
     MRT_ALT_RESHARD,    /* no layout: the tensor's `reshard_after_forward:
                            true` (its rule is unused) */
+    MRT_ALT_OPTIMIZER,  /* its optimizer state and the update's tensors
+                           (`optimizer_layout:`) */
     MRT_ALT_KIND_COUNT
 } mrt_alt_kind;
 
@@ -135,6 +146,8 @@ typedef struct mrt_spec_layout {
     int pin;
     int broken;      /* does not fit a --mesh or --dim given at load: */
     mrt_error error; /* why (selecting it returns this error) */
+    int zero_stage;      /* `zero:` (ir/zero.c): 1-3, 0: none */
+    unsigned zero_axes;  /* its axes (of the alternative's mesh) */
 } mrt_spec_layout;
 
 /* The primitive ops the planner lowers.  The spec's own ops (add,
@@ -215,7 +228,16 @@ typedef struct mrt_spec_block {
     int *out_tensor;                /* [nouts]: the last instance's */
 } mrt_spec_block;
 
-/* `train:` — one SGD step per run of the plan.  Its lists have no cap
+/* The optimizer's roles of a state tensor (mrt_spec_tensor.opt_role). */
+enum {
+    MRT_OPT_ROLE_MASTER = 0, /* master weights in the optimizer's type */
+    MRT_OPT_ROLE_M,          /* first moment, or momentum's buffer */
+    MRT_OPT_ROLE_V,          /* Adam's second moment */
+    MRT_OPT_ROLE_GRAD,       /* the gradient copied to the optimizer's type */
+    MRT_OPT_ROLE_COUNT
+};
+
+/* `train:` — one optimizer step per run of the plan.  Its lists have no cap
  * but memory (and int counts): a model lists every weight.  The arrays
  * are owned by the spec (mrt_spec_destroy frees them, mrt_spec_derive
  * copies them); param, grad, updated and param_mark hold nparams
@@ -253,6 +275,20 @@ typedef struct mrt_train {
     double lr;
     int64_t steps;
     int nforward; /* ops 0..nforward-1 are the forward program */
+    /* The optimizer (optimizer.c): its kind and settings, the state
+     * tensors it carries from step to step (inputs, zero or the
+     * parameter's initial value) and the tensors the update makes of
+     * them (state_next[k] replaces state[k] after a step, as updated[k]
+     * replaces param[k]), and the scalar inputs the runner sets before
+     * each step t (bias corrections: lr_t, eps_t; -1: none). */
+    mrt_optimizer optimizer;
+    double beta1, beta2, eps, weight_decay, momentum;
+    int master_grads; /* a gradient copy in the optimizer's type when the
+                         gradients are narrower (Megatron's; ZeRO's
+                         paper counts none) */
+    int nstate;
+    int *state, *state_next; /* [nstate] tensor ids, owned */
+    int step_scalar[2];      /* tensor ids: lr_t, eps_t; -1: none */
     mrt_mark mark;
     int microbatches; /* the forward program made this many times, on
                          slices of micro_dim (ir/microbatch.c); 1: none */
@@ -354,6 +390,10 @@ mrt_status mrt_train_alloc(mrt_train *tr, int nparams, int nextra);
 /* Makes *dst a copy of src with arrays of its own; MRT_E_NOMEM (dst's
  * arrays then NULL) when out of memory. */
 mrt_status mrt_train_copy(mrt_train *dst, const mrt_train *src);
+/* Adam's bias-corrected scalars before step t (from 1): out[0] = lr_t
+ * = lr sqrt(1 - b2^t) / (1 - b1^t), out[1] = eps_t = eps sqrt(1 - b2^t)
+ * (optimizer.c); the values of train.step_scalar's tensors. */
+void mrt_optimizer_scalars(const mrt_train *tr, int64_t t, double out[2]);
 /* Frees tr's arrays (not tr). */
 void mrt_train_free(mrt_train *tr);
 /* Dim id by name, or -1 (hashed: a spec may name a dim per layer). */

@@ -140,7 +140,9 @@ void mrt_kernel_init(void)
 
 void mrt_kernel_add(mrt_dtype t, int64_t n, const void *x, void *y)
 {
-    if (t == MRT_F64) {
+    if (mrt_dtype_is_16(t)) {
+        mrt_kernel_add16(t, n, x, y);
+    } else if (t == MRT_F64) {
         double one = 1;
         bli_daxpyv(BLIS_NO_CONJUGATE, n, &one, (double *)x, 1, y, 1);
     } else {

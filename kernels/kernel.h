@@ -61,8 +61,22 @@ void mrt_kernel_scatter_add(mrt_dtype t, mrt_dtype idt, const mrt_kview *ids,
 void mrt_kernel_one_hot_index(mrt_dtype t, const mrt_kview *ids,
                               const mrt_kview *out, int hot, int64_t off);
 
-/* y += x, n elements (BLIS's axpy). */
+/* y += x, n elements (BLIS's axpy; for a 16-bit type, in float32 and
+ * rounded back per element: mrt_kernel_add16). */
 void mrt_kernel_add(mrt_dtype t, int64_t n, const void *x, void *y);
+
+/* The floating types' conversions (kernel_convert.c): n elements of src
+ * (type from) into dst (type to), rounded to nearest even where to is
+ * narrower; dst may be src only when to == from.  I32 converts as
+ * integers (ids held in a float type). */
+void mrt_kernel_convert(mrt_dtype to, void *dst, mrt_dtype from,
+                        const void *src, int64_t n);
+/* Element i of a of type t as a double (exact), and x stored there
+ * rounded to t. */
+double mrt_kernel_get(mrt_dtype t, const void *a, int64_t i);
+void mrt_kernel_put(mrt_dtype t, void *a, int64_t i, double x);
+/* y += x in a 16-bit type t: each sum in float32, rounded back. */
+void mrt_kernel_add16(mrt_dtype t, int64_t n, const void *x, void *y);
 
 /* Makes BLIS single-threaded in this process (ranks are the parallelism).
  * Call once before the first kernel. */

@@ -211,6 +211,9 @@ MAP_ROW(eq, x == y ? (T)1 : (T)0)
  * any class index of interest is exact */
 MAP_ROW(one_hot, round((double)x) == (double)(r->j0 + i * r->dj) ? (T)1 : (T)0)
 MAP_ROW(mask_fill, y != 0 ? x : c)
+MAP_ROW(lerp, x + c * (y - x))
+MAP_ROW(lerp_sq, x + c * (y * y - x))
+MAP_ROW(sqrt_add, sqrt(x) + y)
 
 /* Each function's row loops, by mrt_map_fn. */
 typedef void row_f32(const maprow *, float *, const float *, const float *);
@@ -247,6 +250,9 @@ static const struct {
     [MRT_MAP_EQ] = BOTH(eq),
     [MRT_MAP_ONE_HOT] = BOTH(one_hot),
     [MRT_MAP_MASK_FILL] = BOTH(mask_fill),
+    [MRT_MAP_LERP] = BOTH(lerp),
+    [MRT_MAP_LERP_SQ] = BOTH(lerp_sq),
+    [MRT_MAP_SQRT_ADD] = BOTH(sqrt_add),
 };
 _Static_assert(sizeof map_rows / sizeof map_rows[0] == MRT_MAP_FN_COUNT,
                "a row loop for every mrt_map_fn");

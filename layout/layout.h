@@ -34,6 +34,18 @@
 /* Bytes per element: 8 (float64), 4 (float32, int32), 2 (bfloat16,
  * float16). */
 int mrt_dtype_size(mrt_dtype t);
+/* 1 for the 16-bit floating types (bfloat16, float16): stored and sent
+ * in 2 bytes, computed in float32. */
+static inline int mrt_dtype_is_16(mrt_dtype t)
+{
+    return t == MRT_BF16 || t == MRT_F16;
+}
+/* The type a kernel computes values of type t in: float64 for float64,
+ * float32 for every other type (16-bit values are widened). */
+static inline mrt_dtype mrt_dtype_compute(mrt_dtype t)
+{
+    return t == MRT_F64 ? MRT_F64 : MRT_F32;
+}
 
 typedef struct mrt_layout {
     int ndims;

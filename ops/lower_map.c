@@ -115,8 +115,9 @@ static int take_moved(mrt_planning *pl, const mrt_spec_op *o, int from, int v,
     mrt_value *val = &p->value[v];
     if (v == from || v != p->nvalues - 1 || !p->nsteps ||
         p->step[p->nsteps - 1].out != v || pl->last_value[val->tensor] != v ||
-        !mrt_layout_equal(&val->layout, res))
-        return 0;
+        !mrt_layout_equal(&val->layout, res) ||
+        val->dtype != mrt_spec_tensor_dtype(pl->spec, o->out))
+        return 0; /* (a copy to another type converts: a step of its own) */
     pl->last_value[val->tensor] = val->prev;
     val->tensor = o->out;
     val->prev = pl->last_value[o->out];

@@ -125,6 +125,10 @@ typedef struct mrt_value {
     int last_use;   /* the last step that reads it; nsteps for inputs
                           and outputs, which live through the program */
     int64_t offset; /* where it lives in the run's arena, bytes */
+    int alias_of;   /* 1 + the value whose buffer it shares (an
+                          in-place update: ops/inplace.c), 0: none; it
+                          then adds no bytes of its own */
+    int kind;       /* its mrt_memory_kind (memory_kind.c) */
     int stage;      /* the pipeline stage whose ranks hold it; -1: every
                           stage (not pipelined, or an input every stage
                           makes for itself) */
@@ -253,6 +257,11 @@ struct mrt_plan {
                                  totals.peak_memory = arena + workspace +
                                  the most MPI scratch at once */
     int64_t max_workspace; /* the largest step workspace */
+    int alias_of;   /* 1 + the value whose buffer it shares (an
+                          in-place update: ops/inplace.c), 0: none; it
+                          then adds no bytes of its own */
+    int64_t device_memory; /* bytes of one rank's memory (the option's,
+                              else the profile's); 0: none given */
     mrt_plan_pipeline pipe; /* pipe.stages < 2: not pipelined */
 };
 

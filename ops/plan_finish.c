@@ -24,7 +24,9 @@
 
 #include "checked.h"
 #include "first_fit.h"
+#include "step_widen.h"
 #include "kernel_plan.h"
+#include "memory.h"
 #include "planning.h"
 
 #define ARENA_ALIGN 64
@@ -46,7 +48,7 @@ static mrt_kview view_of(const mrt_value *v)
  * program repeats a few shapes, and planning a kernel for each step was
  * the costliest part of finishing a plan.  Direct-mapped. */
 #define WS_SLOTS 64
-#define WS_KEY_MAX (1 + 3 * (1 + 2 * MRT_MAX_DIMS))
+#define WS_KEY_MAX (1 + 3 * (2 + 2 * MRT_MAX_DIMS))
 typedef struct ws_slot {
     int len; /* 0: empty */
     int64_t key[WS_KEY_MAX];
@@ -63,6 +65,7 @@ static int ws_key(const mrt_plan *p, const mrt_step *s, int64_t key[])
             continue;
         const mrt_value *x = &p->value[v[k]];
         key[n++] = x->layout.ndims;
+        key[n++] = x->dtype;
         for (int i = 0; i < x->layout.ndims; i++) {
             key[n++] = x->layout.dim[i];
             key[n++] = x->local[i];
@@ -96,19 +99,21 @@ static int64_t cached_workspace(mrt_planning *pl, const mrt_step *s,
 static int64_t step_workspace(mrt_planning *pl, const mrt_step *s)
 {
     const mrt_plan *p = pl->plan;
+    /* 16-bit operands widened around the kernel (step_widen.h) */
+    int64_t widen = mrt_step_widen_bytes(p, s);
     if (s->kind == MRT_STEP_EINSUM) {
         mrt_kview a = view_of(&p->value[s->in]), c = view_of(&p->value[s->out]);
         mrt_kview b = s->in2 >= 0 ? view_of(&p->value[s->in2]) : a;
-        size_t ws = mrt_einsum_workspace(p->dtype, &a, s->in2 >= 0 ? &b : NULL,
-                                         &c);
-        if (ws <= INT64_MAX)
-            return (int64_t)ws;
+        size_t ws = mrt_einsum_workspace(mrt_step_compute_dtype(p, s), &a,
+                                         s->in2 >= 0 ? &b : NULL, &c);
+        if (ws <= INT64_MAX - (uint64_t)widen)
+            return (int64_t)ws + widen;
         mrt_planning_overflow(pl, p->value[s->out].tensor,
                               MRT_PLAN_OVERFLOW_MEMORY);
         return 0;
     }
     if (!mrt_step_needs_packing(p, s))
-        return 0;
+        return widen;
     if (mrt_step_is_uneven(p, s)) { /* a block of the output per rank */
         int64_t ws;
         if (!mrt_checked_mul(value_bytes(p, s->out), s->group, &ws))
@@ -164,6 +169,10 @@ static mrt_status place(mrt_plan *p)
     p->arena_bytes = 0;
     for (int v = 0; v < p->nvalues; v++) {
         mrt_value *val = &p->value[v];
+        if (val->alias_of) { /* in place: its buffer's (made before it) */
+            val->offset = p->value[val->alias_of - 1].offset;
+            continue;
+        }
         int64_t size = (value_bytes(p, v) + ARENA_ALIGN - 1) / ARENA_ALIGN *
                        ARENA_ALIGN;
         mrt_fit_expire(f, val->def); /* the values dead before it is made */
@@ -173,46 +182,6 @@ static mrt_status place(mrt_plan *p)
     }
     mrt_fit_destroy(f);
     return MRT_OK;
-}
-
-/* The most live bytes at any step: values, the step's workspace, and
- * MPI's scratch of the collectives running (the model's need); and in
- * *scratch_max the most MPI scratch at once. */
-static int64_t live_peak(const mrt_plan *p, int64_t *scratch_max)
-{
-    int64_t *delta = calloc((size_t)p->nsteps + 2, sizeof *delta);
-    if (!delta)
-        return -1;
-    for (int v = 0; v < p->nvalues; v++) {
-        const mrt_value *val = &p->value[v];
-        delta[val->def < 0 ? 0 : val->def] += value_bytes(p, v);
-        delta[val->last_use + 1] -= value_bytes(p, v);
-    }
-    /* MPI's own scratch, while each collective runs (to its wait when it
-     * runs in the background) */
-    int64_t *mpi = calloc((size_t)p->nsteps + 2, sizeof *mpi);
-    if (!mpi) {
-        free(delta);
-        return -1;
-    }
-    for (int k = 0; k < p->nsteps; k++) {
-        const mrt_step *s = &p->step[k];
-        int end = s->wait > k ? s->wait : k + 1;
-        mpi[k] += s->mpi_scratch;
-        mpi[end] -= s->mpi_scratch;
-    }
-    int64_t live = 0, peak = 0, scratch = 0;
-    *scratch_max = 0;
-    for (int k = 0; k <= p->nsteps; k++) {
-        live += delta[k];
-        scratch += mpi[k];
-        *scratch_max = scratch > *scratch_max ? scratch : *scratch_max;
-        int64_t ws = k < p->nsteps ? p->step[k].workspace : 0;
-        peak = live + ws + scratch > peak ? live + ws + scratch : peak;
-    }
-    free(delta);
-    free(mpi);
-    return peak;
 }
 
 /* Words any plan must move per rank for a matmul-like op, in bytes. */
@@ -316,8 +285,11 @@ void mrt_planning_tally(mrt_planning *pl)
 mrt_status mrt_planning_finish(mrt_planning *pl, mrt_error *err)
 {
     mrt_plan *p = pl->plan;
+    p->device_memory = pl->opt->device_memory > 0 ? pl->opt->device_memory
+                                                  : p->profile.device_memory;
     mrt_plan_schedule_overlap(p, pl->opt->blocking);
     lifetimes(p);
+    mrt_plan_alias_updates(p, pl->spec);
     p->max_workspace = 0;
     ws_slot *cache = calloc(WS_SLOTS, sizeof *cache); /* NULL: no cache */
     for (int k = 0; k < p->nsteps; k++) {
@@ -333,14 +305,17 @@ mrt_status mrt_planning_finish(mrt_planning *pl, mrt_error *err)
     totals(p);
     if (!buffers_fit(pl))
         return MRT_OK; /* the build reports the overflow */
-    int64_t scratch = 0;
-    p->live_peak = live_peak(p, &scratch);
-    if (place(p) != MRT_OK || p->live_peak < 0)
+    /* The most live bytes at any step (values, the step's workspace,
+     * the scratch of the collectives running), split by kind. */
+    mrt_memory_walk w = {0};
+    if (mrt_memory_classify(p, pl->spec) != MRT_OK ||
+        mrt_memory_walk_plan(p, -1, &w) != MRT_OK || place(p) != MRT_OK)
         return mrt_error_set(err, MRT_E_NOMEM, p->spec_path, (mrt_mark){0},
                              "out of memory while planning");
+    p->live_peak = w.peak;
     /* What a run holds at its peak: the arena (every value, at the
      * offsets placed above; it stays allocated), the workspace, and the
      * most scratch MPI allocates at once. */
-    p->totals.peak_memory = p->arena_bytes + p->max_workspace + scratch;
+    p->totals.peak_memory = p->arena_bytes + p->max_workspace + w.scratch_max;
     return MRT_OK;
 }

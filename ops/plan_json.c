@@ -4,7 +4,7 @@
  * { "spec", "mesh": {axis: size}, "ranks", "dtype",
  *   "inputs": [{"name", "layout", "shard"}],
  *   "ops": [{"out", "layout", "kernel": {"M","N","K","batch"}, "flops",
- *            "comm_bytes", "collectives": [{"kind", "tensor", "axes",
+ *            "comm_bytes", "collectives": [{"kind", "tensor", "dtype", "axes",
  *            "group", "bytes", "bytes_total"}], "steps": [...]}],
  *   "totals": {"comm_bytes", "comm_bytes_total", "flops", "collectives"} }
  * and, on a profile with nodes, per collective "tier", "hierarchical" and
@@ -18,6 +18,7 @@
 #include <stdio.h>
 
 #include "output.h"
+#include "memory.h"
 #include "plan.h"
 
 static void json_layout(const mrt_plan *p, const mrt_layout *l, FILE *f)
@@ -56,6 +57,7 @@ static void json_step(const mrt_plan *p, const mrt_step *s, FILE *f)
         fprintf(f, "\"op\": \"%s\", ", s->max ? "max" : "sum");
     fputs("\"tensor\": ", f);
     mrt_json_string(f, p->tensor_name[p->value[s->in].tensor]);
+    fprintf(f, ", \"dtype\": \"%s\"", mrt_dtype_name(p->value[s->in].dtype));
     fputs(", \"axes\": ", f);
     json_axes(p, s->axes, f);
     fprintf(f,
@@ -225,5 +227,7 @@ void mrt_plan_print_json(const mrt_plan *p, FILE *f)
                 MRT_JSON_NUM("%.17g", t->phase_wire_bytes[ph]),
                 t->phase_collectives[ph],
                 MRT_JSON_NUM("%.6g", t->phase_time_s[ph]));
-    fputs("}}}\n", f);
+    fputs("}},\n \"memory\": ", f);
+    mrt_memory_print_json(p, f);
+    fputs("}\n", f);
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "checked.h"
+#include "memory.h"
 #include "plan.h"
 
 /* A modeled time in readable units; a static buffer per call site is
@@ -245,6 +246,10 @@ static void print_step(const mrt_plan *p, const mrt_step *s, text *t)
         put(t, ")   ");
         put_int(t, s->bytes);
         put(t, " bytes/rank, ");
+        if (in->dtype != p->dtype) { /* (mixed precision: its own type) */
+            put(t, mrt_dtype_name(in->dtype));
+            put(t, ", ");
+        }
         if (nodes) {
             put_int(t, s->bytes_inter);
             put(t, " across nodes, ");
@@ -599,6 +604,7 @@ void mrt_plan_print(const mrt_plan *p, FILE *f)
     int64_t ncoll = print_ops(p, &tx);
     flush(&tx);
     print_totals(p, ncoll, f);
+    mrt_memory_print(p, f);
 }
 
 void mrt_plan_print_explain(const mrt_plan *p, FILE *f)

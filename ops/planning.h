@@ -141,6 +141,10 @@ void mrt_planning_cost_step(mrt_planning *pl, mrt_step *t);
 /* Marks the collectives that may run in the background (overlap.c);
  * with `blocking`, none. */
 void mrt_plan_schedule_overlap(mrt_plan *p, int blocking);
+/* inplace.c: each updated parameter and optimizer state whose value
+ * may be written over the one it replaces gets alias_of (plan.h); call
+ * after the lifetimes are known. */
+void mrt_plan_alias_updates(mrt_plan *p, const mrt_spec *s);
 /* plan_finish.c: lifetimes, arena offsets, workspace, totals and
  * per-axis bytes of the plan being built. */
 mrt_status mrt_planning_finish(mrt_planning *pl, mrt_error *err);

@@ -8,6 +8,20 @@
  * bytes handed over groups that cross nodes (the plan's profile places
  * ranks on nodes: mesh_nodes.h).  An all-reduce the plan made
  * hierarchical runs in hier.c.
+ *
+ * The 16-bit types travel as 2-byte MPI types: MPI has no bfloat16 or
+ * float16 (MPI 4.1 has no float16 in C either), so bfloat16 is handed
+ * over as MPI_UINT16_T and float16 as MPI_INT16_T.  A move (gather,
+ * all-to-all, permute, the derived types of datatype.c and uneven.c)
+ * never looks inside an element; a reduction over them takes a
+ * user-defined op (large_count.c) that widens both operands to float32,
+ * adds (or takes the maximum) and rounds back to nearest even.  The two
+ * integer types only tell that op which 16-bit type it holds.  Rounding
+ * happens at every hop of MPI's algorithm: a sum over p ranks in 16 bits
+ * is rounded up to p - 1 times (ring, recursive halving: each partial
+ * sum once), where a float32 reduction would keep 16 more bits, so
+ * --verify's 16-bit tolerances allow for them (verify_run.c).  The
+ * ledger counts 2 bytes per element, as the plan does.
  */
 #include <stdlib.h>
 
@@ -15,7 +29,13 @@
 
 MPI_Datatype mrt_mpi_type(mrt_dtype t)
 {
-    return t == MRT_F64 ? MPI_DOUBLE : t == MRT_I32 ? MPI_INT32_T : MPI_FLOAT;
+    switch (t) {
+    case MRT_F64: return MPI_DOUBLE;
+    case MRT_I32: return MPI_INT32_T;
+    case MRT_BF16: return MPI_UINT16_T; /* (see above) */
+    case MRT_F16: return MPI_INT16_T;
+    default: return MPI_FLOAT;
+    }
 }
 
 static MPI_Datatype mpi_type(mrt_dtype t)

@@ -15,6 +15,7 @@
 #include "kernel.h"
 #include "kernel_plan.h"
 #include "runtime.h"
+#include "step_widen.h"
 
 /* This rank's extents of value v, and its element count. */
 static int64_t mine(const mrt_exec *e, int v, int64_t ext[])
@@ -29,6 +30,11 @@ static int64_t mine(const mrt_exec *e, int v, int64_t ext[])
     for (int i = 0; i < val->layout.ndims; i++)
         n *= ext[i];
     return n;
+}
+
+int64_t mrt_exec_mine(const mrt_exec *e, int v, int64_t ext[])
+{
+    return mine(e, v, ext);
 }
 
 static mrt_kview kview(const mrt_exec *e, int v, int64_t ext[])
@@ -91,8 +97,9 @@ static int64_t my_workspace(mrt_exec *e)
         if (mine(e, s->in, NULL) == 0 || mine(e, s->out, NULL) == 0 ||
             (s->in2 >= 0 && mine(e, s->in2, NULL) == 0))
             continue; /* an empty shard: no kernel runs (do_einsum) */
-        size_t ws = mrt_einsum_workspace(p->dtype, &a, s->in2 >= 0 ? &b : NULL,
-                                         &c);
+        size_t ws = mrt_einsum_workspace(mrt_step_compute_dtype(p, s), &a,
+                                         s->in2 >= 0 ? &b : NULL, &c);
+        ws += (size_t)mrt_step_widen_bytes(p, s); /* the copies first */
         if (ws <= INT64_MAX && (int64_t)ws > most)
             most = (int64_t)ws;
     }
@@ -197,11 +204,17 @@ static int do_einsum(mrt_exec *e, const mrt_step *s)
     if (mine(e, s->in, NULL) == 0 ||
         (s->in2 >= 0 && mine(e, s->in2, NULL) == 0)) {
         /* a summed dim is empty here: this rank's part of the sum is 0 */
-        memset(e->buf[s->out], 0, (size_t)nc * (size_t)e->plan->elsize);
+        memset(e->buf[s->out], 0,
+               (size_t)nc * (size_t)e->plan->value[s->out].elsize);
         return MPI_SUCCESS;
     }
-    mrt_kernel_einsum(e->plan->dtype, &a, s->in2 >= 0 ? &b : NULL, &c,
-                      e->workspace);
+    mrt_widen w;
+    mrt_widen_inputs(e, s, &w);
+    a.data = w.data[0];
+    b.data = s->in2 >= 0 ? w.data[1] : a.data;
+    c.data = w.data[2];
+    mrt_kernel_einsum(w.t, &a, s->in2 >= 0 ? &b : NULL, &c, w.rest);
+    mrt_widen_output(e, s, &w);
     return MPI_SUCCESS;
 }
 
@@ -269,22 +282,23 @@ static int reduce_scatter_strided(mrt_exec *e, const mrt_step *s)
 {
     const mrt_plan *p = e->plan;
     int k = (int)(s - p->step);
-    MPI_Datatype t = mrt_mpi_type(p->dtype);
+    const mrt_value *in = &p->value[s->in];
+    MPI_Datatype t = mrt_mpi_type(in->dtype);
     int64_t n = mine(e, s->out, NULL);
     int rc = e->uneven[k]
                  ? mrt_comm_alltoallw(e->comm, s->axes, e->buf[s->in],
-                                      e->workspace, e->uneven[k], p->dtype,
+                                      e->workspace, e->uneven[k], in->dtype,
                                       NULL)
                  : mrt_comm_alltoall_typed(e->comm, s->axes, e->buf[s->in],
                                            e->type[k][0], e->workspace, t,
-                                           mine(e, s->in, NULL) * p->elsize,
+                                           mine(e, s->in, NULL) * in->elsize,
                                            NULL, n);
     if (rc != MPI_SUCCESS || n == 0)
         return rc;
-    size_t bytes = (size_t)n * (size_t)p->elsize;
+    size_t bytes = (size_t)n * (size_t)in->elsize;
     memcpy(e->buf[s->out], e->workspace, bytes);
-    for (int64_t j = 1; j < s->group; j++)
-        mrt_kernel_add(p->dtype, n, (char *)e->workspace + (size_t)j * bytes,
+    for (int64_t j = 1; j < s->group; j++) /* 16-bit: rounded per add */
+        mrt_kernel_add(in->dtype, n, (char *)e->workspace + (size_t)j * bytes,
                        e->buf[s->out]);
     return MPI_SUCCESS;
 }
@@ -296,7 +310,7 @@ static int do_reduce_scatter(mrt_exec *e, const mrt_step *s)
         return reduce_scatter_strided(e, s);
     return mrt_comm_reduce_scatter(e->comm, s->axes, e->buf[s->in],
                                    e->buf[s->out], mine(e, s->out, NULL),
-                                   p->dtype, request(e, s));
+                                   p->value[s->in].dtype, request(e, s));
 }
 
 /* Block number of the rank at coords along the axes list[from..n). */
@@ -361,12 +375,17 @@ static int do_map(mrt_exec *e, const mrt_step *s)
     if (s->fn == MRT_MAP_ONE_HOT)
         mrt_layout_shard_offset(&p->value[s->out].layout, &p->mesh,
                                 e->comm->coords, off);
-    if (s->fn == MRT_MAP_ONE_HOT && p->value[s->in].dtype == MRT_I32) {
-        mrt_kernel_one_hot_index(p->dtype, &a, &c, s->hot, off[s->hot]);
-        return MPI_SUCCESS;
-    }
-    mrt_kernel_map(p->dtype, s->fn, s->c, &c, &a, s->in2 >= 0 ? &b : NULL, off,
-                   s->hot);
+    mrt_widen w;
+    mrt_widen_inputs(e, s, &w);
+    a.data = w.data[0];
+    b.data = s->in2 >= 0 ? w.data[1] : a.data;
+    c.data = w.data[2];
+    if (s->fn == MRT_MAP_ONE_HOT && p->value[s->in].dtype == MRT_I32)
+        mrt_kernel_one_hot_index(w.t, &a, &c, s->hot, off[s->hot]);
+    else
+        mrt_kernel_map(w.t, s->fn, s->c, &c, &a, s->in2 >= 0 ? &b : NULL, off,
+                       s->hot);
+    mrt_widen_output(e, s, &w);
     return MPI_SUCCESS;
 }
 
@@ -379,14 +398,18 @@ static int do_reduce_max(mrt_exec *e, const mrt_step *s)
         /* a reduced dim is empty here: the maximum of nothing, which the
          * all-reduce of the maximum that follows ignores */
         for (int64_t i = 0; i < nc; i++)
-            if (e->plan->dtype == MRT_F64)
-                ((double *)e->buf[s->out])[i] = -INFINITY;
-            else
-                ((float *)e->buf[s->out])[i] = -INFINITY;
+            mrt_kernel_put(e->plan->value[s->out].dtype, e->buf[s->out], i,
+                           -INFINITY);
         return MPI_SUCCESS;
     }
-    if (nc > 0)
-        mrt_kernel_reduce_max(e->plan->dtype, &a, &c);
+    if (nc == 0)
+        return MPI_SUCCESS;
+    mrt_widen w;
+    mrt_widen_inputs(e, s, &w);
+    a.data = w.data[0];
+    c.data = w.data[2];
+    mrt_kernel_reduce_max(w.t, &a, &c);
+    mrt_widen_output(e, s, &w);
     return MPI_SUCCESS;
 }
 
@@ -403,8 +426,16 @@ static int do_gather(mrt_exec *e, const mrt_step *s)
         return MPI_SUCCESS;
     mrt_layout_shard_offset(&p->value[s->in].layout, &p->mesh, e->comm->coords,
                             off);
-    mrt_kernel_gather(p->dtype, &t, s->dim, off[s->dim], p->value[s->in2].dtype,
+    mrt_widen w;
+    mrt_widen_inputs(e, s, &w);
+    t.data = w.data[0];
+    ids.data = w.data[1];
+    c.data = w.data[2];
+    mrt_kernel_gather(w.t, &t, s->dim, off[s->dim],
+                      mrt_step_widens(p, s, s->in2) ? w.t
+                                                    : p->value[s->in2].dtype,
                       &ids, &c);
+    mrt_widen_output(e, s, &w);
     return MPI_SUCCESS;
 }
 
@@ -421,16 +452,25 @@ static int do_scatter_add(mrt_exec *e, const mrt_step *s)
         return MPI_SUCCESS;
     mrt_layout_shard_offset(&p->value[s->out].layout, &p->mesh, e->comm->coords,
                             off);
-    mrt_kernel_scatter_add(p->dtype, p->value[s->in].dtype, &ids, &g, s->dim,
-                           off[s->dim], &c);
+    mrt_widen w;
+    mrt_widen_inputs(e, s, &w);
+    ids.data = w.data[0];
+    g.data = w.data[1];
+    c.data = w.data[2];
+    mrt_kernel_scatter_add(
+        w.t, mrt_step_widens(p, s, s->in) ? w.t : p->value[s->in].dtype, &ids,
+        &g, s->dim, off[s->dim], &c);
+    mrt_widen_output(e, s, &w);
     return MPI_SUCCESS;
 }
 
 /* The same elements under another dim name: a copy into the new value. */
 static int do_rename(mrt_exec *e, const mrt_step *s)
 {
-    memcpy(e->buf[s->out], e->buf[s->in],
-           (size_t)mine(e, s->in, NULL) * (size_t)e->plan->value[s->in].elsize);
+    /* (a copy, converted when the tensors' types differ) */
+    mrt_kernel_convert(e->plan->value[s->out].dtype, e->buf[s->out],
+                       e->plan->value[s->in].dtype, e->buf[s->in],
+                       mine(e, s->in, NULL));
     return MPI_SUCCESS;
 }
 
@@ -470,7 +510,8 @@ static int do_step(mrt_exec *e, const mrt_step *s)
                                       e->plan->value[s->in].elsize, s->max);
         return mrt_comm_allreduce(e->comm, s->axes, e->buf[s->in],
                                   e->buf[s->out], mine(e, s->in, NULL),
-                                  e->plan->dtype, s->max, request(e, s));
+                                  e->plan->value[s->in].dtype, s->max,
+                                  request(e, s));
     case MRT_STEP_REDUCE_SCATTER: return do_reduce_scatter(e, s);
     case MRT_STEP_PERMUTE: return do_permute(e, s);
     case MRT_STEP_MAP: return do_map(e, s);

@@ -27,6 +27,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "half.h"
 #include "runtime.h"
 
 int64_t mrt_mpi_max_count(void)
@@ -108,16 +109,39 @@ ELEMENTWISE(sum_f64, double, a[i] + b[i])
  * in b stays (no comparison with it is true), one in a is taken. */
 ELEMENTWISE(max_f32, float, a[i] > b[i] || isnan(a[i]) ? a[i] : b[i])
 ELEMENTWISE(max_f64, double, a[i] > b[i] || isnan(a[i]) ? a[i] : b[i])
+/* The 16-bit types (comm.c: bfloat16 as MPI_UINT16_T, float16 as
+ * MPI_INT16_T): each pair widened to float32, combined, rounded back to
+ * nearest even; MPI has no predefined op for them, so every reduction
+ * of them takes these, whatever its count. */
+#define W16(T) mrt_##T##_to_f32
+ELEMENTWISE(sum_bf16, uint16_t,
+            mrt_f32_to_bf16(W16(bf16)(a[i]) + W16(bf16)(b[i])))
+ELEMENTWISE(sum_f16, uint16_t, mrt_f32_to_f16(W16(f16)(a[i]) + W16(f16)(b[i])))
+ELEMENTWISE(max_bf16, uint16_t,
+            W16(bf16)(a[i]) > W16(bf16)(b[i]) || isnan(W16(bf16)(a[i])) ? a[i]
+                                                                       : b[i])
+ELEMENTWISE(max_f16, uint16_t,
+            W16(f16)(a[i]) > W16(f16)(b[i]) || isnan(W16(f16)(a[i])) ? a[i]
+                                                                    : b[i])
+
+static int is_16(MPI_Datatype base)
+{
+    return base == MPI_UINT16_T || base == MPI_INT16_T;
+}
 
 static int user_op(MPI_Datatype base, MPI_Op op, MPI_Op *out)
 {
-    int dbl = base == MPI_DOUBLE;
+    int dbl = base == MPI_DOUBLE, bf = base == MPI_UINT16_T;
     MPI_User_function *fn = NULL;
-    if (op == MPI_SUM)
+    if (op == MPI_SUM && is_16(base))
+        fn = bf ? sum_bf16 : sum_f16;
+    else if (op == MPI_MAX && is_16(base))
+        fn = bf ? max_bf16 : max_f16;
+    else if (op == MPI_SUM)
         fn = dbl ? sum_f64 : sum_f32;
     else if (op == MPI_MAX)
         fn = dbl ? max_f64 : max_f32;
-    if (!fn || (base != MPI_DOUBLE && base != MPI_FLOAT))
+    if (!fn || (base != MPI_DOUBLE && base != MPI_FLOAT && !is_16(base)))
         return MPI_ERR_OP;
     return MPI_Op_create(fn, 1, out);
 }
@@ -129,7 +153,8 @@ int mrt_count_make(int64_t n, MPI_Datatype base, MPI_Op op, mrt_count *out)
     if (n <= mrt_mpi_max_count()) {
         /* MPI_MAX drops NaN (Open MPI keeps whichever operand its
          * comparison picks): the maximum is always ours */
-        if (op == MPI_MAX && (rc = user_op(base, op, &out->op)) == MPI_SUCCESS)
+        if ((op == MPI_MAX || (op == MPI_SUM && is_16(base))) &&
+            (rc = user_op(base, op, &out->op)) == MPI_SUCCESS)
             out->owned_op = 1;
         return rc;
     }

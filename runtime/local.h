@@ -30,6 +30,17 @@ mrt_status mrt_shard_init(const mrt_spec *s, int t, const mrt_layout *l,
 mrt_status mrt_reference_run(const mrt_spec *s, int64_t steps, double *losses,
                              void ***out, void ***mags, mrt_error *err);
 void mrt_reference_free(const mrt_spec *s, void **outputs);
+/* ---- verify.c ---- */
+/* The tolerance of --verify for s's outputs (loss 0) or its loss (1),
+ * relative to the scale of each comparison: by the program's types
+ * (verify.c says how it is derived). */
+#define MRT_VERIFY_ROUNDINGS 16
+double mrt_verify_tolerance(const mrt_spec *s, int loss);
+
+/* The type the reference computes and holds s's float tensors in:
+ * float64 if any of s's types is float64, else float32 (a 16-bit
+ * program's reference is float32). */
+mrt_dtype mrt_reference_dtype(const mrt_spec *s);
 
 /* One trained tensor's gradient against central differences of the
  * loss, at up to MRT_GRADCHECK_MAX elements: where the loss at x + h and

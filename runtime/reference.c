@@ -17,6 +17,13 @@
  * where it fills -1e30, so the fill never enters a bound.  --verify scales
  * its tolerance by them (verify.c): a result that is zero in exact
  * arithmetic is rounding noise of the size of its terms, not of itself.
+ *
+ * It computes in float64 when the program has a float64 type anywhere
+ * (its dtype or a `precision:` type), else in float32: a 16-bit tensor
+ * is held here in float32 (mrt_reference_dtype), its inputs rounded to
+ * their own type first so that both runs start from the same values,
+ * and never rounded again, so the reference is the exact-as-float32
+ * answer that --verify's 16-bit tolerances measure the run against.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -44,6 +51,24 @@ static mrt_kview full_view(const mrt_spec *s, int t, void **bufs)
         .ndims = l->ndims, .dim = l->dim, .ext = l->size, .data = bufs[t]};
 }
 
+mrt_dtype mrt_reference_dtype(const mrt_spec *s)
+{
+    const mrt_precision *q = &s->precision;
+    return s->dtype == MRT_F64 || q->params == MRT_F64 ||
+                   q->compute == MRT_F64 || q->grads == MRT_F64 ||
+                   q->optimizer == MRT_F64
+               ? MRT_F64
+               : MRT_F32;
+}
+
+/* Tensor t's type here: int32 indices as they are, every float tensor
+ * in the reference's type. */
+static mrt_dtype ref_type(const mrt_spec *s, int t)
+{
+    return mrt_spec_tensor_dtype(s, t) == MRT_I32 ? MRT_I32
+                                                  : mrt_reference_dtype(s);
+}
+
 static int64_t full_count(const mrt_spec *s, int t)
 {
     int64_t n = 1;
@@ -55,12 +80,13 @@ static int64_t full_count(const mrt_spec *s, int t)
 static size_t full_bytes(const mrt_spec *s, int t)
 {
     return (size_t)full_count(s, t) *
-           (size_t)mrt_dtype_size(mrt_spec_tensor_dtype(s, t));
+           (size_t)mrt_dtype_size(ref_type(s, t));
 }
 
 static mrt_status run_op(const mrt_spec *s, int i, void **bufs)
 {
     const mrt_spec_op *o = &s->op[i];
+    mrt_dtype rt = mrt_reference_dtype(s);
     mrt_kview a = full_view(s, o->in[0], bufs), c = full_view(s, o->out, bufs);
     mrt_kview b = o->nin > 1 ? full_view(s, o->in[1], bufs) : a;
     const mrt_kview *bp = o->nin > 1 ? &b : NULL;
@@ -69,11 +95,10 @@ static mrt_status run_op(const mrt_spec *s, int i, void **bufs)
         o->from_dim);
     switch (o->kind) {
     case MRT_OP_GATHER:
-        mrt_kernel_gather(s->dtype, &a, vdim, 0,
-                          mrt_spec_tensor_dtype(s, o->in[1]), &b, &c);
+        mrt_kernel_gather(rt, &a, vdim, 0, ref_type(s, o->in[1]), &b, &c);
         return MRT_OK;
     case MRT_OP_SCATTER_ADD:
-        mrt_kernel_scatter_add(s->dtype, mrt_spec_tensor_dtype(s, o->in[0]), &a,
+        mrt_kernel_scatter_add(rt, ref_type(s, o->in[0]), &a,
                                &b, vdim, 0, &c);
         return MRT_OK;
     case MRT_OP_MAP: {
@@ -84,13 +109,13 @@ static mrt_status run_op(const mrt_spec *s, int i, void **bufs)
                       : -1;
         if (o->fn == MRT_MAP_ONE_HOT &&
             mrt_spec_tensor_dtype(s, o->in[0]) == MRT_I32)
-            mrt_kernel_one_hot_index(s->dtype, &a, &c, hot, 0);
+            mrt_kernel_one_hot_index(rt, &a, &c, hot, 0);
         else
-            mrt_kernel_map(s->dtype, o->fn, o->c, &c, &a, bp, zero, hot);
+            mrt_kernel_map(rt, o->fn, o->c, &c, &a, bp, zero, hot);
         return MRT_OK;
     }
     case MRT_OP_REDUCE_MAX:
-        mrt_kernel_reduce_max(s->dtype, &a, &c);
+        mrt_kernel_reduce_max(rt, &a, &c);
         return MRT_OK;
     case MRT_OP_RENAME:
         memcpy(c.data, a.data, full_bytes(s, o->out));
@@ -98,11 +123,11 @@ static mrt_status run_op(const mrt_spec *s, int i, void **bufs)
     case MRT_OP_EINSUM:
     case MRT_OP_KIND_COUNT: break;
     }
-    size_t bytes = mrt_einsum_workspace(s->dtype, &a, bp, &c);
+    size_t bytes = mrt_einsum_workspace(rt, &a, bp, &c);
     void *ws = bytes < SIZE_MAX - 64 ? malloc(bytes + 64) : NULL;
     if (!ws)
         return MRT_E_NOMEM;
-    mrt_kernel_einsum(s->dtype, &a, bp, &c, ws);
+    mrt_kernel_einsum(rt, &a, bp, &c, ws);
     free(ws);
     return MRT_OK;
 }
@@ -151,6 +176,9 @@ static void partials(mrt_map_fn fn, double c, double a, double b, double y,
         break;
     case MRT_MAP_SQUARE_GRAD: d[0] = 2 * b, d[1] = 2 * a; break;
     case MRT_MAP_MASK_FILL: d[0] = b != 0; break;
+    case MRT_MAP_LERP: d[0] = 1 - c, d[1] = c; break;
+    case MRT_MAP_LERP_SQ: d[0] = 1 - c, d[1] = 2 * c * b; break;
+    case MRT_MAP_SQRT_ADD: d[0] = a > 0 ? 0.5 / sqrt(a) : 0, d[1] = 1; break;
     case MRT_MAP_EQ:
     case MRT_MAP_ONE_HOT:
     case MRT_MAP_FN_COUNT: break;
@@ -178,13 +206,13 @@ static void broadcast_strides(const mrt_kview *out, const mrt_kview *v,
 
 static double get(const mrt_spec *s, const void *buf, int64_t i)
 {
-    return s->dtype == MRT_F64 ? ((const double *)buf)[i]
+    return mrt_reference_dtype(s) == MRT_F64 ? ((const double *)buf)[i]
                                : ((const float *)buf)[i];
 }
 
 static void set(const mrt_spec *s, void *buf, int64_t i, double x)
 {
-    if (s->dtype == MRT_F64)
+    if (mrt_reference_dtype(s) == MRT_F64)
         ((double *)buf)[i] = x;
     else
         ((float *)buf)[i] = (float)x;
@@ -258,6 +286,25 @@ static void input_magnitude(const mrt_spec *s, int t, void **v, void **m)
         set(s, m[t], k, fabs(get(s, v[t], k)));
 }
 
+/* Input t whole, in its own type (16-bit values rounded as the run's
+ * are), then in the reference's. */
+static mrt_status init_input(const mrt_spec *s, int t, const mrt_layout *w,
+                             const mrt_mesh *one, void *buf, mrt_error *err)
+{
+    mrt_dtype own = mrt_spec_tensor_dtype(s, t), rt = ref_type(s, t);
+    if (own == rt)
+        return mrt_shard_init(s, t, w, one, NULL, buf, err);
+    int64_t n = full_count(s, t);
+    void *tmp = mrt_alloc_big((size_t)n * (size_t)mrt_dtype_size(own) + 1, 0);
+    if (!tmp)
+        return MRT_E_NOMEM;
+    mrt_status st = mrt_shard_init(s, t, w, one, NULL, tmp, err);
+    if (st == MRT_OK)
+        mrt_kernel_convert(rt, buf, own, tmp, n);
+    free(tmp);
+    return st;
+}
+
 /* Every tensor of s, whole, inputs initialised; with m, their
  * magnitudes too (the inputs' set). */
 static mrt_status alloc_all(const mrt_spec *s, void ***out, void ***m,
@@ -273,7 +320,7 @@ static mrt_status alloc_all(const mrt_spec *s, void ***out, void ***m,
             st = MRT_E_NOMEM;
         else if (s->tensor[t].producer < 0) {
             mrt_layout w = whole(&s->tensor[t].layout);
-            st = mrt_shard_init(s, t, &w, &one, NULL, bufs[t], err);
+            st = init_input(s, t, &w, &one, bufs[t], err);
             if (st == MRT_OK && m)
                 input_magnitude(s, t, bufs, mags);
         }
@@ -305,21 +352,46 @@ static mrt_status run_ops(const mrt_spec *s, int from, int to, void **bufs,
     return st;
 }
 
-/* One training step (or the whole program): every op, then each
- * parameter takes its updated value (and magnitude). */
-static mrt_status step(const mrt_spec *s, void **bufs, void **m, double *loss)
+/* Tensor `to`'s value (and magnitude) into tensor `from`'s buffer. */
+static void carry(const mrt_spec *s, void **bufs, void **m, int from, int to)
 {
+    size_t n = full_bytes(s, from);
+    memcpy(bufs[from], bufs[to], n);
+    if (m)
+        memcpy(m[from], m[to], n);
+}
+
+/* The optimizer's scalars for step t (from 1), as the runner sets them. */
+static void set_scalars(const mrt_spec *s, void **bufs, void **m, int64_t t)
+{
+    const mrt_train *tr = &s->train;
+    double x[2];
+    if (tr->loss < 0 || tr->step_scalar[0] < 0)
+        return;
+    mrt_optimizer_scalars(tr, t, x);
+    for (int i = 0; i < 2; i++) {
+        set(s, bufs[tr->step_scalar[i]], 0, x[i]);
+        if (m)
+            set(s, m[tr->step_scalar[i]], 0, fabs(x[i]));
+    }
+}
+
+/* Training step t (from 1; or the whole program): every op, then each
+ * parameter and optimizer state takes its updated value (and
+ * magnitude). */
+static mrt_status step(const mrt_spec *s, int64_t t, void **bufs, void **m,
+                       double *loss)
+{
+    set_scalars(s, bufs, m, t);
     mrt_status st = run_ops(s, 0, s->nops, bufs, m);
     const mrt_train *tr = &s->train;
     if (st != MRT_OK || tr->loss < 0)
         return st;
     *loss = get(s, bufs[tr->loss], 0);
-    for (int k = 0; k < tr->nparams; k++) {
-        size_t n = full_bytes(s, tr->param[k]);
-        memcpy(bufs[tr->param[k]], bufs[tr->updated[k]], n);
-        if (m)
-            memcpy(m[tr->param[k]], m[tr->updated[k]], n);
-    }
+    for (int k = 0; k < tr->nparams; k++)
+        carry(s, bufs, m, tr->param[k], tr->updated[k]);
+    for (int k = 0; k < tr->nstate; k++)
+        carry(s, bufs, m, tr->state[k], tr->state_next[k]);
     return MRT_OK;
 }
 
@@ -342,7 +414,7 @@ mrt_status mrt_reference_run(const mrt_spec *s, int64_t steps, double *losses,
     mrt_status st = alloc_all(s, &bufs, &m, err);
     for (int64_t k = 0; k < steps && st == MRT_OK; k++) {
         double loss = 0;
-        st = step(s, bufs, m, &loss);
+        st = step(s, k + 1, bufs, m, &loss);
         if (losses)
             losses[k] = loss;
     }
@@ -399,7 +471,7 @@ mrt_status mrt_reference_gradcheck(const mrt_spec *s, int per_tensor,
         mrt_gradcheck *g = &out[(*nout)++];
         memset(g, 0, sizeof *g);
         g->tensor = x;
-        g->scale = mrt_verify_scale(s->dtype, bufs[gt], n);
+        g->scale = mrt_verify_scale(mrt_reference_dtype(s), bufs[gt], n);
         for (int64_t j = 0; j < picks && st == MRT_OK; j++) {
             int64_t i = (j * 7919 + 13) % n; /* spread over the tensor */
             double x0 = get(s, bufs[x], i);

@@ -1,7 +1,7 @@
 /*
  * runner_execute.c — mrt_runner_execute: a runner (runner.c: the plan
  * set up on the caller's ranks, its inputs filled) run N times with
- * --repeat (or one SGD step per run with `train:`), then, each phase its
+ * --repeat (or one optimizer step per run with `train:`), then, each phase its
  * own function: the figures measured on every rank reduced to rank 0
  * (run_measure.c), the last run as a Chrome trace (trace.c), --verify
  * against the unsharded reference (verify_run.c), the outputs saved,
@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "kernel.h"
 #include "name_index.h"
 #include "npy.h"
 #include "output.h"
@@ -73,21 +74,45 @@ static mrt_status check_options(const mrt_runner *r, const mrt_run_options *opt,
     return MRT_OK;
 }
 
-/* After a training step: the loss (a replicated scalar), and each
- * parameter's shard takes its updated value (the same layout). */
-static double take_step(const mrt_spec *s, mrt_exec *e)
+/* Tensor `from`'s shard into tensor `to`'s (the same layout), unless
+ * the update wrote it in place (the plan gave both one buffer). */
+static void carry(mrt_exec *e, int from, int to)
 {
     const mrt_plan *p = e->plan;
-    const mrt_train *tr = &s->train;
-    int lv = p->tensor_value[tr->loss];
-    double loss = p->dtype == MRT_F64 ? *(const double *)e->buf[lv]
-                                      : *(const float *)e->buf[lv];
-    for (int k = 0; k < tr->nparams; k++) {
-        int from = p->tensor_value[tr->updated[k]],
-            to = p->tensor_value[tr->param[k]];
-        memcpy(e->buf[to], e->buf[from],
-               (size_t)p->value[to].count * (size_t)p->elsize);
-    }
+    int a = p->tensor_value[from], b = p->tensor_value[to];
+    if (e->buf[a] != e->buf[b]) /* (rounded if the types differ) */
+        mrt_kernel_convert(p->value[b].dtype, e->buf[b], p->value[a].dtype,
+                           e->buf[a], p->value[b].count);
+}
+
+/* A replicated scalar's value (the loss), or set to *set (Adam's). */
+static double scalar(mrt_exec *e, int t, const double *set)
+{
+    const mrt_plan *p = e->plan;
+    const mrt_value *v = &p->value[p->tensor_value[t]];
+    void *b = e->buf[p->tensor_value[t]];
+    if (set)
+        mrt_kernel_convert(v->dtype, b, MRT_F64, set, 1);
+    return mrt_kernel_get(v->dtype, b, 0);
+}
+
+/* After a training step: the loss (a replicated scalar); each
+ * parameter's and optimizer state's shard takes its updated value, and
+ * the optimizer's scalars their values for the next step, the same on
+ * every rank (mrt_optimizer_scalars). */
+static double take_step(mrt_runner *r)
+{
+    const mrt_train *tr = &r->spec->train;
+    mrt_exec *e = r->exec;
+    double loss = scalar(e, tr->loss, NULL), next[2];
+    for (int k = 0; k < tr->nparams; k++)
+        carry(e, tr->updated[k], tr->param[k]);
+    for (int k = 0; k < tr->nstate; k++)
+        carry(e, tr->state_next[k], tr->state[k]);
+    r->steps_run++;
+    mrt_optimizer_scalars(tr, r->steps_run + 1, next);
+    for (int i = 0; i < 2 && tr->step_scalar[0] >= 0; i++)
+        scalar(e, tr->step_scalar[i], &next[i]);
     return loss;
 }
 
@@ -113,7 +138,7 @@ static mrt_status run_all(mrt_runner *r, mrt_run_result *res, mrt_error *err)
         MPI_Barrier(e->comm->world);
         st = mrt_comm_agree(e->comm->world, mrt_exec_run(e, err), err);
         if (st == MRT_OK && training)
-            res->losses[run] = take_step(r->spec, e);
+            res->losses[run] = take_step(r);
         r->trained |= training;
     }
     r->computed = st == MRT_OK;

@@ -237,6 +237,22 @@ mrt_status mrt_exec_run(mrt_exec *e, mrt_error *err);
 /* ---- alltoall_group.c ---- */
 /* Runs an ALLTOALL_GROUP step (one MPI_Alltoallw); MPI's error code. */
 int mrt_exec_alltoall_group(mrt_exec *e, const mrt_step *s);
+/* This rank's element count of value v (and its extents into ext, when
+ * not NULL). */
+int64_t mrt_exec_mine(const mrt_exec *e, int v, int64_t ext[]);
+
+/* A compute step's operands as its kernel reads and writes them
+ * (widen.c, by the rule of ops/step_widen.h): in the compute type t,
+ * the converted ones in copies at the start of the workspace. */
+typedef struct mrt_widen {
+    mrt_dtype t;
+    void *data[3]; /* in, in2, out (in2 NULL when the step has none) */
+    void *rest;    /* the workspace after the copies: the kernel's own */
+} mrt_widen;
+/* Widens the step's converted inputs into the workspace. */
+void mrt_widen_inputs(mrt_exec *e, const mrt_step *s, mrt_widen *w);
+/* Narrows the result into its value when it was computed in a copy. */
+void mrt_widen_output(mrt_exec *e, const mrt_step *s, const mrt_widen *w);
 
 /* ---- shard.c ---- */
 /* Gathers the shards of value v into a full tensor on rank 0: *full is a
@@ -263,6 +279,8 @@ struct mrt_runner {
     mrt_exec *exec;
     int caller_inputs; /* some input no longer holds its `init:` values */
     int trained;       /* a training run updated the parameters */
+    int64_t steps_run; /* training steps run so far (Adam's bias
+                          correction counts them) */
     int computed;      /* the last execute ran every step: the tensors
                           ops make hold values */
 };

@@ -12,17 +12,15 @@
 #include <string.h>
 
 #include "init.h"
+#include "kernel.h"
 #include "npy.h"
 #include "runtime.h"
 
+/* (labels into int32: integers in range, build_tensor.c; into a 16-bit
+ * type: rounded to nearest even, through float32) */
 static void store(void *buf, mrt_dtype t, int64_t i, double x)
 {
-    if (t == MRT_F64)
-        ((double *)buf)[i] = x;
-    else if (t == MRT_I32) /* labels: integers in range (build_tensor.c) */
-        ((int32_t *)buf)[i] = (int32_t)x;
-    else
-        ((float *)buf)[i] = (float)x;
+    mrt_kernel_put(t, buf, i, x);
 }
 
 /* Element gi (global flat index) of an index-defined init, at global
@@ -90,19 +88,18 @@ static mrt_status fill_from_file(const mrt_spec *s, const mrt_spec_tensor *st,
     if (h.dtype == mrt_spec_tensor_dtype(s, (int)(st - s->tensor))) {
         mrt_block_copy(n, local, buf, local, zero, data, st->layout.size, off,
                        (size_t)mrt_dtype_size(h.dtype));
-    } else { /* convert the whole file once, then copy the block */
-        void *conv = malloc((size_t)h.count * (size_t)mrt_dtype_size(s->dtype));
+    } else { /* convert the whole file once, then copy the block (a
+              * float32 or float64 file into a 16-bit tensor: rounded) */
+        mrt_dtype to = mrt_spec_tensor_dtype(s, (int)(st - s->tensor));
+        void *conv = malloc((size_t)h.count * (size_t)mrt_dtype_size(to));
         if (!conv) {
             free(data);
             return mrt_error_set(err, MRT_E_NOMEM, st->file, (mrt_mark){0},
                                  "out of memory reading the file");
         }
-        for (int64_t i = 0; i < h.count; i++)
-            store(conv, s->dtype, i,
-                  h.dtype == MRT_F64 ? ((double *)data)[i]
-                                     : (double)((float *)data)[i]);
+        mrt_kernel_convert(to, conv, h.dtype, data, h.count);
         mrt_block_copy(n, local, buf, local, zero, conv, st->layout.size, off,
-                       (size_t)mrt_dtype_size(s->dtype));
+                       (size_t)mrt_dtype_size(to));
         free(conv);
     }
     free(data);

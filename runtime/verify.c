@@ -24,6 +24,28 @@
  * magnitude is never smaller than |r|, so the rule only widens where a
  * sum cancelled; a non-finite magnitude is ignored.
  *
+ * The tolerances (mrt_verify_tolerance).  float64: 1e-10 for the outputs
+ * and 1e-9 for the loss; float32: 1e-4, about 840 units in the last
+ * place (2^-23): sums of thousands of terms in another order, and the
+ * errors of a few ops in series.  A program with a 16-bit type (its
+ * dtype, a `precision:` type or a tensor's own dtype) computes in float32 as well, but
+ * rounds the result of every op to its 16-bit type (half a unit in the
+ * last place: 2^-9 of it for bfloat16's 8 bits of mantissa, 2^-12 for
+ * float16's 11) and the partial sums of every reduction at every hop
+ * (comm.c); the reference keeps float32 throughout (reference.c).
+ * Those roundings add along the program, each bounded by the magnitude
+ * of its value, so the rule is float32's tolerance plus
+ * MRT_VERIFY_ROUNDINGS (16) half-units of the narrowest 16-bit type:
+ * 2^-5 for bfloat16 and 2^-8 for float16 -- room for the ops of a layer
+ * in series, the hops of a reduction over a few ranks, and the drift of
+ * parameters rounded after each of a few SGD steps (measured: 0.017 on
+ * examples/mlp.yaml's gradients after 4 bfloat16 steps, against a
+ * float32 reference that never rounds), and still below the error of a
+ * wrong shard (a sign, a block in the wrong place, a sum counted twice:
+ * an error of the size of the value).  A maximum whose arguments tie in
+ * 16 bits (reduce_max) may pick another element than the reference, and
+ * its gradient then differs wholly: that is a property of the type.
+ *
  * No MPI here: the comparison is pure, and unit-tested on crafted arrays
  * (tests/unit/test_verify.c).
  */
@@ -35,6 +57,28 @@
 static double at(mrt_dtype t, const void *a, int64_t i)
 {
     return t == MRT_F64 ? ((const double *)a)[i] : ((const float *)a)[i];
+}
+
+/* Half a unit in the last place of a 16-bit type, relative. */
+static double half_unit(mrt_dtype t)
+{
+    return t == MRT_BF16 ? 0x1p-9 : t == MRT_F16 ? 0x1p-12 : 0;
+}
+
+double mrt_verify_tolerance(const mrt_spec *s, int loss)
+{
+    const mrt_precision *q = &s->precision;
+    mrt_dtype all[] = {s->dtype, q->params, q->compute, q->grads, q->optimizer};
+    double u = 0;
+    for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
+        if (half_unit(all[k]) > u)
+            u = half_unit(all[k]);
+    for (int t = 0; t < s->ntensors; t++) /* a 16-bit tensor of its own */
+        if (half_unit(mrt_spec_tensor_dtype(s, t)) > u)
+            u = half_unit(mrt_spec_tensor_dtype(s, t));
+    if (mrt_reference_dtype(s) == MRT_F64 && u == 0)
+        return loss ? 1e-9 : 1e-10;
+    return 1e-4 + MRT_VERIFY_ROUNDINGS * u;
 }
 
 double mrt_verify_scale(mrt_dtype t, const void *r, int64_t n)

@@ -19,19 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernel.h"
 #include "output.h"
 #include "runtime.h"
 
-/* Tolerances relative to the reference's scale (verify.c). */
-static double output_tolerance(mrt_dtype t)
-{
-    return t == MRT_F64 ? 1e-10 : 1e-4;
-}
-
-static double loss_tolerance(mrt_dtype t)
-{
-    return t == MRT_F64 ? 1e-9 : 1e-4;
-}
 
 #define FD_TOLERANCE 1e-5
 #define FD_PER_TENSOR 6
@@ -145,7 +136,7 @@ static int verify_losses(const mrt_spec *s, const double *loss,
                          const double *ref, int runs, int json, FILE *f)
 {
     int failed = 0;
-    double tol = loss_tolerance(s->dtype);
+    double tol = mrt_verify_tolerance(s, 1);
     if (json)
         fputs(", \"verify_losses\": [", f);
     for (int k = 0; k < runs; k++) {
@@ -257,11 +248,21 @@ static int verify_output(const mrt_spec *s, const mrt_plan *p, int k,
     int t = p->output[k];
     const mrt_layout *l = &p->value[p->tensor_value[t]].layout;
     mrt_verify_result r;
-    if (p->value[p->tensor_value[t]].dtype == MRT_I32) /* ids, labels */
+    mrt_dtype vt = p->value[p->tensor_value[t]].dtype,
+              rt = mrt_reference_dtype(s);
+    void *wide = NULL; /* a 16-bit (or float32) output in the reference's
+                          type, exactly */
+    if (vt != MRT_I32 && vt != rt &&
+        (wide = malloc((size_t)global_count(l) * (size_t)mrt_dtype_size(rt) +
+                       1)))
+        mrt_kernel_convert(rt, wide, vt, full, global_count(l));
+    if (vt == MRT_I32) /* ids, labels */
         mrt_verify_compare_index(full, ref, global_count(l), &r);
     else
-        mrt_verify_compare_mag(p->dtype, full, ref, mag, global_count(l),
-                               output_tolerance(p->dtype), 0, &r);
+        mrt_verify_compare_mag(rt, wide ? wide : full, ref, mag,
+                               global_count(l), mrt_verify_tolerance(s, 0), 0,
+                               &r);
+    free(wide);
     if (json) {
         fprintf(f, "%s{\"tensor\": \"%s\", ", k ? ", " : "", p->tensor_name[t]);
         json_result(f, s, l, &r);

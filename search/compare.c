@@ -78,6 +78,7 @@ static mrt_status add_row(mrt_compare *t, const char *name, const mrt_spec *s,
     if (s && mrt_plan_create(s, opt, &p, &err) == MRT_OK) {
         row->ok = 1;
         row->totals = p->totals;
+        mrt_plan_get_memory(p, -1, &row->memory, NULL);
         if (!t->machine[0])
             snprintf(t->machine, sizeof t->machine, "%s", p->profile.source);
         char axes[600];

@@ -53,6 +53,8 @@ typedef struct mrt_rules_driver {
     int nbest;
     int *front; /* the Pareto front so far: indices into res */
     int nfront;
+    int64_t max_memory; /* the cap in effect: opt's, else the device
+                           memory the plans are made for; 0: none */
 } mrt_rules_driver;
 
 /* The rules of candidate c into rules[ndims]. */

@@ -88,7 +88,7 @@ static int cmp_bound(const void *x, const void *y)
 
 int mrt_rules_over_cap(const mrt_rules_driver *dr, const mrt_rules_cand *c)
 {
-    return dr->opt->max_memory > 0 && c->memory > dr->opt->max_memory;
+    return dr->max_memory > 0 && c->memory > dr->max_memory;
 }
 
 mrt_status mrt_rules_plan_candidate(mrt_rules_driver *dr, int ci)
@@ -113,7 +113,7 @@ mrt_status mrt_rules_plan_candidate(mrt_rules_driver *dr, int ci)
     r->planned++;
     mrt_plan_totals t = p->totals;
     mrt_plan_destroy(p);
-    if (dr->opt->max_memory > 0 && t.peak_memory > dr->opt->max_memory) {
+    if (dr->max_memory > 0 && t.peak_memory > dr->max_memory) {
         r->over_memory++;
         return MRT_OK;
     }
@@ -199,6 +199,11 @@ static mrt_status plan_spec(mrt_rules_driver *dr, mrt_profile *prof,
         return st;
     *prof = p->profile;
     snprintf(dr->r->machine, sizeof dr->r->machine, "%s", p->profile.source);
+    /* no cap of its own: the device memory (--device-memory, else the
+     * profile's device_memory:) */
+    dr->max_memory = dr->opt->max_memory > 0 ? dr->opt->max_memory
+                                             : p->device_memory;
+    dr->r->max_memory = dr->max_memory;
     mrt_plan_destroy(p);
     p = NULL;
     if (mrt_plan_create(dr->s, &dr->opt->plan, &p, NULL) == MRT_OK) {

@@ -10,7 +10,10 @@
  * are `tensors` and `ops` with a mapping value its sections of layouts
  * of its own (a rule's value is never a mapping), and `pin` its flag
  * (pin: true: planned pinned, as --planner rules plans) unless the spec
- * has a dim called `pin` and the value is not a plain true or false:
+ * has a dim called `pin` and the value is not a plain true or false;
+ * `zero: {stage: 1|2|3, axes: [data]}` (a mapping, unless no dim is
+ * called zero) shards the optimizer state, gradients and parameters
+ * over the axes (ir/zero.c):
  *
  *   zero3:
  *     batch: [data, model]
@@ -42,10 +45,12 @@ typedef struct alt_read {
     mrt_ir_alternative_tensor *tensors;
     mrt_ir_alternative_op *ops;
     mrt_ir_alt_entry_at *tensor_at, *op_at;
-    mrt_spec_rules *entry_rules; /* [2 per tensor + 1 per op] */
+    mrt_spec_rules *entry_rules; /* [3 per tensor + 1 per op] */
     int nentry_rules;
     char (*what)[MRT_SPEC_QUOTE_MAX + 32]; /* each entry's key */
     int nwhat;
+    const char *zero_axes[MRT_MAX_AXES]; /* `zero:`'s axes, their marks */
+    mrt_mark zero_axis_mark[MRT_MAX_AXES];
 } alt_read;
 
 static void alt_free(alt_read *r)
@@ -101,10 +106,66 @@ static int is_pin(const mrt_spec_parser *p, const yaml_node_pair_t *pr)
             plain_bool(mrt_spec_node(p, pr->value)) >= 0);
 }
 
+/* 1 if pair pr of an alternative is its `zero:` (a mapping, or any
+ * value when no dim is called zero). */
+static int is_zero(const mrt_spec_parser *p, const yaml_node_pair_t *pr)
+{
+    const char *key = mrt_spec_str(mrt_spec_node(p, pr->key));
+    const yaml_node_t *v = mrt_spec_node(p, pr->value);
+    return key && !strcmp(key, "zero") &&
+           (mrt_spec_find_dim(p->spec, "zero") < 0 ||
+            (v && v->type == YAML_MAPPING_NODE));
+}
+
 /* 1 if pair pr of an alternative is one of its rules. */
 static int is_rule(const mrt_spec_parser *p, const yaml_node_pair_t *pr)
 {
-    return !is_mesh(p, pr) && !is_section(p, pr) && !is_pin(p, pr);
+    return !is_mesh(p, pr) && !is_section(p, pr) && !is_pin(p, pr) &&
+           !is_zero(p, pr);
+}
+
+/* `zero: {stage: 1|2|3, axes: [data, ...]}` of alternative r; the
+ * builder checks the stage and the axes against the mesh. */
+static mrt_status read_zero(mrt_spec_parser *p, alt_read *r,
+                            const yaml_node_t *v)
+{
+    static const char *const keys[] = {"stage", "axes", NULL};
+    char of[MRT_NAME_MAX + 32];
+    int64_t stage = 0;
+    snprintf(of, sizeof of, "the zero of layout '%s'", r->name);
+    mrt_status st = mrt_spec_expect(p, v, YAML_MAPPING_NODE, of);
+    if (!st)
+        st = mrt_spec_check_keys(p, v, keys, of);
+    if (st)
+        return st;
+    const yaml_node_t *sn = mrt_spec_get(p, v, "stage"),
+                      *an = mrt_spec_get(p, v, "axes");
+    r->at.zero_mark = mrt_spec_mark(v);
+    r->at.zero_stage_mark = mrt_spec_mark(sn ? sn : v);
+    if (!sn || !an)
+        return mrt_spec_fail(p, v, "%s needs 'stage' and 'axes'", of);
+    snprintf(of, sizeof of, "the zero stage of layout '%s'", r->name);
+    if ((st = mrt_spec_count_max(p, sn, of, 3, &stage)))
+        return st;
+    snprintf(of, sizeof of, "the zero axes of layout '%s'", r->name);
+    if ((st = mrt_spec_expect(p, an, YAML_SEQUENCE_NODE, of)))
+        return st;
+    int n = mrt_spec_count(an);
+    if (n > MRT_MAX_AXES)
+        return mrt_spec_fail(p, an, "%s: %d axes, at most %d", of, n,
+                             MRT_MAX_AXES);
+    for (int i = 0; i < n; i++) {
+        const yaml_node_t *it = mrt_spec_item(p, an, i);
+        if ((st = mrt_spec_expect(p, it, YAML_SCALAR_NODE, of)))
+            return st;
+        r->zero_axes[i] = mrt_spec_str(it);
+        r->zero_axis_mark[i] = mrt_spec_mark(it);
+    }
+    r->a.zero_stage = (int)stage;
+    r->a.zero_naxes = n;
+    r->a.zero_axes = r->zero_axes;
+    r->at.zero_axis_mark = r->zero_axis_mark;
+    return MRT_OK;
 }
 
 /* The rules of mapping n (`of` names it) into the next entry_rules. */
@@ -150,7 +211,8 @@ static mrt_status tensor_entry(mrt_spec_parser *p, alt_read *r,
                                const yaml_node_t *k, const yaml_node_t *v)
 {
     static const char *const keys[] = {"layout", "grad_layout",
-                                       "reshard_after_forward", NULL};
+                                       "reshard_after_forward",
+                                       "optimizer_layout", NULL};
     char in[2 * MRT_NAME_MAX + 64], of[2 * MRT_NAME_MAX + 64];
     mrt_ir_alt_entry_at *e = &r->tensor_at[r->a.ntensors];
     mrt_ir_alternative_tensor *d = &r->tensors[r->a.ntensors++];
@@ -174,6 +236,12 @@ static mrt_status tensor_entry(mrt_spec_parser *p, alt_read *r,
     e->has_reshard = rs != NULL;
     e->reshard_mark = mrt_spec_mark(rs);
     if (rs && (st = reshard(p, r, name, rs, &d->reshard_after_forward)))
+        return st;
+    const yaml_node_t *opt = mrt_spec_get(p, v, "optimizer_layout");
+    snprintf(of, sizeof of, "the optimizer_layout of tensor '%s'", name);
+    e->has_opt = opt != NULL;
+    e->opt_mark = mrt_spec_mark(opt);
+    if (opt && (st = entry_rules(p, r, opt, of, &e->nopt, &e->opt)))
         return st;
     if (!grad)
         return MRT_OK;
@@ -238,7 +306,7 @@ static mrt_status alloc_entries(mrt_spec_parser *p, alt_read *r,
     r->ops = calloc(n + 1, sizeof *r->ops);
     r->tensor_at = calloc(n + 1, sizeof *r->tensor_at);
     r->op_at = calloc(n + 1, sizeof *r->op_at);
-    r->entry_rules = calloc(2 * n + 1, sizeof *r->entry_rules);
+    r->entry_rules = calloc(3 * n + 1, sizeof *r->entry_rules);
     r->what = calloc(n + 1, sizeof *r->what);
     if (!r->tensors || !r->ops || !r->tensor_at || !r->op_at ||
         !r->entry_rules || !r->what)
@@ -302,6 +370,10 @@ static mrt_status read_alt(mrt_spec_parser *p, alt_read *r,
          !st && pr < map->data.mapping.pairs.top; pr++) {
         if (is_pin(p, pr)) {
             st = read_pin(p, r, mrt_spec_node(p, pr->value));
+            continue;
+        }
+        if (is_zero(p, pr)) {
+            st = read_zero(p, r, mrt_spec_node(p, pr->value));
             continue;
         }
         if (!is_mesh(p, pr))

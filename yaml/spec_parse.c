@@ -32,8 +32,8 @@ static const mrt_mark no_mark = {0, 0};
 
 /* In the order the passes check them (docs/spec.md's table). */
 static const char *const top_keys[] = {
-    "mesh",    "dtype", "dims",    "layout",  "network", "expect",
-    "tensors", "ops",   "outputs", "layouts", "train",   NULL};
+    "mesh",    "dtype", "precision", "dims",    "layout",  "network",
+    "expect",  "tensors", "ops",   "outputs", "layouts", "train",   NULL};
 static const char *const required_keys[] = {"mesh", "dims", "tensors", "ops",
                                             NULL};
 
@@ -122,7 +122,8 @@ static mrt_status parse_dtype(mrt_spec_parser *p, const yaml_node_t *n)
         return MRT_OK;
     if (!mrt_spec_str(n) || mrt_spec_is_null(n))
         return mrt_spec_fail(p, n,
-                             "expected float32 or float64 for 'dtype', "
+                             "expected float32, float64, bfloat16 or float16 "
+                             "for 'dtype', "
                              "got %s",
                              mrt_spec_what(n, q, sizeof q));
     return mrt_ir_set_dtype_at(p->ir, mrt_spec_str(n), mrt_spec_mark(n),
@@ -261,6 +262,8 @@ static mrt_status parse_root(mrt_spec_parser *p, const yaml_node_t *root,
     }
     if (!st)
         st = parse_dtype(p, mrt_spec_get(p, root, "dtype"));
+    if (!st && mrt_spec_get(p, root, "precision"))
+        st = mrt_spec_parse_precision(p, mrt_spec_get(p, root, "precision"));
     if (!st)
         st = parse_dims(p, mrt_spec_get(p, root, "dims"));
     if (!st && dims_override)

@@ -173,6 +173,8 @@ mrt_status mrt_spec_parse_budget(mrt_spec_parser *p, const yaml_node_t *map,
                                  const char *of, mrt_ir_budget *b);
 /* The top-level `expect:` to the builder. */
 mrt_status mrt_spec_parse_expect(mrt_spec_parser *p, const yaml_node_t *map);
+/* spec_precision.c: the top-level `precision:`. */
+mrt_status mrt_spec_parse_precision(mrt_spec_parser *p, const yaml_node_t *map);
 
 /* ---- spec_alts.c: the `layouts:` alternatives --------------------- */
 

@@ -1,7 +1,9 @@
 /*
  * spec_train.c — the `train:` section of a YAML spec:
  *
- *   train: {loss: L, params: [w1, w2], lr: 0.01, steps: 5, grads: [x]}
+ *   train: {loss: L, params: [w1, w2], lr: 0.01, steps: 5, grads: [x],
+ *           optimizer: adamw, betas: [0.9, 0.95], eps: 1e-8,
+ *           weight_decay: 0.1, momentum: 0.9, master_grads: false}
  *
  * read here and handed to the builder (mrt_ir_set_train_at), which
  * checks it against the program so far (L a scalar made by an op;
@@ -14,8 +16,10 @@
 
 #include "spec_parse.h"
 
-static const char *const train_keys[] = {"loss",  "params", "lr",
-                                         "steps", "grads",  NULL};
+static const char *const train_keys[] = {
+    "loss",         "params",   "lr",           "steps", "grads",
+    "optimizer",    "betas",    "eps",          "weight_decay",
+    "momentum",     "master_grads", NULL};
 
 /* Room for how the file wrote each name of a list. */
 typedef char mrt_spec_how[MRT_SPEC_QUOTE_MAX + 32];
@@ -80,6 +84,82 @@ static mrt_status one_name(mrt_spec_parser *p, const yaml_node_t *n,
     return MRT_OK;
 }
 
+/* A number of the optimizer's settings; zero (the builder's "not
+ * given") is refused where it is out of range: (0, 1) or eps > 0. */
+static mrt_status setting(mrt_spec_parser *p, const yaml_node_t *n,
+                          const char *key, double *out)
+{
+    char what[64];
+    snprintf(what, sizeof what, "the '%s' of 'train'", key);
+    mrt_status st = mrt_spec_number(p, n, what, out);
+    if (!st && *out == 0 && strcmp(key, "weight_decay"))
+        st = mrt_spec_fail(p, n, "the '%s' of 'train' must be in (0, 1): got 0",
+                           key);
+    if (!st && *out < 0 && !strcmp(key, "weight_decay"))
+        st = mrt_spec_fail(p, n, "the 'weight_decay' of 'train' must be 0 or "
+                                 "more: got %g", *out);
+    return st;
+}
+
+/* optimizer, betas, eps, weight_decay, momentum and master_grads. */
+static mrt_status read_optimizer(mrt_spec_parser *p, const yaml_node_t *n,
+                                 mrt_ir_train *t, mrt_ir_train_at *at)
+{
+    const yaml_node_t *o = mrt_spec_get(p, n, "optimizer"),
+                      *b = mrt_spec_get(p, n, "betas"),
+                      *e = mrt_spec_get(p, n, "eps"),
+                      *d = mrt_spec_get(p, n, "weight_decay"),
+                      *m = mrt_spec_get(p, n, "momentum"),
+                      *g = mrt_spec_get(p, n, "master_grads");
+    mrt_status st = MRT_OK;
+    at->optimizer_mark = mrt_spec_mark(o);
+    at->betas_mark = mrt_spec_mark(b);
+    at->eps_mark = mrt_spec_mark(e);
+    at->decay_mark = mrt_spec_mark(d);
+    at->momentum_mark = mrt_spec_mark(m);
+    if (o) {
+        const char *name = o->type == YAML_SCALAR_NODE ? mrt_spec_str(o) : "";
+        int k = 0;
+        while (k < MRT_OPTIMIZER_COUNT &&
+               strcmp(name, mrt_optimizer_name((mrt_optimizer)k)))
+            k++;
+        char q[MRT_SPEC_QUOTE_MAX + 8];
+        if (k == MRT_OPTIMIZER_COUNT)
+            return mrt_spec_fail(p, o,
+                                 "unknown optimizer %s (expected: sgd, "
+                                 "momentum, adam, adamw)",
+                                 mrt_spec_what(o, q, sizeof q));
+        t->optimizer = (mrt_optimizer)k;
+    }
+    if (b && !(st = mrt_spec_expect(p, b, YAML_SEQUENCE_NODE,
+                                    "the 'betas' of 'train'")) &&
+        mrt_spec_count(b) != 2)
+        st = mrt_spec_fail(p, b,
+                           "the 'betas' of 'train' are two numbers [b1, b2]: "
+                           "got %d",
+                           mrt_spec_count(b));
+    for (int j = 0; b && !st && j < 2; j++)
+        st = setting(p, mrt_spec_item(p, b, j), "betas",
+                     j ? &t->beta2 : &t->beta1);
+    if (!st && e)
+        st = setting(p, e, "eps", &t->eps);
+    if (!st && d)
+        st = setting(p, d, "weight_decay", &t->weight_decay);
+    if (!st && m)
+        st = setting(p, m, "momentum", &t->momentum);
+    if (!st && g) {
+        const char *v = g->type == YAML_SCALAR_NODE ? mrt_spec_str(g) : "";
+        char q[MRT_SPEC_QUOTE_MAX + 8];
+        if (strcmp(v, "true") && strcmp(v, "false"))
+            st = mrt_spec_fail(p, g,
+                               "the 'master_grads' of 'train' must be true "
+                               "or false, got %s",
+                               mrt_spec_what(g, q, sizeof q));
+        t->no_master_grads = !strcmp(v, "false");
+    }
+    return st;
+}
+
 /* The keys of n, checked, and the builder's train block. */
 static mrt_status read_train(mrt_spec_parser *p, const yaml_node_t *n,
                              train_list *pl, train_list *gl)
@@ -131,6 +211,8 @@ static mrt_status read_train(mrt_spec_parser *p, const yaml_node_t *n,
     if (!st && steps)
         st = mrt_spec_count_max(p, steps, "the 'steps' of 'train'",
                                 MRT_TRAIN_STEPS_MAX, &t.steps);
+    if (!st)
+        st = read_optimizer(p, n, &t, &at);
     return st ? st : mrt_ir_set_train_at(p->ir, &t, &at, p->err);
 }
 

@@ -99,7 +99,8 @@ static int c_plain(void) /* functions with no pointer arguments */
 {
     return mrt_version() && mrt_status_name(MRT_E_SPEC) &&
            mrt_dtype_name(MRT_F32) && mrt_planner_name(MRT_PLANNER_AUTO) &&
-           mrt_plan_step_kind_name(MRT_PLAN_STEP_MAP);
+           mrt_plan_step_kind_name(MRT_PLAN_STEP_MAP) &&
+           mrt_optimizer_name(MRT_OPTIMIZER_ADAM);
 }
 
 static int c_error_format(void)
@@ -438,6 +439,45 @@ static int c_plan_get_value(void)
     mrt_plan_destroy(p);
     mrt_spec_destroy(s);
     return optional() ? st == MRT_OK : status_ok(st, ERR);
+}
+
+/* A plan's memory by kind. */
+static int c_memory_names(void)
+{
+    return mrt_memory_kind_name(MRT_MEM_KIND_COUNT) == NULL &&
+           mrt_plan_value_kind(NULL, 0) == -1 && mrt_plan_op_count(NULL) == 0 &&
+           mrt_plan_op_user(NULL, 0) == -1 && mrt_plan_op_phase(NULL, 0) == -1 &&
+           mrt_plan_op_name(NULL, 0) == NULL;
+}
+
+static int c_parse_bytes(void)
+{
+    int64_t b = 7;
+    mrt_status st = mrt_parse_bytes(N(s, "80GB"), N(bytes, &b));
+    return st == MRT_E_USAGE && b == 7;
+}
+
+static int c_plan_get_memory(void)
+{
+    mrt_error err = {0};
+    mrt_spec *s = spec();
+    mrt_plan *p = plan(s);
+    mrt_plan_memory m;
+    mrt_status st = mrt_plan_get_memory(N(plan, p), -1, N(out, &m), ERR);
+    mrt_plan_destroy(p);
+    mrt_spec_destroy(s);
+    return optional() ? st == MRT_OK : status_ok(st, ERR);
+}
+
+static int c_plan_memory_timeline(void)
+{
+    mrt_spec *s = spec();
+    mrt_plan *p = plan(s);
+    int64_t rows[4][MRT_MEM_KIND_COUNT];
+    int n = mrt_plan_memory_timeline(N(plan, p), -1, N(rows?, rows));
+    mrt_plan_destroy(p);
+    mrt_spec_destroy(s);
+    return strcmp(arg, "plan") ? n == 1 : n == -1;
 }
 
 static int c_plan_find_value(void)
@@ -909,6 +949,7 @@ static const struct {
     {"mrt_status_name", "-", c_plain},
     {"mrt_dtype_name", "-", c_plain},
     {"mrt_planner_name", "-", c_plain},
+    {"mrt_optimizer_name", "-", c_plain},
     {"mrt_plan_step_kind_name", "-", c_plain},
     {"mrt_error_format", "e,buf", c_error_format},
     {"mrt_spec_load_ex", "path,opt?,out,err?", c_spec_load_ex},
@@ -944,6 +985,15 @@ static const struct {
     {"mrt_plan_get_step", "plan,out,err?", c_plan_get_step},
     {"mrt_plan_value_count", "-", c_plan_value_count},
     {"mrt_plan_get_value", "plan,out,err?", c_plan_get_value},
+    {"mrt_memory_kind_name", "-", c_memory_names},
+    {"mrt_plan_value_kind", "-", c_memory_names},
+    {"mrt_plan_op_count", "-", c_memory_names},
+    {"mrt_plan_op_user", "-", c_memory_names},
+    {"mrt_plan_op_phase", "-", c_memory_names},
+    {"mrt_plan_op_name", "-", c_memory_names},
+    {"mrt_plan_get_memory", "plan,out,err?", c_plan_get_memory},
+    {"mrt_parse_bytes", "s,bytes", c_parse_bytes},
+    {"mrt_plan_memory_timeline", "plan,rows?", c_plan_memory_timeline},
     {"mrt_plan_find_value", "plan,name", c_plan_find_value},
     {"mrt_plan_get_shard", "plan,start,extent,err?", c_plan_get_shard},
     {"mrt_plan_get_mesh", "plan,out", c_plan_get_mesh},

@@ -4,8 +4,9 @@
  * float32 its fields say (computed here with ldexp, not with bit
  * tricks), narrowing rounds to the nearest representable value with
  * ties to even (checked against a search of all 65536 patterns for
- * sampled float32s), and NaN, infinities and float16's overflow and
- * subnormals behave as IEEE 754 says.
+ * sampled float32s), NaN, infinities and float16's overflow and
+ * subnormals behave as IEEE 754 says, and the kernels' vectorized
+ * passes round exactly as these do.
  */
 #include <check.h>
 #include <math.h>
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 
 #include "half.h"
+#include "kernel.h"
 #include "layout.h"
 
 /* The value of a float16 pattern from its fields. */
@@ -90,6 +92,36 @@ START_TEST(narrowing_rounds_to_nearest_even)
 }
 END_TEST
 
+/* The kernels' passes (kernels/kernel_convert.c, branch-free and
+ * vectorized) round exactly as base/half.h does, element by element. */
+START_TEST(passes_agree)
+{
+    enum { N = 4099 };
+    static float x[N], back[N];
+    static uint16_t h[N];
+    srand(7);
+    for (int i = 0; i < N; i++) {
+        uint32_t u = ((uint32_t)rand() << 16) ^ (uint32_t)rand();
+        x[i] = mrt_half_float(u); /* every pattern: NaNs, infinities too */
+    }
+    x[0] = NAN;
+    x[1] = -INFINITY;
+    mrt_kernel_convert(MRT_BF16, h, MRT_F32, x, N);
+    for (int i = 0; i < N; i++)
+        ck_assert_msg(h[i] == mrt_f32_to_bf16(x[i]), "bf16 %d", i);
+    mrt_kernel_convert(MRT_F32, back, MRT_BF16, h, N);
+    for (int i = 0; i < N; i++)
+        ck_assert(mrt_half_bits(back[i]) == (uint32_t)h[i] << 16);
+    mrt_kernel_convert(MRT_F16, h, MRT_F32, x, N);
+    for (int i = 0; i < N; i++)
+        ck_assert_msg(h[i] == mrt_f32_to_f16(x[i]), "f16 %d", i);
+    /* y += x in bfloat16: each sum in float32, rounded once */
+    uint16_t a[3] = {0x3f80, 0x3f80, 0x4000}, b[3] = {0x3b80, 0x3f80, 0xc000};
+    mrt_kernel_add(MRT_BF16, 3, a, b); /* 1 + 2^-8 ties to 1; 2; 0 */
+    ck_assert(b[0] == 0x3f80 && b[1] == 0x4000 && b[2] == 0x0000);
+}
+END_TEST
+
 START_TEST(specials)
 {
     ck_assert(isnan(mrt_bf16_to_f32(mrt_f32_to_bf16(NAN))));
@@ -116,6 +148,7 @@ int main(void)
     tcase_add_test(tc, widening_is_exact);
     tcase_add_test(tc, narrowing_rounds_to_nearest_even);
     tcase_add_test(tc, specials);
+    tcase_add_test(tc, passes_agree);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

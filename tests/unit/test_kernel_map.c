@@ -136,6 +136,9 @@ static double ref_map(mrt_map_fn fn, double x, double y, double c)
     case MRT_MAP_SQUARE_GRAD: return 2 * x * y;
     case MRT_MAP_EQ: return x == y;
     case MRT_MAP_MASK_FILL: return y != 0 ? x : c;
+    case MRT_MAP_LERP: return x + c * (y - x);
+    case MRT_MAP_LERP_SQ: return x + c * (y * y - x);
+    case MRT_MAP_SQRT_ADD: return sqrt(x) + y;
     case MRT_MAP_ONE_HOT:
     case MRT_MAP_FN_COUNT: break;
     }
@@ -147,7 +150,8 @@ static gen gen_for(mrt_map_fn fn, int input)
 {
     if (fn == MRT_MAP_EQ || (fn == MRT_MAP_MASK_FILL && input == 1))
         return GEN_SMALL_INT; /* (a mask: zeros among them) */
-    if (fn == MRT_MAP_LOG || fn == MRT_MAP_RSQRT)
+    if (fn == MRT_MAP_LOG || fn == MRT_MAP_RSQRT ||
+        (fn == MRT_MAP_SQRT_ADD && input == 0))
         return GEN_POSITIVE;
     if (fn == MRT_MAP_DIV && input == 1)
         return GEN_NONZERO;

@@ -172,7 +172,7 @@ static const struct bad {
     {"source: x\nbogus: 1\n", MRT_E_SPEC,
      "2:1: error: unknown key 'bogus' in the profile (expected: source, "
      "kernel, reduce_gflops, copy_GBps, default, axes, nodes, measured, "
-     "collectives, gemm, ranks, cores)"},
+     "collectives, gemm, ranks, cores, device_memory)"},
     {"default: {latency_us: fast}\n", MRT_E_SPEC,
      "1:23: error: 'latency_us' in 'default' must be a number from 0 to "
      "1e+09 (microseconds), got 'fast'"},
@@ -247,7 +247,7 @@ static const struct bad {
     {"\"bogus\": 1\n", MRT_E_SPEC,
      "1:1: error: unknown key 'bogus' in the profile (expected: source, "
      "kernel, reduce_gflops, copy_GBps, default, axes, nodes, measured, "
-     "collectives, gemm, ranks, cores)"},
+     "collectives, gemm, ranks, cores, device_memory)"},
     {"nodes: {intra: {latency_us: 1}}\n", MRT_E_SPEC,
      "1:8: error: 'nodes' needs 'ranks_per_node' (the ranks on one node)"},
     {"nodes: {ranks_per_node: 2.5}\n", MRT_E_SPEC,

@@ -13,7 +13,10 @@
 #include <check.h>
 #include <float.h>
 #include <math.h>
+#include <stdlib.h>
 
+#include "half.h"
+#include "kernel.h"
 #include "local.h"
 
 #define N(a) ((int64_t)(sizeof(a) / sizeof(a)[0]))
@@ -227,6 +230,81 @@ START_TEST(scale_alone)
 }
 END_TEST
 
+/* ---- 16-bit tolerances ---------------------------------------------- */
+
+/* y = x . w (M x K times K x N) as a bfloat16 run on `parts` ranks splits
+ * K: each rank's partial product in float32 from bfloat16 operands,
+ * rounded to bfloat16, then summed in bfloat16 one hop at a time (the
+ * reduction op of comm.c: mrt_kernel_add's rounding per add).  With
+ * `bug`, rank 1's partial has the wrong sign. */
+enum { M = 24, K = 64, N = 16, PARTS = 4 };
+static void bf16_run(const uint16_t *x, const uint16_t *w, int bug,
+                     uint16_t *y)
+{
+    float xs[M * K / PARTS], ws[K / PARTS * N], part[M * N];
+    uint16_t p16[M * N];
+    int ek = K / PARTS;
+    for (int r = 0; r < PARTS; r++) {
+        for (int i = 0; i < M; i++)
+            for (int k = 0; k < ek; k++)
+                xs[i * ek + k] = mrt_bf16_to_f32(x[i * K + r * ek + k]);
+        mrt_kernel_convert(MRT_F32, ws, MRT_BF16, w + r * ek * N, ek * N);
+        for (int i = 0; i < M * N; i++) {
+            double acc = 0;
+            for (int k = 0; k < ek; k++)
+                acc += (double)xs[i / N * ek + k] * ws[k * N + i % N];
+            part[i] = (float)(bug && r == 1 ? -acc : acc);
+        }
+        mrt_kernel_convert(MRT_BF16, r ? p16 : y, MRT_F32, part, M * N);
+        if (r)
+            mrt_kernel_add(MRT_BF16, M * N, p16, y);
+    }
+}
+
+/* A bfloat16 result verifies against the float32 reference within the
+ * 16-bit tolerance, and a wrong sign in one rank's shard does not. */
+START_TEST(bf16_tolerance_passes_rounding_and_fails_a_bug)
+{
+    static uint16_t x[M * K], w[K * N], y[M * N];
+    static float ref[M * N], mag[M * N], y32[M * N];
+    srand(3);
+    for (int i = 0; i < M * K; i++)
+        x[i] = mrt_f32_to_bf16((float)rand() / RAND_MAX * 2 - 1);
+    for (int i = 0; i < K * N; i++)
+        w[i] = mrt_f32_to_bf16((float)rand() / RAND_MAX * 2 - 1);
+    for (int i = 0; i < M * N; i++) { /* float32 of the same bf16 inputs */
+        double acc = 0, m = 0;
+        for (int k = 0; k < K; k++) {
+            double t = (double)mrt_bf16_to_f32(x[i / N * K + k]) *
+                       mrt_bf16_to_f32(w[k * N + i % N]);
+            acc += t;
+            m += fabs(t);
+        }
+        ref[i] = (float)acc;
+        mag[i] = (float)m;
+    }
+    mrt_spec s = {.dtype = MRT_BF16,
+                  .precision = {MRT_BF16, MRT_BF16, MRT_BF16, MRT_BF16}};
+    double tol = mrt_verify_tolerance(&s, 0);
+    ck_assert(tol > 1e-4 && tol < 0.05);
+    mrt_verify_result r;
+    for (int bug = 0; bug < 2; bug++) {
+        bf16_run(x, w, bug, y);
+        mrt_kernel_convert(MRT_F32, y32, MRT_BF16, y, M * N);
+        mrt_verify_compare_mag(MRT_F32, y32, ref, mag, M * N, tol, 0, &r);
+        ck_assert_msg(r.ok == !bug, "bug %d: error %g, tolerance %g", bug,
+                      r.error, tol);
+    }
+    /* float16 is 8 times finer; a float32 program keeps 1e-4 */
+    s = (mrt_spec){.dtype = MRT_F16,
+                   .precision = {MRT_F16, MRT_F16, MRT_F16, MRT_F16}};
+    ck_assert(fabs(mrt_verify_tolerance(&s, 0) - 1e-4 - (tol - 1e-4) / 8) <
+              1e-12);
+    s = (mrt_spec){.dtype = MRT_F32};
+    ck_assert(mrt_verify_tolerance(&s, 0) == 1e-4);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("verify");
@@ -241,6 +319,7 @@ int main(void)
     tcase_add_test(tc, empty);
     tcase_add_test(tc, scale_alone);
     tcase_add_test(tc, magnitudes_widen_only_where_a_sum_cancelled);
+    tcase_add_test(tc, bf16_tolerance_passes_rounding_and_fails_a_bug);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
