@@ -6,7 +6,8 @@
 #     (174,615,846,912);
 #  2. it plans at full size on its 64 x 8 mesh (512 ranks) on a DGX A100
 #     cluster (--machine dgx-a100 --ranks-per-node 8); the time is printed,
-#     not asserted (issue 20 asks for under 5 s);
+#     not asserted (issue 20 asks for under 5 s); the plan does not fit
+#     the GPU's memory, and says so;
 #  3. `tp_dp` plans Megatron's terms exactly: 2 all-reduces of
 #     4 (b/d) s h per layer forward and 2 backward over `model` (t = 8),
 #     the vocab-parallel embedding's one forward, the tied head's one
@@ -30,10 +31,17 @@ count=$("$meshrt" check "$spec" | sed -n 's/^parameters: \([0-9,]*\) trained.*/\
 [ "$count" = "$want" ] || bad "check prints '$count' parameters, the formula $want"
 
 # 2. it plans, and how long that takes
+# (tp_dp alone does not fit a DGX A100's 80 GB: every layer's activations
+# of 24 sequences kept for the backward pass, in float32, are terabytes a
+# rank; plan says so and exits 1, the plan written all the same — the
+# pipeline and recomputation make it fit)
 start=$(date +%s.%N)
 "$meshrt" plan "$spec" --layout tp_dp --machine dgx-a100 --ranks-per-node 8 \
-    --json >"$dir/tp_dp.json" 2>"$dir/plan.err" || { bad "plan failed"; cat "$dir/plan.err"; }
+    --json >"$dir/tp_dp.json" 2>"$dir/plan.err"
+rc=$?
 end=$(date +%s.%N)
+[ $rc = 0 ] || { [ $rc = 1 ] && grep -q "over the device memory.*it does not fit" "$dir/plan.err"; } ||
+    { bad "plan failed (exit $rc)"; cat "$dir/plan.err"; }
 echo "plan examples/gpt3.yaml (512 ranks): $(python3 -c "print('%.2f' % ($end - $start))") s"
 
 # 3. Megatron's terms
