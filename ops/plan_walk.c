@@ -258,6 +258,8 @@ static mrt_status plan_op(mrt_planning *pl, int i, mrt_error *err)
                                                : "einsum";
     for (int k = 0; k < o->nin; k++)
         po->in_value[k] = p->tensor_value[o->in[k]];
+    if (mrt_regather_emit(pl, i) < 0)
+        return mrt_planning_nomem(s, err);
     if (o->kind != MRT_OP_EINSUM && o->kind != MRT_OP_GATHER &&
         o->kind != MRT_OP_SCATTER_ADD)
         st = mrt_lower_local(pl, i, home, pl->strategy == MRT_STRATEGY_MESHTF,
