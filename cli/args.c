@@ -112,6 +112,9 @@ const mrt_cli_option mrt_cli_options[] = {
      "makes from LAYOUT ('{batch: data}' as in the spec,\n"
      "or an alternative's name) to the --to one"},
     {"to", 't', "LAYOUT", MRT_CLI_SHOW, "where --from moves the tensor to"},
+    {"schedule", 'g', NULL, MRT_CLI_SHOW,
+     "the pipeline's schedule instead: time x stage,\n"
+     "each microbatch's forward and backward, the bubble"},
     {"explain", 'E', NULL, MRT_CLI_PLAN,
      "also list the alternatives weighed for each op"},
     {"exhaustive", 'Z', NULL, MRT_CLI_SEARCH,
@@ -482,6 +485,7 @@ static int take_plain(int c, mrt_cli_args *a)
     case 'l': a->timeline = 1; break;
     case 'a': a->ascii = 1; break;
     case 'p': a->steps = 1; break;
+    case 'g': a->schedule = 1; break;
     case 'f': a->from = optarg; break;
     case 't': a->to = optarg; break;
     case 'J': a->json_file = optarg; break;

@@ -46,6 +46,7 @@ typedef struct mrt_cli_args {
     const char *activations; /* search --activations NAME,...|all, or NULL */
     const char *html;        /* compare --html FILE, or NULL */
     int ascii, steps;        /* show --ascii, --steps */
+    int schedule;            /* show --schedule */
     int by_kind;             /* compare --by-kind: memory by kind */
     int timeline;            /* plan --timeline: the memory picture */
     const char *from, *to;   /* show --from LAYOUT --to LAYOUT, or NULL */

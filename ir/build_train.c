@@ -165,6 +165,73 @@ static mrt_status train_rates(mrt_ir_call *c, const mrt_ir_train *t,
     return MRT_OK;
 }
 
+/* The microbatch dim: the named one, else `batch`; m must divide it. */
+static mrt_status train_micro_dim(mrt_ir_call *c, const mrt_ir_train *t,
+                                  const mrt_ir_train_at *at, mrt_train *tr)
+{
+    const mrt_spec *s = c->ir->s;
+    char q[MRT_SPEC_QUOTE_MAX + 8], list[MRT_SPEC_LIST_MAX];
+    const char *name = t->microbatch_dim ? t->microbatch_dim : "batch";
+    mrt_ir_at(c, "microbatch_dim",
+              t->microbatch_dim ? &at->micro_dim_mark : &at->micro_mark);
+    int d = mrt_spec_find_dim(s, name);
+    if (d < 0)
+        return mrt_ir_fail(
+            c, MRT_E_SPEC,
+            "%s dim '%s' to split into microbatches (the dims are: %s)%s",
+            t->microbatch_dim ? "unknown" : "no", mrt_ir_quote(name, q, sizeof q),
+            mrt_spec_join(list, sizeof list, s->dim_name ? s->dim_name[0] : "",
+                          sizeof s->dim_name[0], s->ndims),
+            t->microbatch_dim ? "" : "; name one with 'microbatch_dim'");
+    if (s->dim_size[d] % tr->microbatches)
+        return mrt_ir_fail(c, MRT_E_SPEC,
+                           "%d microbatches do not divide dim '%s' of size "
+                           "%lld",
+                           tr->microbatches, name, (long long)s->dim_size[d]);
+    tr->micro_dim = d;
+    for (int k = 0; k < tr->nparams + tr->nextra; k++) {
+        int x = k < tr->nparams ? tr->param[k] : tr->extra[k - tr->nparams];
+        mrt_ir_at(c, "params", k < tr->nparams ? &tr->param_mark[k]
+                                               : &tr->extra_mark[k - tr->nparams]);
+        if (mrt_layout_find_dim(&s->tensor[x].layout, d) >= 0)
+            return mrt_ir_fail(c, MRT_E_SPEC,
+                               "'%s' has the microbatch dim '%s': with "
+                               "microbatches it is one tensor per "
+                               "microbatch, and has no gradient of its own",
+                               s->tensor[x].name, name);
+    }
+    return MRT_OK;
+}
+
+/* microbatches, microbatch_dim, schedule, virtual_stages. */
+static mrt_status train_pipeline(mrt_ir_call *c, const mrt_ir_train *t,
+                                 const mrt_ir_train_at *at, mrt_train *tr)
+{
+    mrt_ir_at(c, "microbatches", &at->micro_mark);
+    if (t->microbatches < 0 || t->microbatches > MRT_MICROBATCHES_MAX ||
+        t->virtual_stages < 0 || t->virtual_stages > MRT_MICROBATCHES_MAX)
+        return mrt_ir_fail(c, MRT_E_SPEC,
+                           "microbatches and virtual stages must be from 1 "
+                           "to %d",
+                           MRT_MICROBATCHES_MAX);
+    tr->microbatches = t->microbatches > 1 ? (int)t->microbatches : 1;
+    tr->virtual_stages = t->virtual_stages > 1 ? (int)t->virtual_stages : 1;
+    tr->micro_mark = at->micro_mark;
+    tr->schedule_mark = at->schedule_mark;
+    tr->micro_dim = -1;
+    mrt_ir_at(c, "schedule", &at->schedule_mark);
+    int k = t->schedule ? mrt_schedule_kind_find(t->schedule) : 0;
+    if (k < 0)
+        return mrt_ir_fail(c, MRT_E_SPEC,
+                           "unknown schedule '%s' (expected: gpipe, 1f1b, "
+                           "interleaved, zero_bubble)",
+                           t->schedule);
+    tr->schedule = (mrt_schedule_kind)k;
+    if (tr->microbatches > 1 || t->microbatch_dim)
+        return train_micro_dim(c, t, at, tr);
+    return MRT_OK;
+}
+
 /* A setting of the optimizer: in (lo, hi) (hi_closed: up to hi), or 0
  * when not given; a setting given that `opt` does not take is refused. */
 static mrt_status setting(mrt_ir_call *c, const char *key, const mrt_mark *at,
@@ -243,10 +310,14 @@ mrt_status mrt_ir_set_train_at(mrt_ir *ir, const mrt_ir_train *t,
         st = train_rates(&c, t, at, tr);
     if (!st)
         st = train_optimizer(&c, t, at, tr);
+    if (!st)
+        st = train_pipeline(&c, t, at, tr);
     if (!st) {
         tr->loss = loss;
         mrt_ir_at(&c, "params", NULL); /* reverse mode's errors: about them */
         st = mrt_ir_precision_cast(s, &c.e); /* precision:'s copies */
+        if (!st) /* (each microbatch reads its own) */
+            st = mrt_ir_microbatch(s, &c.e);
         if (!st)
             st = mrt_ir_grad(s, &c.e);
         if (!st) /* `precision:`'s types of parameters and gradients */

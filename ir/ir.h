@@ -214,6 +214,14 @@ void mrt_spec_apply_zero(mrt_spec *s, const mrt_spec_layout *l);
  * UPDATE), train.updated, state, state_next and step_scalar. */
 mrt_status mrt_optimizer_emit(mrt_spec *s, const int *order, mrt_error *err);
 
+/* ---- microbatch.c -------------------------------------------------- */
+
+/* With train.microbatches m > 1 (train.micro_dim checked: a dim of
+ * the program that m divides), makes the forward program (every op so
+ * far) once per microbatch and the loss the sum of theirs (the file's
+ * comment says how); nothing when m is 1. */
+mrt_status mrt_ir_microbatch(mrt_spec *s, mrt_error *err);
+
 /* ---- spec.c: outputs ---------------------------------------------- */
 
 /* With `train:`, the outputs also hold the loss, the gradients and the

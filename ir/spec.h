@@ -87,6 +87,10 @@ typedef struct mrt_spec_tensor {
                                instance made it, or -1 outside blocks */
     int layer;      /* that instance (0 .. the block's count - 1), or
                                -1 */
+    int micro;      /* an input with train.micro_dim: the microbatch
+                               whose rows of the full input it holds
+                               (rows micro * b/m ..; microbatch.c), read
+                               by its init; else 0 */
     int reshard;    /* a parameter whose copies moved for the
                                forward pass are not kept for the backward
                                pass, which moves it again from its home
@@ -148,6 +152,9 @@ typedef struct mrt_spec_layout {
     mrt_rule *entry_rules;     /* [nentries * ndims], owned */
     /* pin: true: planned pinned (mrt_spec.pinned) */
     int pin;
+    int schedule;       /* its pipeline schedule, -1: train:'s */
+    int virtual_stages; /* 0: train:'s */
+    mrt_mark schedule_mark; /* where schedule: (else virtual_stages:) is */
     unsigned char *recompute; /* [nblocks], owned, or NULL: the blocks its
                                  `recompute:` recomputes (besides the
                                  spec's own) */

@@ -149,13 +149,16 @@ mrt_status mrt_plan_get_memory(const mrt_plan *plan, int stage,
                              stage,
                              plan->pipe.stages < 2 ? 0 : plan->pipe.stages);
     mrt_memory_walk w = {0};
+    int all = stage < 0; /* a pipeline's rank: its busiest stage's */
+    if (all && plan->pipe.stages > 1)
+        stage = plan->pipe.peak_stage;
     if (mrt_memory_walk_plan(plan, stage, &w) != MRT_OK)
         return mrt_error_set(err, MRT_E_NOMEM, "", (mrt_mark){0},
                              "out of memory");
     memset(out, 0, sizeof *out);
     out->live_peak = w.peak;
     memcpy(out->by_kind, w.by_kind, sizeof w.by_kind);
-    out->peak = stage < 0 ? plan->totals.peak_memory : w.peak;
+    out->peak = all ? plan->totals.peak_memory : w.peak;
     out->arena = plan->arena_bytes;
     out->values_peak = w.values_max;
     out->fragmentation = out->peak - out->live_peak;
@@ -181,5 +184,7 @@ int mrt_plan_memory_timeline(const mrt_plan *plan, int stage,
     if (!rows)
         return plan->nops;
     mrt_memory_walk w = {.rows = rows};
+    if (stage < 0 && plan->pipe.stages > 1) /* a rank: its busiest stage */
+        stage = plan->pipe.peak_stage;
     return mrt_memory_walk_plan(plan, stage, &w) == MRT_OK ? plan->nops : -1;
 }

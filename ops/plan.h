@@ -233,6 +233,8 @@ typedef struct mrt_plan_pipeline {
     mrt_schedule_kind schedule;
     int64_t p2p_bytes;      /* the SENDRECV steps' bytes, summed */
     double bubble_fraction; /* idle time over ideal time (sched) */
+    int peak_stage;         /* the stage whose ranks hold the most at
+                               their peak (plan_finish.c) */
 } mrt_plan_pipeline;
 
 struct mrt_plan {
@@ -285,6 +287,8 @@ struct mrt_plan {
     int64_t device_memory; /* bytes of one rank's memory (the option's,
                               else the profile's); 0: none given */
     mrt_plan_pipeline pipe; /* pipe.stages < 2: not pipelined */
+    mrt_schedule *schedule; /* a pipelined plan's, replayed with the
+                               modeled times (owned); NULL: none */
 };
 
 /* Fills p->blocks from the plan's steps and spec s (plan_blocks.c);

@@ -28,6 +28,7 @@
 #include "kernel_plan.h"
 #include "memory.h"
 #include "planning.h"
+#include "schedule.h"
 
 #define ARENA_ALIGN 64
 
@@ -160,15 +161,26 @@ static void lifetimes(mrt_plan *p)
     }
 }
 
-/* First fit over lifetimes; values come in order of creation. */
-static mrt_status place(mrt_plan *p)
+/* 1 if value v lives on the ranks of pipeline stage `stage` (-1: the
+ * values every stage holds, or every value when not pipelined). */
+static int on_stage(const mrt_plan *p, int v, int stage)
+{
+    return p->pipe.stages < 2 || p->value[v].stage == stage;
+}
+
+/* First fit over lifetimes of the values of one stage (values come in
+ * order of creation), from offset `base`; the end of the last, in *end. */
+static mrt_status place_stage(mrt_plan *p, int stage, int64_t base,
+                              int64_t *end)
 {
     mrt_fit *f = mrt_fit_create(p->nvalues);
     if (!f)
         return MRT_E_NOMEM;
-    p->arena_bytes = 0;
+    *end = base;
     for (int v = 0; v < p->nvalues; v++) {
         mrt_value *val = &p->value[v];
+        if (!on_stage(p, v, stage))
+            continue;
         if (val->alias_of) { /* in place: its buffer's (made before it) */
             val->offset = p->value[val->alias_of - 1].offset;
             continue;
@@ -176,12 +188,46 @@ static mrt_status place(mrt_plan *p)
         int64_t size = (value_bytes(p, v) + ARENA_ALIGN - 1) / ARENA_ALIGN *
                        ARENA_ALIGN;
         mrt_fit_expire(f, val->def); /* the values dead before it is made */
-        val->offset = mrt_fit_place(f, v, size, val->last_use);
-        if (val->offset + size > p->arena_bytes)
-            p->arena_bytes = val->offset + size;
+        val->offset = base + mrt_fit_place(f, v, size, val->last_use);
+        if (val->offset + size > *end)
+            *end = val->offset + size;
     }
     mrt_fit_destroy(f);
     return MRT_OK;
+}
+
+/* The arena.  A pipeline's rank holds only its stage's values: the
+ * values of every stage first, then each stage's packed apart from the
+ * others' from the same offset, so the arena is the largest stage's. */
+static mrt_status place(mrt_plan *p)
+{
+    int64_t common, end;
+    mrt_status st = place_stage(p, -1, 0, &common);
+    p->arena_bytes = common;
+    for (int s = 0; st == MRT_OK && p->pipe.stages > 1 && s < p->pipe.stages;
+         s++) {
+        st = place_stage(p, s, common, &end);
+        if (end > p->arena_bytes)
+            p->arena_bytes = end;
+    }
+    return st;
+}
+
+/* The walk of the busiest pipeline stage (of every rank when not
+ * pipelined: memory_timeline.c counts what each stage's ranks hold). */
+static mrt_status busiest_stage(mrt_plan *p, mrt_memory_walk *w)
+{
+    mrt_status st = mrt_memory_walk_plan(p, -1, w);
+    for (int s = 0; st == MRT_OK && p->pipe.stages > 1 && s < p->pipe.stages;
+         s++) {
+        mrt_memory_walk ws = {0};
+        st = mrt_memory_walk_plan(p, s, &ws);
+        if (s == 0 || ws.peak > w->peak) {
+            *w = ws;
+            p->pipe.peak_stage = s;
+        }
+    }
+    return st;
 }
 
 /* First fit, and for a plan of few enough values the packing by size
@@ -323,14 +369,18 @@ mrt_status mrt_planning_finish(mrt_planning *pl, mrt_error *err)
         lower_bound(p, i);
     }
     totals(p);
+    mrt_status st = mrt_schedule_plan(p, pl->spec, err);
+    if (st != MRT_OK)
+        return st;
     if (!buffers_fit(pl))
         return MRT_OK; /* the build reports the overflow */
     /* The most live bytes at any step (values, the step's workspace,
-     * the scratch of the collectives running), split by kind. */
+     * the scratch of the collectives running), split by kind: of the
+     * busiest stage when pipelined. */
     mrt_memory_walk w = {0};
     if (mrt_memory_classify(p, pl->spec) != MRT_OK ||
         mrt_plan_blocks_tally(p, pl->spec) != MRT_OK ||
-        mrt_memory_walk_plan(p, -1, &w) != MRT_OK || pack(p) != MRT_OK)
+        busiest_stage(p, &w) != MRT_OK || pack(p) != MRT_OK)
         return mrt_error_set(err, MRT_E_NOMEM, p->spec_path, (mrt_mark){0},
                              "out of memory while planning");
     p->live_peak = w.peak;

@@ -22,6 +22,7 @@
 #include "output.h"
 #include "memory.h"
 #include "plan.h"
+#include "schedule.h"
 
 static void json_layout(const mrt_plan *p, const mrt_layout *l, FILE *f)
 {
@@ -72,6 +73,10 @@ static void json_step(const mrt_plan *p, const mrt_step *s, FILE *f)
             MRT_JSON_NUM("%.6g", s->time_s));
     if (mrt_step_is_collective(s->kind))
         fprintf(f, "\"background_until\": %d, ", s->wait);
+    if (p->pipe.stages > 1)
+        fprintf(f, "\"stage\": %d, ", s->stage);
+    if (s->kind == MRT_STEP_SENDRECV)
+        fprintf(f, "\"from_stage\": %d, ", s->from_stage);
     if (mrt_step_is_collective(s->kind) && p->profile.ranks_per_node > 0)
         fprintf(
             f,
@@ -95,6 +100,8 @@ static void json_op(const mrt_plan *p, int i, FILE *f)
     mrt_json_string(f, p->tensor_name[res->tensor]);
     fprintf(f, ", \"op\": \"%s\", \"phase\": \"%s\", \"spec_op\": %d", o->what,
             phase[o->phase], o->user);
+    if (p->pipe.stages > 1) /* its pipeline stage and virtual stage */
+        fprintf(f, ", \"stage\": %d, \"chunk\": %d", o->stage, o->chunk);
     fputs(", \"layout\": ", f);
     json_layout(p, &res->layout, f);
     fputs(", \"shard\": ", f);
@@ -233,5 +240,6 @@ void mrt_plan_print_json(const mrt_plan *p, FILE *f)
     fputs("}},\n \"memory\": ", f);
     mrt_memory_print_json(p, f);
     mrt_plan_blocks_json(p, f);
+    mrt_schedule_print_json(p, f);
     fputs("}\n", f);
 }

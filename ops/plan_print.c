@@ -11,6 +11,7 @@
 #include "checked.h"
 #include "memory.h"
 #include "plan.h"
+#include "schedule.h"
 
 /* A modeled time in readable units; a static buffer per call site is
  * enough for one fprintf. */
@@ -233,6 +234,12 @@ static void print_step(const mrt_plan *p, const mrt_step *s, text *t)
     put_padded(t, p->tensor_name[in->tensor], 6);
     put(t, " over ");
     put(t, mrt_mesh_axes_str(&p->mesh, s->axes, axes, sizeof axes));
+    if (s->kind == MRT_STEP_SENDRECV) { /* between two pipeline stages */
+        put(t, " stage ");
+        put_int(t, s->from_stage);
+        put(t, " -> ");
+        put_int(t, s->stage);
+    }
     if (mrt_step_is_collective(s->kind)) {
         int nodes = p->profile.ranks_per_node > 0;
         put(t, " (group ");
@@ -350,6 +357,10 @@ static int64_t print_op(const mrt_plan *p, int i, text *tx)
     put(tx, o->phase == MRT_PHASE_BACKWARD ? " (backward)"
             : o->phase == MRT_PHASE_UPDATE ? " (update)"
                                            : "");
+    if (p->pipe.stages > 1 && o->stage >= 0) { /* its pipeline stage */
+        put(tx, " on stage ");
+        put_int(tx, o->stage);
+    }
     put(tx, "  ");
     print_layout(p, &res->layout, tx);
     put(tx, "  shard ");
@@ -606,6 +617,7 @@ void mrt_plan_print(const mrt_plan *p, FILE *f)
     flush(&tx);
     print_totals(p, ncoll, f);
     mrt_memory_print(p, f);
+    mrt_schedule_print(p, f);
 }
 
 void mrt_plan_print_explain(const mrt_plan *p, FILE *f)

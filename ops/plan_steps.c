@@ -109,5 +109,7 @@ mrt_status mrt_plan_get_step(const mrt_plan *plan, int i,
     out->wire_bytes = out->collective ? s->cost.wire_bytes : 0;
     out->flops = s->flops;
     out->time_s = s->time_s;
+    out->stage = plan->pipe.stages > 1 ? s->stage : -1;
+    out->from_stage = s->kind == MRT_STEP_SENDRECV ? s->from_stage : -1;
     return MRT_OK;
 }

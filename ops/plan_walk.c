@@ -219,6 +219,7 @@ static mrt_status plan_inputs(mrt_planning *pl, mrt_error *err)
         if ((p->tensor_value[t] = mrt_planning_add_value(
                  pl, t, home_of(pl, t, &hbuf))) < 0)
             return mrt_planning_nomem(pl->spec, err);
+        p->value[p->tensor_value[t]].stage = mrt_pipeline_input_stage(pl, t);
     }
     return MRT_OK;
 }
@@ -235,9 +236,14 @@ static mrt_status plan_op(mrt_planning *pl, int i, mrt_error *err)
     int defer = pl->strategy == MRT_STRATEGY_CHEAPEST ? pl->deferrable[o->out]
                                                       : pl->lazy[o->out];
     mrt_status st;
+    int saved[2];
     po->first_step = p->nsteps;
     po->lower_bound_bytes = -1;
     mrt_planning_mark m = mrt_planning_get_mark(pl);
+    if ((st = mrt_pipeline_receive(pl, i, saved, err)) != MRT_OK)
+        return st;
+    po->stage = pl->op_stage && p->pipe.stages > 1 ? pl->op_stage[i] : -1;
+    po->chunk = pl->op_stage && p->pipe.stages > 1 ? pl->op_chunk[i] : -1;
     po->nin = o->nin;
     po->phase = o->phase;
     po->user = o->user;
@@ -252,6 +258,8 @@ static mrt_status plan_op(mrt_planning *pl, int i, mrt_error *err)
                                                : "einsum";
     for (int k = 0; k < o->nin; k++)
         po->in_value[k] = p->tensor_value[o->in[k]];
+    if (mrt_regather_emit(pl, i) < 0)
+        return mrt_planning_nomem(s, err);
     if (o->kind != MRT_OP_EINSUM && o->kind != MRT_OP_GATHER &&
         o->kind != MRT_OP_SCATTER_ADD)
         st = mrt_lower_local(pl, i, home, pl->strategy == MRT_STRATEGY_MESHTF,
@@ -264,6 +272,8 @@ static mrt_status plan_op(mrt_planning *pl, int i, mrt_error *err)
         st = mrt_planning_overflow_error(pl, err);
     if (st != MRT_OK)
         return st;
+    mrt_pipeline_restore(pl, i, saved);
+    pl->cur_stage = -1;
     po->nsteps = p->nsteps - po->first_step;
     po->out_value = p->tensor_value[o->out];
     po->comm_bytes = p->comm_bytes - m.comm_bytes;
@@ -277,10 +287,19 @@ mrt_status mrt_planning_build(mrt_planning *pl, mrt_strategy strategy,
     *out = NULL;
     pl->strategy = strategy;
     mrt_status st = start_plan(pl, err);
+    int *order = NULL;
+    if (st == MRT_OK)
+        st = mrt_pipeline_setup(pl, err);
     if (st == MRT_OK)
         st = plan_inputs(pl, err);
+    if (st == MRT_OK && pl->plan->pipe.stages > 1 &&
+        !(order = mrt_pipeline_op_order(pl->spec, &pl->plan->pipe, pl->op_stage,
+                                        pl->op_chunk, err)))
+        st = err && err->code ? err->code /* a schedule the stages refuse */
+                              : MRT_E_NOMEM;
     for (int i = 0; st == MRT_OK && i < pl->spec->nops; i++)
-        st = plan_op(pl, i, err);
+        st = plan_op(pl, order ? order[i] : i, err);
+    free(order);
     if (st == MRT_OK && !finish)
         mrt_planning_tally(pl);
     else if (st == MRT_OK)

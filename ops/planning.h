@@ -57,6 +57,9 @@ typedef struct mrt_planning {
     int *lazy;                      /* [ntensors] 1: under the fixed strategies,
                                  a result left pending for its consumer
                                  (lazy_sum.c) */
+    int *regather;                  /* [nops] the parameter op gathers again
+                                 before it runs (regather.c), or -1; NULL:
+                                 none does */
     struct mrt_cheapest_memo *memo; /* lowerings already found for
                                        identical ops (cheapest.c) */
     struct mrt_relayout_memo *relayout_memo; /* relayouts already found
@@ -71,6 +74,9 @@ typedef struct mrt_planning {
      * planned, which its values and steps take (-1: every stage). */
     int *op_stage, *op_chunk;
     int cur_stage;
+    int *param_stage; /* [ntensors] a parameter's stage, else -1 */
+    int *sent;        /* [ntensors * stages] the value of a tensor sent
+                         to a stage, or -1 */
 } mrt_planning;
 
 /* A context for planning s with opt (borrowed: both outlive it), or NULL
@@ -97,11 +103,28 @@ mrt_status mrt_planning_overflow_error(const mrt_planning *pl, mrt_error *err);
 mrt_status mrt_meshtf_home(const mrt_spec *s, int t, mrt_layout *l,
                            mrt_error *err);
 
+/* pipeline.c: the pipe axis and every op's stage from the spec's rules
+ * (plan.pipe; nothing when no block's repeat dim is split), before the
+ * inputs are planned.  An error when the rules cannot make a pipeline. */
+mrt_status mrt_pipeline_setup(mrt_planning *pl, mrt_error *err);
+/* The stage that holds input tensor t (a parameter's), or -1: every
+ * stage makes it. */
+int mrt_pipeline_input_stage(const mrt_planning *pl, int t);
+/* Before op is lowered: its stage becomes the current one, and its
+ * inputs held on other stages are sent there (SENDRECV steps), the
+ * tensors' values pointed at the copies; saved[] the values that
+ * mrt_pipeline_restore puts back after the op. */
+mrt_status mrt_pipeline_receive(mrt_planning *pl, int op, int saved[2],
+                                mrt_error *err);
+void mrt_pipeline_restore(mrt_planning *pl, int op, const int saved[2]);
+
 /* The order the walk plans the ops in when pipelined ([nops], a
  * permutation of 0 .. nops - 1, malloc'd; the caller frees it), from
  * the stages and virtual stages of the ops (op_stage, op_chunk) and the
  * schedule of pp (pipeline_order.c); NULL and an error when out of
- * memory. */
+ * memory, or when the schedule does not fit the stages (MRT_E_SPEC at
+ * train:'s schedule: interleaved with microbatches not a multiple of the
+ * stages, virtual stages without interleaved). */
 int *mrt_pipeline_op_order(const mrt_spec *s, const mrt_plan_pipeline *pp,
                            const int *op_stage, const int *op_chunk,
                            mrt_error *err);
@@ -261,6 +284,15 @@ void mrt_cheapest_memo_destroy(struct mrt_cheapest_memo *m);
  * unless may_defer). */
 mrt_status mrt_lower_local(mrt_planning *pl, int op, const mrt_layout *home,
                            int allreduce_only, int may_defer, mrt_error *err);
+/* regather.c: for each op of s, the parameter with reshard_after_forward
+ * that no backward op reads and that the op (the first to make a piece
+ * of its gradient) gathers again, or -1; NULL when there is none, or
+ * when out of memory (*nomem set).  The caller frees it. */
+int *mrt_regather_table(const mrt_spec *s, int *nomem);
+/* Under the pinned strategy, emits op's second gather of its parameter
+ * (FSDP's, into the layout its forward copy had); 0, or -1 when out of
+ * memory. */
+int mrt_regather_emit(mrt_planning *pl, int op);
 /* CHEAPEST: tries every lowering (cheapest.c), keeps the cheapest. */
 mrt_status mrt_cheapest_einsum(mrt_planning *pl, int op, const mrt_layout *home,
                                int may_defer, mrt_error *err);

@@ -195,6 +195,8 @@ static int already_moved(const mrt_planning *pl, int op, int from,
         MRT_WORK(1);
         if (x->made_by == st->producer || !mrt_layout_equal(&x->layout, to))
             continue;
+        if (p->pipe.stages > 1 && x->stage != pl->cur_stage)
+            continue; /* another pipeline stage's copy */
         if (again && x->made_by >= 0 &&
             p->op[x->made_by].phase == MRT_PHASE_FORWARD)
             continue;

@@ -85,6 +85,8 @@ static void warn_duplicated_op(sink *k, const mrt_spec *s, const mrt_plan *p,
         if (st->in2 >= 0)
             used |= axes_of(&p->value[st->in2].layout);
         unsigned idle = real_axes(&p->mesh) & ~used;
+        if (p->pipe.stages > 1) /* its ranks hold other layers */
+            idle &= ~(1u << p->pipe.axis);
         for (int a = 0; a < p->mesh.naxes; a++)
             if (idle & (1u << a))
                 warn(

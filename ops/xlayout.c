@@ -145,7 +145,7 @@ int mrt_xlayout_enumerate(const mrt_plan *p, const mrt_xlayout *dims,
     for (int i = 0; i < en.cur.ndims; i++)
         en.cur.naxes[i] = 0;
     for (int a = 0; a < p->mesh.naxes; a++)
-        if (p->mesh.size[a] > 1)
-            en.axes[en.naxes++] = a;
+        if (p->mesh.size[a] > 1 && !(p->pipe.stages > 1 && a == p->pipe.axis))
+            en.axes[en.naxes++] = a; /* (the pipe axis splits no dim) */
     return assign(&en, 0);
 }

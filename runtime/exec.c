@@ -582,6 +582,60 @@ static int progress(mrt_exec *e)
     return rc;
 }
 
+double mrt_exec_stage_scalar(mrt_exec *e, int v, double x)
+{
+    const mrt_plan *p = e->plan;
+    if (p->pipe.stages < 2 || p->value[v].stage < 0)
+        return x;
+    int64_t at[MRT_MAX_AXES] = {0};
+    at[p->pipe.axis] = p->value[v].stage; /* a rank of its stage */
+    MPI_Bcast(&x, 1, MPI_DOUBLE, (int)mrt_mesh_rank(&p->mesh, at),
+              e->comm->world);
+    return x;
+}
+
+/* 1 if this rank stands for step s in the report: at 0 on every axis
+ * but the pipe axis, on the step's stage (a SENDRECV's sender's). */
+static int stands_for(const mrt_exec *e, const mrt_step *s)
+{
+    const mrt_plan *p = e->plan;
+    int stage = s->kind == MRT_STEP_SENDRECV ? s->from_stage : s->stage;
+    for (int a = 0; a < p->mesh.naxes; a++)
+        if (e->comm->coords[a] != (a == p->pipe.axis ? (stage > 0 ? stage : 0)
+                                                     : 0))
+            return 0;
+    return 1;
+}
+
+void mrt_exec_stage_bytes(mrt_exec *e)
+{
+    const mrt_plan *p = e->plan;
+    int n = p->nsteps;
+    if (p->pipe.stages < 2)
+        return;
+    int64_t *mine = calloc(2 * (size_t)n + 1, sizeof *mine);
+    int64_t *all = calloc(2 * (size_t)n + 1, sizeof *all);
+    if (mine && all) {
+        for (int k = 0; k < n; k++)
+            if (stands_for(e, &p->step[k])) {
+                mine[k] = e->step_bytes[k];
+                mine[n + k] = e->step_inter[k];
+            }
+        MPI_Reduce(mine, all, 2 * n, MPI_INT64_T, MPI_SUM, 0, e->comm->world);
+        if (e->comm->rank == 0) {
+            memcpy(e->step_bytes, all, (size_t)n * sizeof *all);
+            memcpy(e->step_inter, all + n, (size_t)n * sizeof *all);
+        }
+    } else { /* the ranks must still meet: rank 0 keeps its own */
+        int64_t none = 0, sink;
+        for (int k = 0; k < 2 * n; k++)
+            MPI_Reduce(&none, &sink, 1, MPI_INT64_T, MPI_SUM, 0,
+                       e->comm->world);
+    }
+    free(mine);
+    free(all);
+}
+
 mrt_status mrt_exec_run(mrt_exec *e, mrt_error *err)
 {
     const mrt_plan *p = e->plan;

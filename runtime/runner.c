@@ -158,6 +158,8 @@ static mrt_status init_inputs(const mrt_spec *s, mrt_exec *e, mrt_error *err)
     for (int i = 0; i < p->ninputs && st == MRT_OK; i++) {
         int t = p->input[i];
         int v = p->tensor_value[t];
+        if (!mrt_value_on_rank(p, v, e->comm->coords))
+            continue; /* another pipeline stage's (its room is ours) */
         st = mrt_shard_init(s, t, &p->value[v].layout, &p->mesh,
                             e->comm->coords, e->buf[v], err);
     }

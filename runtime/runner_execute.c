@@ -80,6 +80,9 @@ static void carry(mrt_exec *e, int from, int to)
 {
     const mrt_plan *p = e->plan;
     int a = p->tensor_value[from], b = p->tensor_value[to];
+    if (!mrt_value_on_rank(p, a, e->comm->coords) ||
+        !mrt_value_on_rank(p, b, e->comm->coords))
+        return; /* another pipeline stage's (its room is this rank's) */
     if (e->buf[a] != e->buf[b]) /* (rounded if the types differ) */
         mrt_kernel_convert(p->value[b].dtype, e->buf[b], p->value[a].dtype,
                            e->buf[a], p->value[b].count);
@@ -104,7 +107,9 @@ static double take_step(mrt_runner *r)
 {
     const mrt_train *tr = &r->spec->train;
     mrt_exec *e = r->exec;
-    double loss = scalar(e, tr->loss, NULL), next[2];
+    double next[2], loss = mrt_exec_stage_scalar(
+                        e, e->plan->tensor_value[tr->loss],
+                        scalar(e, tr->loss, NULL)); /* from its stage */
     for (int k = 0; k < tr->nparams; k++)
         carry(e, tr->updated[k], tr->param[k]);
     for (int k = 0; k < tr->nstate; k++)
@@ -264,6 +269,7 @@ static mrt_status after_runs(mrt_runner *r, const mrt_run_options *opt,
 {
     mrt_status st = MRT_OK;
     mrt_run_measure(r->exec, res);
+    mrt_exec_stage_bytes(r->exec); /* a pipeline's: each stage's figures */
     if (opt->trace)
         st = trace(r, res, opt->trace, err);
     if (st == MRT_OK && opt->verify)

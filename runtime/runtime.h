@@ -233,6 +233,15 @@ mrt_status mrt_exec_create(const mrt_plan *plan, mrt_comm *comm, mrt_exec **out,
 void mrt_exec_destroy(mrt_exec *e);
 /* Runs every step once. */
 mrt_status mrt_exec_run(mrt_exec *e, mrt_error *err);
+/* x, this rank's copy of scalar value v (the loss), as the stage that
+ * holds v has it: broadcast from a rank of that stage when pipelined
+ * (a collective call then); else x. */
+double mrt_exec_stage_scalar(mrt_exec *e, int v, double x);
+/* A pipeline's report (collective; nothing otherwise): rank 0's bytes
+ * of each step become those of the rank that runs it at 0 on every
+ * other axis (the sender of a SENDRECV), as the plan's step figures
+ * are; each rank has checked its own against the plan before. */
+void mrt_exec_stage_bytes(mrt_exec *e);
 
 /* ---- alltoall_group.c ---- */
 /* Runs an ALLTOALL_GROUP step (one MPI_Alltoallw); MPI's error code. */

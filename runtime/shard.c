@@ -5,7 +5,8 @@
  * softmax and dropout; a .npy file is read whole and the
  * rank's block copied out, only while it is still the file the loader
  * checked: mrt_npy_read_same), and gathering shards back into the full
- * tensor on rank 0 for --verify and --save.
+ * tensor on rank 0 for --verify and --save.  In a pipeline only the
+ * ranks of the stage that holds a value send it (rank 0 may hold none).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -44,14 +45,15 @@ static double indexed_value(const mrt_spec_tensor *st, uint64_t gi, int64_t q,
 /* Walks the shard's elements in row-major order with their global flat
  * index (and, for a causal mask, their global coordinates along its two
  * dims), for the index-defined inits. */
-static void fill_indexed(const mrt_spec_tensor *st, const int64_t local[],
-                         const int64_t off[], mrt_dtype t, void *buf)
+static void fill_indexed(const mrt_spec_tensor *st, const int64_t size[],
+                         const int64_t local[], const int64_t off[],
+                         mrt_dtype t, void *buf)
 {
     const mrt_layout *l = &st->layout;
     int64_t gstride[MRT_MAX_DIMS], g = 1, count = 1;
     for (int i = l->ndims - 1; i >= 0; i--) {
         gstride[i] = g;
-        g *= l->size[i];
+        g *= size[i];
         count *= local[i];
     }
     int causal = st->init == MRT_INIT_CAUSAL;
@@ -70,8 +72,9 @@ static void fill_indexed(const mrt_spec_tensor *st, const int64_t local[],
 }
 
 static mrt_status fill_from_file(const mrt_spec *s, const mrt_spec_tensor *st,
-                                 const int64_t local[], const int64_t off[],
-                                 void *buf, mrt_error *err)
+                                 const int64_t size[], const int64_t local[],
+                                 const int64_t off[], void *buf,
+                                 mrt_error *err)
 {
     const mrt_npy_header h = st->file_header;
     void *data = NULL;
@@ -86,7 +89,7 @@ static mrt_status fill_from_file(const mrt_spec *s, const mrt_spec_tensor *st,
     int n = st->layout.ndims;
     int64_t zero[MRT_MAX_DIMS] = {0};
     if (h.dtype == mrt_spec_tensor_dtype(s, (int)(st - s->tensor))) {
-        mrt_block_copy(n, local, buf, local, zero, data, st->layout.size, off,
+        mrt_block_copy(n, local, buf, local, zero, data, size, off,
                        (size_t)mrt_dtype_size(h.dtype));
     } else { /* convert the whole file once, then copy the block (a
               * float32 or float64 file into a 16-bit tensor: rounded) */
@@ -98,7 +101,7 @@ static mrt_status fill_from_file(const mrt_spec *s, const mrt_spec_tensor *st,
                                  "out of memory reading the file");
         }
         mrt_kernel_convert(to, conv, h.dtype, data, h.count);
-        mrt_block_copy(n, local, buf, local, zero, conv, st->layout.size, off,
+        mrt_block_copy(n, local, buf, local, zero, conv, size, off,
                        (size_t)mrt_dtype_size(to));
         free(conv);
     }
@@ -115,9 +118,19 @@ mrt_status mrt_shard_init(const mrt_spec *s, int t, const mrt_layout *l,
     mrt_layout_shard_shape_at(l, m, coords, local);
     if (coords)
         mrt_layout_shard_offset(l, m, coords, off);
+    /* a microbatch's input is its rows of the full input (microbatch.c) */
+    int64_t size[MRT_MAX_DIMS];
+    memcpy(size, st->layout.size, sizeof size);
+    int mi = s->train.microbatches > 1 && st->producer < 0
+                 ? mrt_layout_find_dim(&st->layout, s->train.micro_dim)
+                 : -1;
+    if (mi >= 0) {
+        off[mi] += st->micro * size[mi];
+        size[mi] *= s->train.microbatches;
+    }
     if (st->init == MRT_INIT_FILE)
-        return fill_from_file(s, st, local, off, buf, err);
-    fill_indexed(st, local, off, mrt_spec_tensor_dtype(s, t), buf);
+        return fill_from_file(s, st, size, local, off, buf, err);
+    fill_indexed(st, size, local, off, mrt_spec_tensor_dtype(s, t), buf);
     return MRT_OK;
 }
 
@@ -143,7 +156,8 @@ static int receive_shards(mrt_exec *e, int v, char *full)
     for (int r = 0; r < e->comm->size && rc == MPI_SUCCESS; r++) {
         mrt_mesh_coords(&p->mesh, r, coords);
         mrt_layout_shard_offset(l, &p->mesh, coords, off);
-        if (mrt_layout_shard_count_at(l, &p->mesh, coords) == 0)
+        if (mrt_layout_shard_count_at(l, &p->mesh, coords) == 0 ||
+            !mrt_value_on_rank(p, v, coords)) /* another pipeline stage */
             continue;
         mrt_layout_shard_shape_at(l, &p->mesh, coords, local);
         int64_t at = 0;
@@ -171,7 +185,7 @@ static int send_shard(mrt_exec *e, int v)
     mrt_count n;
     int64_t count = mrt_layout_shard_count_at(&p->value[v].layout, &p->mesh,
                                               e->comm->coords);
-    if (count == 0)
+    if (count == 0 || !mrt_value_on_rank(p, v, e->comm->coords))
         return MPI_SUCCESS;
     int rc = mrt_count_make(count, mrt_mpi_type(p->value[v].dtype), MPI_OP_NULL,
                             &n);

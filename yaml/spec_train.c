@@ -19,7 +19,8 @@
 static const char *const train_keys[] = {
     "loss",         "params",   "lr",           "steps", "grads",
     "optimizer",    "betas",    "eps",          "weight_decay",
-    "momentum",     "master_grads", NULL};
+    "momentum",     "master_grads", "microbatches", "microbatch_dim",
+    "schedule",     "virtual_stages", NULL};
 
 /* Room for how the file wrote each name of a list. */
 typedef char mrt_spec_how[MRT_SPEC_QUOTE_MAX + 32];
@@ -82,6 +83,48 @@ static mrt_status one_name(mrt_spec_parser *p, const yaml_node_t *n,
     l->marks[0] = mrt_spec_mark(n);
     l->hows[0] = "'all'";
     return MRT_OK;
+}
+
+/* A name from scalar n (or NULL when n is absent): a mapping or a
+ * sequence is an error about `what`. */
+static mrt_status read_name(mrt_spec_parser *p, const yaml_node_t *n,
+                            const char *what, const char **out)
+{
+    *out = NULL;
+    if (!n)
+        return MRT_OK;
+    if (n->type != YAML_SCALAR_NODE)
+        return mrt_spec_fail(p, n, "%s must be a name", what);
+    *out = mrt_spec_str(n);
+    return MRT_OK;
+}
+
+/* microbatches, microbatch_dim, schedule and virtual_stages (the
+ * builder checks them against the program: microbatch.c). */
+static mrt_status read_pipeline(mrt_spec_parser *p, const yaml_node_t *n,
+                                mrt_ir_train *t, mrt_ir_train_at *at)
+{
+    const yaml_node_t *m = mrt_spec_get(p, n, "microbatches");
+    const yaml_node_t *d = mrt_spec_get(p, n, "microbatch_dim");
+    const yaml_node_t *sc = mrt_spec_get(p, n, "schedule");
+    const yaml_node_t *v = mrt_spec_get(p, n, "virtual_stages");
+    mrt_status st = MRT_OK;
+    at->micro_mark = mrt_spec_mark(m);
+    at->micro_dim_mark = mrt_spec_mark(d);
+    at->schedule_mark = mrt_spec_mark(sc);
+    at->virtual_mark = mrt_spec_mark(v);
+    if (m)
+        st = mrt_spec_count_max(p, m, "the 'microbatches' of 'train'",
+                                MRT_MICROBATCHES_MAX, &t->microbatches);
+    if (!st && v)
+        st = mrt_spec_count_max(p, v, "the 'virtual_stages' of 'train'",
+                                MRT_MICROBATCHES_MAX, &t->virtual_stages);
+    if (!st)
+        st = read_name(p, d, "the 'microbatch_dim' of 'train'",
+                       &t->microbatch_dim);
+    if (!st)
+        st = read_name(p, sc, "the 'schedule' of 'train'", &t->schedule);
+    return st;
 }
 
 /* A number of the optimizer's settings; zero (the builder's "not
@@ -213,6 +256,8 @@ static mrt_status read_train(mrt_spec_parser *p, const yaml_node_t *n,
                                 MRT_TRAIN_STEPS_MAX, &t.steps);
     if (!st)
         st = read_optimizer(p, n, &t, &at);
+    if (!st)
+        st = read_pipeline(p, n, &t, &at);
     return st ? st : mrt_ir_set_train_at(p->ir, &t, &at, p->err);
 }
 
