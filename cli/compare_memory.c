@@ -60,8 +60,9 @@ void mrt_cmp_print_memory(const mrt_cmp_table *t, FILE *f)
             fprintf(f, "  %11" PRId64, m->by_kind[c]);
         fprintf(f, "  %13" PRId64 "  %12" PRId64 "  op %d (%s)%s\n",
                 m->fragmentation, m->peak, m->peak_op,
-                m->phase == 0 ? "forward" : m->phase == 1 ? "backward"
-                                                          : "update",
+                m->phase == 0   ? "forward"
+                : m->phase == 1 ? "backward"
+                                : "update",
                 m->fits ? "" : "  does not fit");
     }
 }
@@ -74,8 +75,7 @@ void mrt_cmp_write_memory_json(const mrt_plan_memory *m, FILE *f)
                 mrt_memory_kind_name((mrt_memory_kind)c), m->by_kind[c]);
     fprintf(f,
             "\"fragmentation\": %" PRId64 ", \"peak\": %" PRId64
-            ", \"peak_op\": %d, \"device_memory\": %" PRId64
-            ", \"fits\": %s}",
+            ", \"peak_op\": %d, \"device_memory\": %" PRId64 ", \"fits\": %s}",
             m->fragmentation, m->peak, m->peak_op, m->device_memory,
             m->fits ? "true" : "false");
 }

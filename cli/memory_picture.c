@@ -23,10 +23,13 @@
 #define BAR 60 /* characters for the largest total */
 
 static const char letter[NK] = {'P', 'G', 'O', 'A', 'C', 'T', 'W'};
-static const char *const what[NK] = {
-    "parameters", "gradients",         "optimizer state",
-    "activations", "communication buffers", "other (temporaries)",
-    "workspace and MPI scratch"};
+static const char *const what[NK] = {"parameters",
+                                     "gradients",
+                                     "optimizer state",
+                                     "activations",
+                                     "communication buffers",
+                                     "other (temporaries)",
+                                     "workspace and MPI scratch"};
 static const char *const colour[NK] = {"#4e79a7", "#f28e2b", "#e15759",
                                        "#76b7b2", "#59a14f", "#bab0ac",
                                        "#edc948"};

@@ -24,8 +24,8 @@
 
 const char *mrt_memory_kind_name(mrt_memory_kind k)
 {
-    static const char *const name[] = {"params", "grads",       "optimizer",
-                                       "activations", "comm",   "other",
+    static const char *const name[] = {"params",      "grads", "optimizer",
+                                       "activations", "comm",  "other",
                                        "workspace"};
     _Static_assert(sizeof name / sizeof *name == MRT_MEM_KIND_COUNT,
                    "a name per memory kind");
@@ -78,8 +78,7 @@ static char *wanted_tensors(const mrt_spec *s)
 
 /* The kind of value v: read_back[v] is 1 if a backward step reads it. */
 static mrt_memory_kind kind_of(const mrt_plan *p, const mrt_spec *s,
-                               const char *wanted, const char *read_back,
-                               int v)
+                               const char *wanted, const char *read_back, int v)
 {
     const mrt_value *x = &p->value[v];
     if (s->tensor[x->tensor].opt_state) /* its state (and next state) */
@@ -90,8 +89,7 @@ static mrt_memory_kind kind_of(const mrt_plan *p, const mrt_spec *s,
         return x->made_by < 0 ? MRT_MEM_PARAMS : MRT_MEM_COMM;
     if (role >= 0)
         return (mrt_memory_kind)role;
-    int fwd = x->made_by < 0 ||
-              p->op[x->made_by].phase == MRT_PHASE_FORWARD;
+    int fwd = x->made_by < 0 || p->op[x->made_by].phase == MRT_PHASE_FORWARD;
     if (fwd && read_back[v])
         return MRT_MEM_ACTIVATIONS;
     if (x->def >= 0 && mrt_step_is_collective(p->step[x->def].kind) &&

@@ -43,9 +43,8 @@ static int overlap(const mrt_plan *p, const int *last, int a, int b)
 
 /* The offset for item it, given the items placed[0..n) sorted by offset
  * (off[v]). */
-static int64_t best_gap(const mrt_plan *p, const int *last,
-                        const pack_item *it, const pack_item *placed, int n,
-                        const int64_t *off)
+static int64_t best_gap(const mrt_plan *p, const int *last, const pack_item *it,
+                        const pack_item *placed, int n, const int64_t *off)
 {
     int64_t end = 0, best = -1, best_gap = INT64_MAX;
     for (int k = 0; k < n; k++) {

@@ -131,8 +131,7 @@ static void json_kinds(const int64_t v[NK], FILE *f)
     fputc('}', f);
 }
 
-static void json_timeline(const mrt_plan *p, const int64_t (*rows)[NK],
-                          FILE *f)
+static void json_timeline(const mrt_plan *p, const int64_t (*rows)[NK], FILE *f)
 {
     fputs("{\"columns\": [\"op\"", f);
     for (int c = 0; c < NK; c++)
@@ -162,14 +161,11 @@ void mrt_memory_print_json(const mrt_plan *p, FILE *f)
     fprintf(f,
             "{\"peak\": %" PRId64 ", \"live_peak\": %" PRId64
             ", \"fragmentation\": %" PRId64 ", \"packing\": %" PRId64
-            ", \"arena\": %" PRId64
-            ", \"values_peak\": %" PRId64
+            ", \"arena\": %" PRId64 ", \"values_peak\": %" PRId64
             ", \"peak_step\": %d, \"peak_op\": %d, \"peak_user_op\": %d, "
             "\"peak_tensor\": ",
             m.peak, m.live_peak, m.fragmentation, m.packing, m.arena,
-            m.values_peak,
-            m.peak_step,
-            m.peak_op, m.user);
+            m.values_peak, m.peak_step, m.peak_op, m.user);
     mrt_json_string(f, m.peak_op >= 0 ? mrt_plan_op_name(p, m.peak_op) : "");
     fprintf(f, ", \"device_memory\": %" PRId64 ", \"fits\": %s",
             m.device_memory, m.fits ? "true" : "false");

@@ -70,7 +70,7 @@ static int64_t row_sum(const int64_t row[NK])
 mrt_status mrt_memory_walk_plan(const mrt_plan *p, int stage,
                                 mrt_memory_walk *w)
 {
-    int64_t (*delta)[NK] = calloc((size_t)p->nsteps + 2, sizeof *delta);
+    int64_t(*delta)[NK] = calloc((size_t)p->nsteps + 2, sizeof *delta);
     if (!delta)
         return MRT_E_NOMEM;
     fill_deltas(p, stage, delta);
@@ -146,7 +146,8 @@ mrt_status mrt_plan_get_memory(const mrt_plan *plan, int stage,
         return mrt_error_set(err, MRT_E_USAGE, "", (mrt_mark){0},
                              "mrt_plan_get_memory: argument 'stage': %d "
                              "(the plan has %d pipeline stages; -1: all)",
-                             stage, plan->pipe.stages < 2 ? 0 : plan->pipe.stages);
+                             stage,
+                             plan->pipe.stages < 2 ? 0 : plan->pipe.stages);
     mrt_memory_walk w = {0};
     int all = stage < 0; /* a pipeline's rank: its busiest stage's */
     if (all && plan->pipe.stages > 1)

@@ -51,10 +51,9 @@ static void check_arena(const mrt_plan *p, const char *what)
             if (!yb || x->def > y->last_use || y->def > x->last_use ||
                 y->alias_of == a + 1 || x->alias_of == b + 1)
                 continue; /* an in-place update shares its buffer */
-            ck_assert_msg(x->offset + xb <= y->offset ||
-                              y->offset + yb <= x->offset,
-                          "%s: values %d and %d live together and overlap",
-                          what, a, b);
+            ck_assert_msg(
+                x->offset + xb <= y->offset || y->offset + yb <= x->offset,
+                "%s: values %d and %d live together and overlap", what, a, b);
         }
         ck_assert_msg(x->offset + xb <= p->arena_bytes, "%s: past the arena",
                       what);
