@@ -112,6 +112,9 @@ const mrt_cli_option mrt_cli_options[] = {
      "makes from LAYOUT ('{batch: data}' as in the spec,\n"
      "or an alternative's name) to the --to one"},
     {"to", 't', "LAYOUT", MRT_CLI_SHOW, "where --from moves the tensor to"},
+    {"schedule", 'g', NULL, MRT_CLI_SHOW,
+     "the pipeline's schedule instead: time x stage,\n"
+     "each microbatch's forward and backward, the bubble"},
     {"explain", 'E', NULL, MRT_CLI_PLAN,
      "also list the alternatives weighed for each op"},
     {"exhaustive", 'Z', NULL, MRT_CLI_SEARCH,
@@ -482,6 +485,7 @@ static int take_plain(int c, mrt_cli_args *a)
     case 'l': a->timeline = 1; break;
     case 'a': a->ascii = 1; break;
     case 'p': a->steps = 1; break;
+    case 'g': a->schedule = 1; break;
     case 'f': a->from = optarg; break;
     case 't': a->to = optarg; break;
     case 'J': a->json_file = optarg; break;
@@ -500,6 +504,23 @@ static int take_plain(int c, mrt_cli_args *a)
     default: return 0;
     }
     return 1;
+}
+
+/* --max-memory and --device-memory: sizes in bytes. */
+static mrt_status take_size(int c, mrt_cli_args *a, mrt_error *err)
+{
+    if (c == 'X' && !(a->max_memory = parse_bytes(optarg)))
+        return usage_error(err, a->cmd,
+                           "--max-memory needs a "
+                           "positive number of bytes (e.g. 512M), "
+                           "not '%s'",
+                           optarg);
+    if (c == 'd' && mrt_parse_bytes(optarg, &a->plan.device_memory))
+        return usage_error(err, a->cmd,
+                           "--device-memory needs a size in bytes "
+                           "(e.g. 80GB, 80GiB or 85899345920), not '%s'",
+                           optarg);
+    return MRT_OK;
 }
 
 /* The value of option c (accepted by a->cmd, not a plain one), checked,
@@ -529,20 +550,7 @@ static mrt_status take_checked(int c, mrt_cli_args *a, mrt_error *err)
                                optarg);
         break;
     case 'X':
-        if (!(a->max_memory = parse_bytes(optarg)))
-            return usage_error(err, a->cmd,
-                               "--max-memory needs a "
-                               "positive number of bytes (e.g. 512M), "
-                               "not '%s'",
-                               optarg);
-        break;
-    case 'd':
-        if (mrt_parse_bytes(optarg, &a->plan.device_memory))
-            return usage_error(err, a->cmd,
-                               "--device-memory needs a size in bytes "
-                               "(e.g. 80GB, 80GiB or 85899345920), not '%s'",
-                               optarg);
-        break;
+    case 'd': return take_size(c, a, err);
     case 'N': {
         long n = strtol(optarg, &end, 10);
         if (*end || end == optarg || n < 1 || n > 1000)

@@ -46,6 +46,7 @@ typedef struct mrt_cli_args {
     const char *activations; /* search --activations NAME,...|all, or NULL */
     const char *html;        /* compare --html FILE, or NULL */
     int ascii, steps;        /* show --ascii, --steps */
+    int schedule;            /* show --schedule */
     int by_kind;             /* compare --by-kind: memory by kind */
     int timeline;            /* plan --timeline: the memory picture */
     const char *from, *to;   /* show --from LAYOUT --to LAYOUT, or NULL */
@@ -199,6 +200,8 @@ void mrt_cmp_print_text(const mrt_cmp_table *t, FILE *f);
  * and the line under the table naming the rows that do not fit. */
 void mrt_cmp_print_memory(const mrt_cmp_table *t, FILE *f);
 void mrt_cmp_print_fits(const mrt_cmp_table *t, FILE *f);
+/* A row's "memory" object of compare --json. */
+void mrt_cmp_write_memory_json(const mrt_plan_memory *m, FILE *f);
 void mrt_cmp_write_csv(FILE *f, const void *table);
 void mrt_cmp_write_json(FILE *f, const void *table);
 void mrt_cmp_write_svg(FILE *f, const void *table);

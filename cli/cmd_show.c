@@ -5,7 +5,8 @@
  * parameters and data); a named op result is shown as its op leaves it
  * (a pending sum, when the planner keeps one for the consumer).
  * --steps shows every layout the plan gives each tensor, in step order;
- * --from and --to picture the move between two layouts (show_move.c).
+ * --from and --to picture the move between two layouts (show_move.c);
+ * --schedule a pipelined plan's schedule (show_schedule.c).
  * Text on the standard output (Unicode box drawing, or --ascii), and
  * --svg FILE the same pictures as SVG, written atomically.
  */
@@ -128,10 +129,18 @@ int mrt_cli_show(const mrt_cli_args *a)
     mrt_status st = mrt_cli_load(a, &spec, &plan, &err);
     if (st == MRT_OK)
         st = check_names(a, plan, &err);
+    if (st == MRT_OK && a->schedule && !mrt_plan_get_schedule(plan))
+        st = mrt_cli_error(&err, MRT_E_USAGE, a->spec,
+                           "the plan has no pipeline to show (a pipeline "
+                           "splits a repeated block's dim over a mesh axis: "
+                           "docs/spec.md, \"Pipelines\")");
     if (st != MRT_OK)
         mrt_cli_print_error(&err);
     else {
-        show_all(&page, a, plan);
+        if (a->schedule)
+            mrt_show_schedule(&page, mrt_plan_get_schedule(plan));
+        else
+            show_all(&page, a, plan);
         st = mrt_show_output(a, &page);
     }
     mrt_draw_page_free(&page);

@@ -3,7 +3,8 @@
  * the layouts whose peak is over the device memory (--device-memory, or
  * the machine profile's device_memory:), and with --by-kind a table of
  * each layout's peak memory per rank split by kind (meshrt.h's
- * mrt_plan_memory: the kinds and the fragmentation add up to the peak).
+ * mrt_plan_memory: the kinds and the fragmentation add up to the peak);
+ * the same as each row's "memory" in compare --json.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -63,4 +64,18 @@ void mrt_cmp_print_memory(const mrt_cmp_table *t, FILE *f)
                                                           : "update",
                 m->fits ? "" : "  does not fit");
     }
+}
+
+void mrt_cmp_write_memory_json(const mrt_plan_memory *m, FILE *f)
+{
+    fputc('{', f);
+    for (int c = 0; c < MRT_MEM_KIND_COUNT; c++)
+        fprintf(f, "\"%s\": %" PRId64 ", ",
+                mrt_memory_kind_name((mrt_memory_kind)c), m->by_kind[c]);
+    fprintf(f,
+            "\"fragmentation\": %" PRId64 ", \"peak\": %" PRId64
+            ", \"peak_op\": %d, \"device_memory\": %" PRId64
+            ", \"fits\": %s}",
+            m->fragmentation, m->peak, m->peak_op, m->device_memory,
+            m->fits ? "true" : "false");
 }

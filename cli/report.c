@@ -384,13 +384,15 @@ void mrt_cmp_write_json(FILE *f, const void *table)
                 ", \"messages\": %" PRId64 ", \"collectives\": %" PRId64
                 ", \"flops\": %s,\n   \"comm_time_s\": %s"
                 ", \"compute_time_s\": %s, \"time_s\": %s"
-                ", \"peak_memory\": %" PRId64 ",\n   \"phases\": {",
+                ", \"peak_memory\": %" PRId64 ",\n   \"memory\": ",
                 x->comm_bytes, MRT_CLI_JSON_NUM("%.17g", x->wire_bytes),
                 x->messages, x->collectives,
                 MRT_CLI_JSON_NUM("%.17g", x->flops),
                 MRT_CLI_JSON_NUM("%.9g", x->comm_time_s),
                 MRT_CLI_JSON_NUM("%.9g", x->compute_time_s),
                 MRT_CLI_JSON_NUM("%.9g", x->time_s), x->peak_memory);
+        mrt_cmp_write_memory_json(&row->memory, f);
+        fputs(",\n   \"phases\": {", f);
         static const char *const phase[] = {"forward", "backward", "update"};
         for (int ph = 0; ph < 3; ph++)
             fprintf(f,

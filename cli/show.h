@@ -27,6 +27,9 @@ int mrt_show_value(mrt_draw_page *page, const mrt_plan *plan, int v,
 struct mrt_cli_args;
 mrt_status mrt_show_output(const struct mrt_cli_args *a,
                            const mrt_draw_page *page);
+/* The picture of a pipeline's schedule s on page (show_schedule.c):
+ * its figures, then a grid of time x stage.  -1 when out of memory. */
+int mrt_show_schedule(mrt_draw_page *page, const mrt_schedule *s);
 /* show --from LAYOUT --to LAYOUT TENSOR (show_move.c); the exit code. */
 int mrt_show_move(const struct mrt_cli_args *a);
 

@@ -117,6 +117,7 @@ static const usage_text usage[] = {
      "                        [--layout NAME] [--steps] [--ascii] [--svg FILE]\n"
      "       meshrt show SPEC TENSOR --from LAYOUT --to LAYOUT [--ascii]\n"
      "                        [--svg FILE]\n"
+     "       meshrt show SPEC --schedule [--layout NAME] [--ascii] [--svg FILE]\n"
      "\n"
      "Draws how each TENSOR (default: every input) is spread over the mesh,\n"
      "as planned (no MPI): its blocks, a grid over its last two dims (one\n"
@@ -127,7 +128,10 @@ static const usage_text usage[] = {
      "over which it is a pending sum (+: each rank holds an addend).  An op\n"
      "result is shown as its op leaves it.  With --from and --to, the move\n"
      "the planner makes between two layouts: each collective, its axes and\n"
-     "bytes per rank, between the pictures before and after.\n",
+     "bytes per rank, between the pictures before and after.  With\n"
+     "--schedule, a pipelined plan's schedule: a row per stage, a column per\n"
+     "span of time (to scale in SVG), each microbatch's forward (F3),\n"
+     "backward (B3) and weight gradient (W3, zero_bubble), . for idle.\n",
      NULL},
     {"calibrate",
      "usage: mpirun -n P meshrt calibrate [--mesh AXIS=N,...] [--out FILE]\n"

@@ -506,6 +506,11 @@ typedef struct mrt_ir_alternative {
     int pin; /* nonzero: pinned (YAML's pin: true): planned as
                 MRT_PLANNER_RULES plans, unless the meshtf planner
                 is asked for */
+    const char *schedule;   /* its pipeline schedule ("gpipe", "1f1b",
+                               "interleaved", "zero_bubble"), NULL:
+                               mrt_ir_train's */
+    int64_t virtual_stages; /* its virtual stages per stage, 0:
+                               mrt_ir_train's */
     /* YAML's `recompute:`: blocks whose activations this alternative
      * recomputes (mrt_ir_block_recompute), besides those the program
      * recomputes already: every block (recompute_all), or the blocks
@@ -679,6 +684,50 @@ MRT_API int mrt_plan_find_value(const mrt_plan *plan, const char *name);
 MRT_API mrt_status mrt_plan_get_shard(const mrt_plan *plan, int i, int64_t rank,
                                       int64_t start[], int64_t extent[],
                                       mrt_error *err);
+/* ---- pipeline schedules ------------------------------------------- */
+
+/* A pipeline's schedule (ops/schedule.h): for each of its stages, the
+ * slots it runs in order, each one microbatch's forward (F), backward (B)
+ * or weight gradient (W, zero_bubble only) through one chunk (virtual
+ * stage), with the start and end times of a replay. */
+typedef struct mrt_schedule mrt_schedule;
+typedef struct mrt_schedule_info {
+    const char *kind; /* "gpipe", "1f1b", "interleaved", "zero_bubble"
+                         (static) */
+    int stages, virtual_stages, microbatches;
+    int slots;              /* per stage */
+    double makespan_s;      /* the replay's */
+    double bubble_fraction; /* the busiest stage's idle over busy time */
+    int busiest;            /* that stage */
+} mrt_schedule_info;
+typedef struct mrt_schedule_slot_info {
+    int stage, chunk, micro;
+    char phase; /* 'F', 'B' or 'W' */
+    double start_s, end_s;
+} mrt_schedule_slot_info;
+/* The schedule kind (a name above) for `stages` stages, virtual_stages
+ * per stage (1 but with interleaved) and microbatches (a multiple of the
+ * stages with interleaved), replayed with every slot 1 s long and no
+ * transfer time (the textbook picture), into *out (the caller's:
+ * mrt_schedule_destroy).  MRT_E_USAGE for a bad argument. */
+MRT_API mrt_status mrt_schedule_create(const char *kind, int stages,
+                                       int virtual_stages, int microbatches,
+                                       mrt_schedule **out, mrt_error *err);
+MRT_API void mrt_schedule_destroy(mrt_schedule *s);
+/* The schedule a pipelined plan runs, replayed with its modeled times
+ * (owned by the plan); NULL for a plan with no pipeline, or NULL. */
+MRT_API const mrt_schedule *mrt_plan_get_schedule(const mrt_plan *plan);
+/* s as a whole into *out (zeros for a NULL s). */
+MRT_API void mrt_schedule_get_info(const mrt_schedule *s,
+                                   mrt_schedule_info *out);
+/* Stage `stage`'s i-th slot (0 <= i < slots) into *out; MRT_E_USAGE for a
+ * NULL argument or one out of range. */
+MRT_API mrt_status mrt_schedule_get_slot(const mrt_schedule *s, int stage,
+                                         int i, mrt_schedule_slot_info *out,
+                                         mrt_error *err);
+/* The most (chunk, microbatch) activations in flight on stage `stage`
+ * (forward run, last backward not yet); -1 for a bad argument. */
+MRT_API int mrt_schedule_in_flight(const mrt_schedule *s, int stage);
 
 /* ---- memory by kind (ops/memory_kind.c, ops/memory_timeline.c) ---- */
 

@@ -243,6 +243,13 @@ mrt_status mrt_ir_check_causal_op(mrt_ir_call *c, const mrt_ir_op *o,
 /* dropout's p into u->c and its seed into u->seed. */
 mrt_status mrt_ir_check_dropout(mrt_ir_call *c, const mrt_ir_op *o,
                                 const mrt_ir_op_at *at, mrt_user_op *u);
+/* ---- build_labels.c: the cross-entropy's integer labels ----------- */
+
+/* The labels u->in[1] of softmax_cross_entropy u (integer labels, u->dim
+ * its class dim) are classes: its init makes, or its file holds, only
+ * labels in [0, the dim's size); the error at the tensor's init. */
+mrt_status mrt_ir_check_labels(mrt_ir_call *c, const mrt_user_op *u);
+
 /* A tensor's causal init (d->causal, marks in at) into t, its dims set. */
 mrt_status mrt_ir_check_causal_init(mrt_ir_call *c, const mrt_ir_tensor *d,
                                     const mrt_ir_tensor_at *at,
@@ -309,6 +316,8 @@ typedef struct mrt_ir_alternative_at {
     const mrt_ir_alt_entry_at *tensors; /* [ntensors] */
     const mrt_ir_alt_entry_at *ops;     /* [nops] */
     const mrt_error *broken;
+    mrt_mark schedule_mark, virtual_mark; /* its schedule: and
+                                             virtual_stages: */
     mrt_mark recompute_mark;          /* `recompute:` */
     const mrt_mark *recompute_marks;  /* [nrecompute] its names */
     mrt_mark zero_mark, zero_stage_mark; /* `zero:` and its stage */

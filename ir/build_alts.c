@@ -503,6 +503,32 @@ static mrt_status new_alt(mrt_ir_call *c, const char *name, mrt_mark at,
     return MRT_OK;
 }
 
+/* The alternative's own schedule: and virtual_stages: (train:'s when
+ * not given). */
+static mrt_status alt_schedule(mrt_ir_call *c, mrt_spec_layout *l,
+                               const mrt_ir_alternative *a,
+                               const mrt_ir_alternative_at *at)
+{
+    l->schedule = -1;
+    l->schedule_mark = a->schedule ? at->schedule_mark : at->virtual_mark;
+    mrt_ir_at(c, "schedule", &at->schedule_mark);
+    if (a->schedule &&
+        (l->schedule = mrt_schedule_kind_find(a->schedule)) < 0)
+        return mrt_ir_fail(c, MRT_E_SPEC,
+                           "unknown schedule '%s' of layout '%s' (expected: "
+                           "gpipe, 1f1b, interleaved, zero_bubble)",
+                           a->schedule, a->name);
+    mrt_ir_at(c, "virtual_stages", &at->virtual_mark);
+    if (a->virtual_stages < 0 || a->virtual_stages > MRT_MICROBATCHES_MAX)
+        return mrt_ir_fail(c, MRT_E_SPEC,
+                           "the virtual stages of layout '%s' must be from "
+                           "1 to %d",
+                           a->name, MRT_MICROBATCHES_MAX);
+    l->virtual_stages = (int)a->virtual_stages;
+    mrt_ir_at(c, "alt", NULL);
+    return MRT_OK;
+}
+
 mrt_status mrt_ir_add_alternative_at(mrt_ir *ir, const mrt_ir_alternative *a,
                                      const mrt_ir_alternative_at *at,
                                      mrt_error *err)
@@ -521,6 +547,9 @@ mrt_status mrt_ir_add_alternative_at(mrt_ir *ir, const mrt_ir_alternative *a,
     if (st)
         return mrt_ir_end(&c, st, err);
     l->pin = a->pin != 0;
+    st = alt_schedule(&c, l, a, at);
+    if (st)
+        return mrt_ir_end(&c, st, err);
     if (at->broken) { /* its form, found by the front end */
         c.e = *at->broken;
         c.worded = 1;

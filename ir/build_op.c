@@ -276,6 +276,9 @@ static mrt_status op_params(mrt_ir_call *c, const mrt_ir_op *o,
         return st;
     if (u->nin > 1 && (st = op_pair(c, at, u)))
         return st;
+    if (u->kind == MRT_U_SOFTMAX_CE && u->labels &&
+        (st = mrt_ir_check_labels(c, u)))
+        return st;
     if (u->kind == MRT_U_EMBEDDING && (st = op_embedding(c, at, u)))
         return st;
     return op_int_inputs(c, at, u);

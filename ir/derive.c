@@ -399,6 +399,12 @@ mrt_status mrt_spec_derive_alt(const mrt_spec *s, const mrt_spec_layout *l,
         (*out)->mesh_mark = l->mark;
     if (!st)
         (*out)->pinned = l->pin;
+    if (!st && l->schedule >= 0)
+        (*out)->train.schedule = (mrt_schedule_kind)l->schedule;
+    if (!st && l->virtual_stages > 0)
+        (*out)->train.virtual_stages = l->virtual_stages;
+    if (!st && (l->schedule >= 0 || l->virtual_stages > 0))
+        (*out)->train.schedule_mark = l->schedule_mark;
     for (int e = 0; !st && e < l->nentries; e++)
         if (l->entry[e].kind == MRT_ALT_RESHARD)
             (*out)->tensor[l->entry[e].tensor].reshard = 1;

@@ -26,8 +26,10 @@
  *   mse(p, t)         out = Σ (p - t)² / n
  *   softmax_cross_entropy(x, t, d)
  *                     z = x - max_d x;  lse = log Σ_d exp z;
- *                     out = Σ (lse - Σ_d t·z) / n   (t one-hot; integer
- *                     labels are made one-hot first)
+ *                     out = Σ (lse - Σ_d t·z) / n   (t one-hot); with
+ *                     integer labels t, picked = z at t (a GATHER along d,
+ *                     whose gradient is a SCATTER_ADD: no one-hot tensor),
+ *                     out = Σ (lse - picked) / n
  *   embedding(table, ids, vocab)
  *                     one GATHER: out[b.., d..] = table[ids[b..], d..]
  *
@@ -316,19 +318,17 @@ static mrt_status cross_entropy(mrt_user_op *u)
     mrt_status st = MRT_OK;
     const mrt_spec *s = u->s;
     int x = u->in[0], t = u->in[1], rest[MRT_MAX_DIMS], nr;
-    int dims[MRT_MAX_DIMS], nd = s->tensor[x].layout.ndims;
-    memcpy(dims, s->tensor[x].layout.dim, sizeof dims);
     dims_without(s, x, u->dim, rest, &nr);
     int z, e, sum = exp_sum(u, &z, &e, &st);
     int lse = map1(u, MRT_MAP_LOG, 0, sum, tmp(u, "lse", rest, nr, &st), &st);
-    if (u->labels) {
-        int hot = tmp(u, "one_hot", dims, nd, &st);
-        t = emit(u, MRT_OP_MAP, MRT_MAP_ONE_HOT, 0, t, -1, hot, &st);
-        if (t >= 0)
-            u->s->op[u->s->nops - 1].from_dim = u->dim;
-    }
-    int picked = emit(u, MRT_OP_EINSUM, MRT_MAP_COPY, 0, t, z,
-                      tmp(u, "picked", rest, nr, &st), &st);
+    /* integer labels: z at the label, a GATHER along d (from_dim: the
+     * dims the labels share with z are walked together); its gradient is
+     * a SCATTER_ADD into d, so no one-hot [.., d] is ever made */
+    int picked = u->labels
+                     ? emit(u, MRT_OP_GATHER, MRT_MAP_COPY, 0, z, t,
+                            tmp(u, "picked", rest, nr, &st), &st)
+                     : emit(u, MRT_OP_EINSUM, MRT_MAP_COPY, 0, t, z,
+                            tmp(u, "picked", rest, nr, &st), &st);
     int nll = map2(u, MRT_MAP_SUB, lse, picked, tmp(u, "nll", rest, nr, &st),
                    &st);
     mean(u, nll, NULL, 0, "mean", -3, &st);

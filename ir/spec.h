@@ -152,6 +152,9 @@ typedef struct mrt_spec_layout {
     mrt_rule *entry_rules;     /* [nentries * ndims], owned */
     /* pin: true: planned pinned (mrt_spec.pinned) */
     int pin;
+    int schedule;       /* its pipeline schedule, -1: train:'s */
+    int virtual_stages; /* 0: train:'s */
+    mrt_mark schedule_mark; /* where schedule: (else virtual_stages:) is */
     unsigned char *recompute; /* [nblocks], owned, or NULL: the blocks its
                                  `recompute:` recomputes (besides the
                                  spec's own) */

@@ -21,39 +21,36 @@
 
 typedef struct pack_item {
     int v;
+    int life; /* last use - def */
     int64_t size;
 } pack_item;
-
-static const mrt_plan *sort_plan; /* qsort's context (one thread plans) */
 
 static int cmp_item(const void *x, const void *y)
 {
     const pack_item *a = x, *b = y;
     if (a->size != b->size)
         return a->size > b->size ? -1 : 1;
-    const mrt_value *va = &sort_plan->value[a->v], *vb = &sort_plan->value[b->v];
-    int la = va->last_use - va->def, lb = vb->last_use - vb->def;
-    if (la != lb)
-        return la > lb ? -1 : 1;
+    if (a->life != b->life)
+        return a->life > b->life ? -1 : 1;
     return (a->v > b->v) - (a->v < b->v);
 }
 
-static const int *sort_last; /* a value's last use, its aliases' too */
-
-static int overlap(const mrt_plan *p, int a, int b)
+/* last[v]: v's last use, or its in-place successors' when later. */
+static int overlap(const mrt_plan *p, const int *last, int a, int b)
 {
-    return p->value[a].def <= sort_last[b] && p->value[b].def <= sort_last[a];
+    return p->value[a].def <= last[b] && p->value[b].def <= last[a];
 }
 
-/* The offset for item it, given the placed items placed[0..n) sorted by
- * offset (off[v]). */
-static int64_t best_gap(const mrt_plan *p, const pack_item *it,
-                        const pack_item *placed, int n, const int64_t *off)
+/* The offset for item it, given the items placed[0..n) sorted by offset
+ * (off[v]). */
+static int64_t best_gap(const mrt_plan *p, const int *last,
+                        const pack_item *it, const pack_item *placed, int n,
+                        const int64_t *off)
 {
     int64_t end = 0, best = -1, best_gap = INT64_MAX;
     for (int k = 0; k < n; k++) {
         const pack_item *q = &placed[k];
-        if (!overlap(p, it->v, q->v))
+        if (!overlap(p, last, it->v, q->v))
             continue;
         int64_t gap = off[q->v] - end;
         if (gap >= it->size && gap < best_gap) {
@@ -93,14 +90,13 @@ int64_t mrt_memory_pack(const mrt_plan *p, int64_t align, int64_t *off)
         int64_t b = p->value[v].count * p->value[v].elsize;
         off[v] = 0;
         if (b > 0 && !p->value[v].alias_of)
-            item[n++] = (pack_item){v, (b + align - 1) / align * align};
+            item[n++] = (pack_item){v, last[v] - p->value[v].def,
+                                    (b + align - 1) / align * align};
     }
-    sort_last = last;
-    sort_plan = p;
     qsort(item, (size_t)n, sizeof *item, cmp_item);
     int64_t arena = 0;
     for (int i = 0; i < n; i++) {
-        int64_t at = best_gap(p, &item[i], placed, i, off);
+        int64_t at = best_gap(p, last, &item[i], placed, i, off);
         off[item[i].v] = at;
         int k = i; /* insert by offset */
         while (k > 0 && off[placed[k - 1].v] > at) {

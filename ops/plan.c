@@ -24,6 +24,7 @@ void mrt_plan_destroy(mrt_plan *p)
     free(p->op);
     free(p->output);
     free(p->alt);
+    mrt_schedule_destroy(p->schedule);
     free(p);
 }
 

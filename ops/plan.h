@@ -287,6 +287,8 @@ struct mrt_plan {
     int64_t device_memory; /* bytes of one rank's memory (the option's,
                               else the profile's); 0: none given */
     mrt_plan_pipeline pipe; /* pipe.stages < 2: not pipelined */
+    mrt_schedule *schedule; /* a pipelined plan's, replayed with the
+                               modeled times (owned); NULL: none */
 };
 
 /* Fills p->blocks from the plan's steps and spec s (plan_blocks.c);

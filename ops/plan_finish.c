@@ -28,6 +28,7 @@
 #include "kernel_plan.h"
 #include "memory.h"
 #include "planning.h"
+#include "schedule.h"
 
 #define ARENA_ALIGN 64
 
@@ -230,13 +231,14 @@ static mrt_status busiest_stage(mrt_plan *p, mrt_memory_walk *w)
 }
 
 /* First fit, and for a plan of few enough values the packing by size
- * too (memory_pack.c): the smaller arena is kept. */
+ * too (memory_pack.c): the smaller arena is kept.  (Not for a pipeline,
+ * whose stages' values share offsets: each rank holds its own.) */
 static mrt_status pack(mrt_plan *p)
 {
     if (place(p) != MRT_OK)
         return MRT_E_NOMEM;
-    if (p->nvalues > MRT_PACK_MAX_VALUES)
-        return MRT_OK;
+    if (p->nvalues > MRT_PACK_MAX_VALUES || p->pipe.stages > 1)
+        return MRT_OK; /* a pipeline's stages: packed apart by first fit */
     int64_t *off = malloc(((size_t)p->nvalues + 1) * sizeof *off);
     int64_t arena = off ? mrt_memory_pack(p, ARENA_ALIGN, off) : -1;
     if (arena >= 0 && arena < p->arena_bytes) {
@@ -367,6 +369,9 @@ mrt_status mrt_planning_finish(mrt_planning *pl, mrt_error *err)
         lower_bound(p, i);
     }
     totals(p);
+    mrt_status st = mrt_schedule_plan(p, pl->spec, err);
+    if (st != MRT_OK)
+        return st;
     if (!buffers_fit(pl))
         return MRT_OK; /* the build reports the overflow */
     /* The most live bytes at any step (values, the step's workspace,

@@ -22,6 +22,7 @@
 #include "output.h"
 #include "memory.h"
 #include "plan.h"
+#include "schedule.h"
 
 static void json_layout(const mrt_plan *p, const mrt_layout *l, FILE *f)
 {
@@ -239,5 +240,6 @@ void mrt_plan_print_json(const mrt_plan *p, FILE *f)
     fputs("}},\n \"memory\": ", f);
     mrt_memory_print_json(p, f);
     mrt_plan_blocks_json(p, f);
+    mrt_schedule_print_json(p, f);
     fputs("}\n", f);
 }

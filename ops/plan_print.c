@@ -11,6 +11,7 @@
 #include "checked.h"
 #include "memory.h"
 #include "plan.h"
+#include "schedule.h"
 
 /* A modeled time in readable units; a static buffer per call site is
  * enough for one fprintf. */
@@ -616,6 +617,7 @@ void mrt_plan_print(const mrt_plan *p, FILE *f)
     flush(&tx);
     print_totals(p, ncoll, f);
     mrt_memory_print(p, f);
+    mrt_schedule_print(p, f);
 }
 
 void mrt_plan_print_explain(const mrt_plan *p, FILE *f)

@@ -258,6 +258,8 @@ static mrt_status plan_op(mrt_planning *pl, int i, mrt_error *err)
                                                : "einsum";
     for (int k = 0; k < o->nin; k++)
         po->in_value[k] = p->tensor_value[o->in[k]];
+    if (mrt_regather_emit(pl, i) < 0)
+        return mrt_planning_nomem(s, err);
     if (o->kind != MRT_OP_EINSUM && o->kind != MRT_OP_GATHER &&
         o->kind != MRT_OP_SCATTER_ADD)
         st = mrt_lower_local(pl, i, home, pl->strategy == MRT_STRATEGY_MESHTF,
@@ -293,7 +295,8 @@ mrt_status mrt_planning_build(mrt_planning *pl, mrt_strategy strategy,
     if (st == MRT_OK && pl->plan->pipe.stages > 1 &&
         !(order = mrt_pipeline_op_order(pl->spec, &pl->plan->pipe, pl->op_stage,
                                         pl->op_chunk, err)))
-        st = MRT_E_NOMEM;
+        st = err && err->code ? err->code /* a schedule the stages refuse */
+                              : MRT_E_NOMEM;
     for (int i = 0; st == MRT_OK && i < pl->spec->nops; i++)
         st = plan_op(pl, order ? order[i] : i, err);
     free(order);

@@ -42,7 +42,9 @@ mrt_planning *mrt_planning_create(const mrt_spec *s,
     pl->last_value = malloc(((size_t)s->ntensors + 1) * sizeof(int));
     pl->deferrable = deferrable_tensors(s);
     pl->lazy = pl->deferrable ? mrt_lazy_sums(s, pl->deferrable) : NULL;
-    if (!pl->last_value || !pl->deferrable || !pl->lazy) {
+    int nomem;
+    pl->regather = mrt_regather_table(s, &nomem);
+    if (!pl->last_value || !pl->deferrable || !pl->lazy || nomem) {
         mrt_planning_destroy(pl);
         return NULL;
     }
@@ -60,6 +62,7 @@ void mrt_planning_destroy(mrt_planning *pl)
     free(pl->last_value);
     free(pl->deferrable);
     free(pl->lazy);
+    free(pl->regather);
     free(pl->op_stage);
     free(pl->op_chunk);
     free(pl->param_stage);

@@ -57,6 +57,9 @@ typedef struct mrt_planning {
     int *lazy;                      /* [ntensors] 1: under the fixed strategies,
                                  a result left pending for its consumer
                                  (lazy_sum.c) */
+    int *regather;                  /* [nops] the parameter op gathers again
+                                 before it runs (regather.c), or -1; NULL:
+                                 none does */
     struct mrt_cheapest_memo *memo; /* lowerings already found for
                                        identical ops (cheapest.c) */
     struct mrt_relayout_memo *relayout_memo; /* relayouts already found
@@ -119,7 +122,9 @@ void mrt_pipeline_restore(mrt_planning *pl, int op, const int saved[2]);
  * permutation of 0 .. nops - 1, malloc'd; the caller frees it), from
  * the stages and virtual stages of the ops (op_stage, op_chunk) and the
  * schedule of pp (pipeline_order.c); NULL and an error when out of
- * memory. */
+ * memory, or when the schedule does not fit the stages (MRT_E_SPEC at
+ * train:'s schedule: interleaved with microbatches not a multiple of the
+ * stages, virtual stages without interleaved). */
 int *mrt_pipeline_op_order(const mrt_spec *s, const mrt_plan_pipeline *pp,
                            const int *op_stage, const int *op_chunk,
                            mrt_error *err);
@@ -279,6 +284,15 @@ void mrt_cheapest_memo_destroy(struct mrt_cheapest_memo *m);
  * unless may_defer). */
 mrt_status mrt_lower_local(mrt_planning *pl, int op, const mrt_layout *home,
                            int allreduce_only, int may_defer, mrt_error *err);
+/* regather.c: for each op of s, the parameter with reshard_after_forward
+ * that no backward op reads and that the op (the first to make a piece
+ * of its gradient) gathers again, or -1; NULL when there is none, or
+ * when out of memory (*nomem set).  The caller frees it. */
+int *mrt_regather_table(const mrt_spec *s, int *nomem);
+/* Under the pinned strategy, emits op's second gather of its parameter
+ * (FSDP's, into the layout its forward copy had); 0, or -1 when out of
+ * memory. */
+int mrt_regather_emit(mrt_planning *pl, int op);
 /* CHEAPEST: tries every lowering (cheapest.c), keeps the cheapest. */
 mrt_status mrt_cheapest_einsum(mrt_planning *pl, int op, const mrt_layout *home,
                                int may_defer, mrt_error *err);

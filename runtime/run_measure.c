@@ -76,6 +76,28 @@ static mrt_run_overlap measure_overlap(const mrt_exec *e, int runs)
     return o;
 }
 
+/* A pipeline's measured bubble: on each rank, the time of the forward
+ * and backward steps it runs (its span: the steps run back to back, so
+ * the waits of its transfers are the idle time) and of those that are
+ * not transfers (busy); the largest of each over the ranks.  Collective. */
+static void measure_bubble(const mrt_exec *e, mrt_run_result *r)
+{
+    const mrt_plan *p = e->plan;
+    double mine[2] = {0, 0}, most[2];
+    for (int k = 0; k < p->nsteps; k++) {
+        const mrt_step *s = &p->step[k];
+        if (p->op[s->op].phase == MRT_PHASE_UPDATE ||
+            !mrt_step_on_rank(p, s, e->comm->coords))
+            continue;
+        mine[0] += e->step_time[k] / r->runs;
+        if (s->kind != MRT_STEP_SENDRECV)
+            mine[1] += e->step_time[k] / r->runs;
+    }
+    MPI_Allreduce(mine, most, 2, MPI_DOUBLE, MPI_MAX, e->comm->world);
+    r->pipe_span_s = most[0];
+    r->pipe_busy_s = most[1];
+}
+
 void mrt_run_measure(const mrt_exec *e, mrt_run_result *r)
 {
     const mrt_plan *p = e->plan;
@@ -109,4 +131,6 @@ void mrt_run_measure(const mrt_exec *e, mrt_run_result *r)
     MPI_Reduce(mine, r->step_time, n, MPI_DOUBLE, MPI_MAX, 0, w);
     MPI_Reduce(mine + n, r->step_differ, n, MPI_DOUBLE, MPI_SUM, 0, w);
     r->overlap = measure_overlap(e, r->runs);
+    if (p->pipe.stages > 1)
+        measure_bubble(e, r);
 }

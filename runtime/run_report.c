@@ -17,6 +17,7 @@
 #include "calibrate.h"
 #include "output.h"
 #include "run_report.h"
+#include "schedule.h"
 
 static const char *out_name(const mrt_plan *p, int value)
 {
@@ -223,6 +224,22 @@ static void overlap_text(const mrt_run_overlap *o, FILE *f)
             o->exposed * 1e3, o->hidden * 1e3);
 }
 
+/* A pipeline's bubble, measured (run_measure.c) beside the plan's. */
+static void bubble_text(const mrt_exec *e, const mrt_run_result *r, FILE *f)
+{
+    const mrt_plan *p = e->plan;
+    if (p->pipe.stages < 2 || !p->schedule || !(r->pipe_busy_s > 0))
+        return;
+    fprintf(f,
+            "pipeline: bubble measured %.4g%% (forward and backward steps "
+            "%.4f ms per run on the slowest rank, %.4f ms of computing on "
+            "the busiest), modeled %.4g%% with the p2p time hidden, %.4g%% "
+            "with it\n",
+            100 * (r->pipe_span_s - r->pipe_busy_s) / r->pipe_busy_s,
+            r->pipe_span_s * 1e3, r->pipe_busy_s * 1e3,
+            100 * p->pipe.bubble_fraction, 100 * p->schedule->bubble_fraction);
+}
+
 static void report_text(const mrt_spec *s, const mrt_exec *e,
                         const mrt_run_result *r, FILE *f)
 {
@@ -232,6 +249,7 @@ static void report_text(const mrt_spec *s, const mrt_exec *e,
     if (r->profiled) {
         profile_text(e, r, f);
         overlap_text(&r->overlap, f);
+        bubble_text(e, r, f);
     }
 }
 
@@ -326,6 +344,17 @@ static void profile_json(const mrt_exec *e, const mrt_run_result *r, FILE *f)
             "\"inflight_s\": %s, \"exposed_s\": %s, \"hidden_s\": %s}",
             o->count, MRT_JSON_NUM("%.9g", o->inflight),
             MRT_JSON_NUM("%.9g", o->exposed), MRT_JSON_NUM("%.9g", o->hidden));
+    if (p->pipe.stages > 1 && p->schedule && r->pipe_busy_s > 0)
+        fprintf(f,
+                ", \"pipeline\": {\"span_s\": %s, \"busy_s\": %s, "
+                "\"bubble_measured\": %s, \"bubble_fraction\": %s, "
+                "\"bubble_fraction_p2p\": %s}",
+                MRT_JSON_NUM("%.9g", r->pipe_span_s),
+                MRT_JSON_NUM("%.9g", r->pipe_busy_s),
+                MRT_JSON_NUM("%.9g", (r->pipe_span_s - r->pipe_busy_s) /
+                                         r->pipe_busy_s),
+                MRT_JSON_NUM("%.9g", p->pipe.bubble_fraction),
+                MRT_JSON_NUM("%.9g", p->schedule->bubble_fraction));
 }
 
 static void report_json(const mrt_spec *s, const mrt_exec *e,

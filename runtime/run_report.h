@@ -38,6 +38,12 @@ typedef struct mrt_run_result {
     double *step_differ; /* [nsteps] ranks whose bytes handed to MPI
                               differ from the plan (last run) */
     mrt_run_overlap overlap;
+    double pipe_span_s; /* pipelined and profiled, per run: the forward
+                           and backward steps' time on the rank that
+                           took longest, its waits in transfers included */
+    double pipe_busy_s; /* the most one rank spent computing them (its
+                           transfers left out): the measured bubble is
+                           (span - busy) / busy */
     double *last; /* --trace: [nsteps] this rank's step times
                               summed before the last run; NULL without */
     char *verify; /* --verify's report (lines, or JSON members

@@ -7,7 +7,10 @@
  * Times are MPI_Wtime on each rank, in microseconds from the barrier
  * before the run: step k starts when step k-1 ends (the executor runs
  * them back to back), so a rank that waits in a collective shows a long
- * collective, and the ranks' tracks line up at the barrier.
+ * collective, and the ranks' tracks line up at the barrier.  A
+ * pipelined rank's track has the steps of its stage only, under one
+ * event per slot of the schedule ("F3", cat "slot": microbatch 3's
+ * forward), so the trace shows the schedule as it ran.
  *
  * The file (pid 0, one tid per rank):
  *   {"traceEvents": [
@@ -26,6 +29,7 @@
 #include <unistd.h>
 
 #include "output.h"
+#include "schedule.h"
 #include "trace.h"
 
 #define HOST_MAX 64
@@ -64,6 +68,58 @@ static void put_step(FILE *f, const mrt_plan *p, int k, int rank, double ts,
             MRT_JSON_NUM("%.3f", s->time_s * 1e6));
 }
 
+/* A pipelined plan's slots on rank r's track (d: its step durations):
+ * one event per slot of its stage, "F3" (microbatch 3's forward; B
+ * backward, W weight gradient; with virtual stages the chunk's letter),
+ * from its first step's start to the end of its last before the next
+ * slot begins (an op that waited for a later slot, as a gradient summed
+ * over the microbatches, runs in that one's time); coords: the rank's. */
+static void put_slots(FILE *f, const mrt_plan *p, int r, const double *d,
+                      const int64_t *coords)
+{
+    const mrt_schedule *sc = p->schedule;
+    int n = sc->stages * sc->per_stage;
+    double *first = malloc((size_t)n * sizeof *first);
+    double *last = malloc((size_t)n * sizeof *last);
+    for (int i = 0; first && last && i < n; i++)
+        first[i] = last[i] = -1;
+    double ts = 0;
+    int cur = -1;
+    for (int k = 0; first && last && k < p->nsteps; ts += d[k], k++) {
+        int q = sc->op_slot[p->step[k].op];
+        if (q < 0 || sc->slot[q].stage != coords[p->pipe.axis])
+            continue;
+        if (first[q] < 0) {
+            first[q] = ts;
+            cur = q;
+        }
+        if (q == cur)
+            last[q] = ts + d[k];
+    }
+    for (int i = 0; first && last && i < n; i++) {
+        if (first[i] < 0)
+            continue;
+        const mrt_slot *sl = &sc->slot[i];
+        char name[32];
+        int n0 = snprintf(name, sizeof name, "%c%d", "FBW"[sl->phase],
+                          sl->micro);
+        if (sc->virtual_stages > 1)
+            snprintf(name + n0, sizeof name - (size_t)n0, "%c",
+                     'a' + sl->chunk / sc->stages % 26);
+        fprintf(f,
+                ",\n  {\"name\": \"%s\", \"cat\": \"slot\", \"ph\": \"X\", "
+                "\"pid\": 0, \"tid\": %d, \"ts\": %s, \"dur\": %s, "
+                "\"args\": {\"stage\": %d, \"chunk\": %d, \"micro\": %d, "
+                "\"phase\": \"%c\", \"modeled_start_us\": %s}}",
+                name, r, MRT_JSON_NUM("%.3f", first[i] * 1e6),
+                MRT_JSON_NUM("%.3f", (last[i] - first[i]) * 1e6), sl->stage,
+                sl->chunk, sl->micro, "FBW"[sl->phase],
+                MRT_JSON_NUM("%.3f", sl->start_s * 1e6));
+    }
+    free(first);
+    free(last);
+}
+
 /* The whole file, from every rank's durations (rank-major). */
 static void put_trace(FILE *f, const mrt_plan *p, int ranks, const double *dur,
                       const char *hosts, const char *title)
@@ -88,12 +144,15 @@ static void put_trace(FILE *f, const mrt_plan *p, int ranks, const double *dur,
                 r, r);
     }
     for (int r = 0; r < ranks; r++) {
+        const double *d = dur + (size_t)r * (size_t)p->nsteps;
+        int64_t c[MRT_MAX_AXES];
+        mrt_mesh_coords(&p->mesh, r, c);
         double ts = 0;
-        for (int k = 0; k < p->nsteps; k++) {
-            double d = dur[(size_t)r * (size_t)p->nsteps + (size_t)k];
-            put_step(f, p, k, r, ts, d);
-            ts += d;
-        }
+        for (int k = 0; k < p->nsteps; ts += d[k], k++)
+            if (mrt_step_on_rank(p, &p->step[k], c))
+                put_step(f, p, k, r, ts, d[k]);
+        if (p->pipe.stages > 1 && p->schedule && p->schedule->op_slot)
+            put_slots(f, p, r, d, c);
     }
     fputs("\n], \"displayTimeUnit\": \"ms\", \"otherData\": {\"spec\": ", f);
     mrt_json_string(f, title);

@@ -123,6 +123,16 @@ static int is_recompute(const mrt_spec_parser *p, const yaml_node_pair_t *pr)
             mrt_spec_plain_bool(v) >= 0 || (v && v->type == YAML_SEQUENCE_NODE));
 }
 
+/* 1 if pair pr of an alternative is its pipeline's `schedule:` or
+ * `virtual_stages:` (unless the spec has a dim of that name). */
+static int is_schedule(const mrt_spec_parser *p, const yaml_node_pair_t *pr)
+{
+    const char *key = mrt_spec_str(mrt_spec_node(p, pr->key));
+    return key &&
+           (!strcmp(key, "schedule") || !strcmp(key, "virtual_stages")) &&
+           mrt_spec_find_dim(p->spec, key) < 0;
+}
+
 /* 1 if pair pr of an alternative is its `zero:` (a mapping, or any
  * value when no dim is called zero). */
 static int is_zero(const mrt_spec_parser *p, const yaml_node_pair_t *pr)
@@ -138,7 +148,7 @@ static int is_zero(const mrt_spec_parser *p, const yaml_node_pair_t *pr)
 static int is_rule(const mrt_spec_parser *p, const yaml_node_pair_t *pr)
 {
     return !is_mesh(p, pr) && !is_section(p, pr) && !is_pin(p, pr) &&
-           !is_recompute(p, pr) && !is_zero(p, pr);
+           !is_schedule(p, pr) && !is_recompute(p, pr) && !is_zero(p, pr);
 }
 
 /* `zero: {stage: 1|2|3, axes: [data, ...]}` of alternative r; the
@@ -372,6 +382,28 @@ static mrt_status read_pin(mrt_spec_parser *p, alt_read *r,
     return MRT_OK;
 }
 
+/* `schedule:` (a name) or `virtual_stages:` (a count) of alternative r:
+ * pair pr. */
+static mrt_status read_schedule(mrt_spec_parser *p, alt_read *r,
+                                const yaml_node_pair_t *pr)
+{
+    const char *key = mrt_spec_str(mrt_spec_node(p, pr->key));
+    const yaml_node_t *v = mrt_spec_node(p, pr->value);
+    char what[MRT_NAME_MAX + 48], q[MRT_SPEC_QUOTE_MAX + 32];
+    snprintf(what, sizeof what, "the '%s' of layout '%s'", key, r->name);
+    if (!strcmp(key, "virtual_stages")) {
+        r->at.virtual_mark = mrt_spec_mark(v);
+        return mrt_spec_count_max(p, v, what, MRT_MICROBATCHES_MAX,
+                                  &r->a.virtual_stages);
+    }
+    r->at.schedule_mark = mrt_spec_mark(v);
+    if (!(r->a.schedule = mrt_spec_str(v)))
+        return mrt_spec_fail(p, v, "%s must be a name (gpipe, 1f1b, "
+                             "interleaved, zero_bubble), got %s",
+                             what, mrt_spec_what(v, q, sizeof q));
+    return MRT_OK;
+}
+
 /* `recompute:` (node v) of alternative r: true, false, or a list of
  * block names. */
 static mrt_status read_recompute(mrt_spec_parser *p, alt_read *r,
@@ -421,6 +453,10 @@ static mrt_status read_alt(mrt_spec_parser *p, alt_read *r,
          !st && pr < map->data.mapping.pairs.top; pr++) {
         if (is_pin(p, pr)) {
             st = read_pin(p, r, mrt_spec_node(p, pr->value));
+            continue;
+        }
+        if (is_schedule(p, pr)) {
+            st = read_schedule(p, r, pr);
             continue;
         }
         if (is_recompute(p, pr)) {

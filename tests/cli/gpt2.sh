@@ -12,7 +12,14 @@
 #     head's one backward, and the cross-entropy's 3 of b*s; `tp_sp`
 #     the same volume as all-gathers and reduce-scatters, plus the
 #     all-reduces of the layer norms' and shared biases' gradients;
-#  4. the reduced model (its "# test-dims:" line; the vocabulary 61 is
+#  4. at full size, `--layout zero3` moves ZeRO-3's bytes, per parameter
+#     and in total: (n-1)/n * 4 * PSI gathered forward, as much gathered
+#     again and reduce-scattered backward (every parameter gathered again,
+#     as FSDP does, the biases too), plus the loss's scalar all-reduce,
+#     as the ranks' average (the vocabulary and, over 8, the heads are
+#     split unevenly), under the default, an H100 node's and a slow
+#     network's profile, on data=8,model=1, data=1,model=4, data=2,model=2;
+#  5. the reduced model (its "# test-dims:" line; the vocabulary 61 is
 #     split unevenly over 2, 3 and 4 ranks) trains verified in float64 —
 #     values against the unsharded run, gradients against finite
 #     differences — under every alternative at 1, 2, 3 and 4 ranks.
@@ -45,6 +52,16 @@ if what == "dp":
     if wire("backward") != want:
         bad.append("dp backward wire %d, formula 2(n-1)/n*4*PSI = %s"
                    % (wire("backward"), want))
+    # the cross-entropy picks the label's logit with a gather, its
+    # gradient a scatter-add: no one-hot [b, s, vocab] is made, and the
+    # forward tensors of that size are the logits, z and exp z only
+    big = sorted(op["out"] for op in d["ops"] if op["phase"] == "forward"
+                 and op["shard"] == [b // n, S, V])
+    if big != ["logits", "loss:exp", "loss:shifted"]:
+        bad.append("dp: forward tensors of [b, s, vocab]: %s" % big)
+    pick = [(op["op"], op["flops"]) for op in d["ops"] if op["out"] == "loss:picked"]
+    if pick != [("embedding", 0)]:
+        bad.append("dp: loss:picked is %s, not a gather (no flops)" % pick)
     fwd = [st for p, st in colls if p == "forward"]
     if any(st["bytes"] != 4 for st in fwd) or not fwd:
         bad.append("dp forward: %s (expected only scalars)"
@@ -85,7 +102,62 @@ elif what == "tp_sp":
     want = sorted([b*S*4] * 3 + [h*4] * (2*(2*L + 1) + 2*L))
     if small != want:
         bad.append("tp_sp all-reduces %s, expected %s" % (small[:6], want[:6]))
-print("\n".join(bad) if bad else "ok")
+elif what == "zero3":
+    # ZeRO-3 / FSDP: each parameter all-gathered once forward and once
+    # backward, each gradient reduce-scattered: (n-1)/n of its bytes on
+    # the wire each time.  Blocks split unevenly (the vocabulary over 4
+    # or 8, the heads over 8) differ from rank to rank, and the figures
+    # printed are the largest rank's: the formula is the ranks' average,
+    # the largest rank's wire bytes scaled by the average rank's share
+    # (bytes_total / n) of what it hands to MPI.
+    n = d["ranks"]
+    blk = {"ln1.g": h, "ln1.b": h, "attn.wq": h*h, "attn.bq": h,
+           "attn.wk": h*h, "attn.bk": h, "attn.wv": h*h, "attn.bv": h,
+           "attn.wo": h*h, "attn.bo": h, "ln2.g": h, "ln2.b": h,
+           "mlp.w1": h*f, "mlp.b1": f, "mlp.w2": f*h, "mlp.b2": h}
+    size = {"wte": V*h, "wpe": S*h, "lnf.g": h, "lnf.b": h}
+    for i in range(L):
+        size.update({"h%d.%s" % (i, k): v for k, v in blk.items()})
+    assert sum(size.values()) == psi
+    def avg(st):
+        return Fraction(st["wire_bytes"]) * st["bytes_total"] / (n * st["bytes"])
+    def param(t):       # grad:h3.mlp.b1:d -> h3.mlp.b1
+        return t[5:].split(":")[0] if t.startswith("grad:") else t
+    got = {}
+    loss = []
+    for op in d["ops"]:
+        for st in op["steps"]:
+            if st["kind"] not in ("allreduce", "allgather", "reduce_scatter",
+                                  "alltoall"):
+                continue
+            if st["kind"] == "allreduce" and st["bytes"] == 4 and \
+               st["tensor"].startswith("loss") and op["phase"] == "forward":
+                loss.append(st["wire_bytes"])
+                continue
+            k = (op["phase"], st["kind"], param(st["tensor"]))
+            got[k] = got.get(k, 0) + avg(st)
+    share = Fraction(n - 1, n)
+    want = {}
+    for t, e in size.items():
+        for k in [("forward", "allgather"), ("backward", "allgather"),
+                  ("backward", "reduce_scatter")]:
+            want[k + (t,)] = share * 4 * e
+    for k in sorted(set(got) | set(want)):
+        if got.get(k) != want.get(k):
+            bad.append("zero3 %s %s of %s: %s bytes on the wire (the ranks' "
+                       "average), ZeRO-3 %s" % (k + (got.get(k), want.get(k))))
+    if loss != [Fraction(2 * (n - 1), n) * 4]:
+        bad.append("zero3 forward: the loss's scalar all-reduce %s, want one "
+                   "of 2(n-1)/n*4 = %s" % (loss, Fraction(2 * (n - 1), n) * 4))
+    for ph, w in [("forward", share * 4 * psi), ("backward", 2 * share * 4 * psi)]:
+        t = sum(v for k, v in got.items() if k[0] == ph)
+        if t != w:
+            bad.append("zero3 %s: %s, ZeRO-3 %s" % (ph, t, w))
+    print("zero3 n=%d: forward %s + the loss %s, backward %s (ZeRO-3: "
+          "(n-1)/n*4*PSI = %s and twice that)" % (n,
+          sum(v for k, v in got.items() if k[0] == "forward"), loss,
+          sum(v for k, v in got.items() if k[0] == "backward"), share * 4 * psi))
+print("\n".join(bad[:12]) if bad else "ok")
 sys.exit(1 if bad else 0)
 PY
 
@@ -123,6 +195,23 @@ check "tp: Megatron's all-reduces" python3 "$dir/terms.py" tp "$dir/tp.json"
 "$meshrt" plan "$spec" --layout tp_sp --mesh data=1,model=4 --json >"$dir/tp_sp.json" ||
     bad "plan --layout tp_sp failed"
 check "tp_sp: Megatron's sequence parallelism" python3 "$dir/terms.py" tp_sp "$dir/tp_sp.json"
+
+# ZeRO-3's bytes, 3(n-1)/n * 4 * PSI, under the default profile, an
+# H100 node's and a slow network's, at 8 ranks and at 4 (on two meshes)
+cat >"$dir/slow.yaml" <<'Y'
+# a slow network: 1 GB/s and 50 us a message on every axis
+default: {latency_us: 50, bandwidth_GBps: 1}
+Y
+for prof in default "$here/../profiles/dgx-h100.yaml" "$dir/slow.yaml"; do
+    machine=()
+    [ "$prof" != default ] && machine=(--machine "$prof")
+    for mesh in data=8,model=1 data=1,model=4 data=2,model=2; do
+        tag=$(basename "$prof" .yaml)@$mesh
+        "$meshrt" plan "$spec" --layout zero3 --mesh "$mesh" "${machine[@]}" \
+            --json >"$dir/zero3@$tag.json" || bad "plan --layout zero3 $tag failed"
+        check "zero3 $tag: ZeRO-3's bytes" python3 "$dir/terms.py" zero3 "$dir/zero3@$tag.json"
+    done
+done
 
 # a second --dim adds to the first (it used to replace it)
 a=$("$meshrt" plan "$spec" --dim layers=2 --dim vocab=61 --json | grep -c '"op"')

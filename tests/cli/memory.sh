@@ -99,6 +99,22 @@ grep -q "device memory 350 KiB per rank: 3 layouts do not fit: spec, data_parall
 grep -Eq '^model_parallel( +[0-9]+){9}  op [0-9]+ \(backward\)$' "$dir/stdout" || bad "compare --by-kind: a row that fits"
 grep -Eq '^data_parallel .*does not fit$' "$dir/stdout" || bad "compare --by-kind: a row that does not fit"
 
+"$meshrt" compare examples/mlp.yaml --device-memory 400KiB --json "$dir/c.json" >/dev/null ||
+    bad "compare --json"
+python3 - "$dir/c.json" <<'PY' || bad "compare --json: each row's memory"
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = {r["name"]: r for r in d["layouts"]}
+kinds = ["params", "grads", "optimizer", "activations", "comm", "other", "workspace"]
+ok = True
+for name, r in rows.items():
+    m = r["memory"]
+    ok &= sum(m[k] for k in kinds) + m["fragmentation"] == m["peak"] == r["peak_memory"]
+    ok &= m["fits"] == (m["peak"] <= 400 * 1024) and m["device_memory"] == 400 * 1024
+ok &= rows["model_parallel"]["memory"]["fits"] and not rows["data_parallel"]["memory"]["fits"]
+sys.exit(0 if ok else 1)
+PY
+
 # search: only what fits
 expect 0 0 "" "$meshrt" search examples/mlp.yaml --device-memory 300KiB --json "$dir/s.json"
 grep -q "memory cap 300 KiB per rank (the device memory)" "$dir/stdout" || bad "search: the cap"

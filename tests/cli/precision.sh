@@ -12,7 +12,8 @@
 # weight); every collective of `plan --json` carries
 # the type it moves (grads on the gradients, compute on the others); and
 # `dtype: bfloat16` halves every float32 figure of the plain spec
-# (bytes handed to MPI, per collective and in total).
+# (bytes handed to MPI, per collective and in total); and `compare`'s
+# data-parallel row shows the backward pass moving half the bytes.
 . "$(dirname "$0")/../lib.sh"
 meshrt=$1
 tmp=$(mktemp -d)
@@ -23,6 +24,8 @@ for g in float32 bfloat16; do
         "$src" >"$tmp/mlp_$g.yaml"
     "$meshrt" plan --json --planner meshtf --layout data_parallel "$tmp/mlp_$g.yaml" >"$tmp/$g.json" ||
         bad "plan --json with grads: $g failed"
+    "$meshrt" compare "$tmp/mlp_$g.yaml" --planner meshtf --json "$tmp/cmp_$g.json" \
+        >/dev/null || bad "compare with grads: $g failed"
 done
 sed "s/^dtype: float32/dtype: bfloat16/" "$src" >"$tmp/mlp_bf16.yaml"
 for f in "$src" "$tmp/mlp_bf16.yaml"; do
@@ -62,6 +65,14 @@ for g, size in (("float32", 4), ("bfloat16", 2)):
     check(len(casts) == 2, f"grads {g}: a cast per weight, got {len(casts)}")
 check(grads["float32"] == 2 * grads["bfloat16"],
       f"float32 gradients move twice bfloat16's: {grads}")
+# compare's data_parallel row: its backward pass (the two gradient
+# all-reduces) hands MPI twice the bytes with float32 gradients
+bwd = {}
+for g in ("float32", "bfloat16"):
+    rows = {r["name"]: r for r in load(f"cmp_{g}.json")["layouts"]}
+    bwd[g] = rows["data_parallel"]["phases"]["backward"]["comm_bytes"]
+check(bwd["float32"] == 2 * bwd["bfloat16"] == grads["float32"],
+      f"compare's backward bytes: {bwd}")
 f32, b16 = load("mlp.yaml.json"), load("mlp_bf16.yaml.json")
 c32, c16 = colls(f32), colls(b16)
 check(len(c32) == len(c16), "dtype: bfloat16 plans the same collectives")

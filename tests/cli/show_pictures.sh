@@ -4,7 +4,8 @@
 # box drawing) is tests/golden/show/NAME.txt and the --ascii one
 # NAME.ascii, byte for byte; the cases cover 1-D to 4-D tensors on 1- to
 # 3-axis meshes, uneven splits (an empty block too), replicas, pending
-# sums (--steps) and moves (--from, --to).  Every case's --svg is
+# sums (--steps), moves (--from, --to) and pipeline schedules
+# (--schedule: gpipe, 1f1b, interleaved, zero_bubble).  Every case's --svg is
 # rendered to PNG by rsvg-convert (which refuses SVG that is not well
 # formed) and the PNG must not be blank (PNG_CHECK, tests/png_check.c).
 # No golden file is left of a case that is gone.  Bad input (an unknown
@@ -62,6 +63,11 @@ case_ cube_sum cube.yaml s --steps
 case_ heads heads.yaml
 case_ heads_3axes heads.yaml q --mesh p=2,q=3,z=2
 case_ heads_1axis heads1.yaml
+# A pipeline's schedule (show_schedule.c), one alternative per schedule.
+case_ schedule_gpipe pipeline.yaml --schedule --layout gpipe
+case_ schedule_1f1b pipeline.yaml --schedule --layout one_f_one_b
+case_ schedule_interleaved pipeline.yaml --schedule --layout inter
+case_ schedule_zero_bubble pipeline.yaml --schedule --layout zb
 
 # Bad input: one line "WHERE: error: ..." and exit status 2.
 m=$golden/matrix.yaml
@@ -72,6 +78,7 @@ expect 2 1 "^--from:1:9: error: unknown mesh axis 'datz' \(the mesh has: data, m
 expect 2 1 "^--to:1:2: error: .*'nosuch'" \
     "$meshrt" show "$m" x --from '{}' --to '{nosuch: data}'
 expect 2 1 "^meshrt: error: --from needs --to too" "$meshrt" show "$m" x --from '{}'
+expect 2 1 "^$m: error: the plan has no pipeline to show" "$meshrt" show "$m" --schedule
 expect 2 1 "^examples/mlp.yaml: error: 'loss' is a scalar: it has one layout, nothing moves" \
     "$meshrt" show examples/mlp.yaml loss --from '{}' --to '{}'
 expect 2 1 "^meshrt: error: --from and --to move one tensor: name one TENSOR, not 2" \

@@ -362,6 +362,7 @@ static int c_destroy(void) /* every destroy accepts NULL */
     mrt_calibration_destroy(NULL);
     mrt_runner_destroy(NULL);
     mrt_validation_destroy(NULL);
+    mrt_schedule_destroy(NULL);
     return 1;
 }
 
@@ -962,6 +963,44 @@ static int c_run(void)
     return ok;
 }
 
+static int c_schedule_create(void)
+{
+    mrt_error err = {0};
+    mrt_schedule *s = NULL;
+    mrt_status st = mrt_schedule_create(N(kind, "1f1b"), 2, 1, 4,
+                                        N(out, &s), ERR);
+    mrt_schedule_destroy(s);
+    return optional() ? st == MRT_OK : status_ok(st, ERR);
+}
+
+static int c_plan_get_schedule(void) /* NULL for NULL, and no pipeline */
+{
+    mrt_spec *s = spec();
+    mrt_plan *p = plan(s);
+    const mrt_schedule *sc = mrt_plan_get_schedule(N(plan, p));
+    mrt_plan_destroy(p);
+    mrt_spec_destroy(s);
+    return sc == NULL;
+}
+
+static int c_schedule_get(void)
+{
+    mrt_error err = {0};
+    mrt_schedule *s = NULL;
+    if (mrt_schedule_create("gpipe", 2, 1, 2, &s, NULL))
+        exit(3);
+    mrt_schedule_info info;
+    mrt_schedule_slot_info slot;
+    memset(&info, 0xff, sizeof info);
+    mrt_schedule_get_info(N(s, s), N(out, &info));
+    int ok = strcmp(arg, "s") || info.stages == 0;
+    mrt_status st = mrt_schedule_get_slot(N(s, s), 0, 0, N(out, &slot), ERR);
+    ok = ok && (optional() ? st == MRT_OK : status_ok(st, ERR));
+    ok = ok && mrt_schedule_in_flight(N(s, s), 0) == (strcmp(arg, "s") ? 2 : -1);
+    mrt_schedule_destroy(s);
+    return ok;
+}
+
 /* ---- the table ----------------------------------------------------- */
 
 static const struct {
@@ -1023,6 +1062,12 @@ static const struct {
     {"mrt_plan_find_value", "plan,name", c_plan_find_value},
     {"mrt_plan_get_shard", "plan,start,extent,err?", c_plan_get_shard},
     {"mrt_plan_get_mesh", "plan,out", c_plan_get_mesh},
+    {"mrt_schedule_create", "kind,out,err?", c_schedule_create},
+    {"mrt_schedule_destroy", "-", c_destroy},
+    {"mrt_plan_get_schedule", "plan", c_plan_get_schedule},
+    {"mrt_schedule_get_info", "s,out", c_schedule_get},
+    {"mrt_schedule_get_slot", "s,out,err?", c_schedule_get},
+    {"mrt_schedule_in_flight", "s", c_schedule_get},
     {"mrt_spec_get_link", "spec,axis,latency_us?,bandwidth_GBps?",
      c_spec_get_link},
     {"mrt_plan_check_budgets", "spec,plan,out?", c_plan_check_budgets},
