@@ -145,6 +145,9 @@ int mrt_cli_check(const mrt_cli_args *a)
            "rank (meshrt plan shows the steps)\n",
            mrt_plan_get_totals(plan).comm_bytes,
            mrt_plan_get_totals(plan).flops);
+    char stages[2048];
+    if (mrt_plan_stage_layers(plan, stages, sizeof stages))
+        printf("%s\n", stages);
     if (info.nalternatives) {
         printf("layouts:");
         for (int i = 0; i < info.nalternatives; i++)

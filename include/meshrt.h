@@ -627,6 +627,12 @@ typedef struct mrt_plan_step_info {
 } mrt_plan_step_info;
 /* The number of steps of plan (0 for NULL). */
 MRT_API int mrt_plan_step_count(const mrt_plan *plan);
+/* A pipelined plan (a block's repeat dim split over a mesh axis): which
+ * layers each stage holds, one line into buf ("pipeline over 'pipe': 4
+ * stages, ...: stage 0 holds h layers 0-1; stage 1 ..."), and 1; 0
+ * (buf untouched) when the plan is not pipelined. */
+MRT_API int mrt_plan_stage_layers(const mrt_plan *plan, char *buf,
+                                  size_t size);
 /* Step i (0 <= i < mrt_plan_step_count) into *out; MRT_E_USAGE for a
  * NULL argument or an i out of range. */
 MRT_API mrt_status mrt_plan_get_step(const mrt_plan *plan, int i,

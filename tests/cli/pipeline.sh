@@ -15,7 +15,9 @@
 #     each the shard b/m/D x d_model x 8 bytes, so 2 (P-1) m b/(m D) h 8
 #     in all, and every rank's run hands MPI what the plan says (run's
 #     bytes-match check, which counts the sendrecv steps);
-#  4. a pipeline's bad keys: the load errors are tests/specs/bad's
+#  4. `meshrt check` says which layers each stage holds, and warns of no
+#     op duplicated over the pipe axis;
+#  5. a pipeline's bad keys: the load errors are tests/specs/bad's
 #     (pipeline_*); the planner's, of rules that make no pipeline, are
 #     tests/specs/pipeline's, checked here.
 set -uo pipefail
@@ -127,7 +129,12 @@ for cfg in 1:2 1:4 2:2 1:3 4:2; do
     done
 done
 
-# 4. Rules that make no pipeline: one line with the rule's position.
+# 4. check says which layers each stage holds (the block rule: 8 over 3
+# is 3, 3, 2), and no longer that an op is duplicated over the pipe axis.
+expect 0 0 "" "$meshrt" check --mesh data=1,pipe=3 "$stack"
+check "check lists the stages' layers" grep -qx "pipeline over 'pipe': 3 stages, 4 microbatches (gpipe): stage 0 holds h layers 0-2; stage 1 holds h layers 3-5; stage 2 holds h layers 6-7" "$dir/stdout"
+
+# 5. Rules that make no pipeline: one line with the rule's position.
 expect 2 1 "pipeline_two_axes.yaml:4:18: error: a pipeline splits the repeat dim 'layers' over one mesh axis" \
     "$meshrt" plan "$here/specs/pipeline/pipeline_two_axes.yaml"
 expect 2 1 "pipeline_axis_splits_dim.yaml:4:27: error: mesh axis 'pipe' is the pipeline's: tensor 'h0.w' may not split its dim 'd' over it" \

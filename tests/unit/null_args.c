@@ -420,6 +420,21 @@ static int c_plan_get_totals(void)
            t.peak_memory == 0 && mrt_plan_step_count(NULL) == 0;
 }
 
+/* A NULL plan or buffer: 0 (nothing written); a plan that is not
+ * pipelined too. */
+static int c_plan_stage_layers(void)
+{
+    char buf[64] = "x";
+    mrt_spec *s = spec();
+    mrt_plan *p = plan(s);
+    int ok = mrt_plan_stage_layers(NULL, buf, sizeof buf) == 0 &&
+             mrt_plan_stage_layers(p, NULL, 64) == 0 &&
+             mrt_plan_stage_layers(p, buf, sizeof buf) == 0 && buf[0] == 'x';
+    mrt_plan_destroy(p);
+    mrt_spec_destroy(s);
+    return ok;
+}
+
 static int c_plan_get_step(void)
 {
     mrt_error err = {0};
@@ -1031,6 +1046,7 @@ static const struct {
     {"mrt_plan_print_explain", "plan,f", c_plan_print_explain},
     {"mrt_plan_get_totals", "plan", c_plan_get_totals},
     {"mrt_plan_step_count", "plan", c_plan_get_totals},
+    {"mrt_plan_stage_layers", "plan,buf", c_plan_stage_layers},
     {"mrt_plan_get_step", "plan,out,err?", c_plan_get_step},
     {"mrt_plan_value_count", "-", c_plan_value_count},
     {"mrt_plan_get_value", "plan,out,err?", c_plan_get_value},
