@@ -45,7 +45,7 @@ if [ -z "$profile" ]; then
     profile=$tmp/profile.yaml
     $mpirun -n 2 "$meshrt" calibrate --out "$profile" </dev/null >"$tmp/calibrate.txt" 2>&1 ||
         { cat "$tmp/calibrate.txt"; echo "validate_examples.sh: calibrate failed" >&2; exit 2; }
-    grep -E "GEMM float32 |copy  " "$tmp/calibrate.txt" | sed 's/^ */calibrate: /'
+    grep -E "^  GEMM float32 +[0-9]|^  copy +[0-9.]+ GB/s" "$tmp/calibrate.txt" | sed "s/^ */calibrate: /"
 fi
 echo "profile: $profile; load average $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
 
