@@ -218,7 +218,8 @@ static int run_bf16(int64_t n, int reps)
     size_t ws = mrt_einsum_workspace(MRT_F32, &va, &vb, &vc);
     uint16_t *A = malloc(nn * 2), *B = malloc(nn * 2), *C = malloc(nn * 2);
     char *W = malloc(3 * f4 + ws + 64); /* the copies, then the kernel's */
-    float *wa = (float *)W, *wb = (float *)(W + f4), *wc = (float *)(W + 2 * f4);
+    float *wa = (float *)W, *wb = (float *)(W + f4),
+          *wc = (float *)(W + 2 * f4);
     double *tk = malloc(2 * (size_t)reps * sizeof *tk), *tb = tk + reps;
     int fail = !A || !B || !C || !W || !tk;
     if (!fail) {

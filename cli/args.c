@@ -59,7 +59,8 @@ const mrt_cli_option mrt_cli_options[] = {
      "warn about a replicated tensor whose shard\nis over F of a rank's memory (default 0.25)"},
     {"max-memory", 'X', "BYTES", MRT_CLI_SEARCH,
      "keep only layouts whose peak memory per rank is\nat most BYTES (suffix K, M, G or T allowed)"},
-    {"device-memory", 'd', "SIZE", MRT_CLI_PLAN | MRT_CLI_COMPARE | MRT_CLI_SEARCH,
+    {"device-memory", 'd', "SIZE",
+     MRT_CLI_PLAN | MRT_CLI_COMPARE | MRT_CLI_SEARCH,
      "the memory of one rank (a GPU's): 80GB, 80GiB,\n"
      "512M or bytes (default: the machine profile's\n"
      "device_memory:, if any); a plan whose peak is\n"

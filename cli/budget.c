@@ -39,7 +39,6 @@ int mrt_cli_plan_fits(const mrt_spec *spec, const mrt_plan *plan, int print)
                 "%s: error: the plan's peak memory, %" PRId64
                 " bytes per rank, is over the device memory of %" PRId64
                 " bytes (%" PRId64 " over): it does not fit\n",
-                info.path, m.peak, m.device_memory,
-                m.peak - m.device_memory);
+                info.path, m.peak, m.device_memory, m.peak - m.device_memory);
     return 0;
 }

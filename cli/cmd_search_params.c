@@ -186,7 +186,7 @@ static void print_report(FILE *f, const void *ctx)
     print_counts(o, f);
     if (!r->ntop) {
         fprintf(f, "\nno candidate fits%s\n",
-                o->a->max_memory > 0          ? " the memory cap"
+                o->a->max_memory > 0           ? " the memory cap"
                 : o->a->plan.device_memory > 0 ? " the device memory"
                                                : "");
         return;

@@ -31,8 +31,7 @@ static double unit_of(const mrt_schedule *s, const mrt_schedule_info *in)
             if (d > in->makespan_s * 1e-9 && d < u)
                 u = d;
         }
-    return u * MAX_COLUMNS < in->makespan_s ? in->makespan_s / MAX_COLUMNS
-                                             : u;
+    return u * MAX_COLUMNS < in->makespan_s ? in->makespan_s / MAX_COLUMNS : u;
 }
 
 static void fill_stage(mrt_draw_page *page, mrt_draw_grid *g,
@@ -68,8 +67,8 @@ int mrt_show_schedule(mrt_draw_page *page, const mrt_schedule *s)
     mrt_draw_page_line(page, 0,
                        "schedule %s: %d stages, %d microbatches, %d virtual "
                        "stage%s per stage",
-                       in.kind, in.stages, in.microbatches,
-                       in.virtual_stages, in.virtual_stages == 1 ? "" : "s");
+                       in.kind, in.stages, in.microbatches, in.virtual_stages,
+                       in.virtual_stages == 1 ? "" : "s");
     mrt_draw_page_line(page, 0,
                        "makespan %.4g ms, bubble %.4g%% of the busy time of "
                        "stage %d (the busiest), transfers included",
@@ -86,11 +85,11 @@ int mrt_show_schedule(mrt_draw_page *page, const mrt_schedule *s)
     mrt_draw_page_line(page, 0,
                        "one column per %.3g us; F forward, B backward%s, "
                        ". idle",
-                       u * 1e6, in.slots > 2 * in.virtual_stages * in.microbatches
-                                    ? ", W weight gradient"
-                                    : "");
-    mrt_draw_grid *g = ncols > 0 ? mrt_draw_page_grid(page, 2, in.stages,
-                                                      ncols)
+                       u * 1e6,
+                       in.slots > 2 * in.virtual_stages * in.microbatches
+                           ? ", W weight gradient"
+                           : "");
+    mrt_draw_grid *g = ncols > 0 ? mrt_draw_page_grid(page, 2, in.stages, ncols)
                                  : NULL;
     for (int k = 0; g && k < in.stages; k++)
         fill_stage(page, g, s, &in, k, u);

@@ -62,7 +62,7 @@ typedef enum mrt_gemm_form {
 const char *mrt_gemm_form_name(mrt_gemm_form f);
 typedef struct mrt_gemm_row {
     int64_t n;
-    int form; /* mrt_gemm_form */
+    int form;     /* mrt_gemm_form */
     double flops; /* flop/s */
 } mrt_gemm_row;
 /* The rate of one elementwise function (a map step: relu, gelu, add,
@@ -99,7 +99,7 @@ typedef struct mrt_profile {
     mrt_gemm_row gemm[MRT_PROFILE_ROWS];
     int nmap; /* measured map rates by function and size */
     mrt_map_row map[MRT_PROFILE_MAP_ROWS];
-    int ranks, cores; /* ranks per host that shared `cores` cores while
+    int ranks, cores;      /* ranks per host that shared `cores` cores while
                          the rates were measured; 0: not known */
     int64_t device_memory; /* `device_memory:` bytes of one rank's memory
                               (a GPU's); 0: not known */

@@ -168,8 +168,8 @@ static mrt_status map_row(const mrt_yaml_doc *d, const yaml_node_t *m,
                            "'elements' of a map row", &r->elements);
     if (!st)
         st = bounded(d, mrt_yaml_get(d, m, "ns_per_element"),
-                     "'ns_per_element' of a map row",
-                     1 / MRT_PROFILE_RATE_MIN, 1e-9, &r->s_per_elem);
+                     "'ns_per_element' of a map row", 1 / MRT_PROFILE_RATE_MIN,
+                     1e-9, &r->s_per_elem);
     return st;
 }
 
@@ -252,8 +252,8 @@ mrt_status mrt_profile_load_rows(const struct mrt_yaml_doc *d,
 {
     static const row_list colls = {"collectives", coll_row_any, by_coll,
                                    sizeof(mrt_coll_row), MRT_PROFILE_ROWS};
-    static const row_list gemms = {"gemm", gemm_row, by_n,
-                                   sizeof(mrt_gemm_row), MRT_PROFILE_ROWS};
+    static const row_list gemms = {"gemm", gemm_row, by_n, sizeof(mrt_gemm_row),
+                                   MRT_PROFILE_ROWS};
     static const row_list maps = {"maps", map_row, by_fn, sizeof(mrt_map_row),
                                   MRT_PROFILE_MAP_ROWS};
     int64_t v;

@@ -375,8 +375,8 @@ typedef struct mrt_ir_train {
     const char *const *params;
     int ngrads; /* inputs whose gradient is wanted too */
     const char *const *grads;
-    double lr;     /* 0: 0.01 */
-    int64_t steps; /* 0: 1 */
+    double lr;               /* 0: 0.01 */
+    int64_t steps;           /* 0: 1 */
     mrt_optimizer optimizer; /* 0: SGD */
     double beta1, beta2;     /* Adam's, each in (0, 1); 0: 0.9, 0.999 */
     double eps;              /* Adam's, > 0; 0: 1e-8 */
@@ -478,9 +478,9 @@ typedef struct mrt_ir_alternative_tensor {
     const char *name; /* a tensor of the program */
     int nlayout;      /* its layout in place of its home one */
     const mrt_ir_rule *layout;
-    int ngrad_layout;               /* the layout of every piece of its */
-    const mrt_ir_rule *grad_layout; /* gradient (it must have one) */
-    int reshard_after_forward;      /* a trained param: the backward pass
+    int ngrad_layout;                    /* the layout of every piece of its */
+    const mrt_ir_rule *grad_layout;      /* gradient (it must have one) */
+    int reshard_after_forward;           /* a trained param: the backward pass
                                   moves it again from its home layout
                                   (FSDP's option) */
     int noptimizer_layout;               /* a trained param: the layout */
@@ -503,7 +503,7 @@ typedef struct mrt_ir_alternative {
     const mrt_ir_alternative_tensor *tensors;
     int nops;
     const mrt_ir_alternative_op *ops;
-    int pin; /* nonzero: pinned (YAML's pin: true): planned as
+    int pin;                /* nonzero: pinned (YAML's pin: true): planned as
                 MRT_PLANNER_RULES plans, unless the meshtf planner
                 is asked for */
     const char *schedule;   /* its pipeline schedule ("gpipe", "1f1b",
@@ -631,8 +631,7 @@ MRT_API int mrt_plan_step_count(const mrt_plan *plan);
  * layers each stage holds, one line into buf ("pipeline over 'pipe': 4
  * stages, ...: stage 0 holds h layers 0-1; stage 1 ..."), and 1; 0
  * (buf untouched) when the plan is not pipelined. */
-MRT_API int mrt_plan_stage_layers(const mrt_plan *plan, char *buf,
-                                  size_t size);
+MRT_API int mrt_plan_stage_layers(const mrt_plan *plan, char *buf, size_t size);
 /* Step i (0 <= i < mrt_plan_step_count) into *out; MRT_E_USAGE for a
  * NULL argument or an i out of range. */
 MRT_API mrt_status mrt_plan_get_step(const mrt_plan *plan, int i,
@@ -763,8 +762,8 @@ MRT_API int mrt_plan_value_kind(const mrt_plan *plan, int i);
  * workspace and the most MPI scratch at once), and the difference is
  * `fragmentation`, so the kinds and it add up to peak exactly. */
 typedef struct mrt_plan_memory {
-    int64_t peak;          /* mrt_plan_totals.peak_memory (stage -1) */
-    int64_t live_peak;     /* the sum of by_kind */
+    int64_t peak;      /* mrt_plan_totals.peak_memory (stage -1) */
+    int64_t live_peak; /* the sum of by_kind */
     int64_t by_kind[MRT_MEM_KIND_COUNT];
     int64_t fragmentation; /* peak - live_peak: packing (the arena's gaps
                               and alignment over the values live at the

@@ -415,13 +415,12 @@ static mrt_status check_write_args(const char *path, mrt_dtype t, int ndims,
 }
 
 /* A bfloat16 array as float32 (numpy has no bfloat16). */
-static mrt_status write_bf16(const char *path, int ndims,
-                             const int64_t shape[], const void *data,
-                             mrt_error *err)
+static mrt_status write_bf16(const char *path, int ndims, const int64_t shape[],
+                             const void *data, mrt_error *err)
 {
     int64_t count = 0;
-    mrt_status st =
-        check_write_args(path, MRT_F32, ndims, shape, data, &count, err);
+    mrt_status st = check_write_args(path, MRT_F32, ndims, shape, data, &count,
+                                     err);
     if (st)
         return st;
     float *wide = malloc((size_t)(count ? count : 1) * sizeof *wide);

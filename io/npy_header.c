@@ -202,8 +202,8 @@ static mrt_status check_dict(hdr_parser *hp, mrt_npy_header *h,
         h->dtype = MRT_I32; /* index tensors: token ids, labels */
         h->wide = descr[2] == '8';
     } else if (!strcmp(descr, ">f4") || !strcmp(descr, ">f8") ||
-               !strcmp(descr, ">f2") ||
-               !strcmp(descr, ">i4") || !strcmp(descr, ">i8"))
+               !strcmp(descr, ">f2") || !strcmp(descr, ">i4") ||
+               !strcmp(descr, ">i8"))
         return mrt_npy_error(hp->err, hp->path,
                              "big-endian data ('%s') is not supported (save "
                              "it as '<%s')",

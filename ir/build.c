@@ -40,7 +40,8 @@ static mrt_ir *new_builder(const char *path, const char *dir)
     snprintf(s->path, sizeof s->path, "%s", path ? path : "program");
     snprintf(s->dir, sizeof s->dir, "%s", dir ? dir : ".");
     s->dtype = MRT_F32;
-    s->precision = (mrt_precision){MRT_F32, MRT_F32, MRT_F32, MRT_F32, 0, {0, 0}};
+    s->precision = (mrt_precision){MRT_F32, MRT_F32, MRT_F32,
+                                   MRT_F32, 0,       {0, 0}};
     s->expect = (mrt_budget){-1, -1, {0, 0}};
     s->train.loss = -1;
     s->train.microbatches = s->train.virtual_stages = 1;
@@ -226,8 +227,8 @@ mrt_status mrt_ir_set_dtype_at(mrt_ir *ir, const char *dtype, mrt_mark at,
             ir->s->dtype = floats[k];
             if (!ir->s->precision.given)
                 ir->s->precision = (mrt_precision){
-                    ir->s->dtype, ir->s->dtype, ir->s->dtype, ir->s->dtype,
-                    0, {0, 0}};
+                    ir->s->dtype, ir->s->dtype, ir->s->dtype, ir->s->dtype, 0,
+                    {0, 0}};
             break;
         }
     }

@@ -271,8 +271,7 @@ typedef struct mrt_ir_train_at {
     const char *lr_text; /* lr as written, or NULL */
     mrt_mark lr_mark;
     /* the optimizer's keys (optimizer.c) */
-    mrt_mark optimizer_mark, betas_mark, eps_mark, decay_mark,
-        momentum_mark;
+    mrt_mark optimizer_mark, betas_mark, eps_mark, decay_mark, momentum_mark;
     mrt_mark micro_mark, micro_dim_mark, schedule_mark, virtual_mark;
 } mrt_ir_train_at;
 /* mrt_ir_set_train with marks (at NULL: none); the lists have no cap. */
@@ -295,8 +294,8 @@ typedef struct mrt_ir_alt_entry_at {
     const mrt_ir_rule_at *grad;   /* same way */
     int has_grad;
     mrt_mark grad_mark;
-    int has_reshard;       /* `reshard_after_forward:` was written */
-    mrt_mark reshard_mark; /* (true or false: both are checked) */
+    int has_reshard;           /* `reshard_after_forward:` was written */
+    mrt_mark reshard_mark;     /* (true or false: both are checked) */
     int nopt;                  /* tensors: its `optimizer_layout:`, */
     const mrt_ir_rule_at *opt; /* as grad_layout */
     int has_opt;
@@ -318,10 +317,10 @@ typedef struct mrt_ir_alternative_at {
     const mrt_error *broken;
     mrt_mark schedule_mark, virtual_mark; /* its schedule: and
                                              virtual_stages: */
-    mrt_mark recompute_mark;          /* `recompute:` */
-    const mrt_mark *recompute_marks;  /* [nrecompute] its names */
-    mrt_mark zero_mark, zero_stage_mark; /* `zero:` and its stage */
-    const mrt_mark *zero_axis_mark;      /* [zero_naxes], or NULL */
+    mrt_mark recompute_mark;              /* `recompute:` */
+    const mrt_mark *recompute_marks;      /* [nrecompute] its names */
+    mrt_mark zero_mark, zero_stage_mark;  /* `zero:` and its stage */
+    const mrt_mark *zero_axis_mark;       /* [zero_naxes], or NULL */
 } mrt_ir_alternative_at;
 /* mrt_ir_add_alternative with marks (at NULL: none). */
 mrt_status mrt_ir_add_alternative_at(mrt_ir *ir, const mrt_ir_alternative *alt,

@@ -131,10 +131,9 @@ static mrt_status optimizer_entry(mrt_ir_call *c, mrt_spec_layout *l,
                                           : "the params of mrt_ir_set_train");
     snprintf(of, sizeof of, "the optimizer_layout of tensor '%s'",
              s->tensor[id].name);
-    return add_entry(c, l, id, MRT_ALT_OPTIMIZER,
-                     marked ? e->nopt : d->noptimizer_layout,
-                     d->optimizer_layout, marked ? e->opt : NULL,
-                     &s->tensor[id].layout, of);
+    return add_entry(
+        c, l, id, MRT_ALT_OPTIMIZER, marked ? e->nopt : d->noptimizer_layout,
+        d->optimizer_layout, marked ? e->opt : NULL, &s->tensor[id].layout, of);
 }
 
 /* One entry of `tensors`: d, written at e (marks), for tensor `id`
@@ -512,8 +511,7 @@ static mrt_status alt_schedule(mrt_ir_call *c, mrt_spec_layout *l,
     l->schedule = -1;
     l->schedule_mark = a->schedule ? at->schedule_mark : at->virtual_mark;
     mrt_ir_at(c, "schedule", &at->schedule_mark);
-    if (a->schedule &&
-        (l->schedule = mrt_schedule_kind_find(a->schedule)) < 0)
+    if (a->schedule && (l->schedule = mrt_schedule_kind_find(a->schedule)) < 0)
         return mrt_ir_fail(c, MRT_E_SPEC,
                            "unknown schedule '%s' of layout '%s' (expected: "
                            "gpipe, 1f1b, interleaved, zero_bubble)",

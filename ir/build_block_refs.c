@@ -69,8 +69,7 @@ static int find_block(const mrt_spec *s, const char *name, size_t len)
 static int all_takes(const mrt_spec_tensor *t)
 {
     return t->producer < 0 && !t->grad_like && !t->opt_layout &&
-           t->init_given &&
-           t->init != MRT_INIT_LABELS;
+           t->init_given && t->init != MRT_INIT_LABELS;
 }
 
 /* Item j expanded into out: -1 when it is no reference (kept as is). */

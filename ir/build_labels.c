@@ -40,13 +40,13 @@ static double label_at(mrt_dtype t, const void *data, int64_t i)
 /* 1 if x, rounded to the nearest integer, is a class of n. */
 static int is_class(double x, int64_t n)
 {
-    return x == x && x >= -0.5 && x < (double)n - 0.5 &&
-           llround(x) >= 0 && llround(x) < n;
+    return x == x && x >= -0.5 && x < (double)n - 0.5 && llround(x) >= 0 &&
+           llround(x) < n;
 }
 
 /* "targets[batch=3, length=5]": element e of tensor t (row-major). */
-static void element_str(const mrt_spec *s, const mrt_spec_tensor *t,
-                        int64_t e, char *buf, size_t size)
+static void element_str(const mrt_spec *s, const mrt_spec_tensor *t, int64_t e,
+                        char *buf, size_t size)
 {
     int64_t at[MRT_MAX_DIMS];
     for (int i = t->layout.ndims - 1; i >= 0; i--) {
@@ -62,8 +62,8 @@ static void element_str(const mrt_spec *s, const mrt_spec_tensor *t,
 }
 
 /* The first element of t's file that is no class of n, or -1 (*x: it). */
-static mrt_status first_bad(mrt_ir_call *c, const mrt_spec_tensor *t,
-                            int64_t n, int64_t *bad, double *x)
+static mrt_status first_bad(mrt_ir_call *c, const mrt_spec_tensor *t, int64_t n,
+                            int64_t *bad, double *x)
 {
     void *data = NULL;
     mrt_error e = {0};

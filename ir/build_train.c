@@ -179,7 +179,8 @@ static mrt_status train_micro_dim(mrt_ir_call *c, const mrt_ir_train *t,
         return mrt_ir_fail(
             c, MRT_E_SPEC,
             "%s dim '%s' to split into microbatches (the dims are: %s)%s",
-            t->microbatch_dim ? "unknown" : "no", mrt_ir_quote(name, q, sizeof q),
+            t->microbatch_dim ? "unknown" : "no",
+            mrt_ir_quote(name, q, sizeof q),
             mrt_spec_join(list, sizeof list, s->dim_name ? s->dim_name[0] : "",
                           sizeof s->dim_name[0], s->ndims),
             t->microbatch_dim ? "" : "; name one with 'microbatch_dim'");
@@ -191,8 +192,9 @@ static mrt_status train_micro_dim(mrt_ir_call *c, const mrt_ir_train *t,
     tr->micro_dim = d;
     for (int k = 0; k < tr->nparams + tr->nextra; k++) {
         int x = k < tr->nparams ? tr->param[k] : tr->extra[k - tr->nparams];
-        mrt_ir_at(c, "params", k < tr->nparams ? &tr->param_mark[k]
-                                               : &tr->extra_mark[k - tr->nparams]);
+        mrt_ir_at(c, "params",
+                  k < tr->nparams ? &tr->param_mark[k]
+                                  : &tr->extra_mark[k - tr->nparams]);
         if (mrt_layout_find_dim(&s->tensor[x].layout, d) >= 0)
             return mrt_ir_fail(c, MRT_E_SPEC,
                                "'%s' has the microbatch dim '%s': with "
@@ -242,8 +244,7 @@ static mrt_status setting(mrt_ir_call *c, const char *key, const mrt_mark *at,
     if (x == 0)
         return MRT_OK;
     if (!takes)
-        return mrt_ir_fail(c, MRT_E_SPEC,
-                           "optimizer '%s' takes no '%s' (%s)",
+        return mrt_ir_fail(c, MRT_E_SPEC, "optimizer '%s' takes no '%s' (%s)",
                            mrt_optimizer_name(tr->optimizer), key,
                            !strcmp(key, "momentum") ? "optimizer momentum does"
                                                     : "adam and adamw do");

@@ -410,7 +410,8 @@ mrt_status mrt_spec_derive_alt(const mrt_spec *s, const mrt_spec_layout *l,
             (*out)->tensor[l->entry[e].tensor].reshard = 1;
     if (!st && l->zero_stage)
         mrt_spec_apply_zero(*out, l);
-    if (!st && l->recompute && (st = mrt_ir_recompute(*out, l->recompute, err))) {
+    if (!st && l->recompute &&
+        (st = mrt_ir_recompute(*out, l->recompute, err))) {
         mrt_spec_destroy(*out);
         *out = NULL;
     }

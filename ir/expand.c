@@ -324,11 +324,10 @@ static mrt_status cross_entropy(mrt_user_op *u)
     /* integer labels: z at the label, a GATHER along d (from_dim: the
      * dims the labels share with z are walked together); its gradient is
      * a SCATTER_ADD into d, so no one-hot [.., d] is ever made */
-    int picked = u->labels
-                     ? emit(u, MRT_OP_GATHER, MRT_MAP_COPY, 0, z, t,
-                            tmp(u, "picked", rest, nr, &st), &st)
-                     : emit(u, MRT_OP_EINSUM, MRT_MAP_COPY, 0, t, z,
-                            tmp(u, "picked", rest, nr, &st), &st);
+    int picked = u->labels ? emit(u, MRT_OP_GATHER, MRT_MAP_COPY, 0, z, t,
+                                  tmp(u, "picked", rest, nr, &st), &st)
+                           : emit(u, MRT_OP_EINSUM, MRT_MAP_COPY, 0, t, z,
+                                  tmp(u, "picked", rest, nr, &st), &st);
     int nll = map2(u, MRT_MAP_SUB, lse, picked, tmp(u, "nll", rest, nr, &st),
                    &st);
     mean(u, nll, NULL, 0, "mean", -3, &st);

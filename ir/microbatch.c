@@ -95,8 +95,7 @@ static mrt_status check_linear(const mrt_spec *s, int d, mrt_error *err)
                 "op %d reads '%s', a sum over the microbatch dim '%s', "
                 "non-linearly: the sum of the microbatches' results would "
                 "not be the full batch's (train: microbatches)",
-                o->user, s->tensor[o->in[k_red]].name,
-                s->dim_name[d]);
+                o->user, s->tensor[o->in[k_red]].name, s->dim_name[d]);
     }
     free(dep);
     return st;
@@ -147,7 +146,8 @@ static mrt_status copy_program(mrt_spec *s, int nf, int nt, int j, int *map,
         map[t] = t;
     for (int t = 0; t < nt; t++)
         if (s->tensor[t].producer < 0 && has_dim(&s->tensor[t], d) &&
-            s->tensor[t].grad_like == 0 && (map[t] = copy_tensor(s, t, j, -1)) < 0)
+            s->tensor[t].grad_like == 0 &&
+            (map[t] = copy_tensor(s, t, j, -1)) < 0)
             return mrt_ir_nomem(s, err);
     for (int i = 0; i < nf; i++) {
         mrt_spec_op o = s->op[i];

@@ -208,8 +208,7 @@ static int adam_step(upd *u, int g)
     int v = state_tensor(u, ":v", MRT_OPT_ROLE_V);
     int m1 = state_next(u, m, ":m", MRT_MAP_LERP, 1 - tr->beta1, m, g);
     int v1 = state_next(u, v, ":v", MRT_MAP_LERP_SQ, 1 - tr->beta2, v, g);
-    int den = temp(u, ":opt:den", MRT_MAP_SQRT_ADD, 0, v1,
-                   tr->step_scalar[1]);
+    int den = temp(u, ":opt:den", MRT_MAP_SQRT_ADD, 0, v1, tr->step_scalar[1]);
     int d = temp(u, ":opt:dir", MRT_MAP_DIV, 0, m1, den);
     return temp(u, ":opt:step", MRT_MAP_MUL, 0, d, tr->step_scalar[0]);
 }

@@ -36,9 +36,9 @@ typedef struct recompute_ctx {
     mrt_error *err;
     mrt_spec_op *op; /* the new op list */
     int nop;
-    int ntensors;  /* before the copies: re[] covers these */
-    int *re;       /* [ntensors] the copy of a forward tensor, or -1 */
-    int *base;     /* [nblocks] first index of the block's seen[] */
+    int ntensors;        /* before the copies: re[] covers these */
+    int *re;             /* [ntensors] the copy of a forward tensor, or -1 */
+    int *base;           /* [nblocks] first index of the block's seen[] */
     unsigned char *seen; /* [instances] its recomputation is emitted */
     const unsigned char *on; /* [nblocks] recomputed by this pass */
     int micros;              /* train.microbatches (at least 1) */
@@ -83,9 +83,8 @@ static void rerun_instance(recompute_ctx *r, int b, int i, int m)
 {
     const mrt_spec_block *k = &r->s->block[b];
     int n = r->s->train.microbatches > 1 ? r->s->train.nforward
-                                          : k->last_op[i] + 1;
-    for (int j = n > k->last_op[i] ? 0 : k->first_op[i]; j < n && !r->st;
-         j++) {
+                                         : k->last_op[i] + 1;
+    for (int j = n > k->last_op[i] ? 0 : k->first_op[i]; j < n && !r->st; j++) {
         mrt_spec_op o = r->s->op[j];
         if (o.block != b || o.layer != i || o.micro != m)
             continue;
@@ -134,7 +133,8 @@ static size_t count_added(recompute_ctx *r, size_t *instances)
         *instances += (size_t)s->block[b].count * (size_t)r->micros;
     }
     for (int j = 0; j < s->train.nforward; j++)
-        n += s->op[j].block >= 0 && s->op[j].layer >= 0 && r->on[s->op[j].block];
+        n += s->op[j].block >= 0 && s->op[j].layer >= 0 &&
+             r->on[s->op[j].block];
     return n;
 }
 
@@ -174,12 +174,11 @@ mrt_status mrt_ir_recompute(mrt_spec *s, const unsigned char *blocks,
 {
     if (!blocks || s->train.loss < 0 || !s->nblocks)
         return MRT_OK;
-    recompute_ctx r = {.s = s,
-                       .err = err,
-                       .ntensors = s->ntensors,
-                       .micros = s->train.microbatches > 1
-                                     ? s->train.microbatches
-                                     : 1};
+    recompute_ctx r = {
+        .s = s,
+        .err = err,
+        .ntensors = s->ntensors,
+        .micros = s->train.microbatches > 1 ? s->train.microbatches : 1};
     unsigned char *on = calloc((size_t)s->nblocks, 1);
     r.base = malloc((size_t)s->nblocks * sizeof *r.base);
     int any = 0;

@@ -131,10 +131,9 @@ mrt_status mrt_ir_add_train_outputs(mrt_spec *s, char *listed, mrt_error *err)
     s->output = o;
     /* the loss, the gradients, then the updates */
     for (int j = 0; j < more; j++) {
-        int k = j - 1, t = j == 0            ? tr->loss
-                           : k < tr->nparams ? tr->grad[k]
-                           : (k -= tr->nparams) < tr->nextra
-                               ? tr->extra_grad[k]
+        int k = j - 1, t = j == 0                            ? tr->loss
+                           : k < tr->nparams                 ? tr->grad[k]
+                           : (k -= tr->nparams) < tr->nextra ? tr->extra_grad[k]
                            : (k -= tr->nextra) < tr->nparams
                                ? tr->updated[k]
                                : tr->state_next[k - tr->nparams];

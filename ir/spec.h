@@ -152,17 +152,17 @@ typedef struct mrt_spec_layout {
     mrt_rule *entry_rules;     /* [nentries * ndims], owned */
     /* pin: true: planned pinned (mrt_spec.pinned) */
     int pin;
-    int schedule;       /* its pipeline schedule, -1: train:'s */
-    int virtual_stages; /* 0: train:'s */
-    mrt_mark schedule_mark; /* where schedule: (else virtual_stages:) is */
+    int schedule;             /* its pipeline schedule, -1: train:'s */
+    int virtual_stages;       /* 0: train:'s */
+    mrt_mark schedule_mark;   /* where schedule: (else virtual_stages:) is */
     unsigned char *recompute; /* [nblocks], owned, or NULL: the blocks its
                                  `recompute:` recomputes (besides the
                                  spec's own) */
     mrt_mark recompute_mark;
-    int broken;      /* does not fit a --mesh or --dim given at load: */
-    mrt_error error; /* why (selecting it returns this error) */
-    int zero_stage;      /* `zero:` (ir/zero.c): 1-3, 0: none */
-    unsigned zero_axes;  /* its axes (of the alternative's mesh) */
+    int broken;         /* does not fit a --mesh or --dim given at load: */
+    mrt_error error;    /* why (selecting it returns this error) */
+    int zero_stage;     /* `zero:` (ir/zero.c): 1-3, 0: none */
+    unsigned zero_axes; /* its axes (of the alternative's mesh) */
 } mrt_spec_layout;
 
 /* The primitive ops the planner lowers.  The spec's own ops (add,
@@ -203,22 +203,22 @@ typedef struct mrt_spec_op {
     int from_dim, to_dim; /* RENAME: spec dim ids; GATHER, SCATTER_ADD:
                           from_dim is the vocab dim */
     mrt_phase phase;
-    int user;    /* number (from 1) of the spec op it comes from;
+    int user;       /* number (from 1) of the spec op it comes from;
                           0 for the ops a `train:` block adds */
-    int no_grad; /* its result carries no gradient (the max that
+    int no_grad;    /* its result carries no gradient (the max that
                           keeps softmax stable: softmax does not depend
                           on it) */
-    int block;   /* the block whose instance it belongs to (its forward
+    int block;      /* the block whose instance it belongs to (its forward
                           op, or for an update its parameter), or -1 */
-    int layer;   /* that instance, or -1 */
+    int layer;      /* that instance, or -1 */
     int recomputed; /* a forward op re-run in the backward pass (its
                           block's `recompute:`): 1 + the index of the
                           forward op it re-runs; 0: none */
-    int micro;   /* the microbatch (0 .. train.microbatches - 1) a
+    int micro;      /* the microbatch (0 .. train.microbatches - 1) a
                           forward or backward op belongs to (microbatch.c);
                           -1 for the update and the ops outside any
                           microbatch (the sum of the microbatches' losses) */
-    int fwd;     /* a backward op: 1 + the forward op whose gradient it
+    int fwd;        /* a backward op: 1 + the forward op whose gradient it
                           takes part in (grad.c), its pipeline stage's;
                           0: none */
 } mrt_spec_op;
@@ -321,7 +321,7 @@ typedef struct mrt_train {
                          slices of micro_dim (ir/microbatch.c); 1: none */
     int micro_dim;    /* spec dim id split into microbatches, -1: none */
     mrt_schedule_kind schedule;
-    int virtual_stages; /* 1: none */
+    int virtual_stages;                 /* 1: none */
     mrt_mark micro_mark, schedule_mark; /* where they were written */
 } mrt_train;
 

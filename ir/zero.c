@@ -31,8 +31,8 @@
 /* How good dim d of l is to shard into `ways` more parts: 2 not split
  * and divided evenly, 1 not split, 0 split already; and its extent on
  * a rank (the tie-break: larger first). */
-static int rank_dim(const mrt_layout *l, const mrt_mesh *m, int d,
-                    int64_t ways, int64_t *extent)
+static int rank_dim(const mrt_layout *l, const mrt_mesh *m, int d, int64_t ways,
+                    int64_t *extent)
 {
     int64_t parts = 1;
     for (int k = 0; k < l->naxes[d]; k++)

@@ -38,7 +38,7 @@ static inline uint16_t bf16_of(float x)
 
 /* float32 to and from the 16-bit types, the common case. */
 MRT_VECTORIZE static void widen_f32(mrt_dtype from, float *restrict d,
-                      const uint16_t *restrict s, int64_t n)
+                                    const uint16_t *restrict s, int64_t n)
 {
     if (from == MRT_BF16)
         for (int64_t i = 0; i < n; i++)

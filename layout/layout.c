@@ -28,11 +28,8 @@ int mrt_dtype_size(mrt_dtype t)
 }
 
 static const char *const dtype_names[] = {
-    [MRT_F32] = "float32",
-    [MRT_F64] = "float64",
-    [MRT_I32] = "int32",
-    [MRT_BF16] = "bfloat16",
-    [MRT_F16] = "float16",
+    [MRT_F32] = "float32",   [MRT_F64] = "float64", [MRT_I32] = "int32",
+    [MRT_BF16] = "bfloat16", [MRT_F16] = "float16",
 };
 _Static_assert(sizeof dtype_names / sizeof dtype_names[0] == MRT_DTYPE_COUNT,
                "one name per dtype");

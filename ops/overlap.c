@@ -34,8 +34,9 @@ void mrt_plan_schedule_overlap(mrt_plan *p, int blocking)
     }
     for (int v = 0; first_reader && v < p->nvalues; v++)
         if (first_reader[v] < 0) /* outputs: read after the last step */
-            first_reader[v] =
-                p->tensor_value[p->value[v].tensor] == v ? p->nsteps : 0;
+            first_reader[v] = p->tensor_value[p->value[v].tensor] == v
+                                  ? p->nsteps
+                                  : 0;
     for (int k = 0; k < p->nsteps; k++) {
         mrt_step *s = &p->step[k];
         s->wait = -1;

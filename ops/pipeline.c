@@ -108,7 +108,7 @@ static void forward_chunks(const mrt_spec *s, int b, int n, int *chunk,
         const mrt_spec_op *o = &s->op[i];
         if (o->phase != MRT_PHASE_FORWARD)
             continue;
-        chunk[i] = o->block == b ? chunk_of(s->block[b].count, n, o->layer)
+        chunk[i] = o->block == b  ? chunk_of(s->block[b].count, n, o->layer)
                    : o->user < lo ? 0
                                   : n - 1;
         for (int k = 0; k < o->nin; k++)

@@ -116,8 +116,7 @@ static int bucket(const mrt_schedule *sc, const mrt_spec *s, const int *chunk,
             if (chunk[i] < 0 || chunk[i] >= sc->chunks ||
                 s->op[i].micro >= sc->microbatches)
                 continue;
-            int k = mrt_schedule_find(sc, chunk[i], s->op[i].micro,
-                                      phase[i]);
+            int k = mrt_schedule_find(sc, chunk[i], s->op[i].micro, phase[i]);
             if (pass == 0)
                 first[k + 1]++;
             else
@@ -138,8 +137,9 @@ static int walk(const mrt_spec *s, const mrt_schedule *sc, const int *chunk,
     int nslots = sc->stages * sc->per_stage, ok = 0;
     size_t n = (size_t)s->nops + 1;
     int *slot = malloc(n * sizeof *slot);
-    emitter e = {s, slot, order, 0, calloc(n, 1), calloc(n, sizeof(int)),
-                 NULL, NULL, malloc(n * sizeof(int))};
+    emitter e = {s,    slot,         order,
+                 0,    calloc(n, 1), calloc(n, sizeof(int)),
+                 NULL, NULL,         malloc(n * sizeof(int))};
     int *first = malloc(((size_t)nslots + 1) * sizeof *first);
     int *by_slot = malloc(n * sizeof *by_slot);
     int *lin = mrt_schedule_linear(sc);
@@ -186,8 +186,7 @@ int *mrt_pipeline_op_order(const mrt_spec *s, const mrt_plan_pipeline *pp,
     mrt_mark at = tr->schedule_mark.line ? tr->schedule_mark
                   : tr->micro_mark.line  ? tr->micro_mark
                                          : tr->mark;
-    mrt_status st = mrt_schedule_check(pp->schedule, p, v, m, s->path, at,
-                                       err);
+    mrt_status st = mrt_schedule_check(pp->schedule, p, v, m, s->path, at, err);
     if (st != MRT_OK) {
         free(order);
         free(chunk);
@@ -197,8 +196,8 @@ int *mrt_pipeline_op_order(const mrt_spec *s, const mrt_plan_pipeline *pp,
     st = MRT_E_NOMEM;
     if (order && chunk && phase &&
         (st = mrt_schedule_make(pp->schedule, p, v, m, &sc, err)) == MRT_OK &&
-        (st = mrt_schedule_op_slots(s, pp->schedule, op_stage, op_chunk,
-                                    chunk, phase, err)) == MRT_OK &&
+        (st = mrt_schedule_op_slots(s, pp->schedule, op_stage, op_chunk, chunk,
+                                    phase, err)) == MRT_OK &&
         walk(s, sc, chunk, phase, order) != 0)
         st = MRT_E_NOMEM;
     mrt_schedule_destroy(sc);

@@ -56,11 +56,12 @@ int mrt_plan_stage_layers(const mrt_plan *plan, char *buf, size_t size)
     size_t n = (size_t)snprintf(
         buf, size, "pipeline over '%s': %d stages, %d microbatch%s (%s)",
         plan->mesh.name[pp->axis], pp->stages, pp->microbatches,
-        pp->microbatches == 1 ? "" : "es", mrt_schedule_kind_name(pp->schedule));
+        pp->microbatches == 1 ? "" : "es",
+        mrt_schedule_kind_name(pp->schedule));
     for (int s = 0; s < pp->stages && n < size; s++) {
-        n += (size_t)snprintf(buf + n, size - n, "%s stage %d holds %s%s",
-                              s ? ";" : ":", s, b >= 0 ? plan->block_name[b] : "",
-                              b >= 0 ? " layers" : "");
+        n += (size_t)snprintf(
+            buf + n, size - n, "%s stage %d holds %s%s", s ? ";" : ":", s,
+            b >= 0 ? plan->block_name[b] : "", b >= 0 ? " layers" : "");
         stage_layers(plan, s, buf, size, &n);
     }
     return 1;

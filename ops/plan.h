@@ -205,7 +205,6 @@ typedef struct mrt_plan_op {
                                  virtual_stages - 1), -1: none */
 } mrt_plan_op;
 
-
 /* A repeated block's activations (plan_blocks.c): what its forward pass
  * keeps for the backward pass, bytes per rank (rank 0's shards).  An
  * activation is a value made by a forward step (or a dropout mask, an
@@ -274,17 +273,17 @@ struct mrt_plan {
     /* Filled by mrt_planning_finish: */
     mrt_plan_totals totals;
     int64_t axis_bytes[1u << MRT_MAX_AXES]; /* bytes by axis set */
-    int64_t arena_bytes;   /* the run's buffer for every value */
-    int64_t live_peak;     /* the most bytes live at one step (values,
+    int64_t arena_bytes;    /* the run's buffer for every value */
+    int64_t live_peak;      /* the most bytes live at one step (values,
                                  workspace, MPI scratch); the arena is at
                                  least the values' part of it, and
                                  totals.peak_memory = arena + workspace +
                                  the most MPI scratch at once */
-    int64_t max_workspace; /* the largest step workspace */
-    int alias_of;   /* 1 + the value whose buffer it shares (an
+    int64_t max_workspace;  /* the largest step workspace */
+    int alias_of;           /* 1 + the value whose buffer it shares (an
                           in-place update: ops/inplace.c), 0: none; it
                           then adds no bytes of its own */
-    int64_t device_memory; /* bytes of one rank's memory (the option's,
+    int64_t device_memory;  /* bytes of one rank's memory (the option's,
                               else the profile's); 0: none given */
     mrt_plan_pipeline pipe; /* pipe.stages < 2: not pipelined */
     mrt_schedule *schedule; /* a pipelined plan's, replayed with the

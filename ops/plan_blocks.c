@@ -125,8 +125,9 @@ void mrt_plan_blocks_print(const mrt_plan *p, FILE *f)
             continue;
         fprintf(f,
                 "block %s recomputed: %.4g forward flops/rank re-run in the "
-                "backward pass; activations saved %" PRId64 " bytes/rank (%" PRId64
-                " per layer), %" PRId64 " (%" PRId64 ") if kept\n",
+                "backward pass; activations saved %" PRId64
+                " bytes/rank (%" PRId64 " per layer), %" PRId64 " (%" PRId64
+                ") if kept\n",
                 p->block_name[b], k->rerun_flops, k->saved_after,
                 k->layer_after, k->saved_before, k->layer_before);
     }
@@ -143,7 +144,8 @@ void mrt_plan_blocks_json(const mrt_plan *p, FILE *f)
         mrt_json_string(f, p->block_name[b]);
         fprintf(f,
                 ", \"count\": %d, \"recompute\": %s, \"rerun_flops\": %.17g"
-                ", \"activations\": {\"saved\": %" PRId64 ", \"saved_per_layer\": %" PRId64
+                ", \"activations\": {\"saved\": %" PRId64
+                ", \"saved_per_layer\": %" PRId64
                 ", \"without_recompute\": %" PRId64
                 ", \"without_recompute_per_layer\": %" PRId64 "}}",
                 k->count, k->recompute ? "true" : "false", k->rerun_flops,

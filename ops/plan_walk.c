@@ -176,8 +176,8 @@ static mrt_status start_plan(mrt_planning *pl, mrt_error *err)
     p->elsize = mrt_dtype_size(s->dtype);
     pl->overflow_tensor = -1;
     p->planner = pl->opt->planner;
-    p->pipe = (mrt_plan_pipeline){.axis = -1, .stages = 1,
-                                  .microbatches = 1, .virtual_stages = 1};
+    p->pipe = (mrt_plan_pipeline){
+        .axis = -1, .stages = 1, .microbatches = 1, .virtual_stages = 1};
     pl->explain = pl->opt->explain && pl->strategy == MRT_STRATEGY_CHEAPEST;
     if (copy_names(pl, p) != MRT_OK)
         return mrt_planning_nomem(pl->spec, err);

@@ -87,7 +87,6 @@ int mrt_regather_emit(mrt_planning *pl, int op)
     if (!to)
         return 0;
     mrt_layout l = *to; /* the value table may grow under it */
-    return mrt_relayout_emit(pl, op, pl->plan->tensor_value[w], &l, 0) < 0
-               ? -1
-               : 0;
+    return mrt_relayout_emit(pl, op, pl->plan->tensor_value[w], &l, 0) < 0 ? -1
+                                                                           : 0;
 }

@@ -21,12 +21,15 @@ static void put(order *o, int chunk, int micro, mrt_slot_phase ph)
 {
     mrt_schedule *s = o->s;
     int at = o->stage * s->per_stage + o->n++;
-    s->slot[at] = (mrt_slot){.stage = o->stage, .chunk = chunk,
-                             .micro = micro, .phase = ph};
+    s->slot[at] = (mrt_slot){
+        .stage = o->stage, .chunk = chunk, .micro = micro, .phase = ph};
     s->index[(chunk * s->microbatches + micro) * s->phases + (int)ph] = at;
 }
 
-static int min_int(int a, int b) { return a < b ? a : b; }
+static int min_int(int a, int b)
+{
+    return a < b ? a : b;
+}
 
 static void order_gpipe(order *o)
 {
@@ -142,7 +145,8 @@ mrt_status mrt_schedule_check(mrt_schedule_kind kind, int p, int v, int m,
     if (v > 1 && kind != MRT_SCHEDULE_INTERLEAVED)
         return mrt_error_set(err, MRT_E_SPEC, file, none,
                              "%d virtual stages need schedule interleaved "
-                             "(not %s)", v, name);
+                             "(not %s)",
+                             v, name);
     if (kind == MRT_SCHEDULE_INTERLEAVED && m % p != 0)
         return mrt_error_set(err, MRT_E_SPEC, file, none,
                              "schedule interleaved needs the microbatches "
@@ -155,16 +159,19 @@ mrt_status mrt_schedule_make(mrt_schedule_kind kind, int p, int v, int m,
                              mrt_schedule **out, mrt_error *err)
 {
     *out = NULL;
-    mrt_status st =
-        mrt_schedule_check(kind, p, v, m, NULL, (mrt_mark){0, 0}, err);
+    mrt_status st = mrt_schedule_check(kind, p, v, m, NULL, (mrt_mark){0, 0},
+                                       err);
     if (st)
         return st;
     st = MRT_E_NOMEM;
     mrt_schedule *s = calloc(1, sizeof *s);
     if (!s)
         goto nomem;
-    *s = (mrt_schedule){.kind = kind, .stages = p, .virtual_stages = v,
-                        .microbatches = m, .chunks = p * v,
+    *s = (mrt_schedule){.kind = kind,
+                        .stages = p,
+                        .virtual_stages = v,
+                        .microbatches = m,
+                        .chunks = p * v,
                         .phases = kind == MRT_SCHEDULE_ZERO_BUBBLE ? 3 : 2};
     s->per_stage = v * m * s->phases;
     size_t n = (size_t)p * s->per_stage;
@@ -217,6 +224,5 @@ int mrt_schedule_find(const mrt_schedule *s, int chunk, int micro,
 {
     if ((int)phase >= s->phases)
         phase = MRT_SLOT_B;
-    return s->index[(chunk * s->microbatches + micro) * s->phases +
-                    (int)phase];
+    return s->index[(chunk * s->microbatches + micro) * s->phases + (int)phase];
 }

@@ -69,8 +69,8 @@ typedef struct mrt_schedule {
                                first of equals) */
     double bubble_fraction; /* idle over ideal for the busiest stage:
                                (makespan - busy) / busy */
-    int nops;      /* a plan's schedule (mrt_schedule_plan): */
-    int *op_slot;  /* [nops] the slot each op of the plan is in, -1:
+    int nops;               /* a plan's schedule (mrt_schedule_plan): */
+    int *op_slot;           /* [nops] the slot each op of the plan is in, -1:
                       none (the update); NULL for a schedule of no plan */
     double *times; /* [4 * chunks]: the last replay's durations, per chunk
                       c: f at 4c, b, w, p2p (all 1 and 0 with unit
@@ -79,9 +79,9 @@ typedef struct mrt_schedule {
 
 /* The durations of a replay, per chunk, for one microbatch. */
 typedef struct mrt_schedule_times {
-    const double *f; /* [chunks] forward */
-    const double *b; /* [chunks] backward (zero_bubble: input gradient) */
-    const double *w; /* [chunks] weight gradient, or NULL: none (0);
+    const double *f;     /* [chunks] forward */
+    const double *b;     /* [chunks] backward (zero_bubble: input gradient) */
+    const double *w;     /* [chunks] weight gradient, or NULL: none (0);
                         other schedules add it to b */
     const double *p2p_s; /* [chunks]: chunk c's output to chunk c + 1,
                             and its gradient back (each way); NULL: 0 */
@@ -94,8 +94,8 @@ typedef struct mrt_schedule_times {
  * 1; v > 1 but with interleaved; interleaved with m not a multiple of
  * p; zero_bubble with v > 1. */
 mrt_status mrt_schedule_make(mrt_schedule_kind kind, int stages,
-                              int virtual_stages, int microbatches,
-                              mrt_schedule **out, mrt_error *err);
+                             int virtual_stages, int microbatches,
+                             mrt_schedule **out, mrt_error *err);
 void mrt_schedule_destroy(mrt_schedule *s);
 /* mrt_schedule_make's errors, in file at `at` (what the user wrote). */
 mrt_status mrt_schedule_check(mrt_schedule_kind kind, int stages,

@@ -6,9 +6,9 @@
 #include "plan.h"
 #include "schedule.h"
 
-mrt_status mrt_schedule_create(const char *kind, int stages,
-                               int virtual_stages, int microbatches,
-                               mrt_schedule **out, mrt_error *err)
+mrt_status mrt_schedule_create(const char *kind, int stages, int virtual_stages,
+                               int microbatches, mrt_schedule **out,
+                               mrt_error *err)
 {
     if (!out)
         return mrt_error_null(err, "mrt_schedule_create", "out");
@@ -19,7 +19,8 @@ mrt_status mrt_schedule_create(const char *kind, int stages,
     if (k < 0)
         return mrt_error_set(err, MRT_E_USAGE, NULL, (mrt_mark){0, 0},
                              "unknown schedule '%.64s' (known: gpipe, "
-                             "1f1b, interleaved, zero_bubble)", kind);
+                             "1f1b, interleaved, zero_bubble)",
+                             kind);
     mrt_error e = {0};
     mrt_status st = mrt_schedule_make((mrt_schedule_kind)k, stages,
                                       virtual_stages, microbatches, out, &e);
@@ -42,15 +43,14 @@ void mrt_schedule_get_info(const mrt_schedule *s, mrt_schedule_info *out)
     *out = (mrt_schedule_info){0};
     if (!s)
         return;
-    *out = (mrt_schedule_info){
-        .kind = mrt_schedule_kind_name(s->kind),
-        .stages = s->stages,
-        .virtual_stages = s->virtual_stages,
-        .microbatches = s->microbatches,
-        .slots = s->per_stage,
-        .makespan_s = s->makespan_s,
-        .bubble_fraction = s->bubble_fraction,
-        .busiest = s->busiest};
+    *out = (mrt_schedule_info){.kind = mrt_schedule_kind_name(s->kind),
+                               .stages = s->stages,
+                               .virtual_stages = s->virtual_stages,
+                               .microbatches = s->microbatches,
+                               .slots = s->per_stage,
+                               .makespan_s = s->makespan_s,
+                               .bubble_fraction = s->bubble_fraction,
+                               .busiest = s->busiest};
 }
 
 mrt_status mrt_schedule_get_slot(const mrt_schedule *s, int stage, int i,

@@ -41,8 +41,8 @@ static void mark_input_gradient(const mrt_spec *s, const int *chunk,
                                 char *need_b)
 {
     for (int j = 0; j < s->nops; j++)
-        for (int a = 0; s->op[j].phase == MRT_PHASE_BACKWARD &&
-                        a < s->op[j].nin; a++) {
+        for (int a = 0;
+             s->op[j].phase == MRT_PHASE_BACKWARD && a < s->op[j].nin; a++) {
             int i = s->tensor[s->op[j].in[a]].producer;
             if (i >= 0 && s->op[i].phase == MRT_PHASE_BACKWARD &&
                 chunk[i] != chunk[j])

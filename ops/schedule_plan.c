@@ -121,10 +121,10 @@ mrt_status mrt_schedule_plan(mrt_plan *p, const mrt_spec *s, mrt_error *err)
                                pp->microbatches > 1 ? pp->microbatches : 1,
                                &p->schedule, err);
         if (st == MRT_OK)
-            st = mrt_schedule_op_slots(s, pp->schedule, stage, op_chunk,
-                                       chunk, phase, err);
-        if (st == MRT_OK && !(p->schedule->op_slot = slots_of(
-                                  p->schedule, s, chunk, phase)))
+            st = mrt_schedule_op_slots(s, pp->schedule, stage, op_chunk, chunk,
+                                       phase, err);
+        if (st == MRT_OK &&
+            !(p->schedule->op_slot = slots_of(p->schedule, s, chunk, phase)))
             st = MRT_E_NOMEM;
         if (st == MRT_OK) {
             sum_times(p, chunk, phase, &t);

@@ -40,15 +40,15 @@ static void slot_label(const mrt_schedule *s, const mrt_slot *sl, char *b,
                        size_t n)
 {
     if (s->virtual_stages > 1)
-        snprintf(b, n, "%c%d%c", "FBW"[sl->phase], sl->micro,
+        snprintf(b, n, "%c%d%c", "FBW"[sl->phase], sl -> micro,
                  'a' + sl->chunk / s->stages % 26);
     else
-        snprintf(b, n, "%c%d", "FBW"[sl->phase], sl->micro);
+        snprintf(b, n, "%c%d", "FBW"[sl->phase], sl -> micro);
 }
 
 /* Stage k's row: ncols cells of w characters and a space. */
-static void grid_row(const mrt_schedule *s, int k, double u, int ncols,
-                     int w, char *row, FILE *f)
+static void grid_row(const mrt_schedule *s, int k, double u, int ncols, int w,
+                     char *row, FILE *f)
 {
     memset(row, ' ', (size_t)ncols * (w + 1));
     for (int c = 0; c < ncols; c++)
@@ -140,8 +140,7 @@ void mrt_schedule_print_json(const mrt_plan *p, FILE *f)
             s->virtual_stages, MRT_JSON_NUM("%.9g", pp->bubble_fraction),
             MRT_JSON_NUM("%.9g", s->bubble_fraction), pp->p2p_bytes,
             MRT_JSON_NUM("%.9g", s->makespan_s),
-            MRT_JSON_NUM("%.9g", p->totals.time_s - s->makespan_s),
-            s->busiest);
+            MRT_JSON_NUM("%.9g", p->totals.time_s - s->makespan_s), s->busiest);
     for (int k = 0; k < s->stages; k++)
         fprintf(f, "%s%d", k ? ", " : "", s->in_flight[k]);
     fputs("],\n   \"chunks\": [", f);

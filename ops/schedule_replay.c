@@ -25,12 +25,9 @@ static double duration(const mrt_schedule *s, const mrt_schedule_times *t,
     int c = sl->chunk;
     double w = t->w ? t->w[c] : 0;
     switch (sl->phase) {
-    case MRT_SLOT_F:
-        return t->f[c];
-    case MRT_SLOT_B:
-        return t->b[c] + (s->phases == 2 ? w : 0);
-    default:
-        return w;
+    case MRT_SLOT_F: return t->f[c];
+    case MRT_SLOT_B: return t->b[c] + (s->phases == 2 ? w : 0);
+    default: return w;
     }
 }
 
@@ -76,8 +73,8 @@ static double ready_at(const mrt_schedule *s, const mrt_schedule_times *t,
 
 /* Runs stage k's slots from *pos while their dependencies have run;
  * returns how many it ran. */
-static int run_stage(mrt_schedule *s, const mrt_schedule_times *t,
-                     char *done, int k, int *pos, double *free_at)
+static int run_stage(mrt_schedule *s, const mrt_schedule_times *t, char *done,
+                     int k, int *pos, double *free_at)
 {
     int ran = 0;
     for (; *pos < s->per_stage; ++*pos, ran++) {

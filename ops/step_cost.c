@@ -197,10 +197,10 @@ static double einsum_time(const mrt_plan *p, const mrt_step *t)
     double share = mrt_cost_share(&p->profile, p->mesh.nranks);
     /* one input: a permuted sum, a pass over the input at the profile's
      * `sum` rate when it has one */
-    double sum = c->ninputs < 2 ? mrt_cost_map(&p->profile, "sum",
-                                               (double)p->value[t->in].count,
-                                               p->elsize)
-                                : -1;
+    double sum = c->ninputs < 2
+                     ? mrt_cost_map(&p->profile, "sum",
+                                    (double)p->value[t->in].count, p->elsize)
+                     : -1;
     if (sum >= 0)
         return sum * share;
     if (c->ninputs < 2)
@@ -263,7 +263,7 @@ void mrt_planning_cost_step(mrt_planning *pl, mrt_step *t)
                    (t->in2 >= 0 ? (double)p->value[t->in2].count : 0);
         t->group = 1;
         t->bytes = t->bytes_total = t->bytes_inter = 0;
-        t->time_s =
-            map_time(p, t, read) * mrt_cost_share(&p->profile, p->mesh.nranks);
+        t->time_s = map_time(p, t, read) *
+                    mrt_cost_share(&p->profile, p->mesh.nranks);
     }
 }

@@ -41,7 +41,8 @@ int mrt_step_on_rank(const mrt_plan *p, const mrt_step *s,
     if (p->pipe.stages < 2 || s->stage < 0)
         return 1;
     int64_t c = coords[p->pipe.axis];
-    return c == s->stage || (s->kind == MRT_STEP_SENDRECV && c == s->from_stage);
+    return c == s->stage ||
+           (s->kind == MRT_STEP_SENDRECV && c == s->from_stage);
 }
 
 int mrt_value_on_rank(const mrt_plan *p, int v, const int64_t coords[])

@@ -177,12 +177,7 @@ static void gemm(mrt_dtype t, int n, void *a, void *b, void *c)
 static volatile double sink; /* keeps the timed loops from being dropped */
 
 /* What one repetition of local measurement `what` does. */
-enum local {
-    LOCAL_GEMM_F32,
-    LOCAL_GEMM_F64,
-    LOCAL_REDUCE,
-    LOCAL_COPY
-};
+enum local { LOCAL_GEMM_F32, LOCAL_GEMM_F64, LOCAL_REDUCE, LOCAL_COPY };
 
 static void run_local(enum local what, const budget *z, bufs *b)
 {
@@ -253,9 +248,14 @@ static void measure_local(MPI_Comm world, const budget *z, bufs *b,
     int quick = z == &quick_budget;
     /* (short repetitions, more of them: one that no other process
      * interrupted is likelier among 7) */
-    mrt_calib_pools pl = {b->a,           b->b,  b->c,
-                          b->local_bytes, 7,     quick,
-                          z->gemm_n[MRT_F32], quick ? 0.001 : 0.01};
+    mrt_calib_pools pl = {b->a,
+                          b->b,
+                          b->c,
+                          b->local_bytes,
+                          7,
+                          quick,
+                          z->gemm_n[MRT_F32],
+                          quick ? 0.001 : 0.01};
     mrt_calib_gemm_rows(world, &pl, p);
     mrt_calib_map_rows(world, &pl, p);
 }

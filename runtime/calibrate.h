@@ -89,8 +89,7 @@ const char *mrt_blis_kernel_family(void);
 double mrt_calib_sig4(double v);
 /* Seconds of the best of `reps` repetitions of run(arg), each from a
  * barrier, the slowest rank's.  Collective. */
-double mrt_calib_best(MPI_Comm world, int reps, void (*run)(void *),
-                      void *arg);
+double mrt_calib_best(MPI_Comm world, int reps, void (*run)(void *), void *arg);
 /* The buffers the local rates are measured in (each of `bytes`, far
  * larger than a core's cache), the repetitions, and the size of the
  * peak's product. */

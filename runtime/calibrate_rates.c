@@ -84,9 +84,8 @@ static void run_gemms(void *arg)
     float one = 1, zero = 0;
     for (int i = 0; i < j->count; i++) {
         size_t s = (size_t)i % j->sets * (size_t)nn;
-        bli_sgemm(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, n, n, n, &one,
-                  j->a + s, ars, acs, j->b + s, brs, bcs, &zero, j->c + s, n,
-                  1);
+        bli_sgemm(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, n, n, n, &one, j->a + s,
+                  ars, acs, j->b + s, brs, bcs, &zero, j->c + s, n, 1);
     }
 }
 
@@ -100,7 +99,12 @@ void mrt_calib_gemm_rows(MPI_Comm world, const mrt_calib_pools *pl,
     for (int f = 0; f < MRT_GEMM_FORM_COUNT; f++)
         for (int i = 0; sizes[i]; i++) {
             double n = sizes[i], flops = 2 * n * n * n;
-            gemm_job j = {sizes[i], f, 1, pl->a, pl->b, pl->c,
+            gemm_job j = {sizes[i],
+                          f,
+                          1,
+                          pl->a,
+                          pl->b,
+                          pl->c,
                           pl->bytes / ((size_t)sizes[i] * sizes[i] * 4)};
             size_work(world, pl->target_s, run_gemms, &j, &j.count);
             double t = mrt_calib_best(world, pl->reps, run_gemms, &j);
@@ -175,7 +179,12 @@ void mrt_calib_map_rows(MPI_Comm world, const mrt_calib_pools *pl,
             /* up to 8 inputs in turn, so that a branch on the data
              * (relu's sign) cannot be learnt from one pass to the next,
              * as the next step of a run brings new data */
-            map_job j = {(mrt_map_fn)f, sizes[i], 1, pl->c, a, b,
+            map_job j = {(mrt_map_fn)f,
+                         sizes[i],
+                         1,
+                         pl->c,
+                         a,
+                         b,
                          (int)(most / sizes[i] < 8 ? most / sizes[i] : 8)};
             size_work(world, pl->target_s / 4, run_maps, &j, &j.count);
             double t = mrt_calib_best(world, pl->reps, run_maps, &j);

@@ -431,10 +431,9 @@ static int do_gather(mrt_exec *e, const mrt_step *s)
     t.data = w.data[0];
     ids.data = w.data[1];
     c.data = w.data[2];
-    mrt_kernel_gather(w.t, &t, s->dim, off[s->dim],
-                      mrt_step_widens(p, s, s->in2) ? w.t
-                                                    : p->value[s->in2].dtype,
-                      &ids, &c);
+    mrt_kernel_gather(
+        w.t, &t, s->dim, off[s->dim],
+        mrt_step_widens(p, s, s->in2) ? w.t : p->value[s->in2].dtype, &ids, &c);
     mrt_widen_output(e, s, &w);
     return MPI_SUCCESS;
 }
@@ -479,9 +478,8 @@ static int do_rename(mrt_exec *e, const mrt_step *s)
 static int do_sendrecv(mrt_exec *e, const mrt_step *s)
 {
     return mrt_comm_sendrecv(e->comm, s->axes, e->buf[s->in], e->buf[s->out],
-                             mine(e, s->in, NULL),
-                             e->plan->value[s->in].dtype, s->from_stage,
-                             s->stage);
+                             mine(e, s->in, NULL), e->plan->value[s->in].dtype,
+                             s->from_stage, s->stage);
 }
 
 static int do_step(mrt_exec *e, const mrt_step *s)
@@ -601,8 +599,8 @@ static int stands_for(const mrt_exec *e, const mrt_step *s)
     const mrt_plan *p = e->plan;
     int stage = s->kind == MRT_STEP_SENDRECV ? s->from_stage : s->stage;
     for (int a = 0; a < p->mesh.naxes; a++)
-        if (e->comm->coords[a] != (a == p->pipe.axis ? (stage > 0 ? stage : 0)
-                                                     : 0))
+        if (e->comm->coords[a] !=
+            (a == p->pipe.axis ? (stage > 0 ? stage : 0) : 0))
             return 0;
     return 1;
 }

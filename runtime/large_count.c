@@ -119,10 +119,10 @@ ELEMENTWISE(sum_bf16, uint16_t,
 ELEMENTWISE(sum_f16, uint16_t, mrt_f32_to_f16(W16(f16)(a[i]) + W16(f16)(b[i])))
 ELEMENTWISE(max_bf16, uint16_t,
             W16(bf16)(a[i]) > W16(bf16)(b[i]) || isnan(W16(bf16)(a[i])) ? a[i]
-                                                                       : b[i])
+                                                                        : b[i])
 ELEMENTWISE(max_f16, uint16_t,
             W16(f16)(a[i]) > W16(f16)(b[i]) || isnan(W16(f16)(a[i])) ? a[i]
-                                                                    : b[i])
+                                                                     : b[i])
 
 static int is_16(MPI_Datatype base)
 {

@@ -81,8 +81,7 @@ static int64_t full_count(const mrt_spec *s, int t)
 
 static size_t full_bytes(const mrt_spec *s, int t)
 {
-    return (size_t)full_count(s, t) *
-           (size_t)mrt_dtype_size(ref_type(s, t));
+    return (size_t)full_count(s, t) * (size_t)mrt_dtype_size(ref_type(s, t));
 }
 
 /* The n values of buf (type rt) rounded to type t, kept in rt: a cast
@@ -113,8 +112,7 @@ static mrt_status run_op(const mrt_spec *s, int i, void **bufs)
         mrt_kernel_gather(rt, &a, vdim, 0, ref_type(s, o->in[1]), &b, &c);
         return MRT_OK;
     case MRT_OP_SCATTER_ADD:
-        mrt_kernel_scatter_add(rt, ref_type(s, o->in[0]), &a,
-                               &b, vdim, 0, &c);
+        mrt_kernel_scatter_add(rt, ref_type(s, o->in[0]), &a, &b, vdim, 0, &c);
         return MRT_OK;
     case MRT_OP_MAP: {
         int64_t zero[MRT_MAX_DIMS] = {0};
@@ -132,9 +130,7 @@ static mrt_status run_op(const mrt_spec *s, int i, void **bufs)
                      full_count(s, o->out));
         return MRT_OK;
     }
-    case MRT_OP_REDUCE_MAX:
-        mrt_kernel_reduce_max(rt, &a, &c);
-        return MRT_OK;
+    case MRT_OP_REDUCE_MAX: mrt_kernel_reduce_max(rt, &a, &c); return MRT_OK;
     case MRT_OP_RENAME:
         memcpy(c.data, a.data, full_bytes(s, o->out));
         return MRT_OK;
@@ -226,7 +222,7 @@ static void broadcast_strides(const mrt_kview *out, const mrt_kview *v,
 static double get(const mrt_spec *s, const void *buf, int64_t i)
 {
     return mrt_reference_dtype(s) == MRT_F64 ? ((const double *)buf)[i]
-                               : ((const float *)buf)[i];
+                                             : ((const float *)buf)[i];
 }
 
 static void set(const mrt_spec *s, void *buf, int64_t i, double x)

@@ -128,9 +128,8 @@ static void times_text(const mrt_spec *s, const mrt_exec *e,
 static void losses_text(const mrt_spec *s, const mrt_run_result *r, FILE *f)
 {
     fprintf(f, "train: %d %s step%s (lr %g) of %s\n", r->runs,
-            mrt_optimizer_name(s->train.optimizer),
-            r->runs == 1 ? "" : "s", s->train.lr,
-            s->tensor[s->train.loss].name);
+            mrt_optimizer_name(s->train.optimizer), r->runs == 1 ? "" : "s",
+            s->train.lr, s->tensor[s->train.loss].name);
     for (int k = 0; k < r->runs; k++)
         fprintf(f, "  step %-4d loss %.8g\n", k + 1,
                 isnan(r->losses[k]) ? fabs(r->losses[k])

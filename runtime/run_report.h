@@ -44,9 +44,9 @@ typedef struct mrt_run_result {
     double pipe_busy_s; /* the most one rank spent computing them (its
                            transfers left out): the measured bubble is
                            (span - busy) / busy */
-    double *last; /* --trace: [nsteps] this rank's step times
+    double *last;       /* --trace: [nsteps] this rank's step times
                               summed before the last run; NULL without */
-    char *verify; /* --verify's report (lines, or JSON members
+    char *verify;       /* --verify's report (lines, or JSON members
                               after the run's), rank 0; NULL: none */
     size_t verify_len;
     double *scratch; /* [2 nsteps + nops] room for the reductions */

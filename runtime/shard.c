@@ -73,8 +73,7 @@ static void fill_indexed(const mrt_spec_tensor *st, const int64_t size[],
 
 static mrt_status fill_from_file(const mrt_spec *s, const mrt_spec_tensor *st,
                                  const int64_t size[], const int64_t local[],
-                                 const int64_t off[], void *buf,
-                                 mrt_error *err)
+                                 const int64_t off[], void *buf, mrt_error *err)
 {
     const mrt_npy_header h = st->file_header;
     void *data = NULL;

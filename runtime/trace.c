@@ -102,7 +102,7 @@ static void put_slots(FILE *f, const mrt_plan *p, int r, const double *d,
         const mrt_slot *sl = &sc->slot[i];
         char name[32];
         int n0 = snprintf(name, sizeof name, "%c%d", "FBW"[sl->phase],
-                          sl->micro);
+                          sl -> micro);
         if (sc->virtual_stages > 1)
             snprintf(name + n0, sizeof name - (size_t)n0, "%c",
                      'a' + sl->chunk / sc->stages % 26);

@@ -23,7 +23,6 @@
 #include "output.h"
 #include "runtime.h"
 
-
 #define FD_TOLERANCE 1e-5
 #define FD_PER_TENSOR 6
 
@@ -271,10 +270,9 @@ static int verify_output(const mrt_spec *s, const mrt_plan *p, int k,
     if (vt == MRT_I32) /* ids, labels */
         mrt_verify_compare_index(full, ref, global_count(l), &r);
     else
-        mrt_verify_compare_mag(rt, wide ? wide : full, ref, mag,
-                               global_count(l),
-                               mrt_verify_tolerance(s, 0, chain_of(s, t)), 0,
-                               &r);
+        mrt_verify_compare_mag(
+            rt, wide ? wide : full, ref, mag, global_count(l),
+            mrt_verify_tolerance(s, 0, chain_of(s, t)), 0, &r);
     free(wide);
     if (json) {
         fprintf(f, "%s{\"tensor\": \"%s\", ", k ? ", " : "", p->tensor_name[t]);

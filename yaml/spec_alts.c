@@ -120,7 +120,8 @@ static int is_recompute(const mrt_spec_parser *p, const yaml_node_pair_t *pr)
     const yaml_node_t *v = mrt_spec_node(p, pr->value);
     return key && !strcmp(key, "recompute") &&
            (mrt_spec_find_dim(p->spec, "recompute") < 0 ||
-            mrt_spec_plain_bool(v) >= 0 || (v && v->type == YAML_SEQUENCE_NODE));
+            mrt_spec_plain_bool(v) >= 0 ||
+            (v && v->type == YAML_SEQUENCE_NODE));
 }
 
 /* 1 if pair pr of an alternative is its pipeline's `schedule:` or
@@ -398,7 +399,8 @@ static mrt_status read_schedule(mrt_spec_parser *p, alt_read *r,
     }
     r->at.schedule_mark = mrt_spec_mark(v);
     if (!(r->a.schedule = mrt_spec_str(v)))
-        return mrt_spec_fail(p, v, "%s must be a name (gpipe, 1f1b, "
+        return mrt_spec_fail(p, v,
+                             "%s must be a name (gpipe, 1f1b, "
                              "interleaved, zero_bubble), got %s",
                              what, mrt_spec_what(v, q, sizeof q));
     return MRT_OK;

@@ -22,8 +22,9 @@
 
 #include "spec_parse.h"
 
-static const char *const block_keys[] = {
-    "repeat", "name", "in", "carry", "out", "tensors", "ops", "recompute", NULL};
+static const char *const block_keys[] = {"repeat", "name",      "in",
+                                         "carry",  "out",       "tensors",
+                                         "ops",    "recompute", NULL};
 
 int mrt_spec_is_repeat(const mrt_spec_parser *p, const yaml_node_t *n)
 {

@@ -32,8 +32,8 @@ static const mrt_mark no_mark = {0, 0};
 
 /* In the order the passes check them (docs/spec.md's table). */
 static const char *const top_keys[] = {
-    "mesh",    "dtype", "precision", "dims",    "layout",  "network",
-    "expect",  "tensors", "ops",   "outputs", "layouts", "train",   NULL};
+    "mesh",    "dtype", "precision", "dims",    "layout", "network", "expect",
+    "tensors", "ops",   "outputs",   "layouts", "train",  NULL};
 static const char *const required_keys[] = {"mesh", "dims", "tensors", "ops",
                                             NULL};
 

@@ -16,11 +16,22 @@
 
 #include "spec_parse.h"
 
-static const char *const train_keys[] = {
-    "loss",         "params",   "lr",           "steps", "grads",
-    "optimizer",    "betas",    "eps",          "weight_decay",
-    "momentum",     "master_grads", "microbatches", "microbatch_dim",
-    "schedule",     "virtual_stages", NULL};
+static const char *const train_keys[] = {"loss",
+                                         "params",
+                                         "lr",
+                                         "steps",
+                                         "grads",
+                                         "optimizer",
+                                         "betas",
+                                         "eps",
+                                         "weight_decay",
+                                         "momentum",
+                                         "master_grads",
+                                         "microbatches",
+                                         "microbatch_dim",
+                                         "schedule",
+                                         "virtual_stages",
+                                         NULL};
 
 /* Room for how the file wrote each name of a list. */
 typedef char mrt_spec_how[MRT_SPEC_QUOTE_MAX + 32];
@@ -139,8 +150,10 @@ static mrt_status setting(mrt_spec_parser *p, const yaml_node_t *n,
         st = mrt_spec_fail(p, n, "the '%s' of 'train' must be in (0, 1): got 0",
                            key);
     if (!st && *out < 0 && !strcmp(key, "weight_decay"))
-        st = mrt_spec_fail(p, n, "the 'weight_decay' of 'train' must be 0 or "
-                                 "more: got %g", *out);
+        st = mrt_spec_fail(p, n,
+                           "the 'weight_decay' of 'train' must be 0 or "
+                           "more: got %g",
+                           *out);
     return st;
 }
 
@@ -174,8 +187,9 @@ static mrt_status read_optimizer(mrt_spec_parser *p, const yaml_node_t *n,
                                  mrt_spec_what(o, q, sizeof q));
         t->optimizer = (mrt_optimizer)k;
     }
-    if (b && !(st = mrt_spec_expect(p, b, YAML_SEQUENCE_NODE,
-                                    "the 'betas' of 'train'")) &&
+    if (b &&
+        !(st = mrt_spec_expect(p, b, YAML_SEQUENCE_NODE,
+                               "the 'betas' of 'train'")) &&
         mrt_spec_count(b) != 2)
         st = mrt_spec_fail(p, b,
                            "the 'betas' of 'train' are two numbers [b1, b2]: "

@@ -50,8 +50,8 @@ int MPI_Recv(void *buf, int count, MPI_Datatype t, int src, int tag,
 
 /* What the plan says rank's stage sends and receives in its sendrecv
  * steps, and how many sends it makes. */
-static void planned(const mrt_plan *p, int stage, long long *out,
-                    long long *in, long long *n)
+static void planned(const mrt_plan *p, int stage, long long *out, long long *in,
+                    long long *n)
 {
     *out = *in = *n = 0;
     for (int i = 0; i < mrt_plan_step_count(p); i++) {
@@ -75,13 +75,16 @@ int main(int argc, char **argv)
     }
     MPI_Init(&argc, &argv);
     int rank, size, pipe = 0, data = 0;
-    long long B = argc == 5 ? atoll(argv[3]) : 0, H = argc == 5 ? atoll(argv[4]) : 0;
+    long long B = argc == 5 ? atoll(argv[3]) : 0,
+              H = argc == 5 ? atoll(argv[4]) : 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (argc != 5 || B < 1 || H < 1 || sscanf(argv[2], "data=%d,pipe=%d", &data, &pipe) != 2 ||
+    if (argc != 5 || B < 1 || H < 1 ||
+        sscanf(argv[2], "data=%d,pipe=%d", &data, &pipe) != 2 ||
         data * pipe != size) {
         if (rank == 0)
-            fprintf(stderr, "usage: mpi_p2p SPEC data=D,pipe=P B H (D*P ranks)\n");
+            fprintf(stderr,
+                    "usage: mpi_p2p SPEC data=D,pipe=P B H (D*P ranks)\n");
         MPI_Finalize();
         return 2;
     }

@@ -471,7 +471,8 @@ static int c_memory_names(void)
 {
     return mrt_memory_kind_name(MRT_MEM_KIND_COUNT) == NULL &&
            mrt_plan_value_kind(NULL, 0) == -1 && mrt_plan_op_count(NULL) == 0 &&
-           mrt_plan_op_user(NULL, 0) == -1 && mrt_plan_op_phase(NULL, 0) == -1 &&
+           mrt_plan_op_user(NULL, 0) == -1 &&
+           mrt_plan_op_phase(NULL, 0) == -1 &&
            mrt_plan_op_name(NULL, 0) == NULL;
 }
 
@@ -967,8 +968,8 @@ static int c_schedule_create(void)
 {
     mrt_error err = {0};
     mrt_schedule *s = NULL;
-    mrt_status st = mrt_schedule_create(N(kind, "1f1b"), 2, 1, 4,
-                                        N(out, &s), ERR);
+    mrt_status st = mrt_schedule_create(N(kind, "1f1b"), 2, 1, 4, N(out, &s),
+                                        ERR);
     mrt_schedule_destroy(s);
     return optional() ? st == MRT_OK : status_ok(st, ERR);
 }
@@ -996,7 +997,8 @@ static int c_schedule_get(void)
     int ok = strcmp(arg, "s") || info.stages == 0;
     mrt_status st = mrt_schedule_get_slot(N(s, s), 0, 0, N(out, &slot), ERR);
     ok = ok && (optional() ? st == MRT_OK : status_ok(st, ERR));
-    ok = ok && mrt_schedule_in_flight(N(s, s), 0) == (strcmp(arg, "s") ? 2 : -1);
+    ok = ok &&
+         mrt_schedule_in_flight(N(s, s), 0) == (strcmp(arg, "s") ? 2 : -1);
     mrt_schedule_destroy(s);
     return ok;
 }

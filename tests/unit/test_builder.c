@@ -724,9 +724,8 @@ static mrt_status recomputed_block(int recompute, int train, mrt_spec **out,
            err);
     }
     ok(mrt_ir_block_end(ir, err), err);
-    ok(mrt_ir_add_op(ir,
-                     &(mrt_ir_op){.kind = MRT_IR_REDUCE_SUM, {"h_out"}, "loss"},
-                     err),
+    ok(mrt_ir_add_op(
+           ir, &(mrt_ir_op){.kind = MRT_IR_REDUCE_SUM, {"h_out"}, "loss"}, err),
        err);
     if (train)
         ok(mrt_ir_set_train(ir,

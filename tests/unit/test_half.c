@@ -40,7 +40,8 @@ START_TEST(widening_is_exact)
 {
     for (uint32_t h = 0; h < 65536; h++) {
         double f = f16_value((uint16_t)h), b = bf16_value((uint16_t)h);
-        float wf = mrt_f16_to_f32((uint16_t)h), wb = mrt_bf16_to_f32((uint16_t)h);
+        float wf = mrt_f16_to_f32((uint16_t)h),
+              wb = mrt_bf16_to_f32((uint16_t)h);
         if (isnan(f))
             ck_assert(isnan(wf));
         else

@@ -43,8 +43,8 @@ static mrt_spec *build(void)
     mrt_ir *ir = NULL;
     mrt_error err = {0};
     ok(mrt_ir_create("opt", 1, axis, size, &ir, &err), &err);
-    ir->s->precision = (mrt_precision){MRT_BF16, MRT_F32, MRT_F32, MRT_F32, 1,
-                                       {0, 0}};
+    ir->s->precision = (mrt_precision){MRT_BF16, MRT_F32, MRT_F32,
+                                       MRT_F32,  1,       {0, 0}};
     ok(mrt_ir_add_dim(ir, "b", 8, &err), &err);
     ok(mrt_ir_add_dim(ir, "k", P_K, &err), &err);
     ok(mrt_ir_add_dim(ir, "n", P_N, &err), &err);
@@ -52,27 +52,37 @@ static mrt_spec *build(void)
     ok(mrt_ir_set_rule(ir, &rule, &err), &err);
     const char *xs[] = {"b", "k"}, *ws[] = {"k", "n"}, *ys[] = {"b", "n"};
     mrt_ir_tensor x = {.name = "x", .ndims = 2, .shape = xs};
-    mrt_ir_tensor w = {.name = "w", .ndims = 2, .shape = ws,
-                       .init = MRT_IR_INIT_RANDOM, .seed = 5};
+    mrt_ir_tensor w = {.name = "w",
+                       .ndims = 2,
+                       .shape = ws,
+                       .init = MRT_IR_INIT_RANDOM,
+                       .seed = 5};
     mrt_ir_tensor t = {.name = "t", .ndims = 2, .shape = ys};
     ok(mrt_ir_add_tensor(ir, &x, &err), &err);
     ok(mrt_ir_add_tensor(ir, &w, &err), &err);
     ir->s->tensor[mrt_spec_find_tensor(ir->s, "w")].stored = 1 + MRT_BF16;
     ok(mrt_ir_add_tensor(ir, &t, &err), &err);
-    mrt_ir_op e = {.kind = MRT_IR_EINSUM, .in = {"x", "w"}, .out = "y",
-                   .ndims = 2, .shape = ys};
+    mrt_ir_op e = {.kind = MRT_IR_EINSUM,
+                   .in = {"x", "w"},
+                   .out = "y",
+                   .ndims = 2,
+                   .shape = ys};
     mrt_ir_op l = {.kind = MRT_IR_MSE, .in = {"y", "t"}, .out = "loss"};
     ok(mrt_ir_add_op(ir, &e, &err), &err);
     ok(mrt_ir_add_op(ir, &l, &err), &err);
     const char *params[] = {"w"};
-    mrt_ir_train tr = {.loss = "loss", .nparams = 1, .params = params,
+    mrt_ir_train tr = {.loss = "loss",
+                       .nparams = 1,
+                       .params = params,
                        .optimizer = MRT_OPTIMIZER_ADAM};
     ok(mrt_ir_set_train(ir, &tr, &err), &err);
     const char *data[] = {"data"};
     for (int stage = 1; stage <= 3; stage += 2) {
         mrt_ir_alternative a = {.name = stage == 1 ? "zero1" : "zero3",
-                                .nrules = 1, .rules = &rule,
-                                .zero_stage = stage, .zero_naxes = 1,
+                                .nrules = 1,
+                                .rules = &rule,
+                                .zero_stage = stage,
+                                .zero_naxes = 1,
                                 .zero_axes = data};
         ok(mrt_ir_add_alternative(ir, &a, &err), &err);
     }
@@ -189,9 +199,11 @@ START_TEST(builder_errors)
     } cases[] = {
         {{.optimizer = (mrt_optimizer)7}, MRT_E_USAGE, "unknown optimizer 7"},
         {{.beta1 = 0.5}, MRT_E_SPEC, "optimizer 'sgd' takes no 'betas'"},
-        {{.optimizer = MRT_OPTIMIZER_ADAM, .beta2 = 1}, MRT_E_SPEC,
+        {{.optimizer = MRT_OPTIMIZER_ADAM, .beta2 = 1},
+         MRT_E_SPEC,
          "the 'betas' of 'train' must be in (0, 1): got 1"},
-        {{.optimizer = MRT_OPTIMIZER_ADAMW, .momentum = 0.9}, MRT_E_SPEC,
+        {{.optimizer = MRT_OPTIMIZER_ADAMW, .momentum = 0.9},
+         MRT_E_SPEC,
          "optimizer 'adamw' takes no 'momentum'"},
         {{.weight_decay = -1}, MRT_E_SPEC, "'weight_decay' of 'train' must be"},
     };

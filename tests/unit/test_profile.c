@@ -345,18 +345,18 @@ START_TEST(rates_by_form_and_function)
     double f = 2.0 * 256 * 256 * 256, x = log(256.0);
     double nt = 10e9 + 40e9 * (x - log(64.0)) / (log(512.0) - log(64.0));
     double nn = 2e9 + 38e9 * (x - log(16.0)) / (log(1024.0) - log(16.0));
-    ck_assert(fabs(mrt_cost_gemm_form(&q, MRT_F32, f, 256, 256, 256,
-                                      MRT_GEMM_NT) -
-                   f / nt) < 1e-9 * f / nt);
-    ck_assert(fabs(mrt_cost_gemm_form(&q, MRT_F32, f, 256, 256, 256,
-                                      MRT_GEMM_TT) -
-                   f / nn) < 1e-9 * f / nn);
+    ck_assert(
+        fabs(mrt_cost_gemm_form(&q, MRT_F32, f, 256, 256, 256, MRT_GEMM_NT) -
+             f / nt) < 1e-9 * f / nt);
+    ck_assert(
+        fabs(mrt_cost_gemm_form(&q, MRT_F32, f, 256, 256, 256, MRT_GEMM_TT) -
+             f / nn) < 1e-9 * f / nn);
     ck_assert(fabs(mrt_cost_gemm(&q, MRT_F32, f, 256, 256, 256) - f / nn) <
               1e-9 * f / nn);
     double r64 = nn * q.gemm_flops[MRT_F64] / q.gemm_flops[MRT_F32];
-    ck_assert(fabs(mrt_cost_gemm_form(&q, MRT_F64, f, 256, 256, 256,
-                                      MRT_GEMM_TN) -
-                   f / r64) < 1e-9 * f / r64);
+    ck_assert(
+        fabs(mrt_cost_gemm_form(&q, MRT_F64, f, 256, 256, 256, MRT_GEMM_TN) -
+             f / r64) < 1e-9 * f / r64);
     /* maps: per element, interpolated in log elements, held at the ends,
      * float64 twice float32; -1 for a function without rows */
     double e = 1 << 15, per = 2e-9 + 6e-9 * (log(e) - log(1024.0)) /

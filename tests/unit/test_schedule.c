@@ -19,8 +19,8 @@ static mrt_schedule *make(mrt_schedule_kind kind, int p, int v, int m)
 {
     mrt_schedule *s = NULL;
     mrt_error err = {0};
-    ck_assert_msg(mrt_schedule_make(kind, p, v, m, &s, &err) == MRT_OK,
-                  "%s", err.message);
+    ck_assert_msg(mrt_schedule_make(kind, p, v, m, &s, &err) == MRT_OK, "%s",
+                  err.message);
     return s;
 }
 
@@ -33,8 +33,8 @@ static const char *sequence(const mrt_schedule *s, int k)
     for (int i = 0; i < s->per_stage; i++) {
         const mrt_slot *sl = &s->slot[k * s->per_stage + i];
         n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%c%d:%d",
-                              i ? " " : "", "FBW"[sl->phase], sl->chunk,
-                              sl->micro);
+                              i ? " " : "", "FBW"[sl->phase], sl -> chunk,
+                              sl -> micro);
     }
     return buf;
 }
@@ -74,10 +74,9 @@ END_TEST
 START_TEST(interleaved_order)
 {
     mrt_schedule *s = make(MRT_SCHEDULE_INTERLEAVED, 2, 2, 4);
-    ck_assert_str_eq(sequence(s, 0),
-                     "F0:0 F0:1 F2:0 F2:1 "
-                     "F0:2 B2:0 F0:3 B2:1 F2:2 B0:0 F2:3 B0:1 "
-                     "B2:2 B2:3 B0:2 B0:3");
+    ck_assert_str_eq(sequence(s, 0), "F0:0 F0:1 F2:0 F2:1 "
+                                     "F0:2 B2:0 F0:3 B2:1 F2:2 B0:0 F2:3 B0:1 "
+                                     "B2:2 B2:3 B0:2 B0:3");
     ck_assert_str_eq(sequence(s, 1),
                      "F1:0 F1:1 "
                      "F3:0 B3:0 F3:1 B3:1 F1:2 B1:0 F1:3 B1:1 F3:2 B3:2 "
@@ -90,22 +89,27 @@ static void check_errors(void)
 {
     mrt_schedule *s = NULL;
     mrt_error err = {0};
-    ck_assert_int_eq(mrt_schedule_make(MRT_SCHEDULE_INTERLEAVED, 2, 2, 3,
-                                         &s, &err), MRT_E_SPEC);
+    ck_assert_int_eq(
+        mrt_schedule_make(MRT_SCHEDULE_INTERLEAVED, 2, 2, 3, &s, &err),
+        MRT_E_SPEC);
     ck_assert_ptr_null(s);
-    ck_assert_str_eq(err.message, "schedule interleaved needs the "
+    ck_assert_str_eq(err.message,
+                     "schedule interleaved needs the "
                      "microbatches (3) to be a multiple of the stages (2)");
     memset(&err, 0, sizeof err);
-    ck_assert_int_eq(mrt_schedule_make(MRT_SCHEDULE_1F1B, 2, 2, 4, &s,
-                                         &err), MRT_E_SPEC);
+    ck_assert_int_eq(mrt_schedule_make(MRT_SCHEDULE_1F1B, 2, 2, 4, &s, &err),
+                     MRT_E_SPEC);
     ck_assert_str_eq(err.message,
                      "2 virtual stages need schedule interleaved (not 1f1b)");
     memset(&err, 0, sizeof err);
-    ck_assert_int_eq(mrt_schedule_make(MRT_SCHEDULE_GPIPE, 2, 1, 0, &s,
-                                         &err), MRT_E_SPEC);
+    ck_assert_int_eq(mrt_schedule_make(MRT_SCHEDULE_GPIPE, 2, 1, 0, &s, &err),
+                     MRT_E_SPEC);
 }
 
-START_TEST(errors) { check_errors(); }
+START_TEST(errors)
+{
+    check_errors();
+}
 END_TEST
 
 /* Every (chunk, micro, phase) once, on stage chunk mod p, and after its
@@ -189,8 +193,7 @@ static double uniform_bubble(mrt_schedule_kind kind, int p, int v, int m)
         f[i] = 1.0 / v, b[i] = 2.0 / v;
     mrt_schedule_times t = {f, b, NULL, NULL};
     mrt_schedule_replay(s, &t, NULL);
-    ck_assert_double_eq_tol(s->makespan_s,
-                            3.0 * m + 3.0 * (p - 1) / v, 1e-9);
+    ck_assert_double_eq_tol(s->makespan_s, 3.0 * m + 3.0 * (p - 1) / v, 1e-9);
     double frac = s->bubble_fraction;
     mrt_schedule_destroy(s);
     return frac;
@@ -203,10 +206,10 @@ START_TEST(bubble_formulas)
         for (int c = 0; c < 3; c++) {
             int p = ps[a], m = ms[c];
             double want = (double)(p - 1) / m;
-            ck_assert_double_eq_tol(uniform_bubble(MRT_SCHEDULE_GPIPE, p, 1,
-                                                   m), want, 1e-9);
-            ck_assert_double_eq_tol(uniform_bubble(MRT_SCHEDULE_1F1B, p, 1,
-                                                   m), want, 1e-9);
+            ck_assert_double_eq_tol(uniform_bubble(MRT_SCHEDULE_GPIPE, p, 1, m),
+                                    want, 1e-9);
+            ck_assert_double_eq_tol(uniform_bubble(MRT_SCHEDULE_1F1B, p, 1, m),
+                                    want, 1e-9);
             for (int v = 2; v <= 3 && m % p == 0; v++)
                 ck_assert_double_eq_tol(
                     uniform_bubble(MRT_SCHEDULE_INTERLEAVED, p, v, m),
@@ -232,8 +235,7 @@ START_TEST(p2p_time)
             mrt_schedule *s = make(MRT_SCHEDULE_GPIPE, p, 1, m);
             mrt_schedule_replay(s, &t, NULL);
             ck_assert_double_eq_tol(s->makespan_s,
-                                    3.0 * (m + p - 1) + 2 * (p - 1) * h,
-                                    1e-9);
+                                    3.0 * (m + p - 1) + 2 * (p - 1) * h, 1e-9);
             mrt_schedule_destroy(s);
         }
     mrt_schedule *s = make(MRT_SCHEDULE_1F1B, 2, 1, 4);
@@ -276,8 +278,8 @@ START_TEST(zero_bubble)
         for (int m = p; m <= 8; m++) {
             mrt_schedule *s = make(MRT_SCHEDULE_ZERO_BUBBLE, p, 1, m);
             ck_assert_double_eq_tol(s->makespan_s, 3.0 * m + p - 1, 1e-9);
-            ck_assert_double_eq_tol(s->bubble_fraction,
-                                    (p - 1) / (3.0 * m), 1e-9);
+            ck_assert_double_eq_tol(s->bubble_fraction, (p - 1) / (3.0 * m),
+                                    1e-9);
             mrt_schedule_destroy(s);
         }
     mrt_schedule *s = make(MRT_SCHEDULE_ZERO_BUBBLE, 2, 1, 3);

@@ -238,8 +238,7 @@ END_TEST
  * reduction op of comm.c: mrt_kernel_add's rounding per add).  With
  * `bug`, rank 1's partial has the wrong sign. */
 enum { M = 24, K = 64, N = 16, PARTS = 4 };
-static void bf16_run(const uint16_t *x, const uint16_t *w, int bug,
-                     uint16_t *y)
+static void bf16_run(const uint16_t *x, const uint16_t *w, int bug, uint16_t *y)
 {
     float xs[M * K / PARTS], ws[K / PARTS * N], part[M * N];
     uint16_t p16[M * N];
