@@ -197,6 +197,13 @@ START_TEST(strides_and_batches)
     /* C transposed: whatever the plan does, a result equal to the
      * reference, or C untouched (run checks both) */
     run("ik,kj->ji", "i33k40j50", bf, 1, 0);
+    /* a perceptron's forward and backward products, shard-sized */
+    run("bi,ih->bh", "b8i12h10", bf, 1, 0);
+    run("bo,ho->bh", "b8h10o8", bf, 1, 0);
+    run("bh,bo->ho", "b8h10o8", bf, 1, 0);
+    run("bi,bh->ih", "b8i12h10", bf, 1, 0);
+    run("b,b->", "b8", bf, 1, 0);
+    run("bo,b->bo", "b8o8", bf, 1, 0);
 }
 END_TEST
 
