@@ -79,8 +79,20 @@ static inline uint16_t f16_of(float x)
     return (uint16_t)(sign | v);
 }
 
+/* On x86-64 each pass is also built for AVX2, picked at load time where
+ * the processor has it (an ifunc): 8 lanes and packing instructions that
+ * SSE2 lacks halve the narrowing's time where the data is in cache. */
+#if defined(__x86_64__) && defined(__ELF__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define MRT_CLONES __attribute__((target_clones("avx2", "default")))
+#endif
+#endif
+#ifndef MRT_CLONES
+#define MRT_CLONES
+#endif
+
 #define MRT_PASS(name, dtype, stype, expr)                                    \
-    static void name(dtype *restrict d, const stype *restrict s, int64_t n)  \
+    MRT_CLONES static void name(dtype *restrict d, const stype *restrict s, int64_t n)  \
     {                                                                         \
         int64_t i = 0;                                                        \
         for (; i + CHUNK <= n; i += CHUNK) {                                  \
@@ -98,21 +110,78 @@ MRT_PASS(widen_f16, float, uint16_t, f16_to)
 MRT_PASS(narrow_bf16, uint16_t, float, bf16_of)
 MRT_PASS(narrow_f16, uint16_t, float, f16_of)
 
+/* float16 on x86-64 processors with F16C: its conversions are IEEE
+ * 754's, eight elements an instruction: to nearest even with rounding
+ * control 0, subnormals and infinities exact, a NaN narrowed quiet with
+ * the top of its payload kept, as base/half.h has them; widened, a
+ * signalling NaN comes out quieted (half.h keeps its bits).
+ * tests/unit/test_half.c checks every pattern. */
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+
+static int has_f16c(void)
+{
+    static int has = -1;
+    if (has < 0) {
+        __builtin_cpu_init();
+        has = __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
+    }
+    return has;
+}
+
+__attribute__((target("avx,f16c"))) static int64_t
+widen_f16c(float *d, const uint16_t *s, int64_t n)
+{
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm256_storeu_ps(d + i, _mm256_cvtph_ps(_mm_loadu_si128(
+                                    (const __m128i *)(const void *)(s + i))));
+    return i;
+}
+
+__attribute__((target("avx,f16c"))) static int64_t
+narrow_f16c(uint16_t *d, const float *s, int64_t n)
+{
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm_storeu_si128((__m128i *)(void *)(d + i),
+                         _mm256_cvtps_ph(_mm256_loadu_ps(s + i), 0));
+    return i;
+}
+#else
+static int has_f16c(void)
+{
+    return 0;
+}
+static int64_t widen_f16c(float *d, const uint16_t *s, int64_t n)
+{
+    return 0;
+}
+static int64_t narrow_f16c(uint16_t *d, const float *s, int64_t n)
+{
+    return 0;
+}
+#endif
+
 /* float32 to and from the 16-bit types, the common case. */
 static void widen_f32(mrt_dtype from, float *d, const uint16_t *s, int64_t n)
 {
-    if (from == MRT_BF16)
+    if (from == MRT_BF16) {
         widen_bf16(d, s, n);
-    else
-        widen_f16(d, s, n);
+    } else {
+        int64_t i = has_f16c() ? widen_f16c(d, s, n) : 0;
+        widen_f16(d + i, s + i, n - i);
+    }
 }
 
 static void narrow_f32(mrt_dtype to, uint16_t *d, const float *s, int64_t n)
 {
-    if (to == MRT_BF16)
+    if (to == MRT_BF16) {
         narrow_bf16(d, s, n);
-    else
-        narrow_f16(d, s, n);
+    } else {
+        int64_t i = has_f16c() ? narrow_f16c(d, s, n) : 0;
+        narrow_f16(d + i, s + i, n - i);
+    }
 }
 
 /* Element i of a floating array of type t, as a double (exact). */

@@ -146,8 +146,11 @@ START_TEST(passes_exhaustive)
     for (uint32_t i = 0; i < 65536; i++)
         wrong += mrt_half_bits(w[i]) != mrt_half_bits(mrt_bf16_to_f32(h[i]));
     mrt_kernel_convert(MRT_F32, w, MRT_F16, h, 65536);
-    for (uint32_t i = 0; i < 65536; i++)
-        wrong += mrt_half_bits(w[i]) != mrt_half_bits(mrt_f16_to_f32(h[i]));
+    for (uint32_t i = 0; i < 65536; i++) { /* a NaN may come out quieted */
+        float want = mrt_f16_to_f32(h[i]);
+        wrong += isnan(want) ? !isnan(w[i]) || signbit(w[i]) != signbit(want)
+                             : mrt_half_bits(w[i]) != mrt_half_bits(want);
+    }
     ck_assert_int_eq(wrong, 0);
     for (uint32_t i = 0; i < 65536; i++)
         for (int l = 0; l < NLOWS; l++)
