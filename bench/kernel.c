@@ -11,16 +11,18 @@
  * time / kernel time, so 1 means the kernel costs nothing beyond the
  * gemm (goal >= 0.9).
  *
- * The bfloat16 rows: a square matmul of bfloat16 operands as the runtime
- * runs it (runtime/widen.c: A and B widened to float32 into the
- * workspace, the float32 kernel, C rounded back to bfloat16, each
- * conversion one mrt_kernel_convert pass) against BLIS's sgemm of the
- * same float32 sizes on the widened copies, so the ratio is what the
- * conversions cost (goal >= 0.9 where they are small against the GEMM:
- * 1024 and 2048 square).
+ * The 16-bit rows (bfloat16, float16): a square matmul of 16-bit
+ * operands as the runtime runs it (runtime/widen.c ->
+ * mrt_kernel_einsum16: A and B widened to float32 a panel at a time, C
+ * accumulated in float32 and rounded back to the 16-bit type, every
+ * conversion inside the timed call) against BLIS's sgemm of the same
+ * sizes on float32 operands holding the same values, in the same
+ * process, alternating; so the ratio is what the conversions cost (goal
+ * >= 0.9 at 1024 and 2048 square).
  *
  * usage: bench_kernel [REPS [CASE]]   (CASE: only the cases of that name,
- *                                    e.g. "matmul", for profiling)
+ *                                    e.g. "matmul"; "bf16", "f16": the
+ *                                    16-bit rows)
  */
 #include <assert.h>
 #include <stdio.h>
