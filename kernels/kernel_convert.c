@@ -73,9 +73,9 @@ static inline uint16_t f16_of(float x)
     uint32_t normal = (t + 0xfffu + ((t >> 13) & 1)) >> 13;
     uint32_t sub = mrt_half_bits(mrt_half_float(a) + 0.5f) - 0x3f000000u;
     uint32_t nan = 0x7e00u | ((a >> 13) & 0x3ffu);
-    uint32_t v = pick(a > 0x7f800000u, nan,
-                      pick(a >= 0x477ff000u, 0x7c00u,
-                           pick(a < 0x38800000u, sub, normal)));
+    uint32_t v = pick(
+        a > 0x7f800000u, nan,
+        pick(a >= 0x477ff000u, 0x7c00u, pick(a < 0x38800000u, sub, normal)));
     return (uint16_t)(sign | v);
 }
 
@@ -91,18 +91,19 @@ static inline uint16_t f16_of(float x)
 #define MRT_CLONES
 #endif
 
-#define MRT_PASS(name, dtype, stype, expr)                                    \
-    MRT_CLONES static void name(dtype *restrict d, const stype *restrict s, int64_t n)  \
-    {                                                                         \
-        int64_t i = 0;                                                        \
-        for (; i + CHUNK <= n; i += CHUNK) {                                  \
-            dtype *restrict dc = d + i;                                       \
-            const stype *restrict sc = s + i;                                 \
-            for (int j = 0; j < CHUNK; j++)                                   \
-                dc[j] = expr(sc[j]);                                          \
-        }                                                                     \
-        for (; i < n; i++)                                                    \
-            d[i] = expr(s[i]);                                                \
+#define MRT_PASS(name, dtype, stype, expr)                                     \
+    MRT_CLONES static void name(dtype *restrict d, const stype *restrict s,    \
+                                int64_t n)                                     \
+    {                                                                          \
+        int64_t i = 0;                                                         \
+        for (; i + CHUNK <= n; i += CHUNK) {                                   \
+            dtype *restrict dc = d + i;                                        \
+            const stype *restrict sc = s + i;                                  \
+            for (int j = 0; j < CHUNK; j++)                                    \
+                dc[j] = expr(sc[j]);                                           \
+        }                                                                      \
+        for (; i < n; i++)                                                     \
+            d[i] = expr(s[i]);                                                 \
     }
 
 MRT_PASS(widen_bf16, float, uint16_t, mrt_bf16_to_f32)
@@ -234,18 +235,18 @@ void mrt_kernel_convert(mrt_dtype to, void *dst, mrt_dtype from,
  * conversion expression per pair of types, not a switch per element. */
 enum { TILE = 32 };
 
-#define MRT_TILES(name, dtype, stype, expr)                                   \
-    static void name(dtype *d, int64_t drs, int64_t dcs, const stype *s,      \
-                     int64_t srs, int64_t scs, int64_t rows, int64_t cols)    \
-    {                                                                         \
-        for (int64_t r0 = 0; r0 < rows; r0 += TILE)                           \
-            for (int64_t c0 = 0; c0 < cols; c0 += TILE) {                     \
-                int64_t r1 = r0 + TILE < rows ? r0 + TILE : rows;             \
-                int64_t c1 = c0 + TILE < cols ? c0 + TILE : cols;             \
-                for (int64_t r = r0; r < r1; r++)                             \
-                    for (int64_t c = c0; c < c1; c++)                         \
-                        d[r * drs + c * dcs] = expr(s[r * srs + c * scs]);    \
-            }                                                                 \
+#define MRT_TILES(name, dtype, stype, expr)                                    \
+    static void name(dtype *d, int64_t drs, int64_t dcs, const stype *s,       \
+                     int64_t srs, int64_t scs, int64_t rows, int64_t cols)     \
+    {                                                                          \
+        for (int64_t r0 = 0; r0 < rows; r0 += TILE)                            \
+            for (int64_t c0 = 0; c0 < cols; c0 += TILE) {                      \
+                int64_t r1 = r0 + TILE < rows ? r0 + TILE : rows;              \
+                int64_t c1 = c0 + TILE < cols ? c0 + TILE : cols;              \
+                for (int64_t r = r0; r < r1; r++)                              \
+                    for (int64_t c = c0; c < c1; c++)                          \
+                        d[r * drs + c * dcs] = expr(s[r * srs + c * scs]);     \
+            }                                                                  \
     }
 
 MRT_TILES(tiles_widen_bf16, float, uint16_t, mrt_bf16_to_f32)

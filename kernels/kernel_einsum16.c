@@ -74,15 +74,15 @@ static fview as_f32(const mat16 *x, int64_t r0, int64_t c0, int64_t rows,
     if (x->rs == 1 && x->cs != 1 && !row)
         v.rs = 1, v.cs = rows;
     if (fill)
-        mrt_kernel_convert2d(MRT_F32, buf, v.rs, v.cs, x->t, block_at(x, r0, c0),
-                             x->rs, x->cs, rows, cols);
+        mrt_kernel_convert2d(MRT_F32, buf, v.rs, v.cs, x->t,
+                             block_at(x, r0, c0), x->rs, x->cs, rows, cols);
     return v;
 }
 
 /* c = a b + beta c (m x n, inner k); gemv for one column, as kernel.c
  * (BLIS 0.9's sgemm with N = 1 may read past B). */
-static void sgemm(int64_t m, int64_t n, int64_t k, fview a, fview b,
-                  float beta, fview c)
+static void sgemm(int64_t m, int64_t n, int64_t k, fview a, fview b, float beta,
+                  fview c)
 {
     mrt_kplan_blis_strides(m, k, &a.rs, &a.cs);
     mrt_kplan_blis_strides(k, n, &b.rs, &b.cs);
@@ -114,8 +114,8 @@ static size_t round64(size_t bytes)
 
 /* The bytes of the panels of an m x n x k product (per batch index),
  * and, with ws, where they lie. */
-static size_t panels_bytes(const mat16 x[NOPS], int64_t m, int64_t n,
-                           int64_t k, char *ws, panels *pn)
+static size_t panels_bytes(const mat16 x[NOPS], int64_t m, int64_t n, int64_t k,
+                           char *ws, panels *pn)
 {
     int64_t kc = min64(KC, k), nc = min64(NC, n);
     int64_t elems[NOPS] = {m * kc, kc * nc, m * nc};

@@ -181,7 +181,8 @@ static void check_block(mrt_dtype t, int64_t rows, int64_t cols,
     srand((unsigned)(rows * 31 + cols));
     for (int i = 0; i < CAP; i++) {
         uint32_t u = ((uint32_t)rand() << 16) ^ (uint32_t)rand();
-        x[i] = mrt_half_float(i % 7 == 0 ? u & 0x807fffffu : u); /* +-0, subnormals */
+        x[i] = mrt_half_float(i % 7 == 0 ? u & 0x807fffffu
+                                         : u); /* +-0, subnormals */
     }
     memset(h, 0xab, sizeof h);
     mrt_kernel_convert2d(t, h, st[2], st[3], MRT_F32, x, st[0], st[1], rows,
@@ -190,7 +191,8 @@ static void check_block(mrt_dtype t, int64_t rows, int64_t cols,
     for (int64_t r = 0; r < rows; r++)
         for (int64_t c = 0; c < cols; c++) {
             float v = x[r * st[0] + c * st[1]];
-            uint16_t want = t == MRT_BF16 ? mrt_f32_to_bf16(v) : mrt_f32_to_f16(v);
+            uint16_t want = t == MRT_BF16 ? mrt_f32_to_bf16(v)
+                                          : mrt_f32_to_f16(v);
             ck_assert_msg(h[r * st[2] + c * st[3]] == want, "%lld,%lld",
                           (long long)r, (long long)c);
             written++;
