@@ -28,12 +28,15 @@
 #include <blis.h>
 #include <string.h>
 
-/* Panel sizes, in elements: KC and NC those of BLIS's own blocking of
- * sgemm on the machines measured (skx, haswell: KC 256-384, NC >= 3072),
- * so that each sgemm here packs its B panel once, as one big sgemm
- * would; MC rows of C (MC x NC float32) stay in L2 between the sgemm and
- * the narrowing. */
-enum { KC = 384, NC = 4096, MC = 256 };
+/* Panel sizes, in elements.  KC at or under BLIS's own blocking of K
+ * (skx's sgemm: MC 480, KC 384, NC 3072), so that each sgemm here packs
+ * its B panel once, as one big sgemm would; 256 rather than 384 keeps
+ * the panels of A and B of a 1024-square product (1 MiB each in
+ * float32) in L2 beside BLIS's packed blocks, and measured a few percent
+ * faster at 1024 (bench_kernel's bf16 rows, under load).  NC: wide
+ * enough that C is one column block at the sizes of a shard.  MC rows
+ * of C stay in L2 between the last panel's sgemm and the narrowing. */
+enum { KC = 256, NC = 4096, MC = 256 };
 
 enum { OP_A = MRT_KOP_A, OP_B = MRT_KOP_B, OP_C = MRT_KOP_C, NOPS = 3 };
 

@@ -176,7 +176,7 @@ static const mrt_dtype bf[3] = {MRT_BF16, MRT_BF16, MRT_BF16},
 
 START_TEST(panel_edges)
 {
-    /* M past MC (256), K past two KC (384), N small; then N past NC */
+    /* M past MC (256), K past three KC (256), N small; then N past NC */
     ck_assert(run("ik,kj->ij", "i300k777j5", bf, 1, 0));
     ck_assert(run("ik,kj->ij", "i300k777j5", hf, 1, 0));
     ck_assert(run("ik,kj->ij", "i3k5j4100", bf, 1, 0));
