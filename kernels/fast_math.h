@@ -5,7 +5,7 @@
  * kernels/kernel_map.c's float32 maps use them; the float64 maps keep
  * libm, as the reference a float32 run is verified against.
  *
- * Accuracy (tests/unit/test_kernel_map.c sweeps them against float64
+ * Accuracy (tests/unit/test_fast_math.c sweeps them against float64
  * libm): a few ulp, relative error under 1e-6 over the whole float
  * range.  NaN gives NaN, and the infinities their limits: exp(-inf) = 0,
  * exp(+inf) = +inf, log(0) = -inf, log(x < 0) = NaN, tanh(+-inf) = +-1.
