@@ -194,8 +194,9 @@ static double gelu_grad_f64(double x)
 #define EXP(x) _Generic((x), float : mrt_fast_expf, double : exp)(x)
 #define LOG(x) _Generic((x), float : mrt_fast_logf, double : log)(x)
 #define SELECT(c, x, y)                                                        \
-    _Generic((x), float : mrt_fast_select, double : mrt_fast_select_f64)(     \
-        c, x, y)
+    _Generic((x), float                                                        \
+             : mrt_fast_select, double                                         \
+             : mrt_fast_select_f64)(c, x, y)
 
 /* The loop over row elements FROM..len-1: x and y are the input
  * elements (strides SA and SB), EXPR the output, T the element type.
@@ -243,8 +244,8 @@ enum { MAP_BLOCK = 32 };
  * type ELEM: by blocks for contiguous inputs, and element by element for
  * strided ones. */
 #define MAP_ROW_FN(SUF, ELEM, NAME, EXPR)                                      \
-    MAP_CLONES static void row_##NAME##_##SUF(const maprow *r, ELEM *o, const ELEM *a,    \
-                                   const ELEM *b)                              \
+    MAP_CLONES static void row_##NAME##_##SUF(const maprow *r, ELEM *o,        \
+                                              const ELEM *a, const ELEM *b)    \
     {                                                                          \
         typedef ELEM T;                                                        \
         const T c = (T)r->c;                                                   \
@@ -283,8 +284,8 @@ MAP_ROW(eq, x == y ? (T)1 : (T)0)
  * 1/2 of the class index (rounded, without a call to round: it stopped
  * the loop and cost 2 ns an element), compared in double, where any
  * class index of interest is exact */
-MAP_ROW(one_hot, fabs((double)x - (double)(r->j0 + i * r->dj)) < 0.5 ? (T)1
-                                                                      : (T)0)
+MAP_ROW(one_hot,
+        fabs((double)x - (double)(r->j0 + i * r->dj)) < 0.5 ? (T)1 : (T)0)
 MAP_ROW(mask_fill, y != 0 ? x : c)
 MAP_ROW(lerp, x + c * (y - x))
 MAP_ROW(lerp_sq, x + c * (y * y - x))

@@ -193,7 +193,7 @@ static void sweep_fn(mrt_map_fn fn)
     ck_assert_ptr_nonnull(w);
     w->fn = fn;
     sweep_patterns(w, 0, 0x7f800000u, 509); /* every binade, and +-inf */
-    const float near[] = {0.5f,  0.25f, 1.0f,          -0x1.5d589ep+6f,
+    const float near[] = {0.5f,  0.25f, 1.0f,           -0x1.5d589ep+6f,
                           89.0f, 20.0f, 0x1.62e42ep+6f, 0x1p-30f,
                           10.0f, 3.0f,  0x1p-126f};
     for (size_t k = 0; k < sizeof near / sizeof near[0]; k++) {
@@ -327,8 +327,7 @@ static double now(void)
 }
 
 /* One pass of fn over n elements of x, in seconds. */
-static double pass_time(mrt_map_fn fn, float *o, float *x, float *dy,
-                        int64_t n)
+static double pass_time(mrt_map_fn fn, float *o, float *x, float *dy, int64_t n)
 {
     int dim = 0;
     mrt_kview ko = {1, &dim, &n, o}, kx = {1, &dim, &n, x},
@@ -350,8 +349,8 @@ START_TEST(time_does_not_depend_on_values)
 {
     enum { N = 64 << 10 };
     static float o[N], x[3][N], dy[N];
-    const mrt_map_fn fns[] = {MRT_MAP_EXP,  MRT_MAP_LOG,       MRT_MAP_TANH,
-                              MRT_MAP_GELU, MRT_MAP_GELU_GRAD, MRT_MAP_RELU,
+    const mrt_map_fn fns[] = {MRT_MAP_EXP,      MRT_MAP_LOG,       MRT_MAP_TANH,
+                              MRT_MAP_GELU,     MRT_MAP_GELU_GRAD, MRT_MAP_RELU,
                               MRT_MAP_RELU_GRAD};
     for (size_t k = 0; k < sizeof fns / sizeof fns[0]; k++) {
         mrt_map_fn fn = fns[k];
