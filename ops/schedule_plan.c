@@ -28,14 +28,26 @@ typedef struct chunk_times {
     double *rest;            /* [stages]: steps of no slot */
 } chunk_times;
 
-static void add_step(const mrt_plan *p, const mrt_step *st, const int *chunk,
-                     const mrt_slot_phase *phase, chunk_times *t)
+/* Step st's time on stage k, outside every slot. */
+static void add_rest(const mrt_plan *p, const mrt_step *st, chunk_times *t)
+{
+    for (int k = 0; k < p->pipe.stages; k++)
+        if (st->stage < 0 || st->stage == k ||
+            (st->kind == MRT_STEP_SENDRECV && st->from_stage == k))
+            t->rest[k] += st->time_s;
+}
+
+/* A step into its chunk's F, B or W time or its boundary's p2p time;
+ * the steps of no slot, and those of the ops outside the repeated block
+ * (the loss, an embedding, a head: their stage's, priced apart), into
+ * the stage's rest. */
+static void add_step(const mrt_plan *p, const mrt_spec *s, const mrt_step *st,
+                     const int *chunk, const mrt_slot_phase *phase,
+                     chunk_times *t)
 {
     int c = chunk[st->op], P = p->pipe.stages;
-    if (c < 0) {
-        for (int k = 0; k < P; k++)
-            if (st->stage < 0 || st->stage == k)
-                t->rest[k] += st->time_s;
+    if (c < 0 || s->op[st->op].block < 0) {
+        add_rest(p, st, t);
         return;
     }
     if (st->kind == MRT_STEP_SENDRECV) {
@@ -50,13 +62,13 @@ static void add_step(const mrt_plan *p, const mrt_step *st, const int *chunk,
     into[c] += st->time_s;
 }
 
-static void sum_times(const mrt_plan *p, const int *chunk,
+static void sum_times(const mrt_plan *p, const mrt_spec *s, const int *chunk,
                       const mrt_slot_phase *phase, chunk_times *t)
 {
     int C = p->pipe.stages * p->pipe.virtual_stages;
     int m = p->pipe.microbatches > 1 ? p->pipe.microbatches : 1;
     for (int i = 0; i < p->nsteps; i++)
-        add_step(p, &p->step[i], chunk, phase, t);
+        add_step(p, s, &p->step[i], chunk, phase, t);
     for (int c = 0; c < C; c++) {
         t->f[c] /= m;
         t->b[c] /= m;
@@ -127,7 +139,7 @@ mrt_status mrt_schedule_plan(mrt_plan *p, const mrt_spec *s, mrt_error *err)
             !(p->schedule->op_slot = slots_of(p->schedule, s, chunk, phase)))
             st = MRT_E_NOMEM;
         if (st == MRT_OK) {
-            sum_times(p, chunk, phase, &t);
+            sum_times(p, s, chunk, phase, &t);
             st = replay(p, &t, err);
         }
     }

@@ -107,12 +107,13 @@ void mrt_schedule_print(const mrt_plan *p, FILE *f)
             mrt_schedule_kind_name(s->kind), s->virtual_stages,
             s->virtual_stages == 1 ? "" : "s");
     fprintf(f,
-            "  bubble %.4g%% of the busiest stage's busy time with the p2p "
-            "time hidden, %.4g%% with it\n",
+            "  bubble %.4g%% of the busiest stage's busy time in the block's "
+            "slots with the p2p time hidden, %.4g%% with it\n",
             100 * pp->bubble_fraction, 100 * s->bubble_fraction);
     fprintf(f,
             "  %" PRId64 " bytes/rank point to point; modeled time %.6g s "
-            "= the schedule's makespan %.6g s + %.6g s outside it\n",
+            "= the schedule's makespan %.6g s + %.6g s outside it (ops "
+            "outside the block, the update)\n",
             pp->p2p_bytes, p->totals.time_s, s->makespan_s,
             p->totals.time_s - s->makespan_s);
     fputs("  activations in flight (chunk-microbatches) per stage:", f);
@@ -137,8 +138,8 @@ void mrt_schedule_print_json(const mrt_plan *p, FILE *f)
             ", \"makespan_s\": %s, \"outside_s\": %s, \"busiest_stage\": %d, "
             "\"in_flight\": [",
             pp->stages, s->microbatches, mrt_schedule_kind_name(s->kind),
-            s->virtual_stages, MRT_JSON_NUM("%.9g", pp->bubble_fraction),
-            MRT_JSON_NUM("%.9g", s->bubble_fraction), pp->p2p_bytes,
+            s->virtual_stages, MRT_JSON_NUM("%.17g", pp->bubble_fraction),
+            MRT_JSON_NUM("%.17g", s->bubble_fraction), pp->p2p_bytes,
             MRT_JSON_NUM("%.9g", s->makespan_s),
             MRT_JSON_NUM("%.9g", p->totals.time_s - s->makespan_s), s->busiest);
     for (int k = 0; k < s->stages; k++)
