@@ -33,8 +33,10 @@ spec="$here/../examples/pipeline.yaml"
 use_temp_dir
 export MESHRT_PROFILE=$dir/no-such-profile.yaml
 
-cat >"$dir/check.py" <<'PY'
-import json, sys
+# sched.py: each stage's order and a replay of it, for check.py (the
+# bubble) and memory.py (the activations in flight).
+cat >"$dir/sched.py" <<'PY'
+import sys
 from functools import lru_cache
 
 def orders(kind, p, v, m):
@@ -107,6 +109,11 @@ def replay(kind, p, v, m, chunks, with_p2p):
     busy = [sum(dur(c, ph) for c, j, ph in seq) for seq in seqs]
     b = max(busy)
     return makespan, (makespan - b) / b
+PY
+
+cat >"$dir/check.py" <<'PY'
+import json, sys
+from sched import orders, replay
 
 def close(a, b, rel=1e-6):
     return abs(a - b) <= rel * max(abs(a), abs(b), 1e-30)
@@ -163,6 +170,53 @@ print(f"{case}: bubble {pp['bubble_fraction']:.6f} = {which} = {formula:.6f}, wi
 sys.exit(fail)
 PY
 
+# memory.py PLAN P M KIND: the activations in flight of
+# tests/specs/cli/pipeline_activations.yaml, walked here over each
+# stage's order (sched.py).  What the backward pass reads, per layer and
+# microbatch (float64): x (w1's gradient), f0 (gelu's) and f (w2's), so
+# a chunk of Lc layers saves Lc (b/m)(d + 2 d_ff) 8 bytes in its F and
+# frees them in its B; with zero_bubble B frees f0 and W the rest (the
+# weight gradients read x and f).  The first layer's x on the first
+# stage is the input, held from the start of the step to its last
+# reader; the last stage also saves mse's difference, (b/m) d 8 bytes,
+# to its B, and holds the 8-byte seed grad:loss.  The peak is the most
+# live after an F (nothing saved is made elsewhere).
+cat >"$dir/memory.py" <<'PY'
+import json, sys
+from sched import orders
+plan = json.load(open(sys.argv[1]))
+p, m, kind = int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+b, d, dff, L, e = 256, 8, 32, 8, 8   # the spec's dims, float64
+pp = plan["pipeline"]
+v = pp["virtual_stages"]
+C, Lc, bm = p * v, L // (p * v), b // m
+inp, diff = bm * d * e, bm * d * e
+def frees(c, ph):
+    """Bytes of chunk c's activations (inputs apart) slot ph frees."""
+    f0 = Lc * bm * dff * e + (diff if c == C - 1 else 0)
+    rest = Lc * bm * (d + dff) * e - (inp if c == 0 else 0)
+    if kind != "zero_bubble":
+        return f0 + rest if ph == "B" else 0
+    return {"B": f0, "W": rest}.get(ph, 0)
+want = []
+for k, seq in enumerate(orders(kind, p, v, m)):
+    last = "W" if kind == "zero_bubble" else "B"
+    live = (m * inp if k == 0 else 0) + (8 if k == p - 1 else 0)
+    peak = live
+    for c, j, ph in seq:
+        if ph == "F":
+            live += frees(c, "B") + frees(c, "W")
+            peak = max(peak, live)
+        else:
+            live -= frees(c, ph) + (inp if c == 0 and ph == last else 0)
+    want.append(peak)
+got = pp["activations_peak"]
+ok = got == want
+print(f"{kind} p={p} m={m} v={v}: activations in flight {pp['in_flight']}, peak per stage {got}{'' if ok else ', expected ' + str(want)}")
+json.dump({"peak": got, "live_peak": plan["memory"]["live_peak"]}, open(sys.argv[1] + ".mem", "w"))
+sys.exit(0 if ok else 1)
+PY
+
 # plan_case P M KIND: the example on P stages with M microbatches.
 plan_case() {
     local p=$1 m=$2 kind=$3 v=1
@@ -187,6 +241,33 @@ for p in 2 4; do
             python3 "$dir/check.py" "$dir/plan.json" "$p" "$m" "$kind" || fail=1
             n=$((n + 1))
         done
+    done
+done
+# The memory in flight, on a spec whose memory is its activations: each
+# stage's peak as walked here, and 1f1b's below gpipe's (on every stage
+# where p - k < m, and the rank's live peak).
+act="$here/specs/cli/pipeline_activations.yaml"
+for p in 2 4; do
+    for m in 4 8; do
+        for kind in gpipe 1f1b interleaved zero_bubble; do
+            v=1
+            [ "$kind" = interleaved ] && v=2
+            sed "s/microbatches: 8}/microbatches: $m, schedule: $kind, virtual_stages: $v}/" \
+                "$act" >"$dir/act.yaml"
+            "$meshrt" plan "$dir/act.yaml" --mesh "data=1,pipe=$p" --json \
+                >"$dir/act.$kind.json" 2>"$dir/err" ||
+                { bad "plan the activations' spec $kind p=$p m=$m: $(cat "$dir/err")"; continue; }
+            python3 "$dir/memory.py" "$dir/act.$kind.json" "$p" "$m" "$kind" || fail=1
+            n=$((n + 1))
+        done
+        python3 - "$dir/act.gpipe.json.mem" "$dir/act.1f1b.json.mem" "$p" "$m" <<'PY' || fail=1
+import json, sys
+g, o = (json.load(open(f)) for f in sys.argv[1:3])
+p, m = int(sys.argv[3]), int(sys.argv[4])
+lower = [k for k in range(p) if p - k < m and not o["peak"][k] < g["peak"][k]]
+if lower or not o["live_peak"] < g["live_peak"]:
+    sys.exit(f"FAIL: p={p} m={m}: 1f1b's activations {o['peak']} (live peak {o['live_peak']}) not below gpipe's {g['peak']} ({g['live_peak']})")
+PY
     done
 done
 # interleaved with m not a multiple of p: one error line at train:.
