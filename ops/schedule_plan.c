@@ -5,13 +5,19 @@
  * steps (schedule_ops.c says which slot an op is in) over the
  * microbatches, divided by their count; the p2p time of a boundary is
  * its SENDRECV steps' time over its transfers (two per microbatch: the
- * activation forward, its gradient back).  The plan's modeled time is
- * then the replay's makespan plus the steps of no slot (the update, the
- * sum of the losses) of the stage that has the most of them, not the sum
- * of every step.
+ * activation forward, its gradient back).  Only the repeated block's
+ * ops count in a slot: the ops outside it (the loss, an embedding, a
+ * head, and their backward ops) run in their slot but are priced apart,
+ * with the steps of no slot (the update, the sum of the losses).  The
+ * plan's modeled time is then the replay's makespan plus those steps of
+ * the stage that has the most of them (outside_s), not the sum of every
+ * step: for work on the last stage, exactly the replay with it in the
+ * last stage's slots under gpipe, 1f1b and interleaved (the last stage is
+ * then the busiest and never waits once it has started); at most that
+ * for zero_bubble, whose bubbles absorb some of it.
  *
- * The bubble (pipe.bubble_fraction) is the replay's with the p2p time
- * left out, as the schedules' papers count it (a transfer overlapped
+ * The bubble (pipe.bubble_fraction) is the replay's of the block's
+ * slots with the p2p time left out, as the schedules' papers count it (a transfer overlapped
  * with the compute of the next slot): (p − 1)/m for uniform stages
  * under gpipe and 1f1b, (p − 1)/(m·v) interleaved.  The slots' times,
  * the makespan and the schedule's own bubble_fraction include the p2p
