@@ -66,7 +66,7 @@ typedef struct mrt_schedule {
     double makespan_s;
     double *busy_s;         /* [stages]: the sum of its slots' times */
     int busiest;            /* the stage with the most busy time (the
-                               first of equals) */
+                               first of equals up to 1e-12 relative) */
     double bubble_fraction; /* idle over ideal for the busiest stage:
                                (makespan - busy) / busy */
     int nops;               /* a plan's schedule (mrt_schedule_plan): */
