@@ -11,16 +11,18 @@
  * time / kernel time, so 1 means the kernel costs nothing beyond the
  * gemm (goal >= 0.9).
  *
- * The bfloat16 rows: a square matmul of bfloat16 operands as the runtime
- * runs it (runtime/widen.c: A and B widened to float32 into the
- * workspace, the float32 kernel, C rounded back to bfloat16, each
- * conversion one mrt_kernel_convert pass) against BLIS's sgemm of the
- * same float32 sizes on the widened copies, so the ratio is what the
- * conversions cost (goal >= 0.9 where they are small against the GEMM:
- * 1024 and 2048 square).
+ * The 16-bit rows (bfloat16, float16): a square matmul of 16-bit
+ * operands as the runtime runs it (runtime/widen.c ->
+ * mrt_kernel_einsum16: A and B widened to float32 a panel at a time, C
+ * accumulated in float32 and rounded back to the 16-bit type, every
+ * conversion inside the timed call) against BLIS's sgemm of the same
+ * sizes on float32 operands holding the same values, in the same
+ * process, alternating; so the ratio is what the conversions cost (goal
+ * >= 0.9 at 1024 and 2048 square).
  *
  * usage: bench_kernel [REPS [CASE]]   (CASE: only the cases of that name,
- *                                    e.g. "matmul", for profiling)
+ *                                    e.g. "matmul"; "bf16", "f16": the
+ *                                    16-bit rows)
  */
 #include <assert.h>
 #include <stdio.h>
@@ -207,41 +209,41 @@ static int run_case(const bcase *bc, mrt_dtype t, int reps)
     return fail;
 }
 
-/* One bfloat16 square matmul of n: returns 0, or 1 when out of memory. */
-static int run_bf16(int64_t n, int reps)
+/* One 16-bit (type t) square matmul of n: returns 0, or 1 when out of
+ * memory. */
+static int run_half(mrt_dtype t, int64_t n, int reps)
 {
     int dims_a[2] = {0, 1}, dims_b[2] = {1, 2}, dims_c[2] = {0, 2};
     int64_t ext[2] = {n, n};
-    size_t nn = (size_t)(n * n), f4 = nn * sizeof(float);
+    size_t nn = (size_t)(n * n);
     mrt_kview va = {2, dims_a, ext, NULL}, vb = {2, dims_b, ext, NULL},
               vc = {2, dims_c, ext, NULL};
-    size_t ws = mrt_einsum_workspace(MRT_F32, &va, &vb, &vc);
+    const mrt_dtype ts[3] = {t, t, t};
+    size_t ws = mrt_einsum16_workspace(ts, &va, &vb, &vc);
     uint16_t *A = malloc(nn * 2), *B = malloc(nn * 2), *C = malloc(nn * 2);
-    char *W = malloc(3 * f4 + ws + 64); /* the copies, then the kernel's */
-    float *wa = (float *)W, *wb = (float *)(W + f4),
-          *wc = (float *)(W + 2 * f4);
+    float *wa = malloc(3 * nn * sizeof(float)), *wb = wa + nn, *wc = wb + nn;
+    char *W = aligned_alloc(64, ws + 64);
     double *tk = malloc(2 * (size_t)reps * sizeof *tk), *tb = tk + reps;
-    int fail = !A || !B || !C || !W || !tk;
+    int fail = !A || !B || !C || !wa || !W || !tk || ws == 0;
     if (!fail) {
+        /* the reference's operands: the 16-bit values, widened */
         mrt_bench_fill(wa, MRT_F32, (int64_t)nn, 1);
         mrt_bench_fill(wb, MRT_F32, (int64_t)nn, 2);
-        mrt_kernel_convert(MRT_BF16, A, MRT_F32, wa, (int64_t)nn);
-        mrt_kernel_convert(MRT_BF16, B, MRT_F32, wb, (int64_t)nn);
-        va.data = wa;
-        vb.data = wb;
-        vc.data = wc;
+        mrt_kernel_convert(t, A, MRT_F32, wa, (int64_t)nn);
+        mrt_kernel_convert(t, B, MRT_F32, wb, (int64_t)nn);
+        mrt_kernel_convert(MRT_F32, wa, t, A, (int64_t)nn);
+        mrt_kernel_convert(MRT_F32, wb, t, B, (int64_t)nn);
+        va.data = A;
+        vb.data = B;
+        vc.data = C;
         for (int r = 0; r < 2 * reps + 1; r++) { /* r = 0 warms up */
             int ours = r % 2;
             double t0 = mrt_bench_now();
-            if (ours) {
-                mrt_kernel_convert(MRT_F32, wa, MRT_BF16, A, (int64_t)nn);
-                mrt_kernel_convert(MRT_F32, wb, MRT_BF16, B, (int64_t)nn);
-                mrt_kernel_einsum(MRT_F32, &va, &vb, &vc, W + 3 * f4);
-                mrt_kernel_convert(MRT_BF16, C, MRT_F32, wc, (int64_t)nn);
-            } else {
+            if (ours)
+                mrt_kernel_einsum16(ts, &va, &vb, &vc, W);
+            else
                 ref_gemm(MRT_F32, 1, n, n, n, (char *)wa, (char *)wb,
                          (char *)wc);
-            }
             double dt = mrt_bench_now() - t0;
             if (r > 0)
                 *(ours ? &tk[(r - 1) / 2] : &tb[(r - 1) / 2]) = dt;
@@ -249,18 +251,22 @@ static int run_bf16(int64_t n, int reps)
         double ratio = mrt_bench_median_ratio(tb, tk, reps);
         double flops = 2.0 * (double)n * (double)n * (double)n;
         char name[64];
-        snprintf(name, sizeof name, "matmul %lld bf16", (long long)n);
+        snprintf(name, sizeof name, "matmul %lld %s", (long long)n,
+                 t == MRT_BF16 ? "bf16" : "f16");
         mrt_bench_result(1, name, ratio, ">= 0.9",
-                         "ik,kj->ij M N K %lld, bfloat16 operands converted "
-                         "around sgemm (3 passes of %.0f MiB); meshrt %.1f "
-                         "GFLOP/s, sgemm %.1f GFLOP/s",
-                         (long long)n, (double)nn * 2 / (1 << 20),
+                         "ik,kj->ij M N K %lld, %s operands (%.0f MiB each) "
+                         "converted in panels around sgemm "
+                         "(mrt_kernel_einsum16, workspace %.1f MiB); meshrt "
+                         "%.1f GFLOP/s, sgemm %.1f GFLOP/s",
+                         (long long)n, mrt_dtype_name(t),
+                         (double)nn * 2 / (1 << 20), (double)ws / (1 << 20),
                          flops / mrt_bench_median(tk, reps) * 1e-9,
                          flops / mrt_bench_median(tb, reps) * 1e-9);
     }
     free(A);
     free(B);
     free(C);
+    free(wa);
     free(W);
     free(tk);
     return fail;
@@ -281,9 +287,11 @@ int main(int argc, char **argv)
         for (int t = MRT_F32; t <= MRT_F64; t++)
             if (argc <= 2 || strcmp(argv[2], cases[i].name) == 0)
                 fail |= run_case(&cases[i], (mrt_dtype)t, reps);
-    for (int64_t n = 1024; n <= 2048; n *= 2)
-        if (argc <= 2 || strcmp(argv[2], "bf16") == 0)
-            fail |= run_bf16(n, reps);
+    for (int t = MRT_BF16; t <= MRT_F16; t++)
+        for (int64_t n = 1024; n <= 2048; n *= 2)
+            if (argc <= 2 ||
+                strcmp(argv[2], t == MRT_BF16 ? "bf16" : "f16") == 0)
+                fail |= run_half((mrt_dtype)t, n, reps);
     bli_finalize();
     if (fail)
         fprintf(stderr, "bench_kernel: out of memory\n");

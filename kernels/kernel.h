@@ -24,6 +24,19 @@
  * been accepted by mrt_einsum_classify (asserted). */
 void mrt_kernel_einsum(mrt_dtype t, const mrt_kview *a, const mrt_kview *b,
                        const mrt_kview *c, void *workspace);
+/* C = einsum(A, B) with two inputs whose operands are float32 or 16-bit
+ * (t: the types of A, B, C), computed in float32 with the 16-bit ones
+ * converted panel by panel around BLIS's sgemm (kernel_einsum16.c), C
+ * rounded once to nearest even.  Returns 1, or 0 without touching
+ * anything when the float32 plan of these shapes copies an operand (the
+ * caller then converts whole operands around mrt_kernel_einsum).  The
+ * workspace: mrt_einsum16_workspace bytes, 64-byte aligned, at most the
+ * float32 copies of the 16-bit operands. */
+int mrt_kernel_einsum16(const mrt_dtype t[3], const mrt_kview *a,
+                        const mrt_kview *b, const mrt_kview *c,
+                        void *workspace);
+size_t mrt_einsum16_workspace(const mrt_dtype t[3], const mrt_kview *a,
+                              const mrt_kview *b, const mrt_kview *c);
 /* Elementwise map (kernels/kernel_map.c): out = fn(a, b) for every
  * element of out, with the inputs broadcast by dim id (every dim of a and
  * b is a dim of out with the same local extent; an input is repeated
@@ -71,6 +84,11 @@ void mrt_kernel_add(mrt_dtype t, int64_t n, const void *x, void *y);
  * integers (ids held in a float type). */
 void mrt_kernel_convert(mrt_dtype to, void *dst, mrt_dtype from,
                         const void *src, int64_t n);
+/* The same, over a rows x cols block with strides (rs, cs) in elements
+ * on each side; the blocks must not overlap. */
+void mrt_kernel_convert2d(mrt_dtype to, void *dst, int64_t drs, int64_t dcs,
+                          mrt_dtype from, const void *src, int64_t srs,
+                          int64_t scs, int64_t rows, int64_t cols);
 /* Element i of a of type t as a double (exact), and x stored there
  * rounded to t. */
 double mrt_kernel_get(mrt_dtype t, const void *a, int64_t i);

@@ -208,6 +208,8 @@ static int do_einsum(mrt_exec *e, const mrt_step *s)
                (size_t)nc * (size_t)e->plan->value[s->out].elsize);
         return MPI_SUCCESS;
     }
+    if (mrt_widen_einsum(e, s, &a, s->in2 >= 0 ? &b : NULL, &c))
+        return MPI_SUCCESS;
     mrt_widen w;
     mrt_widen_inputs(e, s, &w);
     a.data = w.data[0];

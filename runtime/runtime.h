@@ -262,6 +262,12 @@ typedef struct mrt_widen {
 void mrt_widen_inputs(mrt_exec *e, const mrt_step *s, mrt_widen *w);
 /* Narrows the result into its value when it was computed in a copy. */
 void mrt_widen_output(mrt_exec *e, const mrt_step *s, const mrt_widen *w);
+/* Runs an einsum step of two inputs with 16-bit operands computed in
+ * float32 panel by panel (mrt_kernel_einsum16), the views on the
+ * values' own buffers; 0 when that path does not apply (then widen the
+ * inputs, run the kernel, narrow the output). */
+int mrt_widen_einsum(mrt_exec *e, const mrt_step *s, const mrt_kview *a,
+                     const mrt_kview *b, const mrt_kview *c);
 
 /* ---- shard.c ---- */
 /* Gathers the shards of value v into a full tensor on rank 0: *full is a

@@ -6,12 +6,16 @@
  * ties to even (checked against a search of all 65536 patterns for
  * sampled float32s), NaN, infinities and float16's overflow and
  * subnormals behave as IEEE 754 says, and the kernels' vectorized
- * passes round exactly as these do.
+ * passes (whole arrays, and strided blocks: rows, transposed, tiles)
+ * convert exactly as these do: every 16-bit pattern widened, and
+ * narrowed every float32 whose top 16 bits are any pattern and whose
+ * low bits sit at or beside each type's rounding boundaries.
  */
 #include <check.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "half.h"
 #include "kernel.h"
@@ -123,6 +127,109 @@ START_TEST(passes_agree)
 }
 END_TEST
 
+/* The low 16 bits of float32s at and beside the rounding points: half
+ * of bfloat16's dropped 16 bits (0x8000), of float16's dropped 13
+ * (0x1000, with either parity of the kept bit). */
+static const uint16_t lows[] = {0x0000, 0x0001, 0x0fff, 0x1000, 0x1001,
+                                0x2fff, 0x3000, 0x3001, 0x7fff, 0x8000,
+                                0x8001, 0xe000, 0xf000, 0xffff};
+enum { NLOWS = sizeof lows / sizeof lows[0] };
+
+START_TEST(passes_exhaustive)
+{
+    static uint16_t h[65536], back[65536 * NLOWS];
+    static float w[65536], x[65536 * NLOWS];
+    for (uint32_t i = 0; i < 65536; i++)
+        h[i] = (uint16_t)i;
+    mrt_kernel_convert(MRT_F32, w, MRT_BF16, h, 65536);
+    int wrong = 0;
+    for (uint32_t i = 0; i < 65536; i++)
+        wrong += mrt_half_bits(w[i]) != mrt_half_bits(mrt_bf16_to_f32(h[i]));
+    mrt_kernel_convert(MRT_F32, w, MRT_F16, h, 65536);
+    for (uint32_t i = 0; i < 65536; i++) { /* a NaN may come out quieted */
+        float want = mrt_f16_to_f32(h[i]);
+        wrong += isnan(want) ? !isnan(w[i]) || signbit(w[i]) != signbit(want)
+                             : mrt_half_bits(w[i]) != mrt_half_bits(want);
+    }
+    ck_assert_int_eq(wrong, 0);
+    for (uint32_t i = 0; i < 65536; i++)
+        for (int l = 0; l < NLOWS; l++)
+            x[i * NLOWS + l] = mrt_half_float(i << 16 | lows[l]);
+    int64_t n = 65536 * NLOWS, bad = -1;
+    mrt_kernel_convert(MRT_BF16, back, MRT_F32, x, n);
+    for (int64_t i = n - 1; i >= 0; i--)
+        if (back[i] != mrt_f32_to_bf16(x[i]))
+            bad = i;
+    ck_assert_msg(bad < 0, "bf16 of %08x", mrt_half_bits(x[bad < 0 ? 0 : bad]));
+    mrt_kernel_convert(MRT_F16, back, MRT_F32, x, n);
+    for (int64_t i = n - 1; i >= 0; i--)
+        if (back[i] != mrt_f32_to_f16(x[i]))
+            bad = i;
+    ck_assert_msg(bad < 0, "f16 of %08x", mrt_half_bits(x[bad < 0 ? 0 : bad]));
+}
+END_TEST
+
+/* Blocks of rows x cols with strides: row-stored on both sides, both
+ * column-stored, transposed, and a general stride; each element as
+ * half.h converts it, nothing outside the block written. */
+static void check_block(mrt_dtype t, int64_t rows, int64_t cols,
+                        const int64_t st[4])
+{
+    enum { CAP = 40000 };
+    static float x[CAP], y[CAP];
+    static uint16_t h[CAP];
+    srand((unsigned)(rows * 31 + cols));
+    for (int i = 0; i < CAP; i++) {
+        uint32_t u = ((uint32_t)rand() << 16) ^ (uint32_t)rand();
+        x[i] = mrt_half_float(i % 7 == 0 ? u & 0x807fffffu
+                                         : u); /* +-0, subnormals */
+    }
+    memset(h, 0xab, sizeof h);
+    mrt_kernel_convert2d(t, h, st[2], st[3], MRT_F32, x, st[0], st[1], rows,
+                         cols);
+    int64_t written = 0;
+    for (int64_t r = 0; r < rows; r++)
+        for (int64_t c = 0; c < cols; c++) {
+            float v = x[r * st[0] + c * st[1]];
+            uint16_t want = t == MRT_BF16 ? mrt_f32_to_bf16(v)
+                                          : mrt_f32_to_f16(v);
+            ck_assert_msg(h[r * st[2] + c * st[3]] == want, "%lld,%lld",
+                          (long long)r, (long long)c);
+            written++;
+        }
+    int64_t untouched = 0;
+    for (int i = 0; i < CAP; i++)
+        untouched += h[i] == 0xabab;
+    ck_assert_int_ge(untouched, CAP - written); /* a 0xabab may be written */
+    /* and back: the widened values at y's strides (swapped roles) */
+    mrt_kernel_convert2d(MRT_F32, y, st[0], st[1], t, h, st[2], st[3], rows,
+                         cols);
+    for (int64_t r = 0; r < rows; r++)
+        for (int64_t c = 0; c < cols; c++) {
+            uint16_t b = h[r * st[2] + c * st[3]];
+            float want = t == MRT_BF16 ? mrt_bf16_to_f32(b) : mrt_f16_to_f32(b);
+            ck_assert(mrt_half_bits(y[r * st[0] + c * st[1]]) ==
+                      mrt_half_bits(want));
+        }
+}
+
+START_TEST(blocks_strided)
+{
+    /* strides: source rs, cs; destination rs, cs */
+    const int64_t rowst[4] = {150, 1, 133, 1}, colst[4] = {1, 140, 1, 131},
+                  trans[4] = {1, 130, 131, 1}, trans2[4] = {135, 1, 1, 137},
+                  general[4] = {260, 2, 3, 390};
+    for (int t = MRT_BF16; t <= MRT_F16; t++) {
+        check_block((mrt_dtype)t, 97, 129, rowst);
+        check_block((mrt_dtype)t, 129, 97, colst);
+        check_block((mrt_dtype)t, 100, 77, trans);
+        check_block((mrt_dtype)t, 77, 100, trans2);
+        check_block((mrt_dtype)t, 33, 65, general);
+        check_block((mrt_dtype)t, 1, 1, general);
+    }
+}
+END_TEST
+
 START_TEST(specials)
 {
     ck_assert(isnan(mrt_bf16_to_f32(mrt_f32_to_bf16(NAN))));
@@ -146,10 +253,13 @@ int main(void)
 {
     Suite *s = suite_create("half");
     TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 60);
     tcase_add_test(tc, widening_is_exact);
     tcase_add_test(tc, narrowing_rounds_to_nearest_even);
     tcase_add_test(tc, specials);
     tcase_add_test(tc, passes_agree);
+    tcase_add_test(tc, passes_exhaustive);
+    tcase_add_test(tc, blocks_strided);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
