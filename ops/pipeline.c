@@ -157,27 +157,6 @@ static void op_chunks(const mrt_spec *s, int b, int n, int *chunk,
     }
 }
 
-/* The stage of each input that is not a parameter (masks, optimizer
- * state, tokens) whose readers are all on one stage: only that stage
- * holds it, as a parameter's does (else -1: every stage makes it).
- * While counting, -2 is no reader yet and -3 - k readers on stage k. */
-static void input_stages(const mrt_spec *s, const int *op_stage, int *stage)
-{
-    for (int t = 0; t < s->ntensors; t++)
-        if (stage[t] == -1 && s->tensor[t].producer < 0)
-            stage[t] = -2;
-    for (int i = 0; i < s->nops; i++)
-        for (int k = 0; k < s->op[i].nin; k++) {
-            int *x = &stage[s->op[i].in[k]];
-            if (*x == -2)
-                *x = -3 - op_stage[i];
-            else if (*x <= -3 && *x != -3 - op_stage[i])
-                *x = -1;
-        }
-    for (int t = 0; t < s->ntensors; t++)
-        stage[t] = stage[t] <= -3 ? -3 - stage[t] : stage[t] == -2 ? -1 : stage[t];
-}
-
 mrt_status mrt_pipeline_setup(mrt_planning *pl, mrt_error *err)
 {
     const mrt_spec *s = pl->spec;
@@ -213,7 +192,6 @@ mrt_status mrt_pipeline_setup(mrt_planning *pl, mrt_error *err)
     for (int t = 0; t < s->ntensors; t++)
         pl->param_stage[t] = pl->param_stage[t] < 0 ? -1
                                                     : pl->param_stage[t] % P;
-    input_stages(s, pl->op_stage, pl->param_stage);
     for (size_t k = 0; k < nt * (size_t)P; k++)
         pl->sent[k] = -1;
     return MRT_OK;
