@@ -25,6 +25,11 @@ typedef struct mrt_memory_walk {
     int64_t scratch_max;                 /* the most MPI scratch at once */
     int64_t values_max;                  /* the most value bytes live at
                                             once (the arena's floor) */
+    int64_t kind_max[MRT_MEM_KIND_COUNT]; /* the most of each kind live at
+                                             once (at any step: a
+                                             pipeline's activations in
+                                             flight peak apart from the
+                                             total) */
     int64_t (*rows)[MRT_MEM_KIND_COUNT]; /* NULL, or [nops]: per op, the
                                             bytes at its step with most */
 } mrt_memory_walk;
