@@ -13,13 +13,22 @@
  *
  * Arithmetic is done in the element type (float or double): each
  * function's row loop is written once, as a small macro instantiated for
- * both types (<tgmath.h> picks tanhf or tanh), and chosen by a table
- * indexed by the function, outside the inner loop, so each row is a
- * plain loop the compiler can vectorise.
+ * both types, and chosen by a table indexed by the function, outside
+ * the inner loop.  A contiguous row goes by blocks of a fixed length,
+ * which GCC vectorises at -O2.  The float32 transcendentals (exp, log,
+ * tanh, gelu and its derivative) are kernels/fast_math.h's: no branches
+ * or calls, so they vectorise too, and take the same time for any
+ * values; relu's are selects for the same reason.  The float64 ones
+ * keep libm (<tgmath.h>): they are the reference that float32 runs are
+ * verified against.  kernels/ builds with -fno-math-errno (meson.build),
+ * so that sqrt is one instruction, which rsqrt's and sqrt_add's loops
+ * vectorise.
  */
+#include "fast_math.h"
 #include "kernel.h"
 
 #include <assert.h>
+#include <string.h>
 #include <tgmath.h>
 
 /* ---- strides and the walk ------------------------------------------- */
@@ -121,19 +130,38 @@ typedef struct maprow {
     int64_t j0, dj;      /* ONE_HOT: class index of element 0, its step */
 } maprow;
 
-/* GELU (tanh approximation) and its exact derivative, in x's type:
+/* GELU (tanh approximation) and its exact derivative:
  *   u = k (x + 0.044715 x^3),  k = sqrt(2/pi)
  *   gelu(x)  = 0.5 x (1 + tanh u)
  *   gelu'(x) = 0.5 (1 + tanh u) + 0.5 x (1 - tanh^2 u) k (1 + 3 0.044715 x^2)
- * (<tgmath.h>: tanh of a float is tanhf, and so on.) */
+ * The float64 ones are these formulas on libm (<tgmath.h>: tanh of a
+ * double), the reference a float32 run is verified against.  The
+ * float32 ones are branch-free (kernels/fast_math.h), written with
+ * 0.5 (1 + tanh u) = sigmoid(2u): gelu(x) = x sigmoid(2u) and
+ * gelu'(x) = sigmoid(2u) + 2 x u' sigmoid(2u) sigmoid(-2u), from the
+ * logistic pair (q, p) of u, which neither cancels (1 + tanh u does, in
+ * float, for x below -3) nor overflows.  x is clamped to -20 (20 for
+ * the derivative), where both are at their limits in float, so that
+ * x = -inf gives 0 rather than -inf * 0. */
 #define GELU_K 0.79788456080286535587989211986876
 #define GELU_A 0.044715
 #define GELU_U(T, x) ((T)GELU_K * ((x) + (T)GELU_A * (x) * (x) * (x)))
 #define GELU_DU(T, x) ((T)GELU_K * ((T)1 + (T)(3 * GELU_A) * (x) * (x)))
 
-static float gelu_f32(float x)
+/* x clamped to -20, and 0 where it is under 2^-30 (gelu is x / 2 there,
+ * and its derivative 1/2; no subnormal cube; what the logistic pair
+ * takes) */
+MRT_FAST_INLINE float gelu_clamp_f32(float x)
 {
-    return 0.5f * x * (1.0f + tanh(GELU_U(float, x)));
+    return mrt_fast_select(fabsf(x) < 0x1p-30f, 0.0f, x);
+}
+
+MRT_FAST_INLINE float gelu_f32(float x)
+{
+    float xo = mrt_fast_select(x < -20.0f, -20.0f, x), xc = gelu_clamp_f32(xo);
+    float u = GELU_U(float, xc), q, p;
+    mrt_fast_logistic(u, &q, &p);
+    return xo * mrt_fast_select(u >= 0.0f, q, p);
 }
 
 static double gelu_f64(double x)
@@ -141,10 +169,13 @@ static double gelu_f64(double x)
     return 0.5 * x * (1.0 + tanh(GELU_U(double, x)));
 }
 
-static float gelu_grad_f32(float x)
+MRT_FAST_INLINE float gelu_grad_f32(float x)
 {
-    float th = tanh(GELU_U(float, x));
-    return 0.5f * (1 + th) + 0.5f * x * (1 - th * th) * GELU_DU(float, x);
+    float xc = mrt_fast_select(x < -20.0f, -20.0f, x);
+    xc = gelu_clamp_f32(mrt_fast_select(xc > 20.0f, 20.0f, xc));
+    float u = GELU_U(float, xc), du = GELU_DU(float, xc), q, p;
+    mrt_fast_logistic(u, &q, &p);
+    return mrt_fast_select(u >= 0.0f, q, p) + 2.0f * xc * du * p * q;
 }
 
 static double gelu_grad_f64(double x)
@@ -157,30 +188,72 @@ static double gelu_grad_f64(double x)
 #define GELU_GRAD(x)                                                           \
     _Generic((x), float : gelu_grad_f32, double : gelu_grad_f64)(x)
 
-/* The loop over one row: x and y are the input elements (strides SA and
- * SB), EXPR the output, T the element type.  One-input functions get
- * b = a, so y is a harmless reload. */
-#define MAP_LOOP(SA, SB, EXPR)                                                 \
-    for (int64_t i = 0; i < r->len; i++) {                                     \
+/* The float32 transcendentals are kernels/fast_math.h's, the float64
+ * ones libm's; SELECT is a select by masks in either type. */
+#define TANH(x) _Generic((x), float : mrt_fast_tanhf, double : tanh)(x)
+#define EXP(x) _Generic((x), float : mrt_fast_expf, double : exp)(x)
+#define LOG(x) _Generic((x), float : mrt_fast_logf, double : log)(x)
+#define SELECT(c, x, y)                                                        \
+    _Generic((x), float                                                        \
+             : mrt_fast_select, double                                         \
+             : mrt_fast_select_f64)(c, x, y)
+
+/* The loop over row elements FROM..len-1: x and y are the input
+ * elements (strides SA and SB), EXPR the output, T the element type.
+ * One-input functions get b = a, so y is a harmless reload. */
+#define MAP_LOOP(FROM, SA, SB, EXPR)                                           \
+    for (int64_t i = (FROM); i < r->len; i++) {                                \
         T x = a[i * (SA)], y = b[i * (SB)];                                    \
         (void)x, (void)y;                                                      \
         o[i] = (EXPR);                                                         \
     }
 
+/* Contiguous rows go by blocks of MAP_BLOCK elements into a local
+ * buffer, then copied out: a loop of a fixed count that cannot alias
+ * its output (a map may run in place, ops/inplace.c) is what GCC's -O2
+ * vectorises (its "very cheap" cost model: no peeling, no runtime alias
+ * checks).  The last partial block goes element by element. */
+enum { MAP_BLOCK = 32 };
+#define MAP_BLOCKS(EXPR)                                                       \
+    int64_t i0 = 0;                                                            \
+    for (; i0 + MAP_BLOCK <= r->len; i0 += MAP_BLOCK) {                        \
+        T t[MAP_BLOCK];                                                        \
+        for (int j = 0; j < MAP_BLOCK; j++) {                                  \
+            int64_t i = i0 + j;                                                \
+            T x = a[i], y = b[i];                                              \
+            (void)x, (void)y, (void)i;                                         \
+            t[j] = (EXPR);                                                     \
+        }                                                                      \
+        memcpy(o + i0, t, sizeof t);                                           \
+    }                                                                          \
+    MAP_LOOP(i0, 1, 1, EXPR)
+
+/* On x86-64 with GCC each row function is also built for AVX2, chosen
+ * when the program loads if the processor has it: eight floats per
+ * vector instead of SSE2's four, and three-operand instructions (half
+ * of SSE2's gelu loop is register copies).  Not FMA: the clones do the
+ * same IEEE operations in the same order, so their results are the
+ * same bits. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define MAP_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define MAP_CLONES
+#endif
+
 /* The row function row_NAME_SUF of one elementwise function, for elements of
- * type ELEM: the loop written for contiguous inputs (which the compiler
- * vectorises) and for strided ones. */
+ * type ELEM: by blocks for contiguous inputs, and element by element for
+ * strided ones. */
 #define MAP_ROW_FN(SUF, ELEM, NAME, EXPR)                                      \
-    static void row_##NAME##_##SUF(const maprow *r, ELEM *o, const ELEM *a,    \
-                                   const ELEM *b)                              \
+    MAP_CLONES static void row_##NAME##_##SUF(const maprow *r, ELEM *o,        \
+                                              const ELEM *a, const ELEM *b)    \
     {                                                                          \
         typedef ELEM T;                                                        \
         const T c = (T)r->c;                                                   \
         (void)c;                                                               \
-        if (r->sa == 1 && r->sb == 1)                                          \
-            MAP_LOOP(1, 1, EXPR)                                               \
-        else                                                                   \
-            MAP_LOOP(r->sa, r->sb, EXPR)                                       \
+        if (r->sa == 1 && r->sb == 1) {                                        \
+            MAP_BLOCKS(EXPR)                                                   \
+        } else                                                                 \
+            MAP_LOOP(0, r->sa, r->sb, EXPR)                                    \
     }
 #define MAP_ROW(NAME, EXPR)                                                    \
     MAP_ROW_FN(f32, float, NAME, EXPR) MAP_ROW_FN(f64, double, NAME, EXPR)
@@ -190,26 +263,29 @@ MAP_ROW(add, x + y)
 MAP_ROW(sub, x - y)
 MAP_ROW(mul, x *y)
 MAP_ROW(div, x / y)
-MAP_ROW(relu, x > 0 ? x : (T)0)
+MAP_ROW(relu, SELECT(x > 0, x, (T)0))
 MAP_ROW(gelu, GELU(x))
-MAP_ROW(tanh, tanh(x))
-MAP_ROW(exp, exp(x))
-MAP_ROW(log, log(x))
+MAP_ROW(tanh, TANH(x))
+MAP_ROW(exp, EXP(x))
+MAP_ROW(log, LOG(x))
 MAP_ROW(neg, -x)
 MAP_ROW(rsqrt, (T)1 / sqrt(x))
 MAP_ROW(square, x *x)
 MAP_ROW(scale, c *x)
 MAP_ROW(shift, x + c)
 MAP_ROW(axpy, x + c * y)
-MAP_ROW(relu_grad, y > 0 ? x : (T)0)
+MAP_ROW(relu_grad, SELECT(y > 0, x, (T)0))
 MAP_ROW(gelu_grad, x *GELU_GRAD(y))
 MAP_ROW(tanh_grad, x *((T)1 - y * y))
 MAP_ROW(rsqrt_grad, (T)-0.5 * x * y * y * y)
 MAP_ROW(square_grad, (T)2 * x * y)
 MAP_ROW(eq, x == y ? (T)1 : (T)0)
-/* labels are integers stored as T: round, then compare in double, where
- * any class index of interest is exact */
-MAP_ROW(one_hot, round((double)x) == (double)(r->j0 + i * r->dj) ? (T)1 : (T)0)
+/* labels are integers stored as T: a label is its class if it is within
+ * 1/2 of the class index (rounded, without a call to round: it stopped
+ * the loop and cost 2 ns an element), compared in double, where any
+ * class index of interest is exact */
+MAP_ROW(one_hot,
+        fabs((double)x - (double)(r->j0 + i * r->dj)) < 0.5 ? (T)1 : (T)0)
 MAP_ROW(mask_fill, y != 0 ? x : c)
 MAP_ROW(lerp, x + c * (y - x))
 MAP_ROW(lerp_sq, x + c * (y * y - x))

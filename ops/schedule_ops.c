@@ -1,13 +1,13 @@
 /*
- * schedule_ops.c — which slot of a pipeline's schedule (schedule.h) each
- * op of a pipelined program belongs to: its chunk, its microbatch (the
- * op's own, spec.h's micro) and its phase.  Forward ops are F.  Backward
- * ops are B; with zero_bubble, B is only what the input gradient sent to
- * the chunk before needs (the backward ops of the chunk whose results
- * reach a backward op of another chunk or a `grads:` input's gradient,
- * and what they read from their own chunk), and W the rest of the chunk's backward ops (the weight
- * gradients).  The update and the ops outside any microbatch belong to
- * no slot (chunk -1).
+ * schedule_ops.c — which slot of a pipeline's schedule (schedule.h) each op
+ * of a pipelined program belongs to: its chunk, its microbatch (the op's own,
+ * spec.h's micro) and its phase.  Forward ops are F.  Backward ops are B;
+ * with zero_bubble, B is only what the input gradient sent to the chunk
+ * before needs (the backward ops of the chunk whose results reach a backward
+ * op of another chunk or a `grads:` input's gradient, and what they read from
+ * their own chunk), and W the rest of the chunk's backward ops (the weight
+ * gradients).  The update and the ops outside any microbatch belong to no
+ * slot (chunk -1).
  */
 #include <stdlib.h>
 

@@ -12,16 +12,17 @@
  * plan's modeled time is then the replay's makespan plus those steps of
  * the stage that has the most of them (outside_s), not the sum of every
  * step: for work on the last stage, exactly the replay with it in the
- * last stage's slots under gpipe, 1f1b and interleaved (the last stage is
- * then the busiest and never waits once it has started); at most that
- * for zero_bubble, whose bubbles absorb some of it.
+ * last stage's slots under gpipe and interleaved, and 1f1b without the
+ * p2p time (the last stage is then the busiest and never waits once it
+ * has started); a little more than that for 1f1b with it (a round
+ * trip's transfers) and zero_bubble, whose bubbles absorb some of it.
  *
- * The bubble (pipe.bubble_fraction) is the replay's of the block's
- * slots with the p2p time left out, as the schedules' papers count it (a transfer overlapped
- * with the compute of the next slot): (p − 1)/m for uniform stages
- * under gpipe and 1f1b, (p − 1)/(m·v) interleaved.  The slots' times,
- * the makespan and the schedule's own bubble_fraction include the p2p
- * time: the figure the run should see with blocking transfers.
+ * The bubble (pipe.bubble_fraction) is the replay's of the block's slots with
+ * the p2p time left out, as the schedules' papers count it (a transfer
+ * overlapped with the compute of the next slot): (p − 1)/m for uniform stages
+ * under gpipe and 1f1b, (p − 1)/(m·v) interleaved.  The slots' times, the
+ * makespan and the schedule's own bubble_fraction include the p2p time: the
+ * figure the run should see with blocking transfers.
  */
 #include <stdlib.h>
 

@@ -18,12 +18,14 @@
  *  - Maps: each function (kernels/kernel_map.c) over shards of 16 Ki,
  *    256 Ki and 4 Mi float32 elements (64 KiB to 16 MiB: in a core's
  *    cache and out of it), inputs as large as the output, the first in
- *    [-1, 1] (signs at random, as activations: relu's branch is as
- *    unpredictable as in a run, and the passes take turns over up to 8
- *    inputs, which the largest shard's data holds, so that it stays so),
- *    the second in [0.5, 1.5] (log, rsqrt and sqrt_add take it as their
- *    first input).  Transcendentals (gelu, tanh, exp) run far below the
- *    copy rate, simple maps on shards in cache above it.  One more row,
+ *    [-8, 8] (signs at random and magnitudes spread as activations'
+ *    are, through both tails of gelu and tanh: the float32 kernels take
+ *    the same time for any values, and these would show one that did
+ *    not; the passes take turns over up to 8 inputs, which the largest
+ *    shard's data holds, so that a branch on the data could not be
+ *    learnt), the second in [0.5, 1.5] (log, rsqrt and sqrt_add take it
+ *    as their first input).  Transcendentals (gelu, tanh, exp) run
+ *    below the copy rate, simple maps on shards in cache above it.  One more row,
  *    `sum`, is the one-input einsum (a permuted sum: "r c -> c", per
  *    input element), which the GEMM rate does not price.
  *  - Every repetition is a fixed amount of work (products: about 10 ms,
@@ -170,7 +172,7 @@ void mrt_calib_map_rows(MPI_Comm world, const mrt_calib_pools *pl,
     float *a = pl->a, *b = pl->b;
     srand(12345);
     for (int64_t i = 0; i < most; i++) {
-        a[i] = 2 * (float)rand() / (float)RAND_MAX - 1;
+        a[i] = 16 * (float)rand() / (float)RAND_MAX - 8;
         b[i] = 0.5f + (float)rand() / (float)RAND_MAX;
     }
     p->nmap = 0;

@@ -21,8 +21,13 @@
 #     slot's start found by a recursion over its dependencies, not
 #     ops/schedule_replay.c's walk), bubble_fraction_p2p with the p2p
 #     time, and the plan's modeled time = makespan_s + outside_s;
+#   - the loss priced apart: makespan_s + m (its F + B) against a replay
+#     with the loss in the last stage's slots (p2p time in): equal for
+#     gpipe and interleaved, at most 1% high for 1f1b, 2.5% zero_bubble;
 #   - the activations in flight: gpipe m, 1f1b min(p - k, m) on stage k,
-#     zero_bubble min(p, m), interleaved's first stage its warm-up + 1.
+#     zero_bubble min(p, m), interleaved's first stage its warm-up + 1;
+#     and on tests/specs/cli/pipeline_activations.yaml (activations
+#     dominate) each stage's activations_peak to the byte (memory.py).
 # A self-test feeds the checker a wrong bubble (main's 0.7113 for p = 4,
 # m = 4, 1f1b, before the example was made uniform) and fails unless it
 # is rejected.
@@ -148,6 +153,27 @@ if not close(span_p2p, pp["makespan_s"]):
     bad(f"{case}: makespan_s {pp['makespan_s']}, the replay here says {span_p2p}")
 if not close(plan["totals"]["time_s"], pp["makespan_s"] + pp["outside_s"], 1e-5):
     bad(f"{case}: modeled time {plan['totals']['time_s']} is not makespan + outside")
+# The loss, priced apart: its steps per microbatch (mse's forward and
+# backward on the last stage, found by name) inside the last chunk's F
+# and B, replayed with the p2p time, against makespan + m (F + B): equal
+# under gpipe and interleaved (the last stage never waits once started),
+# at most 1% high under 1f1b (a round trip's transfers), 2.5% under
+# zero_bubble (its bubbles absorb some of the loss).
+import re
+lf = sum(o["time_s"] for o in plan["ops"] if o["phase"] == "forward" and
+         re.fullmatch(r"loss:(diff|square|mean_sum)(@\d+)?|loss@\d+", o["out"])) / m
+lb = sum(o["time_s"] for o in plan["ops"] if
+         re.fullmatch(r"grad:loss:(diff|square|mean_sum)(@\d+)?", o["out"])) / m
+if not lf > 0 or not lb > 0:
+    bad(f"{case}: no loss steps found by name (forward {lf}, backward {lb})")
+inside = [dict(ch) for ch in chunks]
+inside[-1]["f_s"] += lf
+inside[-1]["b_s"] += lb
+span_in, _ = replay(kind, p, v, m, inside, True)
+apart = pp["makespan_s"] + m * (lf + lb)
+high = {"gpipe": 1e-9, "interleaved": 1e-9, "1f1b": 0.01, "zero_bubble": 0.025}[kind]
+if not span_in * (1 - 1e-9) <= apart <= span_in * (1 + high):
+    bad(f"{case}: makespan + the loss apart {apart}, with the loss in its slots {span_in}: more than {high:.1%} apart")
 if kind != "zero_bubble":
     formula, which = (p - 1) / (m * v), "(p-1)/(m v)"
 else:
@@ -166,7 +192,7 @@ if kind == "interleaved":
     want = [min(warm + 1, m * v)] + fl[1:]
 if fl != want:
     bad(f"{case}: activations in flight {fl}, expected {want}")
-print(f"{case}: bubble {pp['bubble_fraction']:.6f} = {which} = {formula:.6f}, with p2p {pp['bubble_fraction_p2p']:.4f}, makespan {pp['makespan_s']:.4g} s + outside {pp['outside_s']:.4g} s")
+print(f"{case}: bubble {pp['bubble_fraction']:.6f} = {which} = {formula:.6f}, with p2p {pp['bubble_fraction_p2p']:.4f}, makespan {pp['makespan_s']:.4g} s + outside {pp['outside_s']:.4g} s; the loss apart {max(0.0, 100 * (apart / span_in - 1)):.2f}% above it in its slots")
 sys.exit(fail)
 PY
 
@@ -180,7 +206,9 @@ PY
 # stage is the input, held from the start of the step to its last
 # reader; the last stage also saves mse's difference, (b/m) d 8 bytes,
 # to its B, and holds the 8-byte seed grad:loss.  The peak is the most
-# live after an F (nothing saved is made elsewhere).
+# live after an F (nothing saved is made elsewhere).  For gpipe and
+# 1f1b it is also checked in closed form: the count in flight times one
+# microbatch's saved bytes of the stage, plus the inputs and the seed.
 cat >"$dir/memory.py" <<'PY'
 import json, sys
 from sched import orders
@@ -212,6 +240,17 @@ for k, seq in enumerate(orders(kind, p, v, m)):
     want.append(peak)
 got = pp["activations_peak"]
 ok = got == want
+# gpipe and 1f1b, closed form: the count in flight (m; min(p - k, m))
+# times one microbatch's saved bytes S per stage, the first stage's
+# inputs held all m from the start, the last's seed.
+if kind in ("gpipe", "1f1b"):
+    for k in range(p):
+        n = m if kind == "gpipe" else min(p - k, m)
+        S = frees(k, "B")
+        form = n * S + (m * inp if k == 0 else 0) + (8 if k == p - 1 else 0)
+        if got[k] != form:
+            print(f"FAIL: {kind} p={p} m={m}: stage {k}'s peak {got[k]} is not {n} in flight x {S} bytes (+ inputs, seed) = {form}")
+            ok = False
 print(f"{kind} p={p} m={m} v={v}: activations in flight {pp['in_flight']}, peak per stage {got}{'' if ok else ', expected ' + str(want)}")
 json.dump({"peak": got, "live_peak": plan["memory"]["live_peak"]}, open(sys.argv[1] + ".mem", "w"))
 sys.exit(0 if ok else 1)

@@ -235,6 +235,8 @@ static const char *const shapes[][4] = {
     {"i", "i", "", "i9"},             /* vector and scalar */
     {"iak", "ka", "ia", "i3a1k4"},    /* an extent of 1 */
     {"bhqk", "hk", "qb", "b2h3q4k5"}, /* four dims, mixed */
+    {"ij", "ij", "j", "i2j77"},       /* rows of blocks and a tail */
+    {"j", "j", "j", "j64"},           /* rows of whole blocks */
 };
 
 START_TEST(every_function)

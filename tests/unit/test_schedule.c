@@ -317,8 +317,10 @@ static double tail_makespan(mrt_schedule_kind kind, int p, int v, int m,
  * time is the blocks' makespan plus their time.  For work on the last
  * stage (the loss) that is the replay with it in the last chunk's slots,
  * exactly, under gpipe, 1f1b and interleaved (the last stage is then the
- * busiest and never waits once it has started); zero_bubble's bubbles
- * absorb some of it: at most that. */
+ * busiest and never waits once it has started), with no p2p time (with
+ * it, 1f1b's steady round trips wait for the last stage:
+ * tests/cli/pipeline_bubble.sh bounds that on the example);
+ * zero_bubble's bubbles absorb some of it: at most that. */
 START_TEST(outside_the_block)
 {
     double lf = 0.3, lb = 0.7;
