@@ -124,6 +124,8 @@ static int param_of(const mrt_spec *s, int i, const int *param_chunk)
 {
     const mrt_spec_op *o = &s->op[i];
     int like = s->tensor[o->out].grad_like - 1;
+    if (like < 0 && o->phase == MRT_PHASE_UPDATE) /* its optimizer's */
+        like = s->tensor[o->out].opt_layout - 1;
     if (like < 0 || param_chunk[like] < 0)
         return -1;
     if (o->phase == MRT_PHASE_UPDATE)

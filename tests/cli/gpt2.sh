@@ -22,7 +22,14 @@
 #  5. the reduced model (its "# test-dims:" line; the vocabulary 61 is
 #     split unevenly over 2, 3 and 4 ranks) trains verified in float64 —
 #     values against the unsharded run, gradients against finite
-#     differences — under every alternative at 1, 2, 3 and 4 ranks.
+#     differences — under every alternative at 1, 2, 3 and 4 ranks;
+#  6. `pp` and `tp_pp_dp` (pipelines) with 2 microbatches train verified
+#     the same way at 1 to 4 ranks, the pipe axis alone (pipe=2; pipe=3
+#     with 3 layers) and with model or data (data=1,model=2,pipe=2;
+#     data=2,model=1,pipe=2), the plan's stages and point-to-point bytes
+#     what `run` hands MPI (its bytes-match check); and `compare` on
+#     data=2,model=2,pipe=2 (8 ranks, a dry run) plans all six
+#     alternatives, the two pipelines with 2 stages.
 # The formulas are computed here, not read from meshrt.
 set -uo pipefail
 meshrt=$1
@@ -247,4 +254,55 @@ for alt in dp tp tp_sp zero3; do
             python3 "$dir/agree.py" "$out" verify "\\): " unsharded 1e-8 1e-12
     done
 done
+
+# 6. the pipelines: 2 microbatches (a copy of the spec)
+sed 's/^train: {\(.*\)}$/train: {\1, microbatches: 2}/' "$dir/gpt2_f64.yaml" >"$dir/gpt2_pp.yaml"
+grep -q 'microbatches: 2}' "$dir/gpt2_pp.yaml" || bad "no microbatches in the copy of the spec"
+for run in pp:1:data=1,model=1,pipe=1 pp:2:data=1,model=1,pipe=2 \
+           pp:3:data=1,model=1,pipe=3 pp:4:data=2,model=1,pipe=2 \
+           tp_pp_dp:2:data=1,model=1,pipe=2 tp_pp_dp:3:data=1,model=1,pipe=3 \
+           tp_pp_dp:4:data=1,model=2,pipe=2 tp_pp_dp:4:data=2,model=1,pipe=2; do
+    IFS=: read -r alt np mesh <<<"$run"
+    pdims=$dims # 2 layers; 3 over 3 stages
+    [ "${mesh##*pipe=}" = 3 ] && pdims=${dims/layers=2/layers=3}
+    out="$dir/run_${alt}_${np}_$mesh.txt"
+    "$here/mpirun.sh" "$np" "$meshrt" run "$dir/gpt2_pp.yaml" --layout "$alt" \
+        --mesh "$mesh" --dim "$pdims" --verify >"$out" 2>&1 ||
+        { bad "$alt at $np ranks ($mesh) did not verify:"; grep -i "failed\|error" "$out" | head -5; continue; }
+    grep -q 'bytes match the plan' "$out" || bad "$alt at $np ranks ($mesh): bytes do not match the plan"
+    check "$alt at $np ranks ($mesh): finite differences agree" \
+        python3 "$dir/agree.py" "$out" "finite differences" difference gradient 1e-5 1e-8
+    check "$alt at $np ranks ($mesh): values agree" \
+        python3 "$dir/agree.py" "$out" verify "\\): " unsharded 1e-8 1e-12
+    stages=${mesh##*pipe=}
+    if [ "$stages" -gt 1 ]; then
+        "$meshrt" plan "$dir/gpt2_pp.yaml" --layout "$alt" --mesh "$mesh" --dim "$pdims" \
+            --json >"$dir/plan_${alt}_$mesh.json" || bad "plan $alt $mesh failed"
+        check "$alt $mesh: $stages stages, 2 microbatches, point-to-point bytes" python3 - \
+            "$dir/plan_${alt}_$mesh.json" "$stages" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); p = int(sys.argv[2])
+pl = d["pipeline"]
+sends = sum(st["bytes"] for op in d["ops"] for st in op["steps"] if st["kind"] == "sendrecv")
+ok = pl["stages"] == p and pl["microbatches"] == 2 and pl["p2p_bytes"] > 0 and \
+     pl["schedule"] == "1f1b"
+print(pl["stages"], pl["microbatches"], pl["schedule"], pl["p2p_bytes"], sends)
+sys.exit(0 if ok else 1)
+PY
+    fi
+done
+"$meshrt" compare "$spec" --mesh data=2,model=2,pipe=2 --csv "$dir/compare.csv" >/dev/null 2>"$dir/compare.err" ||
+    { bad "compare on data=2,model=2,pipe=2 failed"; cat "$dir/compare.err"; }
+for alt in dp tp tp_sp zero3 pp tp_pp_dp; do
+    grep -q "^$alt," "$dir/compare.csv" || bad "compare on 8 ranks: no row for $alt"
+done
+check "compare on 8 ranks: no row has an error" python3 -c '
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+bad = [(r["layout"], r["error"]) for r in rows if r["error"]]
+print(bad or "%d rows" % len(rows)); sys.exit(1 if bad or len(rows) < 7 else 0)' "$dir/compare.csv"
+"$meshrt" plan "$spec" --layout tp_pp_dp --mesh data=2,model=2,pipe=2 >"$dir/plan8.txt" ||
+    bad "plan --layout tp_pp_dp on 8 ranks failed"
+grep -q "^pipeline: 2 stages over 'pipe'" "$dir/plan8.txt" ||
+    bad "tp_pp_dp on data=2,model=2,pipe=2: $(grep '^pipeline' "$dir/plan8.txt")"
 exit $fail
