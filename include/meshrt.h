@@ -108,6 +108,10 @@ typedef enum mrt_dtype {
                     mantissa), computed in float32 */
     MRT_F16,     /* "float16": IEEE half, stored and sent in 2 bytes (11
                     bits of mantissa), computed in float32 */
+    MRT_U8,      /* "uint8": 1 byte, 0 or 1: the dropout masks meshrt
+                    makes (Korthikanti et al.'s 1-byte masks); widened
+                    where a kernel reads one, never a tensor's declared
+                    type nor the compute type */
     MRT_DTYPE_COUNT
 } mrt_dtype;
 MRT_API const char *mrt_dtype_name(mrt_dtype t);

@@ -18,9 +18,10 @@
  *                     then softmax(x', d): the max is over the entries
  *                     kept, the others' exp is exactly 0, and so is
  *                     their gradient (d/dx of mask_fill is M)
- *   dropout(x, p)     out = x · M, M the input "<out>:mask" of x's dims,
- *                     1 / (1 - p) or 0 from (seed, global index): its
- *                     gradient is dy · M, the same mask
+ *   dropout(x, p)     out = M ? x / (1 - p) : 0 (MRT_MAP_DROPOUT), M the
+ *                     input "<out>:mask" of x's dims, uint8 (1 byte per
+ *                     element), 1 or 0 from (seed, global index): its
+ *                     gradient is the same map of dy and M
  *   layer_norm(x, d)  c = x - mean_d x;  v = mean_d c²;
  *                     out = c · rsqrt(v + eps)
  *   mse(p, t)         out = Σ (p - t)² / n
@@ -347,7 +348,10 @@ static mrt_status dropout(mrt_user_op *u)
         return st;
     }
     int m = mask(u, dims, nd, MRT_INIT_DROPOUT, &st);
-    map2(u, MRT_MAP_MUL, u->in[0], m, result(u, &st), &st);
+    if (m >= 0) /* 1 byte per element, as Korthikanti et al. count it */
+        u->s->tensor[m].stored = 1 + MRT_U8;
+    emit(u, MRT_OP_MAP, MRT_MAP_DROPOUT, 1.0 / (1.0 - u->c), u->in[0],
+         m < 0 ? -2 : m, result(u, &st), &st);
     return st;
 }
 

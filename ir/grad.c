@@ -17,6 +17,7 @@
  *   sum over dims       dA = dC broadcast over them
  *   add / sub           dA = ±dC summed over the dims A was broadcast in
  *   mul / div           dA = dC·B, dB = dC·A (div: dC/B, -dC·C/B)
+ *   dropout(A, M)       dA = dropout(dC, M): the same 1-byte mask
  *   unary f             dA = dC·f'(A) (a map of dC and A or C)
  *   reduce_max          dA = dC where A equals the max
  *   rename              dA = dC renamed back
@@ -294,6 +295,10 @@ static int map_contribution(grad_ctx *g, int k, int dc)
     case MRT_MAP_DIV: return product_contribution(g, k, x, other, dc);
     case MRT_MAP_MASK_FILL: /* d/da = the 0/1 mask; the mask has none */
         return k == 0 ? emit(g, MRT_OP_MAP, MRT_MAP_MUL, 0, dc, other,
+                             scratch(g, x, "d"))
+                      : -1;
+    case MRT_MAP_DROPOUT: /* d/da = the mask times 1/(1-p): the same map */
+        return k == 0 ? emit(g, MRT_OP_MAP, MRT_MAP_DROPOUT, o->c, dc, other,
                              scratch(g, x, "d"))
                       : -1;
     case MRT_MAP_RELU:

@@ -47,8 +47,9 @@ typedef enum mrt_init_kind {
     MRT_INIT_CAUSAL,   /* 1 where the index along mask_dim[1] (the key)
                           is at most the one along mask_dim[0] (the
                           query), else 0: from the global coordinates */
-    MRT_INIT_DROPOUT,  /* 1 / (1 - p) where kept, 0 where dropped (p in
-                          fill), from (seed, index): a dropout's mask */
+    MRT_INIT_DROPOUT,  /* 1 where kept, 0 where dropped (p in fill), from
+                          (seed, index): a dropout's mask, uint8 (the
+                          map MRT_MAP_DROPOUT scales by 1 / (1 - p)) */
     MRT_INIT_KIND_COUNT
 } mrt_init_kind;
 

@@ -89,7 +89,7 @@ for f in files:
     t, sp, rc = int(t), alt == "tp_sp", rc == "rc"
     d = json.load(open(f))
     A = SIZE[d["dtype"]]
-    M = A
+    M = 1  # the dropout masks are uint8
     got = d["blocks"][0]["activations"]["saved_per_layer"]
     want = paper(t, sp, rc, A, M) + meshrt_extra(t, sp, rc, A, M) + off * A
     print(f"t={t} {alt}{' recompute' if rc else ''}: paper "
