@@ -9,7 +9,9 @@
  *
  *   reduce_mean(x)    sum = Σ x;  out = sum / n
  *   softmax(x, d)     m = max_d x (no gradient: softmax does not depend
- *                     on it);  e = exp(x - m);  out = e / Σ_d e
+ *                     on it);  e = exp(x - m);  out = e / Σ_d e (the
+ *                     division names x: grad.c's gradient of x from
+ *                     out alone, so neither e nor the sum is kept)
  *   softmax(x, d, causal: [q, d])
  *                     x' = mask_fill(x, M, -1e30), M the input
  *                     "<out>:mask" [q, d], 1 where d's index <= q's
@@ -272,11 +274,16 @@ static int exp_sum(mrt_user_op *u, int *z, int *e, mrt_status *st)
                 tmp(u, "sum", rest, nr, st), st);
 }
 
+/* The division also names what it normalizes (the sub's first input)
+ * for grad.c's rule from the output alone. */
 static mrt_status softmax(mrt_user_op *u)
 {
     mrt_status st = MRT_OK;
+    mrt_spec *s = u->s;
     int z, e, sum = exp_sum(u, &z, &e, &st);
-    map2(u, MRT_MAP_DIV, e, sum, result(u, &st), &st);
+    int y = map2(u, MRT_MAP_DIV, e, sum, result(u, &st), &st);
+    if (y >= 0 && z >= 0)
+        s->op[s->nops - 1].softmax_in = 1 + s->op[s->tensor[z].producer].in[0];
     return st;
 }
 

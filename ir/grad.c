@@ -21,6 +21,12 @@
  *   unary f             dA = dC·f'(A) (a map of dC and A or C)
  *   reduce_max          dA = dC where A equals the max
  *   rename              dA = dC renamed back
+ *   softmax             its division (expand.c) makes the gradient of
+ *                       what it normalizes at once, from its output y
+ *                       alone: dx = y·(dC - Σ_d dC·y) (Korthikanti et
+ *                       al. keep only y); exp, the sum and the shift
+ *                       get no gradient, so the backward pass reads
+ *                       none of them
  *
  * A tensor read by several ops sums their contributions.  Every
  * gradient takes the layout of the tensor it is the gradient of.  Then
@@ -316,6 +322,23 @@ static int map_contribution(grad_ctx *g, int k, int dc)
     }
 }
 
+/* The gradient of x, which softmax op fwd (its division, result y over
+ * dim from_dim) normalizes: y·(dc - Σ_d dc·y), four ops. */
+static int softmax_contribution(grad_ctx *g, int x, int dc)
+{
+    const mrt_spec *s = g->s;
+    int y = g->fwd.out, rest[MRT_MAX_DIMS], nr = 0;
+    const mrt_layout *yl = &s->tensor[y].layout;
+    for (int i = 0; i < yl->ndims; i++)
+        if (yl->dim[i] != g->fwd.from_dim)
+            rest[nr++] = yl->dim[i];
+    int t = emit(g, MRT_OP_MAP, MRT_MAP_MUL, 0, dc, y, scratch(g, y, "t"));
+    int sum = emit(g, MRT_OP_EINSUM, MRT_MAP_COPY, 0, t, -1,
+                   g->st ? -1 : part_tensor(g, y, rest, nr));
+    int u = emit(g, MRT_OP_MAP, MRT_MAP_SUB, 0, dc, sum, scratch(g, y, "t"));
+    return emit(g, MRT_OP_MAP, MRT_MAP_MUL, 0, y, u, scratch(g, x, "d"));
+}
+
 /* The contribution of forward op fwd (result gradient dc) to the
  * gradient of its input k: one function per op kind. */
 static int contribution(grad_ctx *g, int k, int dc)
@@ -504,6 +527,12 @@ static mrt_status differentiate(mrt_spec *s, mrt_error *err)
         int dc = g.grad[g.fwd.out];
         if (dc < 0 || !g.need[g.fwd.out])
             continue;
+        int x = g.fwd.softmax_in - 1;
+        if (x >= 0) { /* (the softmax's other ops get no gradient) */
+            if (g.need[x] && g.reach[x])
+                accumulate(&g, x, softmax_contribution(&g, x, dc));
+            continue;
+        }
         for (int k = 0; k < g.fwd.nin && !g.st; k++)
             if (g.need[g.fwd.in[k]] && g.reach[g.fwd.in[k]])
                 accumulate(&g, g.fwd.in[k], contribution(&g, k, dc));

@@ -222,6 +222,11 @@ typedef struct mrt_spec_op {
     int fwd;        /* a backward op: 1 + the forward op whose gradient it
                           takes part in (grad.c), its pipeline stage's;
                           0: none */
+    int softmax_in; /* a softmax's division (expand.c): 1 + the tensor it
+                          normalizes over from_dim (its input, or the
+                          causally masked one), whose gradient grad.c
+                          makes from the output alone, so the exp and
+                          the sum between are not kept; 0: none */
 } mrt_spec_op;
 
 /* A repeated block (`repeat:` in `ops:`, mrt_ir_block_begin): ops and

@@ -67,7 +67,7 @@ def meshrt_extra(t, sp, rc, A, M):
     q = t if sp else 1
     ln = 2 * A * (sbh + sb) // q        # each layer norm: its output
                                         # before the gain, and 1/std
-    soft = A * (as2b + asb) // t        # softmax: exp(x - max), the sum
+    soft = 0                            # softmax: its output alone
     gathered = 2 * A * (sbh - sbh // t) if sp else 0  # xn, rn kept whole
     return ln + soft + gathered
 
