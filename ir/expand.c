@@ -25,7 +25,9 @@
  *                     element), 1 or 0 from (seed, global index): its
  *                     gradient is the same map of dy and M
  *   layer_norm(x, d)  c = x - mean_d x;  v = mean_d c²;
- *                     out = c · rsqrt(v + eps)
+ *                     out = c · rsqrt(v + eps), remade in the backward
+ *                     pass where read there (the gain's gradient): the
+ *                     backward pass keeps c and the rstd (one per row)
  *   mse(p, t)         out = Σ (p - t)² / n
  *   softmax_cross_entropy(x, t, d)
  *                     z = x - max_d x;  lse = log Σ_d exp z;
@@ -303,7 +305,8 @@ static mrt_status layer_norm(mrt_user_op *u)
     int ve = map1(u, MRT_MAP_SHIFT, u->c, var, tmp(u, "var_eps", rest, nr, &st),
                   &st);
     int r = map1(u, MRT_MAP_RSQRT, 0, ve, tmp(u, "rstd", rest, nr, &st), &st);
-    map2(u, MRT_MAP_MUL, c, r, result(u, &st), &st);
+    if (map2(u, MRT_MAP_MUL, c, r, result(u, &st), &st) >= 0)
+        s->op[s->nops - 1].remade = 1; /* (the backward pass keeps c, r) */
     return st;
 }
 

@@ -51,6 +51,9 @@ typedef struct grad_ctx {
     int *grad;    /* [tensor] its gradient (when complete), else the sum
                      of its contributions that are never pending, or -1 */
     int *lin;     /* [tensor] the sum of those that may be pending, or -1 */
+    int *again;   /* [tensor] 1 + its copy remade in the backward pass (a
+                     forward op's `remade` result), 0: none yet */
+    int nfwd_tensors; /* the tensors before the backward program's */
     const mrt_spec_op *op; /* the forward op being differentiated (copy) */
     mrt_spec_op fwd;
     int fwd_op; /* its index (spec_op.fwd), -1 for an update */
@@ -81,10 +84,47 @@ static int new_like(grad_ctx *g, const char *name, int like)
     return id;
 }
 
-/* Appends a backward op. */
+static int emit(grad_ctx *g, mrt_op_kind kind, mrt_map_fn fn, double c, int a,
+                int b, int out);
+static int unique_name(grad_ctx *g, const char *stem, int first,
+                       char name[MRT_NAME_MAX]);
+
+/* What a backward op reads for tensor t: t, or for the result of a
+ * forward op marked `remade` (layer norm's output) its copy remade from
+ * that op's inputs, once, where the backward pass first reads it: a
+ * temporary, not an activation kept from the forward pass. */
+static int kept(grad_ctx *g, int t)
+{
+    mrt_spec *s = g->s;
+    if (g->st || t < 0 || t >= g->nfwd_tensors || s->tensor[t].producer < 0)
+        return t;
+    const mrt_spec_op *o = &s->op[s->tensor[t].producer];
+    if (!o->remade || o->phase != MRT_PHASE_FORWARD)
+        return t;
+    if (g->again[t])
+        return g->again[t] - 1;
+    mrt_spec_op op = *o; /* (a copy: s->op grows below) */
+    char stem[MRT_NAME_MAX], name[MRT_NAME_MAX];
+    mrt_ir_name(NULL, "", s->tensor[t].name, ":again", MRT_GRAD_NUMBER_ROOM,
+                stem);
+    int copy = unique_name(g, stem, 1, name) ? -1 : new_like(g, name, t);
+    if (copy >= 0) { /* a temporary of the backward pass, no gradient */
+        s->tensor[copy].grad_like = s->tensor[copy].grad_piece = 0;
+        copy = emit(g, op.kind, op.fn, op.c, op.in[0], op.nin > 1 ? op.in[1] : -1,
+                    copy);
+    }
+    if (copy >= 0)
+        g->again[t] = 1 + copy;
+    return copy;
+}
+
+/* Appends a backward op (reading `kept` copies). */
 static int emit(grad_ctx *g, mrt_op_kind kind, mrt_map_fn fn, double c, int a,
                 int b, int out)
 {
+    a = kept(g, a);
+    if (b >= 0)
+        b = kept(g, b);
     if (g->st || a < 0 || out < 0)
         return -1;
     mrt_spec_op op = {.kind = kind,
@@ -513,7 +553,10 @@ static mrt_status differentiate(mrt_spec *s, mrt_error *err)
     g.have = calloc((size_t)n, sizeof(int));
     g.grad = malloc((size_t)n * sizeof(int));
     g.lin = malloc((size_t)n * sizeof(int));
-    if (!g.need || !g.reach || !g.pending || !g.have || !g.grad || !g.lin) {
+    g.again = calloc((size_t)n, sizeof(int));
+    g.nfwd_tensors = s->ntensors;
+    if (!g.need || !g.reach || !g.pending || !g.have || !g.grad || !g.lin ||
+        !g.again) {
         g.st = mrt_ir_nomem(s, err);
         goto done;
     }
@@ -569,6 +612,7 @@ done:
     free(g.have);
     free(g.grad);
     free(g.lin);
+    free(g.again);
     return g.st;
 }
 

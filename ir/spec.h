@@ -227,6 +227,11 @@ typedef struct mrt_spec_op {
                           causally masked one), whose gradient grad.c
                           makes from the output alone, so the exp and
                           the sum between are not kept; 0: none */
+    int remade;     /* its result is not kept for the backward pass: a
+                          backward op that reads it reads a copy grad.c
+                          remakes there from the same inputs (layer
+                          norm's normalized output, c · rstd: expand.c);
+                          0: kept */
 } mrt_spec_op;
 
 /* A repeated block (`repeat:` in `ops:`, mrt_ir_block_begin): ops and

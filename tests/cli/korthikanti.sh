@@ -65,8 +65,7 @@ def meshrt_extra(t, sp, rc, A, M):
     if rc:  # the dropout masks are inputs: kept, not regenerated
         return M * (2 * sbh // (t if sp else 1) + as2b // t)
     q = t if sp else 1
-    ln = 2 * A * (sbh + sb) // q        # each layer norm: its output
-                                        # before the gain, and 1/std
+    ln = 2 * A * sb // q                # each layer norm: 1/std
     soft = 0                            # softmax: its output alone
     gathered = 2 * A * (sbh - sbh // t) if sp else 0  # xn, rn kept whole
     return ln + soft + gathered
