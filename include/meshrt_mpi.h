@@ -187,6 +187,13 @@ MRT_API mrt_status mrt_runner_set_input(mrt_runner *r, const char *name,
 MRT_API mrt_status mrt_runner_execute(mrt_runner *r, const mrt_run_options *opt,
                                       mrt_error *err);
 
+/* Back to where mrt_runner_create left r: every input refilled from the
+ * spec's `init:` (undoing mrt_runner_set_input and the updates of
+ * training runs: parameters, optimizer state, step count), so that the
+ * next execute trains from step 1 and may verify again.  Collective.  A
+ * NULL r is MRT_E_USAGE at once. */
+MRT_API mrt_status mrt_runner_restart(mrt_runner *r, mrt_error *err);
+
 /* Copies a tensor's values out (an output, or an input such as a trained
  * parameter): with MRT_SHARD, this rank's shard into data (local); with
  * MRT_WHOLE, the whole tensor gathered into data on rank 0 of comm (data

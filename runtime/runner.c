@@ -246,6 +246,28 @@ mrt_status mrt_runner_create(const mrt_spec *spec, const mrt_plan *plan,
     return MRT_OK;
 }
 
+/* Back to the values r was created with (meshrt_mpi.h): every input
+ * refilled from its `init:` (parameters, optimizer state, the
+ * optimizer's step scalars).  validate times every
+ * run on the same values this way: a training that diverges over the
+ * runs would time later runs on ever larger values (or infinities), on
+ * which a map's time is not that of a real step.  Collective. */
+mrt_status mrt_runner_restart(mrt_runner *r, mrt_error *err)
+{
+    if (!r)
+        return mrt_error_set(err, MRT_E_USAGE, "", (mrt_mark){0},
+                             "mrt_runner_restart: a NULL runner");
+    mrt_status st = mrt_comm_agree(r->comm->world,
+                                   init_inputs(r->spec, r->exec, err), err);
+    if (st == MRT_OK) {
+        r->caller_inputs = 0;
+        r->trained = 0;
+        r->steps_run = 0;
+        r->computed = 0;
+    }
+    return st;
+}
+
 void mrt_runner_destroy(mrt_runner *r)
 {
     if (!r)

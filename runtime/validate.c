@@ -4,7 +4,9 @@
  * added; then, in mrt_validation_run, each run once to warm up (first
  * touches of the arena, MPI's first connections), then `repeat` rounds
  * in which the partitionings take turns, one run each from a barrier
- * (a change in the machine's load falls on all of them alike).  Each
+ * (a change in the machine's load falls on all of them alike), each
+ * from the spec's initial values (mrt_runner_restart: a training run
+ * that diverged would time the next on other values).  Each
  * keeps its fastest run (the slowest rank's wall time), and of that run
  * every rank's step times, reduced to rank 0: the slowest rank's per
  * step and per op; rank 0 files each step under its kind and size class
@@ -175,9 +177,13 @@ static int runs_per_execute(const mrt_runner *r)
 static mrt_status run_once(mrt_validation *v, mrt_val_alt *a, mrt_error *err)
 {
     int runs = runs_per_execute(a->runner);
+    /* every run from the spec's initial values (mrt_runner_restart) */
+    mrt_status st = mrt_runner_restart(a->runner, err);
+    if (st != MRT_OK)
+        return st;
     MPI_Barrier(v->comm);
     double c0 = cpu_seconds(), t0 = MPI_Wtime(), wall, cpu;
-    mrt_status st = mrt_runner_execute(a->runner, NULL, err);
+    st = mrt_runner_execute(a->runner, NULL, err);
     double mine = MPI_Wtime() - t0, share = (cpu_seconds() - c0) / mine;
     MPI_Allreduce(&mine, &wall, 1, MPI_DOUBLE, MPI_MAX, v->comm);
     MPI_Allreduce(&share, &cpu, 1, MPI_DOUBLE, MPI_SUM, v->comm);

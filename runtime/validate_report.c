@@ -158,10 +158,12 @@ static void text_alt(const mrt_val_alt *a, FILE *f)
 
 static void print_text(const mrt_validation *v, FILE *f)
 {
-    char steps[64] = "";
+    char steps[96] = "";
     if (v->steps > 1)
-        snprintf(steps, sizeof steps, " (each %d SGD steps; figures per step)",
-                 v->steps);
+        snprintf(
+            steps, sizeof steps,
+            " (each %d training steps from the initial values; figures per step)",
+            v->steps);
     fprintf(f,
             "validate %s: %d ranks; %d timed runs of each partitioning%s, "
             "taking turns after one to warm up, the fastest counts; "

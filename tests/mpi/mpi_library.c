@@ -6,7 +6,8 @@
  * quiet by default (nothing on the standard output), the report to a
  * callback or a FILE, and the errors: a mesh that is not the
  * communicator's size, a plan made from another program, names that are
- * not inputs, --verify after the caller's inputs, mrt_init forgotten
+ * not inputs, --verify after the caller's inputs (and again after
+ * mrt_runner_restart), mrt_init forgotten
  * (`mpi_library noinit`, which never calls it) or called after MPI_Init.
  *
  * Run at 1-4 ranks.  Every rank counts its failures; the ranks sum them
@@ -203,6 +204,14 @@ static void run_on(MPI_Comm comm)
     CHECK(mrt_runner_execute(r, &opt, fresh(&err)) == MRT_E_USAGE &&
               strstr(err.message, "mrt_runner_set_input"),
           "verify after set_input: %s", err.message);
+    /* restarted: the spec's inputs again (verify compares the run with
+     * them, so it fails if x or w kept the caller's values) */
+    CHECK(mrt_runner_restart(r, fresh(&err)) == MRT_OK, "restart: %s",
+          err.message);
+    CHECK(mrt_runner_execute(r, &opt, fresh(&err)) == MRT_OK,
+          "verify after restart: %s", err.message);
+    CHECK(mrt_runner_restart(NULL, fresh(&err)) == MRT_E_USAGE,
+          "restart of NULL");
     free(x), free(w), free(ws), free(y);
 done:
     mrt_runner_destroy(r);
