@@ -92,7 +92,8 @@ static int unique_name(grad_ctx *g, const char *stem, int first,
 /* What a backward op reads for tensor t: t, or for the result of a
  * forward op marked `remade` (layer norm's output) its copy remade from
  * that op's inputs, once, where the backward pass first reads it: a
- * temporary, not an activation kept from the forward pass. */
+ * temporary, not an activation kept from the forward pass, named
+ * "grad:<t>:again" as the backward program's tensors are. */
 static int kept(grad_ctx *g, int t)
 {
     mrt_spec *s = g->s;
@@ -105,8 +106,8 @@ static int kept(grad_ctx *g, int t)
         return g->again[t] - 1;
     mrt_spec_op op = *o; /* (a copy: s->op grows below) */
     char stem[MRT_NAME_MAX], name[MRT_NAME_MAX];
-    mrt_ir_name(NULL, "", s->tensor[t].name, ":again", MRT_GRAD_NUMBER_ROOM,
-                stem);
+    mrt_ir_name(NULL, "grad:", s->tensor[t].name, ":again",
+                MRT_GRAD_NUMBER_ROOM, stem); /* (the backward program's) */
     int copy = unique_name(g, stem, 1, name) ? -1 : new_like(g, name, t);
     if (copy >= 0) { /* a temporary of the backward pass, no gradient */
         s->tensor[copy].grad_like = s->tensor[copy].grad_piece = 0;

@@ -264,6 +264,12 @@ typedef struct mrt_spec_block {
     mrt_mark recompute_mark;        /* where it was written */
     int recompute;                  /* its forward ops re-run in the
                                        backward pass (recompute.c) */
+    int regather;                   /* `regather: true` (or
+                                       mrt_ir_block_regather): what its
+                                       forward ops' results were moved
+                                       to in the forward pass is moved
+                                       again for the backward pass
+                                       (their tensors' reshard) */
 } mrt_spec_block;
 
 /* The optimizer's roles of a state tensor (mrt_spec_tensor.opt_role). */
