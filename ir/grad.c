@@ -109,8 +109,10 @@ static int kept(grad_ctx *g, int t)
     mrt_ir_name(NULL, "grad:", s->tensor[t].name, ":again",
                 MRT_GRAD_NUMBER_ROOM, stem); /* (the backward program's) */
     int copy = unique_name(g, stem, 1, name) ? -1 : new_like(g, name, t);
-    if (copy >= 0) { /* a temporary of the backward pass, no gradient */
+    if (copy >= 0) { /* a temporary of the backward pass, no gradient,
+                        in t's layout under every alternative */
         s->tensor[copy].grad_like = s->tensor[copy].grad_piece = 0;
+        s->tensor[copy].recomputes = 1 + t;
         copy = emit(g, op.kind, op.fn, op.c, op.in[0], op.nin > 1 ? op.in[1] : -1,
                     copy);
     }

@@ -98,7 +98,8 @@ typedef struct mrt_spec_tensor {
                                layout (FSDP's reshard_after_forward:
                                memory for wire bytes); 0 by default */
     int recomputes; /* made by a forward op re-run in the backward pass
-                               (a block's `recompute:`, recompute.c): 1 +
+                               (a block's `recompute:`, recompute.c, or a
+                               `remade` op's copy, grad.c): 1 +
                                the id of the forward tensor it is a copy
                                of, whose layout it takes; 0: none */
     int opt_state;  /* optimizer state of a parameter: 1 + the
