@@ -44,14 +44,14 @@
 typedef struct grad_ctx {
     mrt_spec *s;
     mrt_error *err;
-    int *need;    /* [tensor] depends on a parameter */
-    int *reach;   /* [tensor] the loss depends on it */
-    int *pending; /* [tensor] contributions still to come */
-    int *have;    /* [tensor] contributions so far */
-    int *grad;    /* [tensor] its gradient (when complete), else the sum
+    int *need;        /* [tensor] depends on a parameter */
+    int *reach;       /* [tensor] the loss depends on it */
+    int *pending;     /* [tensor] contributions still to come */
+    int *have;        /* [tensor] contributions so far */
+    int *grad;        /* [tensor] its gradient (when complete), else the sum
                      of its contributions that are never pending, or -1 */
-    int *lin;     /* [tensor] the sum of those that may be pending, or -1 */
-    int *again;   /* [tensor] 1 + its copy remade in the backward pass (a
+    int *lin;         /* [tensor] the sum of those that may be pending, or -1 */
+    int *again;       /* [tensor] 1 + its copy remade in the backward pass (a
                      forward op's `remade` result), 0: none yet */
     int nfwd_tensors; /* the tensors before the backward program's */
     const mrt_spec_op *op; /* the forward op being differentiated (copy) */
@@ -113,8 +113,8 @@ static int kept(grad_ctx *g, int t)
                         in t's layout under every alternative */
         s->tensor[copy].grad_like = s->tensor[copy].grad_piece = 0;
         s->tensor[copy].recomputes = 1 + t;
-        copy = emit(g, op.kind, op.fn, op.c, op.in[0], op.nin > 1 ? op.in[1] : -1,
-                    copy);
+        copy = emit(g, op.kind, op.fn, op.c, op.in[0],
+                    op.nin > 1 ? op.in[1] : -1, copy);
     }
     if (copy >= 0)
         g->again[t] = 1 + copy;

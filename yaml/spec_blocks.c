@@ -24,10 +24,9 @@
 
 #include "spec_parse.h"
 
-static const char *const block_keys[] = {"repeat", "name",      "in",
-                                         "carry",  "out",       "tensors",
-                                         "ops",    "recompute", "regather",
-                                         NULL};
+static const char *const block_keys[] = {
+    "repeat",  "name", "in",        "carry",    "out",
+    "tensors", "ops",  "recompute", "regather", NULL};
 
 int mrt_spec_is_repeat(const mrt_spec_parser *p, const yaml_node_t *n)
 {

@@ -259,9 +259,9 @@ START_TEST(dropout_scales_kept)
                        "outputs: [y]\n";
     mrt_error err = {0};
     mrt_spec *s = NULL;
-    ck_assert_msg(mrt_spec_load_string("dropout", text, strlen(text), &s,
-                                       &err) == MRT_OK,
-                  "%s", err.message);
+    ck_assert_msg(
+        mrt_spec_load_string("dropout", text, strlen(text), &s, &err) == MRT_OK,
+        "%s", err.message);
     void **out = NULL, **mags = NULL;
     ck_assert_msg(mrt_reference_run(s, 1, NULL, &out, &mags, &err) == MRT_OK,
                   "%s", err.message);
