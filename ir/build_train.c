@@ -190,11 +190,11 @@ static mrt_status train_micro_dim(mrt_ir_call *c, const mrt_ir_train *t,
                            "%lld",
                            tr->microbatches, name, (long long)s->dim_size[d]);
     tr->micro_dim = d;
-    for (int k = 0; k < tr->nparams + tr->nextra; k++) {
-        int x = k < tr->nparams ? tr->param[k] : tr->extra[k - tr->nparams];
-        mrt_ir_at(c, "params",
-                  k < tr->nparams ? &tr->param_mark[k]
-                                  : &tr->extra_mark[k - tr->nparams]);
+    /* (a `grads:` input with the dim is m inputs, each with its gradient:
+     * microbatch.c) */
+    for (int k = 0; k < tr->nparams; k++) {
+        int x = tr->param[k];
+        mrt_ir_at(c, "params", &tr->param_mark[k]);
         if (mrt_layout_find_dim(&s->tensor[x].layout, d) >= 0)
             return mrt_ir_fail(c, MRT_E_SPEC,
                                "'%s' has the microbatch dim '%s': with "

@@ -21,7 +21,11 @@
  * Reverse mode (grad.c) then sums each parameter's gradient over the
  * microbatches by itself (a tensor read by several ops sums their
  * contributions), and the data-parallel reduction stays one per step
- * (ops/lazy_sum.c adds the pending pieces before reducing).
+ * (ops/lazy_sum.c adds the pending pieces before reducing).  A `grads:`
+ * input with the dim (a pipeline stage's input, whose gradient an
+ * earlier stage would read) is m inputs in the list, x .. x@m-1, each
+ * with its gradient: grad:x@j holds microbatch j's rows of the full
+ * gradient.  (A parameter with the dim is an error: build_train.c.)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -206,6 +210,64 @@ static mrt_status sum_losses(mrt_spec *s, const int *loss, int m,
     return MRT_OK;
 }
 
+/* The `grads:` inputs with the microbatch dim are m inputs each: the
+ * list takes every microbatch's, in order (x, x@1, ..., x@m-1), so each
+ * gets its gradient (grad:x@j, microbatch j's rows of the full one).
+ * copy[k * m + j] is microbatch j's copy of extra k (j = 0: itself). */
+static mrt_status extra_copies(mrt_spec *s, const int *copy, mrt_error *err)
+{
+    mrt_train *tr = &s->train;
+    int m = tr->microbatches, n = 0;
+    for (int k = 0; k < tr->nextra; k++)
+        n += copy[k * m + 1] != tr->extra[k] ? m : 1;
+    if (n == tr->nextra)
+        return MRT_OK;
+    int *x = calloc((size_t)n + 1, sizeof *x);
+    int *g = calloc((size_t)n + 1, sizeof *g);
+    mrt_mark *at = calloc((size_t)n + 1, sizeof *at);
+    if (!x || !g || !at) {
+        free(x);
+        free(g);
+        free(at);
+        return mrt_ir_nomem(s, err);
+    }
+    for (int k = 0, i = 0; k < tr->nextra; k++)
+        for (int j = 0; j < (copy[k * m + 1] != tr->extra[k] ? m : 1); j++) {
+            x[i] = copy[k * m + j];
+            g[i] = -1;
+            at[i++] = tr->extra_mark[k];
+        }
+    free(tr->extra);
+    free(tr->extra_grad);
+    free(tr->extra_mark);
+    tr->extra = x, tr->extra_grad = g, tr->extra_mark = at;
+    tr->nextra = n;
+    return MRT_OK;
+}
+
+/* Microbatches 1 .. m - 1: copies of the program; loss[j] their losses,
+ * copy[k * m + j] their copies of `grads:` input k. */
+static mrt_status copy_programs(mrt_spec *s, int nf, int nt, int *loss,
+                                int *copy, mrt_error *err)
+{
+    mrt_train *tr = &s->train;
+    int m = tr->microbatches;
+    mrt_status st = MRT_OK;
+    loss[0] = tr->loss;
+    for (int k = 0; k < tr->nextra; k++)
+        copy[k * m] = tr->extra[k];
+    for (int j = 1; j < m && !st; j++) {
+        int *mj = malloc(((size_t)nt + 1) * sizeof *mj);
+        st = mj ? copy_program(s, nf, nt, j, mj, err) : mrt_ir_nomem(s, err);
+        if (!st)
+            loss[j] = mj[tr->loss];
+        for (int k = 0; !st && k < tr->nextra; k++)
+            copy[k * m + j] = mj[tr->extra[k]];
+        free(mj);
+    }
+    return st;
+}
+
 mrt_status mrt_ir_microbatch(mrt_spec *s, mrt_error *err)
 {
     mrt_train *tr = &s->train;
@@ -218,19 +280,16 @@ mrt_status mrt_ir_microbatch(mrt_spec *s, mrt_error *err)
         return st;
     shrink_dim(s, d, s->dim_size[d] / m);
     int *loss = malloc(((size_t)m + 1) * sizeof *loss);
-    if (!loss)
+    int *copy = malloc(((size_t)m * tr->nextra + 1) * sizeof *copy);
+    if (!loss || !copy)
         st = mrt_ir_nomem(s, err);
     if (!st)
-        loss[0] = tr->loss;
-    for (int j = 1; j < m && !st; j++) {
-        int *mj = malloc(((size_t)nt + 1) * sizeof *mj);
-        st = mj ? copy_program(s, nf, nt, j, mj, err) : mrt_ir_nomem(s, err);
-        if (!st)
-            loss[j] = mj[tr->loss];
-        free(mj);
-    }
+        st = copy_programs(s, nf, nt, loss, copy, err);
     if (!st)
         st = sum_losses(s, loss, m, err);
+    if (!st)
+        st = extra_copies(s, copy, err);
     free(loss);
+    free(copy);
     return st;
 }

@@ -19,14 +19,19 @@ mrt_status mrt_memory_classify(mrt_plan *p, const mrt_spec *s);
 /* What the walk over the steps found, for the values and steps of one
  * stage (-1: all). */
 typedef struct mrt_memory_walk {
-    int64_t peak;                        /* the most live at one step */
-    int64_t by_kind[MRT_MEM_KIND_COUNT]; /* of it */
-    int peak_step;                       /* 0..nsteps */
-    int64_t scratch_max;                 /* the most MPI scratch at once */
-    int64_t values_max;                  /* the most value bytes live at
-                                            once (the arena's floor) */
-    int64_t (*rows)[MRT_MEM_KIND_COUNT]; /* NULL, or [nops]: per op, the
-                                            bytes at its step with most */
+    int64_t peak;                         /* the most live at one step */
+    int64_t by_kind[MRT_MEM_KIND_COUNT];  /* of it */
+    int peak_step;                        /* 0..nsteps */
+    int64_t scratch_max;                  /* the most MPI scratch at once */
+    int64_t values_max;                   /* the most value bytes live at
+                                             once (the arena's floor) */
+    int64_t kind_max[MRT_MEM_KIND_COUNT]; /* the most of each kind live at
+                                             once (at any step: a
+                                             pipeline's activations in
+                                             flight peak apart from the
+                                             total) */
+    int64_t (*rows)[MRT_MEM_KIND_COUNT];  /* NULL, or [nops]: per op, the
+                                             bytes at its step with most */
 } mrt_memory_walk;
 
 /* Walks the plan's steps (after mrt_planning_finish has set lifetimes,

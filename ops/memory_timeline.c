@@ -79,6 +79,7 @@ mrt_status mrt_memory_walk_plan(const mrt_plan *p, int stage,
     w->peak_step = 0;
     w->scratch_max = 0;
     w->values_max = 0;
+    memset(w->kind_max, 0, sizeof w->kind_max);
     if (w->rows)
         memset(w->rows, 0, (size_t)p->nops * sizeof *w->rows);
     for (int k = 0; k <= p->nsteps; k++) {
@@ -92,6 +93,8 @@ mrt_status mrt_memory_walk_plan(const mrt_plan *p, int stage,
         memcpy(now, live, sizeof now);
         if (k < p->nsteps && step_on_stage(p, &p->step[k], stage))
             now[MRT_MEM_WORKSPACE] += p->step[k].workspace;
+        for (int c = 0; c < NK; c++)
+            w->kind_max[c] = now[c] > w->kind_max[c] ? now[c] : w->kind_max[c];
         int64_t total = row_sum(now);
         if (total > w->peak) {
             w->peak = total;

@@ -16,16 +16,18 @@
  *                                for the head, and the head's piece of
  *                                its gradient comes back)
  *
- * Inputs that are not parameters (tokens, labels, masks: functions of
- * the seed and the index) are made by every stage that reads them, with
- * no transfer.  A value read on a stage other than its own is sent
- * there once (one SENDRECV step before its first reader on that stage,
- * in its own layout, pending sums included, from each rank of its stage
- * to the rank of the reader's stage with the same coordinates on every
- * other axis).  No other collective crosses stages: the pipe axis
- * splits no dim (the planner weighs no execution layout over it), so
- * every group is inside one stage.  Stages are computed at plan time
- * from the spec's rules, so each alternative of `compare` has its own.
+ * Inputs that are not parameters (tokens, labels, masks: functions of the
+ * seed and the index) are made by every stage that reads them, with no
+ * transfer: one read on one stage only (a microbatch's rows, a layer's mask)
+ * belongs to that stage, whose ranks alone hold it; one read on several is
+ * held by every stage (-1).  A value read on a stage other than its own is
+ * sent there once (one SENDRECV step before its first reader on that stage,
+ * in its own layout, pending sums included, from each rank of its stage to
+ * the rank of the reader's stage with the same coordinates on every other
+ * axis).  No other collective crosses stages: the pipe axis splits no dim
+ * (the planner weighs no execution layout over it), so every group is inside
+ * one stage.  Stages are computed at plan time from the spec's rules, so each
+ * alternative of `compare` has its own.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -155,6 +157,30 @@ static void op_chunks(const mrt_spec *s, int b, int n, int *chunk,
     }
 }
 
+/* The stage of an input that is not a parameter (tokens, labels, masks,
+ * a microbatch's rows): its readers' when they are all on one stage,
+ * which alone makes and holds it; -1 (every stage makes its own) when
+ * they are on several.  in_stage[t] is -1 for other tensors. */
+static void input_stages(const mrt_spec *s, const int *op_stage, int *in_stage)
+{
+    /* while reading: UNREAD, SEVERAL, or ONE - k for stage k alone */
+    enum { UNREAD = -3, SEVERAL = -2, ONE = -4 };
+    for (int t = 0; t < s->ntensors; t++)
+        if (s->tensor[t].producer < 0 && in_stage[t] < 0)
+            in_stage[t] = UNREAD;
+    for (int i = 0; i < s->nops; i++)
+        for (int k = 0; k < s->op[i].nin; k++) {
+            int *at = &in_stage[s->op[i].in[k]];
+            if (*at == UNREAD)
+                *at = ONE - op_stage[i];
+            else if (*at <= ONE && *at != ONE - op_stage[i])
+                *at = SEVERAL;
+        }
+    for (int t = 0; t < s->ntensors; t++)
+        if (in_stage[t] < -1)
+            in_stage[t] = in_stage[t] <= ONE ? ONE - in_stage[t] : -1;
+}
+
 mrt_status mrt_pipeline_setup(mrt_planning *pl, mrt_error *err)
 {
     const mrt_spec *s = pl->spec;
@@ -190,6 +216,7 @@ mrt_status mrt_pipeline_setup(mrt_planning *pl, mrt_error *err)
     for (int t = 0; t < s->ntensors; t++)
         pl->param_stage[t] = pl->param_stage[t] < 0 ? -1
                                                     : pl->param_stage[t] % P;
+    input_stages(s, pl->op_stage, pl->param_stage);
     for (size_t k = 0; k < nt * (size_t)P; k++)
         pl->sent[k] = -1;
     return MRT_OK;

@@ -74,7 +74,8 @@ typedef struct mrt_planning {
      * planned, which its values and steps take (-1: every stage). */
     int *op_stage, *op_chunk;
     int cur_stage;
-    int *param_stage; /* [ntensors] a parameter's stage, else -1 */
+    int *param_stage; /* [ntensors] an input's stage (a parameter's, or
+                         the one stage reading it), else -1 */
     int *sent;        /* [ntensors * stages] the value of a tensor sent
                          to a stage, or -1 */
 } mrt_planning;

@@ -66,7 +66,7 @@ typedef struct mrt_schedule {
     double makespan_s;
     double *busy_s;         /* [stages]: the sum of its slots' times */
     int busiest;            /* the stage with the most busy time (the
-                               first of equals) */
+                               first of equals up to 1e-12 relative) */
     double bubble_fraction; /* idle over ideal for the busiest stage:
                                (makespan - busy) / busy */
     int nops;               /* a plan's schedule (mrt_schedule_plan): */
@@ -129,8 +129,9 @@ mrt_status mrt_schedule_op_slots(const mrt_spec *s, mrt_schedule_kind kind,
                                  mrt_error *err);
 
 /* A pipelined plan's schedule (schedule_plan.c): p->schedule replayed
- * with the plan's modeled step times, p->pipe.bubble_fraction (p2p time
- * left out), p->totals.time_s (the makespan and the update); nothing
+ * with the modeled times of the block's steps, p->pipe.bubble_fraction
+ * (p2p time left out), p->totals.time_s (the makespan, and the update and
+ * the ops outside the block of the stage with the most); nothing
  * for a plan that is not pipelined.  Call it once the steps are costed
  * and totalled. */
 mrt_status mrt_schedule_plan(mrt_plan *p, const mrt_spec *s, mrt_error *err);

@@ -1,13 +1,13 @@
 /*
- * schedule_ops.c — which slot of a pipeline's schedule (schedule.h) each
- * op of a pipelined program belongs to: its chunk, its microbatch (the
- * op's own, spec.h's micro) and its phase.  Forward ops are F.  Backward
- * ops are B; with zero_bubble, B is only what the input gradient sent to
- * the chunk before needs (the backward ops of the chunk whose results
- * reach a backward op of another chunk, and what they read from their
- * own chunk), and W the rest of the chunk's backward ops (the weight
- * gradients).  The update and the ops outside any microbatch belong to
- * no slot (chunk -1).
+ * schedule_ops.c — which slot of a pipeline's schedule (schedule.h) each op
+ * of a pipelined program belongs to: its chunk, its microbatch (the op's own,
+ * spec.h's micro) and its phase.  Forward ops are F.  Backward ops are B;
+ * with zero_bubble, B is only what the input gradient sent to the chunk
+ * before needs (the backward ops of the chunk whose results reach a backward
+ * op of another chunk or a `grads:` input's gradient, and what they read from
+ * their own chunk), and W the rest of the chunk's backward ops (the weight
+ * gradients).  The update and the ops outside any microbatch belong to no
+ * slot (chunk -1).
  */
 #include <stdlib.h>
 
@@ -34,12 +34,20 @@ static int op_chunk_of(const mrt_spec *s, const int *op_stage,
 }
 
 /* The backward ops the input gradient needs (zero_bubble's B): those
- * read by a backward op of another chunk, and back through the ops of
- * their own chunk and microbatch they read.  Ops come after the ops
- * that make their inputs, so one pass from the last op back suffices. */
+ * read by a backward op of another chunk, or making the gradient of a
+ * `grads:` input (the first stage's input gradient, as a stage fed by an
+ * earlier one sends back), and back through the ops of their own chunk
+ * and microbatch they read.  Ops come after the ops that make their
+ * inputs, so one pass from the last op back suffices. */
 static void mark_input_gradient(const mrt_spec *s, const int *chunk,
                                 char *need_b)
 {
+    for (int k = 0; k < s->train.nextra; k++) {
+        int g = s->train.extra_grad ? s->train.extra_grad[k] : -1;
+        int i = g >= 0 ? s->tensor[g].producer : -1;
+        if (i >= 0 && s->op[i].phase == MRT_PHASE_BACKWARD)
+            need_b[i] = 1;
+    }
     for (int j = 0; j < s->nops; j++)
         for (int a = 0;
              s->op[j].phase == MRT_PHASE_BACKWARD && a < s->op[j].nin; a++) {

@@ -5,17 +5,24 @@
  * steps (schedule_ops.c says which slot an op is in) over the
  * microbatches, divided by their count; the p2p time of a boundary is
  * its SENDRECV steps' time over its transfers (two per microbatch: the
- * activation forward, its gradient back).  The plan's modeled time is
- * then the replay's makespan plus the steps of no slot (the update, the
- * sum of the losses) of the stage that has the most of them, not the sum
- * of every step.
+ * activation forward, its gradient back).  Only the repeated block's
+ * ops count in a slot: the ops outside it (the loss, an embedding, a
+ * head, and their backward ops) run in their slot but are priced apart,
+ * with the steps of no slot (the update, the sum of the losses).  The
+ * plan's modeled time is then the replay's makespan plus those steps of
+ * the stage that has the most of them (outside_s), not the sum of every
+ * step: for work on the last stage, exactly the replay with it in the
+ * last stage's slots under gpipe and interleaved, and 1f1b without the
+ * p2p time (the last stage is then the busiest and never waits once it
+ * has started); a little more than that for 1f1b with it (a round
+ * trip's transfers) and zero_bubble, whose bubbles absorb some of it.
  *
- * The bubble (pipe.bubble_fraction) is the replay's with the p2p time
- * left out, as the schedules' papers count it (a transfer overlapped
- * with the compute of the next slot): (p − 1)/m for uniform stages
- * under gpipe and 1f1b, (p − 1)/(m·v) interleaved.  The slots' times,
- * the makespan and the schedule's own bubble_fraction include the p2p
- * time: the figure the run should see with blocking transfers.
+ * The bubble (pipe.bubble_fraction) is the replay's of the block's slots with
+ * the p2p time left out, as the schedules' papers count it (a transfer
+ * overlapped with the compute of the next slot): (p − 1)/m for uniform stages
+ * under gpipe and 1f1b, (p − 1)/(m·v) interleaved.  The slots' times, the
+ * makespan and the schedule's own bubble_fraction include the p2p time: the
+ * figure the run should see with blocking transfers.
  */
 #include <stdlib.h>
 
@@ -28,14 +35,26 @@ typedef struct chunk_times {
     double *rest;            /* [stages]: steps of no slot */
 } chunk_times;
 
-static void add_step(const mrt_plan *p, const mrt_step *st, const int *chunk,
-                     const mrt_slot_phase *phase, chunk_times *t)
+/* Step st's time on stage k, outside every slot. */
+static void add_rest(const mrt_plan *p, const mrt_step *st, chunk_times *t)
+{
+    for (int k = 0; k < p->pipe.stages; k++)
+        if (st->stage < 0 || st->stage == k ||
+            (st->kind == MRT_STEP_SENDRECV && st->from_stage == k))
+            t->rest[k] += st->time_s;
+}
+
+/* A step into its chunk's F, B or W time or its boundary's p2p time;
+ * the steps of no slot, and those of the ops outside the repeated block
+ * (the loss, an embedding, a head: their stage's, priced apart), into
+ * the stage's rest. */
+static void add_step(const mrt_plan *p, const mrt_spec *s, const mrt_step *st,
+                     const int *chunk, const mrt_slot_phase *phase,
+                     chunk_times *t)
 {
     int c = chunk[st->op], P = p->pipe.stages;
-    if (c < 0) {
-        for (int k = 0; k < P; k++)
-            if (st->stage < 0 || st->stage == k)
-                t->rest[k] += st->time_s;
+    if (c < 0 || s->op[st->op].block < 0) {
+        add_rest(p, st, t);
         return;
     }
     if (st->kind == MRT_STEP_SENDRECV) {
@@ -50,13 +69,13 @@ static void add_step(const mrt_plan *p, const mrt_step *st, const int *chunk,
     into[c] += st->time_s;
 }
 
-static void sum_times(const mrt_plan *p, const int *chunk,
+static void sum_times(const mrt_plan *p, const mrt_spec *s, const int *chunk,
                       const mrt_slot_phase *phase, chunk_times *t)
 {
     int C = p->pipe.stages * p->pipe.virtual_stages;
     int m = p->pipe.microbatches > 1 ? p->pipe.microbatches : 1;
     for (int i = 0; i < p->nsteps; i++)
-        add_step(p, &p->step[i], chunk, phase, t);
+        add_step(p, s, &p->step[i], chunk, phase, t);
     for (int c = 0; c < C; c++) {
         t->f[c] /= m;
         t->b[c] /= m;
@@ -127,7 +146,7 @@ mrt_status mrt_schedule_plan(mrt_plan *p, const mrt_spec *s, mrt_error *err)
             !(p->schedule->op_slot = slots_of(p->schedule, s, chunk, phase)))
             st = MRT_E_NOMEM;
         if (st == MRT_OK) {
-            sum_times(p, chunk, phase, &t);
+            sum_times(p, s, chunk, phase, &t);
             st = replay(p, &t, err);
         }
     }

@@ -1,7 +1,8 @@
 /*
  * schedule_print.c — a pipelined plan's schedule in the printed plan and
  * in its JSON: the stages, microbatches and schedule, the bubble, the
- * point-to-point bytes, the makespan and the activations in flight, and
+ * point-to-point bytes, the makespan, the activations in flight (their
+ * count per stage, and the most bytes of them live at once), and
  * in the text a grid of time × stage; the JSON also has each chunk's
  * durations as the replay took them (f_s, b_s, w_s for one microbatch,
  * p2p_s to the next chunk), so a test can replay the schedule itself.
@@ -19,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "memory.h"
 #include "output.h"
 #include "plan.h"
 #include "schedule.h"
@@ -93,6 +95,28 @@ static void print_grid(const mrt_schedule *s, FILE *f)
     free(row);
 }
 
+/* The most bytes of activations (values a backward step reads: what the
+ * forward pass saves, memory_kind.c) live at once on stage k's ranks,
+ * at any step; -1 when out of memory. */
+static int64_t stage_activations(const mrt_plan *p, int k)
+{
+    mrt_memory_walk w = {0};
+    if (mrt_memory_walk_plan(p, k, &w) != MRT_OK)
+        return -1;
+    return w.kind_max[MRT_MEM_ACTIVATIONS];
+}
+
+static void print_activations(const mrt_plan *p, int json, FILE *f)
+{
+    for (int k = 0; k < p->pipe.stages; k++) {
+        int64_t a = stage_activations(p, k);
+        if (a < 0)
+            fprintf(f, "%snull", k && json ? ", " : " ");
+        else
+            fprintf(f, "%s%" PRId64, k && json ? ", " : json ? "" : " ", a);
+    }
+}
+
 void mrt_schedule_print(const mrt_plan *p, FILE *f)
 {
     const mrt_schedule *s = p->schedule;
@@ -107,17 +131,22 @@ void mrt_schedule_print(const mrt_plan *p, FILE *f)
             mrt_schedule_kind_name(s->kind), s->virtual_stages,
             s->virtual_stages == 1 ? "" : "s");
     fprintf(f,
-            "  bubble %.4g%% of the busiest stage's busy time with the p2p "
-            "time hidden, %.4g%% with it\n",
+            "  bubble %.4g%% of the busiest stage's busy time in the block's "
+            "slots with the p2p time hidden, %.4g%% with it\n",
             100 * pp->bubble_fraction, 100 * s->bubble_fraction);
     fprintf(f,
             "  %" PRId64 " bytes/rank point to point; modeled time %.6g s "
-            "= the schedule's makespan %.6g s + %.6g s outside it\n",
+            "= the schedule's makespan %.6g s + %.6g s outside it (ops "
+            "outside the block, the update)\n",
             pp->p2p_bytes, p->totals.time_s, s->makespan_s,
             p->totals.time_s - s->makespan_s);
     fputs("  activations in flight (chunk-microbatches) per stage:", f);
     for (int k = 0; k < s->stages; k++)
         fprintf(f, " %d", s->in_flight[k]);
+    fputs("\n  activations saved for the backward, the most live at once per "
+          "stage (bytes/rank):",
+          f);
+    print_activations(p, 0, f);
     fputc('\n', f);
     print_grid(s, f);
 }
@@ -137,12 +166,14 @@ void mrt_schedule_print_json(const mrt_plan *p, FILE *f)
             ", \"makespan_s\": %s, \"outside_s\": %s, \"busiest_stage\": %d, "
             "\"in_flight\": [",
             pp->stages, s->microbatches, mrt_schedule_kind_name(s->kind),
-            s->virtual_stages, MRT_JSON_NUM("%.9g", pp->bubble_fraction),
-            MRT_JSON_NUM("%.9g", s->bubble_fraction), pp->p2p_bytes,
+            s->virtual_stages, MRT_JSON_NUM("%.17g", pp->bubble_fraction),
+            MRT_JSON_NUM("%.17g", s->bubble_fraction), pp->p2p_bytes,
             MRT_JSON_NUM("%.9g", s->makespan_s),
             MRT_JSON_NUM("%.9g", p->totals.time_s - s->makespan_s), s->busiest);
     for (int k = 0; k < s->stages; k++)
         fprintf(f, "%s%d", k ? ", " : "", s->in_flight[k]);
+    fputs("], \"activations_peak\": [", f);
+    print_activations(p, 1, f);
     fputs("],\n   \"chunks\": [", f);
     for (int c = 0; c < s->chunks; c++) {
         const double *d = &s->times[4 * c];

@@ -101,7 +101,8 @@ static void bubble(mrt_schedule *s)
         const mrt_slot *last = &s->slot[(k + 1) * s->per_stage - 1];
         s->makespan_s = last->end_s > s->makespan_s ? last->end_s
                                                     : s->makespan_s;
-        if (s->busy_s[k] > s->busy_s[s->busiest])
+        /* (equal up to rounding: the first, so identical stages name 0) */
+        if (s->busy_s[k] > s->busy_s[s->busiest] * (1 + 1e-12))
             s->busiest = k;
     }
     double busy = s->busy_s[s->busiest];

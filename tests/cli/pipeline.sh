@@ -5,7 +5,9 @@
 #     pipe alone ({data: 1, pipe: P}) and pipe x data ({data: 2,
 #     pipe: 2}), with 1, 2 and 4 microbatches; its saved loss, gradients
 #     and updates equal those of the full batch planned without a
-#     pipeline (one rank, microbatches: 1) to 1e-12;
+#     pipeline (one rank, microbatches: 1) to 1e-12 (the input's
+#     gradient, `grads: [input]`: microbatch j's grad:input@j holds rows
+#     j b/m .. (j+1) b/m - 1 of the full batch's grad:input);
 #  2. the reduced GPT-2 (examples/gpt2.yaml's test dims, 3 layers; its
 #     tied wte lives on the first stage and is sent to the last for the
 #     head, its gradient's piece comes back) likewise at 2, 3 and 4 ranks;
@@ -41,12 +43,20 @@ def load(path):
     h = ast.literal_eval(b[10:10 + n].decode())
     assert h["descr"] == "<f8", (path, h)
     return struct.unpack("<%dd" % ((len(b) - 10 - n) // 8), b[10 + n:])
+def pieces(stem, names):
+    """X.npy and its microbatches' X@1.npy, X@2.npy ... in order."""
+    at = [g for g in names if g.startswith(stem + "@") and g[len(stem) + 1:-4].isdigit()]
+    return [stem + ".npy"] + sorted(at, key=lambda g: int(g[len(stem) + 1:-4]))
 a, b = sys.argv[1], sys.argv[2]
-names = sorted(os.listdir(a))
-if names != sorted(os.listdir(b)):
-    sys.exit("different outputs: %s / %s" % (names, sorted(os.listdir(b))))
+names, other = sorted(os.listdir(a)), sorted(os.listdir(b))
+got = sorted(g for f in names for g in pieces(f[:-4], other))
+if got != other:
+    sys.exit("different outputs: %s / %s" % (names, other))
 for f in names:
-    x, y = load(os.path.join(a, f)), load(os.path.join(b, f))
+    # a `grads:` input's gradient with microbatches: grad:x@j holds
+    # microbatch j's rows, so the pieces in order are the full one
+    x = load(os.path.join(a, f))
+    y = sum((load(os.path.join(b, g)) for g in pieces(f[:-4], other)), ())
     top = max(max(abs(v) for v in x), 1.0)
     err = max(abs(p - q) for p, q in zip(x, y)) / top
     if len(x) != len(y) or err > 1e-12:

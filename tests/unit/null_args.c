@@ -893,6 +893,16 @@ static int c_runner_execute(void)
     return ok;
 }
 
+static int c_runner_restart(void)
+{
+    mrt_error err = {0};
+    runner_fix x = runner();
+    mrt_status st = mrt_runner_restart(N(r, x.r), ERR);
+    int ok = optional() ? st == MRT_OK : status_ok(st, ERR);
+    runner_down(&x);
+    return ok;
+}
+
 static int c_runner_get_output(void)
 {
     mrt_error err = {0};
@@ -1121,6 +1131,7 @@ static const struct {
     {"mrt_runner_tensor_info", "r,name,out,err?", c_runner_tensor_info},
     {"mrt_runner_set_input", "r,name,data,err?", c_runner_set_input},
     {"mrt_runner_execute", "r,opt?,err?", c_runner_execute},
+    {"mrt_runner_restart", "r,err?", c_runner_restart},
     {"mrt_runner_get_output", "r,name,data,err?", c_runner_get_output},
     {"mrt_run", "spec,plan,opt?,err?", c_run},
     {"mrt_validation_create", "out,err?", c_validation_create},
