@@ -108,6 +108,10 @@ typedef enum mrt_dtype {
                     mantissa), computed in float32 */
     MRT_F16,     /* "float16": IEEE half, stored and sent in 2 bytes (11
                     bits of mantissa), computed in float32 */
+    MRT_U8,      /* "uint8": 1 byte, 0 or 1: the dropout masks meshrt
+                    makes (Korthikanti et al.'s 1-byte masks); widened
+                    where a kernel reads one, never a tensor's declared
+                    type nor the compute type */
     MRT_DTYPE_COUNT
 } mrt_dtype;
 MRT_API const char *mrt_dtype_name(mrt_dtype t);
@@ -460,6 +464,14 @@ MRT_API mrt_status mrt_ir_block_end(mrt_ir *ir, mrt_error *err);
  * kept from the forward pass (activation recomputation: flops for
  * memory).  The program must have a `train:` (mrt_ir_set_train). */
 MRT_API mrt_status mrt_ir_block_recompute(mrt_ir *ir, int on, mrt_error *err);
+/* Between begin and end (YAML: `regather: true` on the block): a value
+ * the forward pass moved (gathered) for an op of an instance is not kept
+ * for the backward pass, which moves it again from the value's home
+ * layout: with sequence parallelism the backward pass all-gathers the
+ * column-parallel einsums' inputs again instead of keeping the gathered
+ * copies (Korthikanti et al.'s choice: one all-gather more per einsum
+ * for their memory).  Without train: it changes nothing. */
+MRT_API mrt_status mrt_ir_block_regather(mrt_ir *ir, int on, mrt_error *err);
 
 /* The tensors the program returns (default: the last op's result; with
  * training, also the loss, the gradients and the updated params). */

@@ -347,8 +347,11 @@ mrt_status mrt_ir_block_link_at(mrt_ir *ir, mrt_ir_link_kind kind,
 /* mrt_ir_block_recompute with the mark of `recompute:` (at NULL: none). */
 mrt_status mrt_ir_block_recompute_at(mrt_ir *ir, int on, const mrt_mark *at,
                                      mrt_error *err);
+/* mrt_ir_block_regather (`regather:`). */
+mrt_status mrt_ir_block_regather_at(mrt_ir *ir, int on, mrt_error *err);
 /* After the backward program is made: its recomputation for the blocks
- * asked (mrt_ir_set_train calls it). */
+ * asked, and the regathering of those that regather (mrt_ir_set_train
+ * calls it). */
 mrt_status mrt_ir_block_apply_recompute(mrt_ir_call *c);
 /* A block asked to recompute in a program with no `train:`: the error
  * (mrt_ir_finish calls it). */

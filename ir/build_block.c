@@ -286,9 +286,41 @@ mrt_status mrt_ir_block_recompute(mrt_ir *ir, int on, mrt_error *err)
     return mrt_ir_block_recompute_at(ir, on, NULL, err);
 }
 
+mrt_status mrt_ir_block_regather_at(mrt_ir *ir, int on, mrt_error *err)
+{
+    mrt_ir_call c;
+    mrt_status st = mrt_ir_begin(&c, ir, "mrt_ir_block_regather");
+    if (!st)
+        st = block_open(&c, ir);
+    if (!st)
+        ir->s->block[ir->block->id].regather = on != 0;
+    return mrt_ir_end(&c, st, err);
+}
+
+mrt_status mrt_ir_block_regather(mrt_ir *ir, int on, mrt_error *err)
+{
+    return mrt_ir_block_regather_at(ir, on, err);
+}
+
+/* The results of the forward ops of every instance of the blocks that
+ * regather: moved again for the backward pass (ops/relayout.c's
+ * already_moved reads `reshard`). */
+static void apply_regather(mrt_spec *s)
+{
+    for (int b = 0; b < s->nblocks; b++)
+        for (int i = 0; s->block[b].regather && i < s->block[b].count; i++)
+            for (int t = s->block[b].first_tensor[i];
+                 t <= s->block[b].last_tensor[i]; t++) {
+                int op = s->tensor[t].producer;
+                if (op >= 0 && s->op[op].phase == MRT_PHASE_FORWARD)
+                    s->tensor[t].reshard = 1;
+            }
+}
+
 mrt_status mrt_ir_block_apply_recompute(mrt_ir_call *c)
 {
     mrt_spec *s = c->ir->s;
+    apply_regather(s);
     unsigned char *on = calloc((size_t)s->nblocks + 1, 1);
     if (!on)
         return mrt_ir_fail(c, MRT_E_NOMEM, "out of memory");

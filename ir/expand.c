@@ -9,7 +9,9 @@
  *
  *   reduce_mean(x)    sum = Σ x;  out = sum / n
  *   softmax(x, d)     m = max_d x (no gradient: softmax does not depend
- *                     on it);  e = exp(x - m);  out = e / Σ_d e
+ *                     on it);  e = exp(x - m);  out = e / Σ_d e (the
+ *                     division names x: grad.c's gradient of x from
+ *                     out alone, so neither e nor the sum is kept)
  *   softmax(x, d, causal: [q, d])
  *                     x' = mask_fill(x, M, -1e30), M the input
  *                     "<out>:mask" [q, d], 1 where d's index <= q's
@@ -18,11 +20,14 @@
  *                     then softmax(x', d): the max is over the entries
  *                     kept, the others' exp is exactly 0, and so is
  *                     their gradient (d/dx of mask_fill is M)
- *   dropout(x, p)     out = x · M, M the input "<out>:mask" of x's dims,
- *                     1 / (1 - p) or 0 from (seed, global index): its
- *                     gradient is dy · M, the same mask
+ *   dropout(x, p)     out = M ? x / (1 - p) : 0 (MRT_MAP_DROPOUT), M the
+ *                     input "<out>:mask" of x's dims, uint8 (1 byte per
+ *                     element), 1 or 0 from (seed, global index): its
+ *                     gradient is the same map of dy and M
  *   layer_norm(x, d)  c = x - mean_d x;  v = mean_d c²;
- *                     out = c · rsqrt(v + eps)
+ *                     out = c · rsqrt(v + eps), remade in the backward
+ *                     pass where read there (the gain's gradient): the
+ *                     backward pass keeps c and the rstd (one per row)
  *   mse(p, t)         out = Σ (p - t)² / n
  *   softmax_cross_entropy(x, t, d)
  *                     z = x - max_d x;  lse = log Σ_d exp z;
@@ -271,11 +276,16 @@ static int exp_sum(mrt_user_op *u, int *z, int *e, mrt_status *st)
                 tmp(u, "sum", rest, nr, st), st);
 }
 
+/* The division also names what it normalizes (the sub's first input)
+ * for grad.c's rule from the output alone. */
 static mrt_status softmax(mrt_user_op *u)
 {
     mrt_status st = MRT_OK;
+    mrt_spec *s = u->s;
     int z, e, sum = exp_sum(u, &z, &e, &st);
-    map2(u, MRT_MAP_DIV, e, sum, result(u, &st), &st);
+    int y = map2(u, MRT_MAP_DIV, e, sum, result(u, &st), &st);
+    if (y >= 0 && z >= 0)
+        s->op[s->nops - 1].softmax_in = 1 + s->op[s->tensor[z].producer].in[0];
     return st;
 }
 
@@ -295,7 +305,8 @@ static mrt_status layer_norm(mrt_user_op *u)
     int ve = map1(u, MRT_MAP_SHIFT, u->c, var, tmp(u, "var_eps", rest, nr, &st),
                   &st);
     int r = map1(u, MRT_MAP_RSQRT, 0, ve, tmp(u, "rstd", rest, nr, &st), &st);
-    map2(u, MRT_MAP_MUL, c, r, result(u, &st), &st);
+    if (map2(u, MRT_MAP_MUL, c, r, result(u, &st), &st) >= 0)
+        s->op[s->nops - 1].remade = 1; /* (the backward pass keeps c, r) */
     return st;
 }
 
@@ -347,7 +358,10 @@ static mrt_status dropout(mrt_user_op *u)
         return st;
     }
     int m = mask(u, dims, nd, MRT_INIT_DROPOUT, &st);
-    map2(u, MRT_MAP_MUL, u->in[0], m, result(u, &st), &st);
+    if (m >= 0) /* 1 byte per element, as Korthikanti et al. count it */
+        u->s->tensor[m].stored = 1 + MRT_U8;
+    emit(u, MRT_OP_MAP, MRT_MAP_DROPOUT, 1.0 / (1.0 - u->c), u->in[0],
+         m < 0 ? -2 : m, result(u, &st), &st);
     return st;
 }
 

@@ -17,9 +17,16 @@
  *   sum over dims       dA = dC broadcast over them
  *   add / sub           dA = ±dC summed over the dims A was broadcast in
  *   mul / div           dA = dC·B, dB = dC·A (div: dC/B, -dC·C/B)
+ *   dropout(A, M)       dA = dropout(dC, M): the same 1-byte mask
  *   unary f             dA = dC·f'(A) (a map of dC and A or C)
  *   reduce_max          dA = dC where A equals the max
  *   rename              dA = dC renamed back
+ *   softmax             its division (expand.c) makes the gradient of
+ *                       what it normalizes at once, from its output y
+ *                       alone: dx = y·(dC - Σ_d dC·y) (Korthikanti et
+ *                       al. keep only y); exp, the sum and the shift
+ *                       get no gradient, so the backward pass reads
+ *                       none of them
  *
  * A tensor read by several ops sums their contributions.  Every
  * gradient takes the layout of the tensor it is the gradient of.  Then
@@ -37,13 +44,16 @@
 typedef struct grad_ctx {
     mrt_spec *s;
     mrt_error *err;
-    int *need;    /* [tensor] depends on a parameter */
-    int *reach;   /* [tensor] the loss depends on it */
-    int *pending; /* [tensor] contributions still to come */
-    int *have;    /* [tensor] contributions so far */
-    int *grad;    /* [tensor] its gradient (when complete), else the sum
+    int *need;        /* [tensor] depends on a parameter */
+    int *reach;       /* [tensor] the loss depends on it */
+    int *pending;     /* [tensor] contributions still to come */
+    int *have;        /* [tensor] contributions so far */
+    int *grad;        /* [tensor] its gradient (when complete), else the sum
                      of its contributions that are never pending, or -1 */
-    int *lin;     /* [tensor] the sum of those that may be pending, or -1 */
+    int *lin;         /* [tensor] the sum of those that may be pending, or -1 */
+    int *again;       /* [tensor] 1 + its copy remade in the backward pass (a
+                     forward op's `remade` result), 0: none yet */
+    int nfwd_tensors; /* the tensors before the backward program's */
     const mrt_spec_op *op; /* the forward op being differentiated (copy) */
     mrt_spec_op fwd;
     int fwd_op; /* its index (spec_op.fwd), -1 for an update */
@@ -74,10 +84,50 @@ static int new_like(grad_ctx *g, const char *name, int like)
     return id;
 }
 
-/* Appends a backward op. */
+static int emit(grad_ctx *g, mrt_op_kind kind, mrt_map_fn fn, double c, int a,
+                int b, int out);
+static int unique_name(grad_ctx *g, const char *stem, int first,
+                       char name[MRT_NAME_MAX]);
+
+/* What a backward op reads for tensor t: t, or for the result of a
+ * forward op marked `remade` (layer norm's output) its copy remade from
+ * that op's inputs, once, where the backward pass first reads it: a
+ * temporary, not an activation kept from the forward pass, named
+ * "grad:<t>:again" as the backward program's tensors are. */
+static int kept(grad_ctx *g, int t)
+{
+    mrt_spec *s = g->s;
+    if (g->st || t < 0 || t >= g->nfwd_tensors || s->tensor[t].producer < 0)
+        return t;
+    const mrt_spec_op *o = &s->op[s->tensor[t].producer];
+    if (!o->remade || o->phase != MRT_PHASE_FORWARD)
+        return t;
+    if (g->again[t])
+        return g->again[t] - 1;
+    mrt_spec_op op = *o; /* (a copy: s->op grows below) */
+    char stem[MRT_NAME_MAX], name[MRT_NAME_MAX];
+    mrt_ir_name(NULL, "grad:", s->tensor[t].name, ":again",
+                MRT_GRAD_NUMBER_ROOM, stem); /* (the backward program's) */
+    int copy = unique_name(g, stem, 1, name) ? -1 : new_like(g, name, t);
+    if (copy >= 0) { /* a temporary of the backward pass, no gradient,
+                        in t's layout under every alternative */
+        s->tensor[copy].grad_like = s->tensor[copy].grad_piece = 0;
+        s->tensor[copy].recomputes = 1 + t;
+        copy = emit(g, op.kind, op.fn, op.c, op.in[0],
+                    op.nin > 1 ? op.in[1] : -1, copy);
+    }
+    if (copy >= 0)
+        g->again[t] = 1 + copy;
+    return copy;
+}
+
+/* Appends a backward op (reading `kept` copies). */
 static int emit(grad_ctx *g, mrt_op_kind kind, mrt_map_fn fn, double c, int a,
                 int b, int out)
 {
+    a = kept(g, a);
+    if (b >= 0)
+        b = kept(g, b);
     if (g->st || a < 0 || out < 0)
         return -1;
     mrt_spec_op op = {.kind = kind,
@@ -296,6 +346,10 @@ static int map_contribution(grad_ctx *g, int k, int dc)
         return k == 0 ? emit(g, MRT_OP_MAP, MRT_MAP_MUL, 0, dc, other,
                              scratch(g, x, "d"))
                       : -1;
+    case MRT_MAP_DROPOUT: /* d/da = the mask times 1/(1-p): the same map */
+        return k == 0 ? emit(g, MRT_OP_MAP, MRT_MAP_DROPOUT, o->c, dc, other,
+                             scratch(g, x, "d"))
+                      : -1;
     case MRT_MAP_RELU:
     case MRT_MAP_GELU:
     case MRT_MAP_TANH:
@@ -309,6 +363,23 @@ static int map_contribution(grad_ctx *g, int k, int dc)
     }
     default: return -1; /* no gradient (one_hot, and the backward maps) */
     }
+}
+
+/* The gradient of x, which softmax op fwd (its division, result y over
+ * dim from_dim) normalizes: y·(dc - Σ_d dc·y), four ops. */
+static int softmax_contribution(grad_ctx *g, int x, int dc)
+{
+    const mrt_spec *s = g->s;
+    int y = g->fwd.out, rest[MRT_MAX_DIMS], nr = 0;
+    const mrt_layout *yl = &s->tensor[y].layout;
+    for (int i = 0; i < yl->ndims; i++)
+        if (yl->dim[i] != g->fwd.from_dim)
+            rest[nr++] = yl->dim[i];
+    int t = emit(g, MRT_OP_MAP, MRT_MAP_MUL, 0, dc, y, scratch(g, y, "t"));
+    int sum = emit(g, MRT_OP_EINSUM, MRT_MAP_COPY, 0, t, -1,
+                   g->st ? -1 : part_tensor(g, y, rest, nr));
+    int u = emit(g, MRT_OP_MAP, MRT_MAP_SUB, 0, dc, sum, scratch(g, y, "t"));
+    return emit(g, MRT_OP_MAP, MRT_MAP_MUL, 0, y, u, scratch(g, x, "d"));
 }
 
 /* The contribution of forward op fwd (result gradient dc) to the
@@ -485,7 +556,10 @@ static mrt_status differentiate(mrt_spec *s, mrt_error *err)
     g.have = calloc((size_t)n, sizeof(int));
     g.grad = malloc((size_t)n * sizeof(int));
     g.lin = malloc((size_t)n * sizeof(int));
-    if (!g.need || !g.reach || !g.pending || !g.have || !g.grad || !g.lin) {
+    g.again = calloc((size_t)n, sizeof(int));
+    g.nfwd_tensors = s->ntensors;
+    if (!g.need || !g.reach || !g.pending || !g.have || !g.grad || !g.lin ||
+        !g.again) {
         g.st = mrt_ir_nomem(s, err);
         goto done;
     }
@@ -499,6 +573,12 @@ static mrt_status differentiate(mrt_spec *s, mrt_error *err)
         int dc = g.grad[g.fwd.out];
         if (dc < 0 || !g.need[g.fwd.out])
             continue;
+        int x = g.fwd.softmax_in - 1;
+        if (x >= 0) { /* (the softmax's other ops get no gradient) */
+            if (g.need[x] && g.reach[x])
+                accumulate(&g, x, softmax_contribution(&g, x, dc));
+            continue;
+        }
         for (int k = 0; k < g.fwd.nin && !g.st; k++)
             if (g.need[g.fwd.in[k]] && g.reach[g.fwd.in[k]])
                 accumulate(&g, g.fwd.in[k], contribution(&g, k, dc));
@@ -535,6 +615,7 @@ done:
     free(g.have);
     free(g.grad);
     free(g.lin);
+    free(g.again);
     return g.st;
 }
 

@@ -32,6 +32,7 @@ static const struct {
     [MRT_MAP_EQ] = {"eq", 2, {0, 0}},
     [MRT_MAP_ONE_HOT] = {"one_hot", 1, {0, 0}},
     [MRT_MAP_MASK_FILL] = {"mask_fill", 2, {0, 0}},
+    [MRT_MAP_DROPOUT] = {"dropout", 2, {1, 0}},
     [MRT_MAP_LERP] = {"lerp", 2, {0, 0}},
     [MRT_MAP_LERP_SQ] = {"lerp_sq", 2, {0, 0}},
     [MRT_MAP_SQRT_ADD] = {"sqrt_add", 2, {0, 0}},

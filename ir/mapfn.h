@@ -39,6 +39,8 @@ typedef enum mrt_map_fn {
     MRT_MAP_MASK_FILL,   /* b != 0 ? a : c        (b: a 0/1 mask; causal
                             softmax fills what it masks with c = -1e30
                             before its max) */
+    MRT_MAP_DROPOUT,     /* b != 0 ? c * a : 0    (b: a 0/1 dropout mask,
+                            uint8; c = 1 / (1 - p)) */
     MRT_MAP_LERP,        /* a + c * (b - a)       (a moment's update:
                             m = b1 m + (1 - b1) g with c = 1 - b1) */
     MRT_MAP_LERP_SQ,     /* a + c * (b * b - a)   (Adam's second moment) */

@@ -157,6 +157,8 @@ static mrt_status copy_program(mrt_spec *s, int nf, int nt, int j, int *map,
         mrt_spec_op o = s->op[i];
         for (int k = 0; k < o.nin; k++)
             o.in[k] = map[o.in[k]];
+        if (o.softmax_in) /* (what a softmax normalizes: grad.c) */
+            o.softmax_in = 1 + map[o.softmax_in - 1];
         int out = copy_tensor(s, o.out, j, s->nops);
         if (out < 0)
             return mrt_ir_nomem(s, err);

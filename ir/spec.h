@@ -47,8 +47,9 @@ typedef enum mrt_init_kind {
     MRT_INIT_CAUSAL,   /* 1 where the index along mask_dim[1] (the key)
                           is at most the one along mask_dim[0] (the
                           query), else 0: from the global coordinates */
-    MRT_INIT_DROPOUT,  /* 1 / (1 - p) where kept, 0 where dropped (p in
-                          fill), from (seed, index): a dropout's mask */
+    MRT_INIT_DROPOUT,  /* 1 where kept, 0 where dropped (p in fill), from
+                          (seed, index): a dropout's mask, uint8 (the
+                          map MRT_MAP_DROPOUT scales by 1 / (1 - p)) */
     MRT_INIT_KIND_COUNT
 } mrt_init_kind;
 
@@ -97,7 +98,8 @@ typedef struct mrt_spec_tensor {
                                layout (FSDP's reshard_after_forward:
                                memory for wire bytes); 0 by default */
     int recomputes; /* made by a forward op re-run in the backward pass
-                               (a block's `recompute:`, recompute.c): 1 +
+                               (a block's `recompute:`, recompute.c, or a
+                               `remade` op's copy, grad.c): 1 +
                                the id of the forward tensor it is a copy
                                of, whose layout it takes; 0: none */
     int opt_state;  /* optimizer state of a parameter: 1 + the
@@ -221,6 +223,16 @@ typedef struct mrt_spec_op {
     int fwd;        /* a backward op: 1 + the forward op whose gradient it
                           takes part in (grad.c), its pipeline stage's;
                           0: none */
+    int softmax_in; /* a softmax's division (expand.c): 1 + the tensor it
+                          normalizes over from_dim (its input, or the
+                          causally masked one), whose gradient grad.c
+                          makes from the output alone, so the exp and
+                          the sum between are not kept; 0: none */
+    int remade;     /* its result is not kept for the backward pass: a
+                          backward op that reads it reads a copy grad.c
+                          remakes there from the same inputs (layer
+                          norm's normalized output, c · rstd: expand.c);
+                          0: kept */
 } mrt_spec_op;
 
 /* A repeated block (`repeat:` in `ops:`, mrt_ir_block_begin): ops and
@@ -253,6 +265,12 @@ typedef struct mrt_spec_block {
     mrt_mark recompute_mark;        /* where it was written */
     int recompute;                  /* its forward ops re-run in the
                                        backward pass (recompute.c) */
+    int regather;                   /* `regather: true` (or
+                                       mrt_ir_block_regather): what its
+                                       forward ops' results were moved
+                                       to in the forward pass is moved
+                                       again for the backward pass
+                                       (their tensors' reshard) */
 } mrt_spec_block;
 
 /* The optimizer's roles of a state tensor (mrt_spec_tensor.opt_role). */

@@ -193,6 +193,7 @@ static double get(mrt_dtype t, const void *a, int64_t i)
     case MRT_BF16: return mrt_bf16_to_f32(((const uint16_t *)a)[i]);
     case MRT_F16: return mrt_f16_to_f32(((const uint16_t *)a)[i]);
     case MRT_I32: return ((const int32_t *)a)[i];
+    case MRT_U8: return ((const uint8_t *)a)[i];
     default: return ((const float *)a)[i];
     }
 }
@@ -206,6 +207,7 @@ static void put(mrt_dtype t, void *a, int64_t i, double x)
     case MRT_BF16: ((uint16_t *)a)[i] = mrt_f32_to_bf16((float)x); return;
     case MRT_F16: ((uint16_t *)a)[i] = mrt_f32_to_f16((float)x); return;
     case MRT_I32: ((int32_t *)a)[i] = (int32_t)x; return;
+    case MRT_U8: ((uint8_t *)a)[i] = x != 0; return; /* (a 0/1 mask) */
     default: ((float *)a)[i] = (float)x; return;
     }
 }

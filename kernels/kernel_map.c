@@ -287,6 +287,7 @@ MAP_ROW(eq, x == y ? (T)1 : (T)0)
 MAP_ROW(one_hot,
         fabs((double)x - (double)(r->j0 + i * r->dj)) < 0.5 ? (T)1 : (T)0)
 MAP_ROW(mask_fill, y != 0 ? x : c)
+MAP_ROW(dropout, y != 0 ? c * x : (T)0)
 MAP_ROW(lerp, x + c * (y - x))
 MAP_ROW(lerp_sq, x + c * (y * y - x))
 MAP_ROW(sqrt_add, sqrt(x) + y)
@@ -326,6 +327,7 @@ static const struct {
     [MRT_MAP_EQ] = BOTH(eq),
     [MRT_MAP_ONE_HOT] = BOTH(one_hot),
     [MRT_MAP_MASK_FILL] = BOTH(mask_fill),
+    [MRT_MAP_DROPOUT] = BOTH(dropout),
     [MRT_MAP_LERP] = BOTH(lerp),
     [MRT_MAP_LERP_SQ] = BOTH(lerp_sq),
     [MRT_MAP_SQRT_ADD] = BOTH(sqrt_add),

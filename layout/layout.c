@@ -24,12 +24,13 @@ int mrt_dtype_size(mrt_dtype t)
 {
     return t == MRT_F64                    ? 8
            : t == MRT_BF16 || t == MRT_F16 ? 2
+           : t == MRT_U8                   ? 1
                                            : 4; /* F32, I32 */
 }
 
 static const char *const dtype_names[] = {
     [MRT_F32] = "float32",   [MRT_F64] = "float64", [MRT_I32] = "int32",
-    [MRT_BF16] = "bfloat16", [MRT_F16] = "float16",
+    [MRT_BF16] = "bfloat16", [MRT_F16] = "float16", [MRT_U8] = "uint8",
 };
 _Static_assert(sizeof dtype_names / sizeof dtype_names[0] == MRT_DTYPE_COUNT,
                "one name per dtype");

@@ -32,7 +32,7 @@
 /* Element types (mrt_dtype, meshrt.h).  Shards are dense, row-major, of
  * their value's type. */
 /* Bytes per element: 8 (float64), 4 (float32, int32), 2 (bfloat16,
- * float16). */
+ * float16), 1 (uint8: dropout masks). */
 int mrt_dtype_size(mrt_dtype t);
 /* 1 for the 16-bit floating types (bfloat16, float16): stored and sent
  * in 2 bytes, computed in float32. */

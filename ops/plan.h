@@ -133,6 +133,9 @@ typedef struct mrt_value {
     int stage;      /* the pipeline stage whose ranks hold it; -1: every
                           stage (not pipelined, or an input every stage
                           makes for itself) */
+    int saved_by;   /* 1 + the block whose instance 0 keeps it for the
+                          backward pass (an activation: plan_blocks.c),
+                          0: none */
 } mrt_value;
 
 typedef struct mrt_step {

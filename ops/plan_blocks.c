@@ -80,6 +80,8 @@ static void count_read(mrt_plan *p, const mrt_spec *s, int v, int op,
         seen[v] |= 1;
         k->saved_after += bytes;
         k->layer_after += layer == 0 ? bytes : 0;
+        if (layer == 0)
+            p->value[v].saved_by = 1 + b;
     }
     if ((fwd || (rerun && copy)) && !o->recomputed && !(seen[v] & 2)) {
         seen[v] |= 2;
@@ -100,6 +102,8 @@ mrt_status mrt_plan_blocks_tally(mrt_plan *p, const mrt_spec *s)
         free(seen);
         return MRT_E_NOMEM;
     }
+    for (int v = 0; v < p->nvalues; v++)
+        p->value[v].saved_by = 0;
     for (int b = 0; b < s->nblocks; b++) {
         p->blocks[b].count = s->block[b].count;
         p->blocks[b].recompute = s->block[b].recompute;
@@ -133,6 +137,24 @@ void mrt_plan_blocks_print(const mrt_plan *p, FILE *f)
     }
 }
 
+/* ", "saved_per_layer_values": [...]': what instance 0 of block b
+ * keeps, value by value (its tensor and bytes), in step order. */
+static void saved_values_json(const mrt_plan *p, int b, FILE *f)
+{
+    int n = 0;
+    fputs(", \"saved_per_layer_values\": [", f);
+    for (int v = 0; v < p->nvalues; v++) {
+        const mrt_value *x = &p->value[v];
+        if (x->saved_by != 1 + b)
+            continue;
+        fputs(n++ ? ", {\"tensor\": " : "{\"tensor\": ", f);
+        mrt_json_string(f, p->tensor_name[x->tensor]);
+        fprintf(f, ", \"dtype\": \"%s\", \"bytes\": %" PRId64 "}",
+                mrt_dtype_name(x->dtype), x->count * x->elsize);
+    }
+    fputs("]", f);
+}
+
 void mrt_plan_blocks_json(const mrt_plan *p, FILE *f)
 {
     if (!p->blocks)
@@ -147,10 +169,12 @@ void mrt_plan_blocks_json(const mrt_plan *p, FILE *f)
                 ", \"activations\": {\"saved\": %" PRId64
                 ", \"saved_per_layer\": %" PRId64
                 ", \"without_recompute\": %" PRId64
-                ", \"without_recompute_per_layer\": %" PRId64 "}}",
+                ", \"without_recompute_per_layer\": %" PRId64 "}",
                 k->count, k->recompute ? "true" : "false", k->rerun_flops,
                 k->saved_after, k->layer_after, k->saved_before,
                 k->layer_before);
+        saved_values_json(p, b, f);
+        fputs("}", f);
     }
     fputs("]", f);
 }

@@ -34,6 +34,7 @@ MPI_Datatype mrt_mpi_type(mrt_dtype t)
     case MRT_I32: return MPI_INT32_T;
     case MRT_BF16: return MPI_UINT16_T; /* (see above) */
     case MRT_F16: return MPI_INT16_T;
+    case MRT_U8: return MPI_UINT8_T; /* (masks: moved, never reduced) */
     default: return MPI_FLOAT;
     }
 }

@@ -191,6 +191,7 @@ static void partials(mrt_map_fn fn, double c, double a, double b, double y,
         break;
     case MRT_MAP_SQUARE_GRAD: d[0] = 2 * b, d[1] = 2 * a; break;
     case MRT_MAP_MASK_FILL: d[0] = b != 0; break;
+    case MRT_MAP_DROPOUT: d[0] = b != 0 ? c : 0; break;
     case MRT_MAP_LERP: d[0] = 1 - c, d[1] = c; break;
     case MRT_MAP_LERP_SQ: d[0] = 1 - c, d[1] = 2 * c * b; break;
     case MRT_MAP_SQRT_ADD: d[0] = a > 0 ? 0.5 / sqrt(a) : 0, d[1] = 1; break;

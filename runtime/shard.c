@@ -35,9 +35,7 @@ static double indexed_value(const mrt_spec_tensor *st, uint64_t gi, int64_t q,
         return floor((mrt_init_random_value(st->seed, gi) + 1) / 2 * st->fill);
     case MRT_INIT_CAUSAL: return mrt_init_causal_value(q, k);
     case MRT_INIT_DROPOUT:
-        return mrt_init_dropout_keep(st->seed, gi, st->fill)
-                   ? 1.0 / (1.0 - st->fill)
-                   : 0.0;
+        return mrt_init_dropout_keep(st->seed, gi, st->fill); /* 0 or 1 */
     default: return mrt_init_random_value(st->seed, gi);
     }
 }

@@ -10,6 +10,8 @@
  *     ops: [...]            # each instance's ops, as `ops:`
  *     recompute: true       # its activations re-made in the backward
  *                           # pass, not kept (ir/recompute.c)
+ *     regather: true        # what the forward pass gathered, gathered
+ *                           # again in the backward pass
  *
  * read here and handed to the builder's block calls (ir/build_block.c),
  * which check the names and rename each instance's tensors and ops:
@@ -22,9 +24,9 @@
 
 #include "spec_parse.h"
 
-static const char *const block_keys[] = {"repeat", "name",      "in",
-                                         "carry",  "out",       "tensors",
-                                         "ops",    "recompute", NULL};
+static const char *const block_keys[] = {
+    "repeat",  "name", "in",        "carry",    "out",
+    "tensors", "ops",  "recompute", "regather", NULL};
 
 int mrt_spec_is_repeat(const mrt_spec_parser *p, const yaml_node_t *n)
 {
@@ -94,6 +96,14 @@ static mrt_status read_head(mrt_spec_parser *p, const yaml_node_t *n,
                              "false, got %s",
                              name, mrt_spec_what(rc, q, sizeof q));
     if (on && (st = mrt_ir_block_recompute_at(p->ir, 1, &rc_at, p->err)))
+        return st;
+    const yaml_node_t *rg = mrt_spec_get(p, n, "regather");
+    if (rg && (on = mrt_spec_plain_bool(rg)) < 0)
+        return mrt_spec_fail(p, rg,
+                             "regather of block '%s' must be true or "
+                             "false, got %s",
+                             name, mrt_spec_what(rg, q, sizeof q));
+    if (rg && on && (st = mrt_ir_block_regather_at(p->ir, 1, p->err)))
         return st;
     for (int k = 0; !st && k < 3; k++) {
         const yaml_node_t *v = mrt_spec_get(p, n, links[k]);

@@ -294,6 +294,15 @@ static int c_ir_block_next(void)
     return optional() ? i == 0 : i == -1 && status_ok(MRT_E_USAGE, ERR);
 }
 
+static int c_ir_block_regather(void)
+{
+    mrt_error err = {0};
+    mrt_ir *b = block_ir();
+    mrt_status st = mrt_ir_block_regather(N(ir, b), 1, ERR);
+    mrt_ir_destroy(b);
+    return optional() ? st == MRT_OK : status_ok(st, ERR);
+}
+
 static int c_ir_block_recompute(void)
 {
     mrt_error err = {0};
@@ -1048,6 +1057,7 @@ static const struct {
     {"mrt_ir_block_next", "ir,err?", c_ir_block_next},
     {"mrt_ir_block_end", "ir,err?", c_ir_block_end},
     {"mrt_ir_block_recompute", "ir,err?", c_ir_block_recompute},
+    {"mrt_ir_block_regather", "ir,err?", c_ir_block_regather},
     {"mrt_ir_set_train", "ir,t,err?", c_ir_set_train},
     {"mrt_ir_add_alternative", "ir,alt,err?", c_ir_add_alternative},
     {"mrt_ir_finish", "ir,out,err?", c_ir_finish},

@@ -137,6 +137,7 @@ static double ref_map(mrt_map_fn fn, double x, double y, double c)
     case MRT_MAP_SQUARE_GRAD: return 2 * x * y;
     case MRT_MAP_EQ: return x == y;
     case MRT_MAP_MASK_FILL: return y != 0 ? x : c;
+    case MRT_MAP_DROPOUT: return y != 0 ? c * x : 0;
     case MRT_MAP_LERP: return x + c * (y - x);
     case MRT_MAP_LERP_SQ: return x + c * (y * y - x);
     case MRT_MAP_SQRT_ADD: return sqrt(x) + y;
@@ -149,7 +150,8 @@ static double ref_map(mrt_map_fn fn, double x, double y, double c)
 
 static gen gen_for(mrt_map_fn fn, int input)
 {
-    if (fn == MRT_MAP_EQ || (fn == MRT_MAP_MASK_FILL && input == 1))
+    if (fn == MRT_MAP_EQ ||
+        ((fn == MRT_MAP_MASK_FILL || fn == MRT_MAP_DROPOUT) && input == 1))
         return GEN_SMALL_INT; /* (a mask: zeros among them) */
     if (fn == MRT_MAP_LOG || fn == MRT_MAP_RSQRT ||
         (fn == MRT_MAP_SQRT_ADD && input == 0))

@@ -7,7 +7,8 @@
  *     over 2, 3 and 2x2 ranks): the masks are functions of the global
  *     indices, never of the rank or the layout;
  *   - dropout at p = 0.5 drops about half (a bound 6 standard deviations
- *     wide), keeps the others at exactly 2, and p = 0.1 about a tenth;
+ *     wide), its mask is uint8 holding 1 for the others, and p = 0.1
+ *     drops about a tenth;
  *   - causal softmax, run by the unsharded reference, is causal: its
  *     masked entries are exactly 0, every row equals a softmax by hand
  *     over the keys at or before its query, and it is bit for bit the
@@ -24,6 +25,7 @@
 
 #include "block.h"
 #include "init.h"
+#include "kernel.h"
 #include "local.h"
 #include "meshrt.h"
 #include "npy.h"
@@ -46,7 +48,20 @@ static int64_t count_of(const mrt_layout *l)
     return n;
 }
 
-/* Tensor `name` of s filled whole (a new buffer). */
+/* The n elements of raw (tensor t's own type: a dropout mask's is
+ * uint8) as doubles, in raw's place (raw holds n doubles). */
+static double *as_doubles(const mrt_spec *s, int t, void *raw, int64_t n)
+{
+    mrt_dtype own = mrt_spec_tensor_dtype(s, t);
+    double *d = malloc((size_t)n * sizeof *d);
+    for (int64_t i = 0; i < n; i++)
+        d[i] = mrt_kernel_get(own, raw, i);
+    memcpy(raw, d, (size_t)n * sizeof *d);
+    free(d);
+    return raw;
+}
+
+/* Tensor `name` of s filled whole (a new buffer, as doubles). */
 static double *whole(const mrt_spec *s, int t)
 {
     mrt_layout w = s->tensor[t].layout;
@@ -55,7 +70,7 @@ static double *whole(const mrt_spec *s, int t)
     mrt_mesh one = {.naxes = 0, .nranks = 1};
     double *buf = calloc((size_t)count_of(&w), sizeof *buf);
     ck_assert_int_eq(mrt_shard_init(s, t, &w, &one, NULL, buf, NULL), MRT_OK);
-    return buf;
+    return as_doubles(s, t, buf, count_of(&w));
 }
 
 /* Tensor t of s filled shard by shard in its home layout on s's mesh,
@@ -75,12 +90,12 @@ static double *by_shards(const mrt_spec *s, int t, int *split)
         ck_assert_int_eq(mrt_shard_init(s, t, l, &s->mesh, coords, shard, NULL),
                          MRT_OK);
         mrt_block_copy(l->ndims, local, full, l->size, off, shard, local, zero,
-                       sizeof(double));
+                       (size_t)mrt_dtype_size(mrt_spec_tensor_dtype(s, t)));
     }
     for (int i = 0; i < l->ndims; i++)
         *split += l->naxes[i];
     free(shard);
-    return full;
+    return as_doubles(s, t, full, count_of(l));
 }
 
 /* Mask `mask` of spec `path` on each of the meshes: every layout's shards
@@ -160,20 +175,107 @@ START_TEST(dropout_drops_p)
         same += mrt_init_dropout_keep(7, i, 0.5) ==
                 mrt_init_dropout_keep(8, i, 0.5);
     ck_assert_int_lt(same, 600);
-    /* the spec's mask: 0 or 1 / (1 - p) = 2 exactly, about half each */
+    /* the spec's mask: 1 byte per element, 0 or 1, about half each (the
+     * map that reads it scales by 1 / (1 - p) = 2) */
     mrt_spec *s = load("tests/specs/ops/dropout.yaml", "data=1,model=1");
     int t = mrt_spec_find_tensor(s, "d:mask");
     ck_assert_int_ge(t, 0);
+    ck_assert_int_eq(mrt_spec_tensor_dtype(s, t), MRT_U8);
     double *m = whole(s, t);
     int64_t n = count_of(&s->tensor[t].layout), zeros = 0;
     for (int64_t i = 0; i < n; i++) {
-        ck_assert_msg(m[i] == 0 || m[i] == 2, "mask element %lld is %g",
+        ck_assert_msg(m[i] == 0 || m[i] == 1, "mask element %lld is %g",
                       (long long)i, m[i]);
         zeros += m[i] == 0;
     }
     ck_assert_int_gt(zeros, n / 5); /* 35 elements: 7 to 28 dropped */
     ck_assert_int_lt(zeros, n - n / 5);
     free(m);
+    mrt_spec_destroy(s);
+}
+END_TEST
+
+/* ---- the 1-byte mask type ------------------------------------------------ */
+
+/* uint8: 1 byte, named, converted exactly to and from the floating
+ * types (any nonzero value becomes 1: a mask holds 0 or 1). */
+START_TEST(mask_type)
+{
+    ck_assert_int_eq(mrt_dtype_size(MRT_U8), 1);
+    ck_assert_str_eq(mrt_dtype_name(MRT_U8), "uint8");
+    const uint8_t m[4] = {0, 1, 1, 0};
+    float f[4];
+    double d[4];
+    uint16_t h[4];
+    mrt_kernel_convert(MRT_F32, f, MRT_U8, m, 4);
+    mrt_kernel_convert(MRT_F64, d, MRT_U8, m, 4);
+    mrt_kernel_convert(MRT_BF16, h, MRT_U8, m, 4);
+    for (int i = 0; i < 4; i++) {
+        ck_assert_double_eq(f[i], m[i]);
+        ck_assert_double_eq(d[i], m[i]);
+        ck_assert_double_eq(mrt_kernel_get(MRT_BF16, h, i), m[i]);
+    }
+    const float back[4] = {0, 2.5f, -1, 1};
+    uint8_t b[4];
+    mrt_kernel_convert(MRT_U8, b, MRT_F32, back, 4);
+    ck_assert(b[0] == 0 && b[1] == 1 && b[2] == 1 && b[3] == 1);
+}
+END_TEST
+
+/* The planned masks of tests/specs/ops/dropout.yaml (float64) are uint8:
+ * 1 byte per element of rank 0's 4 x 3 shard. */
+START_TEST(dropout_mask_one_byte)
+{
+    mrt_error err = {0};
+    mrt_spec *s = load("tests/specs/ops/dropout.yaml", NULL);
+    mrt_plan *plan = NULL;
+    ck_assert_msg(mrt_plan_create(s, NULL, &plan, &err) == MRT_OK, "%s",
+                  err.message);
+    const char *const masks[] = {"d:mask", "d2:mask"};
+    for (int k = 0; k < 2; k++) {
+        mrt_plan_value_info v;
+        int i = mrt_plan_find_value(plan, masks[k]);
+        ck_assert_int_ge(i, 0);
+        ck_assert_int_eq(mrt_plan_get_value(plan, i, &v, &err), MRT_OK);
+        ck_assert_int_eq(v.elsize, 1);
+        ck_assert_int_eq(v.shard_bytes, 4 * 3);
+    }
+    mrt_plan_destroy(plan);
+    mrt_spec_destroy(s);
+}
+END_TEST
+
+/* Dropout by the unsharded reference: each element x / (1 - p) where
+ * the (seed, index) draw keeps it, exactly 0 where it drops it. */
+START_TEST(dropout_scales_kept)
+{
+    const char *text = "mesh: {data: 1}\n"
+                       "dtype: float64\n"
+                       "dims: {b: 6, f: 7}\n"
+                       "tensors:\n"
+                       "  x: {shape: [b, f], init: {random: 5}}\n"
+                       "ops:\n"
+                       "  - {op: dropout, in: [x], out: y, p: 0.3, seed: 9}\n"
+                       "outputs: [y]\n";
+    mrt_error err = {0};
+    mrt_spec *s = NULL;
+    ck_assert_msg(
+        mrt_spec_load_string("dropout", text, strlen(text), &s, &err) == MRT_OK,
+        "%s", err.message);
+    void **out = NULL, **mags = NULL;
+    ck_assert_msg(mrt_reference_run(s, 1, NULL, &out, &mags, &err) == MRT_OK,
+                  "%s", err.message);
+    const double *y = out[0];
+    int kept = 0;
+    for (uint64_t i = 0; i < 42; i++) {
+        double x = mrt_init_random_value(5, i);
+        int keep = mrt_init_dropout_keep(9, i, 0.3);
+        ck_assert_double_eq_tol(y[i], keep ? x / 0.7 : 0, 1e-15);
+        kept += keep;
+    }
+    ck_assert(kept > 0 && kept < 42);
+    mrt_reference_free(s, out);
+    mrt_reference_free(s, mags);
     mrt_spec_destroy(s);
 }
 END_TEST
@@ -318,8 +420,8 @@ START_TEST(masks_memory_counted)
     char *with = read_text(path);
     char *without = replaced(replaced(read_text(path), "p: 0.5", "p: 0"),
                              "p: 0.2", "p: 0");
-    /* two masks [b/data, f/model] of 4 x 3 float64 on rank 0 of 2x2 */
-    ck_assert_int_ge(peak_of(with) - peak_of(without), 2 * 4 * 3 * 8);
+    /* two masks [b/data, f/model] of 4 x 3 uint8 on rank 0 of 2x2 */
+    ck_assert_int_ge(peak_of(with) - peak_of(without), 2 * 4 * 3 * 1);
     free(with);
     free(without);
     path = "tests/specs/ops/softmax_causal.yaml";
@@ -610,6 +712,9 @@ int main(void)
     tcase_add_test(tc, dropout_same_bits);
     tcase_add_test(tc, causal_same_bits);
     tcase_add_test(tc, dropout_drops_p);
+    tcase_add_test(tc, mask_type);
+    tcase_add_test(tc, dropout_mask_one_byte);
+    tcase_add_test(tc, dropout_scales_kept);
     tcase_add_test(tc, causal_is_causal);
     tcase_add_test(tc, masks_memory_counted);
     tcase_add_test(tc, causal_mask_shared);

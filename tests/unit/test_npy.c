@@ -143,6 +143,9 @@ START_TEST(round_trips)
     for (int t = 0; t < MRT_DTYPE_COUNT; t++) {
         if (t == MRT_BF16) /* written as float32: bf16_as_float32 */
             continue;
+        if (t == MRT_U8) /* dropout masks: inputs made inside the run,
+                            never read from or saved to a file */
+            continue;
         round_trip((mrt_dtype)t, 1, s1);
         round_trip((mrt_dtype)t, 2, s2);
         round_trip((mrt_dtype)t, 3, s3);
