@@ -53,8 +53,8 @@ typedef struct budget {
 
 #define MiB (1ll << 20)
 static const budget full_budget = {
-    200,      5, {4 * MiB, 8 * MiB, 16 * MiB}, {1536, 1024}, 3, 4 * MiB,
-    64 * MiB, 5, {64 << 10, 1 * MiB, 8 * MiB}, 20,           5};
+    200,      5,  {4 * MiB, 8 * MiB, 16 * MiB}, {1536, 1024}, 3, 4 * MiB,
+    64 * MiB, 15, {64 << 10, 1 * MiB, 8 * MiB}, 20,           9};
 static const budget quick_budget = {
     50,       3, {1 * MiB, 2 * MiB, 4 * MiB},    {384, 256}, 2, 1 * MiB,
     16 * MiB, 3, {16 << 10, 256 << 10, 1 * MiB}, 10,         3};
@@ -252,7 +252,7 @@ static void measure_local(MPI_Comm world, const budget *z, bufs *b,
                           b->b,
                           b->c,
                           b->local_bytes,
-                          7,
+                          quick ? 7 : 15,
                           quick,
                           z->gemm_n[MRT_F32],
                           quick ? 0.001 : 0.01};
