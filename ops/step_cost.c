@@ -17,6 +17,7 @@
 #include "kernel_plan.h"
 #include "mapfn.h"
 #include "planning.h"
+#include "step_widen.h"
 
 /* The cost model's kind for each collective step kind. */
 static const mrt_coll step_coll[MRT_STEP_KIND_COUNT] = {
@@ -199,7 +200,8 @@ static double einsum_time(const mrt_plan *p, const mrt_step *t)
      * `sum` rate when it has one */
     double sum = c->ninputs < 2
                      ? mrt_cost_map(&p->profile, "sum",
-                                    (double)p->value[t->in].count, p->elsize)
+                                    (double)p->value[t->in].count,
+                                    mrt_step_compute_dtype(p, t), p->elsize)
                      : -1;
     if (sum >= 0)
         return sum * share;
@@ -223,11 +225,12 @@ static double map_time(const mrt_plan *p, const mrt_step *t, double read)
     double out = (double)p->value[t->out].count;
     if (t->kind == MRT_STEP_MAP) {
         double m = mrt_cost_map(&p->profile, mrt_map_name(t->fn), out,
-                                p->elsize);
+                                mrt_step_compute_dtype(p, t), p->elsize);
         if (m >= 0)
             return m;
     } else if (out > 0) {
-        double copy = mrt_cost_map(&p->profile, "copy", out, p->elsize);
+        double copy = mrt_cost_map(&p->profile, "copy", out,
+                                   mrt_step_compute_dtype(p, t), p->elsize);
         if (copy >= 0)
             return copy * (out + read) / (2 * out);
     }
