@@ -308,7 +308,8 @@ void mrt_profile_put_rows(FILE *f, const mrt_profile *p)
         fputs("maps:\n", f);
     for (int i = 0; i < p->nmap; i++)
         fprintf(f, "  - {fn: %s%s, elements: %lld, ns_per_element: %.4g}\n",
-                p->map[i].fn, p->map[i].dtype == MRT_F64 ? ", dtype: float64" : "",
+                p->map[i].fn,
+                p->map[i].dtype == MRT_F64 ? ", dtype: float64" : "",
                 (long long)p->map[i].elements, p->map[i].s_per_elem * 1e9);
     if (p->ncoll)
         fputs("collectives:\n", f);

@@ -129,7 +129,7 @@ void mrt_calib_gemm_rows(MPI_Comm world, const mrt_calib_pools *pl,
 
 typedef struct map_job {
     mrt_map_fn fn;
-    mrt_dtype t; /* MRT_F32 or MRT_F64 */
+    mrt_dtype t;      /* MRT_F32 or MRT_F64 */
     int64_t elements; /* of the shard */
     int64_t part;     /* of one pass: the shard's, or fewer (FLOAT64_PART) */
     int count;        /* passes */
@@ -268,24 +268,24 @@ void mrt_calib_map_rows(MPI_Comm world, const mrt_calib_pools *pl,
     p->nmap = 0;
     for (int t = MRT_F32; t <= MRT_F64; t++) {
         fill_inputs((mrt_dtype)t, pl->a, pl->b, most);
-        for (int f = 0; f <= MRT_MAP_FN_COUNT; f++) /* the last: sum */
-            for (int i = 0; sizes[i] && p->nmap < MRT_PROFILE_MAP_ROWS &&
-                            (t == MRT_F32 || timed_in_f64(f));
-                 i++) {
+        for (int f = 0; f <= MRT_MAP_FN_COUNT; f++) { /* the last: sum */
+            if (t == MRT_F64 && !timed_in_f64(f))
+                continue;
+            for (int i = 0; sizes[i] && p->nmap < MRT_PROFILE_MAP_ROWS; i++) {
                 /* up to 8 inputs in turn, so that a branch on the data
                  * (relu's sign) cannot be learnt from one pass to the
                  * next, as the next step of a run brings new data */
-                map_job j = {
-                    (mrt_map_fn)f,
-                    (mrt_dtype)t,
-                    sizes[i],
-                    t == MRT_F64 && sizes[i] > FLOAT64_PART ? FLOAT64_PART
-                                                            : sizes[i],
-                    1,
-                    pl->c,
-                    pl->a,
-                    pl->b,
-                    (int)(most / sizes[i] < 8 ? most / sizes[i] : 8)};
+                map_job j = {(mrt_map_fn)f,
+                             (mrt_dtype)t,
+                             sizes[i],
+                             t == MRT_F64 && sizes[i] > FLOAT64_PART
+                                 ? FLOAT64_PART
+                                 : sizes[i],
+                             1,
+                             pl->c,
+                             pl->a,
+                             pl->b,
+                             (int)(most / sizes[i] < 8 ? most / sizes[i] : 8)};
                 double s = time_map(world, pl, &j);
                 mrt_map_row *r = &p->map[p->nmap++];
                 snprintf(r->fn, sizeof r->fn, "%s",
@@ -293,11 +293,12 @@ void mrt_calib_map_rows(MPI_Comm world, const mrt_calib_pools *pl,
                                               : "sum");
                 r->elements = sizes[i];
                 r->dtype = t;
-                r->s_per_elem = mrt_calib_sig4(s / ((double)j.count *
-                                                    (double)j.part) *
-                                               1e9) *
+                r->s_per_elem = mrt_calib_sig4(
+                                    s / ((double)j.count * (double)j.part) *
+                                    1e9) *
                                 1e-9;
             }
+        }
     }
     mrt_profile_sort_rows(p);
 }

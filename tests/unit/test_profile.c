@@ -376,8 +376,7 @@ START_TEST(rates_by_form_and_function)
               1e-9 * e * per);
     ck_assert(close_to(mrt_cost_map(&q, "gelu", 10, MRT_F32, 4), 10 * 2e-9));
     ck_assert(close_to(mrt_cost_map(&q, "gelu", 1e8, MRT_F32, 4), 1e8 * 8e-9));
-    ck_assert(
-        close_to(mrt_cost_map(&q, "add", 1e6, MRT_F32, 4), 1e6 * 0.5e-9));
+    ck_assert(close_to(mrt_cost_map(&q, "add", 1e6, MRT_F32, 4), 1e6 * 0.5e-9));
     ck_assert(mrt_cost_map(&q, "relu", 1e6, MRT_F32, 4) < 0);
     mrt_profile d;
     mrt_profile_default(&d);
@@ -442,9 +441,8 @@ START_TEST(map_rows_by_type)
     ck_assert_str_eq(strstr(again, "\nmaps:\n"), strstr(text, "\nmaps:\n"));
     /* float64: its own rows, between 18 and 22 ns in log elements (the
      * bytes rule would say 1.2 ns) */
-    double e = 1 << 15,
-           x = 18e-9 + 4e-9 * (log(e) - log(1024.0)) /
-                           (log(1048576.0) - log(1024.0));
+    double e = 1 << 15, x = 18e-9 + 4e-9 * (log(e) - log(1024.0)) /
+                                        (log(1048576.0) - log(1024.0));
     ck_assert(fabs(mrt_cost_map(&q, "exp", e, MRT_F64, 8) - e * x) <
               1e-9 * e * x);
     ck_assert(close_to(mrt_cost_map(&q, "exp", 1e8, MRT_F64, 8), 1e8 * 22e-9));
@@ -452,8 +450,7 @@ START_TEST(map_rows_by_type)
     ck_assert(close_to(mrt_cost_map(&q, "exp", e, MRT_F32, 4), e * 0.6e-9));
     ck_assert(
         close_to(mrt_cost_map(&q, "exp", e, MRT_BF16, 2), e * 0.6e-9 / 2));
-    ck_assert(
-        close_to(mrt_cost_map(&q, "exp", e, MRT_F16, 2), e * 0.6e-9 / 2));
+    ck_assert(close_to(mrt_cost_map(&q, "exp", e, MRT_F16, 2), e * 0.6e-9 / 2));
     /* float64 without float64 rows: float32's at twice the bytes */
     ck_assert(close_to(mrt_cost_map(&q, "add", e, MRT_F64, 8), e * 1e-9));
     /* only float64 rows: none for float32 */
