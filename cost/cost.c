@@ -176,20 +176,27 @@ double mrt_cost_kernel(const mrt_profile *p, mrt_dtype t, double flops)
     return flops / p->gemm_flops[mrt_dtype_compute(t)]; /* 16-bit: float32 */
 }
 
-/* The float32 GEMM rate of an s x s x s product of form f, interpolated
- * in log s between the profile's rows of that form (held at the ends);
- * a form the rows lack takes those of nn.  Rows are sorted by form,
- * then n. */
-static double gemm_rate_at(const mrt_profile *p, int f, double s)
+/* The GEMM rate in type t (MRT_F32 or MRT_F64) of an s x s x s product
+ * of form f, interpolated in log s between the profile's rows of that
+ * type and form (held at the ends); a form the rows lack takes those of
+ * nn; -1 when there are no rows of type t.  Rows are sorted by type,
+ * form, then n. */
+static double gemm_rate_at(const mrt_profile *p, int t, int f, double s)
 {
-    int lo = 0, n = 0;
+    int lo = 0, n = 0, any = -1;
     for (int i = 0; i < p->ngemm; i++)
-        if (p->gemm[i].form == f && !n++)
-            lo = i;
+        if (p->gemm[i].dtype == t) {
+            if (any < 0)
+                any = i;
+            if (p->gemm[i].form == f && !n++)
+                lo = i;
+        }
+    if (any < 0)
+        return -1;
     if (!n && f != MRT_GEMM_NN)
-        return gemm_rate_at(p, MRT_GEMM_NN, s);
+        return gemm_rate_at(p, t, MRT_GEMM_NN, s);
     if (!n) /* only other forms: the first row's */
-        return p->gemm[0].flops;
+        return p->gemm[any].flops;
     const mrt_gemm_row *r = p->gemm + lo;
     if (s <= (double)r[0].n)
         return r[0].flops;
@@ -211,8 +218,20 @@ double mrt_cost_gemm_form(const mrt_profile *p, mrt_dtype t, double flops,
         /* a product is as fast as a cube of its volume, unless a thin
          * side holds it back */
         double s = fmin(cbrt(m * n * k), 2 * fmin(m, fmin(n, k)));
-        rate = gemm_rate_at(p, (int)form, s) * p->gemm_flops[t] /
-               p->gemm_flops[MRT_F32];
+        /* Float64's own rows when the profile has them, as they are:
+         * like float32's they are rates measured in their type, the
+         * peak (kernel: gflops_float64) their largest nn row, so the
+         * peak is already in them (scaling them by it again would count
+         * it twice).  Without them, float32's shape of the curve times
+         * the peaks' ratio, which prices dgemm's small products too
+         * slowly (its packing and edge cases cost relatively less than
+         * sgemm's: zero.yaml's float64 einsums ran at 0.61 of it). */
+        double r = t == MRT_F64 ? gemm_rate_at(p, MRT_F64, (int)form, s) : -1;
+        if (r < 0)
+            r = gemm_rate_at(p, MRT_F32, (int)form, s) * p->gemm_flops[t] /
+                p->gemm_flops[MRT_F32];
+        if (r > 0)
+            rate = r;
     }
     return flops / rate;
 }

@@ -60,10 +60,14 @@ typedef enum mrt_gemm_form {
 } mrt_gemm_form;
 /* "nn", "nt", "tn", "tt". */
 const char *mrt_gemm_form_name(mrt_gemm_form f);
+/* A product's rate in float32, or in float64 (BLIS's dgemm: its rate
+ * by size is not float32's scaled by the two peaks' ratio). */
+#define MRT_PROFILE_GEMM_ROWS 128 /* forms x sizes, both types */
 typedef struct mrt_gemm_row {
     int64_t n;
     int form;     /* mrt_gemm_form */
     double flops; /* flop/s */
+    int dtype;    /* MRT_F32 (a row without `dtype:`) or MRT_F64 */
 } mrt_gemm_row;
 /* The rate of one elementwise function (a map step: relu, gelu, add,
  * ...; named as the plan names it) over `elements` output elements of
@@ -99,8 +103,8 @@ typedef struct mrt_profile {
     char kernel[64];     /* BLIS kernel family, if measured */
     int ncoll;           /* measured collectives, if any */
     mrt_coll_row coll[MRT_PROFILE_ROWS];
-    int ngemm; /* measured GEMM rates by form and size, n ascending */
-    mrt_gemm_row gemm[MRT_PROFILE_ROWS];
+    int ngemm; /* measured GEMM rates by type, form and size, n ascending */
+    mrt_gemm_row gemm[MRT_PROFILE_GEMM_ROWS];
     int nmap; /* measured map rates by function, type and size */
     mrt_map_row map[MRT_PROFILE_MAP_ROWS];
     int ranks, cores;      /* ranks per host that shared `cores` cores while
@@ -130,8 +134,8 @@ mrt_status mrt_profile_load_rows(const struct mrt_yaml_doc *d,
                                  const struct yaml_node_s *root,
                                  mrt_profile *p);
 /* Sorts the rows as the cost model reads them: collectives by kind,
- * group and bytes, GEMM rates by form and n, map rates by function,
- * type (float32 first) and elements. */
+ * group and bytes, GEMM rates by type (float32 first), form and n, map
+ * rates by function, type (float32 first) and elements. */
 void mrt_profile_sort_rows(mrt_profile *p);
 /* Writes those rows as YAML lines (nothing when p has none). */
 void mrt_profile_put_rows(FILE *f, const mrt_profile *p);

@@ -4,9 +4,10 @@
  *
  *   collectives:            # what each collective took, by size
  *     - {kind: allreduce, group: 2, bytes: 65536, time_us: 17.9}
- *   gemm:                   # float32 GEMM rate of an n x n x n product
- *     - {n: 64, gflops: 5.1}            # form nn (operands by rows)
+ *   gemm:                   # GEMM rate of an n x n x n product
+ *     - {n: 64, gflops: 5.1}            # form nn (operands by rows), float32
  *     - {n: 64, form: nt, gflops: 4.2}  # B stored by columns
+ *     - {n: 64, form: nt, dtype: float64, gflops: 2.9}  # in float64
  *   maps:                   # an elementwise function over so many elements
  *     - {fn: gelu, elements: 262144, ns_per_element: 3.1}   # in float32
  *     - {fn: gelu, dtype: float64, elements: 262144, ns_per_element: 19.7}
@@ -15,14 +16,15 @@
  *
  * `meshrt calibrate` writes them; the cost model (cost.c) interpolates
  * between them.  A profile without them is priced by the formulas alone.
- * Rows are kept sorted (kind, group, bytes; form, n; fn, dtype,
+ * Rows are kept sorted (kind, group, bytes; dtype, form, n; fn, dtype,
  * elements), whatever the file's order.  A map row's fn is a name
  * (lower-case letters, digits, '_'): the cost layer sits below the
  * program's list of functions, so a row for a name no map step has is
  * never used.  Its optional dtype is the type the function was timed in,
  * float32 (the default: a profile written before float64 rows existed
  * means float32) or float64, the two types the kernels compute in (a
- * 16-bit map is computed in float32: its rows are float32's).
+ * 16-bit map is computed in float32: its rows are float32's).  A gemm
+ * row's dtype is the same: float32 unless it says float64.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -36,7 +38,8 @@ static const char *const coll_kind[MRT_COLL_COUNT] = {
     "allreduce", "allgather", "reduce_scatter", "alltoall", "permute"};
 static const char *const coll_keys[] = {"kind", "group", "bytes", "time_us",
                                         NULL};
-static const char *const gemm_keys[] = {"n", "gflops", "form", NULL};
+static const char *const gemm_keys[] = {"n", "gflops", "form", "dtype",
+                                        NULL};
 static const char *const map_keys[] = {"fn", "elements", "ns_per_element",
                                        "dtype", NULL};
 static const char *const form_name[MRT_GEMM_FORM_COUNT] = {"nn", "nt", "tn",
@@ -111,12 +114,32 @@ static mrt_status coll_row(const mrt_yaml_doc *d, const yaml_node_t *m,
     return st;
 }
 
+/* The optional `dtype` of row m (`in` names it) into *t: float32 when
+ * absent (every profile written before float64 rows existed), float32
+ * or float64 (the types the kernels compute in) when present. */
+static mrt_status row_dtype(const mrt_yaml_doc *d, const yaml_node_t *m,
+                            const char *in, int *t)
+{
+    char w[MRT_YAML_QUOTE_MAX + 32];
+    const yaml_node_t *n = mrt_yaml_get(d, m, "dtype");
+    const char *s = n ? mrt_yaml_str(n) : NULL;
+    *t = MRT_F32;
+    if (n && s && strcmp(s, "float64") == 0)
+        *t = MRT_F64;
+    else if (n && !(s && strcmp(s, "float32") == 0))
+        return mrt_yaml_fail(d, n,
+                             "'dtype' of %s must be float32 or float64 (the "
+                             "types the kernels compute in), got %s",
+                             in, mrt_yaml_what(n, w, sizeof w));
+    return MRT_OK;
+}
+
 static mrt_status gemm_row(const mrt_yaml_doc *d, const yaml_node_t *m,
                            void *row)
 {
     char w[MRT_YAML_QUOTE_MAX + 32];
     mrt_gemm_row *r = row;
-    mrt_status st = all_keys(d, m, gemm_keys, 1, "a gemm row");
+    mrt_status st = all_keys(d, m, gemm_keys, 2, "a gemm row");
     if (!st)
         st = mrt_yaml_count_max(d, mrt_yaml_get(d, m, "n"), "'n' of a gemm row",
                                 1 << 20, &r->n);
@@ -134,6 +157,8 @@ static mrt_status gemm_row(const mrt_yaml_doc *d, const yaml_node_t *m,
                              "'form' of a gemm row must be nn, nt, tn or tt, "
                              "got %s",
                              mrt_yaml_what(f, w, sizeof w));
+    if (!st)
+        st = row_dtype(d, m, "a gemm row", &r->dtype);
     return st;
 }
 
@@ -175,16 +200,8 @@ static mrt_status map_row(const mrt_yaml_doc *d, const yaml_node_t *m,
         st = bounded(d, mrt_yaml_get(d, m, "ns_per_element"),
                      "'ns_per_element' of a map row", 1 / MRT_PROFILE_RATE_MIN,
                      1e-9, &r->s_per_elem);
-    const yaml_node_t *t = st ? NULL : mrt_yaml_get(d, m, "dtype");
-    s = t ? mrt_yaml_str(t) : NULL;
-    r->dtype = MRT_F32;
-    if (t && s && strcmp(s, "float64") == 0)
-        r->dtype = MRT_F64;
-    else if (t && !(s && strcmp(s, "float32") == 0))
-        return mrt_yaml_fail(d, t,
-                             "'dtype' of a map row must be float32 or float64 "
-                             "(the types the kernels compute in), got %s",
-                             mrt_yaml_what(t, w, sizeof w));
+    if (!st)
+        st = row_dtype(d, m, "a map row", &r->dtype);
     return st;
 }
 
@@ -207,6 +224,8 @@ static int by_coll(const void *a, const void *b)
 static int by_n(const void *a, const void *b)
 {
     const mrt_gemm_row *x = a, *y = b;
+    if (x->dtype != y->dtype)
+        return x->dtype - y->dtype; /* float32 first */
     if (x->form != y->form)
         return x->form - y->form;
     return (x->n > y->n) - (x->n < y->n);
@@ -270,7 +289,7 @@ mrt_status mrt_profile_load_rows(const struct mrt_yaml_doc *d,
     static const row_list colls = {"collectives", coll_row_any, by_coll,
                                    sizeof(mrt_coll_row), MRT_PROFILE_ROWS};
     static const row_list gemms = {"gemm", gemm_row, by_n, sizeof(mrt_gemm_row),
-                                   MRT_PROFILE_ROWS};
+                                   MRT_PROFILE_GEMM_ROWS};
     static const row_list maps = {"maps", map_row, by_fn, sizeof(mrt_map_row),
                                   MRT_PROFILE_MAP_ROWS};
     int64_t v;
@@ -297,12 +316,11 @@ void mrt_profile_put_rows(FILE *f, const mrt_profile *p)
         fputs("gemm:\n", f);
     for (int i = 0; i < p->ngemm; i++) {
         const mrt_gemm_row *g = &p->gemm[i];
-        if (g->form == MRT_GEMM_NN)
-            fprintf(f, "  - {n: %lld, gflops: %.4g}\n", (long long)g->n,
-                    g->flops / 1e9);
-        else
-            fprintf(f, "  - {n: %lld, form: %s, gflops: %.4g}\n",
-                    (long long)g->n, form_name[g->form], g->flops / 1e9);
+        /* (float32 nn rows as before the keys existed) */
+        fprintf(f, "  - {n: %lld%s%s%s, gflops: %.4g}\n", (long long)g->n,
+                g->form == MRT_GEMM_NN ? "" : ", form: ",
+                g->form == MRT_GEMM_NN ? "" : form_name[g->form],
+                g->dtype == MRT_F64 ? ", dtype: float64" : "", g->flops / 1e9);
     }
     if (p->nmap)
         fputs("maps:\n", f);

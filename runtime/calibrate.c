@@ -254,7 +254,7 @@ static void measure_local(MPI_Comm world, const budget *z, bufs *b,
                           b->local_bytes,
                           quick ? 7 : 15,
                           quick,
-                          z->gemm_n[MRT_F32],
+                          {z->gemm_n[MRT_F32], z->gemm_n[MRT_F64]},
                           quick ? 0.001 : 0.01};
     mrt_calib_gemm_rows(world, &pl, p);
     mrt_calib_map_rows(world, &pl, p);

@@ -96,11 +96,13 @@ double mrt_calib_best(MPI_Comm world, int reps, void (*run)(void *), void *arg);
 typedef struct mrt_calib_pools {
     float *a, *b, *c;
     size_t bytes;
-    int reps, quick, peak_n;
+    int reps, quick;
+    int peak_n[MRT_COMPUTE_DTYPE_COUNT]; /* by type */
     double target_s; /* of work per repetition */
 } mrt_calib_pools;
-/* The `gemm:` rows: float32 products n x n x n in every form, operands
- * not in cache, and the peak (p->gemm_flops) as the largest nn row.
+/* The `gemm:` rows: products n x n x n in every form, in float32 and in
+ * float64, operands not in cache, and each type's peak (p->gemm_flops)
+ * as its largest nn row.
  * Collective. */
 void mrt_calib_gemm_rows(MPI_Comm world, const mrt_calib_pools *pl,
                          mrt_profile *p);

@@ -1,7 +1,7 @@
 /*
  * calibrate_rates.c — the local rates `calibrate` measures the way a run
- * meets them (docs/calibration.md): the float32 GEMM rate by the form of
- * the operands and the size of the product, and the rate of every
+ * meets them (docs/calibration.md): the GEMM rate in float32 and float64
+ * by the form of the operands and the size of the product, and the rate of every
  * elementwise function by the size of its shard.  They become the
  * profile's `gemm:` and `maps:` rows, which ops/step_cost.c prices plan
  * steps by.
@@ -14,7 +14,8 @@
  *    of 64 MiB each, far larger than a core's cache, so a product finds
  *    them where a run does (written by an earlier step, not in the core's
  *    cache: the calibrate's peak, one product over the same operands, has
- *    them hot).
+ *    them hot).  The same in float64 (dgemm), a quarter of the work a
+ *    repetition: its rate by size is not sgemm's scaled by the peaks.
  *  - Maps: each function (kernels/kernel_map.c) over shards of 16 Ki,
  *    256 Ki and 4 Mi float32 elements (64 KiB to 16 MiB: in a core's
  *    cache and out of it), inputs as large as the output, the first in
@@ -78,7 +79,8 @@ static void size_work(MPI_Comm world, double target, void (*run)(void *),
 
 typedef struct gemm_job {
     int n, form, count; /* count products of n x n x n in form */
-    float *a, *b, *c;   /* the pools */
+    mrt_dtype t;        /* MRT_F32 or MRT_F64 */
+    void *a, *b, *c;    /* the pools */
     size_t sets;        /* operand sets in each pool */
 } gemm_job;
 
@@ -90,38 +92,59 @@ static void run_gemms(void *arg)
     int64_t ars = j->form & 2 ? 1 : n, acs = j->form & 2 ? n : 1;
     int64_t brs = j->form & 1 ? 1 : n, bcs = j->form & 1 ? n : 1;
     float one = 1, zero = 0;
+    double one64 = 1, zero64 = 0;
     for (int i = 0; i < j->count; i++) {
         size_t s = (size_t)i % j->sets * (size_t)nn;
-        bli_sgemm(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, n, n, n, &one, j->a + s,
-                  ars, acs, j->b + s, brs, bcs, &zero, j->c + s, n, 1);
+        if (j->t == MRT_F64)
+            bli_dgemm(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, n, n, n, &one64,
+                      (double *)j->a + s, ars, acs, (double *)j->b + s, brs,
+                      bcs, &zero64, (double *)j->c + s, n, 1);
+        else
+            bli_sgemm(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, n, n, n, &one,
+                      (float *)j->a + s, ars, acs, (float *)j->b + s, brs, bcs,
+                      &zero, (float *)j->c + s, n, 1);
     }
 }
 
-void mrt_calib_gemm_rows(MPI_Comm world, const mrt_calib_pools *pl,
-                         mrt_profile *p)
+/* The rows of type t: every form at each size, then the peak's product
+ * (hot: one product over the same operands) as the largest nn row. */
+static void gemm_rows_of(MPI_Comm world, const mrt_calib_pools *pl,
+                         mrt_dtype t, double target, mrt_profile *p)
 {
     static const int full[] = {16, 32, 64, 128, 256, 512, 0};
     static const int quick[] = {16, 64, 256, 0};
     const int *sizes = pl->quick ? quick : full;
-    p->ngemm = 0;
+    size_t el = (size_t)mrt_dtype_size(t);
     for (int f = 0; f < MRT_GEMM_FORM_COUNT; f++)
         for (int i = 0; sizes[i]; i++) {
             double n = sizes[i], flops = 2 * n * n * n;
             gemm_job j = {sizes[i],
                           f,
                           1,
+                          t,
                           pl->a,
                           pl->b,
                           pl->c,
-                          pl->bytes / ((size_t)sizes[i] * sizes[i] * 4)};
-            size_work(world, pl->target_s, run_gemms, &j, &j.count);
-            double t = mrt_calib_best(world, pl->reps, run_gemms, &j);
+                          pl->bytes / ((size_t)sizes[i] * sizes[i] * el)};
+            size_work(world, target, run_gemms, &j, &j.count);
+            double s = mrt_calib_best(world, pl->reps, run_gemms, &j);
             p->gemm[p->ngemm++] = (mrt_gemm_row){
-                sizes[i], f, mrt_calib_sig4(flops * j.count / t)};
+                sizes[i], f, mrt_calib_sig4(flops * j.count / s), t};
         }
-    /* the peak's product, hot, as the largest nn row */
-    p->gemm[p->ngemm++] = (mrt_gemm_row){pl->peak_n, MRT_GEMM_NN,
-                                         p->gemm_flops[MRT_F32]};
+    p->gemm[p->ngemm++] = (mrt_gemm_row){pl->peak_n[t], MRT_GEMM_NN,
+                                         p->gemm_flops[t], t};
+}
+
+void mrt_calib_gemm_rows(MPI_Comm world, const mrt_calib_pools *pl,
+                         mrt_profile *p)
+{
+    p->ngemm = 0;
+    gemm_rows_of(world, pl, MRT_F32, pl->target_s, p);
+    /* float64's at a quarter of the work a repetition (its 24 rows at
+     * float32's 10 ms would add 4 s; at 2.5 ms, 1 s): dgemm's rate by
+     * size is not sgemm's times the peaks' ratio (docs/calibration.md,
+     * round G) */
+    gemm_rows_of(world, pl, MRT_F64, pl->target_s / 4, p);
     mrt_profile_sort_rows(p);
 }
 
@@ -307,19 +330,25 @@ void mrt_calib_map_rows(MPI_Comm world, const mrt_calib_pools *pl,
 
 void mrt_calib_print_rates(const mrt_profile *p, FILE *f)
 {
-    if (p->ngemm)
-        fprintf(f, "GEMM float32 by form (A, B stored by rows n or columns "
-                   "t; operands not in cache; GFLOP/s):\n");
-    for (int form = 0; form < MRT_GEMM_FORM_COUNT; form++) {
-        int any = 0;
-        for (int i = 0; i < p->ngemm; i++)
-            if (p->gemm[i].form == form) {
+    for (int t = MRT_F32, shown = 0; t <= MRT_F64; t++, shown = 0)
+        for (int form = 0; form < MRT_GEMM_FORM_COUNT; form++) {
+            int any = 0;
+            for (int i = 0; i < p->ngemm; i++) {
+                const mrt_gemm_row *g = &p->gemm[i];
+                if (g->dtype != t || g->form != form)
+                    continue;
+                if (!shown++)
+                    fprintf(f,
+                            "GEMM %s by form (A, B stored by rows n or "
+                            "columns t; operands not in cache; GFLOP/s):\n",
+                            t == MRT_F64 ? "float64" : "float32");
                 fprintf(f, "%s n=%lld %.4g", any++ ? "," : " ",
-                        (long long)p->gemm[i].n, p->gemm[i].flops / 1e9);
+                        (long long)g->n, g->flops / 1e9);
             }
-        if (any)
-            fprintf(f, "  (%s)\n", mrt_gemm_form_name((mrt_gemm_form)form));
-    }
+            if (any)
+                fprintf(f, "  (%s)\n",
+                        mrt_gemm_form_name((mrt_gemm_form)form));
+        }
     for (int t = MRT_F32; t <= MRT_F64; t++) {
         int any = 0;
         for (int i = 0; i < p->nmap; i++) {

@@ -324,10 +324,10 @@ START_TEST(rates_by_form_and_function)
     char path[256];
     mrt_profile p = sample(), q;
     mrt_error err = {0};
-    p.gemm[p.ngemm++] = (mrt_gemm_row){512, MRT_GEMM_NT, 50e9};
-    p.gemm[p.ngemm++] = (mrt_gemm_row){16, MRT_GEMM_NN, 2e9};
-    p.gemm[p.ngemm++] = (mrt_gemm_row){64, MRT_GEMM_NT, 10e9};
-    p.gemm[p.ngemm++] = (mrt_gemm_row){1024, MRT_GEMM_NN, 40e9};
+    p.gemm[p.ngemm++] = (mrt_gemm_row){512, MRT_GEMM_NT, 50e9, MRT_F32};
+    p.gemm[p.ngemm++] = (mrt_gemm_row){16, MRT_GEMM_NN, 2e9, MRT_F32};
+    p.gemm[p.ngemm++] = (mrt_gemm_row){64, MRT_GEMM_NT, 10e9, MRT_F32};
+    p.gemm[p.ngemm++] = (mrt_gemm_row){1024, MRT_GEMM_NN, 40e9, MRT_F32};
     p.map[p.nmap++] = (mrt_map_row){"gelu", 1 << 20, 8e-9, MRT_F32};
     p.map[p.nmap++] = (mrt_map_row){"gelu", 1 << 10, 2e-9, MRT_F32};
     p.map[p.nmap++] = (mrt_map_row){"add", 1 << 10, 0.5e-9, MRT_F32};
