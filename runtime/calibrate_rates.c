@@ -14,7 +14,7 @@
  *    of 64 MiB each, far larger than a core's cache, so a product finds
  *    them where a run does (written by an earlier step, not in the core's
  *    cache: the calibrate's peak, one product over the same operands, has
- *    them hot).  The same in float64 (dgemm), a quarter of the work a
+ *    them hot).  The same in float64 (dgemm), a fifth of the work a
  *    repetition: its rate by size is not sgemm's scaled by the peaks.
  *  - Maps: each function (kernels/kernel_map.c) over shards of 16 Ki,
  *    256 Ki and 4 Mi float32 elements (64 KiB to 16 MiB: in a core's
@@ -140,11 +140,11 @@ void mrt_calib_gemm_rows(MPI_Comm world, const mrt_calib_pools *pl,
 {
     p->ngemm = 0;
     gemm_rows_of(world, pl, MRT_F32, pl->target_s, p);
-    /* float64's at a quarter of the work a repetition (its 24 rows at
-     * float32's 10 ms would add 4 s; at 2.5 ms, 1 s): dgemm's rate by
-     * size is not sgemm's times the peaks' ratio (docs/calibration.md,
-     * round G) */
-    gemm_rows_of(world, pl, MRT_F64, pl->target_s / 4, p);
+    /* float64's at a fifth of the work a repetition (its 24 rows at
+     * float32's 10 ms would add 4 s to the calibration; at 2 ms, 0.8 s
+     * idle): dgemm's rate by size is not sgemm's times the peaks' ratio
+     * (docs/calibration.md, round G) */
+    gemm_rows_of(world, pl, MRT_F64, pl->target_s / 5, p);
     mrt_profile_sort_rows(p);
 }
 
