@@ -107,7 +107,8 @@ static void run_gemms(void *arg)
 }
 
 /* The rows of type t: every form at each size, then the peak's product
- * (hot: one product over the same operands) as the largest nn row. */
+ * (hot: one product over the same operands) as the largest nn row
+ * when it is larger than those. */
 static void gemm_rows_of(MPI_Comm world, const mrt_calib_pools *pl,
                          mrt_dtype t, double target, mrt_profile *p)
 {
@@ -131,8 +132,14 @@ static void gemm_rows_of(MPI_Comm world, const mrt_calib_pools *pl,
             p->gemm[p->ngemm++] = (mrt_gemm_row){
                 sizes[i], f, mrt_calib_sig4(flops * j.count / s), t};
         }
-    p->gemm[p->ngemm++] = (mrt_gemm_row){pl->peak_n[t], MRT_GEMM_NN,
-                                         p->gemm_flops[t], t};
+    int last = 0;
+    while (sizes[last + 1])
+        last++;
+    /* (not when the peak's size is one timed cold: --quick's float64
+     * peak is 256, whose row is the cold one) */
+    if (pl->peak_n[t] > sizes[last])
+        p->gemm[p->ngemm++] = (mrt_gemm_row){pl->peak_n[t], MRT_GEMM_NN,
+                                             p->gemm_flops[t], t};
 }
 
 void mrt_calib_gemm_rows(MPI_Comm world, const mrt_calib_pools *pl,

@@ -4,7 +4,8 @@
 # them, through `plan --json`: a collective's time is interpolated between
 # the rows of its kind and group (and extrapolated along the last two); an
 # einsum's rate is the GEMM row of its shape and of the form of its
-# operands; a map's, its function's row; local times grow when the
+# operands (in the product's type: float32's or float64's rows); a
+# map's, its function's row; local times grow when the
 # plan has more ranks than the profile's cores; a profile without the
 # rows prices as the formulas do.  Bad rows are one error line, exit 2.
 set -uo pipefail
@@ -188,6 +189,54 @@ for got, want in ((f64, want64), (b16, want16)):
         assert abs(g - w) < 1e-5 * w, (got, want)  # (6 digits printed)
 PY
 
+# GEMM rows by type: a float64 product at float64's rows (`dtype:
+# float64`: nn between its two rows, tn at its one tn row), not float32's
+# times the peaks' ratio (10/20), which is what it takes without them; a
+# bfloat16 product (computed in float32) at float32's rows, tn taking
+# nn's.  The figures computed here from the rows.
+cat >"$dir/g64.yaml" <<'Y'
+mesh: {data: 1}
+dims: {m: 64, k: 48, n: 80}
+dtype: float64
+tensors:
+  a: {shape: [m, k], init: {random: 1}}
+  at: {shape: [k, m], init: {random: 2}}
+  b: {shape: [k, n], init: {random: 3}}
+ops:
+  - {op: einsum, in: [a, b], out: c1, shape: [m, n]}
+  - {op: einsum, in: [at, b], out: c2, shape: [m, n]}
+Y
+sed 's/^dtype: float64/dtype: bfloat16/' "$dir/g64.yaml" >"$dir/g16.yaml"
+printf '%s\n%s\n' "$base" 'gemm:
+  - {n: 16, gflops: 2}
+  - {n: 1536, gflops: 20}
+  - {n: 16, dtype: float64, gflops: 3}
+  - {n: 1536, dtype: float64, gflops: 12}
+  - {n: 256, form: tn, dtype: float64, gflops: 7}' >"$dir/g64_p.yaml"
+grep -v 'dtype: float64' "$dir/g64_p.yaml" >"$dir/g32_p.yaml"
+for t in g64:g64_p g16:g64_p g64:g32_p; do
+    "$meshrt" plan "$dir/${t%%:*}.yaml" --machine "$dir/${t#*:}.yaml" --json >"$dir/${t/:/.}.json" ||
+        bad "plan of ${t%%:*}.yaml with the ${t#*:} rows failed"
+done
+python3 - "$dir/g64.g64_p.json" "$dir/g16.g64_p.json" "$dir/g64.g32_p.json" <<'PY' || bad "GEMM rows by type as the model uses them"
+import json, math, sys
+def einsums(p):
+    return [s["time_s"] for op in json.load(open(p))["ops"]
+            for s in op["steps"] if s["kind"] == "einsum"]
+f64, b16, old = (einsums(p) for p in sys.argv[1:4])
+m, k, n = 64, 48, 80
+flops = 2 * m * n * k
+size = min((m * n * k) ** (1 / 3), 2 * min(m, n, k))
+at = math.log(size / 16) / math.log(1536 / 16)  # in log n between the rows
+r32, r64 = 2e9 + 18e9 * at, 3e9 + 9e9 * at
+for got, want in ((f64, [flops / r64, flops / 7e9]),      # float64's rows
+                  (b16, [flops / r32, flops / r32]),      # float32's
+                  (old, [flops / (r32 * 10 / 20)] * 2)):  # float32's x 10/20
+    assert len(got) == 2, got
+    for g, w in zip(got, want):
+        assert abs(g - w) < 1e-5 * w, (got, want)  # (6 digits printed)
+PY
+
 # The default profile prices as before: the rows change nothing else.
 "$meshrt" plan "$dir/mm.yaml" >"$dir/default.txt" || bad "plan (default profile)"
 "$meshrt" plan "$dir/mm.yaml" --machine "$dir/plain.yaml" >"$dir/plain.txt"
@@ -209,4 +258,5 @@ bad_row cores 'cores: 0' "'cores'"
 bad_row form 'gemm: [{n: 8, form: ntt, gflops: 1}]' "'form' of a gemm row must be nn, nt, tn or tt, got 'ntt'"
 bad_row fn 'maps: [{fn: "", elements: 8, ns_per_element: 1}]' "'fn' of a map row must be a function's name"
 bad_row dtype 'maps: [{fn: gelu, dtype: float16, elements: 8, ns_per_element: 1}]' "'dtype' of a map row must be float32 or float64 \\(the types the kernels compute in\\), got 'float16'"
+bad_row gemm_dtype 'gemm: [{n: 8, dtype: f64, gflops: 1}]' "'dtype' of a gemm row must be float32 or float64 \\(the types the kernels compute in\\), got 'f64'"
 exit $fail

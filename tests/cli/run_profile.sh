@@ -82,15 +82,27 @@ for kind in allreduce allgather reduce_scatter alltoall; do
 done
 grep -q '^measured:' "$tmp/cal/profile.yaml" || bad "no measured: block"
 # the local rates by form and by function (runtime/calibrate_rates.c):
-# products in every form, every elementwise function the kernels have
+# products in every form in float32 and float64, every elementwise
+# function the kernels have
 # (those of this list at least), two sizes each
 python3 - "$tmp/cal/profile.yaml" <<'PY' || bad "calibrate's gemm: and maps: rows"
 import re, sys
 text = open(sys.argv[1]).read().split("\nmeasured:")[0]
-gemm = re.findall(r"- \{n: (\d+), (?:form: (\w+), )?gflops: ([0-9.e+-]+)\}", text)
-forms = {f or "nn" for _, f, _ in gemm}
-assert forms == {"nn", "nt", "tn", "tt"}, forms
-assert all(float(g) > 0 for _, _, g in gemm), gemm
+every = re.findall(r"- \{n: (\d+), (?:form: (\w+), )?(?:dtype: (\w+), )?gflops: ([0-9.e+-]+)\}", text)
+assert len(every) == text.count("- {n: "), text  # (no row the pattern missed)
+# in float32 (no dtype) and in float64 (dgemm), the same forms and sizes
+# each, and each type's peak as its largest nn row
+gemm = {t: [(n, f or "nn", g) for n, f, d, g in every if d == t]
+        for t in ("", "float64")}
+assert {d for _, _, d, _ in every} == {"", "float64"}, every
+for t, g in gemm.items():
+    assert {f for _, f, _ in g} == {"nn", "nt", "tn", "tt"}, (t, g)
+    assert all(float(r) > 0 for _, _, r in g), g
+    sizes = {(n, f) for n, f, _ in g}
+    assert len(sizes) == len(g) and all(
+        (n, "nn") in sizes for n, f, _ in g if f != "nn"), (t, g)
+assert {(n, f) for n, f, _ in gemm[""] if f != "nn"} == \
+       {(n, f) for n, f, _ in gemm["float64"] if f != "nn"}, gemm
 rows = re.findall(r"- \{fn: (\w+), (?:dtype: (\w+), )?elements: (\d+), ns_per_element: ([0-9.e+-]+)\}", text)
 maps = [(f, e, t) for f, d, e, t in rows if not d]
 fns = {f for f, _, _ in maps}
@@ -107,7 +119,8 @@ assert {d for _, d, _, _ in rows if d} == {"float64"}, rows
 assert {"gelu", "tanh", "exp", "log", "gelu_grad"} <= {f for f, _, _ in f64} <= fns, f64
 assert len(f64) == 2 * len({f for f, _, _ in f64}) and all(float(t) > 0 for _, _, t in f64), f64
 PY
-grep -q '^GEMM float32 by form' "$tmp/out" && grep -q '^  gelu ' "$tmp/out" &&
+grep -q '^GEMM float32 by form' "$tmp/out" && grep -q '^GEMM float64 by form' "$tmp/out" &&
+    grep -q '^  gelu ' "$tmp/out" &&
     grep -q '^maps (ns per float64 element' "$tmp/out" ||
     bad "calibrate does not report the rates by form and function"
 if ! "$meshrt" plan "$spec" --machine "$tmp/cal/profile.yaml" >"$tmp/plan" 2>"$tmp/err" ||

@@ -291,6 +291,17 @@ static const struct bad {
      "types the kernels compute in), got a sequence"},
     {"maps: {fn: gelu}\n", MRT_E_SPEC,
      "1:7: error: expected a sequence for 'maps', got a mapping"},
+    {"gemm: [{n: 8, gflops: 1},\n"
+     "       {n: 16, form: tn, dtype: float16, gflops: 2}]\n",
+     MRT_E_SPEC,
+     "2:33: error: 'dtype' of a gemm row must be float32 or float64 (the "
+     "types the kernels compute in), got 'float16'"},
+    {"gemm: [{n: 8, gflops: 1, dtype: {t: float64}}]\n", MRT_E_SPEC,
+     "1:33: error: 'dtype' of a gemm row must be float32 or float64 (the "
+     "types the kernels compute in), got a mapping"},
+    {"gemm: [{n: 8, gflops: 1, type: float64}]\n", MRT_E_SPEC,
+     "1:26: error: unknown key 'type' in a gemm row (expected: n, gflops, "
+     "form, dtype)"},
 };
 
 START_TEST(bad_files)
@@ -534,6 +545,133 @@ START_TEST(default_path)
 }
 END_TEST
 
+/* GEMM rows timed in float64 (`dtype: float64`): written with the key,
+ * loaded back after float32's (rows without the key), and priced by
+ * type: a float64 product at float64's rows as measured (not float32's
+ * times the peaks' ratio, today's rule without them), a form they lack
+ * at float64's nn rows, float32 and 16-bit products at float32's rows
+ * only. */
+START_TEST(gemm_rows_by_type)
+{
+    make_dir();
+    char path[256], text[4096];
+    mrt_profile p = sample(), q;
+    mrt_error err = {0};
+    p.gemm_flops[MRT_F32] = 100e9;
+    p.gemm_flops[MRT_F64] = 50e9;
+    p.gemm[p.ngemm++] = (mrt_gemm_row){1024, MRT_GEMM_NN, 50e9, MRT_F64};
+    p.gemm[p.ngemm++] = (mrt_gemm_row){16, MRT_GEMM_NN, 2e9, MRT_F32};
+    p.gemm[p.ngemm++] = (mrt_gemm_row){16, MRT_GEMM_NN, 4e9, MRT_F64};
+    p.gemm[p.ngemm++] = (mrt_gemm_row){1024, MRT_GEMM_NN, 100e9, MRT_F32};
+    p.gemm[p.ngemm++] = (mrt_gemm_row){64, MRT_GEMM_NT, 30e9, MRT_F64};
+    p.gemm[p.ngemm++] = (mrt_gemm_row){64, MRT_GEMM_TN, 8e9, MRT_F32};
+    mrt_profile_sort_rows(&p); /* (as calibrate saves them) */
+    snprintf(path, sizeof path, "%s/p.yaml", dir);
+    ck_assert_int_eq(mrt_profile_save(path, &p, &err), MRT_OK);
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = 0;
+    /* float32's rows as before, float64's with the key */
+    ck_assert_ptr_nonnull(strstr(text, "gemm:\n  - {n: 16, gflops: 2}\n"
+                                       "  - {n: 1024, gflops: 100}\n"
+                                       "  - {n: 64, form: tn, gflops: 8}\n"
+                                       "  - {n: 16, dtype: float64, gflops: 4}\n"
+                                       "  - {n: 1024, dtype: float64, gflops: "
+                                       "50}\n  - {n: 64, form: nt, dtype: "
+                                       "float64, gflops: 30}\n"));
+    mrt_profile_default(&q);
+    ck_assert_int_eq(mrt_profile_load(path, &q, &err), MRT_OK);
+    /* sorted: type (float32 first), form, n */
+    ck_assert_int_eq(q.ngemm, 6);
+    const int type[] = {MRT_F32, MRT_F32, MRT_F32, MRT_F64, MRT_F64, MRT_F64};
+    const int form[] = {MRT_GEMM_NN, MRT_GEMM_NN, MRT_GEMM_TN,
+                        MRT_GEMM_NN, MRT_GEMM_NN, MRT_GEMM_NT};
+    const int64_t size[] = {16, 1024, 64, 16, 1024, 64};
+    const double rate[] = {2e9, 100e9, 8e9, 4e9, 50e9, 30e9};
+    for (int i = 0; i < 6; i++) {
+        ck_assert_int_eq(q.gemm[i].dtype, type[i]);
+        ck_assert_int_eq(q.gemm[i].form, form[i]);
+        ck_assert_int_eq(q.gemm[i].n, size[i]);
+        ck_assert(close_to(q.gemm[i].flops, rate[i]));
+    }
+    /* saved again: the same rows */
+    char again[4096];
+    ck_assert_int_eq(mrt_profile_save(path, &q, &err), MRT_OK);
+    f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    size_t m = fread(again, 1, sizeof again - 1, f);
+    fclose(f);
+    again[m] = 0;
+    ck_assert_ptr_nonnull(strstr(again, "\ngemm:\n"));
+    ck_assert_str_eq(strstr(again, "\ngemm:\n"), strstr(text, "\ngemm:\n"));
+
+    /* a 128^3 product, nn: float64 at its rows between 16 and 1024 in
+     * log n (4 + 46 * 0.5 = 27 GFLOP/s), where float32's rows times the
+     * peaks' ratio would say (2 + 98 * 0.5) * 0.5 = 25.5 */
+    double fl = 2.0 * 128 * 128 * 128, x = (log(128.0) - log(16.0)) /
+                                           (log(1024.0) - log(16.0));
+    double r64 = 4e9 + 46e9 * x, r32 = 2e9 + 98e9 * x;
+    ck_assert(close_to(mrt_cost_gemm(&q, MRT_F64, fl, 128, 128, 128),
+                       fl / r64));
+    ck_assert(fabs(fl / r64 - fl / (r32 * 0.5)) > 0.05 * fl / r64);
+    /* tn: float64 has no tn rows and takes its nn rows, not float32's tn */
+    ck_assert(close_to(mrt_cost_gemm_form(&q, MRT_F64, fl, 128, 128, 128,
+                                          MRT_GEMM_TN),
+                       fl / r64));
+    /* nt: float64's one nt row, held beyond it */
+    ck_assert(close_to(mrt_cost_gemm_form(&q, MRT_F64, fl, 128, 128, 128,
+                                          MRT_GEMM_NT),
+                       fl / 30e9));
+    /* float32 and the 16-bit types (computed in float32): float32's rows,
+     * never float64's */
+    ck_assert(close_to(mrt_cost_gemm(&q, MRT_F32, fl, 128, 128, 128),
+                       fl / r32));
+    ck_assert(close_to(mrt_cost_gemm(&q, MRT_BF16, fl, 128, 128, 128),
+                       fl / r32));
+    ck_assert(close_to(mrt_cost_gemm_form(&q, MRT_F32, fl, 128, 128, 128,
+                                          MRT_GEMM_NT),
+                       fl / r32));
+    /* thin: s = 2 * 8 = 16, float64's smallest row */
+    ck_assert(close_to(mrt_cost_gemm(&q, MRT_F64, 2.0 * 8 * 512 * 512, 8,
+                                     512, 512),
+                       2.0 * 8 * 512 * 512 / 4e9));
+
+    /* without float64 rows: today's rule, float32's times the peaks'
+     * ratio */
+    mrt_profile o = q;
+    o.ngemm = 3;
+    ck_assert(close_to(mrt_cost_gemm(&o, MRT_F64, fl, 128, 128, 128),
+                       fl / (r32 * 0.5)));
+    /* only float64 rows: float32 at its peak */
+    for (int i = 0; i < 3; i++)
+        o.gemm[i] = q.gemm[3 + i];
+    ck_assert(close_to(mrt_cost_gemm(&o, MRT_F32, fl, 128, 128, 128),
+                       fl / 100e9));
+    ck_assert(close_to(mrt_cost_gemm(&o, MRT_F64, fl, 128, 128, 128),
+                       fl / r64));
+
+    /* a row without `dtype:` is float32's (a profile written before
+     * float64 rows existed); `dtype: float32` says the same */
+    mrt_profile_default(&q);
+    write_file("old.yaml",
+               "gemm:\n  - {n: 64, gflops: 5}\n"
+               "  - {n: 64, dtype: float64, gflops: 7}\n"
+               "  - {n: 128, dtype: float32, form: nt, gflops: 9}\n",
+               path, sizeof path);
+    ck_assert_int_eq(mrt_profile_load(path, &q, &err), MRT_OK);
+    ck_assert_int_eq(q.ngemm, 3);
+    ck_assert_int_eq(q.gemm[0].dtype, MRT_F32);
+    ck_assert_int_eq(q.gemm[0].form, MRT_GEMM_NN);
+    ck_assert_int_eq(q.gemm[1].dtype, MRT_F32);
+    ck_assert_int_eq(q.gemm[1].form, MRT_GEMM_NT);
+    ck_assert_int_eq(q.gemm[2].dtype, MRT_F64);
+    ck_assert(close_to(q.gemm[2].flops, 7e9));
+    remove_dir(dir);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("profile");
@@ -543,6 +681,7 @@ int main(void)
     tcase_add_test(tc, bad_files);
     tcase_add_test(tc, rates_by_form_and_function);
     tcase_add_test(tc, map_rows_by_type);
+    tcase_add_test(tc, gemm_rows_by_type);
     tcase_add_test(tc, nodes_tiers_default_to_default_link);
     tcase_add_test(tc, missing_file);
     tcase_add_test(tc, default_path);
