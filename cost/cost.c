@@ -222,10 +222,10 @@ double mrt_cost_gemm_form(const mrt_profile *p, mrt_dtype t, double flops,
          * like float32's they are rates measured in their type, the
          * peak (kernel: gflops_float64) their largest nn row, so the
          * peak is already in them (scaling them by it again would count
-         * it twice).  Without them, float32's shape of the curve times
-         * the peaks' ratio, which prices dgemm's small products too
-         * slowly (its packing and edge cases cost relatively less than
-         * sgemm's: zero.yaml's float64 einsums ran at 0.61 of it). */
+         * it twice).  Without them, float32's curve times the peaks'
+         * ratio, as before: but dgemm is not sgemm scaled (measured
+         * here 0.9-1.1 of it up to n = 64, 0.5-0.6 at 512), and the
+         * ratio of two peaks, one product each, moves with the load. */
         double r = t == MRT_F64 ? gemm_rate_at(p, MRT_F64, (int)form, s) : -1;
         if (r < 0)
             r = gemm_rate_at(p, MRT_F32, (int)form, s) * p->gemm_flops[t] /

@@ -85,7 +85,8 @@ double mrt_cost_kernel(const mrt_profile *p, mrt_dtype t, double flops);
 double mrt_cost_gemm(const mrt_profile *p, mrt_dtype t, double flops, double m,
                      double n, double k);
 /* The same for operands of the given form (profile.h): the GEMM rows of
- * that form, else those of nn. */
+ * that form, else those of nn; a float64 product float64's rows when
+ * the profile has them, else float32's times the peaks' ratio. */
 double mrt_cost_gemm_form(const mrt_profile *p, mrt_dtype t, double flops,
                           double m, double n, double k, mrt_gemm_form form);
 /* Seconds of the elementwise function `fn` (its name: "gelu") over
