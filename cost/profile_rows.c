@@ -38,8 +38,7 @@ static const char *const coll_kind[MRT_COLL_COUNT] = {
     "allreduce", "allgather", "reduce_scatter", "alltoall", "permute"};
 static const char *const coll_keys[] = {"kind", "group", "bytes", "time_us",
                                         NULL};
-static const char *const gemm_keys[] = {"n", "gflops", "form", "dtype",
-                                        NULL};
+static const char *const gemm_keys[] = {"n", "gflops", "form", "dtype", NULL};
 static const char *const map_keys[] = {"fn", "elements", "ns_per_element",
                                        "dtype", NULL};
 static const char *const form_name[MRT_GEMM_FORM_COUNT] = {"nn", "nt", "tn",

@@ -97,8 +97,8 @@ typedef struct mrt_calib_pools {
     float *a, *b, *c;
     size_t bytes;
     int reps, quick;
-    int peak_n[MRT_COMPUTE_DTYPE_COUNT]; /* by type */
-    double target_s; /* of work per repetition */
+    int peak_n[MRT_COMPUTE_DTYPE_COUNT]; /* the peak's size, by type */
+    double target_s;                     /* of work per repetition */
 } mrt_calib_pools;
 /* The `gemm:` rows: products n x n x n in every form, in float32 and in
  * float64, operands not in cache, and each type's peak (p->gemm_flops)

@@ -109,8 +109,8 @@ static void run_gemms(void *arg)
 /* The rows of type t: every form at each size, then the peak's product
  * (hot: one product over the same operands) as the largest nn row
  * when it is larger than those. */
-static void gemm_rows_of(MPI_Comm world, const mrt_calib_pools *pl,
-                         mrt_dtype t, double target, mrt_profile *p)
+static void gemm_rows_of(MPI_Comm world, const mrt_calib_pools *pl, mrt_dtype t,
+                         double target, mrt_profile *p)
 {
     static const int full[] = {16, 32, 64, 128, 256, 512, 0};
     static const int quick[] = {16, 64, 256, 0};
@@ -119,14 +119,15 @@ static void gemm_rows_of(MPI_Comm world, const mrt_calib_pools *pl,
     for (int f = 0; f < MRT_GEMM_FORM_COUNT; f++)
         for (int i = 0; sizes[i]; i++) {
             double n = sizes[i], flops = 2 * n * n * n;
-            gemm_job j = {sizes[i],
-                          f,
-                          1,
-                          t,
-                          pl->a,
-                          pl->b,
-                          pl->c,
-                          pl->bytes / ((size_t)sizes[i] * sizes[i] * el)};
+            gemm_job j = {.n = sizes[i],
+                          .form = f,
+                          .count = 1,
+                          .t = t,
+                          .a = pl->a,
+                          .b = pl->b,
+                          .c = pl->c,
+                          .sets = pl->bytes /
+                                  ((size_t)sizes[i] * sizes[i] * el)};
             size_work(world, target, run_gemms, &j, &j.count);
             double s = mrt_calib_best(world, pl->reps, run_gemms, &j);
             p->gemm[p->ngemm++] = (mrt_gemm_row){
@@ -349,12 +350,11 @@ void mrt_calib_print_rates(const mrt_profile *p, FILE *f)
                             "GEMM %s by form (A, B stored by rows n or "
                             "columns t; operands not in cache; GFLOP/s):\n",
                             t == MRT_F64 ? "float64" : "float32");
-                fprintf(f, "%s n=%lld %.4g", any++ ? "," : " ",
-                        (long long)g->n, g->flops / 1e9);
+                fprintf(f, "%s n=%lld %.4g", any++ ? "," : " ", (long long)g->n,
+                        g->flops / 1e9);
             }
             if (any)
-                fprintf(f, "  (%s)\n",
-                        mrt_gemm_form_name((mrt_gemm_form)form));
+                fprintf(f, "  (%s)\n", mrt_gemm_form_name((mrt_gemm_form)form));
         }
     for (int t = MRT_F32; t <= MRT_F64; t++) {
         int any = 0;

@@ -574,13 +574,14 @@ START_TEST(gemm_rows_by_type)
     fclose(f);
     text[n] = 0;
     /* float32's rows as before, float64's with the key */
-    ck_assert_ptr_nonnull(strstr(text, "gemm:\n  - {n: 16, gflops: 2}\n"
-                                       "  - {n: 1024, gflops: 100}\n"
-                                       "  - {n: 64, form: tn, gflops: 8}\n"
-                                       "  - {n: 16, dtype: float64, gflops: 4}\n"
-                                       "  - {n: 1024, dtype: float64, gflops: "
-                                       "50}\n  - {n: 64, form: nt, dtype: "
-                                       "float64, gflops: 30}\n"));
+    ck_assert_ptr_nonnull(strstr(text,
+                                 "gemm:\n  - {n: 16, gflops: 2}\n"
+                                 "  - {n: 1024, gflops: 100}\n"
+                                 "  - {n: 64, form: tn, gflops: 8}\n"
+                                 "  - {n: 16, dtype: float64, gflops: 4}\n"
+                                 "  - {n: 1024, dtype: float64, gflops: "
+                                 "50}\n  - {n: 64, form: nt, dtype: "
+                                 "float64, gflops: 30}\n"));
     mrt_profile_default(&q);
     ck_assert_int_eq(mrt_profile_load(path, &q, &err), MRT_OK);
     /* sorted: type (float32 first), form, n */
@@ -610,33 +611,33 @@ START_TEST(gemm_rows_by_type)
     /* a 128^3 product, nn: float64 at its rows between 16 and 1024 in
      * log n (4 + 46 * 0.5 = 27 GFLOP/s), where float32's rows times the
      * peaks' ratio would say (2 + 98 * 0.5) * 0.5 = 25.5 */
-    double fl = 2.0 * 128 * 128 * 128, x = (log(128.0) - log(16.0)) /
-                                           (log(1024.0) - log(16.0));
+    double fl = 2.0 * 128 * 128 * 128,
+           x = (log(128.0) - log(16.0)) / (log(1024.0) - log(16.0));
     double r64 = 4e9 + 46e9 * x, r32 = 2e9 + 98e9 * x;
-    ck_assert(close_to(mrt_cost_gemm(&q, MRT_F64, fl, 128, 128, 128),
-                       fl / r64));
+    ck_assert(
+        close_to(mrt_cost_gemm(&q, MRT_F64, fl, 128, 128, 128), fl / r64));
     ck_assert(fabs(fl / r64 - fl / (r32 * 0.5)) > 0.05 * fl / r64);
     /* tn: float64 has no tn rows and takes its nn rows, not float32's tn */
-    ck_assert(close_to(mrt_cost_gemm_form(&q, MRT_F64, fl, 128, 128, 128,
-                                          MRT_GEMM_TN),
-                       fl / r64));
+    ck_assert(close_to(
+        mrt_cost_gemm_form(&q, MRT_F64, fl, 128, 128, 128, MRT_GEMM_TN),
+        fl / r64));
     /* nt: float64's one nt row, held beyond it */
-    ck_assert(close_to(mrt_cost_gemm_form(&q, MRT_F64, fl, 128, 128, 128,
-                                          MRT_GEMM_NT),
-                       fl / 30e9));
+    ck_assert(close_to(
+        mrt_cost_gemm_form(&q, MRT_F64, fl, 128, 128, 128, MRT_GEMM_NT),
+        fl / 30e9));
     /* float32 and the 16-bit types (computed in float32): float32's rows,
      * never float64's */
-    ck_assert(close_to(mrt_cost_gemm(&q, MRT_F32, fl, 128, 128, 128),
-                       fl / r32));
-    ck_assert(close_to(mrt_cost_gemm(&q, MRT_BF16, fl, 128, 128, 128),
-                       fl / r32));
-    ck_assert(close_to(mrt_cost_gemm_form(&q, MRT_F32, fl, 128, 128, 128,
-                                          MRT_GEMM_NT),
-                       fl / r32));
+    ck_assert(
+        close_to(mrt_cost_gemm(&q, MRT_F32, fl, 128, 128, 128), fl / r32));
+    ck_assert(
+        close_to(mrt_cost_gemm(&q, MRT_BF16, fl, 128, 128, 128), fl / r32));
+    ck_assert(close_to(
+        mrt_cost_gemm_form(&q, MRT_F32, fl, 128, 128, 128, MRT_GEMM_NT),
+        fl / r32));
     /* thin: s = 2 * 8 = 16, float64's smallest row */
-    ck_assert(close_to(mrt_cost_gemm(&q, MRT_F64, 2.0 * 8 * 512 * 512, 8,
-                                     512, 512),
-                       2.0 * 8 * 512 * 512 / 4e9));
+    ck_assert(
+        close_to(mrt_cost_gemm(&q, MRT_F64, 2.0 * 8 * 512 * 512, 8, 512, 512),
+                 2.0 * 8 * 512 * 512 / 4e9));
 
     /* without float64 rows: today's rule, float32's times the peaks'
      * ratio */
@@ -647,10 +648,10 @@ START_TEST(gemm_rows_by_type)
     /* only float64 rows: float32 at its peak */
     for (int i = 0; i < 3; i++)
         o.gemm[i] = q.gemm[3 + i];
-    ck_assert(close_to(mrt_cost_gemm(&o, MRT_F32, fl, 128, 128, 128),
-                       fl / 100e9));
-    ck_assert(close_to(mrt_cost_gemm(&o, MRT_F64, fl, 128, 128, 128),
-                       fl / r64));
+    ck_assert(
+        close_to(mrt_cost_gemm(&o, MRT_F32, fl, 128, 128, 128), fl / 100e9));
+    ck_assert(
+        close_to(mrt_cost_gemm(&o, MRT_F64, fl, 128, 128, 128), fl / r64));
 
     /* a row without `dtype:` is float32's (a profile written before
      * float64 rows existed); `dtype: float32` says the same */
