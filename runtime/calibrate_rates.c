@@ -149,8 +149,8 @@ void mrt_calib_gemm_rows(MPI_Comm world, const mrt_calib_pools *pl,
     p->ngemm = 0;
     gemm_rows_of(world, pl, MRT_F32, pl->target_s, p);
     /* float64's at a fifth of the work a repetition (its 24 rows at
-     * float32's 10 ms would add 4 s to the calibration; at 2 ms, 0.8 s
-     * idle): dgemm's rate by size is not sgemm's times the peaks' ratio
+     * float32's 10 ms would add 4 s to the calibration; at 2 ms, about
+     * 0.8 s): dgemm's rate by size is not sgemm's times the peaks' ratio
      * (docs/calibration.md, round G) */
     gemm_rows_of(world, pl, MRT_F64, pl->target_s / 5, p);
     mrt_profile_sort_rows(p);
