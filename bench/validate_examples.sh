@@ -53,7 +53,10 @@ echo "profile: $profile; load average $(cut -d' ' -f1-3 /proc/loadavg) on $(npro
 examples="mlp rows=1,cols=2 rows=2,cols=1 batch=512,d_in=512,hidden=1024,d_out=512
 zero data=2,model=1 data=1,model=2 batch=1024,d_model=256,d_ff=1024
 transformer_layer rows=1,cols=2 rows=2,cols=1 batch=4,length=64,klen=64,d_model=256,heads=8,d_k=32,d_ff=1024,vocab=512
-transformer_einsums data=2,model=1,pipe=1 data=1,model=2,pipe=1 batch=8,seq=128,k_len=128,d_model=512,d_ff=2048"
+transformer_einsums data=2,model=1,pipe=1 data=1,model=2,pipe=1 batch=8,seq=128,k_len=128,d_model=512,d_ff=2048
+gpt2 data=2,model=1,pipe=1 data=1,model=2,pipe=1 batch=4,length=128,klen=128,d_model=256,heads=4,d_k=64,d_ff=1024,vocab=4096,layers=2
+blocks data=2,model=1 data=1,model=2 layers=3,batch=8,length=64,klen=64,d_model=256,heads=4,d_k=64,d_ff=1024,vocab=2048
+pipeline data=1,pipe=2 data=2,pipe=1 layers=8,batch=256,d_model=512,d_ff=2048"
 
 met=1
 while read -r ex mesh other dims; do

@@ -212,6 +212,41 @@ static void put(mrt_dtype t, void *a, int64_t i, double x)
     }
 }
 
+/* The pairs a run converts in bulk, one typed loop each (which
+ * vectorizes) instead of a switch per element through a double: a 1-byte
+ * dropout mask into the compute type around every dropout (the generic
+ * loop took 1.5 ns per element, more than the dropout itself), a
+ * float32 step of a float64 plan.  1 when the pair is one of them. */
+#define CONVERT_LOOP(D, S, EXPR)                                               \
+    do {                                                                       \
+        D *d_ = dst;                                                           \
+        const S *s_ = src;                                                     \
+        for (int64_t i = 0; i < n; i++)                                        \
+            d_[i] = EXPR(s_[i]);                                               \
+    } while (0)
+#define AS_FLOAT(x) ((float)(x))
+#define AS_DOUBLE(x) ((double)(x))
+#define AS_MASK(x) ((uint8_t)((x) != 0))
+static int convert_typed(mrt_dtype to, void *dst, mrt_dtype from,
+                         const void *src, int64_t n)
+{
+    if (to == MRT_F32 && from == MRT_U8)
+        CONVERT_LOOP(float, uint8_t, AS_FLOAT);
+    else if (to == MRT_F64 && from == MRT_U8)
+        CONVERT_LOOP(double, uint8_t, AS_DOUBLE);
+    else if (to == MRT_U8 && from == MRT_F32)
+        CONVERT_LOOP(uint8_t, float, AS_MASK);
+    else if (to == MRT_U8 && from == MRT_F64)
+        CONVERT_LOOP(uint8_t, double, AS_MASK);
+    else if (to == MRT_F64 && from == MRT_F32)
+        CONVERT_LOOP(double, float, AS_DOUBLE);
+    else if (to == MRT_F32 && from == MRT_F64)
+        CONVERT_LOOP(float, double, AS_FLOAT);
+    else
+        return 0;
+    return 1;
+}
+
 void mrt_kernel_convert(mrt_dtype to, void *dst, mrt_dtype from,
                         const void *src, int64_t n)
 {
@@ -227,6 +262,8 @@ void mrt_kernel_convert(mrt_dtype to, void *dst, mrt_dtype from,
         narrow_f32(to, dst, src, n);
         return;
     }
+    if (convert_typed(to, dst, from, src, n))
+        return;
     /* dst may be src only when the types are equal (above) */
     for (int64_t i = 0; i < n; i++)
         put(to, dst, i, get(from, src, i));

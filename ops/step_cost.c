@@ -17,6 +17,7 @@
 #include "kernel_plan.h"
 #include "mapfn.h"
 #include "planning.h"
+#include "step_widen.h"
 
 /* The cost model's kind for each collective step kind. */
 static const mrt_coll step_coll[MRT_STEP_KIND_COUNT] = {
@@ -227,11 +228,34 @@ static double map_time(const mrt_plan *p, const mrt_step *t, double read)
         if (m >= 0)
             return m;
     } else if (out > 0) {
-        double copy = mrt_cost_map(&p->profile, "copy", out, p->elsize);
+        /* as many element copies as half the elements it touches, at
+         * the rate of copies of that size (a reduction of a 1M-element
+         * input into 256 elements streams the input from memory: the
+         * rate of 256-element copies, in L1, was 4x too fast) */
+        double n = (out + read) / 2;
+        double copy = mrt_cost_map(&p->profile, "copy", n, p->elsize);
         if (copy >= 0)
-            return copy * (out + read) / (2 * out);
+            return copy;
     }
     return mrt_cost_local(&p->profile, out, read, p->elsize);
+}
+
+/* The conversions around a step's kernel (ops/step_widen.h): each
+ * converted operand copied once, at the `copy` map's rate (or the
+ * copy rate) for its size; e.g. dropout's 1-byte mask into the compute
+ * type. */
+static double widen_time(const mrt_plan *p, const mrt_step *t)
+{
+    const int v[3] = {t->in, t->in2, t->out};
+    double time = 0;
+    for (int k = 0; k < 3; k++)
+        if (mrt_step_widens(p, t, v[k])) {
+            double n = (double)p->value[v[k]].count;
+            double copy = mrt_cost_map(&p->profile, "copy", n, p->elsize);
+            time += copy >= 0 ? copy
+                              : mrt_cost_local(&p->profile, n, n, p->elsize);
+        }
+    return time;
 }
 
 void mrt_planning_cost_step(mrt_planning *pl, mrt_step *t)
@@ -263,7 +287,7 @@ void mrt_planning_cost_step(mrt_planning *pl, mrt_step *t)
                    (t->in2 >= 0 ? (double)p->value[t->in2].count : 0);
         t->group = 1;
         t->bytes = t->bytes_total = t->bytes_inter = 0;
-        t->time_s = map_time(p, t, read) *
+        t->time_s = (map_time(p, t, read) + widen_time(p, t)) *
                     mrt_cost_share(&p->profile, p->mesh.nranks);
     }
 }

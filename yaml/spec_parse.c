@@ -93,9 +93,11 @@ mrt_status mrt_spec_read_mesh(mrt_spec_parser *p, const yaml_node_t *map,
         if (n == MRT_MAX_AXES) /* the builder refuses it at its key */
             break;
         st = mrt_spec_name(p, k, "mesh axis", out->name[n]);
-        snprintf(what, sizeof what, "the size of mesh axis '%s'", out->name[n]);
-        if (!st)
+        if (!st) {
+            snprintf(what, sizeof what, "the size of mesh axis '%s'",
+                     out->name[n]);
             st = mrt_spec_size(p, v, what, &out->size[n]);
+        }
         out->axis[n] = out->name[n];
     }
     return st;
@@ -141,9 +143,10 @@ static mrt_status parse_dims(mrt_spec_parser *p, const yaml_node_t *map)
         const yaml_node_t *k = mrt_spec_node(p, pr->key);
         int64_t size;
         st = mrt_spec_name(p, k, "dim", name);
-        snprintf(what, sizeof what, "the size of dim '%s'", name);
-        if (!st)
+        if (!st) {
+            snprintf(what, sizeof what, "the size of dim '%s'", name);
             st = mrt_spec_size(p, mrt_spec_node(p, pr->value), what, &size);
+        }
         if (!st)
             st = mrt_ir_add_dim_at(p->ir, name, size, mrt_spec_mark(k), p->err);
     }

@@ -124,6 +124,7 @@ mrt_status mrt_spec_name(const mrt_spec_parser *p, const yaml_node_t *n,
     mrt_yaml_doc d = doc_of(p);
     char q[MRT_SPEC_QUOTE_MAX + 8];
     const char *s = mrt_spec_str(n);
+    out[0] = '\0'; /* a string whatever happens, for a caller's message */
     if (strcmp(kind, "tensor") || !s || mrt_spec_is_null(n) ||
         n->data.scalar.length != strlen(s) || n->data.scalar.length == 0)
         return mrt_yaml_name(&d, n, kind, out);

@@ -249,6 +249,46 @@ START_TEST(specials)
 }
 END_TEST
 
+/* The typed loops of mrt_kernel_convert (masks, float32 <-> float64)
+ * against the element-by-element rule they replace: get/put through a
+ * double (mrt_kernel_get, mrt_kernel_put). */
+START_TEST(typed_pairs_agree)
+{
+    enum { N = 37 };
+    const mrt_dtype pairs[][2] = {{MRT_F32, MRT_U8},  {MRT_F64, MRT_U8},
+                                  {MRT_U8, MRT_F32},  {MRT_U8, MRT_F64},
+                                  {MRT_F64, MRT_F32}, {MRT_F32, MRT_F64}};
+    const double vals[] = {
+        0, 1, 2, 255, 0.5, -1, -0.0, 1e-40, 3.1415926535, 1e300, NAN, INFINITY};
+    const int nvals = (int)(sizeof vals / sizeof vals[0]);
+    for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) {
+        mrt_dtype to = pairs[k][0], from = pairs[k][1];
+        double src[N], got[N], want[N];
+        for (int i = 0; i < N; i++) {
+            double v = vals[i % nvals];
+            if (from == MRT_U8) /* bytes: 0..255 */
+                v = (double)((i * 37) % 256);
+            mrt_kernel_put(from, src, i, v);
+        }
+        mrt_kernel_convert(to, got, from, src, N);
+        for (int i = 0; i < N; i++)
+            mrt_kernel_put(to, want, i, mrt_kernel_get(from, src, i));
+        for (int i = 0; i < N; i++) {
+            double g = mrt_kernel_get(to, got, i),
+                   w = mrt_kernel_get(to, want, i);
+            ck_assert_msg((isnan(g) && isnan(w)) || g == w,
+                          "%s from %s, element %d: %.17g, expected %.17g",
+                          mrt_dtype_name(to), mrt_dtype_name(from), i, g, w);
+        }
+    }
+    /* a mask is 0 or 1 whatever it is converted from */
+    float f[4] = {0, 0.25f, -3, NAN};
+    uint8_t m[4];
+    mrt_kernel_convert(MRT_U8, m, MRT_F32, f, 4);
+    ck_assert(m[0] == 0 && m[1] == 1 && m[2] == 1 && m[3] == 1);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("half");
@@ -260,6 +300,7 @@ int main(void)
     tcase_add_test(tc, passes_agree);
     tcase_add_test(tc, passes_exhaustive);
     tcase_add_test(tc, blocks_strided);
+    tcase_add_test(tc, typed_pairs_agree);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

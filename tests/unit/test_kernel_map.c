@@ -477,6 +477,11 @@ START_TEST(reduce_max)
         {"ijk", "kij", "i4j5k6"}, /* none: a transposition */
         {"", "", ""},             /* 0-dim in and out */
         {"iak", "ak", "i3a1k4"},  /* an extent of 1 */
+        /* long contiguous rows reduced: the running maxima in lanes, and
+         * the rest of the row after them */
+        {"ijk", "ij", "i2j2k16"},
+        {"ijk", "ij", "i3j2k100"},
+        {"ijk", "i", "i2j50k40"},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
         for (int t = 0; t < MRT_COMPUTE_DTYPE_COUNT; t++) {
@@ -505,6 +510,22 @@ START_TEST(reduce_max_nan)
         ck_assert(!isnan(get((mrt_dtype)t, out.data, 0)));
         ck_assert(isnan(get((mrt_dtype)t, out.data, 1)));
         ck_assert(!isnan(get((mrt_dtype)t, out.data, 2)));
+        free(in.data);
+        free(out.data);
+        /* rows of 40: a NaN in the lanes' part (row 0), in the rest
+         * (row 2), at the very end (row 3), none (row 1) */
+        parse_ext("i4j40", ext);
+        tview_init((mrt_dtype)t, &in, "ij", ext);
+        tview_init((mrt_dtype)t, &out, "i", ext);
+        fill((mrt_dtype)t, &in, GEN_ANY);
+        put((mrt_dtype)t, in.data, 0 * 40 + 17, NAN);
+        put((mrt_dtype)t, in.data, 2 * 40 + 35, NAN);
+        put((mrt_dtype)t, in.data, 3 * 40 + 39, NAN);
+        ki = kv(&in), ko = kv(&out);
+        mrt_kernel_reduce_max((mrt_dtype)t, &ki, &ko);
+        for (int r = 0; r < 4; r++)
+            ck_assert_msg(isnan(get((mrt_dtype)t, out.data, r)) == (r != 1),
+                          "%s row %d", mrt_dtype_name((mrt_dtype)t), r);
         free(in.data);
         free(out.data);
     }
