@@ -134,20 +134,12 @@ PY
 read -r rc cpu wall <"$dir/3d.time"
 [ "$rc" = 0 ] || { [ "$rc" = 1 ] && grep -q "it does not fit" "$dir/3d.err"; } ||
     { bad "plan --layout tp_pp_dp failed (exit $rc)"; cat "$dir/3d.err"; }
-# (the plan's one "memory" object decoded alone: loading all 124 MB of
-# the 3D plan's JSON took python3 3.4 s; the whole file if the key is
-# not there exactly once)
-peak=$(python3 - "$dir/3d.json" <<'PY'
-import json, sys
-text = open(sys.argv[1]).read()
-key = '"memory": '
-if text.count(key) == 1:
-    m = json.JSONDecoder().raw_decode(text, text.index(key) + len(key))[0]
-else:
-    m = json.loads(text)["memory"]
-print(m["peak"], m["fits"])
-PY
-)
+# (json_top.py reads the memory alone: loading all 124 MB of the 3D
+# plan's JSON took python3 3.4 s)
+peak=$(python3 -c "
+import sys; sys.path.insert(0, sys.argv[1]); from json_top import top
+m, = top(open(sys.argv[2]).read(), ['memory']); print(m['peak'], m['fits'])" \
+    "$here" "$dir/3d.json")
 echo "plan --layout tp_pp_dp (512 ranks, 8 stages x 8 microbatches): $cpu s of CPU ($wall s wall); peak memory per rank, fits: $peak"
 
 # 4. the reduced model, trained and verified in float64
