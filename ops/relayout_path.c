@@ -107,8 +107,8 @@ static void reach(pathfinder *s, int from, mrt_step_kind kind, int dim,
         }
         return;
     }
-    s->n[s->count++] =
-        (node){.l = *l, .key = key, .cost = c, .parent = from, .move = m};
+    s->n[s->count++] = (node){
+        .l = *l, .key = key, .cost = c, .parent = from, .move = m};
 }
 
 /* The moves that remove axes: all-gathers and all-to-alls. */
