@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# validate_examples.sh [--profile FILE] [--repeat N] [--swapped] [MESHRT]
+# validate_examples.sh [--profile FILE] [--repeat N] [--swapped]
+#                      [--dtype float32|native] [--only EX,...] [MESHRT]
 #
 # The cost model against this machine, as issue 21 item 4 asks: at one
 # rank per core (2 ranks), `meshrt calibrate`, then `meshrt validate` of
@@ -17,6 +18,12 @@
 #   --repeat N      validate's --repeat (default 3)
 #   --swapped       also each example on the other orientation of its
 #                   mesh (rows=2,cols=1; data=1,model=2)
+#   --dtype T       float32 (the default): every example converted to
+#                   float32, the type training runs in; native: each in
+#                   its own dtype (float64 for zero, transformer_layer,
+#                   blocks, pipeline), which prices float64's maps by the
+#                   profile's float64 rows (docs/calibration.md)
+#   --only EX,...   only these examples (by name: mlp, zero, ...)
 #   MESHRT          the binary (default: build/meshrt of this checkout)
 #
 # Run it on an idle machine: it takes about a minute (two with
@@ -24,17 +31,23 @@
 # failure to run.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-profile= repeat=3 swapped=0 meshrt=$root/build/meshrt
+profile= repeat=3 swapped=0 dtype=float32 only= meshrt=$root/build/meshrt
 while [ $# -gt 0 ]; do
     case $1 in
     --profile) profile=$2; shift 2 ;;
     --repeat) repeat=$2; shift 2 ;;
     --swapped) swapped=1; shift ;;
-    -h | --help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --dtype) dtype=$2; shift 2 ;;
+    --only) only=,$2,; shift 2 ;;
+    -h | --help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "validate_examples.sh: unknown option $1" >&2; exit 2 ;;
     *) meshrt=$1; shift ;;
     esac
 done
+case $dtype in
+float32 | native) ;;
+*) echo "validate_examples.sh: --dtype must be float32 or native, got '$dtype'" >&2; exit 2 ;;
+esac
 [ -x "$meshrt" ] || { echo "validate_examples.sh: no meshrt at $meshrt (build first)" >&2; exit 2; }
 mpirun=${MESHRT_MPIRUN:-$("$root/dev" mpirun)}
 tmp=$(mktemp -d)
@@ -60,17 +73,19 @@ pipeline data=1,pipe=2 data=2,pipe=1 layers=8,batch=256,d_model=512,d_ff=2048"
 
 met=1
 while read -r ex mesh other dims; do
+    [ -n "$only" ] && [ "${only#*,$ex,}" = "$only" ] && continue
     meshes=$mesh
     [ $swapped = 1 ] && meshes="$mesh $other"
     for m in $meshes; do
         out=$tmp/$ex.$m.json
-        # in float32, the type training runs in (and the one calibrate
-        # measures the maps in: a float64 map is priced at twice the
-        # float32 row's time, right for memory-bound maps but not for
-        # libm's float64 transcendentals, docs/calibration.md)
+        # in float32, the type training runs in, unless --dtype native
         # (none of these examples reads an init file, so the copy may
         # live outside examples/)
-        sed 's/^dtype: float64/dtype: float32/' "$root/examples/$ex.yaml" >"$tmp/$ex.yaml"
+        if [ $dtype = float32 ]; then
+            sed 's/^dtype: float64/dtype: float32/' "$root/examples/$ex.yaml" >"$tmp/$ex.yaml"
+        else
+            cp "$root/examples/$ex.yaml" "$tmp/$ex.yaml"
+        fi
         if ! $mpirun -n 2 "$meshrt" validate "$tmp/$ex.yaml" --mesh "$m" \
                 --dim "$dims" --machine "$profile" --repeat "$repeat" --json </dev/null \
                 >"$out" 2>"$tmp/err"; then

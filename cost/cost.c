@@ -223,14 +223,33 @@ double mrt_cost_gemm(const mrt_profile *p, mrt_dtype t, double flops, double m,
     return mrt_cost_gemm_form(p, t, flops, m, n, k, MRT_GEMM_NN);
 }
 
-double mrt_cost_map(const mrt_profile *p, const char *fn, double elements,
-                    int elsize)
+/* The first of the *n rows of fn in type t (rows are sorted by
+ * function, type, elements); -1 when there are none. */
+static int map_rows(const mrt_profile *p, const char *fn, int t, int *n)
 {
-    int lo = -1, n = 0;
+    int lo = -1;
+    *n = 0;
     for (int i = 0; fn && i < p->nmap; i++)
-        if (strcmp(p->map[i].fn, fn) == 0 && !n++)
+        if (p->map[i].dtype == t && strcmp(p->map[i].fn, fn) == 0 && !(*n)++)
             lo = i;
-    if (!n)
+    return lo;
+}
+
+double mrt_cost_map(const mrt_profile *p, const char *fn, double elements,
+                    mrt_dtype t, int elsize)
+{
+    int n, lo = -1;
+    /* float64's own rows: its transcendentals are libm's, many times
+     * float32's vectorised ones (kernels/fast_math.h), not twice */
+    if (mrt_dtype_compute(t) == MRT_F64)
+        lo = map_rows(p, fn, MRT_F64, &n);
+    double scale = 1;
+    if (lo < 0) {
+        lo = map_rows(p, fn, MRT_F32, &n);
+        scale = elsize / 4.0; /* measured in float32: other widths move
+                                 their bytes */
+    }
+    if (lo < 0)
         return -1;
     const mrt_map_row *r = p->map + lo;
     double e = elements, per = r[n - 1].s_per_elem;
@@ -243,8 +262,7 @@ double mrt_cost_map(const mrt_profile *p, const char *fn, double elements,
                           r[i].s_per_elem);
             break;
         }
-    /* measured in float32: other widths move their bytes */
-    return e * per * elsize / 4;
+    return e * per * scale;
 }
 
 double mrt_cost_share(const mrt_profile *p, int64_t ranks)

@@ -89,12 +89,16 @@ double mrt_cost_gemm(const mrt_profile *p, mrt_dtype t, double flops, double m,
 double mrt_cost_gemm_form(const mrt_profile *p, mrt_dtype t, double flops,
                           double m, double n, double k, mrt_gemm_form form);
 /* Seconds of the elementwise function `fn` (its name: "gelu") over
- * `elements` output elements of elsize bytes, from the profile's map
- * rows of fn (per element, interpolated in log elements between the
- * rows, held at the ends; scaled by elsize / 4 from float32); -1 when
- * the profile has no row for fn. */
+ * `elements` output elements of elsize bytes whose kernel computes in
+ * type t (float64, or float32 for any other type: 16-bit values are
+ * widened), from the profile's map rows of fn (per element, interpolated
+ * in log elements between the rows, held at the ends): its float64 rows
+ * as they are when t is float64 and the profile has them, else its
+ * float32 rows scaled by elsize / 4 (a float64 map without float64 rows
+ * at twice their time, a 16-bit one at half); -1 when the profile has no
+ * row of fn in the type it takes. */
 double mrt_cost_map(const mrt_profile *p, const char *fn, double elements,
-                    int elsize);
+                    mrt_dtype t, int elsize);
 /* What local times are multiplied by when `ranks` ranks run on the
  * profile's host: ranks beyond its cores share them (the rates divide),
  * against the share the calibration's ranks had.  1 for a profile that

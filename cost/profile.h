@@ -67,13 +67,17 @@ typedef struct mrt_gemm_row {
 } mrt_gemm_row;
 /* The rate of one elementwise function (a map step: relu, gelu, add,
  * ...; named as the plan names it) over `elements` output elements of
- * float32, each input as large as the output. */
-#define MRT_PROFILE_MAP_ROWS 128
+ * float32, or of float64 (the kernels' other compute type: its
+ * transcendentals are libm's, not float32's vectorised ones, so its
+ * time is not float32's scaled by the bytes), each input as large as
+ * the output. */
+#define MRT_PROFILE_MAP_ROWS 192 /* every function, 3 sizes, both types */
 #define MRT_PROFILE_FN_MAX 24
 typedef struct mrt_map_row {
     char fn[MRT_PROFILE_FN_MAX];
     int64_t elements;
     double s_per_elem; /* seconds per output element */
+    int dtype;         /* MRT_F32 (a row without `dtype:`) or MRT_F64 */
 } mrt_map_row;
 
 /* A machine: the links per named mesh axis (or per tier: inside a node,
@@ -97,7 +101,7 @@ typedef struct mrt_profile {
     mrt_coll_row coll[MRT_PROFILE_ROWS];
     int ngemm; /* measured GEMM rates by form and size, n ascending */
     mrt_gemm_row gemm[MRT_PROFILE_ROWS];
-    int nmap; /* measured map rates by function and size */
+    int nmap; /* measured map rates by function, type and size */
     mrt_map_row map[MRT_PROFILE_MAP_ROWS];
     int ranks, cores;      /* ranks per host that shared `cores` cores while
                          the rates were measured; 0: not known */
@@ -126,8 +130,8 @@ mrt_status mrt_profile_load_rows(const struct mrt_yaml_doc *d,
                                  const struct yaml_node_s *root,
                                  mrt_profile *p);
 /* Sorts the rows as the cost model reads them: collectives by kind,
- * group and bytes, GEMM rates by form and n, map rates by function and
- * elements. */
+ * group and bytes, GEMM rates by form and n, map rates by function,
+ * type (float32 first) and elements. */
 void mrt_profile_sort_rows(mrt_profile *p);
 /* Writes those rows as YAML lines (nothing when p has none). */
 void mrt_profile_put_rows(FILE *f, const mrt_profile *p);

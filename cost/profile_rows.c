@@ -8,16 +8,21 @@
  *     - {n: 64, gflops: 5.1}            # form nn (operands by rows)
  *     - {n: 64, form: nt, gflops: 4.2}  # B stored by columns
  *   maps:                   # an elementwise function over so many elements
- *     - {fn: gelu, elements: 262144, ns_per_element: 3.1}
+ *     - {fn: gelu, elements: 262144, ns_per_element: 3.1}   # in float32
+ *     - {fn: gelu, dtype: float64, elements: 262144, ns_per_element: 19.7}
  *   ranks: 2                # ranks per host while these were measured
  *   cores: 2                # on this many cores
  *
  * `meshrt calibrate` writes them; the cost model (cost.c) interpolates
  * between them.  A profile without them is priced by the formulas alone.
- * Rows are kept sorted (kind, group, bytes; form, n; fn, elements),
- * whatever the file's order.  A map row's fn is a name (lower-case
- * letters, digits, '_'): the cost layer sits below the program's list of
- * functions, so a row for a name no map step has is never used.
+ * Rows are kept sorted (kind, group, bytes; form, n; fn, dtype,
+ * elements), whatever the file's order.  A map row's fn is a name
+ * (lower-case letters, digits, '_'): the cost layer sits below the
+ * program's list of functions, so a row for a name no map step has is
+ * never used.  Its optional dtype is the type the function was timed in,
+ * float32 (the default: a profile written before float64 rows existed
+ * means float32) or float64, the two types the kernels compute in (a
+ * 16-bit map is computed in float32: its rows are float32's).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +38,7 @@ static const char *const coll_keys[] = {"kind", "group", "bytes", "time_us",
                                         NULL};
 static const char *const gemm_keys[] = {"n", "gflops", "form", NULL};
 static const char *const map_keys[] = {"fn", "elements", "ns_per_element",
-                                       NULL};
+                                       "dtype", NULL};
 static const char *const form_name[MRT_GEMM_FORM_COUNT] = {"nn", "nt", "tn",
                                                            "tt"};
 
@@ -151,7 +156,7 @@ static mrt_status map_row(const mrt_yaml_doc *d, const yaml_node_t *m,
 {
     char w[MRT_YAML_QUOTE_MAX + 32];
     mrt_map_row *r = row;
-    mrt_status st = all_keys(d, m, map_keys, 0, "a map row");
+    mrt_status st = all_keys(d, m, map_keys, 1, "a map row");
     const yaml_node_t *f = st ? NULL : mrt_yaml_get(d, m, "fn");
     const char *s = f ? mrt_yaml_str(f) : NULL;
     if (!st && !fn_name(s))
@@ -170,6 +175,16 @@ static mrt_status map_row(const mrt_yaml_doc *d, const yaml_node_t *m,
         st = bounded(d, mrt_yaml_get(d, m, "ns_per_element"),
                      "'ns_per_element' of a map row", 1 / MRT_PROFILE_RATE_MIN,
                      1e-9, &r->s_per_elem);
+    const yaml_node_t *t = st ? NULL : mrt_yaml_get(d, m, "dtype");
+    s = t ? mrt_yaml_str(t) : NULL;
+    r->dtype = MRT_F32;
+    if (t && s && strcmp(s, "float64") == 0)
+        r->dtype = MRT_F64;
+    else if (t && !(s && strcmp(s, "float32") == 0))
+        return mrt_yaml_fail(d, t,
+                             "'dtype' of a map row must be float32 or float64 "
+                             "(the types the kernels compute in), got %s",
+                             mrt_yaml_what(t, w, sizeof w));
     return st;
 }
 
@@ -203,6 +218,8 @@ static int by_fn(const void *a, const void *b)
     int c = strcmp(x->fn, y->fn);
     if (c)
         return c;
+    if (x->dtype != y->dtype)
+        return x->dtype - y->dtype; /* float32 first */
     return (x->elements > y->elements) - (x->elements < y->elements);
 }
 
@@ -290,9 +307,10 @@ void mrt_profile_put_rows(FILE *f, const mrt_profile *p)
     if (p->nmap)
         fputs("maps:\n", f);
     for (int i = 0; i < p->nmap; i++)
-        fprintf(f, "  - {fn: %s, elements: %lld, ns_per_element: %.4g}\n",
-                p->map[i].fn, (long long)p->map[i].elements,
-                p->map[i].s_per_elem * 1e9);
+        fprintf(f, "  - {fn: %s%s, elements: %lld, ns_per_element: %.4g}\n",
+                p->map[i].fn,
+                p->map[i].dtype == MRT_F64 ? ", dtype: float64" : "",
+                (long long)p->map[i].elements, p->map[i].s_per_elem * 1e9);
     if (p->ncoll)
         fputs("collectives:\n", f);
     for (int i = 0; i < p->ncoll; i++)

@@ -200,7 +200,8 @@ static double einsum_time(const mrt_plan *p, const mrt_step *t)
      * `sum` rate when it has one */
     double sum = c->ninputs < 2
                      ? mrt_cost_map(&p->profile, "sum",
-                                    (double)p->value[t->in].count, p->elsize)
+                                    (double)p->value[t->in].count,
+                                    mrt_step_compute_dtype(p, t), p->elsize)
                      : -1;
     if (sum >= 0)
         return sum * share;
@@ -224,7 +225,7 @@ static double map_time(const mrt_plan *p, const mrt_step *t, double read)
     double out = (double)p->value[t->out].count;
     if (t->kind == MRT_STEP_MAP) {
         double m = mrt_cost_map(&p->profile, mrt_map_name(t->fn), out,
-                                p->elsize);
+                                mrt_step_compute_dtype(p, t), p->elsize);
         if (m >= 0)
             return m;
     } else if (out > 0) {
@@ -233,7 +234,8 @@ static double map_time(const mrt_plan *p, const mrt_step *t, double read)
          * input into 256 elements streams the input from memory: the
          * rate of 256-element copies, in L1, was 4x too fast) */
         double n = (out + read) / 2;
-        double copy = mrt_cost_map(&p->profile, "copy", n, p->elsize);
+        double copy = mrt_cost_map(&p->profile, "copy", n,
+                                   mrt_step_compute_dtype(p, t), p->elsize);
         if (copy >= 0)
             return copy;
     }
@@ -251,7 +253,8 @@ static double widen_time(const mrt_plan *p, const mrt_step *t)
     for (int k = 0; k < 3; k++)
         if (mrt_step_widens(p, t, v[k])) {
             double n = (double)p->value[v[k]].count;
-            double copy = mrt_cost_map(&p->profile, "copy", n, p->elsize);
+            double copy = mrt_cost_map(&p->profile, "copy", n,
+                                       mrt_step_compute_dtype(p, t), p->elsize);
             time += copy >= 0 ? copy
                               : mrt_cost_local(&p->profile, n, n, p->elsize);
         }

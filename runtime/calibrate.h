@@ -105,7 +105,9 @@ typedef struct mrt_calib_pools {
 void mrt_calib_gemm_rows(MPI_Comm world, const mrt_calib_pools *pl,
                          mrt_profile *p);
 /* The `maps:` rows: every elementwise function over shards of several
- * sizes (p->copy_Bps sizes the repetitions).  Collective. */
+ * sizes in float32, and those whose float64 time is not float32's at
+ * twice the bytes in float64 too (p->copy_Bps sizes the repetitions).
+ * Collective. */
 void mrt_calib_map_rows(MPI_Comm world, const mrt_calib_pools *pl,
                         mrt_profile *p);
 /* Those rows as a table. */

@@ -28,12 +28,18 @@
  *    below the copy rate, simple maps on shards in cache above it.  One more row,
  *    `sum`, is the one-input einsum (a permuted sum: "r c -> c", per
  *    input element), which the GEMM rate does not price.
+ *  - The same in float64, for the functions whose float64 time the
+ *    bytes do not predict (timed_in_f64: libm's transcendentals, ~20
+ *    times float32's vectorised ones, not 2), on the same values; the
+ *    passes over a shard larger than 64 Ki take turns over its parts.
  *  - Every repetition is a fixed amount of work (products: about 10 ms,
- *    `--quick` 1 ms; maps a quarter of that, sized by timing one unit)
+ *    `--quick` 1 ms; maps a quarter of that, float64's an eighth,
+ *    sized by timing one unit)
  *    timed from a barrier on every rank at once; the slowest rank counts,
  *    and the best repetition: a repetition that another process
  *    interrupted is not the machine's speed.
  */
+#include <assert.h>
 #include <blis.h>
 #include <math.h>
 #include <stdlib.h>
@@ -123,21 +129,49 @@ void mrt_calib_gemm_rows(MPI_Comm world, const mrt_calib_pools *pl,
 
 typedef struct map_job {
     mrt_map_fn fn;
-    int64_t elements;
-    int count; /* passes */
-    float *out, *a, *b;
+    mrt_dtype t;      /* MRT_F32 or MRT_F64 */
+    int64_t elements; /* of the shard */
+    int64_t part;     /* of one pass: the shard's, or fewer (FLOAT64_PART) */
+    int count;        /* passes */
+    void *out, *a, *b;
     int sets; /* the passes take turns over this many inputs */
 } map_job;
+
+/* Element i of an array of type t. */
+static void *at(const map_job *j, void *base, int64_t i)
+{
+    return (char *)base + (size_t)i * (size_t)mrt_dtype_size(j->t);
+}
+
+/* Float64's passes map at most this many elements: libm's gelu takes
+ * 1.3 ms over 64 Ki, 80 ms over a 4 Mi shard, 60 times a repetition's
+ * target (of which the best of 15 would take a second, on a loaded
+ * machine each one interrupted), so a larger shard's passes take turns
+ * over its parts (inputs and output: of 256 Ki, 4 MiB in all, in the
+ * last level of cache as the whole shard is; of 4 Mi, 64 MiB, not in
+ * cache, as the whole one is not). */
+enum { FLOAT64_PART = 64 << 10 };
+
+/* Pass i's first element: of input set i % sets for a whole shard, else
+ * of part i % (elements / part) of the shard. */
+static int64_t pass_first(const map_job *j, int i)
+{
+    if (j->part == j->elements)
+        return i % j->sets * j->elements;
+    return i % (j->elements / j->part) * j->part;
+}
 
 /* The one-input einsum "r c -> c" over j->elements (64 columns): the
  * kernel's strided sum (kernels/kernel_pack.c), the row `sum`. */
 static void run_sum(const map_job *j)
 {
     int dims[2] = {0, 1};
-    int64_t ext[2] = {j->elements / 64, 64};
+    int64_t ext[2] = {j->part / 64, 64};
     mrt_kview a = {2, dims, ext, j->a}, c = {1, dims + 1, ext + 1, j->out};
-    for (int i = 0; i < j->count; i++)
-        mrt_kernel_einsum(MRT_F32, &a, NULL, &c, NULL);
+    for (int i = 0; i < j->count; i++) {
+        a.data = at(j, j->a, j->part == j->elements ? 0 : pass_first(j, i));
+        mrt_kernel_einsum(j->t, &a, NULL, &c, NULL);
+    }
 }
 
 static void run_maps(void *arg)
@@ -148,18 +182,79 @@ static void run_maps(void *arg)
         return;
     }
     int dim = 0;
-    int64_t ext = j->elements, off = 0;
+    int64_t ext = j->part, off = 0;
     int positive = j->fn == MRT_MAP_LOG || j->fn == MRT_MAP_RSQRT ||
                    j->fn == MRT_MAP_SQRT_ADD;
     mrt_kview o = {1, &dim, &ext, j->out}, a = {1, &dim, &ext, j->a},
               b = {1, &dim, &ext, j->b};
     for (int i = 0; i < j->count; i++) {
-        int64_t at = i % j->sets * j->elements;
-        a.data = j->a + at;
-        b.data = j->b + at;
-        mrt_kernel_map(MRT_F32, j->fn, 0.5, &o, positive ? &b : &a,
+        int64_t first = pass_first(j, i);
+        a.data = at(j, j->a, first);
+        b.data = at(j, j->b, first);
+        if (j->part < j->elements)
+            o.data = at(j, j->out, first);
+        mrt_kernel_map(j->t, j->fn, 0.5, &o, positive ? &b : &a,
                        mrt_map_arity(j->fn) == 2 ? &b : NULL, &off, 0);
     }
+}
+
+/* The inputs, `most` elements of type t each: the same values in either
+ * type (the same seed). */
+static void fill_inputs(mrt_dtype t, void *a, void *b, int64_t most)
+{
+    srand(12345);
+    for (int64_t i = 0; i < most; i++) {
+        float x = 16 * (float)rand() / (float)RAND_MAX - 8,
+              y = 0.5f + (float)rand() / (float)RAND_MAX;
+        if (t == MRT_F64) {
+            ((double *)a)[i] = x;
+            ((double *)b)[i] = y;
+        } else {
+            ((float *)a)[i] = x;
+            ((float *)b)[i] = y;
+        }
+    }
+}
+
+/* Whether function f (MRT_MAP_FN_COUNT: sum) is timed in float64 too:
+ * those whose float64 time is not float32's at twice the bytes (the
+ * rule mrt_cost_map falls back to).  Libm's exp, log and tanh, and gelu
+ * and its derivative made of tanh, against float32's vectorised
+ * kernels/fast_math.h: 5 to 20 times float32's time, not 2; division
+ * and square roots, which a vector unit does at a lower rate in float64
+ * (fewer lanes, longer latency): 2.5 to 3.5 times in cache; one_hot
+ * (a compare in double either way) and sum (bound by its additions, not
+ * its bytes): about float32's time.  (Measured on an EPYC with every
+ * function in both types: docs/calibration.md.)  Every other map is the
+ * same loop in either type, bound by the bytes it moves, as the rule
+ * says: timing it again would double the maps' part of the calibration
+ * for rows that say what the rule says. */
+static int timed_in_f64(int f)
+{
+    switch (f) {
+    case MRT_MAP_GELU:
+    case MRT_MAP_GELU_GRAD:
+    case MRT_MAP_TANH:
+    case MRT_MAP_EXP:
+    case MRT_MAP_LOG:
+    case MRT_MAP_DIV:
+    case MRT_MAP_RSQRT:
+    case MRT_MAP_SQRT_ADD:
+    case MRT_MAP_ONE_HOT:
+    case MRT_MAP_FN_COUNT: return 1;
+    default: return 0;
+    }
+}
+
+/* The seconds of one repetition of j, the best of pl->reps: float32's
+ * repetitions a quarter of the target, float64's an eighth (its rows
+ * are there for a few slow functions, and must not make the
+ * calibration much longer). */
+static double time_map(MPI_Comm world, const mrt_calib_pools *pl, map_job *j)
+{
+    size_work(world, pl->target_s / (j->t == MRT_F64 ? 8 : 4), run_maps, j,
+              &j->count);
+    return mrt_calib_best(world, pl->reps, run_maps, j);
 }
 
 void mrt_calib_map_rows(MPI_Comm world, const mrt_calib_pools *pl,
@@ -169,36 +264,42 @@ void mrt_calib_map_rows(MPI_Comm world, const mrt_calib_pools *pl,
     static const int64_t quick[] = {4 << 10, 64 << 10, 0};
     const int64_t *sizes = pl->quick ? quick : full;
     int64_t most = sizes[pl->quick ? 1 : 2];
-    float *a = pl->a, *b = pl->b;
-    srand(12345);
-    for (int64_t i = 0; i < most; i++) {
-        a[i] = 16 * (float)rand() / (float)RAND_MAX - 8;
-        b[i] = 0.5f + (float)rand() / (float)RAND_MAX;
-    }
+    assert((size_t)most * sizeof(double) <= pl->bytes);
     p->nmap = 0;
-    for (int f = 0; f <= MRT_MAP_FN_COUNT; f++) /* the last: sum */
-        for (int i = 0; sizes[i] && p->nmap < MRT_PROFILE_MAP_ROWS; i++) {
-            /* up to 8 inputs in turn, so that a branch on the data
-             * (relu's sign) cannot be learnt from one pass to the next,
-             * as the next step of a run brings new data */
-            map_job j = {(mrt_map_fn)f,
-                         sizes[i],
-                         1,
-                         pl->c,
-                         a,
-                         b,
-                         (int)(most / sizes[i] < 8 ? most / sizes[i] : 8)};
-            size_work(world, pl->target_s / 4, run_maps, &j, &j.count);
-            double t = mrt_calib_best(world, pl->reps, run_maps, &j);
-            mrt_map_row *r = &p->map[p->nmap++];
-            snprintf(r->fn, sizeof r->fn, "%s",
-                     f < MRT_MAP_FN_COUNT ? mrt_map_name((mrt_map_fn)f)
-                                          : "sum");
-            r->elements = sizes[i];
-            r->s_per_elem =
-                mrt_calib_sig4(t / ((double)j.count * (double)sizes[i]) * 1e9) *
-                1e-9;
+    for (int t = MRT_F32; t <= MRT_F64; t++) {
+        fill_inputs((mrt_dtype)t, pl->a, pl->b, most);
+        for (int f = 0; f <= MRT_MAP_FN_COUNT; f++) { /* the last: sum */
+            if (t == MRT_F64 && !timed_in_f64(f))
+                continue;
+            for (int i = 0; sizes[i] && p->nmap < MRT_PROFILE_MAP_ROWS; i++) {
+                /* up to 8 inputs in turn, so that a branch on the data
+                 * (relu's sign) cannot be learnt from one pass to the
+                 * next, as the next step of a run brings new data */
+                map_job j = {(mrt_map_fn)f,
+                             (mrt_dtype)t,
+                             sizes[i],
+                             t == MRT_F64 && sizes[i] > FLOAT64_PART
+                                 ? FLOAT64_PART
+                                 : sizes[i],
+                             1,
+                             pl->c,
+                             pl->a,
+                             pl->b,
+                             (int)(most / sizes[i] < 8 ? most / sizes[i] : 8)};
+                double s = time_map(world, pl, &j);
+                mrt_map_row *r = &p->map[p->nmap++];
+                snprintf(r->fn, sizeof r->fn, "%s",
+                         f < MRT_MAP_FN_COUNT ? mrt_map_name((mrt_map_fn)f)
+                                              : "sum");
+                r->elements = sizes[i];
+                r->dtype = t;
+                r->s_per_elem = mrt_calib_sig4(
+                                    s / ((double)j.count * (double)j.part) *
+                                    1e9) *
+                                1e-9;
+            }
         }
+    }
     mrt_profile_sort_rows(p);
 }
 
@@ -219,14 +320,23 @@ void mrt_calib_print_rates(const mrt_profile *p, FILE *f)
         if (any)
             fprintf(f, "  (%s)\n", mrt_gemm_form_name((mrt_gemm_form)form));
     }
-    if (p->nmap)
-        fprintf(f, "maps (ns per float32 element, by shard size):\n");
-    for (int i = 0; i < p->nmap; i++) {
-        int first = i == 0 || strcmp(p->map[i].fn, p->map[i - 1].fn) != 0;
-        int last = i + 1 == p->nmap || strcmp(p->map[i].fn, p->map[i + 1].fn);
-        if (first)
-            fprintf(f, "  %-12s", p->map[i].fn);
-        fprintf(f, " %lld: %.3g%s", (long long)p->map[i].elements,
-                p->map[i].s_per_elem * 1e9, last ? "\n" : ",");
+    for (int t = MRT_F32; t <= MRT_F64; t++) {
+        int any = 0;
+        for (int i = 0; i < p->nmap; i++) {
+            const mrt_map_row *r = &p->map[i];
+            if (r->dtype != t)
+                continue;
+            if (!any++)
+                fprintf(f, "maps (ns per %s element, by shard size):\n",
+                        t == MRT_F64 ? "float64" : "float32");
+            /* rows of one function and type are next to each other */
+            int first = i == 0 || r[-1].dtype != t || strcmp(r->fn, r[-1].fn);
+            int last = i + 1 == p->nmap || r[1].dtype != t ||
+                       strcmp(r->fn, r[1].fn);
+            if (first)
+                fprintf(f, "  %-12s", r->fn);
+            fprintf(f, " %lld: %.3g%s", (long long)r->elements,
+                    r->s_per_elem * 1e9, last ? "\n" : ",");
+        }
     }
 }

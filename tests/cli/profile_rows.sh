@@ -139,6 +139,55 @@ for g, w in zip(got, want):
     assert abs(g - w) < 1e-5 * w, (got, want)  # (6 digits printed)
 PY
 
+# Map rows by type: a float64 map at its function's float64 rows
+# (`dtype: float64`), a float64 map without them at twice the float32
+# rows' time (its bytes), a bfloat16 one (computed in float32) at half
+# of it; the one-input einsum at sum's float64 row.  The figures
+# computed here from the rows.
+cat >"$dir/types.yaml" <<'Y'
+mesh: {data: 1}
+dims: {m: 64, n: 80}
+dtype: float64
+tensors:
+  a: {shape: [m, n], init: {random: 1}}
+ops:
+  - {op: tanh, in: [a], out: t}
+  - {op: relu, in: [t], out: r}
+  - {op: einsum, in: [r], out: s, shape: [n]}
+Y
+printf '%s\n%s\n' "$base" 'maps:
+  - {fn: tanh, elements: 1024, ns_per_element: 1}
+  - {fn: tanh, dtype: float64, elements: 1024, ns_per_element: 10}
+  - {fn: tanh, dtype: float64, elements: 65536, ns_per_element: 30}
+  - {fn: relu, elements: 1024, ns_per_element: 0.25}
+  - {fn: relu, dtype: float32, elements: 65536, ns_per_element: 0.5}
+  - {fn: sum, elements: 1024, ns_per_element: 0.5}
+  - {fn: sum, dtype: float64, elements: 1024, ns_per_element: 0.625}' >"$dir/types_p.yaml"
+sed 's/^dtype: float64/dtype: bfloat16/' "$dir/types.yaml" >"$dir/types16.yaml"
+for t in types types16; do
+    "$meshrt" plan "$dir/$t.yaml" --machine "$dir/types_p.yaml" --json >"$dir/$t.json" ||
+        bad "plan of $t.yaml with map rows by type failed"
+done
+python3 - "$dir/types.json" "$dir/types16.json" <<'PY' || bad "map rows by type as the model uses them"
+import json, math, sys
+f64, b16 = ([op["steps"][-1]["time_s"] for op in json.load(open(p))["ops"]]
+            for p in sys.argv[1:3])
+e = 64 * 80
+at = math.log(e / 1024) / math.log(65536 / 1024)  # between the rows, in log elements
+want64 = [e * (10e-9 + 20e-9 * at),        # tanh: its float64 rows
+          2 * e * (0.25e-9 + 0.25e-9 * at),  # relu: float32's, twice the bytes
+          e * 0.625e-9]                    # sum: its float64 row
+conv = 2 * (2 * e * 2 / 5e9)  # and the input widened, the output narrowed,
+                               # each written and read at the copy rate
+want16 = [e * 1e-9 / 2 + conv,             # float32's rows, half the bytes
+          e * (0.25e-9 + 0.25e-9 * at) / 2 + conv,
+          e * 0.5e-9 / 2]                  # (an einsum: no conversions priced apart)
+for got, want in ((f64, want64), (b16, want16)):
+    assert len(got) == 3, got
+    for g, w in zip(got, want):
+        assert abs(g - w) < 1e-5 * w, (got, want)  # (6 digits printed)
+PY
+
 # The default profile prices as before: the rows change nothing else.
 "$meshrt" plan "$dir/mm.yaml" >"$dir/default.txt" || bad "plan (default profile)"
 "$meshrt" plan "$dir/mm.yaml" --machine "$dir/plain.yaml" >"$dir/plain.txt"
@@ -159,4 +208,5 @@ bad_row list 'gemm: {n: 8}' "expected a sequence for 'gemm'"
 bad_row cores 'cores: 0' "'cores'"
 bad_row form 'gemm: [{n: 8, form: ntt, gflops: 1}]' "'form' of a gemm row must be nn, nt, tn or tt, got 'ntt'"
 bad_row fn 'maps: [{fn: "", elements: 8, ns_per_element: 1}]' "'fn' of a map row must be a function's name"
+bad_row dtype 'maps: [{fn: gelu, dtype: float16, elements: 8, ns_per_element: 1}]' "'dtype' of a map row must be float32 or float64 \\(the types the kernels compute in\\), got 'float16'"
 exit $fail

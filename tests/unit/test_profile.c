@@ -279,7 +279,16 @@ static const struct bad {
     {"maps: [{fn: gelu, elements: 8, ns_per_element: 1, gflops: 2}]\n",
      MRT_E_SPEC,
      "1:51: error: unknown key 'gflops' in a map row (expected: fn, "
-     "elements, ns_per_element)"},
+     "elements, ns_per_element, dtype)"},
+    {"maps: [{fn: gelu, dtype: bfloat16, elements: 8, ns_per_element: 1}]\n",
+     MRT_E_SPEC,
+     "1:26: error: 'dtype' of a map row must be float32 or float64 (the "
+     "types the kernels compute in), got 'bfloat16'"},
+    {"maps: [{fn: gelu, elements: 8, ns_per_element: 1},\n"
+     "       {fn: exp, elements: 8, ns_per_element: 1, dtype: [float64]}]\n",
+     MRT_E_SPEC,
+     "2:57: error: 'dtype' of a map row must be float32 or float64 (the "
+     "types the kernels compute in), got a sequence"},
     {"maps: {fn: gelu}\n", MRT_E_SPEC,
      "1:7: error: expected a sequence for 'maps', got a mapping"},
 };
@@ -319,9 +328,9 @@ START_TEST(rates_by_form_and_function)
     p.gemm[p.ngemm++] = (mrt_gemm_row){16, MRT_GEMM_NN, 2e9};
     p.gemm[p.ngemm++] = (mrt_gemm_row){64, MRT_GEMM_NT, 10e9};
     p.gemm[p.ngemm++] = (mrt_gemm_row){1024, MRT_GEMM_NN, 40e9};
-    p.map[p.nmap++] = (mrt_map_row){"gelu", 1 << 20, 8e-9};
-    p.map[p.nmap++] = (mrt_map_row){"gelu", 1 << 10, 2e-9};
-    p.map[p.nmap++] = (mrt_map_row){"add", 1 << 10, 0.5e-9};
+    p.map[p.nmap++] = (mrt_map_row){"gelu", 1 << 20, 8e-9, MRT_F32};
+    p.map[p.nmap++] = (mrt_map_row){"gelu", 1 << 10, 2e-9, MRT_F32};
+    p.map[p.nmap++] = (mrt_map_row){"add", 1 << 10, 0.5e-9, MRT_F32};
     snprintf(path, sizeof path, "%s/p.yaml", dir);
     ck_assert_int_eq(mrt_profile_save(path, &p, &err), MRT_OK);
     mrt_profile_default(&q);
@@ -361,16 +370,107 @@ START_TEST(rates_by_form_and_function)
      * float64 twice float32; -1 for a function without rows */
     double e = 1 << 15, per = 2e-9 + 6e-9 * (log(e) - log(1024.0)) /
                                          (log(1048576.0) - log(1024.0));
-    ck_assert(fabs(mrt_cost_map(&q, "gelu", e, 4) - e * per) < 1e-9 * e * per);
-    ck_assert(fabs(mrt_cost_map(&q, "gelu", e, 8) - 2 * e * per) <
+    ck_assert(fabs(mrt_cost_map(&q, "gelu", e, MRT_F32, 4) - e * per) <
               1e-9 * e * per);
-    ck_assert(close_to(mrt_cost_map(&q, "gelu", 10, 4), 10 * 2e-9));
-    ck_assert(close_to(mrt_cost_map(&q, "gelu", 1e8, 4), 1e8 * 8e-9));
-    ck_assert(close_to(mrt_cost_map(&q, "add", 1e6, 4), 1e6 * 0.5e-9));
-    ck_assert(mrt_cost_map(&q, "relu", 1e6, 4) < 0);
+    ck_assert(fabs(mrt_cost_map(&q, "gelu", e, MRT_F64, 8) - 2 * e * per) <
+              1e-9 * e * per);
+    ck_assert(close_to(mrt_cost_map(&q, "gelu", 10, MRT_F32, 4), 10 * 2e-9));
+    ck_assert(close_to(mrt_cost_map(&q, "gelu", 1e8, MRT_F32, 4), 1e8 * 8e-9));
+    ck_assert(close_to(mrt_cost_map(&q, "add", 1e6, MRT_F32, 4), 1e6 * 0.5e-9));
+    ck_assert(mrt_cost_map(&q, "relu", 1e6, MRT_F32, 4) < 0);
     mrt_profile d;
     mrt_profile_default(&d);
-    ck_assert(mrt_cost_map(&d, "gelu", 1e6, 4) < 0);
+    ck_assert(mrt_cost_map(&d, "gelu", 1e6, MRT_F32, 4) < 0);
+    remove_dir(dir);
+}
+END_TEST
+
+/* Map rows timed in float64 (`dtype: float64`): written with the key,
+ * loaded back as float64 rows next to float32's (rows without the key),
+ * and priced by type: a float64 map at its own rows, a 16-bit one at
+ * float32's scaled by its bytes, float64 without float64 rows at twice
+ * float32's, float32 never at float64's. */
+START_TEST(map_rows_by_type)
+{
+    make_dir();
+    char path[256], text[4096];
+    mrt_profile p = sample(), q;
+    mrt_error err = {0};
+    p.map[p.nmap++] = (mrt_map_row){"exp", 1 << 20, 22e-9, MRT_F64};
+    p.map[p.nmap++] = (mrt_map_row){"exp", 1 << 10, 0.6e-9, MRT_F32};
+    p.map[p.nmap++] = (mrt_map_row){"exp", 1 << 10, 18e-9, MRT_F64};
+    p.map[p.nmap++] = (mrt_map_row){"add", 1 << 10, 0.5e-9, MRT_F32};
+    p.map[p.nmap++] = (mrt_map_row){"log", 1 << 10, 15e-9, MRT_F64};
+    mrt_profile_sort_rows(&p); /* (as calibrate saves them) */
+    snprintf(path, sizeof path, "%s/p.yaml", dir);
+    ck_assert_int_eq(mrt_profile_save(path, &p, &err), MRT_OK);
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = 0;
+    /* float32's rows as before, float64's with the key */
+    ck_assert_ptr_nonnull(
+        strstr(text, "  - {fn: exp, elements: 1024, ns_per_element: 0.6}\n"));
+    ck_assert_ptr_nonnull(strstr(
+        text,
+        "  - {fn: exp, dtype: float64, elements: 1024, ns_per_element: 18}\n"));
+    mrt_profile_default(&q);
+    ck_assert_int_eq(mrt_profile_load(path, &q, &err), MRT_OK);
+    /* sorted: function, type (float32 first), elements */
+    ck_assert_int_eq(q.nmap, 5);
+    const char *fn[] = {"add", "exp", "exp", "exp", "log"};
+    const int type[] = {MRT_F32, MRT_F32, MRT_F64, MRT_F64, MRT_F64};
+    const double per[] = {0.5e-9, 0.6e-9, 18e-9, 22e-9, 15e-9};
+    for (int i = 0; i < 5; i++) {
+        ck_assert_str_eq(q.map[i].fn, fn[i]);
+        ck_assert_int_eq(q.map[i].dtype, type[i]);
+        ck_assert(close_to(q.map[i].s_per_elem, per[i]));
+    }
+    /* saved again: the same rows (the source line says where it was
+     * loaded from) */
+    char again[4096];
+    ck_assert_int_eq(mrt_profile_save(path, &q, &err), MRT_OK);
+    f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    size_t m = fread(again, 1, sizeof again - 1, f);
+    fclose(f);
+    again[m] = 0;
+    ck_assert_ptr_nonnull(strstr(text, "\nmaps:\n"));
+    ck_assert_ptr_nonnull(strstr(again, "\nmaps:\n"));
+    ck_assert_str_eq(strstr(again, "\nmaps:\n"), strstr(text, "\nmaps:\n"));
+    /* float64: its own rows, between 18 and 22 ns in log elements (the
+     * bytes rule would say 1.2 ns) */
+    double e = 1 << 15, x = 18e-9 + 4e-9 * (log(e) - log(1024.0)) /
+                                        (log(1048576.0) - log(1024.0));
+    ck_assert(fabs(mrt_cost_map(&q, "exp", e, MRT_F64, 8) - e * x) <
+              1e-9 * e * x);
+    ck_assert(close_to(mrt_cost_map(&q, "exp", 1e8, MRT_F64, 8), 1e8 * 22e-9));
+    /* float32 and 16-bit types: float32's rows by their bytes */
+    ck_assert(close_to(mrt_cost_map(&q, "exp", e, MRT_F32, 4), e * 0.6e-9));
+    ck_assert(
+        close_to(mrt_cost_map(&q, "exp", e, MRT_BF16, 2), e * 0.6e-9 / 2));
+    ck_assert(close_to(mrt_cost_map(&q, "exp", e, MRT_F16, 2), e * 0.6e-9 / 2));
+    /* float64 without float64 rows: float32's at twice the bytes */
+    ck_assert(close_to(mrt_cost_map(&q, "add", e, MRT_F64, 8), e * 1e-9));
+    /* only float64 rows: none for float32 */
+    ck_assert(close_to(mrt_cost_map(&q, "log", e, MRT_F64, 8), e * 15e-9));
+    ck_assert(mrt_cost_map(&q, "log", e, MRT_F32, 4) < 0);
+    /* a row without `dtype:` is float32's, as in a profile written
+     * before float64 rows existed */
+    mrt_profile_default(&q);
+    write_file("old.yaml",
+               "maps:\n  - {fn: exp, elements: 1024, ns_per_element: 0.6}\n"
+               "  - {fn: exp, elements: 1024, ns_per_element: 18, dtype: "
+               "float64}\n  - {fn: exp, elements: 2048, ns_per_element: 0.7, "
+               "dtype: float32}\n",
+               path, sizeof path);
+    ck_assert_int_eq(mrt_profile_load(path, &q, &err), MRT_OK);
+    ck_assert_int_eq(q.nmap, 3);
+    ck_assert_int_eq(q.map[0].dtype, MRT_F32);
+    ck_assert_int_eq(q.map[1].dtype, MRT_F32);
+    ck_assert_int_eq(q.map[1].elements, 2048);
+    ck_assert_int_eq(q.map[2].dtype, MRT_F64);
     remove_dir(dir);
 }
 END_TEST
@@ -442,6 +542,7 @@ int main(void)
     tcase_add_test(tc, partial_files_keep_the_rest);
     tcase_add_test(tc, bad_files);
     tcase_add_test(tc, rates_by_form_and_function);
+    tcase_add_test(tc, map_rows_by_type);
     tcase_add_test(tc, nodes_tiers_default_to_default_link);
     tcase_add_test(tc, missing_file);
     tcase_add_test(tc, default_path);
