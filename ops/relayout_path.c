@@ -38,6 +38,7 @@
 
 typedef struct node {
     mrt_layout l;
+    uint64_t key; /* layout_key(l): most unequal layouts differ in it */
     double cost;
     int parent, done;
     mrt_move move; /* the move from the parent */
@@ -66,25 +67,48 @@ static int64_t parts(const mrt_plan *p, const mrt_layout *l, int i)
     return k;
 }
 
-/* Records layout l reached from node `from` by move m. */
+/* What tells apart the layouts of one search (they share the tensor's
+ * dims and sizes): the pending sums and each dim's axes, hashed. */
+static uint64_t layout_key(const mrt_layout *l)
+{
+    uint64_t h = 0xcbf29ce484222325ull ^ l->partial;
+    for (int i = 0; i < l->ndims; i++) {
+        for (int j = 0; j < l->naxes[i]; j++)
+            h = (h ^ (uint64_t)(l->axes[i][j] + 1)) * 0x100000001b3ull;
+        h = (h ^ 0xff) * 0x100000001b3ull;
+    }
+    return h;
+}
+
+/* Records layout l reached from node `from` by move m.  The layout is
+ * looked up before the move is priced: a layout already settled (done)
+ * keeps its path whatever the move costs, and pricing a move (an
+ * all-to-all over a group above all) is most of the search's time. */
 static void reach(pathfinder *s, int from, mrt_step_kind kind, int dim,
                   int dim2, unsigned axes, const mrt_layout *l)
 {
+    uint64_t key = layout_key(l);
+    int k = 0;
+    while (k < s->count &&
+           (s->n[k].key != key || !mrt_layout_equal(&s->n[k].l, l)))
+        k++;
+    if (k < s->count && s->n[k].done)
+        return;
+    if (k == s->count && s->count == MAX_STATES)
+        return;
     mrt_move m = {
         .kind = kind, .dim = dim, .dim2 = dim2, .axes = axes, .after = *l};
     double c = s->n[from].cost + mrt_move_time(s->p, &s->n[from].l, &m);
-    for (int k = 0; k < s->count; k++)
-        if (mrt_layout_equal(&s->n[k].l, l)) {
-            if (!s->n[k].done && c < s->n[k].cost) {
-                s->n[k].cost = c;
-                s->n[k].parent = from;
-                s->n[k].move = m;
-            }
-            return;
+    if (k < s->count) {
+        if (c < s->n[k].cost) {
+            s->n[k].cost = c;
+            s->n[k].parent = from;
+            s->n[k].move = m;
         }
-    if (s->count == MAX_STATES)
         return;
-    s->n[s->count++] = (node){.l = *l, .cost = c, .parent = from, .move = m};
+    }
+    s->n[s->count++] = (node){
+        .l = *l, .key = key, .cost = c, .parent = from, .move = m};
 }
 
 /* The moves that remove axes: all-gathers and all-to-alls. */
@@ -186,7 +210,7 @@ int mrt_relayout_path(const mrt_plan *p, const mrt_layout *from,
 {
     static node table[MAX_STATES]; /* the planner is single-threaded */
     pathfinder s = {.p = p, .to = to, .n = table, .count = 1};
-    table[0] = (node){.l = *from, .parent = -1};
+    table[0] = (node){.l = *from, .key = layout_key(from), .parent = -1};
     for (;;) {
         int best = -1;
         for (int k = 0; k < s.count; k++)

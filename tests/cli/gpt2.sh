@@ -169,23 +169,32 @@ sys.exit(1 if bad else 0)
 PY
 
 cat >"$dir/agree.py" <<'PY'
-"""agree.py OUT PREFIX A B REL ABS: every line of OUT that starts with
-PREFIX and reports 'A x, B y' has |x - y| <= REL |y| + ABS (and at least
-30 such lines)."""
+"""agree.py OUT PREFIX A B REL ABS [PREFIX A B REL ABS]...: for each
+group, every line of OUT that starts with PREFIX and reports 'A x, B y'
+has |x - y| <= REL |y| + ABS (and at least 30 such lines).  (One
+python3 for all the groups of a run: one each was a tenth of the test.)"""
 import re, sys
-out, prefix, a, b, rel, tol = sys.argv[1:7]
-n = bad = 0
-pat = re.compile(r"^%s (\S+): .*%s ?([-0-9.e+]+), %s ([-0-9.e+]+)"
-                 % (re.escape(prefix), a, b))
-for l in open(out):
-    m = pat.search(l)
-    if m:
-        n += 1
-        x, y = float(m.group(2)), float(m.group(3))
-        if abs(x - y) > float(rel) * abs(y) + float(tol):
-            bad += 1
-            print(m.group(1), x, y)
-sys.exit(1 if bad or n < 30 else 0)
+out, groups = sys.argv[1], sys.argv[2:]
+assert groups and len(groups) % 5 == 0, groups
+lines = open(out).readlines()
+failed = 0
+for g in range(0, len(groups), 5):
+    prefix, a, b, rel, tol = groups[g:g + 5]
+    n = bad = 0
+    pat = re.compile(r"^%s (\S+): .*%s ?([-0-9.e+]+), %s ([-0-9.e+]+)"
+                     % (re.escape(prefix), a, b))
+    for l in lines:
+        m = pat.search(l)
+        if m:
+            n += 1
+            x, y = float(m.group(2)), float(m.group(3))
+            if abs(x - y) > float(rel) * abs(y) + float(tol):
+                bad += 1
+                print(prefix, m.group(1), x, y)
+    if bad or n < 30:
+        print("%s: %d of %d lines disagree (at least 30 wanted)" % (prefix, bad, n))
+        failed = 1
+sys.exit(failed)
 PY
 
 # 1. the parameter count
@@ -248,10 +257,9 @@ for alt in dp tp tp_sp zero3; do
         # arithmetic, as the key bias's, is rounding noise); each compared
         # tensor's reported element within 1e-8 of the unsharded run's,
         # plus 1e-12
-        check "$alt at $np ranks: finite differences agree" \
-            python3 "$dir/agree.py" "$out" "finite differences" difference gradient 1e-5 1e-8
-        check "$alt at $np ranks: values agree" \
-            python3 "$dir/agree.py" "$out" verify "\\): " unsharded 1e-8 1e-12
+        check "$alt at $np ranks: finite differences and values agree" \
+            python3 "$dir/agree.py" "$out" "finite differences" difference gradient 1e-5 1e-8 \
+            verify "\\): " unsharded 1e-8 1e-12
     done
 done
 
@@ -270,10 +278,9 @@ for run in pp:1:data=1,model=1,pipe=1 pp:2:data=1,model=1,pipe=2 \
         --mesh "$mesh" --dim "$pdims" --verify >"$out" 2>&1 ||
         { bad "$alt at $np ranks ($mesh) did not verify:"; grep -i "failed\|error" "$out" | head -5; continue; }
     grep -q 'bytes match the plan' "$out" || bad "$alt at $np ranks ($mesh): bytes do not match the plan"
-    check "$alt at $np ranks ($mesh): finite differences agree" \
-        python3 "$dir/agree.py" "$out" "finite differences" difference gradient 1e-5 1e-8
-    check "$alt at $np ranks ($mesh): values agree" \
-        python3 "$dir/agree.py" "$out" verify "\\): " unsharded 1e-8 1e-12
+    check "$alt at $np ranks ($mesh): finite differences and values agree" \
+        python3 "$dir/agree.py" "$out" "finite differences" difference gradient 1e-5 1e-8 \
+        verify "\\): " unsharded 1e-8 1e-12
     stages=${mesh##*pipe=}
     if [ "$stages" -gt 1 ]; then
         "$meshrt" plan "$dir/gpt2_pp.yaml" --layout "$alt" --mesh "$mesh" --dim "$pdims" \

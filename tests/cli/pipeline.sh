@@ -113,31 +113,47 @@ for cfg in 2:1:2:2 3:1:3:1 4:2:2:2 4:1:4:1; do
 done
 
 # 3. The point-to-point bytes against the formula.
+# (p2p.py PLAN D P M ...: every case's plan in one python3, each case
+# that differs from the formula named on its own line)
 cat >"$dir/p2p.py" <<'PY'
 import json, sys
-d = json.load(open(sys.argv[1]))
-D, P, m = (int(v) for v in sys.argv[2:5])
 b, h, L = 16, 32, 8                      # examples/pipeline.yaml's dims
-steps = [s for op in d["ops"] for s in op["steps"] if s["kind"] == "sendrecv"]
-got = sum(s["bytes"] for s in steps)
-want = 2 * (P - 1) * m * (b // (m * D)) * h * 8
-if got != want or len(steps) != 2 * (P - 1) * m:
-    sys.exit("p2p %d bytes in %d steps, want %d in %d" %
-             (got, len(steps), want, 2 * (P - 1) * m))
-for s in steps:                          # neighbours, forward or back
-    if abs(s["stage"] - s["from_stage"]) != 1:
-        sys.exit("a transfer from stage %d to %d" % (s["from_stage"], s["stage"]))
+args = sys.argv[1:]
+assert args and len(args) % 4 == 0, args
+bad = 0
+def wrong(D, P, m, msg):
+    global bad
+    print("p2p bytes of {data: %d, pipe: %d}, m=%d: %s" % (D, P, m, msg))
+    bad = 1
+for i in range(0, len(args), 4):
+    d = json.load(open(args[i]))
+    D, P, m = (int(v) for v in args[i + 1:i + 4])
+    steps = [s for op in d["ops"] for s in op["steps"] if s["kind"] == "sendrecv"]
+    got = sum(s["bytes"] for s in steps)
+    want = 2 * (P - 1) * m * (b // (m * D)) * h * 8
+    if got != want or len(steps) != 2 * (P - 1) * m:
+        wrong(D, P, m, "%d bytes in %d steps, want %d in %d" %
+              (got, len(steps), want, 2 * (P - 1) * m))
+        continue
+    for s in steps:                      # neighbours, forward or back
+        if abs(s["stage"] - s["from_stage"]) != 1:
+            wrong(D, P, m, "a transfer from stage %d to %d" % (s["from_stage"], s["stage"]))
+            break
+sys.exit(bad)
 PY
+p2p=()
 for cfg in 1:2 1:4 2:2 1:3 4:2; do
     IFS=: read -r data pipe <<<"$cfg"
     for m in 1 2 4; do
         with_micro "$stack" "$m" "stack$m"
         expect 0 0 "" "$meshrt" plan --json --mesh "data=$data,pipe=$pipe" \
             "$dir/stack$m.yaml"
-        check "p2p bytes of {data: $data, pipe: $pipe}, m=$m = the formula" \
-            python3 "$dir/p2p.py" "$dir/stdout" "$data" "$pipe" "$m"
+        mv "$dir/stdout" "$dir/p2p_${data}_${pipe}_$m.json"
+        p2p+=("$dir/p2p_${data}_${pipe}_$m.json" "$data" "$pipe" "$m")
     done
 done
+check "p2p bytes of every {data, pipe} and m = the formula" \
+    python3 "$dir/p2p.py" "${p2p[@]}"
 
 # 4. check says which layers each stage holds (the block rule: 8 over 3
 # is 3, 3, 2), and no longer that an op is duplicated over the pipe axis.
