@@ -396,6 +396,20 @@ START_TEST(rates_by_form_and_function)
 }
 END_TEST
 
+/* p saved to path, and the file's text read back into buf (size bytes,
+ * NUL-terminated). */
+static void saved_text(const char *path, const mrt_profile *p, char *buf,
+                       size_t size)
+{
+    mrt_error err = {0};
+    ck_assert_int_eq(mrt_profile_save(path, p, &err), MRT_OK);
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    size_t n = fread(buf, 1, size - 1, f);
+    fclose(f);
+    buf[n] = 0;
+}
+
 /* Map rows timed in float64 (`dtype: float64`): written with the key,
  * loaded back as float64 rows next to float32's (rows without the key),
  * and priced by type: a float64 map at its own rows, a 16-bit one at
@@ -414,12 +428,7 @@ START_TEST(map_rows_by_type)
     p.map[p.nmap++] = (mrt_map_row){"log", 1 << 10, 15e-9, MRT_F64};
     mrt_profile_sort_rows(&p); /* (as calibrate saves them) */
     snprintf(path, sizeof path, "%s/p.yaml", dir);
-    ck_assert_int_eq(mrt_profile_save(path, &p, &err), MRT_OK);
-    FILE *f = fopen(path, "r");
-    ck_assert_ptr_nonnull(f);
-    size_t n = fread(text, 1, sizeof text - 1, f);
-    fclose(f);
-    text[n] = 0;
+    saved_text(path, &p, text, sizeof text);
     /* float32's rows as before, float64's with the key */
     ck_assert_ptr_nonnull(
         strstr(text, "  - {fn: exp, elements: 1024, ns_per_element: 0.6}\n"));
@@ -441,12 +450,7 @@ START_TEST(map_rows_by_type)
     /* saved again: the same rows (the source line says where it was
      * loaded from) */
     char again[4096];
-    ck_assert_int_eq(mrt_profile_save(path, &q, &err), MRT_OK);
-    f = fopen(path, "r");
-    ck_assert_ptr_nonnull(f);
-    size_t m = fread(again, 1, sizeof again - 1, f);
-    fclose(f);
-    again[m] = 0;
+    saved_text(path, &q, again, sizeof again);
     ck_assert_ptr_nonnull(strstr(text, "\nmaps:\n"));
     ck_assert_ptr_nonnull(strstr(again, "\nmaps:\n"));
     ck_assert_str_eq(strstr(again, "\nmaps:\n"), strstr(text, "\nmaps:\n"));
@@ -567,12 +571,7 @@ START_TEST(gemm_rows_by_type)
     p.gemm[p.ngemm++] = (mrt_gemm_row){64, MRT_GEMM_TN, 8e9, MRT_F32};
     mrt_profile_sort_rows(&p); /* (as calibrate saves them) */
     snprintf(path, sizeof path, "%s/p.yaml", dir);
-    ck_assert_int_eq(mrt_profile_save(path, &p, &err), MRT_OK);
-    FILE *f = fopen(path, "r");
-    ck_assert_ptr_nonnull(f);
-    size_t n = fread(text, 1, sizeof text - 1, f);
-    fclose(f);
-    text[n] = 0;
+    saved_text(path, &p, text, sizeof text);
     /* float32's rows as before, float64's with the key */
     ck_assert_ptr_nonnull(strstr(text,
                                  "gemm:\n  - {n: 16, gflops: 2}\n"
@@ -599,12 +598,7 @@ START_TEST(gemm_rows_by_type)
     }
     /* saved again: the same rows */
     char again[4096];
-    ck_assert_int_eq(mrt_profile_save(path, &q, &err), MRT_OK);
-    f = fopen(path, "r");
-    ck_assert_ptr_nonnull(f);
-    size_t m = fread(again, 1, sizeof again - 1, f);
-    fclose(f);
-    again[m] = 0;
+    saved_text(path, &q, again, sizeof again);
     ck_assert_ptr_nonnull(strstr(again, "\ngemm:\n"));
     ck_assert_str_eq(strstr(again, "\ngemm:\n"), strstr(text, "\ngemm:\n"));
 
