@@ -30,6 +30,28 @@ mrt_status mrt_shard_init(const mrt_spec *s, int t, const mrt_layout *l,
 mrt_status mrt_reference_run(const mrt_spec *s, int64_t steps, double *losses,
                              void ***out, void ***mags, mrt_error *err);
 void mrt_reference_free(const mrt_spec *s, void **outputs);
+/* What reference_mag.c shares with it.  The reference holds a float
+ * tensor whole in mrt_reference_dtype(s), row-major in its layout's dim
+ * order: mrt_reference_count(s, t) elements, read and written as
+ * doubles by mrt_reference_get and _set. */
+int64_t mrt_reference_count(const mrt_spec *s, int t);
+double mrt_reference_get(const mrt_spec *s, const void *buf, int64_t i);
+void mrt_reference_set(const mrt_spec *s, void *buf, int64_t i, double x);
+/* Op i of s on whole tensors: out = op(in0, in1) (in1 unused for an op
+ * of one input), each buffer borrowed.  MRT_E_NOMEM when an einsum's
+ * workspace cannot be had. */
+mrt_status mrt_reference_op(const mrt_spec *s, int i, void *in0, void *in1,
+                            void *out);
+/* ---- reference_mag.c ---- */
+/* m[t] = the magnitudes of input t (v[t] its values): |x|, or the
+ * indices themselves for an int32 tensor. */
+void mrt_reference_input_magnitude(const mrt_spec *s, int t, void **v,
+                                   void **m);
+/* m[out] = the magnitudes of op i's output, from its inputs' (m) and the
+ * values of its inputs and output (v).  MRT_E_NOMEM without memory for
+ * the temporaries. */
+mrt_status mrt_reference_op_magnitude(const mrt_spec *s, int i, void **v,
+                                      void **m);
 /* ---- verify.c ---- */
 /* The tolerance of --verify for s's outputs (loss 0) or its loss (1),
  * relative to the scale of each comparison, by the program's types and,
