@@ -77,7 +77,8 @@ int64_t mrt_reference_count(const mrt_spec *s, int t)
 
 static size_t full_bytes(const mrt_spec *s, int t)
 {
-    return (size_t)mrt_reference_count(s, t) * (size_t)mrt_dtype_size(ref_type(s, t));
+    return (size_t)mrt_reference_count(s, t) *
+           (size_t)mrt_dtype_size(ref_type(s, t));
 }
 
 double mrt_reference_get(const mrt_spec *s, const void *buf, int64_t i)
@@ -343,7 +344,8 @@ mrt_status mrt_reference_gradcheck(const mrt_spec *s, int per_tensor,
         int x = k < tr->nparams ? tr->param[k] : tr->extra[k - tr->nparams];
         int gt = k < tr->nparams ? tr->grad[k]
                                  : tr->extra_grad[k - tr->nparams];
-        int64_t n = mrt_reference_count(s, x), picks = n < per_tensor ? n : per_tensor;
+        int64_t n = mrt_reference_count(s, x),
+                picks = n < per_tensor ? n : per_tensor;
         mrt_gradcheck *g = &out[(*nout)++];
         memset(g, 0, sizeof *g);
         g->tensor = x;

@@ -268,8 +268,7 @@ mrt_status mrt_reference_op_magnitude(const mrt_spec *s, int i, void **v,
     return MRT_OK;
 }
 
-void mrt_reference_input_magnitude(const mrt_spec *s, int t, void **v,
-                                   void **m)
+void mrt_reference_input_magnitude(const mrt_spec *s, int t, void **v, void **m)
 {
     int64_t n = mrt_reference_count(s, t);
     if (mrt_spec_tensor_dtype(s, t) == MRT_I32) { /* indices: unused */
