@@ -69,10 +69,9 @@ static int same_step(const mrt_step *a, const mrt_step *b, unsigned unit)
 static int same_value(const mrt_value *a, const mrt_value *b, unsigned unit)
 {
     return a->tensor == b->tensor &&
-           same_layout(&a->layout, &b->layout, unit) &&
-           a->count == b->count && a->dtype == b->dtype &&
-           a->offset == b->offset && a->alias_of == b->alias_of &&
-           a->stage == b->stage;
+           same_layout(&a->layout, &b->layout, unit) && a->count == b->count &&
+           a->dtype == b->dtype && a->offset == b->offset &&
+           a->alias_of == b->alias_of && a->stage == b->stage;
 }
 
 int mrt_plan_same_work(const mrt_plan *a, const mrt_plan *b)
