@@ -87,8 +87,8 @@ static double thin_rate(const mrt_profile *p, int t, int thin, int f, double s)
 
 /* The rate in type t of an m x n x k product of form f from the rows of
  * type t; -1 when there are none. */
-static double shape_rate(const mrt_profile *p, int t, int f, double m,
-                         double n, double k)
+static double shape_rate(const mrt_profile *p, int t, int f, double m, double n,
+                         double k)
 {
     double shortest = fmin(m, fmin(n, k)), volume = cbrt(m * n * k);
     int side = shortest == m   ? MRT_GEMM_THIN_M
@@ -118,8 +118,8 @@ double mrt_cost_gemm_form(const mrt_profile *p, mrt_dtype t, double flops,
         double r = t == MRT_F64 ? shape_rate(p, MRT_F64, (int)form, m, n, k)
                                 : -1;
         if (r < 0)
-            r = shape_rate(p, MRT_F32, (int)form, m, n, k) *
-                p->gemm_flops[t] / p->gemm_flops[MRT_F32];
+            r = shape_rate(p, MRT_F32, (int)form, m, n, k) * p->gemm_flops[t] /
+                p->gemm_flops[MRT_F32];
         if (r > 0)
             rate = r;
     }
