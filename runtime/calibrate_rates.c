@@ -81,7 +81,8 @@ typedef struct gemm_job {
     int m, n, k, form, count; /* count products m x k by k x n in form */
     mrt_dtype t;              /* MRT_F32 or MRT_F64 */
     void *a, *b, *c;          /* the pools */
-    size_t sets;              /* operand sets in each pool */
+    size_t set, sets;         /* elements of one operand set (the largest of the
+                         three), and the sets in each pool */
 } gemm_job;
 
 static void run_gemms(void *arg)
@@ -91,12 +92,10 @@ static void run_gemms(void *arg)
     /* A (m x k), B (k x n) by rows or by columns; C by rows */
     int64_t ars = j->form & 2 ? 1 : k, acs = j->form & 2 ? m : 1;
     int64_t brs = j->form & 1 ? 1 : n, bcs = j->form & 1 ? k : 1;
-    int64_t big = m * k > k * n ? m * k : k * n;
-    size_t set = (size_t)(big > m * n ? big : m * n);
     float one = 1, zero = 0;
     double one64 = 1, zero64 = 0;
     for (int i = 0; i < j->count; i++) {
-        size_t s = (size_t)i % j->sets * set;
+        size_t s = (size_t)i % j->sets * j->set;
         if (j->t == MRT_F64)
             bli_dgemm(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, m, n, k, &one64,
                       (double *)j->a + s, ars, acs, (double *)j->b + s, brs,
@@ -114,10 +113,9 @@ static void run_gemms(void *arg)
 static double gemm_rate(MPI_Comm world, const mrt_calib_pools *pl, mrt_dtype t,
                         double target, int f, int m, int n, int k)
 {
-    size_t el = (size_t)mrt_dtype_size(t), mn = (size_t)m * (size_t)n;
-    size_t big = (size_t)m * (size_t)k > (size_t)k * (size_t)n
-                     ? (size_t)m * (size_t)k
-                     : (size_t)k * (size_t)n;
+    size_t mk = (size_t)m * (size_t)k, kn = (size_t)k * (size_t)n,
+           mn = (size_t)m * (size_t)n;
+    size_t set = mk > kn ? (mk > mn ? mk : mn) : (kn > mn ? kn : mn);
     gemm_job j = {.m = m,
                   .n = n,
                   .k = k,
@@ -127,7 +125,8 @@ static double gemm_rate(MPI_Comm world, const mrt_calib_pools *pl, mrt_dtype t,
                   .a = pl->a,
                   .b = pl->b,
                   .c = pl->c,
-                  .sets = pl->bytes / ((big > mn ? big : mn) * el)};
+                  .set = set,
+                  .sets = pl->bytes / (set * (size_t)mrt_dtype_size(t))};
     if (!j.sets)
         return 0;
     size_work(world, target, run_gemms, &j, &j.count);

@@ -20,6 +20,19 @@
 
 static char dir[64];
 
+/* A gemm row of an n x n x n product. */
+static mrt_gemm_row cube_row(int64_t n, int form, double flops, int dtype)
+{
+    return (mrt_gemm_row){n, form, flops, dtype, MRT_GEMM_CUBE, 0};
+}
+
+/* A float32 gemm row of a thin product in form nn: side of n, the
+ * other two of other. */
+static mrt_gemm_row thin_row(int64_t n, int side, double flops, int64_t other)
+{
+    return (mrt_gemm_row){n, MRT_GEMM_NN, flops, MRT_F32, side, other};
+}
+
 static void make_dir(void)
 {
     snprintf(dir, sizeof dir, "/tmp/mrt_profile_XXXXXX");
@@ -347,19 +360,13 @@ START_TEST(thin_products_by_side)
     char path[256];
     mrt_profile p = sample(), q;
     mrt_error err = {0};
-    p.gemm[p.ngemm++] = (mrt_gemm_row){16,      MRT_GEMM_NN,   2e9,
-                                       MRT_F32, MRT_GEMM_CUBE, 0};
-    p.gemm[p.ngemm++] = (mrt_gemm_row){1024,    MRT_GEMM_NN,   200e9,
-                                       MRT_F32, MRT_GEMM_CUBE, 0};
+    p.gemm[p.ngemm++] = cube_row(16, MRT_GEMM_NN, 2e9, MRT_F32);
+    p.gemm[p.ngemm++] = cube_row(1024, MRT_GEMM_NN, 200e9, MRT_F32);
     double rows_only = mrt_cost_gemm(&p, MRT_F32, 1e9, 64, 1024, 1024);
-    p.gemm[p.ngemm++] = (mrt_gemm_row){16,      MRT_GEMM_NN,     20e9,
-                                       MRT_F32, MRT_GEMM_THIN_M, 1024};
-    p.gemm[p.ngemm++] = (mrt_gemm_row){256,     MRT_GEMM_NN,     140e9,
-                                       MRT_F32, MRT_GEMM_THIN_M, 1024};
-    p.gemm[p.ngemm++] = (mrt_gemm_row){16,      MRT_GEMM_NN,     80e9,
-                                       MRT_F32, MRT_GEMM_THIN_K, 1024};
-    p.gemm[p.ngemm++] = (mrt_gemm_row){256,     MRT_GEMM_NN,     300e9,
-                                       MRT_F32, MRT_GEMM_THIN_K, 1024};
+    p.gemm[p.ngemm++] = thin_row(16, MRT_GEMM_THIN_M, 20e9, 1024);
+    p.gemm[p.ngemm++] = thin_row(256, MRT_GEMM_THIN_M, 140e9, 1024);
+    p.gemm[p.ngemm++] = thin_row(16, MRT_GEMM_THIN_K, 80e9, 1024);
+    p.gemm[p.ngemm++] = thin_row(256, MRT_GEMM_THIN_K, 300e9, 1024);
     snprintf(path, sizeof path, "%s/thin.yaml", dir);
     ck_assert_int_eq(mrt_profile_save(path, &p, &err), MRT_OK);
     mrt_profile_default(&q);
@@ -397,14 +404,10 @@ START_TEST(rates_by_form_and_function)
     char path[256];
     mrt_profile p = sample(), q;
     mrt_error err = {0};
-    p.gemm[p.ngemm++] = (mrt_gemm_row){512,     MRT_GEMM_NT,   50e9,
-                                       MRT_F32, MRT_GEMM_CUBE, 0};
-    p.gemm[p.ngemm++] = (mrt_gemm_row){16,      MRT_GEMM_NN,   2e9,
-                                       MRT_F32, MRT_GEMM_CUBE, 0};
-    p.gemm[p.ngemm++] = (mrt_gemm_row){64,      MRT_GEMM_NT,   10e9,
-                                       MRT_F32, MRT_GEMM_CUBE, 0};
-    p.gemm[p.ngemm++] = (mrt_gemm_row){1024,    MRT_GEMM_NN,   40e9,
-                                       MRT_F32, MRT_GEMM_CUBE, 0};
+    p.gemm[p.ngemm++] = cube_row(512, MRT_GEMM_NT, 50e9, MRT_F32);
+    p.gemm[p.ngemm++] = cube_row(16, MRT_GEMM_NN, 2e9, MRT_F32);
+    p.gemm[p.ngemm++] = cube_row(64, MRT_GEMM_NT, 10e9, MRT_F32);
+    p.gemm[p.ngemm++] = cube_row(1024, MRT_GEMM_NN, 40e9, MRT_F32);
     p.map[p.nmap++] = (mrt_map_row){"gelu", 1 << 20, 8e-9, MRT_F32};
     p.map[p.nmap++] = (mrt_map_row){"gelu", 1 << 10, 2e-9, MRT_F32};
     p.map[p.nmap++] = (mrt_map_row){"add", 1 << 10, 0.5e-9, MRT_F32};
@@ -629,18 +632,12 @@ START_TEST(gemm_rows_by_type)
     mrt_error err = {0};
     p.gemm_flops[MRT_F32] = 100e9;
     p.gemm_flops[MRT_F64] = 50e9;
-    p.gemm[p.ngemm++] = (mrt_gemm_row){1024,    MRT_GEMM_NN,   50e9,
-                                       MRT_F64, MRT_GEMM_CUBE, 0};
-    p.gemm[p.ngemm++] = (mrt_gemm_row){16,      MRT_GEMM_NN,   2e9,
-                                       MRT_F32, MRT_GEMM_CUBE, 0};
-    p.gemm[p.ngemm++] = (mrt_gemm_row){16,      MRT_GEMM_NN,   4e9,
-                                       MRT_F64, MRT_GEMM_CUBE, 0};
-    p.gemm[p.ngemm++] = (mrt_gemm_row){1024,    MRT_GEMM_NN,   100e9,
-                                       MRT_F32, MRT_GEMM_CUBE, 0};
-    p.gemm[p.ngemm++] = (mrt_gemm_row){64,      MRT_GEMM_NT,   30e9,
-                                       MRT_F64, MRT_GEMM_CUBE, 0};
-    p.gemm[p.ngemm++] = (mrt_gemm_row){64,      MRT_GEMM_TN,   8e9,
-                                       MRT_F32, MRT_GEMM_CUBE, 0};
+    p.gemm[p.ngemm++] = cube_row(1024, MRT_GEMM_NN, 50e9, MRT_F64);
+    p.gemm[p.ngemm++] = cube_row(16, MRT_GEMM_NN, 2e9, MRT_F32);
+    p.gemm[p.ngemm++] = cube_row(16, MRT_GEMM_NN, 4e9, MRT_F64);
+    p.gemm[p.ngemm++] = cube_row(1024, MRT_GEMM_NN, 100e9, MRT_F32);
+    p.gemm[p.ngemm++] = cube_row(64, MRT_GEMM_NT, 30e9, MRT_F64);
+    p.gemm[p.ngemm++] = cube_row(64, MRT_GEMM_TN, 8e9, MRT_F32);
     mrt_profile_sort_rows(&p); /* (as calibrate saves them) */
     snprintf(path, sizeof path, "%s/p.yaml", dir);
     saved_text(path, &p, text, sizeof text);
