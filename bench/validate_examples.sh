@@ -8,7 +8,8 @@
 # per rank), one line per example: the range over its partitionings of
 # measured / modeled end to end, Kendall's tau between the modeled and
 # measured orders, how much slower than the measured fastest the model's
-# pick ran, and the partitionings' CPU shares (near 1: each rank had a
+# pick ran (partitionings that lower to one plan run and rank as one),
+# and the partitionings' CPU shares (near 1: each rank had a
 # core; well below, other processes took it and the ratios say little
 # about the model).  The target: every ratio within 0.8-1.25 and the
 # pick within 5% of the fastest.  The last line says whether all met it.
@@ -39,7 +40,7 @@ while [ $# -gt 0 ]; do
     --swapped) swapped=1; shift ;;
     --dtype) dtype=$2; shift 2 ;;
     --only) only=,$2,; shift 2 ;;
-    -h | --help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "validate_examples.sh: unknown option $1" >&2; exit 2 ;;
     *) meshrt=$1; shift ;;
     esac
@@ -103,10 +104,11 @@ tau = d["kendall_tau"]
 slower = d["pick_slower"]
 ok = all(0.8 <= x <= 1.25 for x in r) and slower is not None and slower <= 0.05
 worst = max(ran, key=lambda a: abs(__import__("math").log(a["ratio"])))
-print("%s (%s, %d of %d partitionings): measured/modeled %.2f-%.2f "
+plans = d["ratio"]["plans"]
+print("%s (%s, %d of %d partitionings, %d plans): measured/modeled %.2f-%.2f "
       "(worst %s), tau %s, pick %s +%.1f%% (fastest %s), CPU share "
       "%.2f-%.2f: %s" % (
-          sys.argv[2], sys.argv[3], len(ran), len(d["alternatives"]),
+          sys.argv[2], sys.argv[3], len(ran), len(d["alternatives"]), plans,
           min(r), max(r), worst["name"],
           "-" if tau is None else "%.2f" % tau, d["model_pick"],
           100 * (slower or 0), d["measured_fastest"], min(share), max(share),

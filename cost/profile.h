@@ -60,14 +60,32 @@ typedef enum mrt_gemm_form {
 } mrt_gemm_form;
 /* "nn", "nt", "tn", "tt". */
 const char *mrt_gemm_form_name(mrt_gemm_form f);
+/* Which side of a thin product is short: C (M x N) = A (M x K) B (K x N)
+ * with one of M, N, K small and the other two `other`.  BLIS's cost
+ * over its flops depends on which: a short M packs all of B for few
+ * rows of A, a short K writes C once per few flops, a short N packs A
+ * for few columns (docs/calibration.md, round I: 64 x 1024 x 1024 ran
+ * at 57-75 GFLOP/s here, 1024 x 64 x 1024 at 111-130, 1024 x 1024 x 64
+ * at 165-177; a 128^3 cube at 113). */
+typedef enum mrt_gemm_thin {
+    MRT_GEMM_CUBE = 0, /* n x n x n */
+    MRT_GEMM_THIN_M,   /* n x other x other */
+    MRT_GEMM_THIN_N,   /* other x n x other */
+    MRT_GEMM_THIN_K,   /* other x other x n */
+    MRT_GEMM_THIN_COUNT
+} mrt_gemm_thin;
+/* "cube", "m", "n", "k". */
+const char *mrt_gemm_thin_name(mrt_gemm_thin s);
 /* A product's rate in float32, or in float64 (BLIS's dgemm: its rate
  * by size is not float32's scaled by the two peaks' ratio). */
-#define MRT_PROFILE_GEMM_ROWS 128 /* forms x sizes, both types */
+#define MRT_PROFILE_GEMM_ROWS 128 /* forms x sizes, thin sides, both types */
 typedef struct mrt_gemm_row {
     int64_t n;
-    int form;     /* mrt_gemm_form */
-    double flops; /* flop/s */
-    int dtype;    /* MRT_F32 (a row without `dtype:`) or MRT_F64 */
+    int form;      /* mrt_gemm_form */
+    double flops;  /* flop/s */
+    int dtype;     /* MRT_F32 (a row without `dtype:`) or MRT_F64 */
+    int thin;      /* mrt_gemm_thin: MRT_GEMM_CUBE, or the short side n */
+    int64_t other; /* a thin row's other two sides */
 } mrt_gemm_row;
 /* The rate of one elementwise function (a map step: relu, gelu, add,
  * ...; named as the plan names it) over `elements` output elements of

@@ -8,6 +8,7 @@
  *     - {n: 64, gflops: 5.1}            # form nn (operands by rows), float32
  *     - {n: 64, form: nt, gflops: 4.2}  # B stored by columns
  *     - {n: 64, form: nt, dtype: float64, gflops: 2.9}  # in float64
+ *     - {n: 64, thin: m, other: 1024, gflops: 70}  # 64 x 1024 x 1024
  *   maps:                   # an elementwise function over so many elements
  *     - {fn: gelu, elements: 262144, ns_per_element: 3.1}   # in float32
  *     - {fn: gelu, dtype: float64, elements: 262144, ns_per_element: 19.7}
@@ -24,7 +25,9 @@
  * float32 (the default: a profile written before float64 rows existed
  * means float32) or float64, the two types the kernels compute in (a
  * 16-bit map is computed in float32: its rows are float32's).  A gemm
- * row's dtype is the same: float32 unless it says float64.
+ * row's dtype is the same: float32 unless it says float64.  A gemm row
+ * with `thin:` (m, n or k: the short side, of n; the other two of
+ * `other`) is a thin product's rate, in form nn.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -38,15 +41,24 @@ static const char *const coll_kind[MRT_COLL_COUNT] = {
     "allreduce", "allgather", "reduce_scatter", "alltoall", "permute"};
 static const char *const coll_keys[] = {"kind", "group", "bytes", "time_us",
                                         NULL};
-static const char *const gemm_keys[] = {"n", "gflops", "form", "dtype", NULL};
+static const char *const gemm_keys[] = {"n",    "gflops", "form", "dtype",
+                                        "thin", "other",  NULL};
 static const char *const map_keys[] = {"fn", "elements", "ns_per_element",
                                        "dtype", NULL};
 static const char *const form_name[MRT_GEMM_FORM_COUNT] = {"nn", "nt", "tn",
                                                            "tt"};
 
+static const char *const thin_name[MRT_GEMM_THIN_COUNT] = {"cube", "m", "n",
+                                                           "k"};
+
 const char *mrt_gemm_form_name(mrt_gemm_form f)
 {
     return f >= 0 && f < MRT_GEMM_FORM_COUNT ? form_name[f] : "?";
+}
+
+const char *mrt_gemm_thin_name(mrt_gemm_thin s)
+{
+    return s >= 0 && s < MRT_GEMM_THIN_COUNT ? thin_name[s] : "?";
 }
 
 /* Mapping m (`in` names it) has only the keys of the list, and all but
@@ -133,12 +145,47 @@ static mrt_status row_dtype(const mrt_yaml_doc *d, const yaml_node_t *m,
     return MRT_OK;
 }
 
+/* A gemm row's `thin:` and `other:`: both or neither, the short side
+ * shorter than the other two (else it is no thin product). */
+static mrt_status thin_side(const mrt_yaml_doc *d, const yaml_node_t *m,
+                            mrt_gemm_row *r)
+{
+    char w[MRT_YAML_QUOTE_MAX + 32];
+    const yaml_node_t *t = mrt_yaml_get(d, m, "thin"),
+                      *o = mrt_yaml_get(d, m, "other");
+    r->thin = MRT_GEMM_CUBE;
+    r->other = 0;
+    if (!t && !o)
+        return MRT_OK;
+    if (!t || !o)
+        return mrt_yaml_fail(d, t ? t : o,
+                             "a thin gemm row needs both 'thin' (its short "
+                             "side) and 'other' (the size of the other two)");
+    const char *s = mrt_yaml_str(t);
+    for (int i = MRT_GEMM_THIN_M; s && i < MRT_GEMM_THIN_COUNT; i++)
+        if (strcmp(s, thin_name[i]) == 0)
+            r->thin = i;
+    if (r->thin == MRT_GEMM_CUBE)
+        return mrt_yaml_fail(d, t,
+                             "'thin' of a gemm row must be m, n or k, "
+                             "got %s",
+                             mrt_yaml_what(t, w, sizeof w));
+    mrt_status st = mrt_yaml_count_max(d, o, "'other' of a gemm row", 1 << 20,
+                                       &r->other);
+    if (!st && r->other <= r->n)
+        return mrt_yaml_fail(d, o,
+                             "'other' of a thin gemm row (%lld) must be "
+                             "larger than its 'n' (%lld)",
+                             (long long)r->other, (long long)r->n);
+    return st;
+}
+
 static mrt_status gemm_row(const mrt_yaml_doc *d, const yaml_node_t *m,
                            void *row)
 {
     char w[MRT_YAML_QUOTE_MAX + 32];
     mrt_gemm_row *r = row;
-    mrt_status st = all_keys(d, m, gemm_keys, 2, "a gemm row");
+    mrt_status st = all_keys(d, m, gemm_keys, 4, "a gemm row");
     if (!st)
         st = mrt_yaml_count_max(d, mrt_yaml_get(d, m, "n"), "'n' of a gemm row",
                                 1 << 20, &r->n);
@@ -158,6 +205,8 @@ static mrt_status gemm_row(const mrt_yaml_doc *d, const yaml_node_t *m,
                              mrt_yaml_what(f, w, sizeof w));
     if (!st)
         st = row_dtype(d, m, "a gemm row", &r->dtype);
+    if (!st)
+        st = thin_side(d, m, r);
     return st;
 }
 
@@ -225,6 +274,8 @@ static int by_n(const void *a, const void *b)
     const mrt_gemm_row *x = a, *y = b;
     if (x->dtype != y->dtype)
         return x->dtype - y->dtype; /* float32 first */
+    if (x->thin != y->thin)
+        return x->thin - y->thin; /* cubes first */
     if (x->form != y->form)
         return x->form - y->form;
     return (x->n > y->n) - (x->n < y->n);
@@ -316,8 +367,12 @@ void mrt_profile_put_rows(FILE *f, const mrt_profile *p)
     for (int i = 0; i < p->ngemm; i++) {
         const mrt_gemm_row *g = &p->gemm[i];
         /* (float32 nn rows as before the keys existed) */
-        fprintf(f, "  - {n: %lld%s%s%s, gflops: %.4g}\n", (long long)g->n,
-                g->form == MRT_GEMM_NN ? "" : ", form: ",
+        char thin[64] = "";
+        if (g->thin != MRT_GEMM_CUBE)
+            snprintf(thin, sizeof thin, ", thin: %s, other: %lld",
+                     thin_name[g->thin], (long long)g->other);
+        fprintf(f, "  - {n: %lld%s%s%s%s, gflops: %.4g}\n", (long long)g->n,
+                thin, g->form == MRT_GEMM_NN ? "" : ", form: ",
                 g->form == MRT_GEMM_NN ? "" : form_name[g->form],
                 g->dtype == MRT_F64 ? ", dtype: float64" : "", g->flops / 1e9);
     }

@@ -293,6 +293,11 @@ struct mrt_plan {
                                modeled times (owned); NULL: none */
 };
 
+/* 1 if plans a and b do the same work: the same steps on the same
+ * values, laid out alike (plan_same.c); two partitionings that lower to
+ * one plan. */
+int mrt_plan_same_work(const mrt_plan *a, const mrt_plan *b);
+
 /* Fills p->blocks from the plan's steps and spec s (plan_blocks.c);
  * MRT_E_NOMEM when out of memory. */
 mrt_status mrt_plan_blocks_tally(mrt_plan *p, const mrt_spec *s);

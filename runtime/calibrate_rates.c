@@ -78,60 +78,83 @@ static void size_work(MPI_Comm world, double target, void (*run)(void *),
 /* ---- products by form ----------------------------------------------- */
 
 typedef struct gemm_job {
-    int n, form, count; /* count products of n x n x n in form */
-    mrt_dtype t;        /* MRT_F32 or MRT_F64 */
-    void *a, *b, *c;    /* the pools */
-    size_t sets;        /* operand sets in each pool */
+    int m, n, k, form, count; /* count products m x k by k x n in form */
+    mrt_dtype t;              /* MRT_F32 or MRT_F64 */
+    void *a, *b, *c;          /* the pools */
+    size_t set, sets;         /* elements of one operand set (the largest of the
+                         three), and the sets in each pool */
 } gemm_job;
 
 static void run_gemms(void *arg)
 {
     const gemm_job *j = arg;
-    int64_t n = j->n, nn = n * n;
-    /* by rows: (rs, cs) = (n, 1); by columns: (1, n) */
-    int64_t ars = j->form & 2 ? 1 : n, acs = j->form & 2 ? n : 1;
-    int64_t brs = j->form & 1 ? 1 : n, bcs = j->form & 1 ? n : 1;
+    int64_t m = j->m, n = j->n, k = j->k;
+    /* A (m x k), B (k x n) by rows or by columns; C by rows */
+    int64_t ars = j->form & 2 ? 1 : k, acs = j->form & 2 ? m : 1;
+    int64_t brs = j->form & 1 ? 1 : n, bcs = j->form & 1 ? k : 1;
     float one = 1, zero = 0;
     double one64 = 1, zero64 = 0;
     for (int i = 0; i < j->count; i++) {
-        size_t s = (size_t)i % j->sets * (size_t)nn;
+        size_t s = (size_t)i % j->sets * j->set;
         if (j->t == MRT_F64)
-            bli_dgemm(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, n, n, n, &one64,
+            bli_dgemm(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, m, n, k, &one64,
                       (double *)j->a + s, ars, acs, (double *)j->b + s, brs,
                       bcs, &zero64, (double *)j->c + s, n, 1);
         else
-            bli_sgemm(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, n, n, n, &one,
+            bli_sgemm(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, m, n, k, &one,
                       (float *)j->a + s, ars, acs, (float *)j->b + s, brs, bcs,
                       &zero, (float *)j->c + s, n, 1);
     }
 }
 
+/* The rate of m x n x k products of type t in form f, operands cycling
+ * through the pools (not in cache); 0 when the pools cannot hold one
+ * set.  Collective. */
+static double gemm_rate(MPI_Comm world, const mrt_calib_pools *pl, mrt_dtype t,
+                        double target, int f, int m, int n, int k)
+{
+    size_t mk = (size_t)m * (size_t)k, kn = (size_t)k * (size_t)n,
+           mn = (size_t)m * (size_t)n;
+    size_t set = mk > kn ? (mk > mn ? mk : mn) : (kn > mn ? kn : mn);
+    gemm_job j = {.m = m,
+                  .n = n,
+                  .k = k,
+                  .form = f,
+                  .count = 1,
+                  .t = t,
+                  .a = pl->a,
+                  .b = pl->b,
+                  .c = pl->c,
+                  .set = set,
+                  .sets = pl->bytes / (set * (size_t)mrt_dtype_size(t))};
+    if (!j.sets)
+        return 0;
+    size_work(world, target, run_gemms, &j, &j.count);
+    double s = mrt_calib_best(world, pl->reps, run_gemms, &j);
+    return mrt_calib_sig4(2.0 * m * n * k * j.count / s);
+}
+
 /* The rows of type t: every form at each size, then the peak's product
  * (hot: one product over the same operands) as the largest nn row
- * when it is larger than those. */
+ * when it is larger than those; then the thin products in form nn, the
+ * short side of each size up to 256 and the other two of `other`
+ * (cost_gemm.c says why the side matters). */
 static void gemm_rows_of(MPI_Comm world, const mrt_calib_pools *pl, mrt_dtype t,
                          double target, mrt_profile *p)
 {
     static const int full[] = {16, 32, 64, 128, 256, 512, 0};
     static const int quick[] = {16, 64, 256, 0};
     const int *sizes = pl->quick ? quick : full;
-    size_t el = (size_t)mrt_dtype_size(t);
     for (int f = 0; f < MRT_GEMM_FORM_COUNT; f++)
         for (int i = 0; sizes[i]; i++) {
-            double n = sizes[i], flops = 2 * n * n * n;
-            gemm_job j = {.n = sizes[i],
-                          .form = f,
-                          .count = 1,
-                          .t = t,
-                          .a = pl->a,
-                          .b = pl->b,
-                          .c = pl->c,
-                          .sets = pl->bytes /
-                                  ((size_t)sizes[i] * sizes[i] * el)};
-            size_work(world, target, run_gemms, &j, &j.count);
-            double s = mrt_calib_best(world, pl->reps, run_gemms, &j);
+            int n = sizes[i];
             p->gemm[p->ngemm++] = (mrt_gemm_row){
-                sizes[i], f, mrt_calib_sig4(flops * j.count / s), t};
+                n,
+                f,
+                gemm_rate(world, pl, t, target, f, n, n, n),
+                t,
+                MRT_GEMM_CUBE,
+                0};
         }
     int last = 0;
     while (sizes[last + 1])
@@ -139,8 +162,23 @@ static void gemm_rows_of(MPI_Comm world, const mrt_calib_pools *pl, mrt_dtype t,
     /* (not when the peak's size is one timed cold: --quick's float64
      * peak is 256, whose row is the cold one) */
     if (pl->peak_n[t] > sizes[last])
-        p->gemm[p->ngemm++] = (mrt_gemm_row){pl->peak_n[t], MRT_GEMM_NN,
-                                             p->gemm_flops[t], t};
+        p->gemm[p->ngemm++] = (mrt_gemm_row){
+            pl->peak_n[t], MRT_GEMM_NN, p->gemm_flops[t], t, MRT_GEMM_CUBE, 0};
+    static const int thin_full[] = {16, 32, 64, 128, 256, 0};
+    static const int thin_quick[] = {16, 64, 0};
+    const int *thin = pl->quick ? thin_quick : thin_full;
+    int other = pl->quick ? 256 : 1024;
+    for (int side = MRT_GEMM_THIN_M; side < MRT_GEMM_THIN_COUNT; side++)
+        for (int i = 0; thin[i]; i++) {
+            int s = thin[i];
+            int m = side == MRT_GEMM_THIN_M ? s : other,
+                n = side == MRT_GEMM_THIN_N ? s : other,
+                k = side == MRT_GEMM_THIN_K ? s : other;
+            double r = gemm_rate(world, pl, t, target, MRT_GEMM_NN, m, n, k);
+            if (r > 0)
+                p->gemm[p->ngemm++] = (mrt_gemm_row){s, MRT_GEMM_NN, r,
+                                                     t, side,        other};
+        }
 }
 
 void mrt_calib_gemm_rows(MPI_Comm world, const mrt_calib_pools *pl,
@@ -343,7 +381,8 @@ void mrt_calib_print_rates(const mrt_profile *p, FILE *f)
             int any = 0;
             for (int i = 0; i < p->ngemm; i++) {
                 const mrt_gemm_row *g = &p->gemm[i];
-                if (g->dtype != t || g->form != form)
+                if (g->dtype != t || g->form != form ||
+                    g->thin != MRT_GEMM_CUBE)
                     continue;
                 if (!shown++)
                     fprintf(f,
@@ -355,6 +394,25 @@ void mrt_calib_print_rates(const mrt_profile *p, FILE *f)
             }
             if (any)
                 fprintf(f, "  (%s)\n", mrt_gemm_form_name((mrt_gemm_form)form));
+        }
+    for (int t = MRT_F32; t <= MRT_F64; t++)
+        for (int side = MRT_GEMM_THIN_M; side < MRT_GEMM_THIN_COUNT; side++) {
+            int any = 0;
+            for (int i = 0; i < p->ngemm; i++) {
+                const mrt_gemm_row *g = &p->gemm[i];
+                if (g->dtype != t || g->thin != side)
+                    continue;
+                if (!any++)
+                    fprintf(f, "GEMM %s, %s short, the others %lld:",
+                            t == MRT_F64 ? "float64" : "float32",
+                            mrt_gemm_thin_name((mrt_gemm_thin)side),
+                            (long long)g->other);
+                fprintf(f, "%s %s=%lld %.4g", any > 1 ? "," : "",
+                        mrt_gemm_thin_name((mrt_gemm_thin)side),
+                        (long long)g->n, g->flops / 1e9);
+            }
+            if (any)
+                fputc('\n', f);
         }
     for (int t = MRT_F32; t <= MRT_F64; t++) {
         int any = 0;

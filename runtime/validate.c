@@ -11,7 +11,9 @@
  * every rank's step times, reduced to rank 0: the slowest rank's per
  * step and per op; rank 0 files each step under its kind and size class
  * next to the plan's modeled time.  The summing up and
- * printing is validate_report.c's.
+ * printing is validate_report.c's.  A partitioning whose plan an
+ * earlier one already has (mrt_plan_same_work) is not run again: it
+ * takes that one's figures.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +81,7 @@ static mrt_val_alt *new_alt(mrt_validation *v, const char *name)
     }
     mrt_val_alt *a = &v->alt[v->nalts++];
     memset(a, 0, sizeof *a);
+    a->same_as = -1;
     snprintf(a->name, sizeof a->name, "%s", name ? name : "");
     return a;
 }
@@ -231,6 +234,20 @@ static void drop(mrt_validation *v, mrt_val_alt *a, const mrt_error *err)
     a->runner = NULL;
 }
 
+/* a, whose plan is that of the partitioning `of`, given of's figures
+ * (its error too, should that one have failed). */
+static void copy_same(mrt_val_alt *a, const mrt_val_alt *of)
+{
+    a->ok = of->ok;
+    memcpy(a->error, of->error, sizeof a->error);
+    a->model = of->model;
+    a->measured = of->measured;
+    a->cpu = of->cpu;
+    memcpy(a->cell, of->cell, sizeof a->cell);
+    a->nops = of->nops;
+    memcpy(a->op, of->op, (size_t)of->nops * sizeof *a->op);
+}
+
 mrt_status mrt_validation_run(mrt_validation *v, mrt_error *err)
 {
     if (!v)
@@ -257,6 +274,8 @@ mrt_status mrt_validation_run(mrt_validation *v, mrt_error *err)
     int ran = 0;
     for (int i = 0; i < v->nalts; i++) {
         mrt_val_alt *a = &v->alt[i];
+        if (a->same_as >= 0)
+            continue; /* its figures are its plan's (copy_same) */
         mrt_error e = {0};
         mrt_status st = a->runner ? reduce_alt(v, a, &e) : MRT_E_RUNTIME;
         ran += st == MRT_OK;
@@ -266,6 +285,9 @@ mrt_status mrt_validation_run(mrt_validation *v, mrt_error *err)
         mrt_runner_destroy(a->runner);
         a->runner = NULL;
     }
+    for (int i = 0; i < v->nalts; i++)
+        if (v->alt[i].same_as >= 0)
+            copy_same(&v->alt[i], &v->alt[v->alt[i].same_as]);
     if (ran)
         return MRT_OK;
     if (err)
@@ -293,6 +315,13 @@ mrt_status mrt_validation_add(mrt_validation *v, const char *name,
     a->mine = mine;
     a->plan = plan;
     a->best = -1;
+    /* a plan an earlier partitioning already has is run once, as that */
+    for (int j = 0; j < v->nalts - 1 && a->same_as < 0; j++)
+        if (v->alt[j].same_as < 0 && v->alt[j].plan &&
+            mrt_plan_same_work(plan, v->alt[j].plan))
+            a->same_as = j;
+    if (a->same_as >= 0)
+        return MRT_OK;
     if (!v->spec[0]) {
         const mrt_train *t = &spec->train;
         v->steps = t->loss >= 0 && t->steps > 1 ? (int)t->steps : 1;

@@ -42,7 +42,10 @@ typedef struct mrt_val_op {
 /* One partitioning: the spec's own rules, or a `layouts:` alternative. */
 typedef struct mrt_val_alt {
     char name[64];
-    int ok; /* planned and ran; else error says why not */
+    int ok;      /* planned and ran; else error says why not */
+    int same_as; /* the earlier partitioning whose plan is this one's
+                    (mrt_plan_same_work): run once, as that one, and
+                    ranked as one with it; -1: its own plan */
     char error[600];
     double model, measured; /* end to end, per run */
     mrt_val_cell cell[MRT_VAL_KINDS][MRT_VAL_CLASSES];

@@ -6,8 +6,10 @@
  * the geometric mean and the worst, farthest from 1, over those ops);
  * then over the partitionings, the end-to-end factors, Kendall's tau
  * between the modeled and the measured times, and the model's pick (the
- * least modeled time) against the measured fastest.  Text or one JSON
- * object; no MPI.
+ * least modeled time) against the measured fastest.  Partitionings
+ * that lower to one plan are one point of that ordering: the first of
+ * them stands for the rest, which say whose plan they share.  Text or
+ * one JSON object; no MPI.
  */
 #include <math.h>
 #include <stdio.h>
@@ -83,7 +85,7 @@ static ordering order(const mrt_validation *v)
     long concordant = 0, discordant = 0;
     for (int i = 0; i < v->nalts; i++) {
         const mrt_val_alt *a = &v->alt[i];
-        if (!a->ok)
+        if (!a->ok || a->same_as >= 0)
             continue;
         o.n++;
         factors_add(&o.end, ratio(a->measured, a->model));
@@ -93,7 +95,7 @@ static ordering order(const mrt_validation *v)
             o.fastest = i;
         for (int j = 0; j < i; j++) {
             const mrt_val_alt *b = &v->alt[j];
-            if (!b->ok)
+            if (!b->ok || b->same_as >= 0)
                 continue;
             double s = (a->model - b->model) * (a->measured - b->measured);
             concordant += s > 0;
@@ -115,8 +117,31 @@ static void text_num(FILE *f, const char *fmt, double v)
         fprintf(f, "%*s", (int)strtol(fmt + 1, NULL, 10), "-");
 }
 
-static void text_alt(const mrt_val_alt *a, FILE *f)
+/* " (one plan with a, b)": the partitionings after the one at i that
+ * share its plan, into buf; "" when none does. */
+static const char *sharing(const mrt_validation *v, int i, char *buf,
+                           size_t size)
 {
+    size_t n = 0;
+    buf[0] = '\0';
+    for (int j = i + 1; j < v->nalts; j++)
+        if (v->alt[j].same_as == i && n + 1 < size)
+            n += (size_t)snprintf(buf + n, size - n, "%s%s",
+                                  n ? ", " : " (one plan with ",
+                                  v->alt[j].name);
+    if (n && n + 1 < size)
+        snprintf(buf + n, size - n, ")");
+    return buf;
+}
+
+static void text_alt(const mrt_validation *v, int i, FILE *f)
+{
+    const mrt_val_alt *a = &v->alt[i];
+    if (a->same_as >= 0) {
+        fprintf(f, "\n%s: the same plan as %s, run once as that one\n", a->name,
+                v->alt[a->same_as].name);
+        return;
+    }
     if (!a->ok) {
         fprintf(f, "\n%s: not run: %s\n", a->name, a->error);
         return;
@@ -145,8 +170,8 @@ static void text_alt(const mrt_val_alt *a, FILE *f)
         }
     fprintf(f, "  %-4s %-14s %-16s %11s %11s %7s\n", "op", "what", "tensor",
             "model ms", "measured ms", "ratio");
-    for (int i = 0; i < a->nops; i++) {
-        const mrt_val_op *o = &a->op[i];
+    for (int k = 0; k < a->nops; k++) {
+        const mrt_val_op *o = &a->op[k];
         if (fmax(o->model, o->measured) < 0.01 * a->measured)
             continue;
         fprintf(f, "  %-4d %-14s %-16s %11.4f %11.4f ", o->user, o->what,
@@ -174,19 +199,23 @@ static void print_text(const mrt_validation *v, FILE *f)
             "(other processes share them: measured times grow)\n",
             v->load[0], v->load[1], v->cores);
     for (int i = 0; i < v->nalts; i++)
-        text_alt(&v->alt[i], f);
+        text_alt(v, i, f);
     ordering o = order(v);
-    fprintf(f, "\nend to end over %d partitionings: ratio geomean ", o.n);
+    fprintf(f, "\nend to end over %d plans: ratio geomean ", o.n);
     text_num(f, "%.2f", factors_mean(&o.end));
     fprintf(f, ", worst ");
     text_num(f, "%.2f", o.end.n ? o.end.worst : NAN);
     fprintf(f, "\nKendall's tau (modeled against measured order): ");
     text_num(f, "%.2f", o.tau);
+    char with[2][600];
     if (o.n)
         fprintf(f,
-                "\nthe model picks %s; measured fastest %s; the pick is "
+                "\nthe model picks %s%s; measured fastest %s%s; the pick is "
                 "%.1f%% slower\n",
-                v->alt[o.pick].name, v->alt[o.fastest].name, 100 * o.slower);
+                v->alt[o.pick].name,
+                sharing(v, o.pick, with[0], sizeof with[0]),
+                v->alt[o.fastest].name,
+                sharing(v, o.fastest, with[1], sizeof with[1]), 100 * o.slower);
     else
         fprintf(f, "\nnothing ran\n");
 }
@@ -230,10 +259,14 @@ static void json_cells(const mrt_val_alt *a, FILE *f)
     fprintf(f, "]");
 }
 
-static void json_alt(const mrt_val_alt *a, FILE *f)
+static void json_alt(const mrt_validation *v, const mrt_val_alt *a, FILE *f)
 {
     fprintf(f, "{\"name\": ");
     mrt_json_string(f, a->name);
+    if (a->same_as >= 0) { /* its figures are that plan's */
+        fprintf(f, ", \"same_as\": ");
+        mrt_json_string(f, v->alt[a->same_as].name);
+    }
     fprintf(f, ", \"ok\": %s", a->ok ? "true" : "false");
     if (!a->ok) {
         fprintf(f, ", \"error\": ");
@@ -270,11 +303,11 @@ static void print_json(const mrt_validation *v, FILE *f)
     fprintf(f, ", \"alternatives\": [");
     for (int i = 0; i < v->nalts; i++) {
         fprintf(f, i ? ", " : "");
-        json_alt(&v->alt[i], f);
+        json_alt(v, &v->alt[i], f);
     }
     ordering o = order(v);
     fprintf(f,
-            "], \"ratio\": {\"alternatives\": %d, \"geomean\": %s, "
+            "], \"ratio\": {\"plans\": %d, \"geomean\": %s, "
             "\"worst\": %s}, \"kendall_tau\": %s, ",
             o.n, MRT_JSON_NUM("%.4g", factors_mean(&o.end)),
             MRT_JSON_NUM("%.4g", o.end.n ? o.end.worst : NAN),

@@ -89,7 +89,13 @@ python3 - "$tmp/cal/profile.yaml" <<'PY' || bad "calibrate's gemm: and maps: row
 import re, sys
 text = open(sys.argv[1]).read().split("\nmeasured:")[0]
 every = re.findall(r"- \{n: (\d+), (?:form: (\w+), )?(?:dtype: (\w+), )?gflops: ([0-9.e+-]+)\}", text)
-assert len(every) == text.count("- {n: "), text  # (no row the pattern missed)
+thin = re.findall(r"- \{n: (\d+), thin: (\w), other: (\d+), (?:dtype: (\w+), )?gflops: ([0-9.e+-]+)\}", text)
+assert len(every) + len(thin) == text.count("- {n: "), text  # (no row the patterns missed)
+# thin products (--quick: short side 16 and 64 of 256) on each side, in
+# both types, each shorter than the others
+assert {(n, s, d) for n, s, o, d, g in thin} == {
+    (n, s, d) for n in ("16", "64") for s in "mnk" for d in ("", "float64")}, thin
+assert all(int(n) < int(o) and float(g) > 0 for n, s, o, d, g in thin), thin
 # in float32 (no dtype) and in float64 (dgemm), the same forms and sizes
 # each, and each type's peak as its largest nn row
 gemm = {t: [(n, f or "nn", g) for n, f, d, g in every if d == t]

@@ -20,6 +20,19 @@
 
 static char dir[64];
 
+/* A gemm row of an n x n x n product. */
+static mrt_gemm_row cube_row(int64_t n, int form, double flops, int dtype)
+{
+    return (mrt_gemm_row){n, form, flops, dtype, MRT_GEMM_CUBE, 0};
+}
+
+/* A float32 gemm row of a thin product in form nn: side of n, the
+ * other two of other. */
+static mrt_gemm_row thin_row(int64_t n, int side, double flops, int64_t other)
+{
+    return (mrt_gemm_row){n, MRT_GEMM_NN, flops, MRT_F32, side, other};
+}
+
 static void make_dir(void)
 {
     snprintf(dir, sizeof dir, "/tmp/mrt_profile_XXXXXX");
@@ -301,7 +314,15 @@ static const struct bad {
      "types the kernels compute in), got a mapping"},
     {"gemm: [{n: 8, gflops: 1, type: float64}]\n", MRT_E_SPEC,
      "1:26: error: unknown key 'type' in a gemm row (expected: n, gflops, "
-     "form, dtype)"},
+     "form, dtype, thin, other)"},
+    {"gemm: [{n: 8, gflops: 1, thin: m}]\n", MRT_E_SPEC,
+     "1:32: error: a thin gemm row needs both 'thin' (its short side) and "
+     "'other' (the size of the other two)"},
+    {"gemm: [{n: 8, gflops: 1, thin: x, other: 64}]\n", MRT_E_SPEC,
+     "1:32: error: 'thin' of a gemm row must be m, n or k, got 'x'"},
+    {"gemm: [{n: 64, gflops: 1, thin: k, other: 64}]\n", MRT_E_SPEC,
+     "1:43: error: 'other' of a thin gemm row (64) must be larger than its "
+     "'n' (64)"},
 };
 
 START_TEST(bad_files)
@@ -329,16 +350,64 @@ END_TEST
 /* GEMM rows by form and map rows: saved and loaded back sorted, and
  * priced by the cost model as docs/calibration.md says (the expected
  * figures computed here from the rows). */
+/* Thin rows: a product whose shortest side is M, N or K is priced by
+ * that side's rows at its length, unless the cube of its volume is
+ * slower; without thin rows, the rule before them (a cube of twice the
+ * short side); the rows survive a save and load. */
+START_TEST(thin_products_by_side)
+{
+    make_dir();
+    char path[256];
+    mrt_profile p = sample(), q;
+    mrt_error err = {0};
+    p.gemm[p.ngemm++] = cube_row(16, MRT_GEMM_NN, 2e9, MRT_F32);
+    p.gemm[p.ngemm++] = cube_row(1024, MRT_GEMM_NN, 200e9, MRT_F32);
+    double rows_only = mrt_cost_gemm(&p, MRT_F32, 1e9, 64, 1024, 1024);
+    p.gemm[p.ngemm++] = thin_row(16, MRT_GEMM_THIN_M, 20e9, 1024);
+    p.gemm[p.ngemm++] = thin_row(256, MRT_GEMM_THIN_M, 140e9, 1024);
+    p.gemm[p.ngemm++] = thin_row(16, MRT_GEMM_THIN_K, 80e9, 1024);
+    p.gemm[p.ngemm++] = thin_row(256, MRT_GEMM_THIN_K, 300e9, 1024);
+    snprintf(path, sizeof path, "%s/thin.yaml", dir);
+    ck_assert_int_eq(mrt_profile_save(path, &p, &err), MRT_OK);
+    mrt_profile_default(&q);
+    ck_assert_int_eq(mrt_profile_load(path, &q, &err), MRT_OK);
+    ck_assert_int_eq(q.ngemm, 6);
+    ck_assert_int_eq(q.gemm[2].thin, MRT_GEMM_THIN_M); /* cubes first */
+    ck_assert_int_eq(q.gemm[2].other, 1024);
+    ck_assert_int_eq(q.gemm[5].thin, MRT_GEMM_THIN_K);
+    /* the cube rule before: 2 x 64 = 128 between the cubes 16 and 1024 */
+    double cube128 = 2e9 + 198e9 * (log(128.0) - log(16.0)) /
+                               (log(1024.0) - log(16.0));
+    ck_assert(fabs(rows_only - 1e9 / cube128) < 1e-9 * rows_only);
+    /* M short at 64: the thin M rows between 16 and 256 in log n */
+    double m64 = 20e9 +
+                 120e9 * (log(64.0) - log(16.0)) / (log(256.0) - log(16.0));
+    double t = mrt_cost_gemm(&q, MRT_F32, 1e9, 64, 2048, 512);
+    ck_assert(fabs(t - 1e9 / m64) < 1e-9 * t);
+    /* K short at 64: its row (190 GFLOP/s) is faster than the cube of
+     * the volume (cbrt(2048 x 512 x 64) = 406), which then holds it */
+    double s = cbrt(2048.0 * 512 * 64);
+    double cube = 2e9 +
+                  198e9 * (log(s) - log(16.0)) / (log(1024.0) - log(16.0));
+    t = mrt_cost_gemm(&q, MRT_F32, 1e9, 2048, 512, 64);
+    ck_assert(fabs(t - 1e9 / cube) < 1e-9 * t);
+    /* N short: no rows of that side, so the rule before thin rows */
+    t = mrt_cost_gemm(&q, MRT_F32, 1e9, 1024, 64, 1024);
+    ck_assert(fabs(t - 1e9 / cube128) < 1e-9 * t);
+    remove_dir(dir);
+}
+END_TEST
+
 START_TEST(rates_by_form_and_function)
 {
     make_dir();
     char path[256];
     mrt_profile p = sample(), q;
     mrt_error err = {0};
-    p.gemm[p.ngemm++] = (mrt_gemm_row){512, MRT_GEMM_NT, 50e9, MRT_F32};
-    p.gemm[p.ngemm++] = (mrt_gemm_row){16, MRT_GEMM_NN, 2e9, MRT_F32};
-    p.gemm[p.ngemm++] = (mrt_gemm_row){64, MRT_GEMM_NT, 10e9, MRT_F32};
-    p.gemm[p.ngemm++] = (mrt_gemm_row){1024, MRT_GEMM_NN, 40e9, MRT_F32};
+    p.gemm[p.ngemm++] = cube_row(512, MRT_GEMM_NT, 50e9, MRT_F32);
+    p.gemm[p.ngemm++] = cube_row(16, MRT_GEMM_NN, 2e9, MRT_F32);
+    p.gemm[p.ngemm++] = cube_row(64, MRT_GEMM_NT, 10e9, MRT_F32);
+    p.gemm[p.ngemm++] = cube_row(1024, MRT_GEMM_NN, 40e9, MRT_F32);
     p.map[p.nmap++] = (mrt_map_row){"gelu", 1 << 20, 8e-9, MRT_F32};
     p.map[p.nmap++] = (mrt_map_row){"gelu", 1 << 10, 2e-9, MRT_F32};
     p.map[p.nmap++] = (mrt_map_row){"add", 1 << 10, 0.5e-9, MRT_F32};
@@ -563,12 +632,12 @@ START_TEST(gemm_rows_by_type)
     mrt_error err = {0};
     p.gemm_flops[MRT_F32] = 100e9;
     p.gemm_flops[MRT_F64] = 50e9;
-    p.gemm[p.ngemm++] = (mrt_gemm_row){1024, MRT_GEMM_NN, 50e9, MRT_F64};
-    p.gemm[p.ngemm++] = (mrt_gemm_row){16, MRT_GEMM_NN, 2e9, MRT_F32};
-    p.gemm[p.ngemm++] = (mrt_gemm_row){16, MRT_GEMM_NN, 4e9, MRT_F64};
-    p.gemm[p.ngemm++] = (mrt_gemm_row){1024, MRT_GEMM_NN, 100e9, MRT_F32};
-    p.gemm[p.ngemm++] = (mrt_gemm_row){64, MRT_GEMM_NT, 30e9, MRT_F64};
-    p.gemm[p.ngemm++] = (mrt_gemm_row){64, MRT_GEMM_TN, 8e9, MRT_F32};
+    p.gemm[p.ngemm++] = cube_row(1024, MRT_GEMM_NN, 50e9, MRT_F64);
+    p.gemm[p.ngemm++] = cube_row(16, MRT_GEMM_NN, 2e9, MRT_F32);
+    p.gemm[p.ngemm++] = cube_row(16, MRT_GEMM_NN, 4e9, MRT_F64);
+    p.gemm[p.ngemm++] = cube_row(1024, MRT_GEMM_NN, 100e9, MRT_F32);
+    p.gemm[p.ngemm++] = cube_row(64, MRT_GEMM_NT, 30e9, MRT_F64);
+    p.gemm[p.ngemm++] = cube_row(64, MRT_GEMM_TN, 8e9, MRT_F32);
     mrt_profile_sort_rows(&p); /* (as calibrate saves them) */
     snprintf(path, sizeof path, "%s/p.yaml", dir);
     saved_text(path, &p, text, sizeof text);
@@ -675,6 +744,7 @@ int main(void)
     tcase_add_test(tc, partial_files_keep_the_rest);
     tcase_add_test(tc, bad_files);
     tcase_add_test(tc, rates_by_form_and_function);
+    tcase_add_test(tc, thin_products_by_side);
     tcase_add_test(tc, map_rows_by_type);
     tcase_add_test(tc, gemm_rows_by_type);
     tcase_add_test(tc, nodes_tiers_default_to_default_link);
