@@ -13,6 +13,12 @@
 #     arithmetic: its finite differences and its output verify, against
 #     the magnitude summed into it (the gradient's own size is rounding
 #     noise: before, both checks said FAILED);
+#   - zero_gradient_adam_bf16.yaml, that bias trained by Adam in
+#     bfloat16: its second moment c:v:next, the square of the gradient's
+#     noise, verifies against the square of its magnitude (before, on
+#     the first-order 2 |g| m(g) at the reference's |g|, it said FAILED),
+#     and the moment of the real gradient w:v:next keeps a magnitude
+#     below 1 (its terms are squares of gradients below 1);
 #   - with --json (inf_loss.yaml, at 2 ranks only), the output is strict
 #     JSON (a non-finite number is a string) and every check is "ok":
 #     true.
@@ -63,6 +69,11 @@ if run "$np" "$mesh" zero_gradient.yaml; then
     has zero_gradient.yaml "$mesh" "^finite differences grad:c: .*\(tolerance 1e-05 of [0-9.e+-]+, the magnitude summed into it\); 6 elements: ok$"
     has zero_gradient.yaml "$mesh" "^verify grad:c: .*, the magnitude summed into it\); 12 elements: ok$"
     ! grep -q FAILED "$out" || { echo "FAIL: zero_gradient.yaml on {$mesh}"; cat "$out"; fail=1; }
+fi
+if run "$np" "$mesh" zero_gradient_adam_bf16.yaml; then
+    has zero_gradient_adam_bf16.yaml "$mesh" "^verify c:v:next: .*, the magnitude summed into it\); 12 elements: ok$"
+    has zero_gradient_adam_bf16.yaml "$mesh" "^verify w:v:next: .*\(tolerance [0-9.e+-]+ of 0\.[0-9]+(e-[0-9]+)?, the magnitude summed into it\); 32 elements: ok$"
+    ! grep -q FAILED "$out" || { echo "FAIL: zero_gradient_adam_bf16.yaml on {$mesh}"; cat "$out"; fail=1; }
 fi
 
 # Strict JSON: Python's json accepts bare NaN and Infinity unless told not
