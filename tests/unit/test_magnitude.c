@@ -14,7 +14,11 @@
  *     (before, magnitudes of 1e31 let every such error pass);
  *   - every magnitude finite and at least |value|;
  * and on a causal softmax, a masked entry has magnitude 0 in the
- * softmax's output and in its shifted scores (which hold the -1e30).
+ * softmax's output and in its shifted scores (which hold the -1e30);
+ * and the finite differences of gpt2 in float64, judged against the
+ * gradients' magnitudes, pass as derived and catch a wrong backward
+ * gelu (gelu_grad made a copy: before, at magnitudes of 1e60, they
+ * passed it).
  */
 #include <check.h>
 #include <math.h>
@@ -43,8 +47,8 @@ static char *slurp(const char *path, size_t *len)
     return text;
 }
 
-/* The reference of gpt2.yaml at its test dims, in float32 or float64. */
-static run reference(int f64)
+/* gpt2.yaml at its test dims, in float32 or float64. */
+static mrt_spec *load_gpt2(int f64)
 {
     size_t len;
     char *text = slurp(GPT2, &len), dims[256] = "";
@@ -56,12 +60,20 @@ static run reference(int f64)
     ck_assert_ptr_nonnull(dt);
     if (f64)
         memcpy(dt + strlen("\ndtype: float"), "64", 2);
-    run r = {0};
+    mrt_spec *s = NULL;
     mrt_error err = {0};
     mrt_spec_load_options opt = {.dims = dims, .text = text, .len = len};
-    ck_assert_int_eq(mrt_spec_load_ex(GPT2, &opt, &r.s, &err), MRT_OK);
+    ck_assert_int_eq(mrt_spec_load_ex(GPT2, &opt, &s, &err), MRT_OK);
     free(text);
-    ck_assert_int_eq(r.s->dtype, f64 ? MRT_F64 : MRT_F32);
+    ck_assert_int_eq(s->dtype, f64 ? MRT_F64 : MRT_F32);
+    return s;
+}
+
+/* The reference of gpt2.yaml at its test dims, in float32 or float64. */
+static run reference(int f64)
+{
+    run r = {.s = load_gpt2(f64)};
+    mrt_error err = {0};
     double loss;
     ck_assert_int_eq(mrt_reference_run(r.s, 1, &loss, &r.out, &r.mag, &err),
                      MRT_OK);
@@ -169,6 +181,50 @@ START_TEST(masked_entries_have_magnitude_zero)
 }
 END_TEST
 
+/* How many of s's trained tensors fail their finite differences (as
+ * --verify judges them: verify_run.c's tolerance, 1e-5 of the larger of
+ * the largest gradient and each element's magnitude); *checked, how many
+ * were checked. */
+static int fd_failures(const mrt_spec *s, int *checked)
+{
+    int max = s->train.nparams + s->train.nextra, n = 0, failed = 0;
+    mrt_gradcheck *g = calloc((size_t)max + 1, sizeof *g);
+    mrt_error err = {0};
+    ck_assert_ptr_nonnull(g);
+    ck_assert_int_eq(mrt_reference_gradcheck(s, 6, g, max, &n, &err), MRT_OK);
+    *checked = 0;
+    for (int k = 0; k < n; k++) {
+        mrt_verify_result v;
+        mrt_verify_compare_mag(MRT_F64, g[k].diff, g[k].grad, g[k].mag,
+                               g[k].checked, 1e-5, g[k].scale, &v);
+        *checked += g[k].checked > 0;
+        failed += !v.ok;
+    }
+    free(g);
+    return failed;
+}
+
+START_TEST(finite_differences_catch_a_wrong_backward_gelu)
+{
+    mrt_spec *s = load_gpt2(1);
+    int checked, broken = 0, failed = fd_failures(s, &checked);
+    ck_assert_int_eq(failed, 0);
+    ck_assert_int_ge(checked, s->train.nparams); /* every parameter */
+    for (int i = 0; i < s->nops && !broken; i++) {
+        mrt_spec_op *o = &s->op[i];
+        if (o->phase == MRT_PHASE_BACKWARD && o->kind == MRT_OP_MAP &&
+            o->fn == MRT_MAP_GELU_GRAD) {
+            o->fn = MRT_MAP_COPY; /* the gradient as if gelu were x */
+            broken = 1;
+        }
+    }
+    ck_assert(broken);
+    failed = fd_failures(s, &checked);
+    ck_assert_int_ge(failed, 1);
+    mrt_spec_destroy(s);
+}
+END_TEST
+
 int main(void)
 {
     Suite *su = suite_create("magnitude");
@@ -176,6 +232,7 @@ int main(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, float32_noise_within_tolerance_and_wrong_signs_caught);
     tcase_add_test(tc, masked_entries_have_magnitude_zero);
+    tcase_add_test(tc, finite_differences_catch_a_wrong_backward_gelu);
     suite_add_tcase(su, tc);
     SRunner *sr = srunner_create(su);
     srunner_run_all(sr, CK_NORMAL);
