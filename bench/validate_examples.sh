@@ -11,12 +11,17 @@
 # pick ran (partitionings that lower to one plan run and rank as one),
 # and the partitionings' CPU shares (near 1: each rank had a
 # core; well below, other processes took it and the ratios say little
-# about the model).  The target: every ratio within 0.8-1.25 and the
-# pick within 5% of the fastest.  The last line says whether all met it.
+# about the model).  Beside the ratios as measured, the same at the
+# machine's speed during the runs: validate times two of the profile's
+# rows again after every run (validate_probe.c), and a shared host's
+# cores run tens of percent slower or faster from one minute to the
+# next, which is not the model's error.  The target: every ratio within
+# 0.8-1.25 and the pick within 5% of the fastest.  The last line says
+# in how many cases it was met, as measured and at the machine's speed.
 #
 #   --profile FILE  use FILE instead of calibrating (one is written to a
 #                   temporary folder otherwise)
-#   --repeat N      validate's --repeat (default 3)
+#   --repeat N      validate's --repeat (default 10)
 #   --swapped       also each example on the other orientation of its
 #                   mesh (rows=2,cols=1; data=1,model=2)
 #   --dtype T       float32 (the default): every example converted to
@@ -27,12 +32,12 @@
 #   --only EX,...   only these examples (by name: mlp, zero, ...)
 #   MESHRT          the binary (default: build/meshrt of this checkout)
 #
-# Run it on an idle machine: it takes about a minute (two with
-# --swapped).  Exit status 0 when the target is met, 1 when not, 2 on a
-# failure to run.
+# Run it on an idle machine: it takes about 40 s (a minute with
+# --swapped).  Exit status 0 when the target is met as measured, 1 when
+# not, 2 on a failure to run.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-profile= repeat=3 swapped=0 dtype=float32 only= meshrt=$root/build/meshrt
+profile= repeat=10 swapped=0 dtype=float32 only= meshrt=$root/build/meshrt
 while [ $# -gt 0 ]; do
     case $1 in
     --profile) profile=$2; shift 2 ;;
@@ -40,7 +45,7 @@ while [ $# -gt 0 ]; do
     --swapped) swapped=1; shift ;;
     --dtype) dtype=$2; shift 2 ;;
     --only) only=,$2,; shift 2 ;;
-    -h | --help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "validate_examples.sh: unknown option $1" >&2; exit 2 ;;
     *) meshrt=$1; shift ;;
     esac
@@ -94,28 +99,39 @@ while read -r ex mesh other dims; do
             met=0
             continue
         fi
-        python3 - "$out" "$ex" "$m" <<'PY' || met=0
-import json, sys
+        python3 - "$out" "$ex" "$m" "$tmp/tally" <<'PY' || met=0
+import json, math, sys
 d = json.load(open(sys.argv[1]))
 ran = [a for a in d["alternatives"] if a.get("ok")]
 r = [a["ratio"] for a in ran]
+at = [a["speed"]["ratio"] for a in ran]
+gemm = [a["speed"]["gemm"] for a in ran]
 share = [a["cpu_share"] for a in ran]
 tau = d["kendall_tau"]
 slower = d["pick_slower"]
-ok = all(0.8 <= x <= 1.25 for x in r) and slower is not None and slower <= 0.05
-worst = max(ran, key=lambda a: abs(__import__("math").log(a["ratio"])))
+picked = slower is not None and slower <= 0.05
+ok = all(0.8 <= x <= 1.25 for x in r) and picked
+ok_at = all(x is not None and 0.8 <= x <= 1.25 for x in at) and picked
+worst = max(ran, key=lambda a: abs(math.log(a["ratio"])))
 plans = d["ratio"]["plans"]
+span = lambda v: "-" if None in v else "%.2f-%.2f" % (min(v), max(v))
 print("%s (%s, %d of %d partitionings, %d plans): measured/modeled %.2f-%.2f "
-      "(worst %s), tau %s, pick %s +%.1f%% (fastest %s), CPU share "
-      "%.2f-%.2f: %s" % (
+      "(worst %s), at the machine's speed %s (GEMM at %s of the profile's), "
+      "tau %s, pick %s +%.1f%% (fastest %s), CPU share %.2f-%.2f: %s" % (
           sys.argv[2], sys.argv[3], len(ran), len(d["alternatives"]), plans,
-          min(r), max(r), worst["name"],
+          min(r), max(r), worst["name"], span(at), span(gemm),
           "-" if tau is None else "%.2f" % tau, d["model_pick"],
           100 * (slower or 0), d["measured_fastest"], min(share), max(share),
-          "met" if ok else "NOT met"))
+          "met" if ok else "met at the machine's speed" if ok_at else
+          "NOT met"))
+with open(sys.argv[4], "a") as t:
+    t.write("%d %d\n" % (ok, ok_at))
 sys.exit(0 if ok else 1)
 PY
     done
 done <<<"$examples"
-echo "target (every ratio 0.8-1.25, pick within 5%): $([ $met = 1 ] && echo met || echo 'NOT met'); $(($(date +%s) - start)) s"
+cases=$(wc -l <"$tmp/tally" 2>/dev/null || echo 0)
+raw=$(awk '$1 == 1' "$tmp/tally" 2>/dev/null | wc -l)
+fast=$(awk '$2 == 1' "$tmp/tally" 2>/dev/null | wc -l)
+echo "target (every ratio 0.8-1.25, pick within 5%): $([ $met = 1 ] && echo met || echo 'NOT met'): $raw of $cases cases as measured, $fast of $cases at the machine's speed; $(($(date +%s) - start)) s"
 [ $met = 1 ]

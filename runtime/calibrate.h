@@ -112,6 +112,19 @@ void mrt_calib_gemm_rows(MPI_Comm world, const mrt_calib_pools *pl,
  * Collective. */
 void mrt_calib_map_rows(MPI_Comm world, const mrt_calib_pools *pl,
                         mrt_profile *p);
+/* One `gemm:` row's rate, flop/s: m x n x k products of type t in form
+ * f, operands cycling through the pools (not in cache), a repetition
+ * about `target` seconds, the best of pl->reps; 0 when the pools cannot
+ * hold one operand set.  Collective. */
+double mrt_calib_gemm_rate(MPI_Comm world, const mrt_calib_pools *pl,
+                           mrt_dtype t, double target, int f, int m, int n,
+                           int k);
+/* One `maps:` row of copy, seconds per float32 element over shards of
+ * `elements` (one input: its data is never in cache between passes
+ * when the shard is larger than the cache); 0 when the pools cannot
+ * hold it.  Collective. */
+double mrt_calib_copy_rate(MPI_Comm world, const mrt_calib_pools *pl,
+                           int64_t elements);
 /* Those rows as a table. */
 void mrt_calib_print_rates(const mrt_profile *p, FILE *f);
 

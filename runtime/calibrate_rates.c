@@ -83,11 +83,17 @@ typedef struct gemm_job {
     void *a, *b, *c;          /* the pools */
     size_t set, sets;         /* elements of one operand set (the largest of the
                          three), and the sets in each pool */
+    size_t next;              /* the set the next product takes: each
+                                 repetition goes on where the last one
+                                 stopped, so that no product finds its
+                                 operands in cache from a repetition
+                                 before (a repetition of few large
+                                 products would, starting at set 0) */
 } gemm_job;
 
 static void run_gemms(void *arg)
 {
-    const gemm_job *j = arg;
+    gemm_job *j = arg;
     int64_t m = j->m, n = j->n, k = j->k;
     /* A (m x k), B (k x n) by rows or by columns; C by rows */
     int64_t ars = j->form & 2 ? 1 : k, acs = j->form & 2 ? m : 1;
@@ -95,7 +101,7 @@ static void run_gemms(void *arg)
     float one = 1, zero = 0;
     double one64 = 1, zero64 = 0;
     for (int i = 0; i < j->count; i++) {
-        size_t s = (size_t)i % j->sets * j->set;
+        size_t s = j->next++ % j->sets * j->set;
         if (j->t == MRT_F64)
             bli_dgemm(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, m, n, k, &one64,
                       (double *)j->a + s, ars, acs, (double *)j->b + s, brs,
@@ -107,11 +113,9 @@ static void run_gemms(void *arg)
     }
 }
 
-/* The rate of m x n x k products of type t in form f, operands cycling
- * through the pools (not in cache); 0 when the pools cannot hold one
- * set.  Collective. */
-static double gemm_rate(MPI_Comm world, const mrt_calib_pools *pl, mrt_dtype t,
-                        double target, int f, int m, int n, int k)
+double mrt_calib_gemm_rate(MPI_Comm world, const mrt_calib_pools *pl,
+                           mrt_dtype t, double target, int f, int m, int n,
+                           int k)
 {
     size_t mk = (size_t)m * (size_t)k, kn = (size_t)k * (size_t)n,
            mn = (size_t)m * (size_t)n;
@@ -151,7 +155,7 @@ static void gemm_rows_of(MPI_Comm world, const mrt_calib_pools *pl, mrt_dtype t,
             p->gemm[p->ngemm++] = (mrt_gemm_row){
                 n,
                 f,
-                gemm_rate(world, pl, t, target, f, n, n, n),
+                mrt_calib_gemm_rate(world, pl, t, target, f, n, n, n),
                 t,
                 MRT_GEMM_CUBE,
                 0};
@@ -174,7 +178,8 @@ static void gemm_rows_of(MPI_Comm world, const mrt_calib_pools *pl, mrt_dtype t,
             int m = side == MRT_GEMM_THIN_M ? s : other,
                 n = side == MRT_GEMM_THIN_N ? s : other,
                 k = side == MRT_GEMM_THIN_K ? s : other;
-            double r = gemm_rate(world, pl, t, target, MRT_GEMM_NN, m, n, k);
+            double r = mrt_calib_gemm_rate(world, pl, t, target, MRT_GEMM_NN, m,
+                                           n, k);
             if (r > 0)
                 p->gemm[p->ngemm++] = (mrt_gemm_row){s, MRT_GEMM_NN, r,
                                                      t, side,        other};
@@ -324,6 +329,18 @@ static double time_map(MPI_Comm world, const mrt_calib_pools *pl, map_job *j)
     size_work(world, pl->target_s / (j->t == MRT_F64 ? 8 : 4), run_maps, j,
               &j->count);
     return mrt_calib_best(world, pl->reps, run_maps, j);
+}
+
+double mrt_calib_copy_rate(MPI_Comm world, const mrt_calib_pools *pl,
+                           int64_t elements)
+{
+    if ((size_t)elements * sizeof(float) > pl->bytes)
+        return 0;
+    map_job j = {MRT_MAP_COPY, MRT_F32, elements, elements, 1,
+                 pl->c,        pl->a,   pl->b,    1};
+    double s = time_map(world, pl, &j);
+    return mrt_calib_sig4(s / ((double)j.count * (double)elements) * 1e9) *
+           1e-9;
 }
 
 void mrt_calib_map_rows(MPI_Comm world, const mrt_calib_pools *pl,

@@ -15,6 +15,7 @@
  * earlier one already has (mrt_plan_same_work) is not run again: it
  * takes that one's figures.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -219,6 +220,7 @@ static mrt_status reduce_alt(mrt_validation *v, mrt_val_alt *a, mrt_error *err)
     if (v->rank == 0) {
         file_steps(a, plan, t);
         a->measured = a->best;
+        a->speed = mrt_val_speed_of(&plan->profile, v->size, a->probed);
         a->ok = 1;
     }
     free(t);
@@ -243,6 +245,8 @@ static void copy_same(mrt_val_alt *a, const mrt_val_alt *of)
     a->model = of->model;
     a->measured = of->measured;
     a->cpu = of->cpu;
+    a->speed = of->speed;
+    a->probed = of->probed;
     memcpy(a->cell, of->cell, sizeof a->cell);
     a->nops = of->nops;
     memcpy(a->op, of->op, (size_t)of->nops * sizeof *a->op);
@@ -255,6 +259,13 @@ mrt_status mrt_validation_run(mrt_validation *v, mrt_error *err)
                              "mrt_validation_run: a NULL validation");
     if (getloadavg(&v->load[0], 1) != 1)
         v->load[0] = -1;
+    /* the machine's speed after every timed run (validate_probe.c); none
+     * when its buffers do not fit: the ratios are then only as measured */
+    mrt_val_probe probe;
+    mrt_error none = {0};
+    (void)mrt_val_probe_create(v->comm, &probe, &none);
+    for (int i = 0; i < v->nalts; i++)
+        v->alt[i].probed = (mrt_val_speed){NAN, NAN};
     /* a warm-up run each, then the timed runs taking turns, so that a
      * change of the machine's load falls on every partitioning alike */
     for (int r = -1; r < v->repeat; r++)
@@ -268,7 +279,11 @@ mrt_status mrt_validation_run(mrt_validation *v, mrt_error *err)
                 drop(v, a, &e);
                 keep_first(v, &e);
             }
+            if (r >= 0 && a->runner)
+                mrt_val_speed_keep(&a->probed,
+                                   mrt_val_probe_run(v->comm, &probe));
         }
+    mrt_val_probe_destroy(&probe);
     if (getloadavg(&v->load[1], 1) != 1)
         v->load[1] = -1;
     int ran = 0;

@@ -11,6 +11,7 @@
 #include <mpi.h>
 #include <stdio.h>
 
+#include "calibrate.h"
 #include "cost.h"
 #include "meshrt_mpi.h"
 #include "plan.h"
@@ -39,6 +40,32 @@ typedef struct mrt_val_op {
     double model, measured;
 } mrt_val_op;
 
+/* The machine's speed (validate_probe.c): as measured, a probe's GEMM
+ * rate (flop/s) and copy time (s per element); against the profile,
+ * those over what it says (1: as calibrated; below 1: slower).  NAN
+ * when unknown. */
+typedef struct mrt_val_speed {
+    double gemm, copy;
+} mrt_val_speed;
+
+typedef struct mrt_val_probe {
+    int ready;
+    mrt_calib_pools pools;
+} mrt_val_probe;
+
+/* The probe's buffers, on every rank (ready = 0 when out of memory on
+ * any: no probe, speeds NAN).  Collective. */
+mrt_status mrt_val_probe_create(MPI_Comm comm, mrt_val_probe *pr,
+                                mrt_error *err);
+void mrt_val_probe_destroy(mrt_val_probe *pr);
+/* One probe, as measured: the slowest rank's.  Collective. */
+mrt_val_speed mrt_val_probe_run(MPI_Comm comm, const mrt_val_probe *pr);
+/* A probe as measured keeps the better of it and *best. */
+void mrt_val_speed_keep(mrt_val_speed *best, mrt_val_speed probe);
+/* A probe as measured against profile p on `ranks` ranks. */
+mrt_val_speed mrt_val_speed_of(const mrt_profile *p, int64_t ranks,
+                               mrt_val_speed probe);
+
 /* One partitioning: the spec's own rules, or a `layouts:` alternative. */
 typedef struct mrt_val_alt {
     char name[64];
@@ -48,6 +75,8 @@ typedef struct mrt_val_alt {
                     ranked as one with it; -1: its own plan */
     char error[600];
     double model, measured; /* end to end, per run */
+    mrt_val_speed speed;    /* the machine's, against the profile: the
+                               best probe after its runs (rank 0) */
     mrt_val_cell cell[MRT_VAL_KINDS][MRT_VAL_CLASSES];
     int nops;
     mrt_val_op *op;
@@ -58,6 +87,7 @@ typedef struct mrt_val_alt {
     double cpu;           /* in it, the ranks' CPU time over their wall
                              time, averaged (1: a core each throughout) */
     double *mine;         /* [nsteps] this rank's step times in it */
+    mrt_val_speed probed; /* the best probe after its runs, as measured */
 } mrt_val_alt;
 
 struct mrt_validation {

@@ -61,6 +61,23 @@ static double factors_mean(const factors *f)
     return f->n ? exp(f->logsum / f->n) : NAN;
 }
 
+/* a's modeled time at the machine's speed during its runs
+ * (validate_probe.c): its einsums at the probe's GEMM speed, its other
+ * local steps at its copy speed, its collectives as modeled; NAN when
+ * the speed is unknown. */
+static double model_at_speed(const mrt_val_alt *a)
+{
+    if (!(a->speed.gemm > 0) || !(a->speed.copy > 0))
+        return NAN;
+    double einsum = 0, local = 0;
+    for (int c = 0; c < MRT_VAL_CLASSES; c++) {
+        einsum += a->cell[MRT_VAL_EINSUM][c].model;
+        local += a->cell[MRT_VAL_LOCAL][c].model;
+    }
+    return a->model + einsum * (1 / a->speed.gemm - 1) +
+           local * (1 / a->speed.copy - 1);
+}
+
 /* The factors of an alternative's ops that take >= 1% of its run. */
 static factors op_factors(const mrt_val_alt *a)
 {
@@ -74,9 +91,10 @@ static factors op_factors(const mrt_val_alt *a)
 /* The ordering over the partitionings that ran. */
 typedef struct ordering {
     int n, pick, fastest;
-    double tau, slower; /* tau NAN with fewer than 2; slower: the pick's
+    double tau, slower;    /* tau NAN with fewer than 2; slower: the pick's
                            measured time over the fastest's, minus 1 */
-    factors end;
+    factors end, at_speed; /* measured / modeled end to end: as modeled,
+                              and at the machine's speed */
 } ordering;
 
 static ordering order(const mrt_validation *v)
@@ -89,6 +107,7 @@ static ordering order(const mrt_validation *v)
             continue;
         o.n++;
         factors_add(&o.end, ratio(a->measured, a->model));
+        factors_add(&o.at_speed, ratio(a->measured, model_at_speed(a)));
         if (o.pick < 0 || a->model < v->alt[o.pick].model)
             o.pick = i;
         if (o.fastest < 0 || a->measured < v->alt[o.fastest].measured)
@@ -151,6 +170,12 @@ static void text_alt(const mrt_validation *v, int i, FILE *f)
             a->name, a->model * 1e3, a->measured * 1e3);
     text_num(f, "%.2f", ratio(a->measured, a->model));
     fprintf(f, "; CPU share %.2f", a->cpu);
+    fprintf(f, "; machine at ");
+    text_num(f, "%.2f", a->speed.gemm);
+    fprintf(f, " of the profile's GEMM rate, ");
+    text_num(f, "%.2f", a->speed.copy);
+    fprintf(f, " of its copy rate: ratio at that speed ");
+    text_num(f, "%.2f", ratio(a->measured, model_at_speed(a)));
     fprintf(f, "; ops over 1%%: %d, ratio geomean ", of.n);
     text_num(f, "%.2f", factors_mean(&of));
     fprintf(f, ", worst ");
@@ -205,6 +230,10 @@ static void print_text(const mrt_validation *v, FILE *f)
     text_num(f, "%.2f", factors_mean(&o.end));
     fprintf(f, ", worst ");
     text_num(f, "%.2f", o.end.n ? o.end.worst : NAN);
+    fprintf(f, "; at the machine's speed geomean ");
+    text_num(f, "%.2f", factors_mean(&o.at_speed));
+    fprintf(f, ", worst ");
+    text_num(f, "%.2f", o.at_speed.n ? o.at_speed.worst : NAN);
     fprintf(f, "\nKendall's tau (modeled against measured order): ");
     text_num(f, "%.2f", o.tau);
     char with[2][600];
@@ -285,6 +314,14 @@ static void json_alt(const mrt_validation *v, const mrt_val_alt *a, FILE *f)
             MRT_JSON_NUM("%.4g", ratio(a->measured, a->model)), of.n,
             MRT_JSON_NUM("%.4g", factors_mean(&of)),
             MRT_JSON_NUM("%.4g", of.n ? of.worst : NAN));
+    fprintf(f,
+            ", \"speed\": {\"gemm\": %s, \"copy\": %s, "
+            "\"probe_gflops\": %s, \"probe_copy_ns\": %s, \"ratio\": %s}",
+            MRT_JSON_NUM("%.3g", a->speed.gemm),
+            MRT_JSON_NUM("%.3g", a->speed.copy),
+            MRT_JSON_NUM("%.4g", a->probed.gemm * 1e-9),
+            MRT_JSON_NUM("%.4g", a->probed.copy * 1e9),
+            MRT_JSON_NUM("%.4g", ratio(a->measured, model_at_speed(a))));
     json_cells(a, f);
     fprintf(f, "}");
 }
@@ -308,9 +345,12 @@ static void print_json(const mrt_validation *v, FILE *f)
     ordering o = order(v);
     fprintf(f,
             "], \"ratio\": {\"plans\": %d, \"geomean\": %s, "
-            "\"worst\": %s}, \"kendall_tau\": %s, ",
+            "\"worst\": %s, \"at_speed_geomean\": %s, "
+            "\"at_speed_worst\": %s}, \"kendall_tau\": %s, ",
             o.n, MRT_JSON_NUM("%.4g", factors_mean(&o.end)),
             MRT_JSON_NUM("%.4g", o.end.n ? o.end.worst : NAN),
+            MRT_JSON_NUM("%.4g", factors_mean(&o.at_speed)),
+            MRT_JSON_NUM("%.4g", o.at_speed.n ? o.at_speed.worst : NAN),
             MRT_JSON_NUM("%.4g", o.tau));
     fprintf(f, "\"model_pick\": ");
     mrt_json_string(f, o.n ? v->alt[o.pick].name : "");

@@ -8,7 +8,10 @@
 # fastest).  Partitionings that lower to one plan run once and rank as
 # one: on one rank every partitioning of zero.yaml is the spec's plan;
 # on data=2,model=1 megatron (d_ff over the size-1 model axis) is ddp's,
-# and zero3 (which shards what ddp keeps whole) is its own.  The text report names every partitioning.  Bad input is one
+# and zero3 (which shards what ddp keeps whole) is its own.  Each
+# partitioning carries the machine's speed during its runs against the
+# profile, and its ratio at that speed follows from its breakdown.  The
+# text report names every partitioning.  Bad input is one
 # line and exit status 2.
 set -uo pipefail
 meshrt=$1
@@ -42,7 +45,7 @@ by = {a["name"]: a for a in alts}
 same = {a["name"]: a["same_as"] for a in alts if "same_as" in a}
 for a, b in same.items():  # an earlier one's plan, and its figures
     assert names.index(b) < names.index(a) and b not in same, (a, b)
-    for k in ("model_ms", "measured_ms", "ratio", "classes", "ops"):
+    for k in ("model_ms", "measured_ms", "ratio", "speed", "classes", "ops"):
         assert by[a][k] == by[b][k], (a, b, k)
 if np == 1:
     assert set(same) == set(names[1:]) and set(same.values()) == {"spec"}, same
@@ -60,9 +63,21 @@ for a in alts:
         "reduce_scatter", "alltoall") for c in a["classes"])), a["classes"]
     steps = sum(c["steps"] for c in a["classes"])
     assert steps >= len(a["ops"]), (steps, len(a["ops"]))
+    # the machine's speed during its runs, and the model at that speed:
+    # its einsums at the GEMM speed, its other local steps at the copy
+    # speed (validate_probe.c)
+    sp = a["speed"]
+    assert sp["gemm"] > 0 and sp["copy"] > 0, sp
+    assert sp["probe_gflops"] > 0 and sp["probe_copy_ns"] > 0, sp
+    part = lambda kind: sum(c["model_ms"] for c in a["classes"] if c["kind"] == kind)
+    at = (a["model_ms"] + part("einsum") * (1 / sp["gemm"] - 1)
+          + part("local") * (1 / sp["copy"] - 1))
+    assert abs(sp["ratio"] - a["measured_ms"] / at) < 0.02 * sp["ratio"], (sp, at)
 tau = d["kendall_tau"]  # undefined for one plan
 assert (tau is None) if d["ratio"]["plans"] < 2 else -1 <= tau <= 1, tau
 assert d["ratio"]["plans"] == len(names) - len(same), d["ratio"]
+worst_at = max((a["speed"]["ratio"] for a in alts), key=lambda r: abs(__import__("math").log(r)))
+assert abs(d["ratio"]["at_speed_worst"] - worst_at) < 1e-3 * worst_at, d["ratio"]
 assert d["model_pick"] in names and d["measured_fastest"] in names, d
 assert d["model_pick"] not in same and d["measured_fastest"] not in same, d
 fast = by[d["measured_fastest"]]["measured_ms"]
