@@ -40,13 +40,17 @@
  * reordered sums differ by a few).
  *
  * Known limits (measured 2026-12-02, session 12):
- *   - Over SGD steps the bound still grows as a power: each step's
- *     parameters carry the previous step's gradient magnitudes into the
- *     next forward pass, and a layer norm's or softmax's backward sums
- *     that cancel keep the size of their terms.  examples/blocks.yaml
- *     (float64, 3 layers) peaks at 5e3 after 1 step, 1.4e7 after 2 and
- *     4.9e10 after 3 (h0.ln1.g:next), so at 3 steps those checks are
- *     vacuous (1e-10 of 5e10); gpt2 at 1 step peaks at 451.
+ *   - The bound still grows as a power of the depth and of the SGD
+ *     steps, through attention: a softmax's exp turns its scores'
+ *     absolute noise into relative noise of p, so the ratio of magnitude
+ *     to value is multiplied by about the scores' size at every layer
+ *     (examples/blocks.yaml, 3 layers: p's ratio 75, 1.4e3, 1.2e4 in
+ *     layers 0-2, 5e5 in grad:h0.s), and each step's parameters carry
+ *     it into the next step.  That is first-order conditioning, not a
+ *     double count, but in float64 blocks.yaml peaks at 5e3 after 1 step,
+ *     1.4e7 after 2 and 4.9e10 after 3 (h0.ln1.g:next), so at 3 steps
+ *     those checks are vacuous (1e-10 of 5e10); gpt2 at 1 step peaks at
+ *     451.
  *   - Adam's step for a gradient that is zero in exact arithmetic
  *     divides noise by a denominator that is noise too (sqrt(v) + eps,
  *     eps far below sqrt(v)'s noise), and to first order that has no
