@@ -106,6 +106,7 @@ ran = [a for a in d["alternatives"] if a.get("ok")]
 r = [a["ratio"] for a in ran]
 at = [a["speed"]["ratio"] for a in ran]
 gemm = [a["speed"]["gemm"] for a in ran]
+copy = [a["speed"]["copy"] for a in ran]
 share = [a["cpu_share"] for a in ran]
 tau = d["kendall_tau"]
 slower = d["pick_slower"]
@@ -116,10 +117,11 @@ worst = max(ran, key=lambda a: abs(math.log(a["ratio"])))
 plans = d["ratio"]["plans"]
 span = lambda v: "-" if None in v else "%.2f-%.2f" % (min(v), max(v))
 print("%s (%s, %d of %d partitionings, %d plans): measured/modeled %.2f-%.2f "
-      "(worst %s), at the machine's speed %s (GEMM at %s of the profile's), "
+      "(worst %s), at the machine's speed %s (GEMM at %s of the profile's, "
+      "copy at %s), "
       "tau %s, pick %s +%.1f%% (fastest %s), CPU share %.2f-%.2f: %s" % (
           sys.argv[2], sys.argv[3], len(ran), len(d["alternatives"]), plans,
-          min(r), max(r), worst["name"], span(at), span(gemm),
+          min(r), max(r), worst["name"], span(at), span(gemm), span(copy),
           "-" if tau is None else "%.2f" % tau, d["model_pick"],
           100 * (slower or 0), d["measured_fastest"], min(share), max(share),
           "met" if ok else "met at the machine's speed" if ok_at else

@@ -89,6 +89,10 @@ double mrt_cost_gemm(const mrt_profile *p, mrt_dtype t, double flops, double m,
  * the profile has them, else float32's times the peaks' ratio. */
 double mrt_cost_gemm_form(const mrt_profile *p, mrt_dtype t, double flops,
                           double m, double n, double k, mrt_gemm_form form);
+/* The rate (flop/s) the profile's cube rows of form nn give an s x s x
+ * s product of type t, as measured (not the thin rows' rule); -1 when
+ * it has none of that type. */
+double mrt_cost_gemm_cube(const mrt_profile *p, mrt_dtype t, double s);
 /* Seconds of the elementwise function `fn` (its name: "gelu") over
  * `elements` output elements of elsize bytes whose kernel computes in
  * type t (float64, or float32 for any other type: 16-bit values are

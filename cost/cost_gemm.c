@@ -126,6 +126,12 @@ double mrt_cost_gemm_form(const mrt_profile *p, mrt_dtype t, double flops,
     return flops / rate;
 }
 
+double mrt_cost_gemm_cube(const mrt_profile *p, mrt_dtype t, double s)
+{
+    return cube_rate(p, mrt_dtype_compute(t) == MRT_F64 ? MRT_F64 : MRT_F32,
+                     MRT_GEMM_NN, s);
+}
+
 double mrt_cost_gemm(const mrt_profile *p, mrt_dtype t, double flops, double m,
                      double n, double k)
 {

@@ -89,12 +89,17 @@ mrt_val_speed mrt_val_speed_of(const mrt_profile *p, int64_t ranks,
 {
     double n = PROBE_N, flops = 2 * n * n * n;
     double share = mrt_cost_share(p, ranks);
-    double gemm_s = mrt_cost_gemm_form(p, MRT_F32, flops, n, n, n,
-                                       MRT_GEMM_NN) *
-                    share;
+    /* the row the probe measures again, as calibrate measured it (the
+     * price of a plan's product of that shape may take other rows too);
+     * a profile without rows: the rate a step would be priced at */
+    double rate = mrt_cost_gemm_cube(p, MRT_F32, n);
+    double gemm_s = rate > 0 ? flops / rate
+                             : mrt_cost_gemm_form(p, MRT_F32, flops, n, n, n,
+                                                  MRT_GEMM_NN);
     double copy_s = mrt_cost_map(p, "copy", PROBE_COPY, MRT_F32, 4);
-    if (copy_s <= 0) /* a profile without map rows: as a step is priced */
+    if (copy_s <= 0)
         copy_s = mrt_cost_local(p, PROBE_COPY, PROBE_COPY, 4);
+    gemm_s *= share;
     copy_s *= share;
     mrt_val_speed s = {NAN, NAN};
     if (probe.gemm > 0 && gemm_s > 0)

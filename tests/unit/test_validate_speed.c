@@ -20,19 +20,25 @@ static int close_to(double a, double b)
 
 /* A profile with GEMM rows around the probe's 256^3 product and copy
  * rows around its 4 Mi elements, none of them at the probe's rates by
- * accident of the defaults. */
+ * accident of the defaults; a thin row of the same short side, slower,
+ * which prices a 256^3 product of a plan (cost_gemm.c) but is not the
+ * row the probe measures again. */
+/* A float32 GEMM row: an n x n x n product in form f, or with `thin`
+ * its short side of n and the other two of 1024. */
+static mrt_gemm_row row(int64_t n, int f, double flops, int thin)
+{
+    return (mrt_gemm_row){n, f, flops, MRT_F32, thin, thin ? 1024 : 0};
+}
+
 static mrt_profile rows(void)
 {
     mrt_profile p;
     mrt_profile_default(&p);
-    p.gemm[p.ngemm++] = (mrt_gemm_row){16,      MRT_GEMM_NN,   2e9,
-                                       MRT_F32, MRT_GEMM_CUBE, 0};
-    p.gemm[p.ngemm++] = (mrt_gemm_row){256,     MRT_GEMM_NN,   150e9,
-                                       MRT_F32, MRT_GEMM_CUBE, 0};
-    p.gemm[p.ngemm++] = (mrt_gemm_row){1024,    MRT_GEMM_NN,   210e9,
-                                       MRT_F32, MRT_GEMM_CUBE, 0};
-    p.gemm[p.ngemm++] = (mrt_gemm_row){256,     MRT_GEMM_NT,   90e9,
-                                       MRT_F32, MRT_GEMM_CUBE, 0};
+    p.gemm[p.ngemm++] = row(16, MRT_GEMM_NN, 2e9, MRT_GEMM_CUBE);
+    p.gemm[p.ngemm++] = row(256, MRT_GEMM_NN, 150e9, MRT_GEMM_CUBE);
+    p.gemm[p.ngemm++] = row(1024, MRT_GEMM_NN, 210e9, MRT_GEMM_CUBE);
+    p.gemm[p.ngemm++] = row(256, MRT_GEMM_NT, 90e9, MRT_GEMM_CUBE);
+    p.gemm[p.ngemm++] = row(256, MRT_GEMM_NN, 100e9, MRT_GEMM_THIN_M);
     p.map[p.nmap++] = (mrt_map_row){"copy", 16 << 10, 0.07e-9, MRT_F32};
     p.map[p.nmap++] = (mrt_map_row){"copy", 4 << 20, 0.2e-9, MRT_F32};
     p.map[p.nmap++] = (mrt_map_row){"gelu", 4 << 20, 1e-9, MRT_F32};
