@@ -12,8 +12,8 @@
 # and the partitionings' CPU shares (near 1: each rank had a
 # core; well below, other processes took it and the ratios say little
 # about the model).  Beside the ratios as measured, the same at the
-# machine's speed during the runs: validate times two of the profile's
-# rows again after every run (validate_probe.c), and a shared host's
+# machine's speed during the runs: validate times one of the profile's
+# GEMM rows again after every run (validate_probe.c), and a shared host's
 # cores run tens of percent slower or faster from one minute to the
 # next, which is not the model's error.  The target: every ratio within
 # 0.8-1.25 and the pick within 5% of the fastest.  The last line says
@@ -30,6 +30,7 @@
 #                   blocks, pipeline), which prices float64's maps by the
 #                   profile's float64 rows (docs/calibration.md)
 #   --only EX,...   only these examples (by name: mlp, zero, ...)
+#   --keep DIR      keep the profile and each validate --json in DIR
 #   MESHRT          the binary (default: build/meshrt of this checkout)
 #
 # Run it on an idle machine: it takes about 40 s (a minute with
@@ -37,7 +38,7 @@
 # not, 2 on a failure to run.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-profile= repeat=10 swapped=0 dtype=float32 only= meshrt=$root/build/meshrt
+profile= repeat=10 swapped=0 dtype=float32 only= keep= meshrt=$root/build/meshrt
 while [ $# -gt 0 ]; do
     case $1 in
     --profile) profile=$2; shift 2 ;;
@@ -45,7 +46,8 @@ while [ $# -gt 0 ]; do
     --swapped) swapped=1; shift ;;
     --dtype) dtype=$2; shift 2 ;;
     --only) only=,$2,; shift 2 ;;
-    -h | --help) sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --keep) keep=$2; shift 2 ;;
+    -h | --help) sed -n '2,38p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "validate_examples.sh: unknown option $1" >&2; exit 2 ;;
     *) meshrt=$1; shift ;;
     esac
@@ -105,8 +107,7 @@ d = json.load(open(sys.argv[1]))
 ran = [a for a in d["alternatives"] if a.get("ok")]
 r = [a["ratio"] for a in ran]
 at = [a["speed"]["ratio"] for a in ran]
-gemm = [a["speed"]["gemm"] for a in ran]
-copy = [a["speed"]["copy"] for a in ran]
+speed = [a["speed"]["of_profile"] for a in ran]
 share = [a["cpu_share"] for a in ran]
 tau = d["kendall_tau"]
 slower = d["pick_slower"]
@@ -117,11 +118,10 @@ worst = max(ran, key=lambda a: abs(math.log(a["ratio"])))
 plans = d["ratio"]["plans"]
 span = lambda v: "-" if None in v else "%.2f-%.2f" % (min(v), max(v))
 print("%s (%s, %d of %d partitionings, %d plans): measured/modeled %.2f-%.2f "
-      "(worst %s), at the machine's speed %s (GEMM at %s of the profile's, "
-      "copy at %s), "
+      "(worst %s), at the machine's speed %s (machine at %s of the profile's), "
       "tau %s, pick %s +%.1f%% (fastest %s), CPU share %.2f-%.2f: %s" % (
           sys.argv[2], sys.argv[3], len(ran), len(d["alternatives"]), plans,
-          min(r), max(r), worst["name"], span(at), span(gemm), span(copy),
+          min(r), max(r), worst["name"], span(at), span(speed),
           "-" if tau is None else "%.2f" % tau, d["model_pick"],
           100 * (slower or 0), d["measured_fastest"], min(share), max(share),
           "met" if ok else "met at the machine's speed" if ok_at else
@@ -132,6 +132,9 @@ sys.exit(0 if ok else 1)
 PY
     done
 done <<<"$examples"
+if [ -n "$keep" ]; then
+    mkdir -p "$keep" && cp "$tmp"/*.json "$profile" "$keep"/ 2>/dev/null
+fi
 cases=$(wc -l <"$tmp/tally" 2>/dev/null || echo 0)
 raw=$(awk '$1 == 1' "$tmp/tally" 2>/dev/null | wc -l)
 fast=$(awk '$2 == 1' "$tmp/tally" 2>/dev/null | wc -l)

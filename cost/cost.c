@@ -168,6 +168,20 @@ mrt_comm_cost mrt_cost_exchange(const mrt_profile *p, const mrt_mesh *m,
         return (mrt_comm_cost){0};
     mrt_link l = group_link(p, m, axes);
     c.time_s = l.latency_s * (double)messages + wire_bytes / l.bandwidth_Bps;
+    /* With measured all-to-all rows of the group (inside a node), the
+     * time of the uniform all-to-all that puts as many bytes on the wire
+     * (it sends (g - 1) / g of what it is handed): the links alone priced
+     * one of 1 MiB a rank at 16 us where it took 67 (docs/calibration.md,
+     * round J), as they do the uniform one (the calibration's table). */
+    double g = (double)mrt_mesh_group_size(m, axes);
+    double t = p->ranks_per_node > 0 &&
+                       mrt_cost_span(p, m, axes).tier != MRT_TIER_INTRA
+                   ? -1
+                   : measured_collective(p, MRT_COLL_ALLTOALL, (int64_t)g,
+                                         (int64_t)(wire_bytes * g / (g - 1)),
+                                         c.time_s);
+    if (t >= 0)
+        c.time_s = t;
     return c;
 }
 

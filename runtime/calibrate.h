@@ -119,12 +119,6 @@ void mrt_calib_map_rows(MPI_Comm world, const mrt_calib_pools *pl,
 double mrt_calib_gemm_rate(MPI_Comm world, const mrt_calib_pools *pl,
                            mrt_dtype t, double target, int f, int m, int n,
                            int k);
-/* One `maps:` row of copy, seconds per float32 element over shards of
- * `elements` (one input: its data is never in cache between passes
- * when the shard is larger than the cache); 0 when the pools cannot
- * hold it.  Collective. */
-double mrt_calib_copy_rate(MPI_Comm world, const mrt_calib_pools *pl,
-                           int64_t elements);
 /* Those rows as a table. */
 void mrt_calib_print_rates(const mrt_profile *p, FILE *f);
 

@@ -331,18 +331,6 @@ static double time_map(MPI_Comm world, const mrt_calib_pools *pl, map_job *j)
     return mrt_calib_best(world, pl->reps, run_maps, j);
 }
 
-double mrt_calib_copy_rate(MPI_Comm world, const mrt_calib_pools *pl,
-                           int64_t elements)
-{
-    if ((size_t)elements * sizeof(float) > pl->bytes)
-        return 0;
-    map_job j = {MRT_MAP_COPY, MRT_F32, elements, elements, 1,
-                 pl->c,        pl->a,   pl->b,    1};
-    double s = time_map(world, pl, &j);
-    return mrt_calib_sig4(s / ((double)j.count * (double)elements) * 1e9) *
-           1e-9;
-}
-
 void mrt_calib_map_rows(MPI_Comm world, const mrt_calib_pools *pl,
                         mrt_profile *p)
 {

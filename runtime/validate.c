@@ -265,7 +265,7 @@ mrt_status mrt_validation_run(mrt_validation *v, mrt_error *err)
     mrt_error none = {0};
     (void)mrt_val_probe_create(v->comm, &probe, &none);
     for (int i = 0; i < v->nalts; i++)
-        v->alt[i].probed = (mrt_val_speed){NAN, NAN};
+        v->alt[i].probed = NAN;
     /* a warm-up run each, then the timed runs taking turns, so that a
      * change of the machine's load falls on every partitioning alike */
     for (int r = -1; r < v->repeat; r++)
@@ -279,9 +279,11 @@ mrt_status mrt_validation_run(mrt_validation *v, mrt_error *err)
                 drop(v, a, &e);
                 keep_first(v, &e);
             }
-            if (r >= 0 && a->runner)
-                mrt_val_speed_keep(&a->probed,
-                                   mrt_val_probe_run(v->comm, &probe));
+            if (r >= 0 && a->runner) {
+                double rate = mrt_val_probe_run(v->comm, &probe);
+                if (rate > 0 && !(a->probed >= rate))
+                    a->probed = rate; /* the best, as calibrate's rows */
+            }
         }
     mrt_val_probe_destroy(&probe);
     if (getloadavg(&v->load[1], 1) != 1)

@@ -40,14 +40,9 @@ typedef struct mrt_val_op {
     double model, measured;
 } mrt_val_op;
 
-/* The machine's speed (validate_probe.c): as measured, a probe's GEMM
- * rate (flop/s) and copy time (s per element); against the profile,
- * those over what it says (1: as calibrated; below 1: slower).  NAN
- * when unknown. */
-typedef struct mrt_val_speed {
-    double gemm, copy;
-} mrt_val_speed;
-
+/* The machine's speed during the runs (validate_probe.c): the probe's
+ * GEMM rate as measured (flop/s), and over what the profile says of the
+ * same work (1: as calibrated; below 1: slower).  NAN when unknown. */
 typedef struct mrt_val_probe {
     int ready;
     mrt_calib_pools pools;
@@ -58,13 +53,10 @@ typedef struct mrt_val_probe {
 mrt_status mrt_val_probe_create(MPI_Comm comm, mrt_val_probe *pr,
                                 mrt_error *err);
 void mrt_val_probe_destroy(mrt_val_probe *pr);
-/* One probe, as measured: the slowest rank's.  Collective. */
-mrt_val_speed mrt_val_probe_run(MPI_Comm comm, const mrt_val_probe *pr);
-/* A probe as measured keeps the better of it and *best. */
-void mrt_val_speed_keep(mrt_val_speed *best, mrt_val_speed probe);
-/* A probe as measured against profile p on `ranks` ranks. */
-mrt_val_speed mrt_val_speed_of(const mrt_profile *p, int64_t ranks,
-                               mrt_val_speed probe);
+/* One probe: its GEMM rate, the slowest rank's.  Collective. */
+double mrt_val_probe_run(MPI_Comm comm, const mrt_val_probe *pr);
+/* A probe's rate against profile p on `ranks` ranks: the speed. */
+double mrt_val_speed_of(const mrt_profile *p, int64_t ranks, double rate);
 
 /* One partitioning: the spec's own rules, or a `layouts:` alternative. */
 typedef struct mrt_val_alt {
@@ -75,7 +67,7 @@ typedef struct mrt_val_alt {
                     ranked as one with it; -1: its own plan */
     char error[600];
     double model, measured; /* end to end, per run */
-    mrt_val_speed speed;    /* the machine's, against the profile: the
+    double speed;           /* the machine's, against the profile: the
                                best probe after its runs (rank 0) */
     mrt_val_cell cell[MRT_VAL_KINDS][MRT_VAL_CLASSES];
     int nops;
@@ -87,7 +79,7 @@ typedef struct mrt_val_alt {
     double cpu;           /* in it, the ranks' CPU time over their wall
                              time, averaged (1: a core each throughout) */
     double *mine;         /* [nsteps] this rank's step times in it */
-    mrt_val_speed probed; /* the best probe after its runs, as measured */
+    double probed;        /* the best probe after its runs, flop/s */
 } mrt_val_alt;
 
 struct mrt_validation {

@@ -62,20 +62,18 @@ static double factors_mean(const factors *f)
 }
 
 /* a's modeled time at the machine's speed during its runs
- * (validate_probe.c): its einsums at the probe's GEMM speed, its other
- * local steps at its copy speed, its collectives as modeled; NAN when
- * the speed is unknown. */
+ * (validate_probe.c): its local steps, einsums and memory-bound ones
+ * alike, at that speed, its collectives as modeled; NAN when the speed
+ * is unknown. */
 static double model_at_speed(const mrt_val_alt *a)
 {
-    if (!(a->speed.gemm > 0) || !(a->speed.copy > 0))
+    if (!(a->speed > 0))
         return NAN;
-    double einsum = 0, local = 0;
-    for (int c = 0; c < MRT_VAL_CLASSES; c++) {
-        einsum += a->cell[MRT_VAL_EINSUM][c].model;
-        local += a->cell[MRT_VAL_LOCAL][c].model;
-    }
-    return a->model + einsum * (1 / a->speed.gemm - 1) +
-           local * (1 / a->speed.copy - 1);
+    double local = 0;
+    for (int c = 0; c < MRT_VAL_CLASSES; c++)
+        local += a->cell[MRT_VAL_EINSUM][c].model +
+                 a->cell[MRT_VAL_LOCAL][c].model;
+    return a->model + local * (1 / a->speed - 1);
 }
 
 /* The factors of an alternative's ops that take >= 1% of its run. */
@@ -171,10 +169,8 @@ static void text_alt(const mrt_validation *v, int i, FILE *f)
     text_num(f, "%.2f", ratio(a->measured, a->model));
     fprintf(f, "; CPU share %.2f", a->cpu);
     fprintf(f, "; machine at ");
-    text_num(f, "%.2f", a->speed.gemm);
-    fprintf(f, " of the profile's GEMM rate, ");
-    text_num(f, "%.2f", a->speed.copy);
-    fprintf(f, " of its copy rate: ratio at that speed ");
+    text_num(f, "%.2f", a->speed);
+    fprintf(f, " of the profile's speed: ratio at that speed ");
     text_num(f, "%.2f", ratio(a->measured, model_at_speed(a)));
     fprintf(f, "; ops over 1%%: %d, ratio geomean ", of.n);
     text_num(f, "%.2f", factors_mean(&of));
@@ -315,12 +311,10 @@ static void json_alt(const mrt_validation *v, const mrt_val_alt *a, FILE *f)
             MRT_JSON_NUM("%.4g", factors_mean(&of)),
             MRT_JSON_NUM("%.4g", of.n ? of.worst : NAN));
     fprintf(f,
-            ", \"speed\": {\"gemm\": %s, \"copy\": %s, "
-            "\"probe_gflops\": %s, \"probe_copy_ns\": %s, \"ratio\": %s}",
-            MRT_JSON_NUM("%.3g", a->speed.gemm),
-            MRT_JSON_NUM("%.3g", a->speed.copy),
-            MRT_JSON_NUM("%.4g", a->probed.gemm * 1e-9),
-            MRT_JSON_NUM("%.4g", a->probed.copy * 1e9),
+            ", \"speed\": {\"of_profile\": %s, \"probe_gflops\": %s, "
+            "\"ratio\": %s}",
+            MRT_JSON_NUM("%.3g", a->speed),
+            MRT_JSON_NUM("%.4g", a->probed * 1e-9),
             MRT_JSON_NUM("%.4g", ratio(a->measured, model_at_speed(a))));
     json_cells(a, f);
     fprintf(f, "}");

@@ -106,6 +106,36 @@ START_TEST(unnamed_axes_use_the_fallback)
 }
 END_TEST
 
+/* With measured all-to-all rows of the group, an exchange (an
+ * all-to-all whose pattern is not the uniform one) is priced as the
+ * uniform all-to-all that puts as many bytes on the wire: between the
+ * rows, on the line through them; without rows, by the links. */
+START_TEST(an_exchange_takes_the_measured_alltoall_rows)
+{
+    mrt_mesh m = mesh();
+    mrt_profile p = profile();
+    /* model (2 ranks): 1 MiB a rank took 60 us, 8 MiB 500 us */
+    double links = mrt_cost_exchange(&p, &m, 2u, 1 << 19, 1).time_s;
+    ck_assert_double_eq_tol(links, 1e-6 + (1 << 19) / 100e9, 1e-15);
+    p.coll[p.ncoll++] = (mrt_coll_row){MRT_COLL_ALLTOALL, 2, 1 << 20, 60e-6};
+    p.coll[p.ncoll++] = (mrt_coll_row){MRT_COLL_ALLTOALL, 2, 8 << 20, 500e-6};
+    /* the uniform all-to-all of 1 MiB puts 512 KiB on the wire */
+    mrt_comm_cost c = mrt_cost_exchange(&p, &m, 2u, 1 << 19, 1);
+    ck_assert_double_eq_tol(c.time_s, 60e-6, 1e-12);
+    ck_assert_double_eq_tol(c.wire_bytes, 1 << 19, 1e-9);
+    ck_assert_double_eq_tol(
+        c.time_s,
+        mrt_cost_collective(&p, &m, MRT_COLL_ALLTOALL, 2u, 1 << 20, 4).time_s,
+        1e-15);
+    /* 2 MiB a rank: 1/7 of the way from the first row to the second */
+    c = mrt_cost_exchange(&p, &m, 2u, 1 << 20, 1);
+    ck_assert_double_eq_tol(c.time_s, 60e-6 + (500e-6 - 60e-6) / 7, 1e-12);
+    /* the data axis (4 ranks) has no rows: its links */
+    c = mrt_cost_exchange(&p, &m, 1u, 3000, 3);
+    ck_assert_double_eq_tol(c.time_s, 3 * 10e-6 + 3000 / 1e9, 1e-15);
+}
+END_TEST
+
 START_TEST(a_local_step_pays_the_bytes_it_writes_and_reads)
 {
     mrt_profile p = profile();
@@ -192,6 +222,7 @@ int main(void)
     tcase_add_test(tc, a_group_pays_its_slowest_link);
     tcase_add_test(tc, a_group_of_one_costs_nothing);
     tcase_add_test(tc, unnamed_axes_use_the_fallback);
+    tcase_add_test(tc, an_exchange_takes_the_measured_alltoall_rows);
     tcase_add_test(tc, a_local_step_pays_the_bytes_it_writes_and_reads);
     tcase_add_test(tc, lower_bound_regimes);
     tcase_add_test(tc, tiers_price_groups_and_the_hierarchy);
