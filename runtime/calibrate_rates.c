@@ -38,7 +38,10 @@
  *    sized by timing one unit)
  *    timed from a barrier on every rank at once; the slowest rank counts,
  *    and the best repetition: a repetition that another process
- *    interrupted is not the machine's speed.
+ *    interrupted is not the machine's speed.  A type's products take
+ *    turns, one repetition of each after another, so that each row's
+ *    best is over the whole of its type's calibration, not a tenth of a
+ *    second of it (gemm_rows_time).
  */
 #include <assert.h>
 #include <blis.h>
@@ -113,29 +116,79 @@ static void run_gemms(void *arg)
     }
 }
 
-double mrt_calib_gemm_rate(MPI_Comm world, const mrt_calib_pools *pl,
-                           mrt_dtype t, double target, int f, int m, int n,
-                           int k)
+/* Job j for m x n x k products of type t in form f, operands cycling
+ * through the pools; 0 when the pools cannot hold one operand set. */
+static int gemm_job_of(const mrt_calib_pools *pl, mrt_dtype t, int f, int m,
+                       int n, int k, gemm_job *j)
 {
     size_t mk = (size_t)m * (size_t)k, kn = (size_t)k * (size_t)n,
            mn = (size_t)m * (size_t)n;
     size_t set = mk > kn ? (mk > mn ? mk : mn) : (kn > mn ? kn : mn);
-    gemm_job j = {.m = m,
-                  .n = n,
-                  .k = k,
-                  .form = f,
-                  .count = 1,
-                  .t = t,
-                  .a = pl->a,
-                  .b = pl->b,
-                  .c = pl->c,
-                  .set = set,
-                  .sets = pl->bytes / (set * (size_t)mrt_dtype_size(t))};
-    if (!j.sets)
+    *j = (gemm_job){.m = m,
+                    .n = n,
+                    .k = k,
+                    .form = f,
+                    .count = 1,
+                    .t = t,
+                    .a = pl->a,
+                    .b = pl->b,
+                    .c = pl->c,
+                    .set = set,
+                    .sets = pl->bytes / (set * (size_t)mrt_dtype_size(t))};
+    return j->sets > 0;
+}
+
+static double gemm_job_rate(const gemm_job *j, double seconds)
+{
+    return mrt_calib_sig4(2.0 * j->m * j->n * j->k * j->count / seconds);
+}
+
+double mrt_calib_gemm_rate(MPI_Comm world, const mrt_calib_pools *pl,
+                           mrt_dtype t, double target, int f, int m, int n,
+                           int k)
+{
+    gemm_job j;
+    if (!gemm_job_of(pl, t, f, m, n, k, &j))
         return 0;
     size_work(world, target, run_gemms, &j, &j.count);
-    double s = mrt_calib_best(world, pl->reps, run_gemms, &j);
-    return mrt_calib_sig4(2.0 * m * n * k * j.count / s);
+    return gemm_job_rate(&j, mrt_calib_best(world, pl->reps, run_gemms, &j));
+}
+
+/* The rows of one type, timed together: each job sized, then the
+ * repetitions taking turns, one of every row after another, each row
+ * keeping its best.  A row timed in one go (its repetitions back to
+ * back, a tenth of a second) fell wholly inside a slow moment of a
+ * shared host or wholly outside it, and one row of a profile then said
+ * another speed than the next (docs/calibration.md, round J); taking
+ * turns, every row's best is over the whole calibration of its type.
+ * Collective. */
+#define GEMM_JOBS 64
+typedef struct gemm_rows {
+    int n;
+    gemm_job job[GEMM_JOBS];
+    mrt_gemm_row row[GEMM_JOBS]; /* all but the rate */
+    double best[GEMM_JOBS];
+} gemm_rows;
+
+static void gemm_rows_add(gemm_rows *g, const mrt_calib_pools *pl,
+                          mrt_gemm_row row, int m, int n, int k)
+{
+    assert(g->n < GEMM_JOBS);
+    if (gemm_job_of(pl, (mrt_dtype)row.dtype, row.form, m, n, k, &g->job[g->n]))
+        g->row[g->n++] = row;
+}
+
+static void gemm_rows_time(MPI_Comm world, gemm_rows *g, int reps,
+                           double target)
+{
+    for (int i = 0; i < g->n; i++) {
+        size_work(world, target, run_gemms, &g->job[i], &g->job[i].count);
+        g->best[i] = INFINITY;
+    }
+    for (int r = 0; r < reps; r++)
+        for (int i = 0; i < g->n; i++)
+            g->best[i] = fmin(g->best[i],
+                              mrt_calib_best(world, 1, run_gemms, &g->job[i]));
 }
 
 /* The rows of type t: every form at each size, then the peak's product
@@ -149,25 +202,15 @@ static void gemm_rows_of(MPI_Comm world, const mrt_calib_pools *pl, mrt_dtype t,
     static const int full[] = {16, 32, 64, 128, 256, 512, 0};
     static const int quick[] = {16, 64, 256, 0};
     const int *sizes = pl->quick ? quick : full;
+    gemm_rows *g = calloc(1, sizeof *g);
+    if (!g)
+        return; /* no rows: the model falls back on the peak */
     for (int f = 0; f < MRT_GEMM_FORM_COUNT; f++)
         for (int i = 0; sizes[i]; i++) {
             int n = sizes[i];
-            p->gemm[p->ngemm++] = (mrt_gemm_row){
-                n,
-                f,
-                mrt_calib_gemm_rate(world, pl, t, target, f, n, n, n),
-                t,
-                MRT_GEMM_CUBE,
-                0};
+            gemm_rows_add(g, pl, (mrt_gemm_row){n, f, 0, t, MRT_GEMM_CUBE, 0},
+                          n, n, n);
         }
-    int last = 0;
-    while (sizes[last + 1])
-        last++;
-    /* (not when the peak's size is one timed cold: --quick's float64
-     * peak is 256, whose row is the cold one) */
-    if (pl->peak_n[t] > sizes[last])
-        p->gemm[p->ngemm++] = (mrt_gemm_row){
-            pl->peak_n[t], MRT_GEMM_NN, p->gemm_flops[t], t, MRT_GEMM_CUBE, 0};
     static const int thin_full[] = {16, 32, 64, 128, 256, 0};
     static const int thin_quick[] = {16, 64, 0};
     const int *thin = pl->quick ? thin_quick : thin_full;
@@ -178,12 +221,24 @@ static void gemm_rows_of(MPI_Comm world, const mrt_calib_pools *pl, mrt_dtype t,
             int m = side == MRT_GEMM_THIN_M ? s : other,
                 n = side == MRT_GEMM_THIN_N ? s : other,
                 k = side == MRT_GEMM_THIN_K ? s : other;
-            double r = mrt_calib_gemm_rate(world, pl, t, target, MRT_GEMM_NN, m,
-                                           n, k);
-            if (r > 0)
-                p->gemm[p->ngemm++] = (mrt_gemm_row){s, MRT_GEMM_NN, r,
-                                                     t, side,        other};
+            gemm_rows_add(g, pl,
+                          (mrt_gemm_row){s, MRT_GEMM_NN, 0, t, side, other}, m,
+                          n, k);
         }
+    gemm_rows_time(world, g, pl->reps, target);
+    for (int i = 0; i < g->n; i++) {
+        p->gemm[p->ngemm] = g->row[i];
+        p->gemm[p->ngemm++].flops = gemm_job_rate(&g->job[i], g->best[i]);
+    }
+    free(g);
+    int last = 0;
+    while (sizes[last + 1])
+        last++;
+    /* (not when the peak's size is one timed cold: --quick's float64
+     * peak is 256, whose row is the cold one) */
+    if (pl->peak_n[t] > sizes[last])
+        p->gemm[p->ngemm++] = (mrt_gemm_row){
+            pl->peak_n[t], MRT_GEMM_NN, p->gemm_flops[t], t, MRT_GEMM_CUBE, 0};
 }
 
 void mrt_calib_gemm_rows(MPI_Comm world, const mrt_calib_pools *pl,
