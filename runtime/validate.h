@@ -40,9 +40,10 @@ typedef struct mrt_val_op {
     double model, measured;
 } mrt_val_op;
 
-/* The machine's speed during the runs (validate_probe.c): the probe's
- * GEMM rate as measured (flop/s), and over what the profile says of the
- * same work (1: as calibrated; below 1: slower).  NAN when unknown. */
+/* The probe of the machine's speed during the runs (validate_probe.c):
+ * calibrate's pools, in which it times one of the profile's GEMM rows
+ * again.  A speed is the probe's rate over the row's (1: as calibrated;
+ * below 1: slower); NAN when unknown. */
 typedef struct mrt_val_probe {
     int ready;
     mrt_calib_pools pools;

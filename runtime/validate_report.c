@@ -89,10 +89,12 @@ static factors op_factors(const mrt_val_alt *a)
 /* The ordering over the partitionings that ran. */
 typedef struct ordering {
     int n, pick, fastest;
-    double tau, slower;    /* tau NAN with fewer than 2; slower: the pick's
-                           measured time over the fastest's, minus 1 */
-    factors end, at_speed; /* measured / modeled end to end: as modeled,
-                              and at the machine's speed */
+    /* tau: NAN with fewer than 2; slower: the pick's measured time over
+     * the fastest's, minus 1 */
+    double tau, slower;
+    /* measured / modeled end to end: as modeled, and at the machine's
+     * speed */
+    factors end, at_speed;
 } ordering;
 
 static ordering order(const mrt_validation *v)
