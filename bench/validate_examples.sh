@@ -119,11 +119,13 @@ plans = d["ratio"]["plans"]
 span = lambda v: "-" if None in v else "%.2f-%.2f" % (min(v), max(v))
 print("%s (%s, %d of %d partitionings, %d plans): measured/modeled %.2f-%.2f "
       "(worst %s), at the machine's speed %s (machine at %s of the profile's), "
-      "tau %s, pick %s +%.1f%% (fastest %s), CPU share %.2f-%.2f: %s" % (
+      "tau %s, pick %s +%.1f%% (fastest %s; runs spread up to %.1f%%), "
+      "CPU share %.2f-%.2f: %s" % (
           sys.argv[2], sys.argv[3], len(ran), len(d["alternatives"]), plans,
           min(r), max(r), worst["name"], span(at), span(speed),
           "-" if tau is None else "%.2f" % tau, d["model_pick"],
-          100 * (slower or 0), d["measured_fastest"], min(share), max(share),
+          100 * (slower or 0), d["measured_fastest"],
+          100 * (d["run_spread"] or 0), min(share), max(share),
           "met" if ok else "met at the machine's speed" if ok_at else
           "NOT met"))
 with open(sys.argv[4], "a") as t:

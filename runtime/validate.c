@@ -64,6 +64,7 @@ void mrt_validation_destroy(mrt_validation *v)
         mrt_runner_destroy(v->alt[i].runner);
         free(v->alt[i].op);
         free(v->alt[i].mine);
+        free(v->alt[i].walls);
     }
     free(v->alt);
     free(v);
@@ -192,6 +193,8 @@ static mrt_status run_once(mrt_validation *v, mrt_val_alt *a, mrt_error *err)
     MPI_Allreduce(&mine, &wall, 1, MPI_DOUBLE, MPI_MAX, v->comm);
     MPI_Allreduce(&share, &cpu, 1, MPI_DOUBLE, MPI_SUM, v->comm);
     wall /= runs;
+    if (st == MRT_OK && a->nwalls <= v->repeat)
+        a->walls[a->nwalls++] = wall;
     if (st == MRT_OK && (a->best < 0 || wall < a->best)) {
         a->best = wall;
         a->cpu = cpu / v->size;
@@ -199,6 +202,21 @@ static mrt_status run_once(mrt_validation *v, mrt_val_alt *a, mrt_error *err)
             a->mine[k] = a->runner->exec->step_time[k] / runs;
     }
     return st;
+}
+
+static int by_value(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+/* The median of t[0..n) (sorted in place); NAN when n is 0. */
+static double median(double *t, int n)
+{
+    if (n < 1)
+        return NAN;
+    qsort(t, (size_t)n, sizeof *t, by_value);
+    return n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
 }
 
 /* The fastest run's step and op times, the slowest rank's, filed into
@@ -221,6 +239,7 @@ static mrt_status reduce_alt(mrt_validation *v, mrt_val_alt *a, mrt_error *err)
         file_steps(a, plan, t);
         a->measured = a->best;
         a->speed = mrt_val_speed_of(&plan->profile, v->size, a->probed);
+        a->spread = median(a->walls, a->nwalls) / a->best - 1;
         a->ok = 1;
     }
     free(t);
@@ -247,6 +266,7 @@ static void copy_same(mrt_val_alt *a, const mrt_val_alt *of)
     a->cpu = of->cpu;
     a->speed = of->speed;
     a->probed = of->probed;
+    a->spread = of->spread;
     memcpy(a->cell, of->cell, sizeof a->cell);
     a->nops = of->nops;
     memcpy(a->op, of->op, (size_t)of->nops * sizeof *a->op);
@@ -273,8 +293,10 @@ mrt_status mrt_validation_run(mrt_validation *v, mrt_error *err)
             mrt_val_alt *a = &v->alt[i];
             mrt_error e = {0};
             mrt_status st = a->runner ? run_once(v, a, &e) : MRT_OK;
-            if (r < 0 && a->runner)
+            if (r < 0 && a->runner) {
                 a->best = -1; /* the warm-up does not count */
+                a->nwalls = 0;
+            }
             if (st != MRT_OK) {
                 drop(v, a, &e);
                 keep_first(v, &e);
@@ -322,14 +344,17 @@ mrt_status mrt_validation_add(mrt_validation *v, const char *name,
     mrt_val_alt *a = new_alt(v, name);
     mrt_val_op *ops = a ? calloc((size_t)plan->nops + 1, sizeof *ops) : NULL;
     double *mine = ops ? calloc((size_t)plan->nsteps + 1, sizeof *mine) : NULL;
-    mrt_status st = mrt_comm_agree(v->comm, mine ? MRT_OK : nomem(err), err);
+    double *walls = mine ? calloc((size_t)v->repeat + 1, sizeof *walls) : NULL;
+    mrt_status st = mrt_comm_agree(v->comm, walls ? MRT_OK : nomem(err), err);
     if (st) {
         free(ops);
         free(mine);
+        free(walls);
         return st;
     }
     a->op = ops;
     a->mine = mine;
+    a->walls = walls;
     a->plan = plan;
     a->best = -1;
     /* a plan an earlier partitioning already has is run once, as that */

@@ -70,6 +70,9 @@ typedef struct mrt_val_alt {
     double model, measured; /* end to end, per run */
     double speed;           /* the machine's, against the profile: the
                                best probe after its runs (rank 0) */
+    double spread;          /* its median timed run over its fastest,
+                               minus 1: how far apart its own runs are
+                               (rank 0) */
     mrt_val_cell cell[MRT_VAL_KINDS][MRT_VAL_CLASSES];
     int nops;
     mrt_val_op *op;
@@ -81,6 +84,9 @@ typedef struct mrt_val_alt {
                              time, averaged (1: a core each throughout) */
     double *mine;         /* [nsteps] this rank's step times in it */
     double probed;        /* the best probe after its runs, flop/s */
+    double *walls;        /* [repeat + 1] its runs' wall times so far
+                             (the slowest rank's, per run) */
+    int nwalls;
 } mrt_val_alt;
 
 struct mrt_validation {

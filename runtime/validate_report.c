@@ -95,11 +95,16 @@ typedef struct ordering {
     /* measured / modeled end to end: as modeled, and at the machine's
      * speed */
     factors end, at_speed;
+    /* the largest spread of a partitioning's own runs (median over
+     * fastest, minus 1): a pick slower than the fastest by less than
+     * that is within what the runs themselves tell apart */
+    double spread;
 } ordering;
 
 static ordering order(const mrt_validation *v)
 {
-    ordering o = {.pick = -1, .fastest = -1, .tau = NAN, .slower = NAN};
+    ordering o = {
+        .pick = -1, .fastest = -1, .tau = NAN, .slower = NAN, .spread = NAN};
     long concordant = 0, discordant = 0;
     for (int i = 0; i < v->nalts; i++) {
         const mrt_val_alt *a = &v->alt[i];
@@ -108,6 +113,8 @@ static ordering order(const mrt_validation *v)
         o.n++;
         factors_add(&o.end, ratio(a->measured, a->model));
         factors_add(&o.at_speed, ratio(a->measured, model_at_speed(a)));
+        if (isfinite(a->spread) && !(o.spread >= a->spread))
+            o.spread = a->spread;
         if (o.pick < 0 || a->model < v->alt[o.pick].model)
             o.pick = i;
         if (o.fastest < 0 || a->measured < v->alt[o.fastest].measured)
@@ -238,11 +245,13 @@ static void print_text(const mrt_validation *v, FILE *f)
     if (o.n)
         fprintf(f,
                 "\nthe model picks %s%s; measured fastest %s%s; the pick is "
-                "%.1f%% slower\n",
+                "%.1f%% slower (a partitioning's own runs spread up to "
+                "%.1f%%, median over fastest)\n",
                 v->alt[o.pick].name,
                 sharing(v, o.pick, with[0], sizeof with[0]),
                 v->alt[o.fastest].name,
-                sharing(v, o.fastest, with[1], sizeof with[1]), 100 * o.slower);
+                sharing(v, o.fastest, with[1], sizeof with[1]), 100 * o.slower,
+                100 * (isfinite(o.spread) ? o.spread : 0));
     else
         fprintf(f, "\nnothing ran\n");
 }
@@ -306,6 +315,7 @@ static void json_alt(const mrt_validation *v, const mrt_val_alt *a, FILE *f)
     json_ms(f, "model_ms", a->model, ", ");
     json_ms(f, "measured_ms", a->measured, ", ");
     fprintf(f, "\"cpu_share\": %s, ", MRT_JSON_NUM("%.3g", a->cpu));
+    fprintf(f, "\"run_spread\": %s, ", MRT_JSON_NUM("%.4g", a->spread));
     fprintf(f,
             "\"ratio\": %s, \"op_ratio\": {\"ops\": %d, \"geomean\": %s, "
             "\"worst\": %s}",
@@ -352,7 +362,8 @@ static void print_json(const mrt_validation *v, FILE *f)
     mrt_json_string(f, o.n ? v->alt[o.pick].name : "");
     fprintf(f, ", \"measured_fastest\": ");
     mrt_json_string(f, o.n ? v->alt[o.fastest].name : "");
-    fprintf(f, ", \"pick_slower\": %s}\n", MRT_JSON_NUM("%.4g", o.slower));
+    fprintf(f, ", \"pick_slower\": %s, \"run_spread\": %s}\n",
+            MRT_JSON_NUM("%.4g", o.slower), MRT_JSON_NUM("%.4g", o.spread));
 }
 
 void mrt_validation_print(const mrt_validation *v, int json, FILE *f)

@@ -45,7 +45,8 @@ by = {a["name"]: a for a in alts}
 same = {a["name"]: a["same_as"] for a in alts if "same_as" in a}
 for a, b in same.items():  # an earlier one's plan, and its figures
     assert names.index(b) < names.index(a) and b not in same, (a, b)
-    for k in ("model_ms", "measured_ms", "ratio", "speed", "classes", "ops"):
+    for k in ("model_ms", "measured_ms", "ratio", "speed", "run_spread",
+              "classes", "ops"):
         assert by[a][k] == by[b][k], (a, b, k)
 if np == 1:
     assert set(same) == set(names[1:]) and set(same.values()) == {"spec"}, same
@@ -70,6 +71,7 @@ for a in alts:
     part = lambda kind: sum(c["model_ms"] for c in a["classes"] if c["kind"] == kind)
     at = a["model_ms"] + (part("einsum") + part("local")) * (1 / sp["of_profile"] - 1)
     assert abs(sp["ratio"] - a["measured_ms"] / at) < 0.02 * sp["ratio"], (sp, at)
+    assert a["run_spread"] >= 0, a  # the median run is no faster than the fastest
 tau = d["kendall_tau"]  # undefined for one plan
 assert (tau is None) if d["ratio"]["plans"] < 2 else -1 <= tau <= 1, tau
 assert d["ratio"]["plans"] == len(names) - len(same), d["ratio"]
@@ -80,6 +82,7 @@ assert d["model_pick"] not in same and d["measured_fastest"] not in same, d
 fast = by[d["measured_fastest"]]["measured_ms"]
 assert all(a["measured_ms"] >= fast for a in alts), d
 assert d["pick_slower"] >= 0, d
+assert d["run_spread"] == max(a["run_spread"] for a in alts), d
 assert abs(by[d["model_pick"]]["model_ms"] - min(a["model_ms"] for a in alts)) < 1e-9, d
 PY
 done
@@ -124,7 +127,7 @@ grep -qE "^megatron: the same plan as ddp, run once as that one$" "$dir/text" ||
     bad "megatron is not listed as ddp's plan on data=2,model=1"
 grep -qE "^Kendall's tau \(modeled against measured order\): -?[01]\.[0-9]+$" "$dir/text" ||
     bad "no Kendall's tau line"
-grep -qE "^the model picks [a-z0-9_]+( \(one plan with [a-z0-9_, ]+\))?; measured fastest [a-z0-9_]+( \(one plan with [a-z0-9_, ]+\))?; the pick is [0-9.]+% slower$" "$dir/text" ||
+grep -qE "^the model picks [a-z0-9_]+( \(one plan with [a-z0-9_, ]+\))?; measured fastest [a-z0-9_]+( \(one plan with [a-z0-9_, ]+\))?; the pick is [0-9.]+% slower \(a partitioning's own runs spread up to [0-9.]+%, median over fastest\)$" "$dir/text" ||
     bad "no pick line"
 [ "$fail" = 0 ] || cat "$dir/text"
 
