@@ -109,6 +109,20 @@ mrt_comm_cost mrt_cost_allreduce_hier(const mrt_profile *p, const mrt_mesh *m,
     return c;
 }
 
+/* measured_collective over the group of `axes`, when that group is
+ * inside a node: the measured rows are by group size, and the links of
+ * several tiers are the formulas'; -1 otherwise. */
+static double measured_in_node(const mrt_profile *p, const mrt_mesh *m,
+                               unsigned axes, mrt_coll kind, int64_t bytes,
+                               double small)
+{
+    if (p->ranks_per_node > 0 &&
+        mrt_cost_span(p, m, axes).tier != MRT_TIER_INTRA)
+        return -1;
+    return measured_collective(p, kind, mrt_mesh_group_size(m, axes), bytes,
+                               small);
+}
+
 mrt_comm_cost mrt_cost_collective(const mrt_profile *p, const mrt_mesh *m,
                                   mrt_coll kind, unsigned axes, int64_t bytes,
                                   int elsize)
@@ -147,13 +161,8 @@ mrt_comm_cost mrt_cost_collective(const mrt_profile *p, const mrt_mesh *m,
     mrt_link l = group_link(p, m, axes);
     c.time_s = l.latency_s * (double)c.messages +
                c.wire_bytes / l.bandwidth_Bps + c.flops / p->reduce_flops;
-    /* the measured rows are by group size: for a group inside a node
-     * (the links of several tiers are the formulas') */
-    double t = p->ranks_per_node > 0 &&
-                       mrt_cost_span(p, m, axes).tier != MRT_TIER_INTRA
-                   ? -1
-                   : measured_collective(p, kind, (int64_t)g, bytes,
-                                         l.latency_s * (double)c.messages);
+    double t = measured_in_node(p, m, axes, kind, bytes,
+                                l.latency_s * (double)c.messages);
     if (t >= 0)
         c.time_s = t;
     return c;
@@ -174,12 +183,8 @@ mrt_comm_cost mrt_cost_exchange(const mrt_profile *p, const mrt_mesh *m,
      * one of 1 MiB a rank at 16 us where it took 67 (docs/calibration.md,
      * round J), as they do the uniform one (the calibration's table). */
     double g = (double)mrt_mesh_group_size(m, axes);
-    double t = p->ranks_per_node > 0 &&
-                       mrt_cost_span(p, m, axes).tier != MRT_TIER_INTRA
-                   ? -1
-                   : measured_collective(p, MRT_COLL_ALLTOALL, (int64_t)g,
-                                         (int64_t)(wire_bytes * g / (g - 1)),
-                                         c.time_s);
+    double t = measured_in_node(p, m, axes, MRT_COLL_ALLTOALL,
+                                (int64_t)(wire_bytes * g / (g - 1)), c.time_s);
     if (t >= 0)
         c.time_s = t;
     return c;
