@@ -15,6 +15,9 @@
 #include "kernel_plan.h"
 
 #include <blis.h>
+#if defined(__SSE2__)
+#include <pmmintrin.h> /* the flush-to-zero and denormals-are-zero modes */
+#endif
 
 enum {
     OP_A = MRT_KOP_A,
@@ -131,11 +134,33 @@ void mrt_kernel_einsum(mrt_dtype t, const mrt_kview *a, const mrt_kview *b,
                         o->stride);
 }
 
+/* Subnormal numbers flushed to zero, as results (FTZ) and as operands
+ * (DAZ), on the one thread that runs every kernel of a rank.  Training
+ * makes them: a softmax probability of 1e-30 times a gradient of 1e-9 is
+ * 1e-39.  On x86 each operation that reads or writes one takes a
+ * microcode assist, and a BLIS float32 product whose B holds them ran 60
+ * times slower here (256 x 1024 x 512: 6.2 ms, 361 ms with B scaled to
+ * 1e-36); the weight gradients of examples/blocks.yaml ran 5-12 times
+ * their modeled time until this was set, and at it afterwards
+ * (docs/calibration.md, round K).  TensorFlow and XLA run their CPU
+ * kernels the same way.  A value below FLT_MIN (DBL_MIN) is far below
+ * every tolerance --verify uses, so the unsharded reference, which runs
+ * in the same process under the same mode, still checks the sharded
+ * result.  Elsewhere than x86 the mode is left as it is. */
+static void flush_subnormals(void)
+{
+#if defined(__SSE2__)
+    _MM_SET_FLUSH_ZERO_MODE(_MM_FLUSH_ZERO_ON);
+    _MM_SET_DENORMALS_ZERO_MODE(_MM_DENORMALS_ZERO_ON);
+#endif
+}
+
 /* The kernel family first: BLIS fixes it at its first call. */
 void mrt_kernel_init(void)
 {
     mrt_blis_select();
     bli_thread_set_num_threads(1);
+    flush_subnormals();
 }
 
 void mrt_kernel_add(mrt_dtype t, int64_t n, const void *x, void *y)

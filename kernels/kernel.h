@@ -96,8 +96,10 @@ void mrt_kernel_put(mrt_dtype t, void *a, int64_t i, double x);
 /* y += x in a 16-bit type t: each sum in float32, rounded back. */
 void mrt_kernel_add16(mrt_dtype t, int64_t n, const void *x, void *y);
 
-/* Makes BLIS single-threaded in this process (ranks are the parallelism).
- * Call once before the first kernel. */
+/* Makes BLIS single-threaded in this process (ranks are the parallelism)
+ * and, on x86, flushes subnormal numbers to zero on the calling thread
+ * (kernel.c says why).  Call once, on the thread that runs the kernels,
+ * before the first kernel. */
 void mrt_kernel_init(void);
 
 #endif
