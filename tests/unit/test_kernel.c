@@ -582,8 +582,16 @@ START_TEST(subnormals_flushed)
     ck_assert(fa && fb);
     for (int64_t i = 0; i < a.count; i++)
         fa[i] = 1.0f + (float)(i % 7);
-    for (int64_t i = 0; i < b.count; i++)
-        fb[i] = (i % 2 ? 1.0f : 3.0f) * 0x1p-140f; /* all subnormal */
+    /* subnormal bit patterns, set as bits: a product made here would be
+     * flushed already */
+    for (int64_t i = 0; i < b.count; i++) {
+        uint32_t bits = 1u + (uint32_t)(i % 7) * 0x1000u;
+        memcpy(&fb[i], &bits, sizeof bits);
+    }
+    uint32_t first; /* exponent 0, fraction not: subnormal (read as bits:
+                     * fpclassify compares, and reads it as 0 here) */
+    memcpy(&first, &fb[0], sizeof first);
+    ck_assert(first != 0 && (first & 0x7f800000u) == 0);
     a.data = fa, b.data = fb;
     run_kernel(MRT_F32, &a, &b, &c);
     for (int64_t i = 0; i < c.count; i++)
