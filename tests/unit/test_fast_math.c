@@ -344,7 +344,8 @@ static double pass_time(mrt_map_fn fn, float *o, float *x, float *dy, int64_t n)
  * within 20%, on inputs in [-1, 1] and in [-100, 100] (exp: in
  * [-100, 0], as softmax's; log: in (0, 1] and (0, 100]), and on zeros.
  * Timing is the best of many passes: a pass another process interrupted
- * is not the kernel's time. */
+ * is not the kernel's time; a function outside 20% is timed again, up to
+ * three times in all. */
 START_TEST(time_does_not_depend_on_values)
 {
     enum { N = 64 << 10 };
@@ -365,12 +366,17 @@ START_TEST(time_does_not_depend_on_values)
             x[2][i] = fn == MRT_MAP_LOG ? 1 : 0;
             dy[i] = 1;
         }
-        double t[3] = {INFINITY, INFINITY, INFINITY};
-        for (int r = 0; r < 200; r++) /* in turns: a busy spell hits all */
-            for (int v = 0; v < 3; v++)
-                t[v] = fmin(t[v], pass_time(fn, o, x[v], dy, N));
-        double lo = fmin(t[0], fmin(t[1], t[2]));
-        double hi = fmax(t[0], fmax(t[1], t[2]));
+        /* up to three tries: a host's slow spell does not come back for
+         * the same inputs each time, a slow path for some values does */
+        double t[3], lo = 0, hi = INFINITY;
+        for (int try = 0; try < 3 && hi > 1.2 * lo; try++) {
+            t[0] = t[1] = t[2] = INFINITY;
+            for (int r = 0; r < 200; r++) /* in turns: a busy spell hits all */
+                for (int v = 0; v < 3; v++)
+                    t[v] = fmin(t[v], pass_time(fn, o, x[v], dy, N));
+            lo = fmin(t[0], fmin(t[1], t[2]));
+            hi = fmax(t[0], fmax(t[1], t[2]));
+        }
         printf("%-9s ns per element: [-1,1] %.3g, [-100,100] %.3g, "
                "zeros %.3g\n",
                mrt_map_name(fn), t[0] / N * 1e9, t[1] / N * 1e9,
