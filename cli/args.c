@@ -86,6 +86,10 @@ const mrt_cli_option mrt_cli_options[] = {
     {"json", 'j', NULL, MRT_CLI_PLAN, "one JSON object instead of text"},
     {"json", 'j', NULL, MRT_CLI_RUN, "report as one JSON object"},
     {"json", 'j', NULL, MRT_CLI_VALIDATE, "report as one JSON object"},
+    {"gemm-rows", 'e', NULL, MRT_CLI_VALIDATE,
+     "price every product by the profile's gemm rows\n"
+     "(by default each product shape the plans run is\n"
+     "timed first and priced at its own rate)"},
     {"report", 'F', "FILE", MRT_CLI_RUN,
      "write the report to FILE instead of the standard\n"
      "output (rank 0, atomically; a refused write is\n"
@@ -473,6 +477,7 @@ static int take_plain(int c, mrt_cli_args *a)
     case 'L': a->layout = optarg; break;
     case 'K': a->plan.machine = optarg; break;
     case 'B': a->plan.blocking = 1; break;
+    case 'e': a->gemm_rows = 1; break;
     case 'E': a->plan.explain = 1; break;
     case 'R': a->profile = 1; break;
     case 'T': a->trace = optarg; break;

@@ -25,6 +25,7 @@ typedef struct mrt_cli_args {
     const char *sweep_mesh[64];
     int nsweep_mesh;
     int json, verify, repeat, help;
+    int gemm_rows;      /* validate: no products timed first */
     const char *save;   /* --save DIR or NULL */
     const char *layout; /* --layout NAME (a `layouts:` alternative) or NULL */
     double replicated_share; /* check: --replicated-share (0.25) */

@@ -1,11 +1,14 @@
 /*
  * cmd_validate.c — `mpirun -n P meshrt validate SPEC [--machine FILE]
- * [--dim ...] [--repeat N] [--json]`: the cost model checked against
- * this machine.  Every rank loads the spec (a bad one is one error line
- * from rank 0 and exit 2 everywhere), then for the spec's own rules and
- * each alternative of its `layouts:`, in file order, plans it and hands
- * the plan to the library's validation (mrt_validation_add, runtime/
- * validate.c), which sets each up and then runs them taking turns; a
+ * [--dim ...] [--repeat N] [--json] [--gemm-rows]`: the cost model
+ * checked against this machine.  Every rank loads the spec (a bad one
+ * is one error line from rank 0 and exit 2 everywhere), then plans the
+ * spec's own rules and each alternative of its `layouts:`, in file
+ * order; times the product shapes those plans run (unless --gemm-rows:
+ * runtime/calibrate_products.c says why) and plans them again priced at
+ * those rates; and hands the plans to the library's validation
+ * (mrt_validation_add, runtime/validate.c), which sets each up and then
+ * runs them taking turns; a
  * partitioning that does not plan or run here (its mesh is not P
  * ranks, say) is listed with why.
  * Rank 0 prints the comparison (validate_report.c).  Exit status 0 when
@@ -24,34 +27,78 @@ typedef struct kept {
     mrt_plan *plan[MRT_CLI_VALIDATE_MAX];
 } kept;
 
-/* Plans partitioning i (-1: the spec's own rules) of spec and adds it
- * to v (the validation lists a failure with its reason). */
-static mrt_status add_one(mrt_validation *v, const mrt_spec *spec, int i,
-                          const mrt_plan_options *popt, kept *k)
+/* Plans partitioning i (-1: the spec's own rules) of spec into k's
+ * next slot (a NULL plan, with err, when it does not plan).  Collective:
+ * every rank agrees on the status. */
+static mrt_status plan_one(const mrt_spec *spec, int i,
+                           const mrt_plan_options *popt, kept *k,
+                           mrt_error *err)
 {
-    mrt_error err = {0};
     const char *name = i < 0 ? "spec" : mrt_spec_get_alternative(spec, i);
     mrt_spec *chosen = NULL;
     mrt_plan *plan = NULL;
     mrt_status st = MRT_OK;
     if (i >= 0)
-        st = mrt_spec_select_alternative(spec, name, &chosen, &err);
+        st = mrt_spec_select_alternative(spec, name, &chosen, err);
     const mrt_spec *s = i < 0 ? spec : chosen;
     if (st == MRT_OK)
-        st = mrt_plan_create(s, popt, &plan, &err);
-    st = mrt_comm_agree(MPI_COMM_WORLD, st, &err);
-    if (st == MRT_OK)
-        st = mrt_validation_add(v, name, s, plan, &err);
-    else if (mrt_validation_add_failed(v, name, &err) != MRT_OK)
-        st = MRT_E_NOMEM;
+        st = mrt_plan_create(s, popt, &plan, err);
+    st = mrt_comm_agree(MPI_COMM_WORLD, st, err);
     k->spec[k->n] = chosen;
     k->plan[k->n++] = plan;
     return st;
 }
 
-/* Every partitioning of spec added to v, then run. */
+/* Every partitioning of spec planned into k; err[i] says why
+ * partitioning i did not. */
+static void plan_all(const mrt_spec *spec, int n, const mrt_plan_options *popt,
+                     kept *k, mrt_error *err)
+{
+    for (int i = -1; i < n - 1; i++) {
+        err[i + 1] = (mrt_error){0};
+        (void)plan_one(spec, i, popt, k, &err[i + 1]);
+    }
+}
+
+/* The partitionings' products timed on this machine, then every one
+ * planned again on the profile with their rates (the auto planner may
+ * then choose other products: again, up to three times, until every
+ * product it chose was timed).  *timed: the shapes timed. */
+static mrt_status time_products(const mrt_spec *spec, int n,
+                                const mrt_plan_options *popt, kept *k,
+                                mrt_error *why, int *timed, mrt_error *err)
+{
+    *timed = 0;
+    for (int round = 0; round < 3; round++) {
+        mrt_plan *have[MRT_CLI_VALIDATE_MAX];
+        int nhave = 0, more = 0;
+        for (int i = 0; i < k->n; i++)
+            if (k->plan[i])
+                have[nhave++] = k->plan[i];
+        mrt_status st = mrt_machine_time_products(MPI_COMM_WORLD, have, nhave,
+                                                  &more, err);
+        if (st != MRT_OK || !more || !nhave)
+            return st;
+        *timed += more;
+        /* planned again on the first plan's profile, now with the rates */
+        kept again = {0};
+        mrt_plan_options o = *popt;
+        o.machine_of = have[0];
+        plan_all(spec, n, &o, &again, why);
+        for (int i = 0; i < k->n; i++) {
+            mrt_plan_destroy(k->plan[i]);
+            mrt_spec_destroy(k->spec[i]);
+        }
+        *k = again;
+    }
+    return MRT_OK;
+}
+
+/* Every partitioning of spec planned, its products timed (unless
+ * gemm_rows), added to v, then run. */
 static mrt_status add_all(mrt_validation *v, const mrt_spec *spec,
-                          const mrt_plan_options *popt, kept *k, mrt_error *err)
+                          const mrt_plan_options *popt, int gemm_rows, kept *k,
+                          mrt_error *err)
 {
     mrt_spec_info info;
     mrt_spec_get_info(spec, &info);
@@ -61,9 +108,25 @@ static mrt_status add_all(mrt_validation *v, const mrt_spec *spec,
                              "validate runs at most %d partitionings, the "
                              "spec has %d",
                              MRT_CLI_VALIDATE_MAX, n);
-    for (int i = -1; i < info.nalternatives; i++)
-        if (add_one(v, spec, i, popt, k) == MRT_E_NOMEM)
+    mrt_error why[MRT_CLI_VALIDATE_MAX];
+    plan_all(spec, n, popt, k, why);
+    int timed = 0;
+    mrt_status st = gemm_rows
+                        ? MRT_OK
+                        : time_products(spec, n, popt, k, why, &timed, err);
+    if (st != MRT_OK)
+        return st;
+    mrt_validation_set_products(v, gemm_rows ? -1 : timed);
+    for (int i = 0; i < n; i++) {
+        const char *name = i == 0 ? "spec"
+                                  : mrt_spec_get_alternative(spec, i - 1);
+        const mrt_spec *s = i == 0 ? spec : k->spec[i];
+        mrt_error e = {0};
+        st = k->plan[i] ? mrt_validation_add(v, name, s, k->plan[i], &e)
+                        : mrt_validation_add_failed(v, name, &why[i]);
+        if (st == MRT_E_NOMEM)
             return mrt_cli_error(err, MRT_E_NOMEM, info.path, "out of memory");
+    }
     return mrt_validation_run(v, err);
 }
 
@@ -85,7 +148,7 @@ int mrt_cli_validate(const mrt_cli_args *a)
                                                  &err),
                            &err);
     if (st == MRT_OK) {
-        st = add_all(v, spec, &a->plan, &k, &err);
+        st = add_all(v, spec, &a->plan, a->gemm_rows, &k, &err);
         mrt_validation_print(v, a->json, stdout);
         fflush(stdout);
         if (st != MRT_OK && rank == 0) /* none ran: the first reason */

@@ -18,6 +18,13 @@
  * on the other two sides to first order).  Without them, the rule of
  * profiles written before: a cube of the volume unless a thin side
  * holds it back, at twice that side.
+ *
+ * All of that is for a shape the profile has not timed: a shape with a
+ * `products:` row (meshrt validate times those its plans run) is priced
+ * at its own rate.  BLIS's rate is no smooth function of the sides:
+ * below its small-matrix thresholds it takes an unpacked path whose
+ * rate moves with the strides (profile.h), which no interpolation
+ * between rows of other shapes finds.
  */
 #include <math.h>
 
@@ -105,6 +112,14 @@ double mrt_cost_gemm_form(const mrt_profile *p, mrt_dtype t, double flops,
                           double m, double n, double k, mrt_gemm_form form)
 {
     t = mrt_dtype_compute(t); /* a 16-bit GEMM runs as float32's */
+    const mrt_product_row *own = m >= 1 && n >= 1 && k >= 1 && m < 0x1p62 &&
+                                         n < 0x1p62 && k < 0x1p62
+                                     ? mrt_profile_product(
+                                           p, t, (int)form, (int64_t)m,
+                                           (int64_t)n, (int64_t)k)
+                                     : NULL;
+    if (own)
+        return flops / own->flops;
     double rate = p->gemm_flops[t];
     if (p->ngemm && m >= 1 && n >= 1 && k >= 1) {
         /* Float64's own rows when the profile has them, as they are:

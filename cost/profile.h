@@ -87,6 +87,24 @@ typedef struct mrt_gemm_row {
     int thin;      /* mrt_gemm_thin: MRT_GEMM_CUBE, or the short side n */
     int64_t other; /* a thin row's other two sides */
 } mrt_gemm_row;
+/* The measured rate of one product shape, C (m x n) = A (m x k) B
+ * (k x n) in a form and type: what `meshrt validate` times for the
+ * products its plans run (runtime/calibrate_products.c) before it
+ * prices them, as FlexFlow's simulator times each operator once.  On
+ * BLIS the rate of a shape is no smooth function of its sides: below
+ * a threshold of any side (float32 on zen3: m < 512, n < 200, k < 240)
+ * BLIS takes its unpacked small-matrix path, whose rate moves with the
+ * operands' strides (256 x 1024 x 1024 ran at 35 GFLOP/s here, 512 x
+ * 1024 x 1024 at 89, 300^3 at 86; docs/calibration.md, round L), so a
+ * shape the profile has is priced by its own row, any other by the
+ * gemm rows. */
+#define MRT_PROFILE_PRODUCT_ROWS 256
+typedef struct mrt_product_row {
+    int64_t m, n, k;
+    int form;     /* mrt_gemm_form */
+    int dtype;    /* MRT_F32 or MRT_F64 */
+    double flops; /* flop/s */
+} mrt_product_row;
 /* The rate of one elementwise function (a map step: relu, gelu, add,
  * ...; named as the plan names it) over `elements` output elements of
  * float32, or of float64 (the kernels' other compute type: its
@@ -123,6 +141,8 @@ typedef struct mrt_profile {
     mrt_coll_row coll[MRT_PROFILE_ROWS];
     int ngemm; /* measured GEMM rates by type, form and size, n ascending */
     mrt_gemm_row gemm[MRT_PROFILE_GEMM_ROWS];
+    int nprod; /* measured rates of whole product shapes */
+    mrt_product_row prod[MRT_PROFILE_PRODUCT_ROWS];
     int nmap; /* measured map rates by function, type and size */
     mrt_map_row map[MRT_PROFILE_MAP_ROWS];
     int ranks, cores;      /* ranks per host that shared `cores` cores while
@@ -144,7 +164,8 @@ mrt_link mrt_profile_link(const mrt_profile *p, const mrt_mesh *m, int a);
 void mrt_profile_set_ranks_per_node(mrt_profile *p, int64_t n);
 
 /* The measured rows of the profile file's mapping root (profile_rows.c):
- * `collectives:`, `gemm:`, `maps:`, `ranks:`, `cores:`; keys absent keep
+ * `collectives:`, `gemm:`, `products:`, `maps:`, `ranks:`, `cores:`;
+ * keys absent keep
  * p's. */
 struct mrt_yaml_doc;
 struct yaml_node_s;
@@ -155,6 +176,12 @@ mrt_status mrt_profile_load_rows(const struct mrt_yaml_doc *d,
  * group and bytes, GEMM rates by type (float32 first), form and n, map
  * rates by function, type (float32 first) and elements. */
 void mrt_profile_sort_rows(mrt_profile *p);
+/* The row of the product m x n x k of form and type t in p, or NULL. */
+const mrt_product_row *mrt_profile_product(const mrt_profile *p, int t,
+                                           int form, int64_t m, int64_t n,
+                                           int64_t k);
+/* Adds (or sets) that row's rate; 0 when the table is full. */
+int mrt_profile_set_product(mrt_profile *p, mrt_product_row r);
 /* Writes those rows as YAML lines (nothing when p has none). */
 void mrt_profile_put_rows(FILE *f, const mrt_profile *p);
 

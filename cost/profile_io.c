@@ -136,9 +136,9 @@ static mrt_status rate(const mrt_yaml_doc *d, const yaml_node_t *n,
 /* ---- reading: the profile's parts --------------------------------- */
 
 static const char *const top_keys[] = {
-    "source", "kernel", "reduce_gflops", "copy_GBps",     "default",
-    "axes",   "nodes",  "measured",      "collectives",   "gemm",
-    "maps",   "ranks",  "cores",         "device_memory", NULL};
+    "source", "kernel",   "reduce_gflops", "copy_GBps", "default",  "axes",
+    "nodes",  "measured", "collectives",   "gemm",      "products", "maps",
+    "ranks",  "cores",    "device_memory", NULL};
 
 /* `device_memory: 80GiB` (or a number of bytes): mrt_parse_bytes. */
 static mrt_status device_memory(const mrt_yaml_doc *d, const yaml_node_t *n,

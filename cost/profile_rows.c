@@ -9,6 +9,8 @@
  *     - {n: 64, form: nt, gflops: 4.2}  # B stored by columns
  *     - {n: 64, form: nt, dtype: float64, gflops: 2.9}  # in float64
  *     - {n: 64, thin: m, other: 1024, gflops: 70}  # 64 x 1024 x 1024
+ *   products:               # the rate of one whole product shape
+ *     - {m: 128, n: 1024, k: 512, form: tn, gflops: 41.2}
  *   maps:                   # an elementwise function over so many elements
  *     - {fn: gelu, elements: 262144, ns_per_element: 3.1}   # in float32
  *     - {fn: gelu, dtype: float64, elements: 262144, ns_per_element: 19.7}
@@ -27,7 +29,9 @@
  * 16-bit map is computed in float32: its rows are float32's).  A gemm
  * row's dtype is the same: float32 unless it says float64.  A gemm row
  * with `thin:` (m, n or k: the short side, of n; the other two of
- * `other`) is a thin product's rate, in form nn.
+ * `other`) is a thin product's rate, in form nn.  A products row is
+ * one shape's rate (m x k times k x n, its form and type as a gemm
+ * row's); `meshrt validate` times the shapes its plans run.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +47,8 @@ static const char *const coll_keys[] = {"kind", "group", "bytes", "time_us",
                                         NULL};
 static const char *const gemm_keys[] = {"n",    "gflops", "form", "dtype",
                                         "thin", "other",  NULL};
+static const char *const product_keys[] = {"m",    "n",     "k", "gflops",
+                                           "form", "dtype", NULL};
 static const char *const map_keys[] = {"fn", "elements", "ns_per_element",
                                        "dtype", NULL};
 static const char *const form_name[MRT_GEMM_FORM_COUNT] = {"nn", "nt", "tn",
@@ -180,10 +186,28 @@ static mrt_status thin_side(const mrt_yaml_doc *d, const yaml_node_t *m,
     return st;
 }
 
+/* The optional `form` of row m (`in` names it) into *form: nn when
+ * absent. */
+static mrt_status row_form(const mrt_yaml_doc *d, const yaml_node_t *m,
+                           const char *in, int *form)
+{
+    char w[MRT_YAML_QUOTE_MAX + 32];
+    const yaml_node_t *f = mrt_yaml_get(d, m, "form");
+    const char *s = f ? mrt_yaml_str(f) : NULL;
+    *form = f ? -1 : MRT_GEMM_NN;
+    for (int i = 0; s && i < MRT_GEMM_FORM_COUNT; i++)
+        if (strcmp(s, form_name[i]) == 0)
+            *form = i;
+    if (*form < 0)
+        return mrt_yaml_fail(d, f,
+                             "'form' of %s must be nn, nt, tn or tt, got %s",
+                             in, mrt_yaml_what(f, w, sizeof w));
+    return MRT_OK;
+}
+
 static mrt_status gemm_row(const mrt_yaml_doc *d, const yaml_node_t *m,
                            void *row)
 {
-    char w[MRT_YAML_QUOTE_MAX + 32];
     mrt_gemm_row *r = row;
     mrt_status st = all_keys(d, m, gemm_keys, 4, "a gemm row");
     if (!st)
@@ -192,21 +216,36 @@ static mrt_status gemm_row(const mrt_yaml_doc *d, const yaml_node_t *m,
     if (!st)
         st = bounded(d, mrt_yaml_get(d, m, "gflops"), "'gflops' of a gemm row",
                      MRT_PROFILE_RATE_MAX, 1e9, &r->flops);
-    const yaml_node_t *f = st ? NULL : mrt_yaml_get(d, m, "form");
-    const char *s = f ? mrt_yaml_str(f) : NULL;
-    r->form = f ? -1 : MRT_GEMM_NN;
-    for (int i = 0; s && i < MRT_GEMM_FORM_COUNT; i++)
-        if (strcmp(s, form_name[i]) == 0)
-            r->form = i;
-    if (!st && r->form < 0)
-        return mrt_yaml_fail(d, f,
-                             "'form' of a gemm row must be nn, nt, tn or tt, "
-                             "got %s",
-                             mrt_yaml_what(f, w, sizeof w));
+    if (!st)
+        st = row_form(d, m, "a gemm row", &r->form);
     if (!st)
         st = row_dtype(d, m, "a gemm row", &r->dtype);
     if (!st)
         st = thin_side(d, m, r);
+    return st;
+}
+
+static mrt_status product_row(const mrt_yaml_doc *d, const yaml_node_t *m,
+                              void *row)
+{
+    mrt_product_row *r = row;
+    mrt_status st = all_keys(d, m, product_keys, 2, "a products row");
+    static const char *const side[] = {"m", "n", "k"};
+    int64_t *len[] = {&r->m, &r->n, &r->k};
+    for (int i = 0; i < 3 && !st; i++) {
+        char what[32];
+        snprintf(what, sizeof what, "'%s' of a products row", side[i]);
+        st = mrt_yaml_count_max(d, mrt_yaml_get(d, m, side[i]), what, 1 << 24,
+                                len[i]);
+    }
+    if (!st)
+        st = bounded(d, mrt_yaml_get(d, m, "gflops"),
+                     "'gflops' of a products row", MRT_PROFILE_RATE_MAX, 1e9,
+                     &r->flops);
+    if (!st)
+        st = row_form(d, m, "a products row", &r->form);
+    if (!st)
+        st = row_dtype(d, m, "a products row", &r->dtype);
     return st;
 }
 
@@ -281,6 +320,43 @@ static int by_n(const void *a, const void *b)
     return (x->n > y->n) - (x->n < y->n);
 }
 
+static int by_shape(const void *a, const void *b)
+{
+    const mrt_product_row *x = a, *y = b;
+    if (x->dtype != y->dtype)
+        return x->dtype - y->dtype; /* float32 first */
+    if (x->form != y->form)
+        return x->form - y->form;
+    if (x->m != y->m)
+        return x->m < y->m ? -1 : 1;
+    if (x->n != y->n)
+        return x->n < y->n ? -1 : 1;
+    return (x->k > y->k) - (x->k < y->k);
+}
+
+const mrt_product_row *mrt_profile_product(const mrt_profile *p, int t,
+                                           int form, int64_t m, int64_t n,
+                                           int64_t k)
+{
+    mrt_product_row key = {.m = m, .n = n, .k = k, .form = form, .dtype = t};
+    return bsearch(&key, p->prod, (size_t)p->nprod, sizeof key, by_shape);
+}
+
+int mrt_profile_set_product(mrt_profile *p, mrt_product_row r)
+{
+    mrt_product_row *had = (mrt_product_row *)mrt_profile_product(
+        p, r.dtype, r.form, r.m, r.n, r.k);
+    if (had) {
+        had->flops = r.flops;
+        return 1;
+    }
+    if (p->nprod >= MRT_PROFILE_PRODUCT_ROWS)
+        return 0;
+    p->prod[p->nprod++] = r;
+    qsort(p->prod, (size_t)p->nprod, sizeof r, by_shape);
+    return 1;
+}
+
 static int by_fn(const void *a, const void *b)
 {
     const mrt_map_row *x = a, *y = b;
@@ -330,6 +406,7 @@ void mrt_profile_sort_rows(mrt_profile *p)
 {
     qsort(p->coll, (size_t)p->ncoll, sizeof p->coll[0], by_coll);
     qsort(p->gemm, (size_t)p->ngemm, sizeof p->gemm[0], by_n);
+    qsort(p->prod, (size_t)p->nprod, sizeof p->prod[0], by_shape);
     qsort(p->map, (size_t)p->nmap, sizeof p->map[0], by_fn);
 }
 
@@ -340,12 +417,25 @@ mrt_status mrt_profile_load_rows(const struct mrt_yaml_doc *d,
                                    sizeof(mrt_coll_row), MRT_PROFILE_ROWS};
     static const row_list gemms = {"gemm", gemm_row, by_n, sizeof(mrt_gemm_row),
                                    MRT_PROFILE_GEMM_ROWS};
+    static const row_list prods = {"products", product_row, by_shape,
+                                   sizeof(mrt_product_row),
+                                   MRT_PROFILE_PRODUCT_ROWS};
     static const row_list maps = {"maps", map_row, by_fn, sizeof(mrt_map_row),
                                   MRT_PROFILE_MAP_ROWS};
     int64_t v;
     mrt_status st = load_list(d, root, &colls, &p->ncoll, p->coll);
     if (!st)
         st = load_list(d, root, &gemms, &p->ngemm, p->gemm);
+    if (!st)
+        st = load_list(d, root, &prods, &p->nprod, p->prod);
+    for (int i = 1; !st && i < p->nprod; i++)
+        if (!by_shape(&p->prod[i - 1], &p->prod[i]))
+            st = mrt_yaml_fail(d, mrt_yaml_get(d, root, "products"),
+                               "'products' lists %lld x %lld x %lld (%s) "
+                               "twice",
+                               (long long)p->prod[i].m, (long long)p->prod[i].n,
+                               (long long)p->prod[i].k,
+                               form_name[p->prod[i].form]);
     if (!st)
         st = load_list(d, root, &maps, &p->nmap, p->map);
     const yaml_node_t *n;
@@ -375,6 +465,16 @@ void mrt_profile_put_rows(FILE *f, const mrt_profile *p)
                 thin, g->form == MRT_GEMM_NN ? "" : ", form: ",
                 g->form == MRT_GEMM_NN ? "" : form_name[g->form],
                 g->dtype == MRT_F64 ? ", dtype: float64" : "", g->flops / 1e9);
+    }
+    if (p->nprod)
+        fputs("products:\n", f);
+    for (int i = 0; i < p->nprod; i++) {
+        const mrt_product_row *r = &p->prod[i];
+        fprintf(f,
+                "  - {m: %lld, n: %lld, k: %lld, form: %s%s, gflops: %.4g}\n",
+                (long long)r->m, (long long)r->n, (long long)r->k,
+                form_name[r->form],
+                r->dtype == MRT_F64 ? ", dtype: float64" : "", r->flops / 1e9);
     }
     if (p->nmap)
         fputs("maps:\n", f);

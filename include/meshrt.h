@@ -573,6 +573,10 @@ typedef struct mrt_plan_options {
      * --device-memory); 0: the profile's `device_memory:` (0: none).
      * A plan whose peak is over it does not fit (mrt_plan_memory.fits). */
     int64_t device_memory;
+    /* non-NULL: the machine profile of this plan as it stands (with the
+     * product rates mrt_machine_time_products added to it), instead of
+     * machine, ranks_per_node and the spec's network: */
+    const mrt_plan *machine_of;
 } mrt_plan_options;
 
 /* Lowers every op of spec into local kernels and collectives; opt may be

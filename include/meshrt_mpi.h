@@ -50,6 +50,21 @@ MRT_API void mrt_calibration_print(const mrt_calibration *c, FILE *f);
 MRT_API mrt_status mrt_calibration_save(const mrt_calibration *c,
                                         const char *path, mrt_error *err);
 
+/* Times, on every rank of comm at once (as the runs share the cores),
+ * each product shape that the plans run and their machine profile has
+ * no `products:` row of: float32 or float64 products as BLIS runs them
+ * in the form the plan prices, operands not in cache, repetitions of
+ * about 10 ms, the best of 5, the slowest rank's.  Adds the rows to
+ * every plan's profile; the plans' prices stay as they were: plan again
+ * with mrt_plan_options.machine_of = plans[0] to price on them (`meshrt
+ * validate` does, docs/calibration.md).  A shape whose operands do not
+ * fit in 64 MiB is left to the profile's gemm rows.  *timed (may be
+ * NULL): the shapes timed.  Collective; every plan's profile must be
+ * the same on every rank. */
+MRT_API mrt_status mrt_machine_time_products(MPI_Comm comm,
+                                             mrt_plan *const *plans, int n,
+                                             int *timed, mrt_error *err);
+
 /* ---- validating the cost model ------------------------------------ */
 
 /* The cost model checked against this machine (`meshrt validate`,
@@ -76,6 +91,10 @@ MRT_API mrt_status mrt_validation_add(mrt_validation *v, const char *name,
 MRT_API mrt_status mrt_validation_add_failed(mrt_validation *v,
                                              const char *name,
                                              const mrt_error *why);
+/* Records, for the report, how many product shapes were timed on this
+ * machine before the plans were priced (mrt_machine_time_products; -1:
+ * none, every product priced by the profile's gemm rows).  Local. */
+MRT_API void mrt_validation_set_products(mrt_validation *v, int timed);
 /* Runs every partitioning added: one run each to warm up, then `repeat`
  * rounds of one run each.  Collective.  MRT_OK when some partitioning
  * ran; else the first failure (of any add too), in err. */

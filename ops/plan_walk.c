@@ -82,13 +82,18 @@ static mrt_status copy_names(mrt_planning *pl, mrt_plan *p)
     return MRT_OK;
 }
 
-/* The profile: a named file, else the default file when there is one,
- * else the built-in one; then the spec's `network:` links on top. */
+/* The profile: another plan's as it stands, else a named file, else
+ * the default file when there is one, else the built-in one; then the
+ * spec's `network:` links on top. */
 static mrt_status load_profile(mrt_plan *p, const mrt_spec *s,
                                const mrt_plan_options *opt, mrt_error *err)
 {
     char def[PATH_MAX];
     const char *path = opt->machine;
+    if (opt->machine_of) {
+        p->profile = opt->machine_of->profile;
+        return MRT_OK;
+    }
     mrt_profile_default(&p->profile);
     if (path && mrt_profile_find(path, def, sizeof def, err) != MRT_OK)
         return MRT_E_USAGE;

@@ -164,6 +164,32 @@ static int prices_forms(const mrt_profile *p)
     return 0;
 }
 
+/* The kernel's plan of product step t (ops/kernel_plan.c) and the form
+ * of the operands BLIS reads in it. */
+static int kernel_form(const mrt_plan *p, const mrt_step *t, mrt_kplan *k)
+{
+    mrt_kview a = view_of(&p->value[t->in]), b = view_of(&p->value[t->in2]),
+              o = view_of(&p->value[t->out]);
+    mrt_kplan_make(p->dtype, &a, &b, &o, k);
+    return (by_columns(&k->op[MRT_KOP_A].mat) ? 2 : 0) +
+           (by_columns(&k->op[MRT_KOP_B].mat) ? 1 : 0);
+}
+
+int mrt_step_product(const mrt_plan *p, const mrt_step *t, mrt_product_row *r)
+{
+    const mrt_einsum_shape *c = &t->cls;
+    if (t->kind != MRT_STEP_EINSUM || c->ninputs < 2 || t->in2 < 0)
+        return 0;
+    mrt_kplan k;
+    *r = (mrt_product_row){
+        .m = c->size[MRT_IDX_M],
+        .n = c->size[MRT_IDX_N],
+        .k = c->size[MRT_IDX_K],
+        .form = prices_forms(&p->profile) ? kernel_form(p, t, &k) : MRT_GEMM_NN,
+        .dtype = mrt_dtype_compute(p->dtype)};
+    return r->m >= 1 && r->n >= 1 && r->k >= 1;
+}
+
 /* A product of two inputs as the kernel will run it (ops/kernel_plan.c):
  * the form of the operands BLIS reads, at that form's rate, and the
  * copies the kernel makes first (operands packed into the workspace, C
@@ -171,12 +197,8 @@ static int prices_forms(const mrt_profile *p)
 static double formed_gemm_time(const mrt_plan *p, const mrt_step *t)
 {
     const mrt_einsum_shape *c = &t->cls;
-    mrt_kview a = view_of(&p->value[t->in]), b = view_of(&p->value[t->in2]),
-              o = view_of(&p->value[t->out]);
     mrt_kplan k;
-    mrt_kplan_make(p->dtype, &a, &b, &o, &k);
-    int form = (by_columns(&k.op[MRT_KOP_A].mat) ? 2 : 0) +
-               (by_columns(&k.op[MRT_KOP_B].mat) ? 1 : 0);
+    int form = kernel_form(p, t, &k);
     double time = mrt_cost_gemm_form(
         &p->profile, p->dtype, t->flops, (double)c->size[MRT_IDX_M],
         (double)c->size[MRT_IDX_N], (double)c->size[MRT_IDX_K],

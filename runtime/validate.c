@@ -52,6 +52,7 @@ mrt_status mrt_validation_create(MPI_Comm comm, int repeat,
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     v->cores = cores > 0 ? (int)cores : 0;
     v->load[0] = v->load[1] = -1;
+    v->products = -1;
     *out = v;
     return MRT_OK;
 }
@@ -270,6 +271,12 @@ static void copy_same(mrt_val_alt *a, const mrt_val_alt *of)
     memcpy(a->cell, of->cell, sizeof a->cell);
     a->nops = of->nops;
     memcpy(a->op, of->op, (size_t)of->nops * sizeof *a->op);
+}
+
+void mrt_validation_set_products(mrt_validation *v, int timed)
+{
+    if (v)
+        v->products = timed < 0 ? -1 : timed;
 }
 
 mrt_status mrt_validation_run(mrt_validation *v, mrt_error *err)

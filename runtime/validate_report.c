@@ -224,6 +224,14 @@ static void print_text(const mrt_validation *v, FILE *f)
             "taking turns after one to warm up, the fastest counts; "
             "costs modeled with the %s profile\n",
             v->spec, v->size, v->repeat, steps, v->machine);
+    if (v->products >= 0)
+        fprintf(f,
+                "products priced at their own shapes' rates: %d shapes "
+                "timed on these ranks before planning (--gemm-rows: by the "
+                "profile's gemm rows)\n",
+                v->products);
+    else
+        fprintf(f, "products priced by the profile's gemm rows\n");
     fprintf(f,
             "load average (1 min) %.2f before, %.2f after, on %d cores "
             "(other processes share them: measured times grow)\n",
@@ -343,6 +351,7 @@ static void print_json(const mrt_validation *v, FILE *f)
             MRT_JSON_NUM("%.3g", v->load[0] >= 0 ? v->load[0] : NAN),
             MRT_JSON_NUM("%.3g", v->load[1] >= 0 ? v->load[1] : NAN));
     mrt_json_string(f, v->machine);
+    fprintf(f, ", \"products_timed\": %d", v->products);
     fprintf(f, ", \"alternatives\": [");
     for (int i = 0; i < v->nalts; i++) {
         fprintf(f, i ? ", " : "");

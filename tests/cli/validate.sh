@@ -39,6 +39,7 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 np, names = int(sys.argv[2]), sys.argv[3:]
 assert d["ranks"] == np and d["repeat"] == 2, d
+assert d["products_timed"] >= 2, d["products_timed"]  # h, y, their grads
 alts = d["alternatives"]
 assert [a["name"] for a in alts] == names, ([a["name"] for a in alts], names)
 by = {a["name"]: a for a in alts}
@@ -119,6 +120,24 @@ PY
 # The text report at 2 ranks: a line per partitioning, and the summary.
 "$here/mpirun.sh" 2 "$meshrt" validate "$spec" --mesh data=2,model=1 \
     --repeat 1 >"$dir/text" 2>"$dir/err" || bad "validate (text) failed"
+grep -qE "^products priced at their own shapes' rates: [1-9][0-9]* shapes timed on these ranks before planning" "$dir/text" ||
+    bad "the text report does not say how many products it timed"
+# --gemm-rows: no product timed, every one priced by the gemm rows, as
+# plan prices it: the modeled times are plan's
+"$here/mpirun.sh" 2 "$meshrt" validate "$spec" --mesh data=2,model=1 \
+    --repeat 1 --gemm-rows --json >"$dir/rows.json" 2>"$dir/err" ||
+    { bad "validate --gemm-rows failed"; cat "$dir/err"; }
+"$meshrt" plan "$spec" --mesh data=2,model=1 --json >"$dir/plan.json" ||
+    bad "plan --json failed"
+python3 - "$dir/rows.json" "$dir/plan.json" <<'PY' || bad "validate --gemm-rows"
+import json, sys
+d, p = (json.load(open(f)) for f in sys.argv[1:])
+assert d["products_timed"] == -1, d["products_timed"]
+spec = d["alternatives"][0]
+assert spec["name"] == "spec", spec
+total = p["totals"]["time_s"] * 1e3
+assert abs(spec["model_ms"] - total) < 1e-3 * total, (spec["model_ms"], total)
+PY
 for n in $names; do
     grep -qE "^$n: (end to end model [0-9.]+ ms, measured [0-9.]+ ms, ratio [0-9.]+; CPU share [0-9.]+;|the same plan as [a-z0-9_]+, run once as that one$)" "$dir/text" ||
         bad "no line for $n in the text report"

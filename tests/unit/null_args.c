@@ -962,6 +962,30 @@ static int c_validation(void)
     return ok;
 }
 
+/* The products of the spec's plan timed (it has none: nothing to time)
+ * with the argument named NULL. */
+static int c_machine_time_products(void)
+{
+    mrt_error err = {0};
+    mpi_up();
+    mrt_spec *s = spec();
+    mrt_plan *p = plan(s);
+    int timed = -1;
+    mrt_status st = mrt_machine_time_products(MPI_COMM_WORLD, N(plans, &p), 1,
+                                              N(timed?, &timed), ERR);
+    int ok = optional() ? st == MRT_OK : status_ok(st, ERR);
+    mrt_plan_destroy(p);
+    mrt_spec_destroy(s);
+    MPI_Finalize();
+    return ok;
+}
+
+static int c_validation_set_products(void)
+{
+    mrt_validation_set_products(NULL, 3);
+    return 1;
+}
+
 static int c_validation_print(void)
 {
     mrt_validation_print(NULL, 0, stdout);
@@ -1140,6 +1164,8 @@ static const struct {
     {"mrt_validation_add_failed", "vf,why?", c_validation},
     {"mrt_validation_run", "vr", c_validation},
     {"mrt_validation_print", "v,f", c_validation_print},
+    {"mrt_validation_set_products", "v", c_validation_set_products},
+    {"mrt_machine_time_products", "plans,timed?,err?", c_machine_time_products},
 };
 
 int main(int argc, char **argv)

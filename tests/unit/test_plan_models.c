@@ -293,6 +293,62 @@ START_TEST(shared_input_gradient_is_reduced_once)
 }
 END_TEST
 
+/* The products a plan runs (plan_products.c), each once, and only those
+ * the profile has no row of; planned again on a profile with their rows
+ * (mrt_plan_options.machine_of; pinned, so that it runs the same
+ * products), every product step is priced at least
+ * at its own row's time (the kernel's copies come on top) and the
+ * products of one shape at one time. */
+START_TEST(products_priced_at_their_own_rate)
+{
+    /* pinned: the auto planner may choose other products at other rates */
+    plan = plan_of("examples/mlp.yaml", NULL, "rows=2,cols=1", NULL, NULL,
+                   MRT_STRATEGY_RULES);
+    mrt_product_row rows[MRT_PROFILE_PRODUCT_ROWS];
+    int n = mrt_plan_products(plan, rows, 0, MRT_PROFILE_PRODUCT_ROWS);
+    ck_assert_int_ge(n, 3); /* forward, and the gradients' other forms */
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < i; j++)
+            ck_assert(rows[i].m != rows[j].m || rows[i].n != rows[j].n ||
+                      rows[i].k != rows[j].k || rows[i].form != rows[j].form);
+    ck_assert_int_eq(mrt_plan_products(plan, rows, n, n), n); /* all seen */
+    for (int i = 0; i < n; i++) {
+        rows[i].flops = 1e9 * (i + 1); /* a rate of its own for each */
+        ck_assert(mrt_profile_set_product(&plan->profile, rows[i]));
+    }
+    ck_assert_int_eq(mrt_plan_products(plan, rows, 0, n), 0);
+    mrt_plan_options opt = {.machine_of = plan};
+    mrt_plan *again = NULL;
+    mrt_error err = {0};
+    mrt_spec_load_options lo = {.mesh = "rows=2,cols=1"};
+    mrt_spec *s = NULL;
+    ck_assert_int_eq(mrt_spec_load_ex("examples/mlp.yaml", &lo, &s, &err),
+                     MRT_OK);
+    ck_assert_int_eq(
+        mrt_plan_create_with(s, &opt, MRT_STRATEGY_RULES, &again, &err),
+        MRT_OK);
+    mrt_spec_destroy(s);
+    ck_assert_int_eq(again->profile.nprod, n);
+    int priced = 0;
+    for (int i = 0; i < again->nsteps; i++) {
+        const mrt_step *t = &again->step[i];
+        mrt_product_row r;
+        if (!mrt_step_product(again, t, &r))
+            continue;
+        const mrt_product_row *own = mrt_profile_product(
+            &again->profile, r.dtype, r.form, r.m, r.n, r.k);
+        ck_assert(own != NULL);
+        double share = mrt_cost_share(&again->profile, again->mesh.nranks);
+        double want = t->flops / own->flops * share;
+        ck_assert_msg(t->time_s >= want * (1 - 1e-9) && t->time_s < 2 * want,
+                      "step %d: %g s against its row's %g", i, t->time_s, want);
+        priced++;
+    }
+    ck_assert_int_ge(priced, n);
+    mrt_plan_destroy(again);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("plan_models");
@@ -303,6 +359,7 @@ int main(void)
     tcase_add_test(tc, uneven_vocab_plans_like_even_with_sequence_parallelism);
     tcase_add_test(tc, tied_weight_gradient_is_reduced_once);
     tcase_add_test(tc, shared_input_gradient_is_reduced_once);
+    tcase_add_test(tc, products_priced_at_their_own_rate);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -186,7 +186,7 @@ static const struct bad {
     {"source: x\nbogus: 1\n", MRT_E_SPEC,
      "2:1: error: unknown key 'bogus' in the profile (expected: source, "
      "kernel, reduce_gflops, copy_GBps, default, axes, nodes, measured, "
-     "collectives, gemm, maps, ranks, cores, device_memory)"},
+     "collectives, gemm, products, maps, ranks, cores, device_memory)"},
     {"default: {latency_us: fast}\n", MRT_E_SPEC,
      "1:23: error: 'latency_us' in 'default' must be a number from 0 to "
      "1e+09 (microseconds), got 'fast'"},
@@ -261,7 +261,7 @@ static const struct bad {
     {"\"bogus\": 1\n", MRT_E_SPEC,
      "1:1: error: unknown key 'bogus' in the profile (expected: source, "
      "kernel, reduce_gflops, copy_GBps, default, axes, nodes, measured, "
-     "collectives, gemm, maps, ranks, cores, device_memory)"},
+     "collectives, gemm, products, maps, ranks, cores, device_memory)"},
     {"nodes: {intra: {latency_us: 1}}\n", MRT_E_SPEC,
      "1:8: error: 'nodes' needs 'ranks_per_node' (the ranks on one node)"},
     {"nodes: {ranks_per_node: 2.5}\n", MRT_E_SPEC,
@@ -323,6 +323,16 @@ static const struct bad {
     {"gemm: [{n: 64, gflops: 1, thin: k, other: 64}]\n", MRT_E_SPEC,
      "1:43: error: 'other' of a thin gemm row (64) must be larger than its "
      "'n' (64)"},
+    {"products: [{m: 8, n: 8, gflops: 1}]\n", MRT_E_SPEC,
+     "1:12: error: a products row needs 'k'"},
+    {"products: [{m: 8, n: 8, k: 0, gflops: 1}]\n", MRT_E_SPEC,
+     "1:28: error: 'k' of a products row must be a positive integer, got '0'"},
+    {"products: [{m: 8, n: 8, k: 8, form: nx, gflops: 1}]\n", MRT_E_SPEC,
+     "1:37: error: 'form' of a products row must be nn, nt, tn or tt, got "
+     "'nx'"},
+    {"products: [{m: 8, n: 8, k: 8, gflops: 1},\n"
+     "           {m: 8, n: 8, k: 8, form: nn, gflops: 2}]\n",
+     MRT_E_SPEC, "1:11: error: 'products' lists 8 x 8 x 8 (nn) twice"},
 };
 
 START_TEST(bad_files)
@@ -394,6 +404,65 @@ START_TEST(thin_products_by_side)
     /* N short: no rows of that side, so the rule before thin rows */
     t = mrt_cost_gemm(&q, MRT_F32, 1e9, 1024, 64, 1024);
     ck_assert(fabs(t - 1e9 / cube128) < 1e-9 * t);
+    remove_dir(dir);
+}
+END_TEST
+
+/* A products row prices its own shape, form and compute type at its
+ * rate, and nothing else; rows are kept sorted, set again in place, and
+ * survive a save and load. */
+START_TEST(products_by_their_own_shape)
+{
+    make_dir();
+    char path[256];
+    mrt_profile p = sample(), q;
+    mrt_error err = {0};
+    p.gemm[p.ngemm++] = cube_row(16, MRT_GEMM_NN, 2e9, MRT_F32);
+    p.gemm[p.ngemm++] = cube_row(1024, MRT_GEMM_NN, 200e9, MRT_F32);
+    double f = 2.0 * 128 * 1024 * 512;
+    double rows_only = mrt_cost_gemm_form(&p, MRT_F32, f, 128, 1024, 512,
+                                          MRT_GEMM_NN);
+    ck_assert(mrt_profile_set_product(
+        &p, (mrt_product_row){128, 1024, 512, MRT_GEMM_TN, MRT_F32, 45e9}));
+    ck_assert(mrt_profile_set_product(
+        &p, (mrt_product_row){64, 64, 64, MRT_GEMM_NN, MRT_F64, 20e9}));
+    ck_assert(mrt_profile_set_product(
+        &p, (mrt_product_row){64, 64, 64, MRT_GEMM_NN, MRT_F32, 60e9}));
+    ck_assert(
+        mrt_profile_set_product(/* the same shape: set again */
+                                &p, (mrt_product_row){64, 64, 64, MRT_GEMM_NN,
+                                                      MRT_F32, 70e9}));
+    ck_assert_int_eq(p.nprod, 3);
+    snprintf(path, sizeof path, "%s/products.yaml", dir);
+    ck_assert_int_eq(mrt_profile_save(path, &p, &err), MRT_OK);
+    mrt_profile_default(&q);
+    ck_assert_int_eq(mrt_profile_load(path, &q, &err), MRT_OK);
+    ck_assert_int_eq(q.nprod, 3);
+    ck_assert_int_eq(q.prod[0].m, 64); /* float32 first, nn, then tn */
+    ck_assert(close_to(q.prod[0].flops, 70e9));
+    ck_assert_int_eq(q.prod[1].form, MRT_GEMM_TN);
+    ck_assert_int_eq(q.prod[2].dtype, MRT_F64);
+    double t = mrt_cost_gemm_form(&q, MRT_F32, f, 128, 1024, 512, MRT_GEMM_TN);
+    ck_assert(fabs(t - f / 45e9) < 1e-9 * t);
+    /* bfloat16 computes in float32: the same row */
+    t = mrt_cost_gemm_form(&q, MRT_BF16, f, 128, 1024, 512, MRT_GEMM_TN);
+    ck_assert(fabs(t - f / 45e9) < 1e-9 * t);
+    /* another form, or another side, is the gemm rows' */
+    t = mrt_cost_gemm_form(&q, MRT_F32, f, 128, 1024, 512, MRT_GEMM_NN);
+    ck_assert(fabs(t - rows_only) < 1e-9 * t);
+    t = mrt_cost_gemm_form(&q, MRT_F32, f, 128, 512, 1024, MRT_GEMM_TN);
+    ck_assert(fabs(t - f / 45e9) > 0.1 * t);
+    t = mrt_cost_gemm_form(&q, MRT_F64, 2.0 * 64 * 64 * 64, 64, 64, 64,
+                           MRT_GEMM_NN);
+    ck_assert(fabs(t - 2.0 * 64 * 64 * 64 / 20e9) < 1e-9 * t);
+    /* a full table takes no new shape, but still sets one it has */
+    p.nprod = MRT_PROFILE_PRODUCT_ROWS;
+    for (int i = 3; i < p.nprod; i++)
+        p.prod[i] = (mrt_product_row){100000 + i, 1, 1, 0, MRT_F64, 1e9};
+    ck_assert(!mrt_profile_set_product(
+        &p, (mrt_product_row){8, 8, 8, MRT_GEMM_NN, MRT_F32, 1e9}));
+    ck_assert(mrt_profile_set_product(
+        &p, (mrt_product_row){64, 64, 64, MRT_GEMM_NN, MRT_F32, 1e9}));
     remove_dir(dir);
 }
 END_TEST
@@ -745,6 +814,7 @@ int main(void)
     tcase_add_test(tc, bad_files);
     tcase_add_test(tc, rates_by_form_and_function);
     tcase_add_test(tc, thin_products_by_side);
+    tcase_add_test(tc, products_by_their_own_shape);
     tcase_add_test(tc, map_rows_by_type);
     tcase_add_test(tc, gemm_rows_by_type);
     tcase_add_test(tc, nodes_tiers_default_to_default_link);

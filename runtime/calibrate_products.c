@@ -1,0 +1,98 @@
+/*
+ * calibrate_products.c — the products a set of plans runs, each shape
+ * timed once on this machine (mrt_machine_time_products, meshrt_mpi.h).
+ *
+ * Why whole shapes: BLIS's rate is no smooth function of a product's
+ * sides.  Below its small-matrix thresholds (float32 on zen3: m < 512,
+ * n < 200 or k < 240) it runs unpacked, at a rate that moves with the
+ * operands' strides; measured here, 256 x 1024 x 1024 ran at 35
+ * GFLOP/s, 512 x 1024 x 1024 at 89, 300 x 300 x 300 at 86 and
+ * 32 x 2048 x 512 at 30 against 32 x 512 x 2048 at 48 (docs/
+ * calibration.md, round L).  The profile's gemm rows, cubes and thin
+ * products of one other side, priced the examples' products at 0.4 to
+ * 1.6 times what they took.  So, as FlexFlow's simulator times each
+ * operator once on the device, each shape a plan prices is timed as
+ * calibrate times its gemm rows (calibrate_rates.c: operands cycling
+ * through pools larger than the caches, the best of several
+ * repetitions, every rank at once) and priced at its own rate.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "calibrate.h"
+#include "plan.h"
+#include "runtime.h"
+
+#define PRODUCT_POOL ((size_t)64 << 20) /* bytes per operand pool */
+#define PRODUCT_TARGET 0.01             /* seconds of work per repetition */
+#define PRODUCT_REPS 5
+
+static mrt_status usage(mrt_error *err, const char *why)
+{
+    return mrt_error_set(err, MRT_E_USAGE, "", (mrt_mark){0},
+                         "mrt_machine_time_products: %s", why);
+}
+
+static void free_pools(mrt_calib_pools *pl)
+{
+    free(pl->a);
+    free(pl->b);
+    free(pl->c);
+}
+
+mrt_status mrt_machine_time_products(MPI_Comm comm, mrt_plan *const *plans,
+                                     int n, int *timed, mrt_error *err)
+{
+    if (timed)
+        *timed = 0;
+    if (comm == MPI_COMM_NULL || (n > 0 && !plans))
+        return usage(err, "a NULL argument");
+    for (int i = 0; i < n; i++)
+        if (!plans[i])
+            return usage(err, "a NULL plan");
+    mrt_product_row *rows = calloc(MRT_PROFILE_PRODUCT_ROWS, sizeof *rows);
+    int count = 0;
+    for (int i = 0; rows && i < n; i++)
+        count = mrt_plan_products(plans[i], rows, count,
+                                  MRT_PROFILE_PRODUCT_ROWS);
+    mrt_calib_pools pl = {.bytes = PRODUCT_POOL,
+                          .reps = PRODUCT_REPS,
+                          .target_s = PRODUCT_TARGET};
+    if (rows && count) {
+        pl.a = malloc(PRODUCT_POOL);
+        pl.b = malloc(PRODUCT_POOL);
+        pl.c = malloc(PRODUCT_POOL);
+    }
+    mrt_status st = rows && (!count || (pl.a && pl.b && pl.c))
+                        ? MRT_OK
+                        : mrt_error_set(err, MRT_E_NOMEM, "", (mrt_mark){0},
+                                        "out of memory for timing the "
+                                        "plans' products (192 MiB per "
+                                        "rank)");
+    st = mrt_comm_agree(comm, st, err);
+    if (st == MRT_OK && count) {
+        /* every page touched, values that make no subnormals */
+        memset(pl.a, 0, PRODUCT_POOL);
+        memset(pl.b, 0, PRODUCT_POOL);
+        memset(pl.c, 0, PRODUCT_POOL);
+    }
+    int done = 0;
+    for (int i = 0; st == MRT_OK && i < count; i++) {
+        mrt_product_row *r = &rows[i];
+        if (r->m > 1 << 30 || r->n > 1 << 30 || r->k > 1 << 30)
+            continue;
+        r->flops = mrt_calib_gemm_rate(comm, &pl, (mrt_dtype)r->dtype,
+                                       PRODUCT_TARGET, r->form, (int)r->m,
+                                       (int)r->n, (int)r->k);
+        if (!(r->flops > 0))
+            continue; /* too large for the pools: the gemm rows price it */
+        done++;
+        for (int j = 0; j < n; j++)
+            (void)mrt_profile_set_product(&plans[j]->profile, *r);
+    }
+    free_pools(&pl);
+    free(rows);
+    if (timed)
+        *timed = done;
+    return st;
+}
