@@ -5,7 +5,9 @@
 # The cost model against this machine, as issue 21 item 4 asks: at one
 # rank per core (2 ranks), `meshrt calibrate`, then `meshrt validate` of
 # each example at the sizes of docs/calibration.md (compute over 10 ms
-# per rank), one line per example: the range over its partitionings of
+# per rank; validate times each product shape its plans run first and
+# prices it at that rate), one line per example: the range over its
+# partitionings of
 # measured / modeled end to end, Kendall's tau between the modeled and
 # measured orders, how much slower than the measured fastest the model's
 # pick ran (partitionings that lower to one plan run and rank as one),
@@ -33,7 +35,7 @@
 #   --keep DIR      keep the profile and each validate --json in DIR
 #   MESHRT          the binary (default: build/meshrt of this checkout)
 #
-# Run it on an idle machine: it takes about 40 s (a minute with
+# Run it on an idle machine: it takes about a minute (two with
 # --swapped).  Exit status 0 when the target is met as measured, 1 when
 # not, 2 on a failure to run.
 set -uo pipefail
@@ -47,7 +49,7 @@ while [ $# -gt 0 ]; do
     --dtype) dtype=$2; shift 2 ;;
     --only) only=,$2,; shift 2 ;;
     --keep) keep=$2; shift 2 ;;
-    -h | --help) sed -n '2,38p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,40p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "validate_examples.sh: unknown option $1" >&2; exit 2 ;;
     *) meshrt=$1; shift ;;
     esac

@@ -54,7 +54,8 @@ MRT_API mrt_status mrt_calibration_save(const mrt_calibration *c,
  * each product shape that the plans run and their machine profile has
  * no `products:` row of: float32 or float64 products as BLIS runs them
  * in the form the plan prices, operands not in cache, repetitions of
- * about 10 ms, the best of 5, the slowest rank's.  Adds the rows to
+ * about 10 ms, the shapes taking turns over 8 rounds, each its best,
+ * the slowest rank's.  Adds the rows to
  * every plan's profile; the plans' prices stay as they were: plan again
  * with mrt_plan_options.machine_of = plans[0] to price on them (`meshrt
  * validate` does, docs/calibration.md).  A shape whose operands do not

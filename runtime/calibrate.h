@@ -119,6 +119,15 @@ void mrt_calib_map_rows(MPI_Comm world, const mrt_calib_pools *pl,
 double mrt_calib_gemm_rate(MPI_Comm world, const mrt_calib_pools *pl,
                            mrt_dtype t, double target, int f, int m, int n,
                            int k);
+/* The rates of rows[0, n) (each a product shape, form and type), timed
+ * together as the gemm rows are: each sized to about pl->target_s a
+ * repetition, then pl->reps rounds in which they take turns, each
+ * keeping its best, so that a slow moment of a shared host falls on one
+ * repetition of every shape rather than on every repetition of some;
+ * flops 0 for a shape whose operands the pools cannot hold.  Collective:
+ * every rank passes the same rows. */
+void mrt_calib_product_rates(MPI_Comm world, const mrt_calib_pools *pl, int n,
+                             mrt_product_row *rows);
 /* Those rows as a table. */
 void mrt_calib_print_rates(const mrt_profile *p, FILE *f);
 

@@ -13,8 +13,12 @@
  * 1.6 times what they took.  So, as FlexFlow's simulator times each
  * operator once on the device, each shape a plan prices is timed as
  * calibrate times its gemm rows (calibrate_rates.c: operands cycling
- * through pools larger than the caches, the best of several
- * repetitions, every rank at once) and priced at its own rate.
+ * through pools larger than the caches, every rank at once, the shapes
+ * taking turns over 8 rounds and each keeping its best: timed back to
+ * back, the repetitions of one shape fell wholly inside a slow moment
+ * of a shared host, which priced one partitioning's products 1.8 times
+ * what they took; docs/calibration.md, round L) and priced at its own
+ * rate.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +29,7 @@
 
 #define PRODUCT_POOL ((size_t)64 << 20) /* bytes per operand pool */
 #define PRODUCT_TARGET 0.01             /* seconds of work per repetition */
-#define PRODUCT_REPS 5
+#define PRODUCT_REPS 8 /* rounds, the shapes taking turns in each */
 
 static mrt_status usage(mrt_error *err, const char *why)
 {
@@ -77,18 +81,14 @@ mrt_status mrt_machine_time_products(MPI_Comm comm, mrt_plan *const *plans,
         memset(pl.c, 0, PRODUCT_POOL);
     }
     int done = 0;
+    if (st == MRT_OK && count)
+        mrt_calib_product_rates(comm, &pl, count, rows);
     for (int i = 0; st == MRT_OK && i < count; i++) {
-        mrt_product_row *r = &rows[i];
-        if (r->m > 1 << 30 || r->n > 1 << 30 || r->k > 1 << 30)
-            continue;
-        r->flops = mrt_calib_gemm_rate(comm, &pl, (mrt_dtype)r->dtype,
-                                       PRODUCT_TARGET, r->form, (int)r->m,
-                                       (int)r->n, (int)r->k);
-        if (!(r->flops > 0))
+        if (!(rows[i].flops > 0))
             continue; /* too large for the pools: the gemm rows price it */
         done++;
         for (int j = 0; j < n; j++)
-            (void)mrt_profile_set_product(&plans[j]->profile, *r);
+            (void)mrt_profile_set_product(&plans[j]->profile, rows[i]);
     }
     free_pools(&pl);
     free(rows);

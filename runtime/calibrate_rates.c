@@ -241,6 +241,38 @@ static void gemm_rows_of(MPI_Comm world, const mrt_calib_pools *pl, mrt_dtype t,
             pl->peak_n[t], MRT_GEMM_NN, p->gemm_flops[t], t, MRT_GEMM_CUBE, 0};
 }
 
+void mrt_calib_product_rates(MPI_Comm world, const mrt_calib_pools *pl, int n,
+                             mrt_product_row *rows)
+{
+    gemm_job *job = calloc((size_t)(n > 0 ? n : 1), sizeof *job);
+    double *best = calloc((size_t)(n > 0 ? n : 1), sizeof *best);
+    int ok = job && best;
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, world);
+    for (int i = 0; i < n; i++) {
+        mrt_product_row *r = &rows[i];
+        r->flops = 0;
+        /* (every rank decides alike: the shapes and pools are the same) */
+        if (!ok || r->m > 1 << 30 || r->n > 1 << 30 || r->k > 1 << 30 ||
+            !gemm_job_of(pl, (mrt_dtype)r->dtype, r->form, (int)r->m, (int)r->n,
+                         (int)r->k, &job[i])) {
+            job[i].count = 0; /* too large for the pools */
+            continue;
+        }
+        size_work(world, pl->target_s, run_gemms, &job[i], &job[i].count);
+        best[i] = INFINITY;
+    }
+    for (int rep = 0; ok && rep < pl->reps; rep++)
+        for (int i = 0; i < n; i++)
+            if (job[i].count)
+                best[i] = fmin(best[i],
+                               mrt_calib_best(world, 1, run_gemms, &job[i]));
+    for (int i = 0; ok && i < n; i++)
+        if (job[i].count)
+            rows[i].flops = gemm_job_rate(&job[i], best[i]);
+    free(job);
+    free(best);
+}
+
 void mrt_calib_gemm_rows(MPI_Comm world, const mrt_calib_pools *pl,
                          mrt_profile *p)
 {
