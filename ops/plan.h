@@ -327,10 +327,10 @@ int64_t mrt_step_rank_bytes_inter(const mrt_plan *p, const mrt_step *s,
                                   const int64_t coords[]);
 /* The sum of the steps' bytes_inter: rank 0's bytes across nodes. */
 int64_t mrt_plan_bytes_inter(const mrt_plan *p);
-/* 1 if step t is a product of two inputs, whose shape BLIS sees (M, N,
- * K of its classes), form (as the plan prices it: nn on a profile
- * without rows of other forms) and compute type go into *r (rate 0);
- * else 0 (step_cost.c). */
+/* 1 if step t is a product of two inputs, whose shape, form and
+ * compute type as BLIS meets them (with C by rows: a C stored by
+ * columns makes it the transposed product) go into *r (rate 0); else 0
+ * (step_cost.c).  The shape a `products:` row prices. */
 int mrt_step_product(const mrt_plan *p, const mrt_step *t, mrt_product_row *r);
 /* The products of plan p the profile has no `products:` row of, each
  * once, appended to rows[0, n) when not there already, up to max;

@@ -165,51 +165,92 @@ static int prices_forms(const mrt_profile *p)
 }
 
 /* The kernel's plan of product step t (ops/kernel_plan.c) and the form
- * of the operands BLIS reads in it. */
-static int kernel_form(const mrt_plan *p, const mrt_step *t, mrt_kplan *k)
+ * of the operands BLIS reads in it; *c_by_columns: whether the C it
+ * writes is stored by columns. */
+static int kernel_form(const mrt_plan *p, const mrt_step *t, mrt_kplan *k,
+                       int *c_by_columns)
 {
     mrt_kview a = view_of(&p->value[t->in]), b = view_of(&p->value[t->in2]),
               o = view_of(&p->value[t->out]);
     mrt_kplan_make(p->dtype, &a, &b, &o, k);
+    *c_by_columns = by_columns(&k->op[MRT_KOP_C].mat);
     return (by_columns(&k->op[MRT_KOP_A].mat) ? 2 : 0) +
            (by_columns(&k->op[MRT_KOP_B].mat) ? 1 : 0);
 }
 
-int mrt_step_product(const mrt_plan *p, const mrt_step *t, mrt_product_row *r)
+/* Product step t as BLIS meets it, into *r, with its kernel plan in *k;
+ * 0 when t is no product of two inputs.  A C stored by columns is the
+ * transposed product with C by rows, Cᵀ (N x M) = Bᵀ (N x K) Aᵀ (K x M),
+ * the same memory read and written the same way: the shape it is timed
+ * and looked up as (zero.yaml's dW1 = Xᵀ dH, C [d_model, d_ff] with the
+ * classes' M = d_ff, is a 256 x 1024 x 512 product with A by columns). */
+static int product_of(const mrt_plan *p, const mrt_step *t, mrt_kplan *k,
+                      mrt_product_row *r)
 {
     const mrt_einsum_shape *c = &t->cls;
     if (t->kind != MRT_STEP_EINSUM || c->ninputs < 2 || t->in2 < 0)
         return 0;
-    mrt_kplan k;
-    *r = (mrt_product_row){
-        .m = c->size[MRT_IDX_M],
-        .n = c->size[MRT_IDX_N],
-        .k = c->size[MRT_IDX_K],
-        .form = prices_forms(&p->profile) ? kernel_form(p, t, &k) : MRT_GEMM_NN,
-        .dtype = mrt_dtype_compute(p->dtype)};
+    int c_cols, form = kernel_form(p, t, k, &c_cols);
+    *r = (mrt_product_row){.m = c->size[MRT_IDX_M],
+                           .n = c->size[MRT_IDX_N],
+                           .k = c->size[MRT_IDX_K],
+                           .form = form,
+                           .dtype = mrt_dtype_compute(p->dtype)};
+    if (c_cols) {
+        r->m = c->size[MRT_IDX_N];
+        r->n = c->size[MRT_IDX_M];
+        r->form = (form & 1 ? 0 : 2) + (form & 2 ? 0 : 1);
+    }
     return r->m >= 1 && r->n >= 1 && r->k >= 1;
+}
+
+int mrt_step_product(const mrt_plan *p, const mrt_step *t, mrt_product_row *r)
+{
+    mrt_kplan k;
+    return product_of(p, t, &k, r);
+}
+
+/* The copies the kernel of plan k makes first (operands packed into the
+ * workspace, C unpacked), each a local step writing and reading its
+ * elements. */
+static double copies_time(const mrt_plan *p, const mrt_kplan *k)
+{
+    double time = 0;
+    for (int x = 0; x < MRT_KOP_COUNT; x++)
+        if (k->op[x].copy) {
+            double n = (double)k->batch.size * (double)k->op[x].mat.rows *
+                       (double)k->op[x].mat.cols;
+            time += mrt_cost_local(&p->profile, n, n, p->elsize);
+        }
+    return time;
 }
 
 /* A product of two inputs as the kernel will run it (ops/kernel_plan.c):
  * the form of the operands BLIS reads, at that form's rate, and the
- * copies the kernel makes first (operands packed into the workspace, C
- * unpacked), each a local step writing and reading its elements. */
+ * copies the kernel makes first. */
 static double formed_gemm_time(const mrt_plan *p, const mrt_step *t)
 {
     const mrt_einsum_shape *c = &t->cls;
     mrt_kplan k;
-    int form = kernel_form(p, t, &k);
-    double time = mrt_cost_gemm_form(
-        &p->profile, p->dtype, t->flops, (double)c->size[MRT_IDX_M],
-        (double)c->size[MRT_IDX_N], (double)c->size[MRT_IDX_K],
-        (mrt_gemm_form)form);
-    for (int x = 0; x < MRT_KOP_COUNT; x++)
-        if (k.op[x].copy) {
-            double n = (double)k.batch.size * (double)k.op[x].mat.rows *
-                       (double)k.op[x].mat.cols;
-            time += mrt_cost_local(&p->profile, n, n, p->elsize);
-        }
-    return time;
+    int c_cols, form = kernel_form(p, t, &k, &c_cols);
+    return mrt_cost_gemm_form(&p->profile, p->dtype, t->flops,
+                              (double)c->size[MRT_IDX_M],
+                              (double)c->size[MRT_IDX_N],
+                              (double)c->size[MRT_IDX_K], (mrt_gemm_form)form) +
+           copies_time(p, &k);
+}
+
+/* A product whose shape the profile timed (a `products:` row): at that
+ * row's rate, and the kernel's copies; -1 when it has no row. */
+static double timed_product_time(const mrt_plan *p, const mrt_step *t)
+{
+    mrt_kplan k;
+    mrt_product_row r;
+    if (!p->profile.nprod || !product_of(p, t, &k, &r))
+        return -1;
+    const mrt_product_row *own = mrt_profile_product(&p->profile, r.dtype,
+                                                     r.form, r.m, r.n, r.k);
+    return own ? t->flops / own->flops + copies_time(p, &k) : -1;
 }
 
 /* A local product: by its shape (the profile's GEMM rates by size, and
@@ -229,6 +270,9 @@ static double einsum_time(const mrt_plan *p, const mrt_step *t)
         return sum * share;
     if (c->ninputs < 2)
         return mrt_cost_kernel(&p->profile, p->dtype, t->flops) * share;
+    double timed = timed_product_time(p, t);
+    if (timed >= 0)
+        return timed * share;
     if (t->in2 >= 0 && prices_forms(&p->profile))
         return formed_gemm_time(p, t) * share;
     return mrt_cost_gemm(&p->profile, p->dtype, t->flops,

@@ -239,7 +239,9 @@ static mrt_status reduce_alt(mrt_validation *v, mrt_val_alt *a, mrt_error *err)
     if (v->rank == 0) {
         file_steps(a, plan, t);
         a->measured = a->best;
-        a->speed = mrt_val_speed_of(&plan->profile, v->size, a->probed);
+        a->speed = v->probe_ref > 0
+                       ? a->probed / v->probe_ref
+                       : mrt_val_speed_of(&plan->profile, v->size, a->probed);
         a->spread = median(a->walls, a->nwalls) / a->best - 1;
         a->ok = 1;
     }
@@ -293,6 +295,18 @@ mrt_status mrt_validation_run(mrt_validation *v, mrt_error *err)
     (void)mrt_val_probe_create(v->comm, &probe, &none);
     for (int i = 0; i < v->nalts; i++)
         v->alt[i].probed = NAN;
+    /* Products timed just before (mrt_machine_time_products) price the
+     * einsums at the speed of that moment, not of the profile's rows:
+     * the speed is then against a probe of that moment, the best of as
+     * many as the products had rounds (a host that ran 20% faster than
+     * at its calibration counted twice otherwise: docs/calibration.md,
+     * round L). */
+    v->probe_ref = NAN;
+    for (int r = 0; v->products > 0 && r < 8; r++) {
+        double rate = mrt_val_probe_run(v->comm, &probe);
+        if (rate > 0 && !(v->probe_ref >= rate))
+            v->probe_ref = rate;
+    }
     /* a warm-up run each, then the timed runs taking turns, so that a
      * change of the machine's load falls on every partitioning alike */
     for (int r = -1; r < v->repeat; r++)

@@ -98,7 +98,10 @@ struct mrt_validation {
     double load[2]; /* its 1-minute load average before the first
                             run and after the last (-1: unknown) */
     char spec[4096], machine[4096];
-    int products; /* shapes timed before pricing; -1: gemm rows only */
+    int products;     /* shapes timed before pricing; -1: gemm rows only */
+    double probe_ref; /* with products timed: the probe's best just
+                         before the runs, the speeds' reference (else
+                         NAN: the profile's row is) */
     int nalts, cap;
     mrt_val_alt *alt;
     mrt_error first; /* the first failure, for when none ran */
