@@ -60,38 +60,59 @@ static void plan_all(const mrt_spec *spec, int n, const mrt_plan_options *popt,
     }
 }
 
-/* The partitionings' products timed on this machine, then every one
- * planned again on the profile with their rates (the auto planner may
- * then choose other products: again, up to three times, until every
- * product it chose was timed).  *timed: the shapes timed. */
+/* The products of k's plans timed (all: those with rows too), then
+ * every partitioning planned again on the first plan's profile, which
+ * now has their rates.  *more: the shapes timed (0: none, nothing
+ * planned again). */
+static mrt_status time_and_replan(const mrt_spec *spec, int n,
+                                  const mrt_plan_options *popt, int all,
+                                  kept *k, mrt_error *why, int *more,
+                                  mrt_error *err)
+{
+    mrt_plan *have[MRT_CLI_VALIDATE_MAX] = {0};
+    int nhave = 0;
+    *more = 0;
+    for (int i = 0; i < k->n; i++)
+        if (k->plan[i])
+            have[nhave++] = k->plan[i];
+    mrt_status st = mrt_machine_time_products(MPI_COMM_WORLD, have, nhave, all,
+                                              more, err);
+    if (st != MRT_OK || !*more || !nhave)
+        return st;
+    kept again = {0};
+    mrt_plan_options o = *popt;
+    o.machine_of = have[0];
+    plan_all(spec, n, &o, &again, why);
+    for (int i = 0; i < k->n; i++) {
+        mrt_plan_destroy(k->plan[i]);
+        mrt_spec_destroy(k->spec[i]);
+    }
+    *k = again;
+    return MRT_OK;
+}
+
+/* The partitionings' products timed on this machine and every one
+ * planned again at their rates; the auto planner may then choose other
+ * products: those timed too, up to three rounds.  After more than one,
+ * the final plans' products are timed once more all together, so that
+ * one window of the machine's speed prices every partitioning alike (a
+ * slow moment during a later round priced pipeline's pp at 1.8 times
+ * what it ran in; docs/calibration.md, round L).  *timed: the shapes. */
 static mrt_status time_products(const mrt_spec *spec, int n,
                                 const mrt_plan_options *popt, kept *k,
                                 mrt_error *why, int *timed, mrt_error *err)
 {
     *timed = 0;
-    for (int round = 0; round < 3; round++) {
-        mrt_plan *have[MRT_CLI_VALIDATE_MAX];
-        int nhave = 0, more = 0;
-        for (int i = 0; i < k->n; i++)
-            if (k->plan[i])
-                have[nhave++] = k->plan[i];
-        mrt_status st = mrt_machine_time_products(MPI_COMM_WORLD, have, nhave,
-                                                  &more, err);
-        if (st != MRT_OK || !more || !nhave)
-            return st;
+    int rounds = 0, more = 1;
+    mrt_status st = MRT_OK;
+    while (st == MRT_OK && more && rounds < 3) {
+        st = time_and_replan(spec, n, popt, 0, k, why, &more, err);
         *timed += more;
-        /* planned again on the first plan's profile, now with the rates */
-        kept again = {0};
-        mrt_plan_options o = *popt;
-        o.machine_of = have[0];
-        plan_all(spec, n, &o, &again, why);
-        for (int i = 0; i < k->n; i++) {
-            mrt_plan_destroy(k->plan[i]);
-            mrt_spec_destroy(k->spec[i]);
-        }
-        *k = again;
+        rounds += more > 0;
     }
-    return MRT_OK;
+    if (st == MRT_OK && rounds > 1)
+        st = time_and_replan(spec, n, popt, 1, k, why, &more, err);
+    return st;
 }
 
 /* Every partitioning of spec planned, its products timed (unless

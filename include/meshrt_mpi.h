@@ -52,7 +52,7 @@ MRT_API mrt_status mrt_calibration_save(const mrt_calibration *c,
 
 /* Times, on every rank of comm at once (as the runs share the cores),
  * each product shape that the plans run and their machine profile has
- * no `products:` row of: float32 or float64 products as BLIS runs them
+ * no `products:` row of (again: every one, those rows set anew): float32 or float64 products as BLIS runs them
  * in the form the plan prices, operands not in cache, repetitions of
  * about 10 ms, the shapes taking turns over 8 rounds, each its best,
  * the slowest rank's.  Adds the rows to
@@ -64,7 +64,8 @@ MRT_API mrt_status mrt_calibration_save(const mrt_calibration *c,
  * the same on every rank. */
 MRT_API mrt_status mrt_machine_time_products(MPI_Comm comm,
                                              mrt_plan *const *plans, int n,
-                                             int *timed, mrt_error *err);
+                                             int again, int *timed,
+                                             mrt_error *err);
 
 /* ---- validating the cost model ------------------------------------ */
 

@@ -332,10 +332,11 @@ int64_t mrt_plan_bytes_inter(const mrt_plan *p);
  * columns makes it the transposed product) go into *r (rate 0); else 0
  * (step_cost.c).  The shape a `products:` row prices. */
 int mrt_step_product(const mrt_plan *p, const mrt_step *t, mrt_product_row *r);
-/* The products of plan p the profile has no `products:` row of, each
- * once, appended to rows[0, n) when not there already, up to max;
- * returns the new count (plan_products.c). */
-int mrt_plan_products(const mrt_plan *p, mrt_product_row *rows, int n, int max);
+/* The products of plan p the profile has no `products:` row of (all:
+ * every product), each once, appended to rows[0, n) when not there
+ * already, up to max; returns the new count (plan_products.c). */
+int mrt_plan_products(const mrt_plan *p, int all, mrt_product_row *rows, int n,
+                      int max);
 /* 1 if the collective step moves blocks of unequal sizes between the
  * ranks of its groups (an all-gather, reduce-scatter or all-to-all of a
  * dim split unevenly): the executor then gives every peer its own count

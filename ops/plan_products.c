@@ -12,12 +12,14 @@ static int same_shape(const mrt_product_row *a, const mrt_product_row *b)
            a->dtype == b->dtype;
 }
 
-int mrt_plan_products(const mrt_plan *p, mrt_product_row *rows, int n, int max)
+int mrt_plan_products(const mrt_plan *p, int all, mrt_product_row *rows, int n,
+                      int max)
 {
     for (int i = 0; p && i < p->nsteps && n < max; i++) {
         mrt_product_row r;
         if (!mrt_step_product(p, &p->step[i], &r) ||
-            mrt_profile_product(&p->profile, r.dtype, r.form, r.m, r.n, r.k))
+            (!all &&
+             mrt_profile_product(&p->profile, r.dtype, r.form, r.m, r.n, r.k)))
             continue;
         int seen = 0;
         for (int j = 0; j < n && !seen; j++)

@@ -45,7 +45,8 @@ static void free_pools(mrt_calib_pools *pl)
 }
 
 mrt_status mrt_machine_time_products(MPI_Comm comm, mrt_plan *const *plans,
-                                     int n, int *timed, mrt_error *err)
+                                     int n, int again, int *timed,
+                                     mrt_error *err)
 {
     if (timed)
         *timed = 0;
@@ -57,7 +58,7 @@ mrt_status mrt_machine_time_products(MPI_Comm comm, mrt_plan *const *plans,
     mrt_product_row *rows = calloc(MRT_PROFILE_PRODUCT_ROWS, sizeof *rows);
     int count = 0;
     for (int i = 0; rows && i < n; i++)
-        count = mrt_plan_products(plans[i], rows, count,
+        count = mrt_plan_products(plans[i], again, rows, count,
                                   MRT_PROFILE_PRODUCT_ROWS);
     mrt_calib_pools pl = {.bytes = PRODUCT_POOL,
                           .reps = PRODUCT_REPS,

@@ -972,7 +972,7 @@ static int c_machine_time_products(void)
     mrt_plan *p = plan(s);
     int timed = -1;
     mrt_status st = mrt_machine_time_products(MPI_COMM_WORLD, N(plans, &p), 1,
-                                              N(timed?, &timed), ERR);
+                                              0, N(timed?, &timed), ERR);
     int ok = optional() ? st == MRT_OK : status_ok(st, ERR);
     mrt_plan_destroy(p);
     mrt_spec_destroy(s);

@@ -305,18 +305,19 @@ START_TEST(products_priced_at_their_own_rate)
     plan = plan_of("examples/mlp.yaml", NULL, "rows=2,cols=1", NULL, NULL,
                    MRT_STRATEGY_RULES);
     mrt_product_row rows[MRT_PROFILE_PRODUCT_ROWS];
-    int n = mrt_plan_products(plan, rows, 0, MRT_PROFILE_PRODUCT_ROWS);
+    int n = mrt_plan_products(plan, 0, rows, 0, MRT_PROFILE_PRODUCT_ROWS);
     ck_assert_int_ge(n, 3); /* forward, and the gradients' other forms */
     for (int i = 0; i < n; i++)
         for (int j = 0; j < i; j++)
             ck_assert(rows[i].m != rows[j].m || rows[i].n != rows[j].n ||
                       rows[i].k != rows[j].k || rows[i].form != rows[j].form);
-    ck_assert_int_eq(mrt_plan_products(plan, rows, n, n), n); /* all seen */
+    ck_assert_int_eq(mrt_plan_products(plan, 0, rows, n, n), n); /* all seen */
     for (int i = 0; i < n; i++) {
         rows[i].flops = 1e9 * (i + 1); /* a rate of its own for each */
         ck_assert(mrt_profile_set_product(&plan->profile, rows[i]));
     }
-    ck_assert_int_eq(mrt_plan_products(plan, rows, 0, n), 0);
+    ck_assert_int_eq(mrt_plan_products(plan, 0, rows, 0, n), 0);
+    ck_assert_int_eq(mrt_plan_products(plan, 1, rows, 0, n), n); /* all */
     mrt_plan_options opt = {.machine_of = plan};
     mrt_plan *again = NULL;
     mrt_error err = {0};
