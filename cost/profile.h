@@ -99,9 +99,11 @@ typedef struct mrt_gemm_row {
  * shape the profile has is priced by its own row, any other by the
  * gemm rows. */
 #define MRT_PROFILE_PRODUCT_ROWS 256
+#define MRT_PRODUCT_C_COLS 4 /* added to a form: C stored by columns */
 typedef struct mrt_product_row {
     int64_t m, n, k;
-    int form;     /* mrt_gemm_form */
+    int form;     /* mrt_gemm_form, + MRT_PRODUCT_C_COLS for a C stored by
+                     columns (`c: columns`) */
     int dtype;    /* MRT_F32 or MRT_F64 */
     double flops; /* flop/s */
 } mrt_product_row;

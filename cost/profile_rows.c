@@ -11,6 +11,7 @@
  *     - {n: 64, thin: m, other: 1024, gflops: 70}  # 64 x 1024 x 1024
  *   products:               # the rate of one whole product shape
  *     - {m: 128, n: 1024, k: 512, form: tn, gflops: 41.2}
+ *     - {m: 1024, n: 256, k: 512, form: tn, c: columns, gflops: 40}
  *   maps:                   # an elementwise function over so many elements
  *     - {fn: gelu, elements: 262144, ns_per_element: 3.1}   # in float32
  *     - {fn: gelu, dtype: float64, elements: 262144, ns_per_element: 19.7}
@@ -31,7 +32,8 @@
  * with `thin:` (m, n or k: the short side, of n; the other two of
  * `other`) is a thin product's rate, in form nn.  A products row is
  * one shape's rate (m x k times k x n, its form and type as a gemm
- * row's); `meshrt validate` times the shapes its plans run.
+ * row's, `c: columns` when C is stored by columns); `meshrt validate`
+ * times the shapes its plans run.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -48,7 +50,7 @@ static const char *const coll_keys[] = {"kind", "group", "bytes", "time_us",
 static const char *const gemm_keys[] = {"n",    "gflops", "form", "dtype",
                                         "thin", "other",  NULL};
 static const char *const product_keys[] = {"m",    "n",     "k", "gflops",
-                                           "form", "dtype", NULL};
+                                           "form", "dtype", "c", NULL};
 static const char *const map_keys[] = {"fn", "elements", "ns_per_element",
                                        "dtype", NULL};
 static const char *const form_name[MRT_GEMM_FORM_COUNT] = {"nn", "nt", "tn",
@@ -229,7 +231,7 @@ static mrt_status product_row(const mrt_yaml_doc *d, const yaml_node_t *m,
                               void *row)
 {
     mrt_product_row *r = row;
-    mrt_status st = all_keys(d, m, product_keys, 2, "a products row");
+    mrt_status st = all_keys(d, m, product_keys, 3, "a products row");
     static const char *const side[] = {"m", "n", "k"};
     int64_t *len[] = {&r->m, &r->n, &r->k};
     for (int i = 0; i < 3 && !st; i++) {
@@ -246,6 +248,17 @@ static mrt_status product_row(const mrt_yaml_doc *d, const yaml_node_t *m,
         st = row_form(d, m, "a products row", &r->form);
     if (!st)
         st = row_dtype(d, m, "a products row", &r->dtype);
+    const yaml_node_t *c = st ? NULL : mrt_yaml_get(d, m, "c");
+    const char *cs = c ? mrt_yaml_str(c) : NULL;
+    if (c && cs && strcmp(cs, "columns") == 0)
+        r->form += MRT_PRODUCT_C_COLS;
+    else if (c && !(cs && strcmp(cs, "rows") == 0)) {
+        char w[MRT_YAML_QUOTE_MAX + 32];
+        return mrt_yaml_fail(d, c,
+                             "'c' of a products row must be rows or columns "
+                             "(how C is stored), got %s",
+                             mrt_yaml_what(c, w, sizeof w));
+    }
     return st;
 }
 
@@ -435,7 +448,7 @@ mrt_status mrt_profile_load_rows(const struct mrt_yaml_doc *d,
                                "twice",
                                (long long)p->prod[i].m, (long long)p->prod[i].n,
                                (long long)p->prod[i].k,
-                               form_name[p->prod[i].form]);
+                               form_name[p->prod[i].form & 3]);
     if (!st)
         st = load_list(d, root, &maps, &p->nmap, p->map);
     const yaml_node_t *n;
@@ -471,9 +484,10 @@ void mrt_profile_put_rows(FILE *f, const mrt_profile *p)
     for (int i = 0; i < p->nprod; i++) {
         const mrt_product_row *r = &p->prod[i];
         fprintf(f,
-                "  - {m: %lld, n: %lld, k: %lld, form: %s%s, gflops: %.4g}\n",
+                "  - {m: %lld, n: %lld, k: %lld, form: %s%s%s, gflops: %.4g}\n",
                 (long long)r->m, (long long)r->n, (long long)r->k,
-                form_name[r->form],
+                form_name[r->form & 3],
+                r->form & MRT_PRODUCT_C_COLS ? ", c: columns" : "",
                 r->dtype == MRT_F64 ? ", dtype: float64" : "", r->flops / 1e9);
     }
     if (p->nmap)

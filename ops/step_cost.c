@@ -179,11 +179,14 @@ static int kernel_form(const mrt_plan *p, const mrt_step *t, mrt_kplan *k,
 }
 
 /* Product step t as BLIS meets it, into *r, with its kernel plan in *k;
- * 0 when t is no product of two inputs.  A C stored by columns is the
- * transposed product with C by rows, Cᵀ (N x M) = Bᵀ (N x K) Aᵀ (K x M),
- * the same memory read and written the same way: the shape it is timed
- * and looked up as (zero.yaml's dW1 = Xᵀ dH, C [d_model, d_ff] with the
- * classes' M = d_ff, is a 256 x 1024 x 512 product with A by columns). */
+ * 0 when t is no product of two inputs.  The form says how A and B are
+ * stored, plus 4 when the C the kernel writes is stored by columns:
+ * BLIS decides between its paths on m, n and k as it is handed them,
+ * before it transposes a column-stored C, so the transposed product
+ * with C by rows is not the same call (zero.yaml's dW1 = Xᵀ dH, C
+ * [d_model, d_ff] with the classes' M = d_ff, runs as 1024 x 256 x 512
+ * with C by columns: packed, where 256 x 1024 x 512 with C by rows runs
+ * unpacked; docs/calibration.md, round L). */
 static int product_of(const mrt_plan *p, const mrt_step *t, mrt_kplan *k,
                       mrt_product_row *r)
 {
@@ -194,13 +197,8 @@ static int product_of(const mrt_plan *p, const mrt_step *t, mrt_kplan *k,
     *r = (mrt_product_row){.m = c->size[MRT_IDX_M],
                            .n = c->size[MRT_IDX_N],
                            .k = c->size[MRT_IDX_K],
-                           .form = form,
+                           .form = form + (c_cols ? MRT_PRODUCT_C_COLS : 0),
                            .dtype = mrt_dtype_compute(p->dtype)};
-    if (c_cols) {
-        r->m = c->size[MRT_IDX_N];
-        r->n = c->size[MRT_IDX_M];
-        r->form = (form & 1 ? 0 : 2) + (form & 2 ? 0 : 1);
-    }
     return r->m >= 1 && r->n >= 1 && r->k >= 1;
 }
 

@@ -98,9 +98,12 @@ static void run_gemms(void *arg)
 {
     gemm_job *j = arg;
     int64_t m = j->m, n = j->n, k = j->k;
-    /* A (m x k), B (k x n) by rows or by columns; C by rows */
+    /* A (m x k), B (k x n) by rows or by columns; C by rows, or by
+     * columns (a product row's MRT_PRODUCT_C_COLS) */
     int64_t ars = j->form & 2 ? 1 : k, acs = j->form & 2 ? m : 1;
     int64_t brs = j->form & 1 ? 1 : n, bcs = j->form & 1 ? k : 1;
+    int64_t crs = j->form & MRT_PRODUCT_C_COLS ? 1 : n,
+            ccs = j->form & MRT_PRODUCT_C_COLS ? m : 1;
     float one = 1, zero = 0;
     double one64 = 1, zero64 = 0;
     for (int i = 0; i < j->count; i++) {
@@ -108,11 +111,11 @@ static void run_gemms(void *arg)
         if (j->t == MRT_F64)
             bli_dgemm(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, m, n, k, &one64,
                       (double *)j->a + s, ars, acs, (double *)j->b + s, brs,
-                      bcs, &zero64, (double *)j->c + s, n, 1);
+                      bcs, &zero64, (double *)j->c + s, crs, ccs);
         else
             bli_sgemm(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, m, n, k, &one,
                       (float *)j->a + s, ars, acs, (float *)j->b + s, brs, bcs,
-                      &zero, (float *)j->c + s, n, 1);
+                      &zero, (float *)j->c + s, crs, ccs);
     }
 }
 

@@ -333,6 +333,9 @@ static const struct bad {
     {"products: [{m: 8, n: 8, k: 8, gflops: 1},\n"
      "           {m: 8, n: 8, k: 8, form: nn, gflops: 2}]\n",
      MRT_E_SPEC, "1:11: error: 'products' lists 8 x 8 x 8 (nn) twice"},
+    {"products: [{m: 8, n: 8, k: 8, c: cols, gflops: 1}]\n", MRT_E_SPEC,
+     "1:34: error: 'c' of a products row must be rows or columns (how C is "
+     "stored), got 'cols'"},
 };
 
 START_TEST(bad_files)
@@ -432,16 +435,22 @@ START_TEST(products_by_their_own_shape)
         mrt_profile_set_product(/* the same shape: set again */
                                 &p, (mrt_product_row){64, 64, 64, MRT_GEMM_NN,
                                                       MRT_F32, 70e9}));
-    ck_assert_int_eq(p.nprod, 3);
+    mrt_product_row ccols = {128,     1024,
+                             512,     MRT_GEMM_TN + MRT_PRODUCT_C_COLS,
+                             MRT_F32, 30e9}; /* C by columns: another call */
+    ck_assert(mrt_profile_set_product(&p, ccols));
+    ck_assert_int_eq(p.nprod, 4);
     snprintf(path, sizeof path, "%s/products.yaml", dir);
     ck_assert_int_eq(mrt_profile_save(path, &p, &err), MRT_OK);
     mrt_profile_default(&q);
     ck_assert_int_eq(mrt_profile_load(path, &q, &err), MRT_OK);
-    ck_assert_int_eq(q.nprod, 3);
+    ck_assert_int_eq(q.nprod, 4);
     ck_assert_int_eq(q.prod[0].m, 64); /* float32 first, nn, then tn */
     ck_assert(close_to(q.prod[0].flops, 70e9));
     ck_assert_int_eq(q.prod[1].form, MRT_GEMM_TN);
-    ck_assert_int_eq(q.prod[2].dtype, MRT_F64);
+    ck_assert_int_eq(q.prod[2].form, MRT_GEMM_TN + MRT_PRODUCT_C_COLS);
+    ck_assert(close_to(q.prod[2].flops, 30e9));
+    ck_assert_int_eq(q.prod[3].dtype, MRT_F64);
     double t = mrt_cost_gemm_form(&q, MRT_F32, f, 128, 1024, 512, MRT_GEMM_TN);
     ck_assert(fabs(t - f / 45e9) < 1e-9 * t);
     /* bfloat16 computes in float32: the same row */
@@ -457,7 +466,7 @@ START_TEST(products_by_their_own_shape)
     ck_assert(fabs(t - 2.0 * 64 * 64 * 64 / 20e9) < 1e-9 * t);
     /* a full table takes no new shape, but still sets one it has */
     p.nprod = MRT_PROFILE_PRODUCT_ROWS;
-    for (int i = 3; i < p.nprod; i++)
+    for (int i = 4; i < p.nprod; i++)
         p.prod[i] = (mrt_product_row){100000 + i, 1, 1, 0, MRT_F64, 1e9};
     ck_assert(!mrt_profile_set_product(
         &p, (mrt_product_row){8, 8, 8, MRT_GEMM_NN, MRT_F32, 1e9}));
