@@ -100,6 +100,15 @@ typedef struct mrt_calib_pools {
     int peak_n[MRT_COMPUTE_DTYPE_COUNT]; /* the peak's size, by type */
     double target_s;                     /* of work per repetition */
 } mrt_calib_pools;
+/* Three pools of `bytes` each on every rank, every page touched (zeros:
+ * no subnormals), for repetitions of about target seconds, the best of
+ * reps; out of memory on any rank is MRT_E_NOMEM everywhere, "out of
+ * memory for WHAT (N MiB per rank)", with *pl all zero.  Collective. */
+mrt_status mrt_calib_pools_create(MPI_Comm world, size_t bytes, int reps,
+                                  double target, const char *what,
+                                  mrt_calib_pools *pl, mrt_error *err);
+/* Frees the pools and zeroes *pl. */
+void mrt_calib_pools_destroy(mrt_calib_pools *pl);
 /* The `gemm:` rows: products n x n x n in every form, in float32 and in
  * float64, operands not in cache, and each type's peak (p->gemm_flops)
  * as its largest nn row.

@@ -38,13 +38,6 @@ static mrt_status usage(mrt_error *err, const char *why)
                          "mrt_machine_time_products: %s", why);
 }
 
-static void free_pools(mrt_calib_pools *pl)
-{
-    free(pl->a);
-    free(pl->b);
-    free(pl->c);
-}
-
 mrt_status mrt_machine_time_products(MPI_Comm comm, mrt_plan *const *plans,
                                      int n, int again, int *timed,
                                      mrt_error *err)
@@ -61,27 +54,17 @@ mrt_status mrt_machine_time_products(MPI_Comm comm, mrt_plan *const *plans,
     for (int i = 0; rows && i < n; i++)
         count = mrt_plan_products(plans[i], again, rows, count,
                                   MRT_PROFILE_PRODUCT_ROWS);
-    mrt_calib_pools pl = {.bytes = PRODUCT_POOL,
-                          .reps = PRODUCT_REPS,
-                          .target_s = PRODUCT_TARGET};
-    if (rows && count) {
-        pl.a = malloc(PRODUCT_POOL);
-        pl.b = malloc(PRODUCT_POOL);
-        pl.c = malloc(PRODUCT_POOL);
-    }
-    mrt_status st = rows && (!count || (pl.a && pl.b && pl.c))
-                        ? MRT_OK
-                        : mrt_error_set(err, MRT_E_NOMEM, "", (mrt_mark){0},
-                                        "out of memory for timing the "
-                                        "plans' products (192 MiB per "
-                                        "rank)");
-    st = mrt_comm_agree(comm, st, err);
-    if (st == MRT_OK && count) {
-        /* every page touched, values that make no subnormals */
-        memset(pl.a, 0, PRODUCT_POOL);
-        memset(pl.b, 0, PRODUCT_POOL);
-        memset(pl.c, 0, PRODUCT_POOL);
-    }
+    mrt_status st = mrt_comm_agree(
+        comm,
+        rows ? MRT_OK
+             : mrt_error_set(err, MRT_E_NOMEM, "", (mrt_mark){0},
+                             "out of memory for timing the plans' products"),
+        err);
+    mrt_calib_pools pl = {0};
+    if (st == MRT_OK && count) /* (count is the same on every rank) */
+        st = mrt_calib_pools_create(comm, PRODUCT_POOL, PRODUCT_REPS,
+                                    PRODUCT_TARGET,
+                                    "timing the plans' products", &pl, err);
     int done = 0;
     if (st == MRT_OK && count)
         mrt_calib_product_rates(comm, &pl, count, rows);
@@ -92,7 +75,7 @@ mrt_status mrt_machine_time_products(MPI_Comm comm, mrt_plan *const *plans,
         for (int j = 0; j < n; j++)
             (void)mrt_profile_set_product(&plans[j]->profile, rows[i]);
     }
-    free_pools(&pl);
+    mrt_calib_pools_destroy(&pl);
     free(rows);
     if (timed)
         *timed = done;

@@ -50,6 +50,7 @@
 #include <string.h>
 
 #include "calibrate.h"
+#include "error.h"
 #include "kernel.h"
 #include "mapfn.h"
 
@@ -76,6 +77,42 @@ static void size_work(MPI_Comm world, double target, void (*run)(void *),
     *count = 1;
     double one = mrt_calib_best(world, 1, run, arg);
     *count = (int)fmin(1 << 24, fmax(1, target / one));
+}
+
+mrt_status mrt_calib_pools_create(MPI_Comm world, size_t bytes, int reps,
+                                  double target, const char *what,
+                                  mrt_calib_pools *pl, mrt_error *err)
+{
+    memset(pl, 0, sizeof *pl);
+    pl->a = malloc(bytes);
+    pl->b = malloc(bytes);
+    pl->c = malloc(bytes);
+    mrt_status st = pl->a && pl->b && pl->c
+                        ? MRT_OK
+                        : mrt_error_set(err, MRT_E_NOMEM, "", (mrt_mark){0},
+                                        "out of memory for %s (%zu MiB per "
+                                        "rank)",
+                                        what, 3 * (bytes >> 20));
+    st = mrt_comm_agree(world, st, err);
+    if (st != MRT_OK) {
+        mrt_calib_pools_destroy(pl);
+        return st;
+    }
+    memset(pl->a, 0, bytes);
+    memset(pl->b, 0, bytes);
+    memset(pl->c, 0, bytes);
+    pl->bytes = bytes;
+    pl->reps = reps;
+    pl->target_s = target;
+    return MRT_OK;
+}
+
+void mrt_calib_pools_destroy(mrt_calib_pools *pl)
+{
+    free(pl->a);
+    free(pl->b);
+    free(pl->c);
+    memset(pl, 0, sizeof *pl);
 }
 
 /* ---- products by form ----------------------------------------------- */

@@ -44,37 +44,16 @@ mrt_status mrt_val_probe_create(MPI_Comm comm, mrt_val_probe *pr,
                                 mrt_error *err)
 {
     memset(pr, 0, sizeof *pr);
-    mrt_calib_pools *pl = &pr->pools;
-    pl->a = malloc(PROBE_BYTES);
-    pl->b = malloc(PROBE_BYTES);
-    pl->c = malloc(PROBE_BYTES);
-    mrt_status st = pl->a && pl->b && pl->c
-                        ? MRT_OK
-                        : mrt_error_set(err, MRT_E_NOMEM, "", (mrt_mark){0},
-                                        "out of memory for validate's "
-                                        "probe of the machine's speed "
-                                        "(192 MiB per rank)");
-    st = mrt_comm_agree(comm, st, err);
-    if (st != MRT_OK) {
-        mrt_val_probe_destroy(pr);
-        return st;
-    }
-    /* every page touched before timing; values that make no denormals */
-    memset(pl->a, 0, PROBE_BYTES);
-    memset(pl->b, 0, PROBE_BYTES);
-    memset(pl->c, 0, PROBE_BYTES);
-    pl->bytes = PROBE_BYTES;
-    pl->reps = PROBE_REPS;
-    pl->target_s = PROBE_TARGET;
-    pr->ready = 1;
-    return MRT_OK;
+    mrt_status st = mrt_calib_pools_create(
+        comm, PROBE_BYTES, PROBE_REPS, PROBE_TARGET,
+        "validate's probe of the machine's speed", &pr->pools, err);
+    pr->ready = st == MRT_OK;
+    return st;
 }
 
 void mrt_val_probe_destroy(mrt_val_probe *pr)
 {
-    free(pr->pools.a);
-    free(pr->pools.b);
-    free(pr->pools.c);
+    mrt_calib_pools_destroy(&pr->pools);
     memset(pr, 0, sizeof *pr);
 }
 
