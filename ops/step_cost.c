@@ -208,18 +208,31 @@ int mrt_step_product(const mrt_plan *p, const mrt_step *t, mrt_product_row *r)
     return product_of(p, t, &k, r);
 }
 
-/* The copies the kernel of plan k makes first (operands packed into the
- * workspace, C unpacked), each a local step writing and reading its
- * elements. */
-static double copies_time(const mrt_plan *p, const mrt_kplan *k)
+/* n elements copied in step t's compute type: at the rate the profile's
+ * `copy` map measured for copies of that size, else as many bytes
+ * written and read at the copy rate (a pass through memory: calibrate's
+ * copy rate is of 64 MiB, which prices a copy that stays in the caches
+ * several times too slow). */
+static double copy_time(const mrt_plan *p, const mrt_step *t, double n)
+{
+    double copy = mrt_cost_map(&p->profile, "copy", n,
+                               mrt_step_compute_dtype(p, t), p->elsize);
+    return copy >= 0 ? copy : mrt_cost_local(&p->profile, n, n, p->elsize);
+}
+
+/* The copies the kernel of plan k makes first for step t (operands
+ * packed into the workspace, C unpacked), each at the rate of copies of
+ * its size. */
+static double copies_time(const mrt_plan *p, const mrt_step *t,
+                          const mrt_kplan *k)
 {
     double time = 0;
     for (int x = 0; x < MRT_KOP_COUNT; x++)
-        if (k->op[x].copy) {
-            double n = (double)k->batch.size * (double)k->op[x].mat.rows *
-                       (double)k->op[x].mat.cols;
-            time += mrt_cost_local(&p->profile, n, n, p->elsize);
-        }
+        if (k->op[x].copy)
+            time += copy_time(p, t,
+                              (double)k->batch.size *
+                                  (double)k->op[x].mat.rows *
+                                  (double)k->op[x].mat.cols);
     return time;
 }
 
@@ -235,7 +248,7 @@ static double formed_gemm_time(const mrt_plan *p, const mrt_step *t)
                               (double)c->size[MRT_IDX_M],
                               (double)c->size[MRT_IDX_N],
                               (double)c->size[MRT_IDX_K], (mrt_gemm_form)form) +
-           copies_time(p, &k);
+           copies_time(p, t, &k);
 }
 
 /* A product whose shape the profile timed (a `products:` row): at that
@@ -248,7 +261,7 @@ static double timed_product_time(const mrt_plan *p, const mrt_step *t)
         return -1;
     const mrt_product_row *own = mrt_profile_product(&p->profile, r.dtype,
                                                      r.form, r.m, r.n, r.k);
-    return own ? t->flops / own->flops + copies_time(p, &k) : -1;
+    return own ? t->flops / own->flops + copies_time(p, t, &k) : -1;
 }
 
 /* A local product: by its shape (the profile's GEMM rates by size, and
@@ -316,11 +329,7 @@ static double widen_time(const mrt_plan *p, const mrt_step *t)
     double time = 0;
     for (int k = 0; k < 3; k++)
         if (mrt_step_widens(p, t, v[k])) {
-            double n = (double)p->value[v[k]].count;
-            double copy = mrt_cost_map(&p->profile, "copy", n,
-                                       mrt_step_compute_dtype(p, t), p->elsize);
-            time += copy >= 0 ? copy
-                              : mrt_cost_local(&p->profile, n, n, p->elsize);
+            time += copy_time(p, t, (double)p->value[v[k]].count);
         }
     return time;
 }

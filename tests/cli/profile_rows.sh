@@ -78,7 +78,7 @@ PY
 # of the form BLIS will see its operands in (ops/kernel_plan.c: a
 # transposed A, a transposed B that the kernel copies first because BLIS
 # runs that pair slowly, both transposed, which has no rows and takes
-# nn's), plus the kernel's copy; a map at its function's rate, a map
+# nn's), plus the kernel's copy at the `copy` row's rate; a map at its function's rate, a map
 # without rows at the copy rate; a one-input einsum at the `sum` row's,
 # another local step (reduce_max) at the `copy` row's.  The figures
 # computed here from the rows.
@@ -123,7 +123,7 @@ flops = 2 * m * n * k
 size = min((m * n * k) ** (1 / 3), 2 * min(m, n, k))
 def rate(lo, hi):  # log-interpolated between n = 16 and 1536
     return lo + (hi - lo) * math.log(size / 16) / math.log(1536 / 16)
-copy = 2 * k * n * 4 / 5e9  # B copied: its elements written and read
+copy = k * n * 0.25e-9  # B copied: its elements at the copy row's rate
 want = [flops / rate(2e9, 20e9),           # c1: nn
         flops / rate(4e9, 40e9),           # c2: A by columns: tn
         flops / rate(2e9, 20e9) + copy,    # c3: B copied, then nn

@@ -24,6 +24,7 @@
  * once per use (2 and 3 all-reduces).
  */
 #include <check.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -350,6 +351,102 @@ START_TEST(products_priced_at_their_own_rate)
 }
 END_TEST
 
+/* examples/transformer_layer.yaml in float32 (text) on rows=2,cols=1,
+ * pinned, planned again on of's profile as it stands
+ * (mrt_plan_options.machine_of). */
+static mrt_plan *replanned(const mrt_plan *of, const char *f32)
+{
+    mrt_plan_options opt = {.machine_of = of};
+    mrt_spec_load_options lo = {
+        .mesh = "rows=2,cols=1", .text = f32, .len = strlen(f32)};
+    mrt_error err = {0};
+    mrt_spec *s = NULL;
+    mrt_plan *p = NULL;
+    ck_assert_int_eq(
+        mrt_spec_load_ex("examples/transformer_layer.yaml", &lo, &s, &err),
+        MRT_OK);
+    ck_assert_int_eq(
+        mrt_plan_create_with(s, &opt, MRT_STRATEGY_RULES, &p, &err), MRT_OK);
+    mrt_spec_destroy(s);
+    return p;
+}
+
+/* The copies a product's kernel makes first (operands packed, C
+ * unpacked) at the rate the profile's `copy` map measured for copies of
+ * their size, as a slice's or a conversion's copies are: calibrate's
+ * copy rate is a 64 MiB memcpy's, out of the caches, and priced those
+ * copies 3 to 7 times what they took (docs/calibration.md, round M).
+ * With every product timed (a products row each), a product step's time
+ * less its row's is its copies: the same whatever the copy rate, and
+ * twice as long when the copy map's rows are twice as slow. */
+START_TEST(kernel_copies_at_the_copy_maps_rate)
+{
+    char *f32 = slurp("examples/transformer_layer.yaml");
+    char *dtype = strstr(f32, "dtype: float64");
+    ck_assert(dtype != NULL);
+    memcpy(dtype, "dtype: float32", 14);
+    plan = plan_of("examples/transformer_layer.yaml", f32, "rows=2,cols=1",
+                   NULL, NULL, MRT_STRATEGY_RULES);
+    mrt_product_row rows[MRT_PROFILE_PRODUCT_ROWS];
+    int n = mrt_plan_products(plan, 0, rows, 0, MRT_PROFILE_PRODUCT_ROWS);
+    ck_assert_int_ge(n, 3);
+    for (int i = 0; i < n; i++) {
+        rows[i].flops = 5e10;
+        ck_assert(mrt_profile_set_product(&plan->profile, rows[i]));
+    }
+    mrt_profile *pr = &plan->profile;
+    pr->nmap = 0;
+    const int64_t sizes[3] = {1 << 12, 1 << 16, 1 << 22};
+    for (int i = 0; i < 3; i++)
+        pr->map[pr->nmap++] = (mrt_map_row){.fn = "copy",
+                                            .elements = sizes[i],
+                                            .s_per_elem = (i + 1) * 1e-10,
+                                            .dtype = MRT_F32};
+    /* products by their operands' forms, as a calibration prices them
+     * (the layouts' kernels then copy some operands) */
+    for (int i = 0, rows_nn = pr->ngemm; i < rows_nn; i++)
+        if (pr->gemm[i].form == MRT_GEMM_NN && !pr->gemm[i].thin &&
+            pr->ngemm < MRT_PROFILE_GEMM_ROWS) {
+            mrt_gemm_row r = pr->gemm[i];
+            r.form = MRT_GEMM_NT;
+            r.flops /= 2;
+            pr->gemm[pr->ngemm++] = r;
+        }
+    mrt_profile_sort_rows(pr);
+    mrt_plan *a = replanned(plan, f32); /* the copy map's rates */
+    pr->copy_Bps /= 1000;
+    mrt_plan *b = replanned(plan, f32); /* a copy rate 1000 times slower */
+    for (int i = 0; i < pr->nmap; i++)
+        pr->map[i].s_per_elem *= 2;
+    mrt_plan *c = replanned(plan, f32); /* the copy map twice as slow */
+    ck_assert_int_eq(a->nsteps, b->nsteps);
+    ck_assert_int_eq(a->nsteps, c->nsteps);
+    int copied = 0;
+    for (int i = 0; i < a->nsteps; i++) {
+        mrt_product_row r;
+        if (!mrt_step_product(a, &a->step[i], &r))
+            continue;
+        double share = mrt_cost_share(&a->profile, a->mesh.nranks);
+        double own = a->step[i].flops / 5e10 * share;
+        double ca = a->step[i].time_s - own, cc = c->step[i].time_s - own;
+        ck_assert_msg(ca >= -1e-12, "step %d: %g s below its row's %g", i,
+                      a->step[i].time_s, own);
+        ck_assert_msg(fabs(b->step[i].time_s - a->step[i].time_s) <=
+                          1e-9 * a->step[i].time_s,
+                      "step %d: %g s at the slow copy rate, %g s before", i,
+                      b->step[i].time_s, a->step[i].time_s);
+        ck_assert_msg(fabs(cc - 2 * ca) <= 1e-9 * a->step[i].time_s,
+                      "step %d: copies %g s, %g s at half the rate", i, ca, cc);
+        copied += ca > 1e-9;
+    }
+    ck_assert_int_ge(copied, 1); /* some kernel copies an operand */
+    mrt_plan_destroy(a);
+    mrt_plan_destroy(b);
+    mrt_plan_destroy(c);
+    free(f32);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("plan_models");
@@ -361,6 +458,7 @@ int main(void)
     tcase_add_test(tc, tied_weight_gradient_is_reduced_once);
     tcase_add_test(tc, shared_input_gradient_is_reduced_once);
     tcase_add_test(tc, products_priced_at_their_own_rate);
+    tcase_add_test(tc, kernel_copies_at_the_copy_maps_rate);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
