@@ -4,9 +4,10 @@
  * checked against this machine.  Every rank loads the spec (a bad one
  * is one error line from rank 0 and exit 2 everywhere), then plans the
  * spec's own rules and each alternative of its `layouts:`, in file
- * order; times the product shapes those plans run (unless --gemm-rows:
- * runtime/calibrate_products.c says why) and plans them again priced at
- * those rates; and hands the plans to the library's validation
+ * order; times the product shapes those plans run and the profile's
+ * collective rows again (unless --gemm-rows: runtime/
+ * calibrate_products.c and calibrate_collectives.c say why) and plans
+ * them again priced at those rates; and hands the plans to the library's validation
  * (mrt_validation_add, runtime/validate.c), which sets each up and then
  * runs them taking turns; a
  * partitioning that does not plan or run here (its mesh is not P
@@ -60,24 +61,31 @@ static void plan_all(const mrt_spec *spec, int n, const mrt_plan_options *popt,
     }
 }
 
-/* The products of k's plans timed (all: those with rows too), then
- * every partitioning planned again on the first plan's profile, which
- * now has their rates.  *more: the shapes timed (0: none, nothing
- * planned again). */
+/* The products of k's plans timed (all: those with rows too), and
+ * with colls (non-NULL) the profile's collective rows too, *colls of
+ * them; then every partitioning planned again on the first plan's
+ * profile, which now has their rates.  *more: the shapes timed (0 and
+ * no collectives: nothing planned again). */
 static mrt_status time_and_replan(const mrt_spec *spec, int n,
                                   const mrt_plan_options *popt, int all,
-                                  kept *k, mrt_error *why, int *more,
-                                  mrt_error *err)
+                                  int *colls, kept *k, mrt_error *why,
+                                  int *more, mrt_error *err)
 {
     mrt_plan *have[MRT_CLI_VALIDATE_MAX] = {0};
-    int nhave = 0;
+    int nhave = 0, ncoll = 0;
     *more = 0;
     for (int i = 0; i < k->n; i++)
         if (k->plan[i])
             have[nhave++] = k->plan[i];
-    mrt_status st = mrt_machine_time_products(MPI_COMM_WORLD, have, nhave, all,
-                                              more, err);
-    if (st != MRT_OK || !*more || !nhave)
+    mrt_status st = MRT_OK;
+    if (colls)
+        st = mrt_machine_time_collectives(MPI_COMM_WORLD, have, nhave, colls,
+                                          err);
+    ncoll = colls ? *colls : 0;
+    if (st == MRT_OK)
+        st = mrt_machine_time_products(MPI_COMM_WORLD, have, nhave, all, more,
+                                       err);
+    if (st != MRT_OK || (!*more && !ncoll) || !nhave)
         return st;
     kept again = {0};
     mrt_plan_options o = *popt;
@@ -93,25 +101,30 @@ static mrt_status time_and_replan(const mrt_spec *spec, int n,
 
 /* The partitionings' products timed on this machine and every one
  * planned again at their rates; the auto planner may then choose other
- * products: those timed too, up to three rounds.  After more than one,
- * the final plans' products are timed once more all together, so that
- * one window of the machine's speed prices every partitioning alike (a
- * slow moment during a later round priced pipeline's pp at 1.8 times
- * what it ran in; docs/calibration.md, round L).  *timed: the shapes. */
+ * products: those timed too, up to three rounds.  Then the profile's
+ * collective rows are timed again (runtime/calibrate_collectives.c says
+ * why) and, after more than one round, the final plans' products once
+ * more all together, so that one window of the machine's speed prices
+ * every partitioning alike (a slow moment during a later round priced
+ * pipeline's pp at 1.8 times what it ran in; docs/calibration.md, round
+ * L), and the partitionings planned a last time.  *timed: the shapes;
+ * *colls: the collective rows. */
 static mrt_status time_products(const mrt_spec *spec, int n,
                                 const mrt_plan_options *popt, kept *k,
-                                mrt_error *why, int *timed, mrt_error *err)
+                                mrt_error *why, int *timed, int *colls,
+                                mrt_error *err)
 {
-    *timed = 0;
+    *timed = *colls = 0;
     int rounds = 0, more = 1;
     mrt_status st = MRT_OK;
     while (st == MRT_OK && more && rounds < 3) {
-        st = time_and_replan(spec, n, popt, 0, k, why, &more, err);
+        st = time_and_replan(spec, n, popt, 0, NULL, k, why, &more, err);
         *timed += more;
         rounds += more > 0;
     }
-    if (st == MRT_OK && rounds > 1)
-        st = time_and_replan(spec, n, popt, 1, k, why, &more, err);
+    if (st == MRT_OK)
+        st = time_and_replan(spec, n, popt, rounds > 1, colls, k, why, &more,
+                             err);
     return st;
 }
 
@@ -131,13 +144,14 @@ static mrt_status add_all(mrt_validation *v, const mrt_spec *spec,
                              MRT_CLI_VALIDATE_MAX, n);
     mrt_error why[MRT_CLI_VALIDATE_MAX];
     plan_all(spec, n, popt, k, why);
-    int timed = 0;
-    mrt_status st = gemm_rows
-                        ? MRT_OK
-                        : time_products(spec, n, popt, k, why, &timed, err);
+    int timed = 0, colls = 0;
+    mrt_status st = gemm_rows ? MRT_OK
+                              : time_products(spec, n, popt, k, why, &timed,
+                                              &colls, err);
     if (st != MRT_OK)
         return st;
     mrt_validation_set_products(v, gemm_rows ? -1 : timed);
+    mrt_validation_set_collectives(v, gemm_rows ? -1 : colls);
     for (int i = 0; i < n; i++) {
         const char *name = i == 0 ? "spec"
                                   : mrt_spec_get_alternative(spec, i - 1);

@@ -66,6 +66,20 @@ MRT_API mrt_status mrt_machine_time_products(MPI_Comm comm,
                                              mrt_plan *const *plans, int n,
                                              int again, int *timed,
                                              mrt_error *err);
+/* Times, on every rank of comm at once, each collective row of the
+ * plans' machine profile again (its kind, group size and bytes per rank,
+ * over a group of that size on the plans' mesh: an axis, or all of
+ * them), the rows taking turns over 9 rounds, each the median of the
+ * slowest rank's times, as calibrate measures them; and sets them in
+ * every plan's profile.  The prices stay as they were until planned
+ * again (machine_of, as above).  Rows are of collectives inside a node:
+ * when comm spans several hosts, when the plans' mesh is not comm's
+ * ranks, or when no group of a row's size exists, the row is left as it
+ * is.  *timed (may be NULL): the rows timed.  Collective; every plan's
+ * mesh and profile the same on every rank. */
+MRT_API mrt_status mrt_machine_time_collectives(MPI_Comm comm,
+                                                mrt_plan *const *plans, int n,
+                                                int *timed, mrt_error *err);
 
 /* ---- validating the cost model ------------------------------------ */
 
@@ -97,6 +111,10 @@ MRT_API mrt_status mrt_validation_add_failed(mrt_validation *v,
  * machine before the plans were priced (mrt_machine_time_products; -1:
  * none, every product priced by the profile's gemm rows).  Local. */
 MRT_API void mrt_validation_set_products(mrt_validation *v, int timed);
+/* Records, for the report, how many of the profile's collective rows
+ * were timed again before the plans were priced
+ * (mrt_machine_time_collectives; -1: none were).  Local. */
+MRT_API void mrt_validation_set_collectives(mrt_validation *v, int timed);
 /* Runs every partitioning added: one run each to warm up, then `repeat`
  * rounds of one run each.  Collective.  MRT_OK when some partitioning
  * ran; else the first failure (of any add too), in err. */

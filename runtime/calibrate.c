@@ -262,21 +262,22 @@ static void measure_local(MPI_Comm world, const budget *z, bufs *b,
 
 /* ---- collectives ---------------------------------------------------- */
 
-static void run_coll(mrt_coll kind, MPI_Comm g, int n, int64_t bytes, bufs *b)
+void mrt_calib_run_coll(mrt_coll kind, MPI_Comm g, int n, int64_t bytes,
+                        void *send, void *recv)
 {
     int count = (int)(bytes / 4), per = count / n;
     switch (kind) {
     case MRT_COLL_ALLREDUCE:
-        MPI_Allreduce(b->send, b->recv, count, MPI_FLOAT, MPI_SUM, g);
+        MPI_Allreduce(send, recv, count, MPI_FLOAT, MPI_SUM, g);
         break;
     case MRT_COLL_ALLGATHER:
-        MPI_Allgather(b->send, count, MPI_FLOAT, b->recv, count, MPI_FLOAT, g);
+        MPI_Allgather(send, count, MPI_FLOAT, recv, count, MPI_FLOAT, g);
         break;
     case MRT_COLL_REDUCE_SCATTER:
-        MPI_Reduce_scatter_block(b->send, b->recv, per, MPI_FLOAT, MPI_SUM, g);
+        MPI_Reduce_scatter_block(send, recv, per, MPI_FLOAT, MPI_SUM, g);
         break;
     case MRT_COLL_ALLTOALL:
-        MPI_Alltoall(b->send, per, MPI_FLOAT, b->recv, per, MPI_FLOAT, g);
+        MPI_Alltoall(send, per, MPI_FLOAT, recv, per, MPI_FLOAT, g);
         break;
     default: break;
     }
@@ -298,7 +299,7 @@ static void measure_coll(MPI_Comm world, MPI_Comm g, unsigned axes,
             for (int r = -1; r < reps; r++) {
                 MPI_Barrier(world);
                 double t0 = MPI_Wtime();
-                run_coll(kinds[k], g, n, bytes, b);
+                mrt_calib_run_coll(kinds[k], g, n, bytes, b->send, b->recv);
                 if (r >= 0)
                     b->t[r] = MPI_Wtime() - t0;
             }

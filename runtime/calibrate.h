@@ -83,7 +83,13 @@ char *mrt_calibration_yaml(const mrt_calibration *c);
 /* The BLIS kernel family this process uses, e.g. "zen3" (static). */
 const char *mrt_blis_kernel_family(void);
 
-/* ---- shared by calibrate.c and calibrate_rates.c ---------------------- */
+/* ---- shared by calibrate.c and the files beside it ------------------- */
+
+/* One collective of `bytes` per rank (float32 sums) over g, of n ranks,
+ * from send into recv (bytes, n times bytes for an all-gather); bytes
+ * a multiple of 4 n, and no more than INT_MAX floats. */
+void mrt_calib_run_coll(mrt_coll kind, MPI_Comm g, int n, int64_t bytes,
+                        void *send, void *recv);
 
 /* v to 4 significant digits: all a measurement can claim. */
 double mrt_calib_sig4(double v);

@@ -53,6 +53,7 @@ mrt_status mrt_validation_create(MPI_Comm comm, int repeat,
     v->cores = cores > 0 ? (int)cores : 0;
     v->load[0] = v->load[1] = -1;
     v->products = -1;
+    v->collectives = -1;
     *out = v;
     return MRT_OK;
 }
@@ -279,6 +280,12 @@ void mrt_validation_set_products(mrt_validation *v, int timed)
 {
     if (v)
         v->products = timed < 0 ? -1 : timed;
+}
+
+void mrt_validation_set_collectives(mrt_validation *v, int timed)
+{
+    if (v)
+        v->collectives = timed < 0 ? -1 : timed;
 }
 
 mrt_status mrt_validation_run(mrt_validation *v, mrt_error *err)

@@ -99,6 +99,7 @@ struct mrt_validation {
                             run and after the last (-1: unknown) */
     char spec[4096], machine[4096];
     int products;     /* shapes timed before pricing; -1: gemm rows only */
+    int collectives;  /* collective rows timed again; -1: not timed */
     double probe_ref; /* with products timed: the probe's best just
                          before the runs, the speeds' reference (else
                          NAN: the profile's row is) */

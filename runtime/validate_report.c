@@ -232,6 +232,11 @@ static void print_text(const mrt_validation *v, FILE *f)
                 v->products);
     else
         fprintf(f, "products priced by the profile's gemm rows\n");
+    if (v->collectives >= 0)
+        fprintf(f,
+                "collectives priced by the profile's rows timed again on "
+                "these ranks before planning: %d rows\n",
+                v->collectives);
     fprintf(f,
             "load average (1 min) %.2f before, %.2f after, on %d cores "
             "(other processes share them: measured times grow)\n",
@@ -352,6 +357,7 @@ static void print_json(const mrt_validation *v, FILE *f)
             MRT_JSON_NUM("%.3g", v->load[1] >= 0 ? v->load[1] : NAN));
     mrt_json_string(f, v->machine);
     fprintf(f, ", \"products_timed\": %d", v->products);
+    fprintf(f, ", \"collectives_timed\": %d", v->collectives);
     fprintf(f, ", \"alternatives\": [");
     for (int i = 0; i < v->nalts; i++) {
         fprintf(f, i ? ", " : "");

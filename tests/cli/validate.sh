@@ -150,6 +150,44 @@ grep -qE "^the model picks [a-z0-9_]+( \(one plan with [a-z0-9_, ]+\))?; measure
     bad "no pick line"
 [ "$fail" = 0 ] || cat "$dir/text"
 
+# The profile's collective rows timed again before planning (runtime/
+# calibrate_collectives.c): a profile whose 2-rank all-reduce rows say a
+# second prices ddp's gradient all-reduces (16 KiB and less: the rows
+# scaled down) at hundreds of milliseconds as plan and --gemm-rows have
+# it; validate times the two rows again (and not the
+# 3-rank one, which data=2 has no group for) and models the step in far
+# less.
+cat >"$dir/slow.yaml" <<'Y'
+kernel: {gflops_float32: 20, gflops_float64: 10}
+reduce_gflops: 1
+copy_GBps: 5
+default: {latency_us: 2, bandwidth_GBps: 5}
+collectives:
+  - {kind: allreduce, group: 2, bytes: 65536, time_us: 1000000}
+  - {kind: allreduce, group: 2, bytes: 1048576, time_us: 1000000}
+  - {kind: allreduce, group: 3, bytes: 65536, time_us: 1000000}
+Y
+for how in timed rows; do
+    flag=; [ $how = rows ] && flag=--gemm-rows
+    "$here/mpirun.sh" 2 "$meshrt" validate "$spec" --mesh data=2,model=1 \
+        --machine "$dir/slow.yaml" --repeat 1 $flag --json \
+        >"$dir/slow_$how.json" 2>"$dir/err" ||
+        { bad "validate --machine slow.yaml $flag failed"; cat "$dir/err"; }
+done
+python3 - "$dir/slow_timed.json" "$dir/slow_rows.json" <<'PY' || bad "validate's collective rows timed again"
+import json, sys
+timed, rows = (json.load(open(f)) for f in sys.argv[1:])
+assert timed["collectives_timed"] == 2, timed["collectives_timed"]
+assert rows["collectives_timed"] == -1, rows["collectives_timed"]
+def allreduce_ms(d):
+    ddp = [a for a in d["alternatives"] if a["name"] == "ddp"][0]
+    return sum(c["model_ms"] for c in ddp["classes"] if c["kind"] == "allreduce")
+assert allreduce_ms(rows) >= 100, allreduce_ms(rows)  # the planted rows
+assert allreduce_ms(timed) < 10, allreduce_ms(timed)  # this machine's
+PY
+grep -qE "^collectives priced by the profile's rows timed again on these ranks before planning: [0-9]+ rows$" "$dir/text" ||
+    bad "the text report does not say how many collective rows it timed"
+
 # Bad input: one line, exit 2 (at 2 ranks: from rank 0 only).
 printf 'mesh: {x: 2}\ndims: {a: 4}\n' >"$dir/bad.yaml"
 expect 2 1 'bad.yaml:[0-9]+:[0-9]+: error: ' \

@@ -980,9 +980,31 @@ static int c_machine_time_products(void)
     return ok;
 }
 
+static int c_machine_time_collectives(void)
+{
+    mrt_error err = {0};
+    mpi_up();
+    mrt_spec *s = spec();
+    mrt_plan *p = plan(s);
+    int timed = -1;
+    mrt_status st = mrt_machine_time_collectives(
+        MPI_COMM_WORLD, N(plans, &p), 1, N(timed?, &timed), ERR);
+    int ok = optional() ? st == MRT_OK : status_ok(st, ERR);
+    mrt_plan_destroy(p);
+    mrt_spec_destroy(s);
+    MPI_Finalize();
+    return ok;
+}
+
 static int c_validation_set_products(void)
 {
     mrt_validation_set_products(NULL, 3);
+    return 1;
+}
+
+static int c_validation_set_collectives(void)
+{
+    mrt_validation_set_collectives(NULL, 3);
     return 1;
 }
 
@@ -1165,7 +1187,10 @@ static const struct {
     {"mrt_validation_run", "vr", c_validation},
     {"mrt_validation_print", "v,f", c_validation_print},
     {"mrt_validation_set_products", "v", c_validation_set_products},
+    {"mrt_validation_set_collectives", "v", c_validation_set_collectives},
     {"mrt_machine_time_products", "plans,timed?,err?", c_machine_time_products},
+    {"mrt_machine_time_collectives", "plans,timed?,err?",
+     c_machine_time_collectives},
 };
 
 int main(int argc, char **argv)
