@@ -87,9 +87,11 @@ const mrt_cli_option mrt_cli_options[] = {
     {"json", 'j', NULL, MRT_CLI_RUN, "report as one JSON object"},
     {"json", 'j', NULL, MRT_CLI_VALIDATE, "report as one JSON object"},
     {"gemm-rows", 'e', NULL, MRT_CLI_VALIDATE,
-     "price every product by the profile's gemm rows\n"
-     "(by default each product shape the plans run is\n"
-     "timed first and priced at its own rate)"},
+     "price by the profile as it is: every product by\n"
+     "its gemm rows, collectives by its rows (by default\n"
+     "each product shape the plans run is timed first\n"
+     "and priced at its own rate, and the collective\n"
+     "rows are timed again)"},
     {"report", 'F', "FILE", MRT_CLI_RUN,
      "write the report to FILE instead of the standard\n"
      "output (rank 0, atomically; a refused write is\n"
