@@ -7,9 +7,9 @@
  * order; times the product shapes those plans run and the profile's
  * collective rows again (unless --gemm-rows: runtime/
  * calibrate_products.c and calibrate_collectives.c say why) and plans
- * them again priced at those rates; and hands the plans to the library's validation
- * (mrt_validation_add, runtime/validate.c), which sets each up and then
- * runs them taking turns; a
+ * them again priced at those rates; and hands the plans to the
+ * library's validation (mrt_validation_add, runtime/validate.c), which
+ * sets each up and then runs them taking turns; a
  * partitioning that does not plan or run here (its mesh is not P
  * ranks, say) is listed with why.
  * Rank 0 prints the comparison (validate_report.c).  Exit status 0 when
@@ -72,7 +72,7 @@ static mrt_status time_and_replan(const mrt_spec *spec, int n,
                                   int *more, mrt_error *err)
 {
     mrt_plan *have[MRT_CLI_VALIDATE_MAX] = {0};
-    int nhave = 0, ncoll = 0;
+    int nhave = 0;
     *more = 0;
     for (int i = 0; i < k->n; i++)
         if (k->plan[i])
@@ -81,11 +81,10 @@ static mrt_status time_and_replan(const mrt_spec *spec, int n,
     if (colls)
         st = mrt_machine_time_collectives(MPI_COMM_WORLD, have, nhave, colls,
                                           err);
-    ncoll = colls ? *colls : 0;
     if (st == MRT_OK)
         st = mrt_machine_time_products(MPI_COMM_WORLD, have, nhave, all, more,
                                        err);
-    if (st != MRT_OK || (!*more && !ncoll) || !nhave)
+    if (st != MRT_OK || (!*more && !(colls && *colls)) || !nhave)
         return st;
     kept again = {0};
     mrt_plan_options o = *popt;

@@ -52,13 +52,13 @@ MRT_API mrt_status mrt_calibration_save(const mrt_calibration *c,
 
 /* Times, on every rank of comm at once (as the runs share the cores),
  * each product shape that the plans run and their machine profile has
- * no `products:` row of (again: every one, those rows set anew): float32 or float64 products as BLIS runs them
- * in the form the plan prices, operands not in cache, repetitions of
- * about 10 ms, the shapes taking turns over 8 rounds, each its best,
- * the slowest rank's.  Adds the rows to
- * every plan's profile; the plans' prices stay as they were: plan again
- * with mrt_plan_options.machine_of = plans[0] to price on them (`meshrt
- * validate` does, docs/calibration.md).  A shape whose operands do not
+ * no `products:` row of (again: every one, those rows set anew):
+ * float32 or float64 products as BLIS runs them in the form the plan
+ * prices, operands not in cache, repetitions of about 10 ms, the shapes
+ * taking turns over 8 rounds, each its best, the slowest rank's.  Adds
+ * the rows to every plan's profile; the plans' prices stay as they
+ * were: plan again with mrt_plan_options.machine_of = plans[0] to price
+ * on them (`meshrt validate` does, docs/calibration.md).  A shape whose operands do not
  * fit in 64 MiB is left to the profile's gemm rows.  *timed (may be
  * NULL): the shapes timed.  Collective; every plan's profile must be
  * the same on every rank. */

@@ -9,9 +9,9 @@
  * GFLOP/s, 512 x 1024 x 1024 at 89, 300 x 300 x 300 at 86 and
  * 32 x 2048 x 512 at 30 against 32 x 512 x 2048 at 48 (docs/
  * calibration.md, round L); and it decides on the sides as handed, so
- * a C stored by columns is timed so (a products row's `c: columns`).  The profile's gemm rows, cubes and thin
- * products of one other side, priced the examples' products at 0.4 to
- * 1.6 times what they took.  So, as FlexFlow's simulator times each
+ * a C stored by columns is timed so (a products row's `c: columns`).
+ * The profile's gemm rows, cubes and thin products of one other side,
+ * priced the examples' products at 0.4 to 1.6 times what they took.  So, as FlexFlow's simulator times each
  * operator once on the device, each shape a plan prices is timed as
  * calibrate times its gemm rows (calibrate_rates.c: operands cycling
  * through pools larger than the caches, every rank at once, the shapes
