@@ -85,6 +85,12 @@ const char *mrt_blis_kernel_family(void);
 
 /* ---- shared by calibrate.c and the files beside it ------------------- */
 
+/* The arguments of mrt_machine_time_products and _collectives (named
+ * fn in the error) checked: MRT_E_USAGE for a NULL comm, plans or plan;
+ * *timed (when not NULL) set to 0 first. */
+mrt_status mrt_calib_check_plans(MPI_Comm comm, mrt_plan *const *plans, int n,
+                                 int *timed, const char *fn, mrt_error *err);
+
 /* One collective of `bytes` per rank (float32 sums) over g, of n ranks,
  * from send into recv (bytes, n times bytes for an all-gather); bytes
  * a multiple of 4 n, and no more than INT_MAX floats. */

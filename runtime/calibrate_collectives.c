@@ -24,12 +24,6 @@
 
 #define ROUNDS 9 /* repetitions of each row, the rows taking turns */
 
-static mrt_status usage(mrt_error *err, const char *why)
-{
-    return mrt_error_set(err, MRT_E_USAGE, "", (mrt_mark){0},
-                         "mrt_machine_time_collectives: %s", why);
-}
-
 /* The mesh axes of a group of `group` ranks: the first axis of that
  * size, else all axes of more than one rank when together they are
  * that size; 0 when there is none. */
@@ -136,13 +130,10 @@ static void set_row(mrt_plan *const *plans, int n, const mrt_coll_row *row,
 mrt_status mrt_machine_time_collectives(MPI_Comm comm, mrt_plan *const *plans,
                                         int n, int *timed, mrt_error *err)
 {
-    if (timed)
-        *timed = 0;
-    if (comm == MPI_COMM_NULL || (n > 0 && !plans))
-        return usage(err, "a NULL argument");
-    for (int i = 0; i < n; i++)
-        if (!plans[i])
-            return usage(err, "a NULL plan");
+    mrt_status st = mrt_calib_check_plans(comm, plans, n, timed,
+                                          "mrt_machine_time_collectives", err);
+    if (st != MRT_OK)
+        return st;
     if (n == 0)
         return MRT_OK;
     int size;
@@ -168,7 +159,7 @@ mrt_status mrt_machine_time_collectives(MPI_Comm comm, mrt_plan *const *plans,
                        &t.comm[g]);
     void *send = malloc(t.send_bytes), *recv = malloc(t.recv_bytes);
     double *times = malloc(sizeof *times * (size_t)t.nrows * ROUNDS);
-    mrt_status st = mrt_comm_agree(
+    st = mrt_comm_agree(
         comm,
         send && recv && times
             ? MRT_OK

@@ -32,29 +32,20 @@
 #define PRODUCT_TARGET 0.01             /* seconds of work per repetition */
 #define PRODUCT_REPS 8 /* rounds, the shapes taking turns in each */
 
-static mrt_status usage(mrt_error *err, const char *why)
-{
-    return mrt_error_set(err, MRT_E_USAGE, "", (mrt_mark){0},
-                         "mrt_machine_time_products: %s", why);
-}
-
 mrt_status mrt_machine_time_products(MPI_Comm comm, mrt_plan *const *plans,
                                      int n, int again, int *timed,
                                      mrt_error *err)
 {
-    if (timed)
-        *timed = 0;
-    if (comm == MPI_COMM_NULL || (n > 0 && !plans))
-        return usage(err, "a NULL argument");
-    for (int i = 0; i < n; i++)
-        if (!plans[i])
-            return usage(err, "a NULL plan");
+    mrt_status st = mrt_calib_check_plans(comm, plans, n, timed,
+                                          "mrt_machine_time_products", err);
+    if (st != MRT_OK)
+        return st;
     mrt_product_row *rows = calloc(MRT_PROFILE_PRODUCT_ROWS, sizeof *rows);
     int count = 0;
     for (int i = 0; rows && i < n; i++)
         count = mrt_plan_products(plans[i], again, rows, count,
                                   MRT_PROFILE_PRODUCT_ROWS);
-    mrt_status st = mrt_comm_agree(
+    st = mrt_comm_agree(
         comm,
         rows ? MRT_OK
              : mrt_error_set(err, MRT_E_NOMEM, "", (mrt_mark){0},

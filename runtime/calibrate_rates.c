@@ -107,6 +107,22 @@ mrt_status mrt_calib_pools_create(MPI_Comm world, size_t bytes, int reps,
     return MRT_OK;
 }
 
+mrt_status mrt_calib_check_plans(MPI_Comm comm, mrt_plan *const *plans, int n,
+                                 int *timed, const char *fn, mrt_error *err)
+{
+    const char *why = comm == MPI_COMM_NULL || (n > 0 && !plans)
+                          ? "a NULL argument"
+                          : NULL;
+    if (timed)
+        *timed = 0;
+    for (int i = 0; !why && i < n; i++)
+        if (!plans[i])
+            why = "a NULL plan";
+    return why ? mrt_error_set(err, MRT_E_USAGE, "", (mrt_mark){0}, "%s: %s",
+                               fn, why)
+               : MRT_OK;
+}
+
 void mrt_calib_pools_destroy(mrt_calib_pools *pl)
 {
     free(pl->a);
