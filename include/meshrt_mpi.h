@@ -96,20 +96,25 @@ MRT_API mrt_status mrt_validation_create(MPI_Comm comm, int repeat,
                                          mrt_validation **out, mrt_error *err);
 MRT_API void mrt_validation_destroy(mrt_validation *v);
 /* Sets plan (of spec, as mrt_runner_create takes them) up to run under
- * name; both are borrowed until mrt_validation_run returns.  Collective
+ * name; both are borrowed until mrt_validation_run returns, which may
+ * price plan's products again (mrt_validation_set_products).  Collective
  * over the validation's comm: every rank returns the same status (a
  * failure is listed with its reason). */
 MRT_API mrt_status mrt_validation_add(mrt_validation *v, const char *name,
-                                      const mrt_spec *spec,
-                                      const mrt_plan *plan, mrt_error *err);
+                                      const mrt_spec *spec, mrt_plan *plan,
+                                      mrt_error *err);
 /* Keeps name as a partitioning that did not plan, why saying why.
  * Local. */
 MRT_API mrt_status mrt_validation_add_failed(mrt_validation *v,
                                              const char *name,
                                              const mrt_error *why);
-/* Records, for the report, how many product shapes were timed on this
- * machine before the plans were priced (mrt_machine_time_products; -1:
- * none, every product priced by the profile's gemm rows).  Local. */
+/* Records how many product shapes were timed on this machine before
+ * the plans were priced (mrt_machine_time_products; -1: none, every
+ * product priced by the profile's gemm rows).  When some were, the run
+ * times every product shape of the plans again after each round of
+ * runs and prices each plan again (mrt_plan_reprice_products) at the
+ * faster of each shape's rates: the rates then come from the minutes
+ * the runs took.  Local. */
 MRT_API void mrt_validation_set_products(mrt_validation *v, int timed);
 /* Records, for the report, how many of the profile's collective rows
  * were timed again before the plans were priced

@@ -340,9 +340,8 @@ static void totals(mrt_plan *p)
     t->time_s = t->comm_time_s + t->compute_time_s;
 }
 
-void mrt_planning_tally(mrt_planning *pl)
+void mrt_plan_tally(mrt_plan *p)
 {
-    mrt_plan *p = pl->plan;
     for (int i = 0; i < p->nops; i++)
         p->op[i].time_s = p->op[i].comm_time_s = 0;
     totals(p);

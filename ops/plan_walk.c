@@ -306,7 +306,7 @@ mrt_status mrt_planning_build(mrt_planning *pl, mrt_strategy strategy,
         st = plan_op(pl, order ? order[i] : i, err);
     free(order);
     if (st == MRT_OK && !finish)
-        mrt_planning_tally(pl);
+        mrt_plan_tally(pl->plan);
     else if (st == MRT_OK)
         st = mrt_planning_finish(pl, err);
     if (st == MRT_OK)

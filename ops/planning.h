@@ -158,6 +158,8 @@ int mrt_planning_add_step(mrt_planning *pl, const mrt_step *s);
  * cost (time, wire bytes, messages, MPI's scratch) from its values, on
  * the plan's profile: the one place a step is costed. */
 void mrt_planning_cost_step(mrt_planning *pl, mrt_step *t);
+/* The einsum step t's modeled time only, on p's profile as it is. */
+void mrt_step_price_einsum(const mrt_plan *p, mrt_step *t);
 
 /* Marks the collectives that may run in the background (overlap.c);
  * with `blocking`, none. */
@@ -170,8 +172,9 @@ void mrt_plan_alias_updates(mrt_plan *p, const mrt_spec *s);
  * per-axis bytes of the plan being built. */
 mrt_status mrt_planning_finish(mrt_planning *pl, mrt_error *err);
 /* The totals and per-axis bytes only: what the auto planner compares
- * before it finishes the plan it keeps. */
-void mrt_planning_tally(mrt_planning *pl);
+ * before it finishes the plan it keeps, and what a plan repriced needs
+ * again (plan_reprice.c). */
+void mrt_plan_tally(mrt_plan *p);
 
 /* Emits the steps that move value `from` to layout `to` (same dims, same
  * order).  to->partial must be a subset of from's pending sums: those stay

@@ -334,6 +334,11 @@ static double widen_time(const mrt_plan *p, const mrt_step *t)
     return time;
 }
 
+void mrt_step_price_einsum(const mrt_plan *p, mrt_step *t)
+{
+    t->time_s = einsum_time(p, t);
+}
+
 void mrt_planning_cost_step(mrt_planning *pl, mrt_step *t)
 {
     const mrt_plan *p = pl->plan;

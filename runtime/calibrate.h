@@ -149,6 +149,21 @@ double mrt_calib_gemm_rate(MPI_Comm world, const mrt_calib_pools *pl,
  * every rank passes the same rows. */
 void mrt_calib_product_rates(MPI_Comm world, const mrt_calib_pools *pl, int n,
                              mrt_product_row *rows);
+/* The same in steps, for timing rounds apart (runtime/validate.c times
+ * one between its rounds of runs): the shapes of rows[0, n) sized to
+ * about pl->target_s a repetition (MRT_E_NOMEM on every rank when any
+ * is out of memory, *out NULL); a round times each once, keeping each
+ * one's best; the rates are those bests (flops 0 for a shape too large
+ * for the pools or not yet timed).  pl must outlive the timer.  Create
+ * and round are collective: every rank passes the same rows. */
+typedef struct mrt_calib_products mrt_calib_products;
+mrt_status mrt_calib_products_create(MPI_Comm world, const mrt_calib_pools *pl,
+                                     int n, const mrt_product_row *rows,
+                                     mrt_calib_products **out);
+void mrt_calib_products_round(MPI_Comm world, mrt_calib_products *t);
+void mrt_calib_products_rates(const mrt_calib_products *t,
+                              mrt_product_row *rows);
+void mrt_calib_products_destroy(mrt_calib_products *t);
 /* Those rows as a table. */
 void mrt_calib_print_rates(const mrt_profile *p, FILE *f);
 

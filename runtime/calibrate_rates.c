@@ -297,36 +297,84 @@ static void gemm_rows_of(MPI_Comm world, const mrt_calib_pools *pl, mrt_dtype t,
             pl->peak_n[t], MRT_GEMM_NN, p->gemm_flops[t], t, MRT_GEMM_CUBE, 0};
 }
 
+/* The shapes of a set of product rows, each sized once and then timed
+ * in rounds, each keeping its best (mrt_calib_products_create). */
+struct mrt_calib_products {
+    int n;
+    gemm_job *job; /* [n]; count 0: too large for the pools */
+    double *best;  /* [n] seconds of a repetition, the best so far */
+};
+
+mrt_status mrt_calib_products_create(MPI_Comm world, const mrt_calib_pools *pl,
+                                     int n, const mrt_product_row *rows,
+                                     mrt_calib_products **out)
+{
+    mrt_calib_products *t = calloc(1, sizeof *t);
+    if (t) {
+        t->n = n > 0 ? n : 0;
+        t->job = calloc((size_t)t->n + 1, sizeof *t->job);
+        t->best = calloc((size_t)t->n + 1, sizeof *t->best);
+    }
+    int ok = t && t->job && t->best;
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, world);
+    if (!ok) {
+        mrt_calib_products_destroy(t);
+        *out = NULL;
+        return MRT_E_NOMEM;
+    }
+    for (int i = 0; i < t->n; i++) {
+        const mrt_product_row *r = &rows[i];
+        /* (every rank decides alike: the shapes and pools are the same) */
+        if (r->m > 1 << 30 || r->n > 1 << 30 || r->k > 1 << 30 ||
+            !gemm_job_of(pl, (mrt_dtype)r->dtype, r->form, (int)r->m, (int)r->n,
+                         (int)r->k, &t->job[i])) {
+            t->job[i].count = 0; /* too large for the pools */
+            continue;
+        }
+        size_work(world, pl->target_s, run_gemms, &t->job[i], &t->job[i].count);
+        t->best[i] = INFINITY;
+    }
+    *out = t;
+    return MRT_OK;
+}
+
+void mrt_calib_products_round(MPI_Comm world, mrt_calib_products *t)
+{
+    for (int i = 0; t && i < t->n; i++)
+        if (t->job[i].count)
+            t->best[i] = fmin(t->best[i],
+                              mrt_calib_best(world, 1, run_gemms, &t->job[i]));
+}
+
+void mrt_calib_products_rates(const mrt_calib_products *t,
+                              mrt_product_row *rows)
+{
+    for (int i = 0; t && i < t->n; i++)
+        rows[i].flops = t->job[i].count && isfinite(t->best[i])
+                            ? gemm_job_rate(&t->job[i], t->best[i])
+                            : 0;
+}
+
+void mrt_calib_products_destroy(mrt_calib_products *t)
+{
+    if (!t)
+        return;
+    free(t->job);
+    free(t->best);
+    free(t);
+}
+
 void mrt_calib_product_rates(MPI_Comm world, const mrt_calib_pools *pl, int n,
                              mrt_product_row *rows)
 {
-    gemm_job *job = calloc((size_t)(n > 0 ? n : 1), sizeof *job);
-    double *best = calloc((size_t)(n > 0 ? n : 1), sizeof *best);
-    int ok = job && best;
-    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, world);
-    for (int i = 0; i < n; i++) {
-        mrt_product_row *r = &rows[i];
-        r->flops = 0;
-        /* (every rank decides alike: the shapes and pools are the same) */
-        if (!ok || r->m > 1 << 30 || r->n > 1 << 30 || r->k > 1 << 30 ||
-            !gemm_job_of(pl, (mrt_dtype)r->dtype, r->form, (int)r->m, (int)r->n,
-                         (int)r->k, &job[i])) {
-            job[i].count = 0; /* too large for the pools */
-            continue;
-        }
-        size_work(world, pl->target_s, run_gemms, &job[i], &job[i].count);
-        best[i] = INFINITY;
-    }
-    for (int rep = 0; ok && rep < pl->reps; rep++)
-        for (int i = 0; i < n; i++)
-            if (job[i].count)
-                best[i] = fmin(best[i],
-                               mrt_calib_best(world, 1, run_gemms, &job[i]));
-    for (int i = 0; ok && i < n; i++)
-        if (job[i].count)
-            rows[i].flops = gemm_job_rate(&job[i], best[i]);
-    free(job);
-    free(best);
+    mrt_calib_products *t = NULL;
+    if (mrt_calib_products_create(world, pl, n, rows, &t) == MRT_OK)
+        for (int rep = 0; rep < pl->reps; rep++)
+            mrt_calib_products_round(world, t);
+    for (int i = 0; !t && i < n; i++)
+        rows[i].flops = 0;
+    mrt_calib_products_rates(t, rows);
+    mrt_calib_products_destroy(t);
 }
 
 void mrt_calib_gemm_rows(MPI_Comm world, const mrt_calib_pools *pl,

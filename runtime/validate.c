@@ -29,6 +29,13 @@ static mrt_status nomem(mrt_error *err)
     return mrt_error_set(err, MRT_E_NOMEM, "", (mrt_mark){0}, "out of memory");
 }
 
+/* *best raised to rate when rate is a rate and faster. */
+static void keep_best(double *best, double rate)
+{
+    if (rate > 0 && !(*best >= rate))
+        *best = rate;
+}
+
 /* The first failure of any partitioning, for when none ran. */
 static void keep_first(mrt_validation *v, const mrt_error *e)
 {
@@ -69,6 +76,7 @@ void mrt_validation_destroy(mrt_validation *v)
         free(v->alt[i].walls);
     }
     free(v->alt);
+    mrt_val_products_destroy(v);
     free(v);
 }
 
@@ -309,11 +317,13 @@ mrt_status mrt_validation_run(mrt_validation *v, mrt_error *err)
      * at its calibration counted twice otherwise: docs/calibration.md,
      * round L). */
     v->probe_ref = NAN;
-    for (int r = 0; v->products > 0 && r < 8; r++) {
-        double rate = mrt_val_probe_run(v->comm, &probe);
-        if (rate > 0 && !(v->probe_ref >= rate))
-            v->probe_ref = rate;
-    }
+    for (int r = 0; v->products > 0 && r < 8; r++)
+        keep_best(&v->probe_ref, mrt_val_probe_run(v->comm, &probe));
+    /* ... and timed again after every round, the plans priced at each
+     * shape's best at the end (validate_products.c): the speed is then
+     * against the probe's best over the same rounds */
+    if (v->products > 0 && probe.ready)
+        (void)mrt_val_products_create(v, &probe.pools);
     /* a warm-up run each, then the timed runs taking turns, so that a
      * change of the machine's load falls on every partitioning alike */
     for (int r = -1; r < v->repeat; r++)
@@ -331,10 +341,17 @@ mrt_status mrt_validation_run(mrt_validation *v, mrt_error *err)
             }
             if (r >= 0 && a->runner) {
                 double rate = mrt_val_probe_run(v->comm, &probe);
-                if (rate > 0 && !(a->probed >= rate))
-                    a->probed = rate; /* the best, as calibrate's rows */
+                keep_best(&a->probed, rate); /* as calibrate's rows */
+                if (v->timer)
+                    keep_best(&v->probe_ref, rate);
             }
+            if (r >= 0 && i == v->nalts - 1)
+                mrt_val_products_round(v);
         }
+    mrt_error re = {0};
+    if (mrt_val_products_reprice(v, &re) != MRT_OK)
+        keep_first(v, &re); /* (only out of memory: as priced before) */
+    mrt_val_products_destroy(v);
     mrt_val_probe_destroy(&probe);
     if (getloadavg(&v->load[1], 1) != 1)
         v->load[1] = -1;
@@ -363,7 +380,7 @@ mrt_status mrt_validation_run(mrt_validation *v, mrt_error *err)
 }
 
 mrt_status mrt_validation_add(mrt_validation *v, const char *name,
-                              const mrt_spec *spec, const mrt_plan *plan,
+                              const mrt_spec *spec, mrt_plan *plan,
                               mrt_error *err)
 {
     if (!v || !spec || !plan)
@@ -384,6 +401,7 @@ mrt_status mrt_validation_add(mrt_validation *v, const char *name,
     a->mine = mine;
     a->walls = walls;
     a->plan = plan;
+    a->spec = spec;
     a->best = -1;
     /* a plan an earlier partitioning already has is run once, as that */
     for (int j = 0; j < v->nalts - 1 && a->same_as < 0; j++)

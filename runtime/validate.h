@@ -78,7 +78,9 @@ typedef struct mrt_val_alt {
     mrt_val_op *op;
     /* while measuring (every rank): */
     mrt_runner *runner;   /* NULL once it failed or is done */
-    const mrt_plan *plan; /* borrowed until mrt_validation_run */
+    mrt_plan *plan;       /* borrowed until mrt_validation_run, which
+                             may price its products again */
+    const mrt_spec *spec; /* the plan's, borrowed as long */
     double best;          /* the fastest run so far, the slowest rank's */
     double cpu;           /* in it, the ranks' CPU time over their wall
                              time, averaged (1: a core each throughout) */
@@ -101,12 +103,30 @@ struct mrt_validation {
     int products;     /* shapes timed before pricing; -1: gemm rows only */
     int collectives;  /* collective rows timed again; -1: not timed */
     double probe_ref; /* with products timed: the probe's best just
-                         before the runs, the speeds' reference (else
-                         NAN: the profile's row is) */
+                         before the runs and after every one, the
+                         speeds' reference (else NAN: the profile's
+                         row is) */
+    /* with products timed, the same shapes timed again between the
+     * rounds of runs (validate_products.c): */
+    mrt_calib_products *timer; /* NULL: not timed again */
+    mrt_product_row *rows;     /* [nrows] the shapes */
+    int nrows, product_rounds; /* rounds timed during the runs */
     int nalts, cap;
     mrt_val_alt *alt;
     mrt_error first; /* the first failure, for when none ran */
 };
+
+/* validate_products.c: the shapes of v's plans (each plan that runs),
+ * sized for timing in pools (the probe's); MRT_E_NOMEM on every rank
+ * when out of memory on any (then none are timed again).  Collective. */
+mrt_status mrt_val_products_create(mrt_validation *v,
+                                   const mrt_calib_pools *pools);
+/* Each shape timed once more, keeping its best.  Collective. */
+void mrt_val_products_round(mrt_validation *v);
+/* Every plan that ran priced again at the faster of its own rows and
+ * the shapes' bests.  Local (every rank alike). */
+mrt_status mrt_val_products_reprice(mrt_validation *v, mrt_error *err);
+void mrt_val_products_destroy(mrt_validation *v);
 
 /* The breakdown cell of step s: its kind and size class. */
 void mrt_val_classify(const mrt_step *s, int *kind, int *cls);

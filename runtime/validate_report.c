@@ -228,8 +228,10 @@ static void print_text(const mrt_validation *v, FILE *f)
         fprintf(f,
                 "products priced at their own shapes' rates: %d shapes "
                 "timed on these ranks before planning (--gemm-rows: by the "
-                "profile's gemm rows)\n",
-                v->products);
+                "profile's gemm rows), %d timed again after each of %d "
+                "rounds of runs, each at its best\n",
+                v->products, v->product_rounds ? v->nrows : 0,
+                v->product_rounds);
     else
         fprintf(f, "products priced by the profile's gemm rows\n");
     if (v->collectives >= 0)
@@ -357,6 +359,8 @@ static void print_json(const mrt_validation *v, FILE *f)
             MRT_JSON_NUM("%.3g", v->load[1] >= 0 ? v->load[1] : NAN));
     mrt_json_string(f, v->machine);
     fprintf(f, ", \"products_timed\": %d", v->products);
+    fprintf(f, ", \"products_retimed\": %d, \"product_rounds\": %d",
+            v->product_rounds ? v->nrows : 0, v->product_rounds);
     fprintf(f, ", \"collectives_timed\": %d", v->collectives);
     fprintf(f, ", \"alternatives\": [");
     for (int i = 0; i < v->nalts; i++) {

@@ -40,6 +40,9 @@ d = json.load(open(sys.argv[1]))
 np, names = int(sys.argv[2]), sys.argv[3:]
 assert d["ranks"] == np and d["repeat"] == 2, d
 assert d["products_timed"] >= 2, d["products_timed"]  # h, y, their grads
+# and timed again after each of the 2 rounds of runs (validate_products.c)
+assert d["product_rounds"] == 2, d["product_rounds"]
+assert d["products_retimed"] >= 2, d["products_retimed"]
 alts = d["alternatives"]
 assert [a["name"] for a in alts] == names, ([a["name"] for a in alts], names)
 by = {a["name"]: a for a in alts}
@@ -133,6 +136,7 @@ python3 - "$dir/rows.json" "$dir/plan.json" <<'PY' || bad "validate --gemm-rows"
 import json, sys
 d, p = (json.load(open(f)) for f in sys.argv[1:])
 assert d["products_timed"] == -1, d["products_timed"]
+assert d["product_rounds"] == 0 and d["products_retimed"] == 0, d
 spec = d["alternatives"][0]
 assert spec["name"] == "spec", spec
 total = p["totals"]["time_s"] * 1e3

@@ -447,6 +447,83 @@ START_TEST(kernel_copies_at_the_copy_maps_rate)
 }
 END_TEST
 
+/* Spec path (in float32) on mesh, and its plan by the spec's rules on
+ * options opt, into *sp and *pp. */
+static void load_and_plan(const char *path, const char *mesh,
+                          const mrt_plan_options *opt, mrt_spec **sp,
+                          mrt_plan **pp)
+{
+    char *f32 = slurp(path);
+    char *dtype = strstr(f32, "dtype: float64");
+    if (dtype)
+        memcpy(dtype, "dtype: float32", 14);
+    mrt_spec_load_options lo = {.mesh = mesh, .text = f32, .len = strlen(f32)};
+    mrt_error err = {0};
+    ck_assert_int_eq(mrt_spec_load_ex(path, &lo, sp, &err), MRT_OK);
+    ck_assert_int_eq(
+        mrt_plan_create_with(*sp, opt, MRT_STRATEGY_RULES, pp, &err), MRT_OK);
+    free(f32);
+}
+
+/* A plan's products priced again at new `products:` rows
+ * (mrt_plan_reprice_products, which validate uses after timing them
+ * again between its rounds of runs) is priced as a plan made anew at
+ * those rows: every step's time, the totals, and a pipelined plan's
+ * schedule replayed (its makespan and bubble); the rows twice as fast
+ * make the plan faster.  On a pipelined stack and a transformer layer. */
+START_TEST(repriced_products_as_planned_anew)
+{
+    static const char *const path[] = {"examples/pipeline.yaml",
+                                       "examples/transformer_layer.yaml"};
+    static const char *const mesh[] = {"data=1,pipe=2", "rows=2,cols=1"};
+    for (int e = 0; e < 2; e++) {
+        mrt_spec *s = NULL, *s2 = NULL;
+        mrt_plan *a = NULL, *b = NULL;
+        load_and_plan(path[e], mesh[e], &(mrt_plan_options){0}, &s, &a);
+        mrt_product_row rows[MRT_PROFILE_PRODUCT_ROWS];
+        int n = mrt_plan_products(a, 1, rows, 0, MRT_PROFILE_PRODUCT_ROWS);
+        ck_assert_int_ge(n, 2);
+        for (int i = 0; i < n; i++) {
+            rows[i].flops = 2e10;
+            ck_assert(mrt_profile_set_product(&a->profile, rows[i]));
+        }
+        mrt_error err = {0};
+        ck_assert_int_eq(mrt_plan_reprice_products(a, s, &err), MRT_OK);
+        double slow = a->totals.time_s;
+        for (int i = 0; i < n; i++) {
+            rows[i].flops = 4e10;
+            ck_assert(mrt_profile_set_product(&a->profile, rows[i]));
+        }
+        /* anew, at the new rows */
+        load_and_plan(path[e], mesh[e], &(mrt_plan_options){.machine_of = a},
+                      &s2, &b);
+        ck_assert_int_eq(mrt_plan_reprice_products(a, s, &err), MRT_OK);
+        ck_assert_int_eq(a->nsteps, b->nsteps);
+        for (int k = 0; k < a->nsteps; k++)
+            ck_assert_msg(fabs(a->step[k].time_s - b->step[k].time_s) <=
+                              1e-12 + 1e-9 * b->step[k].time_s,
+                          "%s step %d: %g s repriced, %g s planned anew",
+                          path[e], k, a->step[k].time_s, b->step[k].time_s);
+        ck_assert_msg(fabs(a->totals.time_s - b->totals.time_s) <=
+                          1e-9 * b->totals.time_s,
+                      "%s: %g s repriced, %g s planned anew", path[e],
+                      a->totals.time_s, b->totals.time_s);
+        ck_assert(fabs(a->totals.compute_time_s - b->totals.compute_time_s) <=
+                  1e-9 * b->totals.compute_time_s);
+        ck_assert_msg(a->totals.time_s < 0.99 * slow, "%s: %g s, %g s before",
+                      path[e], a->totals.time_s, slow);
+        ck_assert_int_eq(a->pipe.stages, e == 0 ? 2 : 1);
+        if (a->pipe.stages > 1)
+            ck_assert(fabs(a->pipe.bubble_fraction - b->pipe.bubble_fraction) <=
+                      1e-9);
+        mrt_plan_destroy(a);
+        mrt_plan_destroy(b);
+        mrt_spec_destroy(s);
+        mrt_spec_destroy(s2);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("plan_models");
@@ -459,6 +536,7 @@ int main(void)
     tcase_add_test(tc, shared_input_gradient_is_reduced_once);
     tcase_add_test(tc, products_priced_at_their_own_rate);
     tcase_add_test(tc, kernel_copies_at_the_copy_maps_rate);
+    tcase_add_test(tc, repriced_products_as_planned_anew);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
