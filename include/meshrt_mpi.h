@@ -112,7 +112,7 @@ MRT_API mrt_status mrt_validation_add_failed(mrt_validation *v,
  * the plans were priced (mrt_machine_time_products; -1: none, every
  * product priced by the profile's gemm rows).  When some were, the run
  * times every product shape of the plans again after each round of
- * runs and prices each plan again (mrt_plan_reprice_products) at the
+ * runs and prices each plan again (mrt_plan_reprice) at the
  * faster of each shape's rates: the rates then come from the minutes
  * the runs took.  Local. */
 MRT_API void mrt_validation_set_products(mrt_validation *v, int timed);

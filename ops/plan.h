@@ -298,14 +298,13 @@ struct mrt_plan {
  * one plan. */
 int mrt_plan_same_work(const mrt_plan *a, const mrt_plan *b);
 
-/* Plan p's products priced again on its profile, whose `products:` rows
- * have changed since it was planned (runtime/validate.c times them
- * again between its rounds of runs): each einsum step's time, then the
- * ops' and the plan's totals and, pipelined, its schedule replayed
- * (plan_reprice.c).  The steps stay those p runs.  s: the spec p was
- * planned from. */
-mrt_status mrt_plan_reprice_products(mrt_plan *p, const mrt_spec *s,
-                                     mrt_error *err);
+/* Plan p priced again on its profile, whose `products:` and collective
+ * rows have changed since it was planned (runtime/validate.c times them
+ * again between its rounds of runs): each einsum's and collective's
+ * time, then the ops' and the plan's totals and, pipelined, its
+ * schedule replayed (plan_reprice.c).  The steps stay those p runs.
+ * s: the spec p was planned from. */
+mrt_status mrt_plan_reprice(mrt_plan *p, const mrt_spec *s, mrt_error *err);
 
 /* Fills p->blocks from the plan's steps and spec s (plan_blocks.c);
  * MRT_E_NOMEM when out of memory. */

@@ -160,6 +160,9 @@ int mrt_planning_add_step(mrt_planning *pl, const mrt_step *s);
 void mrt_planning_cost_step(mrt_planning *pl, mrt_step *t);
 /* The einsum step t's modeled time only, on p's profile as it is. */
 void mrt_step_price_einsum(const mrt_plan *p, mrt_step *t);
+/* The collective step t's modeled cost and time only, on p's profile as
+ * it is, by the algorithm planned (t->hier). */
+void mrt_step_price_collective(const mrt_plan *p, mrt_step *t);
 
 /* Marks the collectives that may run in the background (overlap.c);
  * with `blocking`, none. */

@@ -339,6 +339,17 @@ void mrt_step_price_einsum(const mrt_plan *p, mrt_step *t)
     t->time_s = einsum_time(p, t);
 }
 
+void mrt_step_price_collective(const mrt_plan *p, mrt_step *t)
+{
+    const mrt_value *in = &p->value[t->in];
+    t->cost = t->hier ? mrt_cost_allreduce_hier(&p->profile, &p->mesh, t->axes,
+                                                in->count, in->elsize)
+                      : collective(p, t->kind, t->axes, in->count * in->elsize,
+                                   &in->layout, &p->value[t->out].layout,
+                                   in->elsize);
+    t->time_s = t->cost.time_s;
+}
+
 void mrt_planning_cost_step(mrt_planning *pl, mrt_step *t)
 {
     const mrt_plan *p = pl->plan;

@@ -164,6 +164,24 @@ void mrt_calib_products_round(MPI_Comm world, mrt_calib_products *t);
 void mrt_calib_products_rates(const mrt_calib_products *t,
                               mrt_product_row *rows);
 void mrt_calib_products_destroy(mrt_calib_products *t);
+/* The profile's collective rows timed in steps, as
+ * mrt_machine_time_collectives times them (runtime/validate.c times one
+ * round between its rounds of runs): create finds the rows a group of
+ * the plans' mesh can time and warms them up (*out NULL, MRT_OK, when
+ * none can: ranks on several hosts, a mesh not comm's ranks); a round
+ * times each row once, up to `rounds`; set puts each row's median so
+ * far into every plan's profile and returns the rows (0 before a
+ * round).  Create and round are collective. */
+typedef struct mrt_calib_collectives mrt_calib_collectives;
+mrt_status mrt_calib_collectives_create(MPI_Comm comm, mrt_plan *const *plans,
+                                        int n, int rounds,
+                                        mrt_calib_collectives **out,
+                                        mrt_error *err);
+void mrt_calib_collectives_round(mrt_calib_collectives *c,
+                                 const mrt_profile *p);
+int mrt_calib_collectives_set(mrt_calib_collectives *c, mrt_plan *const *plans,
+                              int n);
+void mrt_calib_collectives_destroy(mrt_calib_collectives *c);
 /* Those rows as a table. */
 void mrt_calib_print_rates(const mrt_profile *p, FILE *f);
 

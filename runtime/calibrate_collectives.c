@@ -94,25 +94,6 @@ static void find_rows(const mrt_profile *p, const mrt_mesh *m, timing *t)
     }
 }
 
-/* Every row of t timed over the rounds into times[row * ROUNDS + r],
- * the slowest rank's. */
-static void time_rows(MPI_Comm comm, const mrt_profile *p, const timing *t,
-                      void *send, void *recv, double *times)
-{
-    for (int r = -1; r < ROUNDS; r++) /* round -1 warms up */
-        for (int i = 0; i < t->nrows; i++) {
-            const mrt_coll_row *row = &p->coll[t->row[i]];
-            MPI_Barrier(comm);
-            double t0 = MPI_Wtime();
-            mrt_calib_run_coll((mrt_coll)row->kind, t->comm[t->group_of[i]],
-                               (int)row->group, row->bytes, send, recv);
-            if (r >= 0)
-                times[i * ROUNDS + r] = MPI_Wtime() - t0;
-        }
-    MPI_Allreduce(MPI_IN_PLACE, times, t->nrows * ROUNDS, MPI_DOUBLE, MPI_MAX,
-                  comm);
-}
-
 /* Row (kind, group, bytes) of every plan's profile set to seconds. */
 static void set_row(mrt_plan *const *plans, int n, const mrt_coll_row *row,
                     double seconds)
@@ -127,14 +108,43 @@ static void set_row(mrt_plan *const *plans, int n, const mrt_coll_row *row,
     }
 }
 
-mrt_status mrt_machine_time_collectives(MPI_Comm comm, mrt_plan *const *plans,
-                                        int n, int *timed, mrt_error *err)
+/* The rows being timed, their groups and buffers, and the times so far
+ * (mrt_calib_collectives_create). */
+struct mrt_calib_collectives {
+    MPI_Comm comm;
+    timing t;
+    void *send, *recv;
+    int rounds, cap;
+    double *times; /* [nrows][cap] the slowest rank's */
+    double *sorted;
+};
+
+/* One repetition of every row, in turn, each from a barrier; into
+ * round r of the times when r >= 0 (r < 0: a warm-up). */
+static void time_round(mrt_calib_collectives *c, const mrt_profile *p, int r)
 {
-    mrt_status st = mrt_calib_check_plans(comm, plans, n, timed,
-                                          "mrt_machine_time_collectives", err);
-    if (st != MRT_OK)
-        return st;
-    if (n == 0)
+    timing *t = &c->t;
+    double *mine = c->sorted;
+    for (int i = 0; i < t->nrows; i++) {
+        const mrt_coll_row *row = &p->coll[t->row[i]];
+        MPI_Barrier(c->comm);
+        double t0 = MPI_Wtime();
+        mrt_calib_run_coll((mrt_coll)row->kind, t->comm[t->group_of[i]],
+                           (int)row->group, row->bytes, c->send, c->recv);
+        mine[i] = MPI_Wtime() - t0;
+    }
+    MPI_Allreduce(MPI_IN_PLACE, mine, t->nrows, MPI_DOUBLE, MPI_MAX, c->comm);
+    for (int i = 0; r >= 0 && i < t->nrows; i++)
+        c->times[(size_t)i * (size_t)c->cap + (size_t)r] = mine[i];
+}
+
+mrt_status mrt_calib_collectives_create(MPI_Comm comm, mrt_plan *const *plans,
+                                        int n, int rounds,
+                                        mrt_calib_collectives **out,
+                                        mrt_error *err)
+{
+    *out = NULL;
+    if (n == 0 || rounds < 1)
         return MRT_OK;
     int size;
     MPI_Comm_size(comm, &size);
@@ -145,10 +155,20 @@ mrt_status mrt_machine_time_collectives(MPI_Comm comm, mrt_plan *const *plans,
     if (!one_node(comm))
         return MRT_OK; /* the rows are of collectives inside a node */
     const mrt_profile *p = &plans[0]->profile;
+    mrt_calib_collectives *c = calloc(1, sizeof *c);
     timing t = {0};
     find_rows(p, mesh, &t);
-    if (!t.nrows)
-        return MRT_OK;
+    int ok = c != NULL;
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
+    if (!ok || !t.nrows) {
+        free(c);
+        return ok ? MRT_OK
+                  : mrt_error_set(err, MRT_E_NOMEM, "", (mrt_mark){0},
+                                  "out of memory for timing the collectives");
+    }
+    c->comm = comm;
+    c->t = t;
+    c->cap = rounds;
     int rank;
     MPI_Comm_rank(comm, &rank);
     int64_t coords[MRT_MAX_AXES];
@@ -156,33 +176,82 @@ mrt_status mrt_machine_time_collectives(MPI_Comm comm, mrt_plan *const *plans,
     for (int g = 0; g < t.ngroups; g++)
         MPI_Comm_split(comm, (int)mrt_mesh_group_color(mesh, t.mask[g], coords),
                        (int)mrt_mesh_group_index(mesh, t.mask[g], coords),
-                       &t.comm[g]);
-    void *send = malloc(t.send_bytes), *recv = malloc(t.recv_bytes);
-    double *times = malloc(sizeof *times * (size_t)t.nrows * ROUNDS);
-    st = mrt_comm_agree(
+                       &c->t.comm[g]);
+    c->send = malloc(t.send_bytes);
+    c->recv = malloc(t.recv_bytes);
+    c->times = malloc(sizeof *c->times * (size_t)t.nrows * (size_t)rounds);
+    c->sorted = malloc(sizeof *c->sorted *
+                       (size_t)(t.nrows > rounds ? t.nrows : rounds));
+    mrt_status st = mrt_comm_agree(
         comm,
-        send && recv && times
+        c->send && c->recv && c->times && c->sorted
             ? MRT_OK
             : mrt_error_set(err, MRT_E_NOMEM, "", (mrt_mark){0},
                             "out of memory for timing the collectives"),
         err);
-    if (st == MRT_OK) {
-        memset(send, 0, t.send_bytes); /* zeros: no NaN to slow the sums */
-        memset(recv, 0, t.recv_bytes);
-        time_rows(comm, p, &t, send, recv, times);
-        for (int i = 0; i < t.nrows; i++) {
-            double *own = times + (size_t)i * ROUNDS;
-            qsort(own, ROUNDS, sizeof *own, by_value);
-            mrt_coll_row row = p->coll[t.row[i]]; /* a copy: p changes */
-            set_row(plans, n, &row, own[ROUNDS / 2]);
-        }
-        if (timed)
-            *timed = t.nrows;
+    if (st != MRT_OK) {
+        mrt_calib_collectives_destroy(c);
+        return st;
     }
-    for (int g = 0; g < t.ngroups; g++)
-        MPI_Comm_free(&t.comm[g]);
-    free(times);
-    free(recv);
-    free(send);
+    memset(c->send, 0, t.send_bytes); /* zeros: no NaN to slow the sums */
+    memset(c->recv, 0, t.recv_bytes);
+    time_round(c, p, -1); /* a warm-up: the groups' first connections */
+    *out = c;
+    return MRT_OK;
+}
+
+void mrt_calib_collectives_round(mrt_calib_collectives *c, const mrt_profile *p)
+{
+    if (c && c->rounds < c->cap)
+        time_round(c, p, c->rounds++);
+}
+
+int mrt_calib_collectives_set(mrt_calib_collectives *c, mrt_plan *const *plans,
+                              int n)
+{
+    if (!c || !c->rounds)
+        return 0;
+    const mrt_profile *p = &plans[0]->profile;
+    for (int i = 0; i < c->t.nrows; i++) {
+        memcpy(c->sorted, c->times + (size_t)i * (size_t)c->cap,
+               sizeof *c->sorted * (size_t)c->rounds);
+        qsort(c->sorted, (size_t)c->rounds, sizeof *c->sorted, by_value);
+        int m = c->rounds;
+        double median = m % 2 ? c->sorted[m / 2]
+                              : (c->sorted[m / 2 - 1] + c->sorted[m / 2]) / 2;
+        mrt_coll_row row = p->coll[c->t.row[i]]; /* a copy: p changes */
+        set_row(plans, n, &row, median);
+    }
+    return c->t.nrows;
+}
+
+void mrt_calib_collectives_destroy(mrt_calib_collectives *c)
+{
+    if (!c)
+        return;
+    for (int g = 0; g < c->t.ngroups; g++)
+        if (c->t.comm[g] != MPI_COMM_NULL && c->t.comm[g])
+            MPI_Comm_free(&c->t.comm[g]);
+    free(c->send);
+    free(c->recv);
+    free(c->times);
+    free(c->sorted);
+    free(c);
+}
+
+mrt_status mrt_machine_time_collectives(MPI_Comm comm, mrt_plan *const *plans,
+                                        int n, int *timed, mrt_error *err)
+{
+    mrt_status st = mrt_calib_check_plans(comm, plans, n, timed,
+                                          "mrt_machine_time_collectives", err);
+    mrt_calib_collectives *c = NULL;
+    if (st == MRT_OK)
+        st = mrt_calib_collectives_create(comm, plans, n, ROUNDS, &c, err);
+    for (int r = 0; c && r < ROUNDS; r++)
+        mrt_calib_collectives_round(c, &plans[0]->profile);
+    int rows = mrt_calib_collectives_set(c, plans, n);
+    if (timed && st == MRT_OK)
+        *timed = rows;
+    mrt_calib_collectives_destroy(c);
     return st;
 }

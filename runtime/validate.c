@@ -76,7 +76,7 @@ void mrt_validation_destroy(mrt_validation *v)
         free(v->alt[i].walls);
     }
     free(v->alt);
-    mrt_val_products_destroy(v);
+    mrt_val_retime_destroy(v);
     free(v);
 }
 
@@ -319,11 +319,11 @@ mrt_status mrt_validation_run(mrt_validation *v, mrt_error *err)
     v->probe_ref = NAN;
     for (int r = 0; v->products > 0 && r < 8; r++)
         keep_best(&v->probe_ref, mrt_val_probe_run(v->comm, &probe));
-    /* ... and timed again after every round, the plans priced at each
-     * shape's best at the end (validate_products.c): the speed is then
-     * against the probe's best over the same rounds */
-    if (v->products > 0 && probe.ready)
-        (void)mrt_val_products_create(v, &probe.pools);
+    /* ... and timed again after every round, with the collective rows,
+     * the plans priced again at the end (validate_retime.c): the speed
+     * is then against the probe's best over the same rounds */
+    if ((v->products > 0 && probe.ready) || v->collectives > 0)
+        (void)mrt_val_retime_create(v, probe.ready ? &probe.pools : NULL);
     /* a warm-up run each, then the timed runs taking turns, so that a
      * change of the machine's load falls on every partitioning alike */
     for (int r = -1; r < v->repeat; r++)
@@ -346,12 +346,12 @@ mrt_status mrt_validation_run(mrt_validation *v, mrt_error *err)
                     keep_best(&v->probe_ref, rate);
             }
             if (r >= 0 && i == v->nalts - 1)
-                mrt_val_products_round(v);
+                mrt_val_retime_round(v);
         }
     mrt_error re = {0};
-    if (mrt_val_products_reprice(v, &re) != MRT_OK)
+    if (mrt_val_retime_reprice(v, &re) != MRT_OK)
         keep_first(v, &re); /* (only out of memory: as priced before) */
-    mrt_val_products_destroy(v);
+    mrt_val_retime_destroy(v);
     mrt_val_probe_destroy(&probe);
     if (getloadavg(&v->load[1], 1) != 1)
         v->load[1] = -1;

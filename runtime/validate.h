@@ -106,27 +106,32 @@ struct mrt_validation {
                          before the runs and after every one, the
                          speeds' reference (else NAN: the profile's
                          row is) */
-    /* with products timed, the same shapes timed again between the
-     * rounds of runs (validate_products.c): */
-    mrt_calib_products *timer; /* NULL: not timed again */
-    mrt_product_row *rows;     /* [nrows] the shapes */
-    int nrows, product_rounds; /* rounds timed during the runs */
+    /* with products (collectives) timed, the same shapes (rows) timed
+     * again between the rounds of runs (validate_retime.c): */
+    mrt_calib_products *timer;         /* NULL: not timed again */
+    mrt_calib_collectives *coll_timer; /* NULL: not timed again */
+    mrt_product_row *rows;             /* [nrows] the shapes */
+    int nrows, product_rounds;         /* rounds timed during the runs */
+    int coll_rounds, colls_retimed;    /* rows priced by those rounds */
     int nalts, cap;
     mrt_val_alt *alt;
     mrt_error first; /* the first failure, for when none ran */
 };
 
-/* validate_products.c: the shapes of v's plans (each plan that runs),
- * sized for timing in pools (the probe's); MRT_E_NOMEM on every rank
- * when out of memory on any (then none are timed again).  Collective. */
-mrt_status mrt_val_products_create(mrt_validation *v,
-                                   const mrt_calib_pools *pools);
-/* Each shape timed once more, keeping its best.  Collective. */
-void mrt_val_products_round(mrt_validation *v);
-/* Every plan that ran priced again at the faster of its own rows and
- * the shapes' bests.  Local (every rank alike). */
-mrt_status mrt_val_products_reprice(mrt_validation *v, mrt_error *err);
-void mrt_val_products_destroy(mrt_validation *v);
+/* validate_retime.c: with v->products > 0, the product shapes of v's
+ * plans (each plan that runs) sized for timing in pools (the probe's);
+ * with v->collectives > 0, the profile's collective rows ready to time;
+ * MRT_E_NOMEM on every rank when out of memory on any (then none are
+ * timed again).  Collective. */
+mrt_status mrt_val_retime_create(mrt_validation *v,
+                                 const mrt_calib_pools *pools);
+/* Each shape and row timed once more.  Collective. */
+void mrt_val_retime_round(mrt_validation *v);
+/* Every plan that ran priced again: at the faster of its own product
+ * rows and the shapes' bests, and at the rows' medians over the rounds
+ * (from 3 rounds on).  Local (every rank alike). */
+mrt_status mrt_val_retime_reprice(mrt_validation *v, mrt_error *err);
+void mrt_val_retime_destroy(mrt_validation *v);
 
 /* The breakdown cell of step s: its kind and size class. */
 void mrt_val_classify(const mrt_step *s, int *kind, int *cls);

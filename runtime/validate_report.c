@@ -237,8 +237,9 @@ static void print_text(const mrt_validation *v, FILE *f)
     if (v->collectives >= 0)
         fprintf(f,
                 "collectives priced by the profile's rows timed again on "
-                "these ranks before planning: %d rows\n",
-                v->collectives);
+                "these ranks before planning: %d rows; %d priced at their "
+                "median over %d rounds of runs\n",
+                v->collectives, v->colls_retimed, v->coll_rounds);
     fprintf(f,
             "load average (1 min) %.2f before, %.2f after, on %d cores "
             "(other processes share them: measured times grow)\n",
@@ -362,6 +363,8 @@ static void print_json(const mrt_validation *v, FILE *f)
     fprintf(f, ", \"products_retimed\": %d, \"product_rounds\": %d",
             v->product_rounds ? v->nrows : 0, v->product_rounds);
     fprintf(f, ", \"collectives_timed\": %d", v->collectives);
+    fprintf(f, ", \"collectives_retimed\": %d, \"collective_rounds\": %d",
+            v->colls_retimed, v->coll_rounds);
     fprintf(f, ", \"alternatives\": [");
     for (int i = 0; i < v->nalts; i++) {
         fprintf(f, i ? ", " : "");

@@ -172,9 +172,9 @@ collectives:
   - {kind: allreduce, group: 3, bytes: 65536, time_us: 1000000}
 Y
 for how in timed rows; do
-    flag=; [ $how = rows ] && flag=--gemm-rows
+    flag="--repeat 3"; [ $how = rows ] && flag="--repeat 1 --gemm-rows"
     "$here/mpirun.sh" 2 "$meshrt" validate "$spec" --mesh data=2,model=1 \
-        --machine "$dir/slow.yaml" --repeat 1 $flag --json \
+        --machine "$dir/slow.yaml" $flag --json \
         >"$dir/slow_$how.json" 2>"$dir/err" ||
         { bad "validate --machine slow.yaml $flag failed"; cat "$dir/err"; }
 done
@@ -182,6 +182,11 @@ python3 - "$dir/slow_timed.json" "$dir/slow_rows.json" <<'PY' || bad "validate's
 import json, sys
 timed, rows = (json.load(open(f)) for f in sys.argv[1:])
 assert timed["collectives_timed"] == 2, timed["collectives_timed"]
+# and again after each of the 3 rounds of runs, priced at their medians
+# over those (validate_retime.c)
+assert timed["collective_rounds"] == 3, timed["collective_rounds"]
+assert timed["collectives_retimed"] == 2, timed["collectives_retimed"]
+assert rows["collective_rounds"] == 0, rows["collective_rounds"]
 assert rows["collectives_timed"] == -1, rows["collectives_timed"]
 def allreduce_ms(d):
     ddp = [a for a in d["alternatives"] if a["name"] == "ddp"][0]
@@ -189,7 +194,7 @@ def allreduce_ms(d):
 assert allreduce_ms(rows) >= 100, allreduce_ms(rows)  # the planted rows
 assert allreduce_ms(timed) < 10, allreduce_ms(timed)  # this machine's
 PY
-grep -qE "^collectives priced by the profile's rows timed again on these ranks before planning: [0-9]+ rows$" "$dir/text" ||
+grep -qE "^collectives priced by the profile's rows timed again on these ranks before planning: [0-9]+ rows; [0-9]+ priced at their median over [0-9]+ rounds of runs$" "$dir/text" ||
     bad "the text report does not say how many collective rows it timed"
 
 # Bad input: one line, exit 2 (at 2 ranks: from rank 0 only).
