@@ -91,7 +91,8 @@ const mrt_cli_option mrt_cli_options[] = {
      "its gemm rows, collectives by its rows (by default\n"
      "each product shape the plans run is timed first\n"
      "and priced at its own rate, and the collective\n"
-     "rows are timed again)"},
+     "rows are timed again, both between the rounds of\n"
+     "runs too)"},
     {"report", 'F', "FILE", MRT_CLI_RUN,
      "write the report to FILE instead of the standard\n"
      "output (rank 0, atomically; a refused write is\n"

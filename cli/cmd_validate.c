@@ -9,7 +9,9 @@
  * calibrate_products.c and calibrate_collectives.c say why) and plans
  * them again priced at those rates; and hands the plans to the
  * library's validation (mrt_validation_add, runtime/validate.c), which
- * sets each up and then runs them taking turns; a
+ * sets each up and then runs them taking turns, timing both again
+ * between its rounds and pricing the plans at those rates at the end
+ * (runtime/validate_retime.c); a
  * partitioning that does not plan or run here (its mesh is not P
  * ranks, say) is listed with why.
  * Rank 0 prints the comparison (validate_report.c).  Exit status 0 when
