@@ -6,7 +6,9 @@
  * in which the partitionings take turns, one run each from a barrier
  * (a change in the machine's load falls on all of them alike), each
  * from the spec's initial values (mrt_runner_restart: a training run
- * that diverged would time the next on other values).  Each
+ * that diverged would time the next on other values); after each
+ * round, the plans' products and collective rows timed again, and the
+ * plans priced at those rates at the end (validate_retime.c).  Each
  * keeps its fastest run (the slowest rank's wall time), and of that run
  * every rank's step times, reduced to rank 0: the slowest rank's per
  * step and per op; rank 0 files each step under its kind and size class
