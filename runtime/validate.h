@@ -110,6 +110,8 @@ struct mrt_validation {
      * again between the rounds of runs (validate_retime.c): */
     mrt_calib_products *timer;         /* NULL: not timed again */
     mrt_calib_collectives *coll_timer; /* NULL: not timed again */
+    const mrt_profile *coll_profile;   /* the plan's whose rows it times
+                                          (borrowed, as the plans are) */
     mrt_product_row *rows;             /* [nrows] the shapes */
     int nrows, product_rounds;         /* rounds timed during the runs */
     int coll_rounds, colls_retimed;    /* rows priced by those rounds */

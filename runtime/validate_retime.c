@@ -57,9 +57,11 @@ mrt_status mrt_val_retime_create(mrt_validation *v,
         st = mrt_calib_products_create(v->comm, pools, v->nrows, v->rows,
                                        &v->timer);
     mrt_error none = {0};
-    if (st == MRT_OK && v->collectives > 0 && n)
+    if (st == MRT_OK && v->collectives > 0 && n) {
         st = mrt_calib_collectives_create(v->comm, plans, n, v->repeat,
                                           &v->coll_timer, &none);
+        v->coll_profile = &plans[0]->profile; /* whose rows it indexes */
+    }
     free(plans);
     if (st != MRT_OK)
         mrt_val_retime_destroy(v);
@@ -73,13 +75,8 @@ void mrt_val_retime_round(mrt_validation *v)
         v->product_rounds++;
     }
     if (v->coll_timer) {
-        for (int i = 0; i < v->nalts; i++)
-            if (v->alt[i].same_as < 0 && v->alt[i].runner) {
-                mrt_calib_collectives_round(v->coll_timer,
-                                            &v->alt[i].plan->profile);
-                v->coll_rounds++;
-                break;
-            }
+        mrt_calib_collectives_round(v->coll_timer, v->coll_profile);
+        v->coll_rounds++;
     }
 }
 
